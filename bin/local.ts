@@ -1,0 +1,36 @@
+import { startLocalHost } from '../lib/local/host';
+
+/** `npm start`: the whole API on this machine, over embedded DynamoDB and S3 (see README, "Run locally"). */
+async function main(): Promise<void> {
+  const port = Number(process.env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number (got ${process.env.PORT})`);
+  const dataDir = process.env.DRIVE_DATA_DIR ?? '.drive-data';
+
+  const host = await startLocalHost({ port, dataDir, apiKeys: process.env.DRIVE_API_KEYS });
+  console.log(`Drive API listening on ${host.url} (data in ${dataDir})`);
+  if (host.createdKey) {
+    console.log(`Created an API key for drive "${host.createdKey.drive}"; it is shown only this once:`);
+    console.log(host.createdKey.secret);
+  }
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: stopping`);
+    host.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(`could not stop cleanly: ${String(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  console.error(`Drive could not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

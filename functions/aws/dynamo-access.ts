@@ -1,0 +1,151 @@
+import {
+  type AttributeValue,
+  ConditionalCheckFailedException,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import type { Caller, KeyStore, RateDecision, RateLimiter } from '../core/access';
+import { ACCESS_PARTITION_KEY as PK, ACCESS_TTL_ATTRIBUTE as TTL } from './schema';
+
+/** What the access table holds of an API key; never the secret, only its hash in the key. */
+export interface ApiKeyRecord extends Caller {
+  name: string;
+  createdAt: string;
+  last4: string;
+  revokedAt?: string;
+}
+
+const keyPk = (secretHash: string) => ({ [PK]: { S: `key#${secretHash}` } });
+
+/** API keys in the access table, one item per key under `key#<sha256 of the secret>`. */
+export class DynamoKeyStore implements KeyStore {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly table: string,
+  ) {}
+
+  async find(secretHash: string): Promise<Caller | undefined> {
+    const { Item } = await this.client.send(new GetItemCommand({ TableName: this.table, Key: keyPk(secretHash), ConsistentRead: true }));
+    if (!Item || Item.revokedAt) return undefined;
+    return { keyId: Item.keyId.S!, drive: Item.drive.S! };
+  }
+
+  /** Stores a key; an existing item for the same secret is left as it is (returns false). */
+  async add(secretHash: string, record: ApiKeyRecord): Promise<boolean> {
+    const item: Record<string, AttributeValue> = {
+      ...keyPk(secretHash),
+      keyId: { S: record.keyId },
+      drive: { S: record.drive },
+      name: { S: record.name },
+      createdAt: { S: record.createdAt },
+      last4: { S: record.last4 },
+    };
+    try {
+      await this.client.send(
+        new PutItemCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PK } }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+}
+
+const WINDOW_MS = 60_000;
+
+/**
+ * GCRA token buckets in the access table: one item per bucket holding its "theoretical arrival time"
+ * (`tat`, epoch ms). A bucket of `limit` per minute admits a request at `now` when `tat ≤ now + window − T`
+ * (T = window / limit) and moves `tat` to `max(tat, now) + T`. DynamoDB has no `max`, so each write
+ * assumes one branch in its condition: idle (`tat ≤ now`: set `now + T`) or busy (`tat > now`: add T).
+ * The guess follows the bucket's last known state, so the common case is one conditional update; a wrong
+ * guess returns the stored `tat` and the second write is right. No read, no lost update.
+ */
+export class DynamoRateLimiter implements RateLimiter {
+  private readonly busyUntil = new Map<string, number>();
+
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly table: string,
+  ) {}
+
+  async take(bucket: string, limit: number): Promise<RateDecision> {
+    const now = Date.now();
+    const interval = WINDOW_MS / limit;
+    const latest = now + WINDOW_MS - interval; // the largest tat that still admits a request now
+    let busy = (this.busyUntil.get(bucket) ?? 0) > now;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const tat = await this.tryTake(bucket, busy, now, interval, latest);
+      if (tat.admitted) {
+        this.busyUntil.set(bucket, tat.value);
+        return {
+          allowed: true,
+          limit,
+          remaining: Math.max(0, Math.floor((now + WINDOW_MS - tat.value) / interval)),
+          resetSeconds: Math.ceil((tat.value - now) / 1000),
+        };
+      }
+      if (tat.value > latest) {
+        this.busyUntil.set(bucket, tat.value);
+        return {
+          allowed: false,
+          limit,
+          remaining: 0,
+          resetSeconds: Math.ceil((tat.value - now) / 1000),
+          retryAfterSeconds: Math.max(1, Math.ceil((tat.value - latest) / 1000)),
+        };
+      }
+      busy = tat.value > now;
+    }
+    throw new Error(`rate-limit bucket ${bucket} kept changing under three conditional updates`);
+  }
+
+  /** One conditional update; returns the new `tat` when admitted, else the stored one. */
+  private async tryTake(bucket: string, busy: boolean, now: number, interval: number, latest: number): Promise<{ admitted: boolean; value: number }> {
+    const expiresAt = Math.ceil((now + WINDOW_MS) / 1000) + 60;
+    const common = {
+      TableName: this.table,
+      Key: { [PK]: { S: `rate#${bucket}` } },
+      ReturnValues: 'UPDATED_NEW' as const,
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+    };
+    try {
+      const out = await this.client.send(
+        busy
+          ? new UpdateItemCommand({
+              ...common,
+              UpdateExpression: 'SET tat = tat + :interval, #ttl = :ttl',
+              ConditionExpression: 'tat > :now AND tat <= :latest',
+              ExpressionAttributeNames: { '#ttl': TTL },
+              ExpressionAttributeValues: { ':interval': num(interval), ':now': num(now), ':latest': num(latest), ':ttl': num(expiresAt) },
+            })
+          : new UpdateItemCommand({
+              ...common,
+              UpdateExpression: 'SET tat = :next, #ttl = :ttl',
+              ConditionExpression: 'attribute_not_exists(tat) OR tat <= :now',
+              ExpressionAttributeNames: { '#ttl': TTL },
+              ExpressionAttributeValues: { ':next': num(now + interval), ':now': num(now), ':ttl': num(expiresAt) },
+            }),
+      );
+      return { admitted: true, value: Number(out.Attributes!.tat.N) };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const item = error.Item ?? (await this.read(bucket));
+      return { admitted: false, value: Number(item?.tat?.N ?? 0) };
+    }
+  }
+
+  // Only for emulators that do not return the item with a failed condition; DynamoDB does.
+  private async read(bucket: string): Promise<Record<string, AttributeValue> | undefined> {
+    const { Item } = await this.client.send(
+      new GetItemCommand({ TableName: this.table, Key: { [PK]: { S: `rate#${bucket}` } }, ConsistentRead: true }),
+    );
+    return Item;
+  }
+}
+
+// Millisecond timestamps with microsecond fractions: DynamoDB numbers are exact decimals.
+const num = (value: number): AttributeValue => ({ N: value.toFixed(3) });

@@ -1,0 +1,203 @@
+import {
+  type AttributeValue,
+  BatchGetItemCommand,
+  type BatchGetItemCommandOutput,
+  BatchWriteItemCommand,
+  type BatchWriteItemCommandOutput,
+  ConditionalCheckFailedException,
+  DeleteItemCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  type WriteRequest,
+} from '@aws-sdk/client-dynamodb';
+import { mapLimit } from '../core/concurrency';
+import { nameOf, parentOf } from '../core/paths';
+import type { DriveNode, FileNode, FolderNode, NodeStore, PutFileResult } from '../core/ports';
+import { BATCH_ATTEMPTS, backoff, chunk } from './batches';
+import { NODES_PARTITION_KEY as PK, NODES_SORT_KEY as SK } from './schema';
+
+type Item = Record<string, AttributeValue>;
+
+// DynamoDB's own limits per call.
+const GET_BATCH = 100;
+const WRITE_BATCH = 25;
+const BATCH_CONCURRENCY = 8;
+
+/** Nodes in one DynamoDB table: partition `<drive>#<parent path>`, sort key the node's name. */
+export class DynamoNodeStore implements NodeStore {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly table: string,
+  ) {}
+
+  async get(drive: string, path: string): Promise<DriveNode | undefined> {
+    const { Item } = await this.client.send(new GetItemCommand({ TableName: this.table, Key: keyOf(drive, path), ConsistentRead: true }));
+    return Item && fromItem(Item);
+  }
+
+  async getMany(drive: string, paths: readonly string[]): Promise<Map<string, DriveNode>> {
+    const found = new Map<string, DriveNode>();
+    const unique = [...new Set(paths)];
+    await mapLimit(chunk(unique, GET_BATCH), BATCH_CONCURRENCY, async (batch) => {
+      let keys: Item[] | undefined = batch.map((path) => keyOf(drive, path));
+      for (let attempt = 0; keys && keys.length > 0; attempt++) {
+        if (attempt === BATCH_ATTEMPTS) throw new Error(`BatchGetItem left ${keys.length} keys unprocessed after ${attempt} attempts`);
+        if (attempt > 0) await backoff(attempt);
+        const out: BatchGetItemCommandOutput = await this.client.send(
+          new BatchGetItemCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }),
+        );
+        for (const item of out.Responses?.[this.table] ?? []) {
+          const node = fromItem(item);
+          found.set(node.path, node);
+        }
+        keys = out.UnprocessedKeys?.[this.table]?.Keys;
+      }
+    });
+    return found;
+  }
+
+  async children(drive: string, folder: string): Promise<DriveNode[]> {
+    const nodes: DriveNode[] = [];
+    let start: Item | undefined;
+    do {
+      const out = await this.client.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': PK },
+          ExpressionAttributeValues: { ':pk': { S: partitionOf(drive, folder) } },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of out.Items ?? []) nodes.push(fromItem(item));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return nodes;
+  }
+
+  async hasChildren(drive: string, folder: string): Promise<boolean> {
+    const out = await this.client.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': PK },
+        ExpressionAttributeValues: { ':pk': { S: partitionOf(drive, folder) } },
+        ConsistentRead: true,
+        Limit: 1,
+        ProjectionExpression: '#pk',
+      }),
+    );
+    return (out.Items?.length ?? 0) > 0;
+  }
+
+  async createFolder(drive: string, folder: FolderNode): Promise<DriveNode> {
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.table,
+          Item: toItem(drive, folder),
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': PK },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return folder;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      return this.heldBy(drive, folder.path, error);
+    }
+  }
+
+  async putFile(drive: string, file: FileNode): Promise<PutFileResult> {
+    try {
+      const { Attributes } = await this.client.send(
+        new PutItemCommand({
+          TableName: this.table,
+          Item: toItem(drive, file),
+          ConditionExpression: 'attribute_not_exists(#pk) OR #kind = :file',
+          ExpressionAttributeNames: { '#pk': PK, '#kind': 'kind' },
+          ExpressionAttributeValues: { ':file': { S: 'file' } },
+          ReturnValues: 'ALL_OLD',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      const replaced = Attributes && fromItem(Attributes);
+      return { ok: true, replaced: replaced?.kind === 'file' ? replaced : undefined };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const existing = await this.heldBy(drive, file.path, error);
+      if (existing.kind !== 'folder') throw error;
+      return { ok: false, existing };
+    }
+  }
+
+  async revertFile(drive: string, path: string, id: string, previous?: FileNode): Promise<void> {
+    const onlyIfOurs = {
+      ConditionExpression: '#id = :id',
+      ExpressionAttributeNames: { '#id': 'id' },
+      ExpressionAttributeValues: { ':id': { S: id } },
+    };
+    try {
+      if (previous) {
+        await this.client.send(new PutItemCommand({ TableName: this.table, Item: toItem(drive, previous), ...onlyIfOurs }));
+      } else {
+        await this.client.send(new DeleteItemCommand({ TableName: this.table, Key: keyOf(drive, path), ...onlyIfOurs }));
+      }
+    } catch (error) {
+      // Someone wrote the path since: their version stands.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  async deleteMany(drive: string, paths: readonly string[]): Promise<void> {
+    await mapLimit(chunk([...new Set(paths)], WRITE_BATCH), BATCH_CONCURRENCY, async (batch) => {
+      let requests: WriteRequest[] | undefined = batch.map((path) => ({ DeleteRequest: { Key: keyOf(drive, path) } }));
+      for (let attempt = 0; requests && requests.length > 0; attempt++) {
+        if (attempt === BATCH_ATTEMPTS) throw new Error(`BatchWriteItem left ${requests.length} deletes unprocessed after ${attempt} attempts`);
+        if (attempt > 0) await backoff(attempt);
+        const out: BatchWriteItemCommandOutput = await this.client.send(new BatchWriteItemCommand({ RequestItems: { [this.table]: requests } }));
+        requests = out.UnprocessedItems?.[this.table];
+      }
+    });
+  }
+
+  /** The node that failed a write's condition: from the error when DynamoDB returns it, else read back. */
+  private async heldBy(drive: string, path: string, error: ConditionalCheckFailedException): Promise<DriveNode> {
+    const node = error.Item ? fromItem(error.Item) : await this.get(drive, path);
+    if (!node) throw error; // deleted in between: let the caller's request fail rather than guess
+    return node;
+  }
+}
+
+function partitionOf(drive: string, folder: string): string {
+  return `${drive}#${folder}`;
+}
+
+function keyOf(drive: string, path: string): Item {
+  return { [PK]: { S: partitionOf(drive, parentOf(path)) }, [SK]: { S: nameOf(path) } };
+}
+
+function toItem(drive: string, node: DriveNode): Item {
+  const item: Item = {
+    ...keyOf(drive, node.path),
+    kind: { S: node.kind },
+    id: { S: node.id },
+    path: { S: node.path },
+    createdAt: { S: node.createdAt },
+  };
+  if (node.kind === 'file') {
+    item.size = { N: String(node.size) };
+    item.contentType = { S: node.contentType };
+    item.objectKey = { S: node.objectKey };
+  }
+  return item;
+}
+
+function fromItem(item: Item): DriveNode {
+  const common = { id: item.id.S!, path: item.path.S!, createdAt: item.createdAt.S! };
+  if (item.kind.S === 'folder') return { kind: 'folder', ...common };
+  return { kind: 'file', ...common, size: Number(item.size.N), contentType: item.contentType.S!, objectKey: item.objectKey.S! };
+}

@@ -1,0 +1,25 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { parseRateLimits } from '../core/access';
+import { createGuard } from '../http/guard';
+import { DynamoKeyStore, DynamoRateLimiter } from './dynamo-access';
+import { DynamoNodeStore } from './dynamo-node-store';
+import { requireEnv } from './env';
+
+const endpoint = process.env.DRIVE_DYNAMODB_ENDPOINT;
+
+/** One client per container; `DRIVE_DYNAMODB_ENDPOINT` points it at the local emulator. */
+export const dynamodb = new DynamoDBClient(endpoint ? { endpoint } : {});
+
+export const nodes = new DynamoNodeStore(dynamodb, requireEnv('DRIVE_NODES_TABLE'));
+
+const accessTable = requireEnv('DRIVE_ACCESS_TABLE');
+
+/** Seconds a warm container trusts a verified key; a revoked key works there at most this long. */
+export const KEY_CACHE_SECONDS = Number(process.env.DRIVE_KEY_CACHE_SECONDS ?? 30);
+
+export const guard = createGuard({
+  keys: new DynamoKeyStore(dynamodb, accessTable),
+  limiter: new DynamoRateLimiter(dynamodb, accessTable),
+  limits: parseRateLimits(process.env.DRIVE_RATE_LIMITS),
+  keyCacheMs: KEY_CACHE_SECONDS * 1000,
+});

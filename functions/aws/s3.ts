@@ -1,0 +1,17 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import { requireEnv } from './env';
+import { S3ObjectStore } from './s3-object-store';
+
+const endpoint = process.env.DRIVE_S3_ENDPOINT;
+
+/**
+ * One client per container; `DRIVE_S3_ENDPOINT` points it at the local emulator, which needs path-style
+ * addressing and does not understand the SDK's default streaming checksums (aws-chunked bodies).
+ */
+export const s3 = new S3Client(
+  endpoint
+    ? { endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }
+    : {},
+);
+
+export const objects = new S3ObjectStore(s3, requireEnv('DRIVE_BUCKET'));

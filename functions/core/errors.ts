@@ -1,0 +1,34 @@
+/** The error codes of the API (spec section 7) and the HTTP status each one is sent with. */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  validation_error: 422,
+  rate_limited: 429,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** A failure the client caused or may act on; its message is safe to send. */
+export class DriveError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Headers the response must carry, such as `Retry-After`. */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'DriveError';
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export const badRequest = (message: string) => new DriveError('bad_request', message);
+export const invalid = (message: string) => new DriveError('validation_error', message);
+export const notFound = (message: string) => new DriveError('not_found', message);
+export const conflict = (message: string) => new DriveError('conflict', message);

@@ -1,0 +1,77 @@
+import { invalid } from './errors';
+
+export const ROOT = '/';
+export const MAX_PATH_BYTES = 1024;
+export const MAX_SEGMENT_BYTES = 255;
+
+// C0 controls, DEL and C1 controls: invisible in listings and unsafe in headers.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * Parses a client-supplied path into its canonical form (NFC, no trailing slash), or throws a
+ * validation error that names `param`. `allowTrailingSlash` is for folder parameters.
+ */
+export function parsePath(value: string, param: string, options: { allowTrailingSlash?: boolean } = {}): string {
+  let path = value.normalize('NFC');
+  if (!path.startsWith('/')) throw invalid(`${param} must start with "/" (got ${quote(value)})`);
+  if (options.allowTrailingSlash && path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+  if (path === ROOT) return ROOT;
+  if (CONTROL.test(path)) throw invalid(`${param} must not contain control characters`);
+  if (Buffer.byteLength(path) > MAX_PATH_BYTES) {
+    throw invalid(`${param} is longer than ${MAX_PATH_BYTES} bytes (UTF-8)`);
+  }
+  for (const segment of path.slice(1).split('/')) checkSegment(segment, param, value);
+  return path;
+}
+
+/** Checks one path segment (a file or folder name) and returns it NFC-normalised. */
+export function parseName(value: string, param: string): string {
+  const name = value.normalize('NFC');
+  if (name.includes('/')) throw invalid(`${param} must not contain "/" (got ${quote(value)})`);
+  if (CONTROL.test(name)) throw invalid(`${param} must not contain control characters`);
+  checkSegment(name, param, value);
+  return name;
+}
+
+function checkSegment(segment: string, param: string, original: string): void {
+  if (segment === '') throw invalid(`${param} must not contain empty segments (got ${quote(original)})`);
+  if (segment === '.' || segment === '..') {
+    throw invalid(`${param} must not contain "." or ".." segments (got ${quote(original)})`);
+  }
+  if (Buffer.byteLength(segment) > MAX_SEGMENT_BYTES) {
+    throw invalid(`${param} has a segment longer than ${MAX_SEGMENT_BYTES} bytes (UTF-8)`);
+  }
+}
+
+/** Joins a canonical folder path and a name. */
+export function joinPath(folder: string, name: string): string {
+  return folder === ROOT ? `/${name}` : `${folder}/${name}`;
+}
+
+/** The folder that holds `path` (the root holds itself). */
+export function parentOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? ROOT : path.slice(0, i);
+}
+
+/** The last segment of `path`. */
+export function nameOf(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/** Every folder above `path`, shallowest first, without the root: `/a/b/c` gives `/a`, `/a/b`. */
+export function ancestorsOf(path: string): string[] {
+  const out: string[] = [];
+  for (let i = path.indexOf('/', 1); i > 0; i = path.indexOf('/', i + 1)) out.push(path.slice(0, i));
+  return out;
+}
+
+/** Orders paths by their UTF-8 bytes, the order DynamoDB sorts keys in. */
+export function comparePaths(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+function quote(value: string): string {
+  const shown = value.length > 80 ? `${value.slice(0, 80)}…` : value;
+  return JSON.stringify(shown);
+}

@@ -1,0 +1,58 @@
+import type { Readable } from 'node:stream';
+
+/** A stored file: its record in the node table, pointing at its bytes in the object store. */
+export interface FileNode {
+  kind: 'file';
+  id: string;
+  path: string;
+  size: number;
+  contentType: string;
+  createdAt: string;
+  objectKey: string;
+}
+
+/** A folder; the root `/` exists implicitly and has no node. */
+export interface FolderNode {
+  kind: 'folder';
+  id: string;
+  path: string;
+  createdAt: string;
+}
+
+export type DriveNode = FileNode | FolderNode;
+
+/** What a conditional file write found: the file it replaced, or the folder that blocked it. */
+export type PutFileResult = { ok: true; replaced?: FileNode } | { ok: false; existing: FolderNode };
+
+/**
+ * The records of every drive, keyed by drive + parent folder + name. Every method is scoped to one
+ * drive; reads are strongly consistent.
+ */
+export interface NodeStore {
+  /** The node at `path`, or undefined. */
+  get(drive: string, path: string): Promise<DriveNode | undefined>;
+  /** The nodes at `paths` that exist, by path. */
+  getMany(drive: string, paths: readonly string[]): Promise<Map<string, DriveNode>>;
+  /** Every direct child of `folder`, all pages. */
+  children(drive: string, folder: string): Promise<DriveNode[]>;
+  /** Whether `folder` has at least one child. */
+  hasChildren(drive: string, folder: string): Promise<boolean>;
+  /** Writes `folder` unless a node holds its path; returns the node that holds it afterwards. */
+  createFolder(drive: string, folder: FolderNode): Promise<DriveNode>;
+  /** Writes `file` unless a folder holds its path; reports the file it replaced. */
+  putFile(drive: string, file: FileNode): Promise<PutFileResult>;
+  /** Undoes a `putFile` of the file with id `id`: restores `previous`, or removes the path; no-op if replaced since. */
+  revertFile(drive: string, path: string, id: string, previous?: FileNode): Promise<void>;
+  /** Deletes the nodes at `paths` (batched, retrying throttled items); absent paths are ignored. */
+  deleteMany(drive: string, paths: readonly string[]): Promise<void>;
+}
+
+/** The bytes of files, under opaque keys. */
+export interface ObjectStore {
+  /** Stores `body` under `key`. */
+  put(key: string, body: Buffer, contentType: string): Promise<void>;
+  /** Opens the object for reading, or undefined if there is none under `key`. */
+  open(key: string): Promise<{ body: Readable; size: number } | undefined>;
+  /** Deletes the objects under `keys` (batched); absent keys are ignored. */
+  deleteMany(keys: readonly string[]): Promise<void>;
+}

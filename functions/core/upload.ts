@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import { mapLimit, settleLimit } from './concurrency';
+import { contentTypeFor } from './content-type';
+import { badRequest, conflict, invalid } from './errors';
+import { assertNoFileAmong, createFolders } from './folders';
+import { ROOT, ancestorsOf, joinPath, nameOf, parseName, parsePath } from './paths';
+import type { FileNode, NodeStore, ObjectStore } from './ports';
+import { cleanUp } from './clean-up';
+import { depthOf } from './tree';
+
+/** One `files` part of an upload. */
+export interface UploadPart {
+  filename: string;
+  contentType?: string;
+  data: Buffer;
+}
+
+/** One entry of the `metadata` array: where to store the file at the same index. */
+export interface UploadTarget {
+  path?: string;
+  folder?: string;
+  name?: string;
+}
+
+// Parallel S3 puts and item writes per request: enough to overlap round trips, few enough for one Lambda.
+const WRITE_CONCURRENCY = 8;
+
+/**
+ * Stores every part at its destination, all or nothing: a bad destination fails the request before any
+ * byte is stored, and a failure later removes what this request stored. A file at a destination is
+ * replaced; its old bytes are deleted only once every new record is written.
+ */
+export async function uploadFiles(
+  deps: { nodes: NodeStore; objects: ObjectStore },
+  drive: string,
+  parts: readonly UploadPart[],
+  targets: readonly UploadTarget[] | undefined,
+): Promise<FileNode[]> {
+  const destinations = resolveDestinations(parts, targets);
+  const { nodes, objects } = deps;
+
+  const parents = [...new Set(destinations.flatMap(ancestorsOf))];
+  const found = await nodes.getMany(drive, [...parents, ...destinations]);
+  for (const path of destinations) {
+    if (found.get(path)?.kind === 'folder') throw conflict(`${path} is a folder, so a file cannot be stored there`);
+  }
+  assertNoFileAmong(found, parents, 'nothing can be stored below it');
+  const missing = parents.filter((path) => !found.has(path)).sort((a, b) => depthOf(a) - depthOf(b));
+
+  const now = new Date().toISOString();
+  const files: FileNode[] = parts.map((part, i) => {
+    const id = randomUUID();
+    return {
+      kind: 'file',
+      id,
+      path: destinations[i],
+      size: part.data.length,
+      contentType: contentTypeFor(nameOf(destinations[i]), part.contentType),
+      createdAt: now,
+      objectKey: `${drive}/${id}`,
+    };
+  });
+
+  const stored = await settleLimit(files, WRITE_CONCURRENCY, (file, i) => objects.put(file.objectKey, parts[i].data, file.contentType));
+  const ours = files.map((file) => file.objectKey);
+  const putFailure = stored.find((result) => result.status === 'rejected');
+  if (putFailure) {
+    await cleanUp(() => objects.deleteMany(ours));
+    throw putFailure.reason;
+  }
+
+  let written: { file: FileNode; replaced?: FileNode }[] = [];
+  try {
+    await createFolders(nodes, drive, missing, now);
+    const results = await settleLimit(files, WRITE_CONCURRENCY, async (file) => ({ file, result: await nodes.putFile(drive, file) }));
+    written = results.flatMap((r) => (r.status === 'fulfilled' && r.value.result.ok ? [{ file: r.value.file, replaced: r.value.result.replaced }] : []));
+    for (const r of results) {
+      if (r.status === 'rejected') throw r.reason;
+      if (!r.value.result.ok) throw conflict(`${r.value.file.path} is a folder, so a file cannot be stored there`);
+    }
+  } catch (error) {
+    await cleanUp(async () => {
+      await mapLimit(written, WRITE_CONCURRENCY, ({ file, replaced }) => nodes.revertFile(drive, file.path, file.id, replaced));
+      await objects.deleteMany(ours);
+    });
+    throw error;
+  }
+
+  const replacedKeys = written.flatMap(({ replaced }) => (replaced ? [replaced.objectKey] : []));
+  if (replacedKeys.length > 0) await cleanUp(() => objects.deleteMany(replacedKeys));
+  return files;
+}
+
+/** Applies the spec's destination rules (4.1) to each part and checks the batch before anything is stored. */
+export function resolveDestinations(parts: readonly UploadPart[], targets: readonly UploadTarget[] | undefined): string[] {
+  if (parts.length === 0) throw badRequest('files is required: send one or more multipart parts named "files"');
+  if (targets && targets.length !== parts.length) {
+    throw badRequest(`metadata has ${targets.length} entries for ${parts.length} files; send one entry per file, in order`);
+  }
+  const destinations = parts.map((part, i) => destinationOf(part, targets?.[i] ?? {}, i));
+
+  const seen = new Map<string, number>();
+  destinations.forEach((path, i) => {
+    const first = seen.get(path);
+    if (first !== undefined) throw invalid(`files[${first}] and files[${i}] have the same destination ${path}; each file needs its own`);
+    seen.set(path, i);
+  });
+  const folders = new Set(destinations.flatMap(ancestorsOf));
+  destinations.forEach((path, i) => {
+    if (folders.has(path)) throw invalid(`files[${i}] goes to ${path}, which another file of this request needs as a folder`);
+  });
+  return destinations;
+}
+
+function destinationOf(part: UploadPart, target: UploadTarget, i: number): string {
+  const original = () => {
+    if (part.filename === '') throw invalid(`files[${i}] has no filename; give it one, or set metadata[${i}].name or .path`);
+    return parseName(part.filename, `files[${i}] filename`);
+  };
+  if (target.path !== undefined) {
+    const path = parsePath(target.path, `metadata[${i}].path`);
+    if (path === ROOT) throw invalid(`metadata[${i}].path must name a file, not the root folder`);
+    return path;
+  }
+  const name = target.name !== undefined ? parseName(target.name, `metadata[${i}].name`) : undefined;
+  if (target.folder !== undefined) {
+    const folder = parsePath(target.folder, `metadata[${i}].folder`, { allowTrailingSlash: true });
+    return joinPath(folder, name ?? original());
+  }
+  return joinPath(ROOT, name ?? original());
+}

@@ -1,0 +1,27 @@
+import { guard, nodes } from './aws/dynamodb';
+import { createFolder } from './core/create-folder';
+import { badRequest } from './core/errors';
+import { parsePath } from './core/paths';
+import { jsonHandler } from './http/api-handler';
+import { bodyOf } from './http/event';
+import { folderView } from './http/views';
+
+/** POST /drive/folders with `{ "path": … }` → the folder, created with its parents if missing. */
+export const handler = jsonHandler('create-folder', guard, async (event, caller) => {
+  const path = parsePath(pathField(bodyOf(event)), 'path', { allowTrailingSlash: true });
+  return folderView(await createFolder(nodes, caller.drive, path));
+});
+
+function pathField(body: Buffer): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw badRequest('body must be JSON like {"path": "/reports/2024"}');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('body must be a JSON object like {"path": "/reports/2024"}');
+  const path = (value as Record<string, unknown>).path;
+  if (path === undefined || path === null) throw badRequest('path is required in the body');
+  if (typeof path !== 'string') throw badRequest('path must be a string');
+  return path;
+}

@@ -1,0 +1,47 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { invalid } from '../core/errors';
+
+/** A header's value, whatever its case; API Gateway passes names as the client sent them. */
+export function headerOf(event: APIGatewayProxyEvent, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [key, values] of Object.entries(event.multiValueHeaders ?? {})) {
+    if (key.toLowerCase() === wanted && values && values.length > 0) return values.join(', ');
+  }
+  for (const [key, value] of Object.entries(event.headers ?? {})) {
+    if (key.toLowerCase() === wanted && value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/** A query parameter given at most once, or undefined; repeating it is a validation error. */
+export function queryParam(event: APIGatewayProxyEvent, name: string): string | undefined {
+  const values = event.multiValueQueryStringParameters?.[name];
+  if (values && values.length > 1) throw invalid(`${name} is given ${values.length} times; give it once`);
+  return values?.[0] ?? event.queryStringParameters?.[name] ?? undefined;
+}
+
+/** A boolean query parameter: `true` or `false`, default false. */
+export function booleanParam(event: APIGatewayProxyEvent, name: string): boolean {
+  const value = queryParam(event, name);
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  throw invalid(`${name} must be "true" or "false" (got ${JSON.stringify(value)})`);
+}
+
+/** The request body as bytes, decoded by API Gateway's base64 flag (binary media types arrive encoded). */
+export function bodyOf(event: APIGatewayProxyEvent): Buffer {
+  if (!event.body) return Buffer.alloc(0);
+  return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+}
+
+/**
+ * The absolute address of this API as the client called it: scheme and host from the request, and the
+ * stage or custom-domain base path that API Gateway put before the resource path.
+ */
+export function baseUrlOf(event: APIGatewayProxyEvent): string {
+  const proto = headerOf(event, 'x-forwarded-proto')?.split(',')[0].trim() || 'https';
+  const host = headerOf(event, 'host') ?? 'localhost';
+  const fullPath = event.requestContext?.path ?? event.path;
+  const prefix = fullPath.endsWith(event.path) ? fullPath.slice(0, fullPath.length - event.path.length) : '';
+  return `${proto}://${host}${prefix}`;
+}

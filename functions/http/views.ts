@@ -1,0 +1,34 @@
+import type { FileNode, FolderNode } from '../core/ports';
+import { nameOf } from '../core/paths';
+
+/** A File as upload returns it (spec section 2). */
+export function fileView(file: FileNode, baseUrl: string) {
+  return {
+    id: file.id,
+    name: nameOf(file.path),
+    path: file.path,
+    url: `${baseUrl}/drive/download?path=${encodeQueryValue(file.path)}`,
+    size: file.size,
+    created_at: file.createdAt,
+  };
+}
+
+/** A File entry as list returns it: a File without `url`. */
+export function fileEntryView(file: FileNode) {
+  return { id: file.id, name: nameOf(file.path), path: file.path, size: file.size, created_at: file.createdAt };
+}
+
+/** A Folder entry as list returns it. */
+export function folderEntryView(folder: FolderNode) {
+  return { id: folder.id, name: nameOf(folder.path), path: folder.path };
+}
+
+/** A Folder as create returns it. */
+export function folderView(folder: FolderNode) {
+  return { id: folder.id, path: folder.path, created_at: folder.createdAt };
+}
+
+// Slashes are legal in a query value and keep the URL readable.
+function encodeQueryValue(value: string): string {
+  return encodeURIComponent(value).replace(/%2F/g, '/');
+}

@@ -1,0 +1,96 @@
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import { mkdir } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import S3rver from 's3rver';
+import { ACCESS_PARTITION_KEY, NODES_PARTITION_KEY, NODES_SORT_KEY } from '../../functions/aws/schema';
+
+/** Names the local host gives its tables and bucket. */
+export const LOCAL_RESOURCES = { nodesTable: 'drive-nodes', accessTable: 'drive-access', bucket: 'drive-files' } as const;
+
+/** Credentials the emulators accept (s3rver checks signatures against these). */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
+export const LOCAL_REGION = 'us-east-1';
+
+export interface Emulators {
+  dynamodbEndpoint: string;
+  s3Endpoint: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts embedded DynamoDB (dynalite, LevelDB under `<dataDir>/dynamodb`) and S3 (s3rver, files under
+ * `<dataDir>/s3`) on 127.0.0.1, with the tables and bucket created if missing.
+ */
+export async function startEmulators(dataDir: string, ports: { dynamodb?: number; s3?: number } = {}): Promise<Emulators> {
+  await mkdir(join(dataDir, 's3'), { recursive: true });
+  await mkdir(join(dataDir, 'dynamodb'), { recursive: true });
+
+  const dynamo: Server = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve, reject) => {
+    dynamo.once('error', reject);
+    dynamo.listen(ports.dynamodb ?? 0, '127.0.0.1', () => resolve());
+  });
+  const dynamodbEndpoint = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
+
+  const s3 = new S3rver({
+    address: '127.0.0.1',
+    port: ports.s3 ?? 0,
+    directory: join(dataDir, 's3'),
+    silent: true,
+    configureBuckets: [{ name: LOCAL_RESOURCES.bucket, configs: [] }],
+  });
+  const s3Address = await s3.run();
+  const s3Endpoint = `http://127.0.0.1:${s3Address.port}`;
+
+  await createTables(dynamodbEndpoint);
+  return {
+    dynamodbEndpoint,
+    s3Endpoint,
+    close: async () => {
+      await new Promise<void>((resolve) => s3.close(() => resolve()));
+      await new Promise<void>((resolve) => dynamo.close(() => resolve()));
+    },
+  };
+}
+
+async function createTables(endpoint: string): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const tables = [
+    {
+      TableName: LOCAL_RESOURCES.nodesTable,
+      KeySchema: [
+        { AttributeName: NODES_PARTITION_KEY, KeyType: 'HASH' as const },
+        { AttributeName: NODES_SORT_KEY, KeyType: 'RANGE' as const },
+      ],
+      AttributeDefinitions: [
+        { AttributeName: NODES_PARTITION_KEY, AttributeType: 'S' as const },
+        { AttributeName: NODES_SORT_KEY, AttributeType: 'S' as const },
+      ],
+    },
+    {
+      TableName: LOCAL_RESOURCES.accessTable,
+      KeySchema: [{ AttributeName: ACCESS_PARTITION_KEY, KeyType: 'HASH' as const }],
+      AttributeDefinitions: [{ AttributeName: ACCESS_PARTITION_KEY, AttributeType: 'S' as const }],
+    },
+  ];
+  try {
+    for (const table of tables) {
+      try {
+        await client.send(new DescribeTableCommand({ TableName: table.TableName }));
+      } catch (error) {
+        if (!(error instanceof ResourceNotFoundException)) throw error;
+        await client.send(new CreateTableCommand({ ...table, BillingMode: 'PAY_PER_REQUEST' }));
+      }
+    }
+  } finally {
+    client.destroy();
+  }
+}

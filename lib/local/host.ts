@@ -1,0 +1,143 @@
+import { ScanCommand, type ScanCommandOutput, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { randomBytes } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { DRIVE_ID, hashSecret, newSecret } from '../../functions/core/access';
+import { DynamoKeyStore } from '../../functions/aws/dynamo-access';
+import { ACCESS_PARTITION_KEY } from '../../functions/aws/schema';
+import { ROUTES } from '../routes';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES, startEmulators } from './emulators';
+import { installLambdaGlobals } from './lambda-runtime';
+import { type MountedRoute, createLocalServer } from './server';
+
+export interface LocalHostOptions {
+  port: number;
+  dataDir: string;
+  /** `DRIVE_API_KEYS`: comma-separated `secret` or `drive:secret` entries to accept. */
+  apiKeys?: string;
+  log?: (line: string) => void;
+}
+
+export interface LocalHost {
+  url: string;
+  /** The key this start created because the data dir had none and none was configured. */
+  createdKey?: { drive: string; secret: string };
+  close(): Promise<void>;
+}
+
+/** Where a running local host records its emulators, for tools that share its data dir. */
+export const ENDPOINTS_FILE = 'endpoints.json';
+
+const PROJECT_ROOT = resolve(__dirname, '..', '..');
+
+/**
+ * Serves the API on 127.0.0.1 over embedded DynamoDB and S3 kept in `dataDir`. The handlers are the
+ * Lambda modules themselves, configured through the same environment variables as in AWS.
+ */
+export async function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
+  const dataDir = resolve(options.dataDir);
+  const log = options.log ?? ((line: string) => console.log(line));
+  const emulators = await startEmulators(dataDir);
+
+  // The handler modules build their clients from the environment when first imported, as in Lambda.
+  Object.assign(process.env, {
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    DRIVE_DYNAMODB_ENDPOINT: emulators.dynamodbEndpoint,
+    DRIVE_S3_ENDPOINT: emulators.s3Endpoint,
+    DRIVE_NODES_TABLE: LOCAL_RESOURCES.nodesTable,
+    DRIVE_ACCESS_TABLE: LOCAL_RESOURCES.accessTable,
+    DRIVE_BUCKET: LOCAL_RESOURCES.bucket,
+  });
+  delete process.env.AWS_SESSION_TOKEN;
+  delete process.env.AWS_PROFILE;
+
+  const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  let createdKey: LocalHost['createdKey'];
+  try {
+    const keys = new DynamoKeyStore(dynamodb, LOCAL_RESOURCES.accessTable);
+    const configured = parseApiKeys(options.apiKeys);
+    for (const { drive, secret } of configured) {
+      await keys.add(hashSecret(secret), keyRecord(drive, 'DRIVE_API_KEYS', secret));
+    }
+    if (configured.length === 0 && !(await hasAnyKey(dynamodb))) {
+      createdKey = { drive: 'default', secret: newSecret() };
+      await keys.add(hashSecret(createdKey.secret), keyRecord(createdKey.drive, 'created by npm start', createdKey.secret));
+    }
+  } finally {
+    dynamodb.destroy();
+  }
+
+  installLambdaGlobals();
+  const mounted: MountedRoute[] = [];
+  for (const route of ROUTES) {
+    const module = (await import(join(PROJECT_ROOT, route.entry))) as { handler: MountedRoute['handler'] };
+    mounted.push({ route, handler: module.handler });
+  }
+
+  const server = createLocalServer(mounted, log);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, '127.0.0.1', () => resolve());
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const endpointsFile = join(dataDir, ENDPOINTS_FILE);
+  await writeFile(
+    endpointsFile,
+    JSON.stringify({ pid: process.pid, url, dynamodb: emulators.dynamodbEndpoint, s3: emulators.s3Endpoint, ...LOCAL_RESOURCES }, null, 2),
+  );
+
+  return {
+    url,
+    createdKey,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await rm(endpointsFile, { force: true });
+      await emulators.close();
+    },
+  };
+}
+
+/** Parses `DRIVE_API_KEYS`; a bad entry stops the start with a message that names it (never the secret). */
+export function parseApiKeys(value: string | undefined): { drive: string; secret: string }[] {
+  return (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry, i) => {
+      const colon = entry.indexOf(':');
+      const [drive, secret] = colon < 0 ? ['default', entry] : [entry.slice(0, colon), entry.slice(colon + 1)];
+      if (!DRIVE_ID.test(drive)) throw new Error(`DRIVE_API_KEYS entry ${i + 1}: drive must match ${DRIVE_ID}`);
+      if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(secret)) {
+        throw new Error(`DRIVE_API_KEYS entry ${i + 1}: the secret must be a non-empty token of letters, digits and -._~+/`);
+      }
+      return { drive, secret };
+    });
+}
+
+function keyRecord(drive: string, name: string, secret: string) {
+  return { keyId: randomBytes(8).toString('hex'), drive, name, createdAt: new Date().toISOString(), last4: secret.slice(-4) };
+}
+
+async function hasAnyKey(client: DynamoDBClient): Promise<boolean> {
+  let start: ScanCommandOutput['LastEvaluatedKey'];
+  do {
+    const out = await client.send(
+      new ScanCommand({
+        TableName: LOCAL_RESOURCES.accessTable,
+        FilterExpression: 'begins_with(#pk, :key)',
+        ExpressionAttributeNames: { '#pk': ACCESS_PARTITION_KEY },
+        ExpressionAttributeValues: { ':key': { S: 'key#' } },
+        ExclusiveStartKey: start,
+      }),
+    );
+    if ((out.Items?.length ?? 0) > 0) return true;
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return false;
+}

@@ -1,0 +1,101 @@
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { BINARY_MEDIA_TYPES, type Route } from '../routes';
+
+export const LOCAL_STAGE = 'local';
+
+/**
+ * The event API Gateway's REST proxy integration would send for this request: single- and multi-value
+ * headers and query parameters, and the body base64-encoded when its type is a binary media type.
+ */
+export function toProxyEvent(req: IncomingMessage, url: URL, route: Route, body: Buffer): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const [name, value] = [req.rawHeaders[i], req.rawHeaders[i + 1]];
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  // API Gateway tells the function how the client reached it.
+  headers['X-Forwarded-Proto'] = 'http';
+  multiValueHeaders['X-Forwarded-Proto'] = ['http'];
+
+  let queryStringParameters: Record<string, string> | null = null;
+  let multiValueQueryStringParameters: Record<string, string[]> | null = null;
+  for (const [name, value] of url.searchParams) {
+    (queryStringParameters ??= {})[name] = value;
+    ((multiValueQueryStringParameters ??= {})[name] ??= []).push(value);
+  }
+
+  const isBase64Encoded = isBinary(headers, multiValueHeaders);
+  return {
+    resource: route.path,
+    path: route.path,
+    httpMethod: route.method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters,
+    multiValueQueryStringParameters,
+    pathParameters: null,
+    stageVariables: null,
+    body: body.length === 0 ? null : body.toString(isBase64Encoded ? 'base64' : 'utf8'),
+    isBase64Encoded,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: undefined,
+      protocol: `HTTP/${req.httpVersion}`,
+      httpMethod: route.method,
+      path: route.path,
+      stage: LOCAL_STAGE,
+      requestId: randomUUID(),
+      requestTimeEpoch: Date.now(),
+      resourceId: 'local',
+      resourcePath: route.path,
+      domainName: headers.Host ?? req.headers.host,
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        user: null,
+        userAgent: req.headers['user-agent'] ?? null,
+        userArn: null,
+      },
+    },
+  };
+}
+
+/** A Lambda context for one invocation of `functionName`, with the API's 29-second integration timeout. */
+export function lambdaContext(functionName: string): Context {
+  const deadline = Date.now() + 29_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function isBinary(headers: Record<string, string>, multi: Record<string, string[]>): boolean {
+  const name = Object.keys(multi).find((key) => key.toLowerCase() === 'content-type');
+  const type = (name ? headers[name] : '').split(';')[0].trim().toLowerCase();
+  return BINARY_MEDIA_TYPES.some((binary) => binary === type || (binary.endsWith('/*') && type.startsWith(binary.slice(0, -1))));
+}

@@ -1,0 +1,92 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { Writable } from 'node:stream';
+import { MAX_REQUEST_BODY_BYTES, type Route } from '../routes';
+import { LocalResponseStream } from './lambda-runtime';
+import { lambdaContext, toProxyEvent } from './proxy-event';
+
+export type BufferedHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type StreamingHandler = (event: APIGatewayProxyEvent, stream: Writable, context: Context) => Promise<void>;
+
+export interface MountedRoute {
+  route: Route;
+  handler: BufferedHandler | StreamingHandler;
+}
+
+// Past this, stop reading a body that is already too large and drop the connection.
+const MAX_DISCARD_BYTES = 16 * 1024 * 1024;
+
+/**
+ * An HTTP server that plays API Gateway in front of the handlers: it routes, enforces the payload limit,
+ * builds the proxy event, invokes the handler module Lambda would run, and writes back its result.
+ */
+export function createLocalServer(routes: readonly MountedRoute[], log: (line: string) => void): Server {
+  return createServer((req, res) => {
+    const started = Date.now();
+    res.on('finish', () => log(`${req.method} ${req.url?.split('?')[0]} ${res.statusCode} ${Date.now() - started}ms`));
+    handle(routes, req, res).catch((error: unknown) => {
+      // What API Gateway sends when the integration fails.
+      console.error(JSON.stringify({ level: 'error', message: 'handler failed', error: String(error) }));
+      if (!res.headersSent) send(res, 502, { message: 'Internal server error' });
+      else res.destroy();
+    });
+  });
+}
+
+async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const onPath = routes.filter(({ route }) => route.path === url.pathname);
+  const mounted = onPath.find(({ route }) => route.method === req.method);
+  if (!mounted) {
+    req.resume();
+    if (onPath.length > 0) {
+      res.setHeader('Allow', onPath.map(({ route }) => route.method).join(', '));
+      return send(res, 405, { error: { code: 'method_not_allowed', message: `${req.method} is not allowed on ${url.pathname}` } });
+    }
+    return send(res, 404, { error: { code: 'not_found', message: `no route for ${req.method} ${url.pathname}` } });
+  }
+
+  const body = await readBody(req);
+  if (body === 'too large') {
+    res.setHeader('Connection', 'close');
+    return send(res, 413, {
+      error: { code: 'payload_too_large', message: `request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes, the most one request can carry` },
+    });
+  }
+
+  const event = toProxyEvent(req, url, mounted.route, body);
+  const context = lambdaContext(`drive-${mounted.route.endpoint}`);
+  if (mounted.route.streaming) {
+    const stream = new LocalResponseStream(res);
+    await (mounted.handler as StreamingHandler)(event, stream, context);
+    if (!stream.writableFinished) stream.end();
+    return;
+  }
+  const result = await (mounted.handler as BufferedHandler)(event, context);
+  for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, String(value));
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) res.setHeader(name, values.map(String));
+  res.statusCode = result.statusCode;
+  res.end(Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8'));
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | 'too large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_REQUEST_BODY_BYTES) chunks.push(chunk);
+      else if (size > MAX_DISCARD_BYTES) req.destroy();
+    });
+    req.on('end', () => resolve(size > MAX_REQUEST_BODY_BYTES ? 'too large' : Buffer.concat(chunks)));
+    req.on('close', () => {
+      if (size > MAX_REQUEST_BODY_BYTES) resolve('too large');
+    });
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,29 @@
+import type { Endpoint } from '../functions/core/access';
+
+/** One route of the API and the handler module behind it; the CDK stack and the local host both read this. */
+export interface Route {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  endpoint: Endpoint;
+  /** The handler module, relative to the project root; it exports `handler`. */
+  entry: string;
+  /** Streamed through `awslambda.streamifyResponse` rather than returned whole. */
+  streaming: boolean;
+}
+
+export const ROUTES: readonly Route[] = [
+  { method: 'POST', path: '/drive/upload', endpoint: 'upload', entry: 'functions/upload.ts', streaming: false },
+  { method: 'GET', path: '/drive/download', endpoint: 'download', entry: 'functions/download.ts', streaming: true },
+  { method: 'GET', path: '/drive/list', endpoint: 'list', entry: 'functions/list.ts', streaming: false },
+  { method: 'POST', path: '/drive/folders', endpoint: 'create-folder', entry: 'functions/create-folder.ts', streaming: false },
+  { method: 'DELETE', path: '/drive/folders', endpoint: 'delete-folder', entry: 'functions/delete-folder.ts', streaming: false },
+];
+
+/** Request types API Gateway passes to the function base64-encoded, bytes intact. */
+export const BINARY_MEDIA_TYPES: readonly string[] = ['multipart/form-data', 'application/octet-stream'];
+
+/**
+ * The largest request body one call can carry: a buffered Lambda invocation takes at most 6 MB, and
+ * base64 makes the body 4/3 as large, less room for the rest of the event.
+ */
+export const MAX_REQUEST_BODY_BYTES = 4.5 * 1024 * 1024;
