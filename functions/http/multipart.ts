@@ -40,6 +40,8 @@ export async function parseUploadForm(body: Buffer, contentType: string | undefi
         return fail(badRequest(`unexpected file part "${field}"; files go in parts named "files"`));
       }
       const chunks: Buffer[] = [];
+      // A body that ends inside a file part fails the part's stream as well as the parser.
+      stream.on('error', (error: Error) => fail(badRequest(`multipart body is malformed: ${error.message}`)));
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => parts.push({ filename: info.filename ?? '', contentType: info.mimeType, data: Buffer.concat(chunks) }));
     });

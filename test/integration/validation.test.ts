@@ -1,0 +1,120 @@
+import { DriveClient, type ErrorJson, type ListingJson, json } from '../support/api-client';
+import { type RunningHost, removeDataDir, startHost, storedState } from '../support/local-host';
+
+const KEY = 'validation-key-0123456789abcdefghij';
+
+let host: RunningHost;
+let drive: DriveClient;
+
+beforeAll(async () => {
+  host = await startHost({ DRIVE_API_KEYS: `validation:${KEY}`, DRIVE_RATE_LIMITS: 'off' });
+  drive = new DriveClient(host.url, KEY);
+});
+
+afterAll(async () => {
+  await host.stop();
+  await removeDataDir(host.dataDir);
+});
+
+/** Asserts the error and that the drive still holds nothing. */
+async function expectRejected(response: Promise<Response>, status: number, code: string, names: string): Promise<void> {
+  const { status: actual, body } = await json<ErrorJson>(response);
+  expect({ status: actual, code: body.error.code }).toEqual({ status, code });
+  expect(body.error.message).toContain(names);
+  const { objectKeys, nodeItems } = await storedState(host.dataDir);
+  expect(objectKeys).toEqual([]);
+  expect(nodeItems).toEqual([]);
+}
+
+const file = (filename = 'ok.txt') => ({ data: 'data', filename });
+
+describe('POST /drive/upload rejects bad input and stores nothing', () => {
+  it.each([
+    ['metadata that is not JSON', [file()], '[{"path": ', 400, 'bad_request', 'metadata'],
+    ['metadata that is not an array', [file()], '{"path": "/a.txt"}', 400, 'bad_request', 'metadata'],
+    ['metadata entries that are not objects', [file()], '["/a.txt"]', 400, 'bad_request', 'metadata[0]'],
+    ['a metadata field that is not a string', [file()], '[{"path": 5}]', 400, 'bad_request', 'metadata[0].path'],
+    ['an unknown metadata field', [file()], '[{"filename": "x"}]', 400, 'bad_request', 'metadata[0].filename'],
+    ['fewer metadata entries than files', [file('a'), file('b')], '[{}]', 400, 'bad_request', 'metadata'],
+    ['more metadata entries than files', [file()], '[{}, {}]', 400, 'bad_request', 'metadata'],
+    ['two files to one destination', [file('a'), file('b')], '[{"path": "/same"}, {"path": "/same"}]', 422, 'validation_error', 'files[1]'],
+    ['a file where another file needs a folder', [file('a'), file('b')], '[{"path": "/x"}, {"path": "/x/y"}]', 422, 'validation_error', 'files[0]'],
+    ['a relative path', [file()], '[{"path": "a.txt"}]', 422, 'validation_error', 'metadata[0].path'],
+    ['a ".." segment', [file()], '[{"path": "/a/../b.txt"}]', 422, 'validation_error', 'metadata[0].path'],
+    ['an empty segment', [file()], '[{"path": "/a//b.txt"}]', 422, 'validation_error', 'metadata[0].path'],
+    ['a control character', [file()], '[{"path": "/a\\u0007.txt"}]', 422, 'validation_error', 'metadata[0].path'],
+    ['a path over 1024 bytes', [file()], JSON.stringify([{ path: `/${'d/'.repeat(600)}x` }]), 422, 'validation_error', 'metadata[0].path'],
+    ['a segment over 255 bytes', [file()], JSON.stringify([{ name: 'é'.repeat(128) }]), 422, 'validation_error', 'metadata[0].name'],
+    ['a name with "/"', [file()], '[{"name": "a/b.txt"}]', 422, 'validation_error', 'metadata[0].name'],
+    ['the root as a file path', [file()], '[{"path": "/"}]', 422, 'validation_error', 'metadata[0].path'],
+    ['a filename with "/"', [file('dir/evil.txt')], undefined, 422, 'validation_error', 'files[0]'],
+    ['a filename of ".."', [file('..')], undefined, 422, 'validation_error', 'files[0]'],
+    ['a bad destination after a good one', [file('good.txt'), file('bad')], '[{}, {"folder": "nope"}]', 422, 'validation_error', 'metadata[1].folder'],
+  ])('%s', async (_, files, metadata, status, code, names) => {
+    await expectRejected(drive.upload(files, metadata), status, code, names);
+  });
+
+  it('a request without a files part', async () => {
+    const form = new FormData();
+    form.append('metadata', '[]');
+    await expectRejected(drive.request('POST', '/drive/upload', { body: form }), 400, 'bad_request', 'files');
+  });
+
+  it('a files part that is not a file', async () => {
+    const form = new FormData();
+    form.append('files', 'just text');
+    await expectRejected(drive.request('POST', '/drive/upload', { body: form }), 400, 'bad_request', 'files');
+  });
+
+  it('a body that is not multipart', async () => {
+    const body = JSON.stringify({ files: ['a'] });
+    await expectRejected(drive.request('POST', '/drive/upload', { body, headers: { 'Content-Type': 'application/json' } }), 400, 'bad_request', 'multipart/form-data');
+  });
+
+  it('a truncated multipart body', async () => {
+    const body = '--xyz\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\n\r\nno closing boundary';
+    await expectRejected(
+      drive.request('POST', '/drive/upload', { body, headers: { 'Content-Type': 'multipart/form-data; boundary=xyz' } }),
+      400,
+      'bad_request',
+      'multipart',
+    );
+  });
+
+  it('a file to where a folder is, or below a file: 409 and nothing stored', async () => {
+    await drive.createFolder({ path: '/taken' });
+    await drive.upload([file('plain.txt')]);
+    const before = await storedState(host.dataDir);
+
+    for (const metadata of [[{}, { path: '/taken' }], [{}, { path: '/plain.txt/below.txt' }]]) {
+      const { status, body } = await json<ErrorJson>(drive.upload([file('first.txt'), file('second.txt')], metadata));
+      expect(status).toBe(409);
+      expect(body.error.code).toBe('conflict');
+    }
+
+    const after = await storedState(host.dataDir);
+    expect(after.objectKeys.sort()).toEqual(before.objectKeys.sort());
+    expect(after.nodeItems).toHaveLength(before.nodeItems.length);
+    const root = await json<{ data: ListingJson }>(drive.list());
+    expect(root.body.data.files.map((f) => f.path)).toEqual(['/plain.txt']);
+    await drive.deleteFolder({ path: '/taken' });
+    await drive.upload([file('plain.txt')], [{ path: '/taken' }]); // now a file may go there
+  });
+});
+
+describe('request size', () => {
+  it('answers 413 payload_too_large for a body over what one request can carry', async () => {
+    const big = Buffer.alloc(5 * 1024 * 1024, 1);
+    const { status, body } = await json<ErrorJson>(drive.upload([{ data: big, filename: 'big.bin' }]));
+    expect(status).toBe(413);
+    expect(body.error.code).toBe('payload_too_large');
+  });
+});
+
+describe('query parameters', () => {
+  it('rejects a parameter given twice, naming it', async () => {
+    const { status, body } = await json<ErrorJson>(drive.request('GET', '/drive/list?folder=/a&folder=/b'));
+    expect(status).toBe(422);
+    expect(body.error.message).toContain('folder');
+  });
+});

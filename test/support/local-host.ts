@@ -1,0 +1,94 @@
+import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '..', '..');
+
+/** A local host (`bin/local.ts`) running in a child process on an ephemeral port. */
+export interface RunningHost {
+  url: string;
+  dataDir: string;
+  output: () => string;
+  /** Sends `signal` and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `npm start`'s entry point with `env` and waits until it prints its address. */
+export async function startHost(env: Record<string, string>, dataDir?: string): Promise<RunningHost> {
+  const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'drive-test-')));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', DRIVE_DATA_DIR: dir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+
+  const url = await new Promise<string>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`local host did not start within 30 s:\n${output}`)), 30_000);
+    const check = () => {
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        done(match[1]);
+      }
+    };
+    child.stdout!.on('data', check);
+    exited.then((code) => {
+      clearTimeout(timer);
+      fail(new Error(`local host exited with ${code} before it started:\n${output}`));
+    });
+  });
+
+  return {
+    url,
+    dataDir: dir,
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null) kill(child, signal);
+      return exited;
+    },
+  };
+}
+
+function kill(child: ChildProcess, signal: NodeJS.Signals): void {
+  child.kill(signal);
+}
+
+/** Removes a data dir made by `startHost`. */
+export async function removeDataDir(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+}
+
+/** What the running host's embedded S3 and DynamoDB hold, read through the SDK as fsck would. */
+export async function storedState(dataDir: string): Promise<{ objectKeys: string[]; nodeItems: Record<string, AttributeValue>[] }> {
+  const endpoints = JSON.parse(await readFile(join(dataDir, 'endpoints.json'), 'utf8')) as Record<string, string>;
+  const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+  const s3 = new S3Client({ endpoint: endpoints.s3, region: 'us-east-1', credentials, forcePathStyle: true });
+  const dynamodb = new DynamoDBClient({ endpoint: endpoints.dynamodb, region: 'us-east-1', credentials });
+  try {
+    const objectKeys: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await s3.send(new ListObjectsV2Command({ Bucket: endpoints.bucket, ContinuationToken: token }));
+      objectKeys.push(...(page.Contents ?? []).map((object) => object.Key!));
+      token = page.NextContinuationToken;
+    } while (token);
+    const nodeItems: Record<string, AttributeValue>[] = [];
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+      const page = await dynamodb.send(new ScanCommand({ TableName: endpoints.nodesTable, ExclusiveStartKey: start }));
+      nodeItems.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return { objectKeys, nodeItems };
+  } finally {
+    s3.destroy();
+    dynamodb.destroy();
+  }
+}
