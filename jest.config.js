@@ -9,4 +9,5 @@ module.exports = {
   // Integration suites start a local host each; two workers keep the 2-core machine responsive.
   maxWorkers: 2,
   testTimeout: 60_000,
+  setupFiles: ['<rootDir>/test/setup-env.ts'],
 };

@@ -1,5 +1,8 @@
 import { startLocalHost } from '../lib/local/host';
 
+// The SDK's notice about Node versions it will drop in 2027 says nothing about this run; Lambda runs a newer Node.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 /** `npm start`: the whole API on this machine, over embedded DynamoDB and S3 (see README, "Run locally"). */
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
@@ -7,11 +10,12 @@ async function main(): Promise<void> {
   const dataDir = process.env.DRIVE_DATA_DIR ?? '.drive-data';
 
   const host = await startLocalHost({ port, dataDir, apiKeys: process.env.DRIVE_API_KEYS });
-  console.log(`Drive API listening on ${host.url} (data in ${dataDir})`);
+  // One write, so whoever reads the address line has the key line too.
+  const lines = [`Drive API listening on ${host.url} (data in ${dataDir})`];
   if (host.createdKey) {
-    console.log(`Created an API key for drive "${host.createdKey.drive}"; it is shown only this once:`);
-    console.log(host.createdKey.secret);
+    lines.push(`Created an API key for drive "${host.createdKey.drive}"; it is shown only this once:`, host.createdKey.secret);
   }
+  console.log(lines.join('\n'));
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -12,7 +12,7 @@ export class DriveClient {
     readonly key: string,
   ) {}
 
-  request(method: string, path: string, init: { body?: BodyInit; headers?: Record<string, string> } = {}): Promise<Response> {
+  request(method: string, path: string, init: { body?: RequestInit['body']; headers?: Record<string, string> } = {}): Promise<Response> {
     return fetch(`${this.baseUrl}${path}`, {
       method,
       body: init.body,

@@ -1,0 +1,144 @@
+import {
+  BatchGetItemCommand,
+  BatchWriteItemCommand,
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+} from '@aws-sdk/client-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { DynamoNodeStore } from '../../../functions/aws/dynamo-node-store';
+import type { FileNode } from '../../../functions/core/ports';
+
+const dynamodb = mockClient(DynamoDBClient);
+const store = new DynamoNodeStore(new DynamoDBClient({ region: 'us-east-1' }), 'nodes');
+
+const folderItem = (path: string) => ({
+  pk: { S: `d#${path.slice(0, path.lastIndexOf('/')) || '/'}` },
+  sk: { S: path.slice(path.lastIndexOf('/') + 1) },
+  kind: { S: 'folder' },
+  id: { S: `id-${path}` },
+  path: { S: path },
+  createdAt: { S: '2026-01-01T00:00:00.000Z' },
+});
+
+const file: FileNode = {
+  kind: 'file',
+  id: 'f1',
+  path: '/docs/a.txt',
+  size: 3,
+  contentType: 'text/plain',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  objectKey: 'd/f1',
+};
+
+beforeEach(() => {
+  dynamodb.reset();
+  jest.spyOn(Math, 'random').mockReturnValue(0); // no backoff delay
+});
+
+afterEach(() => jest.restoreAllMocks());
+
+describe('Class: DynamoNodeStore', () => {
+  describe('Method: getMany', () => {
+    it('reads in batches of 100 keys, strongly consistent', async () => {
+      // Prepare
+      dynamodb.on(BatchGetItemCommand).resolves({ Responses: { nodes: [] } });
+      const paths = Array.from({ length: 250 }, (_, i) => `/f${i}`);
+
+      // Act
+      await store.getMany('d', paths);
+
+      // Assess
+      const calls = dynamodb.commandCalls(BatchGetItemCommand);
+      expect(calls.map((c) => c.args[0].input.RequestItems!.nodes.Keys!.length).sort()).toEqual([100, 100, 50]);
+      expect(calls.every((c) => c.args[0].input.RequestItems!.nodes.ConsistentRead)).toBe(true);
+    });
+
+    it('retries unprocessed keys until every one is read', async () => {
+      // Prepare
+      const a = folderItem('/a');
+      const b = folderItem('/b');
+      dynamodb
+        .on(BatchGetItemCommand)
+        .resolvesOnce({ Responses: { nodes: [a] }, UnprocessedKeys: { nodes: { Keys: [{ pk: b.pk, sk: b.sk }] } } })
+        .resolvesOnce({ Responses: { nodes: [b] } });
+
+      // Act
+      const found = await store.getMany('d', ['/a', '/b']);
+
+      // Assess
+      expect([...found.keys()].sort()).toEqual(['/a', '/b']);
+      expect(dynamodb.commandCalls(BatchGetItemCommand)[1].args[0].input.RequestItems!.nodes.Keys).toEqual([{ pk: b.pk, sk: b.sk }]);
+    });
+  });
+
+  describe('Method: deleteMany', () => {
+    it('deletes in batches of 25', async () => {
+      dynamodb.on(BatchWriteItemCommand).resolves({});
+
+      await store.deleteMany('d', Array.from({ length: 60 }, (_, i) => `/x/${i}`));
+
+      const sizes = dynamodb.commandCalls(BatchWriteItemCommand).map((c) => c.args[0].input.RequestItems!.nodes.length);
+      expect(sizes.sort()).toEqual([10, 25, 25]);
+    });
+
+    it('resends unprocessed items and gives up with an error after repeated throttling', async () => {
+      const stuck = [{ DeleteRequest: { Key: { pk: { S: 'd#/' }, sk: { S: 'x' } } } }];
+      dynamodb.on(BatchWriteItemCommand).resolvesOnce({ UnprocessedItems: { nodes: stuck } }).resolvesOnce({});
+      await store.deleteMany('d', ['/x', '/y']);
+      expect(dynamodb.commandCalls(BatchWriteItemCommand)[1].args[0].input.RequestItems!.nodes).toEqual(stuck);
+
+      dynamodb.reset();
+      dynamodb.on(BatchWriteItemCommand).resolves({ UnprocessedItems: { nodes: stuck } });
+      await expect(store.deleteMany('d', ['/x'])).rejects.toThrow(/left 1 deletes unprocessed after 8 attempts/);
+    });
+  });
+
+  describe('Method: children', () => {
+    it('follows every page of the folder partition', async () => {
+      dynamodb
+        .on(QueryCommand)
+        .resolvesOnce({ Items: [folderItem('/p/a')], LastEvaluatedKey: { pk: { S: 'd#/p' }, sk: { S: 'a' } } })
+        .resolvesOnce({ Items: [folderItem('/p/b')] });
+
+      const children = await store.children('d', '/p');
+
+      expect(children.map((c) => c.path)).toEqual(['/p/a', '/p/b']);
+      expect(dynamodb.commandCalls(QueryCommand)[1].args[0].input.ExclusiveStartKey).toEqual({ pk: { S: 'd#/p' }, sk: { S: 'a' } });
+      expect(dynamodb.commandCalls(QueryCommand)[0].args[0].input.ExpressionAttributeValues).toEqual({ ':pk': { S: 'd#/p' } });
+    });
+  });
+
+  describe('Method: putFile', () => {
+    it('reports the file it replaced', async () => {
+      const old = { ...folderItem('/docs/a.txt'), kind: { S: 'file' }, size: { N: '9' }, contentType: { S: 'text/plain' }, objectKey: { S: 'd/old' } };
+      dynamodb.on(PutItemCommand).resolves({ Attributes: old });
+
+      const result = await store.putFile('d', file);
+
+      expect(result).toEqual({ ok: true, replaced: expect.objectContaining({ objectKey: 'd/old', size: 9 }) });
+      expect(dynamodb.commandCalls(PutItemCommand)[0].args[0].input.ConditionExpression).toBe('attribute_not_exists(#pk) OR #kind = :file');
+    });
+
+    it('reports the folder that holds the path, from the failed condition', async () => {
+      dynamodb.on(PutItemCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: folderItem('/docs/a.txt') }));
+
+      const result = await store.putFile('d', file);
+
+      expect(result).toEqual({ ok: false, existing: expect.objectContaining({ kind: 'folder', path: '/docs/a.txt' }) });
+      expect(dynamodb.commandCalls(GetItemCommand)).toHaveLength(0);
+    });
+
+    it('reads the blocking node back where the failed condition carries no item (dynalite)', async () => {
+      dynamodb.on(PutItemCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {} }));
+      dynamodb.on(GetItemCommand).resolves({ Item: folderItem('/docs/a.txt') });
+
+      const result = await store.putFile('d', file);
+
+      expect(result.ok).toBe(false);
+      expect(dynamodb.commandCalls(GetItemCommand)).toHaveLength(1);
+    });
+  });
+});

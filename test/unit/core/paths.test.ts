@@ -1,0 +1,61 @@
+import { ancestorsOf, comparePaths, joinPath, nameOf, parentOf, parseName, parsePath } from '../../../functions/core/paths';
+
+describe('Function: parsePath', () => {
+  it.each([
+    ['/', '/'],
+    ['/a', '/a'],
+    ['/a/b c/d.txt', '/a/b c/d.txt'],
+    ['/Cafe\u0301', '/Caf\u00e9'],
+  ])('accepts %j as %j', (input, expected) => {
+    expect(parsePath(input, 'path')).toBe(expected);
+  });
+
+  it('drops one trailing slash from a folder parameter only', () => {
+    expect(parsePath('/a/', 'folder', { allowTrailingSlash: true })).toBe('/a');
+    expect(() => parsePath('/a/', 'path')).toThrow(/path must not contain empty segments/);
+  });
+
+  it.each([
+    ['a/b', /must start with "\/"/],
+    ['', /must start with "\/"/],
+    ['/a//b', /empty segments/],
+    ['/a/./b', /"\." or "\.\." segments/],
+    ['/a/..', /"\." or "\.\." segments/],
+    ['/a\u0000b', /control characters/],
+    ['/a\u009fb', /control characters/],
+    [`/${'x'.repeat(256)}`, /segment longer than 255 bytes/],
+    [`/${'ab/'.repeat(341)}ab`, /longer than 1024 bytes/],
+  ])('rejects %j with a validation error naming the parameter', (input, message) => {
+    expect(() => parsePath(input, 'path')).toThrow(expect.objectContaining({ code: 'validation_error', message: expect.stringMatching(message) }));
+    expect(() => parsePath(input, 'path')).toThrow(/^path /);
+  });
+
+  it('counts length limits in UTF-8 bytes, not characters', () => {
+    expect(() => parsePath(`/${'é'.repeat(127)}`, 'path')).not.toThrow();
+    expect(() => parsePath(`/${'é'.repeat(128)}`, 'path')).toThrow(/255 bytes/);
+  });
+});
+
+describe('Function: parseName', () => {
+  it('rejects a slash and accepts other punctuation', () => {
+    expect(() => parseName('a/b', 'name')).toThrow(/name must not contain "\/"/);
+    expect(parseName('a b (1).tar.gz', 'name')).toBe('a b (1).tar.gz');
+  });
+});
+
+describe('path helpers', () => {
+  it('split and join canonical paths', () => {
+    expect(joinPath('/', 'a')).toBe('/a');
+    expect(joinPath('/a', 'b')).toBe('/a/b');
+    expect(parentOf('/a/b/c')).toBe('/a/b');
+    expect(parentOf('/a')).toBe('/');
+    expect(nameOf('/a/b/c.txt')).toBe('c.txt');
+    expect(ancestorsOf('/a/b/c')).toEqual(['/a', '/a/b']);
+    expect(ancestorsOf('/a')).toEqual([]);
+  });
+
+  it('orders by UTF-8 bytes, as DynamoDB does', () => {
+    const paths = ['/b', '/a', '/B', '/é', '/z', '/ä'];
+    expect([...paths].sort(comparePaths)).toEqual(['/B', '/a', '/b', '/z', '/ä', '/é']);
+  });
+});
