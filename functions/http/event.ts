@@ -41,7 +41,9 @@ export function bodyOf(event: APIGatewayProxyEvent): Buffer {
 export function baseUrlOf(event: APIGatewayProxyEvent): string {
   const proto = headerOf(event, 'x-forwarded-proto')?.split(',')[0].trim() || 'https';
   const host = headerOf(event, 'host') ?? 'localhost';
-  const fullPath = event.requestContext?.path ?? event.path;
-  const prefix = fullPath.endsWith(event.path) ? fullPath.slice(0, fullPath.length - event.path.length) : '';
+  // `resource` is the route as declared ("/drive/upload"); `requestContext.path` is what the client called,
+  // with the stage ("/prod/drive/upload") or a custom domain's base path in front of it.
+  const called = event.requestContext?.path ?? event.resource;
+  const prefix = called.endsWith(event.resource) ? called.slice(0, called.length - event.resource.length) : '';
   return `${proto}://${host}${prefix}`;
 }

@@ -1,0 +1,44 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { baseUrlOf, booleanParam, headerOf, queryParam } from '../../../functions/http/event';
+
+const event = (overrides: Partial<APIGatewayProxyEvent>) =>
+  ({
+    resource: '/drive/upload',
+    path: '/drive/upload',
+    headers: {},
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    requestContext: { path: '/drive/upload' },
+    ...overrides,
+  }) as unknown as APIGatewayProxyEvent;
+
+describe('Function: baseUrlOf', () => {
+  it('keeps the stage that API Gateway put before the route', () => {
+    const e = event({ headers: { Host: 'abc.execute-api.eu-west-1.amazonaws.com' }, requestContext: { path: '/prod/drive/upload' } as never });
+    expect(baseUrlOf(e)).toBe('https://abc.execute-api.eu-west-1.amazonaws.com/prod');
+  });
+
+  it("keeps a custom domain's base path and the scheme the client used", () => {
+    const e = event({
+      path: '/files/drive/upload',
+      headers: { host: 'drive.example.com', 'X-Forwarded-Proto': 'https' },
+      requestContext: { path: '/files/drive/upload' } as never,
+    });
+    expect(baseUrlOf(e)).toBe('https://drive.example.com/files');
+  });
+});
+
+describe('query and header helpers', () => {
+  it('reads headers whatever their case', () => {
+    expect(headerOf(event({ headers: { 'content-TYPE': 'text/plain' } }), 'Content-Type')).toBe('text/plain');
+  });
+
+  it('rejects a repeated parameter and a boolean that is neither true nor false', () => {
+    const repeated = event({ multiValueQueryStringParameters: { folder: ['/a', '/b'] }, queryStringParameters: { folder: '/b' } });
+    expect(() => queryParam(repeated, 'folder')).toThrow(/folder is given 2 times/);
+    expect(() => booleanParam(event({ queryStringParameters: { recursive: '1' } }), 'recursive')).toThrow(/recursive must be "true" or "false"/);
+    expect(booleanParam(event({ queryStringParameters: { recursive: 'true' } }), 'recursive')).toBe(true);
+    expect(booleanParam(event({}), 'recursive')).toBe(false);
+  });
+});
