@@ -1,10 +1,10 @@
-import contentDisposition from 'content-disposition';
 import { guard, nodes } from './aws/dynamodb';
 import { objects } from './aws/s3';
 import { openFile } from './core/download';
 import { badRequest } from './core/errors';
-import { joinPath, nameOf, parseName, parsePath } from './core/paths';
+import { childPath, nameOf, parseName, parsePath } from './core/paths';
 import { streamingHandler } from './http/api-handler';
+import { attachment } from './http/content-disposition';
 import { queryParam } from './http/event';
 
 /** GET /drive/download?path= (or ?folder=&name=) → the file's bytes, streamed. */
@@ -17,7 +17,7 @@ export const handler = awslambda.streamifyResponse(
       headers: {
         'Content-Type': file.contentType,
         'Content-Length': String(file.size),
-        'Content-Disposition': contentDisposition(name, { fallback: asciiFallback(name) }),
+        'Content-Disposition': attachment(name),
         'X-Content-Type-Options': 'nosniff',
         'Cache-Control': 'private, no-cache',
       },
@@ -32,14 +32,9 @@ function targetOf(path: string | undefined, folder: string | undefined, name: st
     return parsePath(path, 'path');
   }
   if (folder !== undefined && name !== undefined) {
-    return joinPath(parsePath(folder, 'folder', { allowTrailingSlash: true }), parseName(name, 'name'));
+    return childPath(parsePath(folder, 'folder', { allowTrailingSlash: true }), parseName(name, 'name'), 'folder with name');
   }
   if (name !== undefined) throw badRequest('name must be accompanied by folder (or give path alone)');
   if (folder !== undefined) throw badRequest('folder must be accompanied by name (or give path alone)');
   throw badRequest('give path, or folder with name, to say which file to download');
-}
-
-// RFC 6266: an ASCII filename for old clients beside the exact UTF-8 filename*.
-function asciiFallback(name: string): string {
-  return name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
 }

@@ -125,7 +125,8 @@ export class DynamoNodeStore implements NodeStore {
         }),
       );
       const replaced = Attributes && fromItem(Attributes);
-      return { ok: true, replaced: replaced?.kind === 'file' ? replaced : undefined };
+      // An SDK retry of a write that was saved finds our own record: nothing was replaced.
+      return { ok: true, replaced: replaced?.kind === 'file' && replaced.id !== file.id ? replaced : undefined };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const existing = await this.heldBy(drive, file.path, error);

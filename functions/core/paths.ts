@@ -12,20 +12,20 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
  * validation error that names `param`. `allowTrailingSlash` is for folder parameters.
  */
 export function parsePath(value: string, param: string, options: { allowTrailingSlash?: boolean } = {}): string {
+  checkUnicode(value, param);
   let path = value.normalize('NFC');
   if (!path.startsWith('/')) throw invalid(`${param} must start with "/" (got ${quote(value)})`);
   if (options.allowTrailingSlash && path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
   if (path === ROOT) return ROOT;
   if (CONTROL.test(path)) throw invalid(`${param} must not contain control characters`);
-  if (Buffer.byteLength(path) > MAX_PATH_BYTES) {
-    throw invalid(`${param} is longer than ${MAX_PATH_BYTES} bytes (UTF-8)`);
-  }
+  checkLength(path, param);
   for (const segment of path.slice(1).split('/')) checkSegment(segment, param, value);
   return path;
 }
 
 /** Checks one path segment (a file or folder name) and returns it NFC-normalised. */
 export function parseName(value: string, param: string): string {
+  checkUnicode(value, param);
   const name = value.normalize('NFC');
   if (name.includes('/')) throw invalid(`${param} must not contain "/" (got ${quote(value)})`);
   if (CONTROL.test(name)) throw invalid(`${param} must not contain control characters`);
@@ -46,6 +46,22 @@ function checkSegment(segment: string, param: string, original: string): void {
 /** Joins a canonical folder path and a name. */
 export function joinPath(folder: string, name: string): string {
   return folder === ROOT ? `/${name}` : `${folder}/${name}`;
+}
+
+/** Joins a parsed folder and name from two parameters, checking the length of the whole. */
+export function childPath(folder: string, name: string, params: string): string {
+  const path = joinPath(folder, name);
+  checkLength(path, params);
+  return path;
+}
+
+function checkLength(path: string, param: string): void {
+  if (Buffer.byteLength(path) > MAX_PATH_BYTES) throw invalid(`${param} is longer than ${MAX_PATH_BYTES} bytes (UTF-8)`);
+}
+
+// A lone surrogate cannot be encoded as UTF-8, so no URL or header could name the file.
+function checkUnicode(value: string, param: string): void {
+  if (!value.isWellFormed()) throw invalid(`${param} is not valid Unicode (it has a lone surrogate)`);
 }
 
 /** The folder that holds `path` (the root holds itself). */

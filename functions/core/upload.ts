@@ -3,8 +3,8 @@ import { mapLimit, settleLimit } from './concurrency';
 import { contentTypeFor } from './content-type';
 import { badRequest, conflict, invalid } from './errors';
 import { assertNoFileAmong, createFolders } from './folders';
-import { ROOT, ancestorsOf, joinPath, nameOf, parseName, parsePath } from './paths';
-import type { FileNode, NodeStore, ObjectStore } from './ports';
+import { ROOT, ancestorsOf, childPath, joinPath, nameOf, parseName, parsePath } from './paths';
+import type { FileNode, NodeStore, ObjectStore, PutFileResult } from './ports';
 import { cleanUp } from './clean-up';
 import { depthOf } from './tree';
 
@@ -69,24 +69,34 @@ export async function uploadFiles(
     throw putFailure.reason;
   }
 
-  let written: { file: FileNode; replaced?: FileNode }[] = [];
+  // What each destination held, for undoing a write whose reply was lost (the write itself reports it otherwise).
+  const previous = files.map((file) => {
+    const node = found.get(file.path);
+    return node?.kind === 'file' ? node : undefined;
+  });
+  let results: PromiseSettledResult<PutFileResult>[] = [];
   try {
     await createFolders(nodes, drive, missing, now);
-    const results = await settleLimit(files, WRITE_CONCURRENCY, async (file) => ({ file, result: await nodes.putFile(drive, file) }));
-    written = results.flatMap((r) => (r.status === 'fulfilled' && r.value.result.ok ? [{ file: r.value.file, replaced: r.value.result.replaced }] : []));
-    for (const r of results) {
-      if (r.status === 'rejected') throw r.reason;
-      if (!r.value.result.ok) throw conflict(`${r.value.file.path} is a folder, so a file cannot be stored there`);
-    }
+    results = await settleLimit(files, WRITE_CONCURRENCY, (file) => nodes.putFile(drive, file));
+    results.forEach((result, i) => {
+      if (result.status === 'rejected') throw result.reason;
+      if (!result.value.ok) throw conflict(`${files[i].path} is a folder, so a file cannot be stored there`);
+    });
   } catch (error) {
     await cleanUp(async () => {
-      await mapLimit(written, WRITE_CONCURRENCY, ({ file, replaced }) => nodes.revertFile(drive, file.path, file.id, replaced));
+      // A write that failed may still have been saved, so each one is undone unless a folder blocked it; the
+      // undo only acts where our record stands. Bytes go last: if an undo fails, they stay for the record.
+      await mapLimit(results, WRITE_CONCURRENCY, async (result, i) => {
+        if (result.status === 'fulfilled' && !result.value.ok) return;
+        const before = result.status === 'fulfilled' && result.value.ok ? result.value.replaced : previous[i];
+        await nodes.revertFile(drive, files[i].path, files[i].id, before);
+      });
       await objects.deleteMany(ours);
     });
     throw error;
   }
 
-  const replacedKeys = written.flatMap(({ replaced }) => (replaced ? [replaced.objectKey] : []));
+  const replacedKeys = results.flatMap((r) => (r.status === 'fulfilled' && r.value.ok && r.value.replaced ? [r.value.replaced.objectKey] : []));
   if (replacedKeys.length > 0) await cleanUp(() => objects.deleteMany(replacedKeys));
   return files;
 }
@@ -125,7 +135,7 @@ function destinationOf(part: UploadPart, target: UploadTarget, i: number): strin
   const name = target.name !== undefined ? parseName(target.name, `metadata[${i}].name`) : undefined;
   if (target.folder !== undefined) {
     const folder = parsePath(target.folder, `metadata[${i}].folder`, { allowTrailingSlash: true });
-    return joinPath(folder, name ?? original());
+    return childPath(folder, name ?? original(), `metadata[${i}].folder with the file name`);
   }
   return joinPath(ROOT, name ?? original());
 }

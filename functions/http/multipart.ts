@@ -1,5 +1,5 @@
 import busboy from 'busboy';
-import { badRequest } from '../core/errors';
+import { badRequest, invalid } from '../core/errors';
 import type { UploadPart, UploadTarget } from '../core/upload';
 
 /** The parts of an upload request (spec 4.1): the files in order and the parsed `metadata`, if sent. */
@@ -10,6 +10,9 @@ export interface UploadForm {
 
 // A metadata array for thousands of files fits in this; anything larger is not a metadata field.
 const MAX_FIELD_BYTES = 1024 * 1024;
+
+/** Files one request may carry: enough for any batch, few enough to store well inside API Gateway's 29 s. */
+export const MAX_FILES_PER_UPLOAD = 1000;
 
 /** Parses a `multipart/form-data` upload body; any malformed or unexpected part is a `bad_request`. */
 export async function parseUploadForm(body: Buffer, contentType: string | undefined): Promise<UploadForm> {
@@ -28,7 +31,7 @@ export async function parseUploadForm(body: Buffer, contentType: string | undefi
         headers: { 'content-type': contentType },
         preservePath: true,
         defParamCharset: 'utf8',
-        limits: { fieldSize: MAX_FIELD_BYTES, fieldNameSize: 100 },
+        limits: { fieldSize: MAX_FIELD_BYTES, fieldNameSize: 100, files: MAX_FILES_PER_UPLOAD },
       });
     } catch (error) {
       return reject(badRequest(`Content-Type is not a usable multipart/form-data header: ${(error as Error).message}`));
@@ -52,12 +55,30 @@ export async function parseUploadForm(body: Buffer, contentType: string | undefi
       if (info.valueTruncated) return fail(badRequest(`metadata is larger than ${MAX_FIELD_BYTES} bytes`));
       metadata = value;
     });
+    parser.on('filesLimit', () => fail(invalid(`files: at most ${MAX_FILES_PER_UPLOAD} files per request; send the rest in another`)));
     parser.on('error', (error: Error) => fail(badRequest(`multipart body is malformed: ${error.message}`)));
     parser.on('close', () => resolve());
     parser.end(body);
   });
 
+  // busboy passes over a part without a form-data Content-Disposition; a file must not vanish that way.
+  const sent = countParts(body, contentType);
+  const read = parts.length + (metadata === undefined ? 0 : 1);
+  if (sent !== read) throw badRequest(`multipart body has ${sent} parts but only ${read} are form-data parts named "files" or "metadata"`);
   return { parts, targets: metadata === undefined ? undefined : parseTargets(metadata) };
+}
+
+/** The number of parts in a multipart body: its delimiter lines, less the closing one. */
+function countParts(body: Buffer, contentType: string): number {
+  const boundary = /;\s*boundary=(?:"([^"]+)"|([^\s;]+))/i.exec(contentType);
+  const delimiter = Buffer.from(`--${boundary?.[1] ?? boundary?.[2] ?? ''}`);
+  let count = 0;
+  for (let at = body.indexOf(delimiter); at >= 0; at = body.indexOf(delimiter, at + delimiter.length)) {
+    const atLineStart = at === 0 || (body[at - 1] === 0x0a && body[at - 2] === 0x0d);
+    const closing = body[at + delimiter.length] === 0x2d && body[at + delimiter.length + 1] === 0x2d;
+    if (atLineStart && !closing) count++;
+  }
+  return count;
 }
 
 function parseTargets(text: string): UploadTarget[] {

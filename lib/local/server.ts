@@ -34,7 +34,14 @@ export function createLocalServer(routes: readonly MountedRoute[], log: (line: s
 }
 
 async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://localhost');
+  let url: URL;
+  try {
+    // Prefixing keeps a path like "//drive/list" a path rather than a host.
+    url = new URL(`http://localhost${req.url ?? '/'}`);
+  } catch {
+    req.resume();
+    return send(res, 400, { error: { code: 'bad_request', message: 'the request target is not a valid URL path' } });
+  }
   const onPath = routes.filter(({ route }) => route.path === url.pathname);
   const mounted = onPath.find(({ route }) => route.method === req.method);
   if (!mounted) {
@@ -69,6 +76,7 @@ async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res
   res.end(Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8'));
 }
 
+/** The whole body, or 'too large' once it passes the limit (answered early if the client keeps sending). */
 function readBody(req: IncomingMessage): Promise<Buffer | 'too large'> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -76,12 +84,9 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too large'> {
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size <= MAX_REQUEST_BODY_BYTES) chunks.push(chunk);
-      else if (size > MAX_DISCARD_BYTES) req.destroy();
+      else if (size > MAX_DISCARD_BYTES) resolve('too large');
     });
     req.on('end', () => resolve(size > MAX_REQUEST_BODY_BYTES ? 'too large' : Buffer.concat(chunks)));
-    req.on('close', () => {
-      if (size > MAX_REQUEST_BODY_BYTES) resolve('too large');
-    });
     req.on('error', reject);
   });
 }

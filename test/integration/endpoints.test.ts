@@ -154,7 +154,7 @@ describe('GET /drive/download', () => {
 
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json');
-    expect(res.headers.get('content-disposition')).toBe('attachment; filename="data.json"');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="data.json"; filename*=UTF-8''data.json`);
     expect(await res.text()).toBe('{"a":1}');
   });
 
@@ -168,6 +168,13 @@ describe('GET /drive/download', () => {
     expect(res.headers.get('content-disposition')).toBe(
       `attachment; filename="naive resume.pdf"; filename*=UTF-8''na%C3%AFve%20r%C3%A9sum%C3%A9.pdf`,
     );
+  });
+
+  it('serves a name with a backslash under its whole name', async () => {
+    await upload([{ data: 'bs', filename: 'x' }], [{ folder: '/dl', name: 'a\\b.txt' }]);
+    const res = await drive.download({ folder: '/dl', name: 'a\\b.txt' });
+    expect(await res.text()).toBe('bs');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="a_b.txt"; filename*=UTF-8''a%5Cb.txt`);
   });
 
   it.each([

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { DriveClient, type ErrorJson, type ListingJson, json } from '../support/api-client';
 import { type RunningHost, removeDataDir, startHost, storedState } from '../support/local-host';
 
@@ -49,6 +50,8 @@ describe('POST /drive/upload rejects bad input and stores nothing', () => {
     ['the root as a file path', [file()], '[{"path": "/"}]', 422, 'validation_error', 'metadata[0].path'],
     ['a filename with "/"', [file('dir/evil.txt')], undefined, 422, 'validation_error', 'files[0]'],
     ['a filename of ".."', [file('..')], undefined, 422, 'validation_error', 'files[0]'],
+    ['a lone surrogate', [file()], '[{"path": "/x\\ud800.txt"}]', 422, 'validation_error', 'metadata[0].path'],
+    ['a folder and name together over 1024 bytes', [file()], JSON.stringify([{ folder: `/${'f'.repeat(250)}/${'g'.repeat(250)}/${'h'.repeat(250)}/${'i'.repeat(250)}`, name: 'n'.repeat(100) }]), 422, 'validation_error', 'metadata[0].folder'],
     ['a bad destination after a good one', [file('good.txt'), file('bad')], '[{}, {"folder": "nope"}]', 422, 'validation_error', 'metadata[1].folder'],
   ])('%s', async (_, files, metadata, status, code, names) => {
     await expectRejected(drive.upload(files, metadata), status, code, names);
@@ -64,6 +67,32 @@ describe('POST /drive/upload rejects bad input and stores nothing', () => {
     const form = new FormData();
     form.append('files', 'just text');
     await expectRejected(drive.request('POST', '/drive/upload', { body: form }), 400, 'bad_request', 'files');
+  });
+
+  it('more files than one request may carry', async () => {
+    const many = Array.from({ length: 1001 }, (_, i) => file(`f${i}.txt`));
+    await expectRejected(drive.upload(many), 422, 'validation_error', 'at most 1000 files');
+  });
+
+  it('a part that is not form-data, which a parser would skip', async () => {
+    const body = [
+      '--xyz',
+      'Content-Type: text/plain',
+      '',
+      'a part with no Content-Disposition',
+      '--xyz',
+      'Content-Disposition: form-data; name="files"; filename="a.txt"',
+      '',
+      'kept?',
+      '--xyz--',
+      '',
+    ].join('\r\n');
+    await expectRejected(
+      drive.request('POST', '/drive/upload', { body, headers: { 'Content-Type': 'multipart/form-data; boundary=xyz' } }),
+      400,
+      'bad_request',
+      'parts',
+    );
   });
 
   it('a body that is not multipart', async () => {
@@ -103,11 +132,35 @@ describe('POST /drive/upload rejects bad input and stores nothing', () => {
 });
 
 describe('request size', () => {
+  it('answers 413 even while a much larger body is still coming', async () => {
+    const res = await drive.upload([{ data: Buffer.alloc(20 * 1024 * 1024, 1), filename: 'huge.bin' }]).catch((error: Error) => error);
+    if (res instanceof Error) throw res;
+    expect(res.status).toBe(413);
+  });
+
   it('answers 413 payload_too_large for a body over what one request can carry', async () => {
     const big = Buffer.alloc(5 * 1024 * 1024, 1);
     const { status, body } = await json<ErrorJson>(drive.upload([{ data: big, filename: 'big.bin' }]));
     expect(status).toBe(413);
     expect(body.error.code).toBe('payload_too_large');
+  });
+});
+
+describe('the local host as API Gateway', () => {
+  it.each(['//[', 'http://[/drive/list'])('answers the odd request target %j with a JSON 404, not a failure', async (target) => {
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(host.url).port), '127.0.0.1', () => socket.end(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+      let data = '';
+      socket.on('data', (chunk) => (data += chunk.toString()));
+      socket.on('end', () => resolve(data));
+      socket.on('error', reject);
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 404 /);
+    expect(reply).toContain('"not_found"');
+  });
+
+  it('reads a path that starts with "//" as a path', async () => {
+    expect((await drive.request('GET', '//drive/list')).status).toBe(404);
   });
 });
 

@@ -122,6 +122,13 @@ describe('Class: DynamoNodeStore', () => {
       expect(dynamodb.commandCalls(PutItemCommand)[0].args[0].input.ConditionExpression).toBe('attribute_not_exists(#pk) OR #kind = :file');
     });
 
+    it('reports no replacement when the old item is its own (an SDK retry of a saved write)', async () => {
+      const own = { ...folderItem('/docs/a.txt'), kind: { S: 'file' }, id: { S: 'f1' }, size: { N: '3' }, contentType: { S: 'text/plain' }, objectKey: { S: 'd/f1' } };
+      dynamodb.on(PutItemCommand).resolves({ Attributes: own });
+
+      expect(await store.putFile('d', file)).toEqual({ ok: true, replaced: undefined });
+    });
+
     it('reports the folder that holds the path, from the failed condition', async () => {
       dynamodb.on(PutItemCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: folderItem('/docs/a.txt') }));
 
