@@ -1,0 +1,263 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  Cors,
+  EndpointType,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  RequestValidator,
+  ResponseTransferMode,
+  ResponseType,
+  RestApi,
+  SecurityPolicy,
+} from 'aws-cdk-lib/aws-apigateway';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import type { Construct } from 'constructs';
+import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, NODES_PARTITION_KEY, NODES_SORT_KEY } from '../functions/aws/schema';
+import type { Endpoint } from '../functions/core/access';
+import { DriveFunction } from './drive-function';
+import { BINARY_MEDIA_TYPES, ROUTES } from './routes';
+
+export interface DriveStackProps extends StackProps {
+  /** API Gateway stage, the first segment of every URL. @default 'v1' */
+  stageName?: string;
+  /** How long function and access logs are kept. @default one month */
+  logRetention?: RetentionDays;
+  /** What `cdk destroy` does to the bucket and tables (files and records). @default RETAIN */
+  dataRemovalPolicy?: RemovalPolicy;
+  /** DynamoDB deletion protection on both tables. @default true */
+  deletionProtection?: boolean;
+  /** Keep earlier versions of every object in S3 (an undo for deletes, billed as storage). @default false */
+  bucketVersioning?: boolean;
+  /** Origins allowed to call the API from a browser (CORS, preflight included); `['*']` for any. @default none */
+  corsOrigins?: string[];
+  /** Stage-wide throttling, a coarse backstop above the per-key buckets. @default 200 requests/s, bursts of 400 */
+  throttle?: { rateLimit: number; burstLimit: number };
+  /** Serve the API on a custom domain with an ACM certificate in the stack's region. */
+  domain?: { domainName: string; certificateArn: string; basePath?: string };
+}
+
+/** Memory (MB) and timeout per handler: uploads parse up to 4.5 MB of multipart; downloads stream for minutes. */
+const SIZING: Record<Endpoint, { memorySize: number; timeout: Duration }> = {
+  upload: { memorySize: 1024, timeout: Duration.seconds(29) },
+  download: { memorySize: 512, timeout: Duration.minutes(5) },
+  list: { memorySize: 512, timeout: Duration.seconds(29) },
+  'create-folder': { memorySize: 256, timeout: Duration.seconds(29) },
+  'delete-folder': { memorySize: 512, timeout: Duration.seconds(29) },
+};
+
+const JSON_TYPE = 'application/json';
+const errorBody = (code: string, message: string) => `{"error":{"code":"${code}","message":${message}}}`;
+
+/** Drive in one stack: the REST API, one function per endpoint, the bucket, the two tables and the alarms. */
+export class DriveStack extends Stack {
+  readonly api: RestApi;
+  readonly alarms: Alarm[] = [];
+  readonly functions: Record<Endpoint, DriveFunction>;
+
+  constructor(scope: Construct, id: string, props: DriveStackProps = {}) {
+    super(scope, id, props);
+    const dataRemovalPolicy = props.dataRemovalPolicy ?? RemovalPolicy.RETAIN;
+    const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
+    const corsOrigins = props.corsOrigins ?? [];
+
+    const accessLogsBucket = new Bucket(this, 'AccessLogs', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      lifecycleRules: [{ expiration: Duration.days(90) }],
+      removalPolicy: dataRemovalPolicy,
+    });
+    Validations.of(accessLogsBucket).acknowledge({ id: 'AwsSolutions-S1', reason: 'This bucket receives the server access logs of the files bucket; logging it too would loop.' });
+
+    const bucket = new Bucket(this, 'Files', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      versioned: props.bucketVersioning ?? false,
+      serverAccessLogsBucket: accessLogsBucket,
+      serverAccessLogsPrefix: 'files/',
+      lifecycleRules: [{ abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      removalPolicy: dataRemovalPolicy,
+    });
+
+    const tableDefaults = {
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      encryption: TableEncryption.AWS_MANAGED,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: props.deletionProtection ?? true,
+      removalPolicy: dataRemovalPolicy,
+    };
+    const nodes = new Table(this, 'Nodes', {
+      ...tableDefaults,
+      partitionKey: { name: NODES_PARTITION_KEY, type: AttributeType.STRING },
+      sortKey: { name: NODES_SORT_KEY, type: AttributeType.STRING },
+    });
+    const access = new Table(this, 'Access', {
+      ...tableDefaults,
+      partitionKey: { name: ACCESS_PARTITION_KEY, type: AttributeType.STRING },
+      timeToLiveAttribute: ACCESS_TTL_ATTRIBUTE,
+    });
+
+    const environment = {
+      DRIVE_NODES_TABLE: nodes.tableName,
+      DRIVE_ACCESS_TABLE: access.tableName,
+      DRIVE_BUCKET: bucket.bucketName,
+      DRIVE_KEY_CACHE_SECONDS: '30',
+      ...(corsOrigins.length > 0 ? { DRIVE_CORS_ORIGINS: corsOrigins.join(',') } : {}),
+    };
+    const make = (endpoint: Endpoint): DriveFunction => {
+      const route = ROUTES.find((r) => r.endpoint === endpoint)!;
+      const fn = new DriveFunction(this, fnId(endpoint), {
+        entry: route.entry,
+        ...SIZING[endpoint],
+        logRetention,
+        logRemovalPolicy: RemovalPolicy.DESTROY,
+        environment,
+      });
+      // Every handler looks up keys and takes rate-limit tokens.
+      return fn.allowTable(access, 'GetItem', 'UpdateItem');
+    };
+    // Exactly the calls each handler makes (functions/core + functions/aws).
+    this.functions = {
+      upload: make('upload').allowTable(nodes, 'BatchGetItem', 'GetItem', 'PutItem', 'DeleteItem').allowObjects(bucket, 'PutObject', 'DeleteObject'),
+      download: make('download').allowTable(nodes, 'GetItem').allowObjects(bucket, 'GetObject'),
+      list: make('list').allowTable(nodes, 'GetItem', 'Query'),
+      'create-folder': make('create-folder').allowTable(nodes, 'BatchGetItem', 'GetItem', 'PutItem'),
+      'delete-folder': make('delete-folder').allowTable(nodes, 'GetItem', 'Query', 'BatchWriteItem').allowObjects(bucket, 'DeleteObject'),
+    };
+    for (const fn of Object.values(this.functions)) {
+      Validations.of(fn.role!).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*]`,
+        reason: 'Objects are named by file id, unknown until upload; the statement is limited to this bucket and to the actions the handler calls.',
+      });
+    }
+
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    this.api = new RestApi(this, 'Api', {
+      restApiName: `${this.stackName}-api`,
+      description: 'Drive file storage API',
+      endpointTypes: [EndpointType.REGIONAL],
+      binaryMediaTypes: [...BINARY_MEDIA_TYPES],
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.DESTROY,
+      deployOptions: {
+        stageName: props.stageName ?? 'v1',
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        metricsEnabled: true,
+        throttlingRateLimit: props.throttle?.rateLimit ?? 200,
+        throttlingBurstLimit: props.throttle?.burstLimit ?? 400,
+      },
+      defaultCorsPreflightOptions:
+        corsOrigins.length > 0
+          ? { allowOrigins: corsOrigins.includes('*') ? Cors.ALL_ORIGINS : corsOrigins, allowHeaders: ['Authorization', 'Content-Type'], allowMethods: ['GET', 'POST', 'DELETE'], maxAge: Duration.hours(1) }
+          : undefined,
+    });
+    Validations.of(this.api).acknowledge(
+      { id: 'AwsSolutions-APIG4', reason: 'Every method checks its Bearer API key in the function, against hashed keys in DynamoDB (spec section 5).' },
+      { id: 'AwsSolutions-COG4', reason: 'Clients authenticate with Drive API keys, not Cognito users.' },
+      { id: 'AwsSolutions-APIG3', reason: 'WAF is left to the operator (it is billed per web ACL); per-key token buckets and stage throttling limit abuse.' },
+      { id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]', reason: 'The account-wide role API Gateway needs to write access logs; AWS maintains its policy.' },
+    );
+
+    // Body validation has no model to apply (bodies are checked in the functions); parameters it can check.
+    const queryValidator = new RequestValidator(this, 'Validator', { restApi: this.api, validateRequestParameters: true, validateRequestBody: true });
+    for (const route of ROUTES) {
+      const integration = new LambdaIntegration(this.functions[route.endpoint], {
+        proxy: true,
+        ...(route.streaming ? { responseTransferMode: ResponseTransferMode.STREAM } : {}),
+      });
+      const required = route.endpoint === 'delete-folder' ? { 'method.request.querystring.path': true } : undefined;
+      this.api.root.resourceForPath(route.path).addMethod(route.method, integration, {
+        requestParameters: required,
+        requestValidator: required ? queryValidator : undefined,
+      });
+    }
+    this.addErrorResponses(corsOrigins);
+
+    if (props.domain) {
+      const domain = this.api.addDomainName('Domain', {
+        domainName: props.domain.domainName,
+        certificate: Certificate.fromCertificateArn(this, 'Certificate', props.domain.certificateArn),
+        securityPolicy: SecurityPolicy.TLS_1_2,
+        endpointType: EndpointType.REGIONAL,
+        basePath: props.domain.basePath,
+      });
+      new CfnOutput(this, 'DomainTarget', { value: domain.domainNameAliasDomainName, description: 'Point the custom domain here (CNAME or alias)' });
+    }
+
+    this.addAlarms();
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
+    new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
+    new CfnOutput(this, 'NodesTableName', { value: nodes.tableName });
+    new CfnOutput(this, 'AccessTableName', { value: access.tableName, description: 'DRIVE_ACCESS_TABLE for npm run keys' });
+  }
+
+  /** API Gateway's own errors in the spec's JSON shape, with the spec's codes. */
+  private addErrorResponses(corsOrigins: string[]): void {
+    const origin = corsOrigins.length === 0 ? undefined : corsOrigins.includes('*') || corsOrigins.length > 1 ? '*' : corsOrigins[0];
+    const headers = origin ? { 'Access-Control-Allow-Origin': `'${origin}'` } : undefined;
+    const responses: [string, ResponseType, string, string, Record<string, string>?][] = [
+      ['MissingParameters', ResponseType.BAD_REQUEST_PARAMETERS, '422', errorBody('validation_error', '"$context.error.validationErrorString"')],
+      ['TooLarge', ResponseType.REQUEST_TOO_LARGE, '413', errorBody('payload_too_large', '"request body is larger than API Gateway accepts (10 MB); one upload carries at most 4.5 MB"')],
+      ['Throttled', ResponseType.THROTTLED, '429', errorBody('rate_limited', '"the API is busy; retry in 1 second"'), { 'Retry-After': "'1'" }],
+      ['NoRoute', ResponseType.MISSING_AUTHENTICATION_TOKEN, '404', errorBody('not_found', '"no such route"')],
+      ['Other4xx', ResponseType.DEFAULT_4XX, '400', errorBody('bad_request', '$context.error.messageString')],
+      ['Other5xx', ResponseType.DEFAULT_5XX, '500', errorBody('internal_error', '"internal error; the request may be retried"')],
+    ];
+    for (const [id, type, statusCode, body, extra] of responses) {
+      this.api.addGatewayResponse(id, { type, statusCode, templates: { [JSON_TYPE]: body }, responseHeaders: { ...headers, ...extra } });
+    }
+  }
+
+  /** Alarms on what an operator must see: server errors of the API, and errors and throttles of each function. */
+  private addAlarms(): void {
+    const period = Duration.minutes(5);
+    const rate = new MathExpression({
+      expression: '100 * errors / MAX([requests, 1])',
+      usingMetrics: { errors: this.api.metricServerError({ period, statistic: 'Sum' }), requests: this.api.metricCount({ period, statistic: 'Sum' }) },
+      period,
+      label: 'API 5xx rate (%)',
+    });
+    this.alarms.push(
+      new Alarm(this, 'Api5xxRate', {
+        metric: rate,
+        threshold: 1,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: 'More than 1% of API requests answered 5xx in 2 of the last 3 five-minute periods',
+      }),
+    );
+    for (const [endpoint, fn] of Object.entries(this.functions)) {
+      const id = fnId(endpoint as Endpoint);
+      for (const [kind, metric] of [['Errors', fn.metricErrors({ period, statistic: 'Sum' })], ['Throttles', fn.metricThrottles({ period, statistic: 'Sum' })]] as const) {
+        this.alarms.push(
+          new Alarm(this, `${id}${kind}`, {
+            metric,
+            threshold: 1,
+            evaluationPeriods: 1,
+            comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+            treatMissingData: TreatMissingData.NOT_BREACHING,
+            alarmDescription: `The ${endpoint} function had ${kind.toLowerCase()} in the last five minutes`,
+          }),
+        );
+      }
+    }
+  }
+}
+
+/** `create-folder` → `CreateFolderFunction`. */
+function fnId(endpoint: Endpoint): string {
+  return `${endpoint.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}Function`;
+}
