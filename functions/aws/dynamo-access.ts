@@ -3,21 +3,13 @@ import {
   ConditionalCheckFailedException,
   type DynamoDBClient,
   GetItemCommand,
-  PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { Caller, KeyStore, RateDecision, RateLimiter } from '../core/access';
 import { ACCESS_PARTITION_KEY as PK, ACCESS_TTL_ATTRIBUTE as TTL } from './schema';
 
-/** What the access table holds of an API key; never the secret, only its hash in the key. */
-export interface ApiKeyRecord extends Caller {
-  name: string;
-  createdAt: string;
-  last4: string;
-  revokedAt?: string;
-}
-
-const keyPk = (secretHash: string) => ({ [PK]: { S: `key#${secretHash}` } });
+/** The key of an API key's item: `key#<sha256 of the secret>`. */
+export const keyItemKey = (secretHash: string): Record<string, AttributeValue> => ({ [PK]: { S: `key#${secretHash}` } });
 
 /** API keys in the access table, one item per key under `key#<sha256 of the secret>`. */
 export class DynamoKeyStore implements KeyStore {
@@ -27,30 +19,9 @@ export class DynamoKeyStore implements KeyStore {
   ) {}
 
   async find(secretHash: string): Promise<Caller | undefined> {
-    const { Item } = await this.client.send(new GetItemCommand({ TableName: this.table, Key: keyPk(secretHash), ConsistentRead: true }));
+    const { Item } = await this.client.send(new GetItemCommand({ TableName: this.table, Key: keyItemKey(secretHash), ConsistentRead: true }));
     if (!Item || Item.revokedAt) return undefined;
     return { keyId: Item.keyId.S!, drive: Item.drive.S! };
-  }
-
-  /** Stores a key; an existing item for the same secret is left as it is (returns false). */
-  async add(secretHash: string, record: ApiKeyRecord): Promise<boolean> {
-    const item: Record<string, AttributeValue> = {
-      ...keyPk(secretHash),
-      keyId: { S: record.keyId },
-      drive: { S: record.drive },
-      name: { S: record.name },
-      createdAt: { S: record.createdAt },
-      last4: { S: record.last4 },
-    };
-    try {
-      await this.client.send(
-        new PutItemCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PK } }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
   }
 }
 

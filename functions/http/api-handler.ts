@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, StreamifyHandler } fr
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Caller, Endpoint } from '../core/access';
+import { corsHeaders } from './cors';
 import type { Guard } from './guard';
 import { type Headers, errorResponse, ok } from './respond';
 
@@ -12,10 +13,10 @@ export function jsonHandler(
   operation: (event: APIGatewayProxyEvent, caller: Caller) => Promise<unknown>,
 ): (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> {
   return async (event) => {
-    let headers: Headers = {};
+    let headers: Headers = corsHeaders(event);
     try {
       const admitted = await guard(endpoint, event);
-      headers = admitted.headers;
+      headers = { ...headers, ...admitted.headers };
       return ok(await operation(event, admitted.caller), headers);
     } catch (error) {
       return errorResponse(error, headers);
@@ -30,11 +31,11 @@ export function streamingHandler(
   operation: (event: APIGatewayProxyEvent, caller: Caller) => Promise<{ headers: Headers; body: Readable }>,
 ): StreamifyHandler<APIGatewayProxyEvent, void> {
   return async (event, responseStream) => {
-    let headers: Headers = {};
+    let headers: Headers = corsHeaders(event);
     let result: { headers: Headers; body: Readable };
     try {
       const admitted = await guard(endpoint, event);
-      headers = admitted.headers;
+      headers = { ...headers, ...admitted.headers };
       result = await operation(event, admitted.caller);
     } catch (error) {
       const failure = errorResponse(error, headers);

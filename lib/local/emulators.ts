@@ -5,7 +5,7 @@ import {
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -19,6 +19,9 @@ export const LOCAL_RESOURCES = { nodesTable: 'drive-nodes', accessTable: 'drive-
 export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 export const LOCAL_REGION = 'us-east-1';
 
+/** Where a running local host records its emulators, for tools that share its data dir. */
+export const ENDPOINTS_FILE = 'endpoints.json';
+
 export interface Emulators {
   dynamodbEndpoint: string;
   s3Endpoint: string;
@@ -30,35 +33,67 @@ export interface Emulators {
  * `<dataDir>/s3`) on 127.0.0.1, with the tables and bucket created if missing.
  */
 export async function startEmulators(dataDir: string, ports: { dynamodb?: number; s3?: number } = {}): Promise<Emulators> {
-  await mkdir(join(dataDir, 's3'), { recursive: true });
-  await mkdir(join(dataDir, 'dynamodb'), { recursive: true });
+  const dynamo = await startEmbeddedDynamo(dataDir, ports.dynamodb);
+  try {
+    await mkdir(join(dataDir, 's3'), { recursive: true });
+    const s3 = new S3rver({
+      address: '127.0.0.1',
+      port: ports.s3 ?? 0,
+      directory: join(dataDir, 's3'),
+      silent: true,
+      configureBuckets: [{ name: LOCAL_RESOURCES.bucket, configs: [] }],
+    });
+    const s3Address = await s3.run();
+    return {
+      dynamodbEndpoint: dynamo.endpoint,
+      s3Endpoint: `http://127.0.0.1:${s3Address.port}`,
+      close: async () => {
+        await new Promise<void>((resolve) => s3.close(() => resolve()));
+        await dynamo.close();
+      },
+    };
+  } catch (error) {
+    await dynamo.close();
+    throw error;
+  }
+}
 
+/**
+ * Starts only the embedded DynamoDB on the data dir, with the tables created if missing. LevelDB admits one
+ * process at a time: while `npm start` runs, use the endpoint it records instead (`runningHost`).
+ */
+export async function startEmbeddedDynamo(dataDir: string, port = 0): Promise<{ endpoint: string; close(): Promise<void> }> {
+  await mkdir(join(dataDir, 'dynamodb'), { recursive: true });
   const dynamo: Server = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve, reject) => {
     dynamo.once('error', reject);
-    dynamo.listen(ports.dynamodb ?? 0, '127.0.0.1', () => resolve());
+    dynamo.listen(port, '127.0.0.1', () => resolve());
   });
-  const dynamodbEndpoint = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
+  const endpoint = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
+  const close = () => new Promise<void>((resolve) => dynamo.close(() => resolve()));
+  try {
+    await createTables(endpoint);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { endpoint, close };
+}
 
-  const s3 = new S3rver({
-    address: '127.0.0.1',
-    port: ports.s3 ?? 0,
-    directory: join(dataDir, 's3'),
-    silent: true,
-    configureBuckets: [{ name: LOCAL_RESOURCES.bucket, configs: [] }],
-  });
-  const s3Address = await s3.run();
-  const s3Endpoint = `http://127.0.0.1:${s3Address.port}`;
-
-  await createTables(dynamodbEndpoint);
-  return {
-    dynamodbEndpoint,
-    s3Endpoint,
-    close: async () => {
-      await new Promise<void>((resolve) => s3.close(() => resolve()));
-      await new Promise<void>((resolve) => dynamo.close(() => resolve()));
-    },
-  };
+/** The emulator endpoints of an `npm start` running on `dataDir`, or undefined if none runs. */
+export async function runningHost(dataDir: string): Promise<{ pid: number; dynamodb: string; s3: string } | undefined> {
+  let recorded: { pid: number; dynamodb: string; s3: string };
+  try {
+    recorded = JSON.parse(await readFile(join(dataDir, ENDPOINTS_FILE), 'utf8')) as typeof recorded;
+  } catch {
+    return undefined;
+  }
+  try {
+    process.kill(recorded.pid, 0); // signal 0: is it alive?
+    return recorded;
+  } catch {
+    return undefined; // left behind by a host that was killed
+  }
 }
 
 async function createTables(endpoint: string): Promise<void> {

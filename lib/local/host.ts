@@ -1,13 +1,11 @@
-import { ScanCommand, type ScanCommandOutput, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { randomBytes } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { DRIVE_ID, hashSecret, newSecret } from '../../functions/core/access';
-import { DynamoKeyStore } from '../../functions/aws/dynamo-access';
-import { ACCESS_PARTITION_KEY } from '../../functions/aws/schema';
+import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
+import { DRIVE_ID } from '../../functions/core/access';
 import { ROUTES } from '../routes';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES, startEmulators } from './emulators';
+import { ENDPOINTS_FILE, LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES, runningHost, startEmulators } from './emulators';
 import { installLambdaGlobals } from './lambda-runtime';
 import { type MountedRoute, createLocalServer } from './server';
 
@@ -26,9 +24,6 @@ export interface LocalHost {
   close(): Promise<void>;
 }
 
-/** Where a running local host records its emulators, for tools that share its data dir. */
-export const ENDPOINTS_FILE = 'endpoints.json';
-
 const PROJECT_ROOT = resolve(__dirname, '..', '..');
 
 /**
@@ -38,6 +33,8 @@ const PROJECT_ROOT = resolve(__dirname, '..', '..');
 export async function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
   const dataDir = resolve(options.dataDir);
   const log = options.log ?? ((line: string) => console.log(line));
+  const running = await runningHost(dataDir);
+  if (running) throw new Error(`another Drive host (pid ${running.pid}) is serving ${dataDir}; stop it or choose another DRIVE_DATA_DIR`);
   const emulators = await startEmulators(dataDir);
 
   // The handler modules build their clients from the environment when first imported, as in Lambda.
@@ -50,6 +47,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     DRIVE_NODES_TABLE: LOCAL_RESOURCES.nodesTable,
     DRIVE_ACCESS_TABLE: LOCAL_RESOURCES.accessTable,
     DRIVE_BUCKET: LOCAL_RESOURCES.bucket,
+    // Locally a revoked key fails at once; Lambda caches verified keys for 30 s.
+    DRIVE_KEY_CACHE_SECONDS: process.env.DRIVE_KEY_CACHE_SECONDS ?? '0',
   });
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
@@ -57,14 +56,12 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   let createdKey: LocalHost['createdKey'];
   try {
-    const keys = new DynamoKeyStore(dynamodb, LOCAL_RESOURCES.accessTable);
+    const keys = new DynamoKeyAdmin(dynamodb, LOCAL_RESOURCES.accessTable);
     const configured = parseApiKeys(options.apiKeys);
-    for (const { drive, secret } of configured) {
-      await keys.add(hashSecret(secret), keyRecord(drive, 'DRIVE_API_KEYS', secret));
-    }
-    if (configured.length === 0 && !(await hasAnyKey(dynamodb))) {
-      createdKey = { drive: 'default', secret: newSecret() };
-      await keys.add(hashSecret(createdKey.secret), keyRecord(createdKey.drive, 'created by npm start', createdKey.secret));
+    for (const { drive, secret } of configured) await keys.create(drive, 'DRIVE_API_KEYS', secret);
+    if (configured.length === 0 && (await keys.list()).length === 0) {
+      const { record, secret } = await keys.create('default', 'created by npm start');
+      createdKey = { drive: record.drive, secret };
     }
   } finally {
     dynamodb.destroy();
@@ -118,26 +115,4 @@ export function parseApiKeys(value: string | undefined): { drive: string; secret
       }
       return { drive, secret };
     });
-}
-
-function keyRecord(drive: string, name: string, secret: string) {
-  return { keyId: randomBytes(8).toString('hex'), drive, name, createdAt: new Date().toISOString(), last4: secret.slice(-4) };
-}
-
-async function hasAnyKey(client: DynamoDBClient): Promise<boolean> {
-  let start: ScanCommandOutput['LastEvaluatedKey'];
-  do {
-    const out = await client.send(
-      new ScanCommand({
-        TableName: LOCAL_RESOURCES.accessTable,
-        FilterExpression: 'begins_with(#pk, :key)',
-        ExpressionAttributeNames: { '#pk': ACCESS_PARTITION_KEY },
-        ExpressionAttributeValues: { ':key': { S: 'key#' } },
-        ExclusiveStartKey: start,
-      }),
-    );
-    if ((out.Items?.length ?? 0) > 0) return true;
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return false;
 }

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { Writable } from 'node:stream';
+import { CORS_ORIGINS } from '../../functions/http/cors';
 import { MAX_REQUEST_BODY_BYTES, type Route } from '../routes';
 import { LocalResponseStream } from './lambda-runtime';
 import { lambdaContext, toProxyEvent } from './proxy-event';
@@ -44,6 +45,20 @@ async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res
   }
   const onPath = routes.filter(({ route }) => route.path === url.pathname);
   const mounted = onPath.find(({ route }) => route.method === req.method);
+  if (!mounted && req.method === 'OPTIONS' && onPath.length > 0 && CORS_ORIGINS.length > 0) {
+    // The preflight API Gateway answers itself (a mock integration) when CORS origins are configured.
+    req.resume();
+    const origin = req.headers.origin;
+    const allowed = CORS_ORIGINS.includes('*') ? '*' : origin && CORS_ORIGINS.includes(origin) ? origin : undefined;
+    res.writeHead(204, {
+      ...(allowed ? { 'Access-Control-Allow-Origin': allowed } : {}),
+      'Access-Control-Allow-Methods': onPath.map(({ route }) => route.method).join(', '),
+      'Access-Control-Allow-Headers': 'Authorization, Content-Type',
+      'Access-Control-Max-Age': '3600',
+      Vary: 'Origin',
+    });
+    return void res.end();
+  }
   if (!mounted) {
     req.resume();
     if (onPath.length > 0) {

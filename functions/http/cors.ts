@@ -1,0 +1,21 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { headerOf } from './event';
+import type { Headers } from './respond';
+
+/** Origins allowed to call from a browser, from `DRIVE_CORS_ORIGINS` (comma-separated, or `*`). */
+export const CORS_ORIGINS = (process.env.DRIVE_CORS_ORIGINS ?? '')
+  .split(',')
+  .map((origin) => origin.trim())
+  .filter((origin) => origin !== '');
+
+// What a browser script may read beyond the simple headers: the download's name and the rate limits.
+const EXPOSED = 'Content-Disposition, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
+
+/** The CORS headers for a response to `event`: none unless its Origin is allowed. */
+export function corsHeaders(event: APIGatewayProxyEvent, allowed: readonly string[] = CORS_ORIGINS): Headers {
+  const origin = headerOf(event, 'origin');
+  if (!origin || allowed.length === 0) return {};
+  if (allowed.includes('*')) return { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': EXPOSED };
+  if (!allowed.includes(origin)) return { Vary: 'Origin' };
+  return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSED, Vary: 'Origin' };
+}

@@ -1,0 +1,159 @@
+import { App, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { DriveStack } from '../../lib/drive-stack';
+import { ROUTES } from '../../lib/routes';
+
+// One synthesis (five esbuild bundles) shared by every assertion.
+const app = new App();
+const stack = new DriveStack(app, 'Test', { corsOrigins: ['https://app.example.com'] });
+const template = Template.fromStack(stack);
+
+type Statement = { Action: string | string[]; Resource: unknown };
+
+/** Every IAM action granted to the role of the function for `endpoint`. */
+function actionsOf(endpoint: keyof DriveStack['functions']): string[] {
+  const roleId = stack.getLogicalId(stack.functions[endpoint].role!.node.defaultChild as never);
+  const policies = template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } });
+  return Object.values(policies)
+    .flatMap((p) => (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement)
+    .flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]))
+    .sort();
+}
+
+describe('DriveStack', () => {
+  it('routes the five endpoints of the spec to Lambda proxy integrations', () => {
+    for (const route of ROUTES) {
+      template.hasResourceProperties('AWS::ApiGateway::Method', {
+        HttpMethod: route.method,
+        Integration: Match.objectLike({ Type: 'AWS_PROXY' }),
+      });
+    }
+    const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod);
+    expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual(['DELETE', 'GET', 'GET', 'POST', 'POST']);
+  });
+
+  it('streams downloads and buffers the rest', () => {
+    const streamed = template.findResources('AWS::ApiGateway::Method', { Properties: { Integration: { ResponseTransferMode: 'STREAM' } } });
+    expect(Object.keys(streamed)).toHaveLength(1);
+    expect(JSON.stringify(streamed)).toContain('response-streaming-invocations');
+    expect(JSON.stringify(streamed)).toContain(stack.getLogicalId(stack.functions.download.node.defaultChild as never));
+  });
+
+  it('passes multipart bodies as binary', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: Match.arrayWith(['multipart/form-data']) });
+  });
+
+  it('requires path on DELETE /drive/folders and answers a missing one as 422 validation_error', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Method', {
+      HttpMethod: 'DELETE',
+      RequestParameters: { 'method.request.querystring.path': true },
+      RequestValidatorId: Match.anyValue(),
+    });
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'BAD_REQUEST_PARAMETERS',
+      StatusCode: '422',
+      ResponseTemplates: { 'application/json': Match.stringLikeRegexp('validation_error') },
+    });
+  });
+
+  it('logs access and throttles the stage as a backstop', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }),
+      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 })],
+    });
+  });
+
+  it('runs every handler on ARM64 with the newest Node.js runtime, with its own log group', () => {
+    const functions = template.findResources('AWS::Lambda::Function');
+    expect(Object.keys(functions)).toHaveLength(5);
+    for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
+      expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
+    }
+    template.resourceCountIs('AWS::Logs::LogGroup', 6);
+  });
+
+  it('grants each function only the calls it makes', () => {
+    const rate = ['dynamodb:GetItem', 'dynamodb:UpdateItem'];
+    expect(actionsOf('list')).toEqual([...rate, 'dynamodb:GetItem', 'dynamodb:Query', 'logs:CreateLogStream', 'logs:PutLogEvents'].sort());
+    expect(actionsOf('download')).toEqual([...rate, 'dynamodb:GetItem', 'logs:CreateLogStream', 'logs:PutLogEvents', 's3:GetObject'].sort());
+    expect(actionsOf('upload')).toEqual(
+      [...rate, 'dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'logs:CreateLogStream', 'logs:PutLogEvents', 's3:DeleteObject', 's3:PutObject'].sort(),
+    );
+    expect(actionsOf('create-folder')).not.toEqual(expect.arrayContaining(['s3:PutObject']));
+    expect(actionsOf('delete-folder')).toEqual(expect.arrayContaining(['dynamodb:BatchWriteItem', 's3:DeleteObject']));
+  });
+
+  it('never lets the list or download function write', () => {
+    for (const endpoint of ['list', 'download'] as const) {
+      const writes = actionsOf(endpoint).filter((a) => /^(s3:(Put|Delete)|dynamodb:(Put|Delete|BatchWrite|Update(?!Item$)))/.test(a));
+      expect(writes).toEqual([]);
+    }
+    const listing = JSON.stringify(template.findResources('AWS::IAM::Policy'));
+    expect(listing).not.toMatch(/"Action":"\*"|"s3:\*"|"dynamodb:\*"/);
+  });
+
+  it('keeps the files bucket private, encrypted, TLS-only, retained, and clears stale multipart uploads', () => {
+    const bucketId = Object.keys(template.findResources('AWS::S3::Bucket', { Properties: { LoggingConfiguration: Match.anyValue() } }))[0];
+    template.hasResource('AWS::S3::Bucket', {
+      Properties: Match.objectLike({
+        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        BucketEncryption: Match.anyValue(),
+        LifecycleConfiguration: { Rules: [Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } })] },
+      }),
+      DeletionPolicy: 'Retain',
+    });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucketId },
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+  });
+
+  it('keeps both tables on demand, recoverable and protected, with TTL on rate-limit items', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 2);
+    const tables = Object.values(template.findResources('AWS::DynamoDB::Table')) as { Properties: Record<string, unknown>; DeletionPolicy: string }[];
+    for (const table of tables) {
+      expect(table.DeletionPolicy).toBe('Retain');
+      expect(table.Properties).toMatchObject({
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        DeletionProtectionEnabled: true,
+      });
+    }
+    template.hasResourceProperties('AWS::DynamoDB::Table', { TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true } });
+  });
+
+  it('alarms on the API 5xx rate and on errors and throttles of every function', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 5 * 2);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('errors') })]) });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
+  });
+
+  it('answers CORS preflight for the configured origins on every route', () => {
+    const options = template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } });
+    expect(JSON.stringify(options)).toContain('https://app.example.com');
+    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ DRIVE_CORS_ORIGINS: 'https://app.example.com' }) } });
+  });
+
+  it('outputs the API URL, the bucket and the table names', () => {
+    for (const name of ['ApiUrl', 'BucketName', 'NodesTableName', 'AccessTableName']) template.hasOutput(name, Match.anyValue());
+  });
+
+  it('passes the AWS Solutions checks of cdk-nag with no error', () => {
+    const report = new AwsSolutionsChecks(app).validateScope(app);
+    const errors = report.violations.filter((v) => v.severity === 'error');
+    expect(errors.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.resourceLogicalId).join(', ')}`)).toEqual([]);
+  });
+
+  it('synthesizes as bin/app.ts does, with the checks as a validation plugin', () => {
+    const checked = new App();
+    new DriveStack(checked, 'Checked');
+    Validations.of(checked).addPlugins(new AwsSolutionsChecks(checked));
+    expect(() => checked.synth()).not.toThrow();
+  });
+
+  it('lets an operator destroy data with the stack when asked to', () => {
+    const disposable = Template.fromStack(new DriveStack(new App(), 'Scratch', { dataRemovalPolicy: RemovalPolicy.DESTROY, deletionProtection: false }));
+    disposable.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete', Properties: Match.objectLike({ DeletionProtectionEnabled: false }) });
+  });
+});

@@ -1,0 +1,74 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { DriveClient } from '../support/api-client';
+import { removeDataDir, startHost } from '../support/local-host';
+
+const run = promisify(execFile);
+const ROOT = resolve(__dirname, '..', '..');
+
+/** Runs `npm run keys -- …` (its entry point) on `dataDir` and returns stdout. */
+async function keys(dataDir: string, ...args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bin/keys.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DRIVE_DATA_DIR: dataDir, DRIVE_ACCESS_TABLE: '' },
+  });
+  return stdout;
+}
+
+const lastLine = (text: string) => text.trimEnd().split('\n').at(-1)!;
+
+let dataDir: string;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'drive-keys-'));
+});
+
+afterAll(async () => {
+  await removeDataDir(dataDir);
+});
+
+describe('npm run keys', () => {
+  it('creates a key while npm start is not running, and the host accepts it', async () => {
+    const secret = lastLine(await keys(dataDir, 'create', '--drive', 'offline', '--name', 'made offline'));
+    expect(secret).toMatch(/^drv_[A-Za-z0-9_-]{43}$/);
+
+    const host = await startHost({ DRIVE_RATE_LIMITS: 'off' }, dataDir);
+    try {
+      expect(host.output()).not.toContain('shown only this once');
+      expect((await new DriveClient(host.url, secret).list()).status).toBe(200);
+    } finally {
+      await host.stop();
+    }
+  });
+
+  it('creates, lists and revokes keys against a running host; a revoked key gets 401 at once', async () => {
+    const host = await startHost({ DRIVE_RATE_LIMITS: 'off' }, dataDir);
+    try {
+      const created = await keys(dataDir, 'create', '--drive', 'team', '--name', 'nightly job');
+      const secret = lastLine(created);
+      const keyId = /Created key ([0-9a-f]{16})/.exec(created)![1];
+      const drive = new DriveClient(host.url, secret);
+      expect((await drive.createFolder({ path: '/reports' })).status).toBe(200);
+
+      const listed = await keys(dataDir, 'list');
+      expect(listed).toMatch(new RegExp(`${keyId}\\s+team\\s+nightly job\\s+\\S+\\s+…${secret.slice(-4)}\\s+active`));
+      expect(listed).not.toContain(secret);
+
+      await keys(dataDir, 'revoke', keyId);
+      const after = await drive.list();
+      expect(after.status).toBe(401);
+      expect(((await after.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
+      expect(await keys(dataDir, 'list')).toMatch(new RegExp(`${keyId}.*revoked`));
+    } finally {
+      await host.stop();
+    }
+  });
+
+  it('fails with a usage message for a bad command, and names an unknown key', async () => {
+    await expect(keys(dataDir, 'create', '--drive', 'x')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--name') });
+    await expect(keys(dataDir, 'revoke', 'ffffffffffffffff')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('No key with id') });
+  });
+});
