@@ -1,4 +1,4 @@
-import { App, Validations } from 'aws-cdk-lib';
+import { App, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { DriveStack } from '../lib/drive-stack';
@@ -12,6 +12,7 @@ new DriveStack(app, context('stackName') ?? 'Drive', {
   stageName: context('stageName'),
   logRetention: context('logRetentionDays') ? (Number(context('logRetentionDays')) as RetentionDays) : undefined,
   bucketVersioning: context('bucketVersioning') === 'true',
+  ...(context('destroyData') === 'true' ? { dataRemovalPolicy: RemovalPolicy.DESTROY, deletionProtection: false } : {}),
   corsOrigins: context('corsOrigins')?.split(',').filter(Boolean),
   domain: context('domainName') ? { domainName: context('domainName')!, certificateArn: context('certificateArn')!, basePath: context('basePath') } : undefined,
 });
