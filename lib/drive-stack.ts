@@ -42,10 +42,13 @@ export interface DriveStackProps extends StackProps {
   domain?: { domainName: string; certificateArn: string; basePath?: string };
 }
 
-/** Memory (MB) and timeout per handler: uploads parse up to 4.5 MB of multipart; downloads stream for minutes. */
+/**
+ * Memory (MB) and timeout per handler: uploads parse up to 4.5 MB of multipart; downloads stream for up to
+ * API Gateway's 15 minutes (past the first 10 MB a stream gets 2 MB/s, so about 1.7 GB).
+ */
 const SIZING: Record<Endpoint, { memorySize: number; timeout: Duration }> = {
   upload: { memorySize: 1024, timeout: Duration.seconds(29) },
-  download: { memorySize: 512, timeout: Duration.minutes(5) },
+  download: { memorySize: 512, timeout: Duration.minutes(15) },
   list: { memorySize: 512, timeout: Duration.seconds(29) },
   'create-folder': { memorySize: 256, timeout: Duration.seconds(29) },
   'delete-folder': { memorySize: 512, timeout: Duration.seconds(29) },
@@ -174,7 +177,8 @@ export class DriveStack extends Stack {
     for (const route of ROUTES) {
       const integration = new LambdaIntegration(this.functions[route.endpoint], {
         proxy: true,
-        ...(route.streaming ? { responseTransferMode: ResponseTransferMode.STREAM } : {}),
+        // A streamed response may run as long as the function; buffered ones keep the 29 s default.
+        ...(route.streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: SIZING[route.endpoint].timeout } : {}),
       });
       const required = route.endpoint === 'delete-folder' ? { 'method.request.querystring.path': true } : undefined;
       this.api.root.resourceForPath(route.path).addMethod(route.method, integration, {

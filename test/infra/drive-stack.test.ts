@@ -34,7 +34,7 @@ describe('DriveStack', () => {
   });
 
   it('streams downloads and buffers the rest', () => {
-    const streamed = template.findResources('AWS::ApiGateway::Method', { Properties: { Integration: { ResponseTransferMode: 'STREAM' } } });
+    const streamed = template.findResources('AWS::ApiGateway::Method', { Properties: { Integration: { ResponseTransferMode: 'STREAM', TimeoutInMillis: 900_000 } } });
     expect(Object.keys(streamed)).toHaveLength(1);
     expect(JSON.stringify(streamed)).toContain('response-streaming-invocations');
     expect(JSON.stringify(streamed)).toContain(stack.getLogicalId(stack.functions.download.node.defaultChild as never));
