@@ -1,7 +1,5 @@
 import {
   type AttributeValue,
-  BatchGetItemCommand,
-  type BatchGetItemCommandOutput,
   BatchWriteItemCommand,
   type BatchWriteItemCommandOutput,
   ConditionalCheckFailedException,
@@ -20,8 +18,7 @@ import { NODES_PARTITION_KEY as PK, NODES_SORT_KEY as SK } from './schema';
 
 type Item = Record<string, AttributeValue>;
 
-// DynamoDB's own limits per call.
-const GET_BATCH = 100;
+// DynamoDB's limit of items per BatchWriteItem.
 const WRITE_BATCH = 25;
 const BATCH_CONCURRENCY = 8;
 
@@ -35,27 +32,6 @@ export class DynamoNodeStore implements NodeStore {
   async get(drive: string, path: string): Promise<DriveNode | undefined> {
     const { Item } = await this.client.send(new GetItemCommand({ TableName: this.table, Key: keyOf(drive, path), ConsistentRead: true }));
     return Item && fromItem(Item);
-  }
-
-  async getMany(drive: string, paths: readonly string[]): Promise<Map<string, DriveNode>> {
-    const found = new Map<string, DriveNode>();
-    const unique = [...new Set(paths)];
-    await mapLimit(chunk(unique, GET_BATCH), BATCH_CONCURRENCY, async (batch) => {
-      let keys: Item[] | undefined = batch.map((path) => keyOf(drive, path));
-      for (let attempt = 0; keys && keys.length > 0; attempt++) {
-        if (attempt === BATCH_ATTEMPTS) throw new Error(`BatchGetItem left ${keys.length} keys unprocessed after ${attempt} attempts`);
-        if (attempt > 0) await backoff(attempt);
-        const out: BatchGetItemCommandOutput = await this.client.send(
-          new BatchGetItemCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }),
-        );
-        for (const item of out.Responses?.[this.table] ?? []) {
-          const node = fromItem(item);
-          found.set(node.path, node);
-        }
-        keys = out.UnprocessedKeys?.[this.table]?.Keys;
-      }
-    });
-    return found;
   }
 
   async children(drive: string, folder: string): Promise<DriveNode[]> {
@@ -135,7 +111,7 @@ export class DynamoNodeStore implements NodeStore {
     }
   }
 
-  async revertFile(drive: string, path: string, id: string, previous?: FileNode): Promise<void> {
+  async revert(drive: string, path: string, id: string, previous?: DriveNode): Promise<void> {
     const onlyIfOurs = {
       ConditionExpression: '#id = :id',
       ExpressionAttributeNames: { '#id': 'id' },
@@ -153,16 +129,41 @@ export class DynamoNodeStore implements NodeStore {
     }
   }
 
+  async removeFolder(drive: string, path: string): Promise<'deleted' | 'missing' | 'file'> {
+    try {
+      await this.client.send(
+        new DeleteItemCommand({
+          TableName: this.table,
+          Key: keyOf(drive, path),
+          ConditionExpression: '#kind = :folder',
+          ExpressionAttributeNames: { '#kind': 'kind' },
+          ExpressionAttributeValues: { ':folder': { S: 'folder' } },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return 'deleted';
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const held = error.Item ? fromItem(error.Item) : await this.get(drive, path);
+      return held ? (held.kind === 'folder' ? 'missing' : 'file') : 'missing';
+    }
+  }
+
   async deleteMany(drive: string, paths: readonly string[]): Promise<void> {
-    await mapLimit(chunk([...new Set(paths)], WRITE_BATCH), BATCH_CONCURRENCY, async (batch) => {
-      let requests: WriteRequest[] | undefined = batch.map((path) => ({ DeleteRequest: { Key: keyOf(drive, path) } }));
-      for (let attempt = 0; requests && requests.length > 0; attempt++) {
-        if (attempt === BATCH_ATTEMPTS) throw new Error(`BatchWriteItem left ${requests.length} deletes unprocessed after ${attempt} attempts`);
-        if (attempt > 0) await backoff(attempt);
-        const out: BatchWriteItemCommandOutput = await this.client.send(new BatchWriteItemCommand({ RequestItems: { [this.table]: requests } }));
-        requests = out.UnprocessedItems?.[this.table];
-      }
-    });
+    const batches = chunk([...new Set(paths)], WRITE_BATCH);
+    const last = batches.pop();
+    await mapLimit(batches, BATCH_CONCURRENCY, (batch) => this.deleteBatch(drive, batch));
+    if (last) await this.deleteBatch(drive, last);
+  }
+
+  private async deleteBatch(drive: string, paths: readonly string[]): Promise<void> {
+    let requests: WriteRequest[] | undefined = paths.map((path) => ({ DeleteRequest: { Key: keyOf(drive, path) } }));
+    for (let attempt = 0; requests && requests.length > 0; attempt++) {
+      if (attempt === BATCH_ATTEMPTS) throw new Error(`BatchWriteItem left ${requests.length} deletes unprocessed after ${attempt} attempts`);
+      if (attempt > 0) await backoff(attempt);
+      const out: BatchWriteItemCommandOutput = await this.client.send(new BatchWriteItemCommand({ RequestItems: { [this.table]: requests } }));
+      requests = out.UnprocessedItems?.[this.table];
+    }
   }
 
   /** The node that failed a write's condition: from the error when DynamoDB returns it, else read back. */

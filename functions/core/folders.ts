@@ -1,25 +1,35 @@
 import { randomUUID } from 'node:crypto';
+import { cleanUp } from './clean-up';
 import { conflict } from './errors';
-import type { DriveNode, FolderNode, NodeStore } from './ports';
+import { ROOT, parentOf } from './paths';
+import type { FolderNode, NodeStore } from './ports';
 
 /**
- * Creates each folder of `missing` (listed shallowest first) unless it appeared meanwhile.
- * Throws `conflict` if a file holds one of the paths.
+ * Makes `path` a folder, with its missing parents, like `mkdir -p`, and returns it. Works upwards from
+ * `path` and stops at the first folder that exists, since every folder's parents exist: a folder that is
+ * there already costs one conditional write. Throws `conflict`, having removed what it created, if a
+ * file holds `path` or one of its parents.
  */
-export async function createFolders(nodes: NodeStore, drive: string, missing: readonly string[], now: string): Promise<FolderNode[]> {
+export async function ensureFolder(nodes: NodeStore, drive: string, path: string, now: string): Promise<FolderNode> {
   const created: FolderNode[] = [];
-  for (const path of missing) {
-    const folder: FolderNode = { kind: 'folder', id: randomUUID(), path, createdAt: now };
-    const held = await nodes.createFolder(drive, folder);
-    if (held.kind !== 'folder') throw conflict(`${path} is a file, so it cannot be a folder`);
-    created.push(held);
+  let target: FolderNode | undefined;
+  try {
+    for (let current = path; current !== ROOT; current = parentOf(current)) {
+      const folder: FolderNode = { kind: 'folder', id: randomUUID(), path: current, createdAt: now };
+      const held = await nodes.createFolder(drive, folder);
+      if (held.kind !== 'folder') {
+        throw conflict(current === path ? `${path} is a file, so it cannot be a folder` : `${current} is a file, so nothing can be stored below it`);
+      }
+      target ??= held;
+      if (held.id !== folder.id) break;
+      created.push(folder);
+    }
+  } catch (error) {
+    // Deepest first, and only where ours still stands.
+    await cleanUp(async () => {
+      for (const folder of created) await nodes.revert(drive, folder.path, folder.id);
+    });
+    throw error;
   }
-  return created;
-}
-
-/** Throws `conflict` if any of `paths` is held by a file in `found`. */
-export function assertNoFileAmong(found: Map<string, DriveNode>, paths: readonly string[], purpose: string): void {
-  for (const path of paths) {
-    if (found.get(path)?.kind === 'file') throw conflict(`${path} is a file, so ${purpose}`);
-  }
+  return target!;
 }

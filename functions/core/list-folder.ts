@@ -11,12 +11,11 @@ export interface FolderListing {
 
 /** The files and folders in `folder` (at every depth when `recursive`), each list ordered by path bytes. */
 export async function listFolder(nodes: NodeStore, drive: string, folder: string, recursive: boolean): Promise<FolderListing> {
-  const [self, entries] = await Promise.all([
-    folder === ROOT ? undefined : nodes.get(drive, folder),
-    recursive ? walk(nodes, drive, folder) : nodes.children(drive, folder),
-  ]);
-  if (folder !== ROOT && self?.kind !== 'folder') {
-    throw notFound(self ? `${folder} is a file, not a folder` : `folder ${folder} does not exist`);
+  const entries = recursive ? await walk(nodes, drive, folder) : await nodes.children(drive, folder);
+  // Children prove the folder exists; only an empty result needs the folder's own record.
+  if (entries.length === 0 && folder !== ROOT) {
+    const self = await nodes.get(drive, folder);
+    if (self?.kind !== 'folder') throw notFound(self ? `${folder} is a file, not a folder` : `folder ${folder} does not exist`);
   }
   const files: FileNode[] = [];
   const folders: FolderNode[] = [];

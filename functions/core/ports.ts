@@ -31,8 +31,6 @@ export type PutFileResult = { ok: true; replaced?: FileNode } | { ok: false; exi
 export interface NodeStore {
   /** The node at `path`, or undefined. */
   get(drive: string, path: string): Promise<DriveNode | undefined>;
-  /** The nodes at `paths` that exist, by path. */
-  getMany(drive: string, paths: readonly string[]): Promise<Map<string, DriveNode>>;
   /** Every direct child of `folder`, all pages. */
   children(drive: string, folder: string): Promise<DriveNode[]>;
   /** Whether `folder` has at least one child. */
@@ -41,9 +39,14 @@ export interface NodeStore {
   createFolder(drive: string, folder: FolderNode): Promise<DriveNode>;
   /** Writes `file` unless a folder holds its path; reports the file it replaced. */
   putFile(drive: string, file: FileNode): Promise<PutFileResult>;
-  /** Undoes a `putFile` of the file with id `id`: restores `previous`, or removes the path; no-op if replaced since. */
-  revertFile(drive: string, path: string, id: string, previous?: FileNode): Promise<void>;
-  /** Deletes the nodes at `paths` (batched, retrying throttled items); absent paths are ignored. */
+  /** Undoes a write of the node with id `id` at `path`: puts `previous` back, or removes the path; no-op if replaced since. */
+  revert(drive: string, path: string, id: string, previous?: DriveNode): Promise<void>;
+  /** Deletes the folder at `path` if a folder is there; reports what it found. */
+  removeFolder(drive: string, path: string): Promise<'deleted' | 'missing' | 'file'>;
+  /**
+   * Deletes the nodes at `paths` (batched, retrying throttled items); absent paths are ignored. The last
+   * batch, which holds the last paths, goes only once every other has: list parents after their children.
+   */
   deleteMany(drive: string, paths: readonly string[]): Promise<void>;
 }
 

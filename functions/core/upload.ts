@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { mapLimit, settleLimit } from './concurrency';
 import { contentTypeFor } from './content-type';
 import { badRequest, conflict, invalid } from './errors';
-import { assertNoFileAmong, createFolders } from './folders';
-import { ROOT, ancestorsOf, childPath, joinPath, nameOf, parseName, parsePath } from './paths';
+import { ensureFolder } from './folders';
+import { ROOT, ancestorsOf, childPath, joinPath, nameOf, parentOf, parseName, parsePath } from './paths';
 import type { FileNode, NodeStore, ObjectStore, PutFileResult } from './ports';
 import { cleanUp } from './clean-up';
-import { depthOf } from './tree';
 
 /** One `files` part of an upload. */
 export interface UploadPart {
@@ -26,9 +25,9 @@ export interface UploadTarget {
 const WRITE_CONCURRENCY = 8;
 
 /**
- * Stores every part at its destination, all or nothing: a bad destination fails the request before any
- * byte is stored, and a failure later removes what this request stored. A file at a destination is
- * replaced; its old bytes are deleted only once every new record is written.
+ * Stores every part at its destination, all or nothing: an invalid destination fails the request before
+ * any byte is stored, and a conflict or failure later removes what this request stored. A file at a
+ * destination is replaced; its old bytes are deleted only once every new record is written.
  */
 export async function uploadFiles(
   deps: { nodes: NodeStore; objects: ObjectStore },
@@ -38,15 +37,6 @@ export async function uploadFiles(
 ): Promise<FileNode[]> {
   const destinations = resolveDestinations(parts, targets);
   const { nodes, objects } = deps;
-
-  const parents = [...new Set(destinations.flatMap(ancestorsOf))];
-  const found = await nodes.getMany(drive, [...parents, ...destinations]);
-  for (const path of destinations) {
-    if (found.get(path)?.kind === 'folder') throw conflict(`${path} is a folder, so a file cannot be stored there`);
-  }
-  assertNoFileAmong(found, parents, 'nothing can be stored below it');
-  const missing = parents.filter((path) => !found.has(path)).sort((a, b) => depthOf(a) - depthOf(b));
-
   const now = new Date().toISOString();
   const files: FileNode[] = parts.map((part, i) => {
     const id = randomUUID();
@@ -69,27 +59,25 @@ export async function uploadFiles(
     throw putFailure.reason;
   }
 
-  // What each destination held, for undoing a write whose reply was lost (the write itself reports it otherwise).
-  const previous = files.map((file) => {
-    const node = found.get(file.path);
-    return node?.kind === 'file' ? node : undefined;
-  });
+  // Records first, conditional on no folder being there; then their folders, so a recursive delete that
+  // raced this upload finds the parent recreated rather than a file without one.
   let results: PromiseSettledResult<PutFileResult>[] = [];
   try {
-    await createFolders(nodes, drive, missing, now);
-    results = await settleLimit(files, WRITE_CONCURRENCY, (file) => nodes.putFile(drive, file));
+    results = await settleLimit(files, WRITE_CONCURRENCY, (file) => writeRecord(nodes, drive, file));
     results.forEach((result, i) => {
       if (result.status === 'rejected') throw result.reason;
       if (!result.value.ok) throw conflict(`${files[i].path} is a folder, so a file cannot be stored there`);
     });
+    const parents = [...new Set(destinations.map(parentOf))].filter((folder) => folder !== ROOT);
+    await mapLimit(parents, WRITE_CONCURRENCY, (folder) => ensureFolder(nodes, drive, folder, now));
   } catch (error) {
     await cleanUp(async () => {
-      // A write that failed may still have been saved, so each one is undone unless a folder blocked it; the
-      // undo only acts where our record stands. Bytes go last: if an undo fails, they stay for the record.
+      // Undo every record this request may have written (only where ours stands), then delete the bytes;
+      // if an undo fails, the bytes stay with the record.
       await mapLimit(results, WRITE_CONCURRENCY, async (result, i) => {
         if (result.status === 'fulfilled' && !result.value.ok) return;
-        const before = result.status === 'fulfilled' && result.value.ok ? result.value.replaced : previous[i];
-        await nodes.revertFile(drive, files[i].path, files[i].id, before);
+        const replaced = result.status === 'fulfilled' && result.value.ok ? result.value.replaced : undefined;
+        await nodes.revert(drive, files[i].path, files[i].id, replaced);
       });
       await objects.deleteMany(ours);
     });
@@ -99,6 +87,20 @@ export async function uploadFiles(
   const replacedKeys = results.flatMap((r) => (r.status === 'fulfilled' && r.value.ok && r.value.replaced ? [r.value.replaced.objectKey] : []));
   if (replacedKeys.length > 0) await cleanUp(() => objects.deleteMany(replacedKeys));
   return files;
+}
+
+/**
+ * Writes a file's record. A write that fails may still have been saved (a lost reply): one read tells,
+ * and a saved write counts as done (what it replaced is then unknown; its bytes are left for fsck).
+ */
+async function writeRecord(nodes: NodeStore, drive: string, file: FileNode): Promise<PutFileResult> {
+  try {
+    return await nodes.putFile(drive, file);
+  } catch (error) {
+    const now = await nodes.get(drive, file.path).catch(() => undefined);
+    if (now?.id === file.id) return { ok: true };
+    throw error;
+  }
 }
 
 /** Applies the spec's destination rules (4.1) to each part and checks the batch before anything is stored. */

@@ -1,7 +1,7 @@
 import {
-  BatchGetItemCommand,
   BatchWriteItemCommand,
   ConditionalCheckFailedException,
+  DeleteItemCommand,
   DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
@@ -41,47 +41,21 @@ beforeEach(() => {
 afterEach(() => jest.restoreAllMocks());
 
 describe('Class: DynamoNodeStore', () => {
-  describe('Method: getMany', () => {
-    it('reads in batches of 100 keys, strongly consistent', async () => {
-      // Prepare
-      dynamodb.on(BatchGetItemCommand).resolves({ Responses: { nodes: [] } });
-      const paths = Array.from({ length: 250 }, (_, i) => `/f${i}`);
-
-      // Act
-      await store.getMany('d', paths);
-
-      // Assess
-      const calls = dynamodb.commandCalls(BatchGetItemCommand);
-      expect(calls.map((c) => c.args[0].input.RequestItems!.nodes.Keys!.length).sort()).toEqual([100, 100, 50]);
-      expect(calls.every((c) => c.args[0].input.RequestItems!.nodes.ConsistentRead)).toBe(true);
-    });
-
-    it('retries unprocessed keys until every one is read', async () => {
-      // Prepare
-      const a = folderItem('/a');
-      const b = folderItem('/b');
-      dynamodb
-        .on(BatchGetItemCommand)
-        .resolvesOnce({ Responses: { nodes: [a] }, UnprocessedKeys: { nodes: { Keys: [{ pk: b.pk, sk: b.sk }] } } })
-        .resolvesOnce({ Responses: { nodes: [b] } });
-
-      // Act
-      const found = await store.getMany('d', ['/a', '/b']);
-
-      // Assess
-      expect([...found.keys()].sort()).toEqual(['/a', '/b']);
-      expect(dynamodb.commandCalls(BatchGetItemCommand)[1].args[0].input.RequestItems!.nodes.Keys).toEqual([{ pk: b.pk, sk: b.sk }]);
-    });
-  });
-
   describe('Method: deleteMany', () => {
-    it('deletes in batches of 25', async () => {
-      dynamodb.on(BatchWriteItemCommand).resolves({});
+    it('deletes in batches of 25, the batch with the last paths only after the others', async () => {
+      const order: number[] = [];
+      dynamodb.on(BatchWriteItemCommand).callsFake(async (input: { RequestItems: { nodes: unknown[] } }) => {
+        const size = input.RequestItems.nodes.length;
+        await new Promise((resolve) => setTimeout(resolve, size === 10 ? 0 : 20)); // the last batch would win a race
+        order.push(size);
+        return {};
+      });
 
       await store.deleteMany('d', Array.from({ length: 60 }, (_, i) => `/x/${i}`));
 
-      const sizes = dynamodb.commandCalls(BatchWriteItemCommand).map((c) => c.args[0].input.RequestItems!.nodes.length);
-      expect(sizes.sort()).toEqual([10, 25, 25]);
+      expect(order).toEqual([25, 25, 10]);
+      const last = dynamodb.commandCalls(BatchWriteItemCommand).at(-1)!.args[0].input.RequestItems!.nodes;
+      expect(last.at(-1)).toEqual({ DeleteRequest: { Key: { pk: { S: 'd#/x' }, sk: { S: '59' } } } });
     });
 
     it('resends unprocessed items and gives up with an error after repeated throttling', async () => {
@@ -93,6 +67,22 @@ describe('Class: DynamoNodeStore', () => {
       dynamodb.reset();
       dynamodb.on(BatchWriteItemCommand).resolves({ UnprocessedItems: { nodes: stuck } });
       await expect(store.deleteMany('d', ['/x'])).rejects.toThrow(/left 1 deletes unprocessed after 8 attempts/);
+    });
+  });
+
+  describe('Method: removeFolder', () => {
+    it('deletes only a folder, and tells a missing path from a file', async () => {
+      dynamodb
+        .on(DeleteItemCommand)
+        .resolvesOnce({})
+        .rejectsOnce(new ConditionalCheckFailedException({ message: 'failed', $metadata: {} }))
+        .rejectsOnce(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: { ...folderItem('/f'), kind: { S: 'file' }, size: { N: '1' }, contentType: { S: 'text/plain' }, objectKey: { S: 'd/f' } } }));
+      dynamodb.on(GetItemCommand).resolves({});
+
+      expect(await store.removeFolder('d', '/a')).toBe('deleted');
+      expect(await store.removeFolder('d', '/a')).toBe('missing');
+      expect(await store.removeFolder('d', '/f')).toBe('file');
+      expect(dynamodb.commandCalls(DeleteItemCommand)[0].args[0].input.ConditionExpression).toBe('#kind = :folder');
     });
   });
 

@@ -1,4 +1,4 @@
-import { BatchGetItemCommand, DeleteItemCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DynamoNodeStore } from '../../../functions/aws/dynamo-node-store';
@@ -24,7 +24,6 @@ beforeEach(() => {
   dynamodb.reset();
   s3.reset();
   jest.spyOn(console, 'error').mockImplementation(() => undefined);
-  dynamodb.on(BatchGetItemCommand).resolves({ Responses: { nodes: [] } });
   s3.on(DeleteObjectsCommand).resolves({});
 });
 
@@ -56,17 +55,28 @@ describe('Function: uploadFiles, when AWS fails part-way', () => {
     expect(deletedKeys().sort()).toEqual(putKeys().sort());
   });
 
-  it('a write whose reply was lost: undoes it too, restoring the file it replaced', async () => {
-    dynamodb.on(BatchGetItemCommand).resolves({ Responses: { nodes: [old] } });
+  it('a write whose reply was lost but which was saved: counts as written, so the upload stands', async () => {
     s3.on(PutObjectCommand).resolves({});
-    dynamodb.on(PutItemCommand).rejectsOnce(new Error('socket hang up')).resolves({});
+    dynamodb.on(PutItemCommand).callsFakeOnce(() => Promise.reject(new Error('socket hang up'))).resolves({});
+    dynamodb.on(GetItemCommand).callsFake((input: { Key: { sk: { S: string } } }) => {
+      const file = dynamodb.commandCalls(PutItemCommand)[0].args[0].input.Item!;
+      return { Item: input.Key.sk.S === file.sk.S ? file : undefined };
+    });
 
-    await expect(uploadFiles(deps, 'd', [parts[0]], undefined)).rejects.toThrow('socket hang up');
+    const files = await uploadFiles(deps, 'd', [parts[0]], undefined);
 
-    const restore = dynamodb.commandCalls(PutItemCommand)[1].args[0].input;
-    expect(restore.Item!.objectKey).toEqual({ S: 'd/old' });
-    expect(restore.ConditionExpression).toBe('#id = :id');
-    expect(restore.ExpressionAttributeValues![':id']).toEqual({ S: putKeys()[0]!.slice(2) });
+    expect(files).toHaveLength(1);
+    expect(s3.commandCalls(DeleteObjectsCommand)).toHaveLength(0);
+  });
+
+  it('a write that failed and was not saved: the upload fails, leaving nothing', async () => {
+    s3.on(PutObjectCommand).resolves({});
+    dynamodb.on(PutItemCommand).rejects(new Error('throttled for good'));
+    dynamodb.on(GetItemCommand).resolves({});
+    dynamodb.on(DeleteItemCommand).resolves({});
+
+    await expect(uploadFiles(deps, 'd', [parts[0]], undefined)).rejects.toThrow('throttled for good');
+
     expect(deletedKeys()).toEqual(putKeys());
   });
 
