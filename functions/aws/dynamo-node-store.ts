@@ -8,6 +8,7 @@ import {
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
+  UpdateItemCommand,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import { mapLimit } from '../core/concurrency';
@@ -69,21 +70,25 @@ export class DynamoNodeStore implements NodeStore {
     return (out.Items?.length ?? 0) > 0;
   }
 
-  async createFolder(drive: string, folder: FolderNode): Promise<DriveNode> {
+  async createFolder(drive: string, folder: FolderNode): Promise<FolderNode | undefined> {
+    // One update that creates the folder or leaves an existing one as it is, and says which (ALL_OLD);
+    // only a file fails the condition, so no read is needed either way.
     try {
-      await this.client.send(
-        new PutItemCommand({
+      const { Attributes } = await this.client.send(
+        new UpdateItemCommand({
           TableName: this.table,
-          Item: toItem(drive, folder),
-          ConditionExpression: 'attribute_not_exists(#pk)',
-          ExpressionAttributeNames: { '#pk': PK },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          Key: keyOf(drive, folder.path),
+          UpdateExpression: 'SET #kind = if_not_exists(#kind, :folder), #id = if_not_exists(#id, :id), #path = if_not_exists(#path, :path), #createdAt = if_not_exists(#createdAt, :createdAt)',
+          ConditionExpression: 'attribute_not_exists(#pk) OR #kind = :folder',
+          ExpressionAttributeNames: { '#pk': PK, '#kind': 'kind', '#id': 'id', '#path': 'path', '#createdAt': 'createdAt' },
+          ExpressionAttributeValues: { ':folder': { S: 'folder' }, ':id': { S: folder.id }, ':path': { S: folder.path }, ':createdAt': { S: folder.createdAt } },
+          ReturnValues: 'ALL_OLD',
         }),
       );
-      return folder;
+      return Attributes ? (fromItem(Attributes) as FolderNode) : folder;
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      return this.heldBy(drive, folder.path, error);
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
     }
   }
 
@@ -97,17 +102,15 @@ export class DynamoNodeStore implements NodeStore {
           ExpressionAttributeNames: { '#pk': PK, '#kind': 'kind' },
           ExpressionAttributeValues: { ':file': { S: 'file' } },
           ReturnValues: 'ALL_OLD',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       const replaced = Attributes && fromItem(Attributes);
       // An SDK retry of a write that was saved finds our own record: nothing was replaced.
       return { ok: true, replaced: replaced?.kind === 'file' && replaced.id !== file.id ? replaced : undefined };
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const existing = await this.heldBy(drive, file.path, error);
-      if (existing.kind !== 'folder') throw error;
-      return { ok: false, existing };
+      // Only a folder fails the condition.
+      if (error instanceof ConditionalCheckFailedException) return { ok: false };
+      throw error;
     }
   }
 
@@ -164,13 +167,6 @@ export class DynamoNodeStore implements NodeStore {
       const out: BatchWriteItemCommandOutput = await this.client.send(new BatchWriteItemCommand({ RequestItems: { [this.table]: requests } }));
       requests = out.UnprocessedItems?.[this.table];
     }
-  }
-
-  /** The node that failed a write's condition: from the error when DynamoDB returns it, else read back. */
-  private async heldBy(drive: string, path: string, error: ConditionalCheckFailedException): Promise<DriveNode> {
-    const node = error.Item ? fromItem(error.Item) : await this.get(drive, path);
-    if (!node) throw error; // deleted in between: let the caller's request fail rather than guess
-    return node;
   }
 }
 

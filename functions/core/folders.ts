@@ -17,7 +17,7 @@ export async function ensureFolder(nodes: NodeStore, drive: string, path: string
     for (let current = path; current !== ROOT; current = parentOf(current)) {
       const folder: FolderNode = { kind: 'folder', id: randomUUID(), path: current, createdAt: now };
       const held = await nodes.createFolder(drive, folder);
-      if (held.kind !== 'folder') {
+      if (!held) {
         throw conflict(current === path ? `${path} is a file, so it cannot be a folder` : `${current} is a file, so nothing can be stored below it`);
       }
       target ??= held;

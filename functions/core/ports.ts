@@ -21,8 +21,8 @@ export interface FolderNode {
 
 export type DriveNode = FileNode | FolderNode;
 
-/** What a conditional file write found: the file it replaced, or the folder that blocked it. */
-export type PutFileResult = { ok: true; replaced?: FileNode } | { ok: false; existing: FolderNode };
+/** What a conditional file write found: the file it replaced, or that a folder blocked it. */
+export type PutFileResult = { ok: true; replaced?: FileNode } | { ok: false };
 
 /**
  * The records of every drive, keyed by drive + parent folder + name. Every method is scoped to one
@@ -35,8 +35,8 @@ export interface NodeStore {
   children(drive: string, folder: string): Promise<DriveNode[]>;
   /** Whether `folder` has at least one child. */
   hasChildren(drive: string, folder: string): Promise<boolean>;
-  /** Writes `folder` unless a node holds its path; returns the node that holds it afterwards. */
-  createFolder(drive: string, folder: FolderNode): Promise<DriveNode>;
+  /** Writes `folder` unless a node holds its path; returns the folder there afterwards, or undefined for a file. */
+  createFolder(drive: string, folder: FolderNode): Promise<FolderNode | undefined>;
   /** Writes `file` unless a folder holds its path; reports the file it replaced. */
   putFile(drive: string, file: FileNode): Promise<PutFileResult>;
   /** Undoes a write of the node with id `id` at `path`: puts `previous` back, or removes the path; no-op if replaced since. */

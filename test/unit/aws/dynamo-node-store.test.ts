@@ -6,6 +6,7 @@ import {
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
+  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DynamoNodeStore } from '../../../functions/aws/dynamo-node-store';
@@ -119,23 +120,32 @@ describe('Class: DynamoNodeStore', () => {
       expect(await store.putFile('d', file)).toEqual({ ok: true, replaced: undefined });
     });
 
-    it('reports the folder that holds the path, from the failed condition', async () => {
-      dynamodb.on(PutItemCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: folderItem('/docs/a.txt') }));
+    it('reports a folder at the path as a refusal, without reading it', async () => {
+      dynamodb.on(PutItemCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {} }));
 
-      const result = await store.putFile('d', file);
-
-      expect(result).toEqual({ ok: false, existing: expect.objectContaining({ kind: 'folder', path: '/docs/a.txt' }) });
+      expect(await store.putFile('d', file)).toEqual({ ok: false });
       expect(dynamodb.commandCalls(GetItemCommand)).toHaveLength(0);
     });
+  });
 
-    it('reads the blocking node back where the failed condition carries no item (dynalite)', async () => {
-      dynamodb.on(PutItemCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {} }));
-      dynamodb.on(GetItemCommand).resolves({ Item: folderItem('/docs/a.txt') });
+  describe('Method: createFolder', () => {
+    const folder = { kind: 'folder' as const, id: 'new', path: '/docs', createdAt: '2026-01-01T00:00:00.000Z' };
 
-      const result = await store.putFile('d', file);
+    it('creates a missing folder, or returns the existing one, in one conditional update', async () => {
+      dynamodb.on(UpdateItemCommand).resolvesOnce({}).resolvesOnce({ Attributes: folderItem('/docs') });
 
-      expect(result.ok).toBe(false);
-      expect(dynamodb.commandCalls(GetItemCommand)).toHaveLength(1);
+      expect(await store.createFolder('d', folder)).toEqual(folder);
+      expect(await store.createFolder('d', folder)).toEqual(expect.objectContaining({ id: 'id-/docs' }));
+      expect(dynamodb.commandCalls(UpdateItemCommand)[0].args[0].input).toMatchObject({
+        ConditionExpression: 'attribute_not_exists(#pk) OR #kind = :folder',
+        ReturnValues: 'ALL_OLD',
+      });
+    });
+
+    it('answers undefined where a file is', async () => {
+      dynamodb.on(UpdateItemCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {} }));
+      expect(await store.createFolder('d', folder)).toBeUndefined();
+      expect(dynamodb.commandCalls(GetItemCommand)).toHaveLength(0);
     });
   });
 });
