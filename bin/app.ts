@@ -5,7 +5,14 @@ import { DriveStack } from '../lib/drive-stack';
 
 /** The CDK app: one Drive stack, configured by context (`cdk deploy -c corsOrigins=https://app.example.com`). */
 const app = new App();
-const context = (key: string): string | undefined => app.node.tryGetContext(key);
+/** A context value as a string, whether it came from `-c key=value` or from cdk.json (any JSON type). */
+const context = (key: string): string | undefined => {
+  const value: unknown = app.node.tryGetContext(key);
+  if (value === undefined || value === null) return undefined;
+  return Array.isArray(value) ? value.join(',') : String(value);
+};
+const domainName = context('domainName');
+if (domainName && !context('certificateArn')) throw new Error('domainName needs certificateArn: an ACM certificate for it in the stack region');
 
 new DriveStack(app, context('stackName') ?? 'Drive', {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
@@ -14,7 +21,7 @@ new DriveStack(app, context('stackName') ?? 'Drive', {
   bucketVersioning: context('bucketVersioning') === 'true',
   ...(context('destroyData') === 'true' ? { dataRemovalPolicy: RemovalPolicy.DESTROY, deletionProtection: false } : {}),
   corsOrigins: context('corsOrigins')?.split(',').filter(Boolean),
-  domain: context('domainName') ? { domainName: context('domainName')!, certificateArn: context('certificateArn')!, basePath: context('basePath') } : undefined,
+  domain: domainName ? { domainName, certificateArn: context('certificateArn')!, basePath: context('basePath') } : undefined,
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

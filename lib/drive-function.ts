@@ -2,13 +2,26 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { join } from 'node:path';
 
 const PROJECT_ROOT = join(__dirname, '..');
+
+/** How every handler is bundled; the benchmark builds with the same options to measure what Lambda loads. */
+export const BUNDLING: BundlingOptions = {
+  format: OutputFormat.ESM,
+  target: 'node24',
+  minify: true,
+  sourceMap: true,
+  mainFields: ['module', 'main'],
+  // Bundle the pinned SDK rather than take the runtime's, so AWS runs what the tests ran.
+  externalModules: [],
+  // CommonJS dependencies (busboy) call require() for Node built-ins, which ESM does not define.
+  banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+};
 
 export interface DriveFunctionProps {
   /** The handler module, relative to the project root. */
@@ -41,17 +54,7 @@ export class DriveFunction extends NodejsFunction {
       logGroup,
       role,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node24',
-        minify: true,
-        sourceMap: true,
-        mainFields: ['module', 'main'],
-        // Bundle the pinned SDK rather than take the runtime's, so AWS runs what the tests ran.
-        externalModules: [],
-        // CommonJS dependencies (busboy) call require() for Node built-ins, which ESM does not define.
-        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-      },
+      bundling: BUNDLING,
     });
     logGroup.grantWrite(role);
   }
@@ -59,6 +62,12 @@ export class DriveFunction extends NodejsFunction {
   /** Lets the handler call `actions` on `table`. */
   allowTable(table: ITable, ...actions: string[]): this {
     table.grant(this, ...actions.map((action) => `dynamodb:${action}`));
+    return this;
+  }
+
+  /** Lets the handler call `actions` on `bucket` itself. */
+  allowBucket(bucket: IBucket, ...actions: string[]): this {
+    this.addToRolePolicy(new PolicyStatement({ actions: actions.map((action) => `s3:${action}`), resources: [bucket.bucketArn] }));
     return this;
   }
 

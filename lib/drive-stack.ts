@@ -75,9 +75,9 @@ export class DriveStack extends Stack {
       enforceSSL: true,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
       lifecycleRules: [{ expiration: Duration.days(90) }],
-      removalPolicy: dataRemovalPolicy,
+      // S3 keeps delivering logs after the stack is gone, so this bucket could never be emptied for a destroy.
+      removalPolicy: RemovalPolicy.RETAIN,
     });
-    Validations.of(accessLogsBucket).acknowledge({ id: 'AwsSolutions-S1', reason: 'This bucket receives the server access logs of the files bucket; logging it too would loop.' });
 
     const bucket = new Bucket(this, 'Files', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
@@ -127,15 +127,17 @@ export class DriveStack extends Stack {
       // Every handler looks up keys and takes rate-limit tokens.
       return fn.allowTable(access, 'GetItem', 'UpdateItem');
     };
-    // Exactly the calls each handler makes (functions/core + functions/aws).
+    // Exactly the calls each handler's code path makes (functions/core + functions/aws).
     this.functions = {
-      upload: make('upload').allowTable(nodes, 'BatchGetItem', 'GetItem', 'PutItem', 'DeleteItem').allowObjects(bucket, 'PutObject', 'DeleteObject'),
-      download: make('download').allowTable(nodes, 'GetItem').allowObjects(bucket, 'GetObject'),
+      upload: make('upload').allowTable(nodes, 'PutItem', 'UpdateItem', 'GetItem', 'DeleteItem').allowObjects(bucket, 'PutObject', 'DeleteObject'),
+      // ListBucket makes S3 answer a missing key with NoSuchKey rather than AccessDenied, which the download
+      // needs to tell a file replaced mid-read (read the record again) from a failure.
+      download: make('download').allowTable(nodes, 'GetItem').allowObjects(bucket, 'GetObject').allowBucket(bucket, 'ListBucket'),
       list: make('list').allowTable(nodes, 'GetItem', 'Query'),
-      'create-folder': make('create-folder').allowTable(nodes, 'BatchGetItem', 'GetItem', 'PutItem'),
-      'delete-folder': make('delete-folder').allowTable(nodes, 'GetItem', 'Query', 'BatchWriteItem').allowObjects(bucket, 'DeleteObject'),
+      'create-folder': make('create-folder').allowTable(nodes, 'UpdateItem', 'DeleteItem'),
+      'delete-folder': make('delete-folder').allowTable(nodes, 'GetItem', 'Query', 'BatchWriteItem', 'DeleteItem').allowObjects(bucket, 'DeleteObject'),
     };
-    for (const fn of Object.values(this.functions)) {
+    for (const fn of [this.functions.upload, this.functions.download, this.functions['delete-folder']]) {
       Validations.of(fn.role!).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*]`,
         reason: 'Objects are named by file id, unknown until upload; the statement is limited to this bucket and to the actions the handler calls.',
@@ -148,8 +150,8 @@ export class DriveStack extends Stack {
       description: 'Drive file storage API',
       endpointTypes: [EndpointType.REGIONAL],
       binaryMediaTypes: [...BINARY_MEDIA_TYPES],
+      // One role per account and region, shared by every REST API there: it outlives this stack.
       cloudWatchRole: true,
-      cloudWatchRoleRemovalPolicy: RemovalPolicy.DESTROY,
       deployOptions: {
         stageName: props.stageName ?? 'v1',
         accessLogDestination: new LogGroupLogDestination(accessLogs),
@@ -168,7 +170,7 @@ export class DriveStack extends Stack {
     Validations.of(this.api).acknowledge(
       { id: 'AwsSolutions-APIG4', reason: 'Every method checks its Bearer API key in the function, against hashed keys in DynamoDB (spec section 5).' },
       { id: 'AwsSolutions-COG4', reason: 'Clients authenticate with Drive API keys, not Cognito users.' },
-      { id: 'AwsSolutions-APIG3', reason: 'WAF is left to the operator (it is billed per web ACL); per-key token buckets and stage throttling limit abuse.' },
+      { id: 'AwsSolutions-APIG3', reason: 'WAF is billed per web ACL, so it is left to the operator to attach; without it, stage throttling is what bounds unauthenticated floods.' },
       { id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]', reason: 'The account-wide role API Gateway needs to write access logs; AWS maintains its policy.' },
     );
 
@@ -208,15 +210,18 @@ export class DriveStack extends Stack {
 
   /** API Gateway's own errors in the spec's JSON shape, with the spec's codes. */
   private addErrorResponses(corsOrigins: string[]): void {
-    const origin = corsOrigins.length === 0 ? undefined : corsOrigins.includes('*') || corsOrigins.length > 1 ? '*' : corsOrigins[0];
-    const headers = origin ? { 'Access-Control-Allow-Origin': `'${origin}'` } : undefined;
-    const responses: [string, ResponseType, string, string, Record<string, string>?][] = [
+    // Gateway responses carry fixed headers, so with several origins they cannot echo one: any origin may read
+    // these errors, which hold nothing but the error (the API takes no cookies).
+    const origin = corsOrigins.length === 0 ? undefined : corsOrigins.length === 1 ? corsOrigins[0] : '*';
+    const headers = origin ? { 'Access-Control-Allow-Origin': `'${origin}'`, 'Access-Control-Expose-Headers': "'Retry-After'" } : undefined;
+    // The catch-alls keep API Gateway's own status (403, 415, 504…): a status set there would replace them all.
+    const responses: [string, ResponseType, string | undefined, string, Record<string, string>?][] = [
       ['MissingParameters', ResponseType.BAD_REQUEST_PARAMETERS, '422', errorBody('validation_error', '"$context.error.validationErrorString"')],
       ['TooLarge', ResponseType.REQUEST_TOO_LARGE, '413', errorBody('payload_too_large', '"request body is larger than API Gateway accepts (10 MB); one upload carries at most 4.5 MB"')],
       ['Throttled', ResponseType.THROTTLED, '429', errorBody('rate_limited', '"the API is busy; retry in 1 second"'), { 'Retry-After': "'1'" }],
       ['NoRoute', ResponseType.MISSING_AUTHENTICATION_TOKEN, '404', errorBody('not_found', '"no such route"')],
-      ['Other4xx', ResponseType.DEFAULT_4XX, '400', errorBody('bad_request', '$context.error.messageString')],
-      ['Other5xx', ResponseType.DEFAULT_5XX, '500', errorBody('internal_error', '"internal error; the request may be retried"')],
+      ['Other4xx', ResponseType.DEFAULT_4XX, undefined, errorBody('bad_request', '$context.error.messageString')],
+      ['Other5xx', ResponseType.DEFAULT_5XX, undefined, errorBody('internal_error', '"internal error; the request may be retried"')],
     ];
     for (const [id, type, statusCode, body, extra] of responses) {
       this.api.addGatewayResponse(id, { type, statusCode, templates: { [JSON_TYPE]: body }, responseHeaders: { ...headers, ...extra } });

@@ -73,15 +73,19 @@ describe('DriveStack', () => {
     template.resourceCountIs('AWS::Logs::LogGroup', 6);
   });
 
-  it('grants each function only the calls it makes', () => {
-    const rate = ['dynamodb:GetItem', 'dynamodb:UpdateItem'];
-    expect(actionsOf('list')).toEqual([...rate, 'dynamodb:GetItem', 'dynamodb:Query', 'logs:CreateLogStream', 'logs:PutLogEvents'].sort());
-    expect(actionsOf('download')).toEqual([...rate, 'dynamodb:GetItem', 'logs:CreateLogStream', 'logs:PutLogEvents', 's3:GetObject'].sort());
-    expect(actionsOf('upload')).toEqual(
-      [...rate, 'dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'logs:CreateLogStream', 'logs:PutLogEvents', 's3:DeleteObject', 's3:PutObject'].sort(),
-    );
-    expect(actionsOf('create-folder')).not.toEqual(expect.arrayContaining(['s3:PutObject']));
-    expect(actionsOf('delete-folder')).toEqual(expect.arrayContaining(['dynamodb:BatchWriteItem', 's3:DeleteObject']));
+  it('grants each function exactly the calls it makes, on its own resources', () => {
+    const base = ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents'];
+    const expected: Record<keyof DriveStack['functions'], string[]> = {
+      upload: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 's3:DeleteObject', 's3:PutObject'],
+      download: ['dynamodb:GetItem', 's3:GetObject', 's3:ListBucket'],
+      list: ['dynamodb:GetItem', 'dynamodb:Query'],
+      'create-folder': ['dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+      'delete-folder': ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 's3:DeleteObject'],
+    };
+    for (const [endpoint, actions] of Object.entries(expected)) {
+      expect({ endpoint, actions: actionsOf(endpoint as keyof DriveStack['functions']) }).toEqual({ endpoint, actions: [...base, ...actions].sort() });
+    }
+    expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toContain('"Resource":"*"');
   });
 
   it('never lets the list or download function write', () => {
@@ -129,10 +133,24 @@ describe('DriveStack', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
   });
 
-  it('answers CORS preflight for the configured origins on every route', () => {
-    const options = template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } });
-    expect(JSON.stringify(options)).toContain('https://app.example.com');
+  it('answers CORS preflight for the configured origins on every resource, and on API Gateway\'s own errors', () => {
+    const options = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
+    expect(options).toHaveLength(6); // /, /drive and the four route resources
+    for (const method of options) expect(JSON.stringify(method)).toContain('https://app.example.com');
+    const responses = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse')) as { Properties: { ResponseParameters: Record<string, string> } }[];
+    expect(responses).toHaveLength(6);
+    for (const response of responses) {
+      expect(response.Properties.ResponseParameters['gatewayresponse.header.Access-Control-Allow-Origin']).toBe("'https://app.example.com'");
+    }
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ DRIVE_CORS_ORIGINS: 'https://app.example.com' }) } });
+  });
+
+  it("keeps API Gateway's own status on the catch-all errors, only reshaping their body", () => {
+    for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX']) {
+      const [response] = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: type } })) as { Properties: Record<string, unknown> }[];
+      expect(response.Properties.StatusCode).toBeUndefined();
+      expect(Object.values(response.Properties.ResponseTemplates as Record<string, string>)[0]).toMatch(/^\{"error":\{"code":/);
+    }
   });
 
   it('outputs the API URL, the bucket and the table names', () => {
@@ -155,5 +173,8 @@ describe('DriveStack', () => {
   it('lets an operator destroy data with the stack when asked to', () => {
     const disposable = Template.fromStack(new DriveStack(new App(), 'Scratch', { dataRemovalPolicy: RemovalPolicy.DESTROY, deletionProtection: false }));
     disposable.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete', Properties: Match.objectLike({ DeletionProtectionEnabled: false }) });
+    disposable.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Delete', Properties: Match.objectLike({ LoggingConfiguration: Match.anyValue() }) });
+    // S3 goes on delivering access logs, so their bucket is kept whatever the policy.
+    disposable.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain', Properties: Match.objectLike({ LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 90 })] } }) });
   });
 });
