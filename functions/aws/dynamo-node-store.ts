@@ -170,15 +170,18 @@ export class DynamoNodeStore implements NodeStore {
   }
 }
 
-function partitionOf(drive: string, folder: string): string {
+/** The partition holding the children of `folder`. */
+export function partitionOf(drive: string, folder: string): string {
   return `${drive}#${folder}`;
 }
 
-function keyOf(drive: string, path: string): Item {
+/** The primary key of the node at `path`. */
+export function keyOf(drive: string, path: string): Item {
   return { [PK]: { S: partitionOf(drive, parentOf(path)) }, [SK]: { S: nameOf(path) } };
 }
 
-function toItem(drive: string, node: DriveNode): Item {
+/** The item a node is stored as (exported for seeding benchmarks and tools). */
+export function toItem(drive: string, node: DriveNode): Item {
   const item: Item = {
     ...keyOf(drive, node.path),
     kind: { S: node.kind },

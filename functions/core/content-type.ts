@@ -1,6 +1,7 @@
-import { lookup } from 'mime-types';
-
 const GENERIC = 'application/octet-stream';
+
+type MimeTypes = typeof import('mime-types');
+let mimeTypes: MimeTypes | undefined;
 
 /**
  * The media type a file is served with: the one it was uploaded with, else one from its name's extension.
@@ -9,8 +10,11 @@ const GENERIC = 'application/octet-stream';
  */
 export function contentTypeFor(name: string, declared: string | undefined): string {
   const given = declared?.trim();
-  const byName = lookup(name) || undefined;
-  const generic = !given || given.toLowerCase() === GENERIC || (given.toLowerCase() === 'text/plain' && byName !== undefined);
-  if (!generic) return given;
+  const lower = given?.toLowerCase();
+  if (given && lower !== GENERIC && lower !== 'text/plain') return given;
+  // The extension table (mime-db, 150 KB) is loaded on first use, not on every cold start of the upload
+  // function: most clients declare their types.
+  mimeTypes ??= require('mime-types') as MimeTypes;
+  const byName = mimeTypes.lookup(name) || undefined;
   return byName ?? given ?? GENERIC;
 }

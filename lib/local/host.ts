@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
@@ -15,6 +15,8 @@ export interface LocalHostOptions {
   /** `DRIVE_API_KEYS`: comma-separated `secret` or `drive:secret` entries to accept. */
   apiKeys?: string;
   log?: (line: string) => void;
+  /** Emulators already running in another process (tables and bucket made), instead of embedded ones. */
+  storage?: { dynamodbEndpoint: string; s3Endpoint: string };
 }
 
 export interface LocalHost {
@@ -32,10 +34,11 @@ const PROJECT_ROOT = resolve(__dirname, '..', '..');
  */
 export async function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
   const dataDir = resolve(options.dataDir);
+  await mkdir(dataDir, { recursive: true });
   const log = options.log ?? ((line: string) => console.log(line));
   const running = await runningHost(dataDir);
   if (running) throw new Error(`another Drive host (pid ${running.pid}) is serving ${dataDir}; stop it or choose another DRIVE_DATA_DIR`);
-  const emulators = await startEmulators(dataDir);
+  const emulators = options.storage ? { ...options.storage, close: async () => undefined } : await startEmulators(dataDir);
 
   // The handler modules build their clients from the environment when first imported, as in Lambda.
   Object.assign(process.env, {

@@ -1,0 +1,149 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES } from '../../lib/local/emulators';
+import { type LocalHost, startLocalHost } from '../../lib/local/host';
+import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
+import { BenchClient } from './http-client';
+import { removeDataDir } from '../support/local-host';
+import { Floor } from './floor';
+import { Seeder } from './seed';
+
+const ROOT = resolve(__dirname, '..', '..');
+
+export const BENCH_KEY = 'bench-key-0123456789abcdefghijklmnop';
+export const DRIVE = 'bench';
+export const FLOOR_DRIVE = 'floor';
+
+export interface BenchEnvironment {
+  api: BenchClient;
+  /** A client with a key of its own for `drive`, made on first use. */
+  clientFor(drive: string): Promise<BenchClient>;
+  floor: Floor;
+  seeder: Seeder;
+  close(): Promise<void>;
+}
+
+/**
+ * Three processes, as in AWS: storage (the embedded S3 and DynamoDB), the local host running the handlers
+ * over it (`DRIVE_RATE_LIMITS=off`), and this one, the load generator and the floor's client.
+ */
+export async function startSeparated(): Promise<BenchEnvironment & { hostPid: number }> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'drive-bench-'));
+  const storage = await spawnUntil(['test/bench/storage-process.ts', join(dataDir, 'storage')], {}, /^(\{.*\})$/m);
+  const endpoints = JSON.parse(storage.match) as { dynamodb: string; s3: string };
+  const host = await spawnUntil(['test/bench/host-process.ts', join(dataDir, 'host')], {
+    DRIVE_STORAGE: storage.match,
+    DRIVE_API_KEYS: `${DRIVE}:${BENCH_KEY}`,
+    DRIVE_RATE_LIMITS: 'off',
+    // A warm Lambda container trusts a verified key for 30 s; measure that, not the local default of 0.
+    DRIVE_KEY_CACHE_SECONDS: '30',
+  }, /listening on (http:\/\/\S+)/);
+  const clients = storageClients(endpoints.dynamodb, endpoints.s3);
+  const env = environment(host.match, clients);
+  return {
+    hostPid: host.child.pid!,
+    ...env,
+    close: async () => {
+      clients.s3.destroy();
+      clients.dynamodb.destroy();
+      env.closeClients();
+      await stop(host.child);
+      await stop(storage.child);
+      await removeDataDir(dataDir);
+    },
+  };
+}
+
+/** Starts `node --import tsx <args>` and waits for a line of its output to match `pattern` (group 1). */
+async function spawnUntil(args: string[], env: Record<string, string>, pattern: RegExp): Promise<{ child: ChildProcess; match: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${args[0]} did not start:\n${output}`)), 30_000);
+    const check = () => {
+      const match = pattern.exec(output);
+      if (!match) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      child.stdout!.resume();
+      child.stderr!.resume();
+      resolve({ child, match: match[1] });
+    };
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      check();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`${args[0]} exited with ${code}:\n${output}`)));
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.on('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/**
+ * Starts the local host in this process with `rateLimits`, so that the handlers' own SDK clients can be
+ * observed (for counting calls, not for timing).
+ */
+export async function startHostInProcess(rateLimits: string): Promise<BenchEnvironment & { handlerClients: { dynamodb: DynamoDBClient; s3: S3Client } }> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'drive-bench-'));
+  process.env.DRIVE_RATE_LIMITS = rateLimits;
+  process.env.DRIVE_KEY_CACHE_SECONDS = '30';
+  const host: LocalHost = await startLocalHost({ port: 0, dataDir, apiKeys: `${DRIVE}:${BENCH_KEY}`, log: () => undefined });
+  const clients = storageClients(process.env.DRIVE_DYNAMODB_ENDPOINT!, process.env.DRIVE_S3_ENDPOINT!);
+  const env = environment(host.url, clients);
+  // The same module instances the host loaded for its handlers.
+  const handlerClients = { dynamodb: (await import('../../functions/aws/dynamodb.js')).dynamodb, s3: (await import('../../functions/aws/s3.js')).s3 };
+  return {
+    ...env,
+    handlerClients,
+    close: async () => {
+      clients.s3.destroy();
+      clients.dynamodb.destroy();
+      env.closeClients();
+      await host.close();
+      await removeDataDir(dataDir);
+    },
+  };
+}
+
+function storageClients(dynamodbEndpoint: string, s3Endpoint: string) {
+  const config = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  return {
+    s3: new S3Client({ ...config, endpoint: s3Endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }),
+    dynamodb: new DynamoDBClient({ ...config, endpoint: dynamodbEndpoint }),
+  };
+}
+
+function environment(url: string, clients: { s3: S3Client; dynamodb: DynamoDBClient }) {
+  const admin = new DynamoKeyAdmin(clients.dynamodb, LOCAL_RESOURCES.accessTable);
+  const others = new Map<string, BenchClient>();
+  const api = new BenchClient(url, BENCH_KEY);
+  return {
+    api,
+    clientFor: async (drive: string) => {
+      let client = others.get(drive);
+      if (!client) {
+        client = new BenchClient(url, (await admin.create(drive, 'bench')).secret);
+        others.set(drive, client);
+      }
+      return client;
+    },
+    floor: new Floor(clients.s3, clients.dynamodb, LOCAL_RESOURCES.bucket, LOCAL_RESOURCES.nodesTable),
+    seeder: new Seeder(clients.s3, clients.dynamodb, LOCAL_RESOURCES.bucket, LOCAL_RESOURCES.nodesTable),
+    closeClients: () => {
+      api.close();
+      for (const client of others.values()) client.close();
+    },
+  };
+}

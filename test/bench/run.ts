@@ -1,0 +1,193 @@
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { SPEC_RATE_LIMITS } from '../../functions/core/access';
+import { CallCounter } from './call-counter';
+import { type ColdStart, measureColdStarts } from './cold-start';
+import { startHostInProcess, startSeparated } from './environment';
+import { type LoadStats, load } from './load';
+import { type MemoryResult, measureDownloadMemory } from './memory';
+import { SCENARIOS, expectOk, seedShared } from './scenarios';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const ROOT = resolve(__dirname, '..', '..');
+const CONCURRENCIES = [1, 16] as const;
+
+interface Line {
+  scenario: string;
+  concurrency: number;
+  drive: LoadStats;
+  floor: LoadStats;
+  /** Drive's time per operation over the floor's: floor ops/s ÷ Drive ops/s. */
+  ratio: number;
+  target?: number;
+  met?: boolean;
+}
+
+interface CallLine {
+  operation: string;
+  calls: Record<string, number>;
+  total: number;
+  lowerBound: number;
+  bound: string;
+  met: boolean;
+}
+
+/** `npm run bench`: Drive against the floor of its own storage; prints tables and writes a JSON report. */
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args.includes('--calls')) {
+    console.log(JSON.stringify(await countCalls()));
+    return;
+  }
+  const out = resolve(args.find((a) => a.startsWith('--out='))?.slice(6) ?? 'bench-report.json');
+  const started = Date.now();
+
+  log('Throughput and latency (DRIVE_RATE_LIMITS=off, verified keys cached as in a warm Lambda)…');
+  const lines = await throughput();
+  log('AWS calls per operation (rate limits on)…');
+  const calls = JSON.parse(await callsInChild()) as CallLine[];
+  log('Cold start: bundles and import times…');
+  const coldStarts = await measureColdStarts();
+  log('Memory of npm start while downloading 256 MiB…');
+  const memory = await measureDownloadMemory(256);
+
+  const report = {
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+    seconds: Math.round((Date.now() - started) / 1000),
+    throughput: lines,
+    calls,
+    coldStarts,
+    memory: { ...memory, targetMiB: 64, met: memory.growthMiB <= 64 },
+  };
+  printReport(lines, calls, coldStarts, report.memory);
+  await writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
+  log(`Report written to ${out} (${report.seconds} s).`);
+}
+
+async function throughput(): Promise<Line[]> {
+  const env = await startSeparated();
+  try {
+    await seedShared(env);
+    const lines: Line[] = [];
+    for (const scenario of SCENARIOS) {
+      for (const concurrency of CONCURRENCIES) {
+        const budget = scenario.budget[concurrency];
+        // Quick lines run in three rounds, alternating which side goes first, and keep the median round:
+        // two cores shared by three processes make single runs noisy.
+        const rounds = budget.seconds <= 5 ? 3 : 1;
+        const measured: { drive: LoadStats; floor: LoadStats; ratio: number }[] = [];
+        for (let round = 0; round < rounds; round++) {
+          await scenario.prepare?.(env, concurrency, budget.maxOps + budget.warmup);
+          const base = round * 1_000_000; // fresh names every round
+          const run = (side: 'drive' | 'floor') => load(concurrency, budget, (i) => scenario[side](env, base + i, concurrency));
+          const first = round % 2 === 0 ? await run('floor') : await run('drive');
+          const second = round % 2 === 0 ? await run('drive') : await run('floor');
+          const [floor, drive] = round % 2 === 0 ? [first, second] : [second, first];
+          measured.push({ drive, floor, ratio: floor.opsPerSecond / drive.opsPerSecond });
+        }
+        const { drive, floor, ratio } = measured.sort((a, b) => a.ratio - b.ratio)[Math.floor(measured.length / 2)];
+        const target = concurrency === 16 ? scenario.target : undefined;
+        lines.push({ scenario: scenario.name, concurrency, drive, floor, ratio, target, met: target === undefined ? undefined : ratio <= target });
+        log(`  ${scenario.name} ×${concurrency}: Drive ${drive.opsPerSecond.toFixed(1)} ops/s, floor ${floor.opsPerSecond.toFixed(1)} ops/s, ratio ${ratio.toFixed(2)} (rounds: ${measured.map((m) => m.ratio.toFixed(2)).join(', ')})`);
+      }
+    }
+    return lines;
+  } finally {
+    await env.close();
+  }
+}
+
+/** Runs the call count in a process of its own, since rate limits are read once per process. */
+async function callsInChild(): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', __filename, '--calls'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+  return stdout.trim().split('\n').at(-1)!;
+}
+
+async function countCalls(): Promise<CallLine[]> {
+  // Limits on (so each request pays its rate-limit update) but far above what this run sends.
+  const env = await startHostInProcess(Object.keys(SPEC_RATE_LIMITS).map((name) => `${name}=1000000`).join(','));
+  try {
+    await seedShared(env);
+    await env.seeder.tree('count-delete', '/tree', 10, 100, 16);
+    const deleter = await env.clientFor('count-delete');
+    await expectOk(deleter.get('/drive/list', { folder: '/' })); // caches its key
+    const counter = new CallCounter(env.handlerClients.dynamodb, env.handlerClients.s3);
+    const lines: CallLine[] = [];
+    const measure = async (operation: string, bound: string, lowerBound: number, op: (i: number) => Promise<unknown>, warm = true) => {
+      if (warm) await op(0); // caches the key and makes the rate bucket, as in a warm container
+      const calls = await counter.during(() => op(1));
+      const total = Object.values(calls).reduce((a, b) => a + b, 0);
+      lines.push({ operation, calls, total, lowerBound, bound, met: total <= lowerBound });
+    };
+    const file = (name: string) => ({ data: Buffer.alloc(4096, 1), filename: name });
+    await measure('upload 1 file into an existing folder', '1 PutObject + 1 item write + 1 rate-limit update', 3, (i) => expectOk(env.api.upload([file(`c1-${i}`)], [{ folder: '/up' }])));
+    await measure('upload 20 files into an existing folder', '20 PutObject + 20 item writes + 1 rate-limit update', 41, (i) =>
+      expectOk(env.api.upload(Array.from({ length: 20 }, (_, k) => file(`c20-${i}-${k}`)), Array.from({ length: 20 }, () => ({ folder: '/up' })))),
+    );
+    await measure('download', 'GetItem + GetObject + 1 rate-limit update', 3, () => expectOk(env.api.get('/drive/download', { path: '/dl/4k.bin' })));
+    await measure('list a folder of 1,000 files', '1 Query (one 1 MB page) + 1 rate-limit update', 2, () => expectOk(env.api.get('/drive/list', { folder: '/list1000' })));
+    await measure('recursive list, 10,000 files in 1,000 folders', '1,001 Query (one per folder) + 1 rate-limit update', 1002, () => expectOk(env.api.get('/drive/list', { folder: '/tree10k', recursive: 'true' })));
+    await measure('create a 5-deep folder', '5 item writes + 1 rate-limit update', 6, (i) => expectOk(env.api.createFolder(`/count-mk-${i}/a/b/c/d`)));
+    await measure(
+      'recursive delete, 1,000 files in 11 folders',
+      '11 Query + ⌈1000/1000⌉ DeleteObjects + ⌈1011/25⌉ BatchWriteItem + 1 rate-limit update',
+      11 + 1 + 41 + 1,
+      () => expectOk(deleter.deleteFolder('/tree')),
+      false,
+    );
+    return lines;
+  } finally {
+    await env.close();
+  }
+}
+
+function printReport(lines: Line[], calls: CallLine[], coldStarts: ColdStart[], memory: MemoryResult & { met: boolean }): void {
+  const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+  table(
+    'Throughput and latency: Drive (through HTTP and the handlers) against the floor (the SDK straight to storage)',
+    ['operation', 'conc', 'Drive ops/s', 'p50 ms', 'p99 ms', 'floor ops/s', 'p50 ms', 'p99 ms', 'ratio', 'target'],
+    lines.map((l) => [l.scenario, String(l.concurrency), f(l.drive.opsPerSecond), f(l.drive.p50Ms), f(l.drive.p99Ms), f(l.floor.opsPerSecond), f(l.floor.p50Ms), f(l.floor.p99Ms), f(l.ratio, 2), l.target === undefined ? '' : `≤ ${l.target} ${l.met ? 'met' : 'MISSED'}`]),
+  );
+  table(
+    'AWS calls per operation (warm: key cached, rate limits on)',
+    ['operation', 'calls', 'total', 'lower bound', ''],
+    calls.map((c) => [c.operation, Object.entries(c.calls).map(([k, v]) => `${v} ${k}`).join(', '), String(c.total), `${c.lowerBound} (${c.bound})`, c.met ? 'met' : `+${c.total - c.lowerBound}`]),
+  );
+  table(
+    'Cold start: bundled handler (as the stack builds it) against a bundle of the SDK clients it uses',
+    ['handler', 'bundle KiB', 'SDK clients', 'import ms', 'bare clients ms', 'ratio', 'target ≤ 1.25'],
+    coldStarts.map((c) => [c.handler, f(c.bundleBytes / 1024, 0), c.sdkClients.join(' + '), f(c.importMs), f(c.bareClientsImportMs), f(c.ratio, 2), c.ratio <= 1.25 ? 'met' : 'MISSED']),
+  );
+  table(
+    'Memory: resident memory of npm start while a client downloads the file',
+    ['file', 'RSS before MiB', 'peak MiB', 'growth MiB', 'seconds', 'target ≤ 64 MiB'],
+    [[`${memory.fileBytes / 1024 / 1024} MiB`, f(memory.rssBeforeMiB), f(memory.rssPeakMiB), f(memory.growthMiB), f(memory.seconds), memory.met ? 'met' : 'MISSED']],
+  );
+}
+
+function table(title: string, header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  console.log(`\n${title}\n`);
+  console.log(line(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const row of rows) console.log(line(row));
+}
+
+function log(message: string): void {
+  console.error(message);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
+
