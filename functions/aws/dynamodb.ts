@@ -7,8 +7,11 @@ import { requireEnv } from './env';
 
 const endpoint = process.env.DRIVE_DYNAMODB_ENDPOINT;
 
-/** One client per container; `DRIVE_DYNAMODB_ENDPOINT` points it at the local emulator. */
-export const dynamodb = new DynamoDBClient(endpoint ? { endpoint } : {});
+/**
+ * One client per container; `DRIVE_DYNAMODB_ENDPOINT` points it at the local emulator. The middleware
+ * stack is resolved once per command type rather than on every call (nothing changes it after start).
+ */
+export const dynamodb = new DynamoDBClient({ cacheMiddleware: true, ...(endpoint ? { endpoint } : {}) });
 
 export const nodes = new DynamoNodeStore(dynamodb, requireEnv('DRIVE_NODES_TABLE'));
 

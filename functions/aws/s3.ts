@@ -5,13 +5,15 @@ import { S3ObjectStore } from './s3-object-store';
 const endpoint = process.env.DRIVE_S3_ENDPOINT;
 
 /**
- * One client per container; `DRIVE_S3_ENDPOINT` points it at the local emulator, which needs path-style
- * addressing and does not understand the SDK's default streaming checksums (aws-chunked bodies).
+ * One client per container, its middleware stack resolved once per command type. `DRIVE_S3_ENDPOINT`
+ * points it at the local emulator, which needs path-style addressing and does not understand the SDK's
+ * default streaming checksums (aws-chunked bodies).
  */
-export const s3 = new S3Client(
-  endpoint
-    ? { endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }
-    : {},
-);
+export const s3 = new S3Client({
+  cacheMiddleware: true,
+  ...(endpoint
+    ? { endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED' as const, responseChecksumValidation: 'WHEN_REQUIRED' as const }
+    : {}),
+});
 
 export const objects = new S3ObjectStore(s3, requireEnv('DRIVE_BUCKET'));

@@ -6,11 +6,17 @@ import type { FolderNode, NodeStore } from './ports';
 
 /**
  * Makes `path` a folder, with its missing parents, like `mkdir -p`, and returns it. Works upwards from
- * `path` and stops at the first folder that exists, since every folder's parents exist: a folder that is
- * there already costs one conditional write. Throws `conflict`, having removed what it created, if a
- * file holds `path` or one of its parents.
+ * `path` and stops at the first folder that exists, since every folder's parents exist. With `readFirst`,
+ * a folder that exists costs one strongly consistent read, which any number of writers can share; without
+ * it, one conditional write. Throws `conflict`, having removed what it created, if a file holds `path` or
+ * one of its parents.
  */
-export async function ensureFolder(nodes: NodeStore, drive: string, path: string, now: string): Promise<FolderNode> {
+export async function ensureFolder(nodes: NodeStore, drive: string, path: string, now: string, options: { readFirst?: boolean } = {}): Promise<FolderNode> {
+  if (options.readFirst) {
+    const existing = await nodes.get(drive, path);
+    if (existing?.kind === 'folder') return existing;
+    if (existing) throw conflict(`${path} is a file, so nothing can be stored below it`);
+  }
   const created: FolderNode[] = [];
   let target: FolderNode | undefined;
   try {

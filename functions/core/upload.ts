@@ -60,7 +60,8 @@ export async function uploadFiles(
   }
 
   // Records first, conditional on no folder being there; then their folders, so a recursive delete that
-  // raced this upload finds the parent recreated rather than a file without one.
+  // raced this upload finds the parent recreated rather than a file without one. The folders are read, not
+  // written, when they exist: every upload into a busy folder would otherwise write that one item.
   let results: PromiseSettledResult<PutFileResult>[] = [];
   try {
     results = await settleLimit(files, WRITE_CONCURRENCY, (file) => writeRecord(nodes, drive, file));
@@ -69,7 +70,7 @@ export async function uploadFiles(
       if (!result.value.ok) throw conflict(`${files[i].path} is a folder, so a file cannot be stored there`);
     });
     const parents = [...new Set(destinations.map(parentOf))].filter((folder) => folder !== ROOT);
-    await mapLimit(parents, WRITE_CONCURRENCY, (folder) => ensureFolder(nodes, drive, folder, now));
+    await mapLimit(parents, WRITE_CONCURRENCY, (folder) => ensureFolder(nodes, drive, folder, now, { readFirst: true }));
   } catch (error) {
     await cleanUp(async () => {
       // Undo every record this request may have written (only where ours stands), then delete the bytes;

@@ -60,7 +60,9 @@ export async function startSeparated(): Promise<BenchEnvironment & { hostPid: nu
 
 /** Starts `node --import tsx <args>` and waits for a line of its output to match `pattern` (group 1). */
 async function spawnUntil(args: string[], env: Record<string, string>, pattern: RegExp): Promise<{ child: ChildProcess; match: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // BENCH_PROFILE_DIR=<dir> writes a CPU profile of each process there when it stops.
+  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${args[0]} did not start:\n${output}`)), 30_000);
@@ -118,7 +120,8 @@ export async function startHostInProcess(rateLimits: string): Promise<BenchEnvir
 }
 
 function storageClients(dynamodbEndpoint: string, s3Endpoint: string) {
-  const config = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  // Tuned as the handlers' clients are: the floor is the least work that could do the job.
+  const config = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, cacheMiddleware: true };
   return {
     s3: new S3Client({ ...config, endpoint: s3Endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }),
     dynamodb: new DynamoDBClient({ ...config, endpoint: dynamodbEndpoint }),

@@ -111,12 +111,13 @@ async function callsInChild(): Promise<string> {
 async function countCalls(): Promise<CallLine[]> {
   // Limits on (so each request pays its rate-limit update) but far above what this run sends.
   const env = await startHostInProcess(Object.keys(SPEC_RATE_LIMITS).map((name) => `${name}=1000000`).join(','));
+  // Before any request: the clients resolve their middleware once (cacheMiddleware).
+  const counter = new CallCounter(env.handlerClients.dynamodb, env.handlerClients.s3);
   try {
     await seedShared(env);
     await env.seeder.tree('count-delete', '/tree', 10, 100, 16);
     const deleter = await env.clientFor('count-delete');
     await expectOk(deleter.get('/drive/list', { folder: '/' })); // caches its key
-    const counter = new CallCounter(env.handlerClients.dynamodb, env.handlerClients.s3);
     const lines: CallLine[] = [];
     const measure = async (operation: string, bound: string, lowerBound: number, op: (i: number) => Promise<unknown>, warm = true) => {
       if (warm) await op(0); // caches the key and makes the rate bucket, as in a warm container
