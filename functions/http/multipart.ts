@@ -46,7 +46,8 @@ export async function parseUploadForm(body: Buffer, contentType: string | undefi
       // A body that ends inside a file part fails the part's stream as well as the parser.
       stream.on('error', (error: Error) => fail(badRequest(`multipart body is malformed: ${error.message}`)));
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => parts.push({ filename: info.filename ?? '', contentType: info.mimeType, data: Buffer.concat(chunks) }));
+      // busboy hands a part over as views of the body; a part in one view is kept as it is, not copied.
+      stream.on('end', () => parts.push({ filename: info.filename ?? '', contentType: info.mimeType, data: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) }));
     });
     parser.on('field', (field, value, info) => {
       if (field === 'files') return fail(badRequest('part "files" must be a file: give it a filename in its Content-Disposition'));
