@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -32,7 +33,7 @@ export interface BenchEnvironment {
  * over it (`DRIVE_RATE_LIMITS=off`), and this one, the load generator and the floor's client.
  */
 export async function startSeparated(): Promise<BenchEnvironment & { hostPid: number }> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'drive-bench-'));
+  const dataDir = await mkdtemp(join(benchDir(), 'drive-bench-'));
   const storage = await spawnUntil(['test/bench/storage-process.ts', join(dataDir, 'storage')], {}, /^(\{.*\})$/m);
   const endpoints = JSON.parse(storage.match) as { dynamodb: string; s3: string };
   const host = await spawnUntil(['test/bench/host-process.ts', join(dataDir, 'host')], {
@@ -56,6 +57,14 @@ export async function startSeparated(): Promise<BenchEnvironment & { hostPid: nu
       await removeDataDir(dataDir);
     },
   };
+}
+
+/**
+ * Where the storage keeps its files: in memory (/dev/shm) where there is one, since a run writes gigabytes
+ * and the disk's write-back otherwise swings the figures from round to round; real S3 is not this disk.
+ */
+function benchDir(): string {
+  return process.env.BENCH_DATA_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir());
 }
 
 /** Starts `node --import tsx <args>` and waits for a line of its output to match `pattern` (group 1). */

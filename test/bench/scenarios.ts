@@ -53,7 +53,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'upload 1 MiB',
     target: 1.5,
-    budget: { 1: { maxOps: 300, seconds: 4, warmup: 3 }, 16: { maxOps: 600, seconds: 5, warmup: 3 } },
+    budget: { 1: { maxOps: 200, seconds: 3, warmup: 3 }, 16: { maxOps: 400, seconds: 4, warmup: 3 } },
     drive: (env, i, c) => expectOk(env.api.upload([{ data: MiB1, filename: `1m-${c}-${i}.bin` }], [{ folder: '/up' }])),
     floor: (env, i, c) => env.floor.upload(FLOOR_DRIVE, '/up', [{ name: `1m-${c}-${i}.bin`, data: MiB1 }]),
   },
