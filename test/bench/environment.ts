@@ -32,7 +32,7 @@ export interface BenchEnvironment {
  * Three processes, as in AWS: storage (the embedded S3 and DynamoDB), the local host running the handlers
  * over it (`DRIVE_RATE_LIMITS=off`), and this one, the load generator and the floor's client.
  */
-export async function startSeparated(): Promise<BenchEnvironment & { hostPid: number }> {
+export async function startSeparated(): Promise<BenchEnvironment & { pids: { host: number; storage: number } }> {
   const dataDir = await mkdtemp(join(benchDir(), 'drive-bench-'));
   const storage = await spawnUntil(['test/bench/storage-process.ts', join(dataDir, 'storage')], {}, /^(\{.*\})$/m);
   const endpoints = JSON.parse(storage.match) as { dynamodb: string; s3: string };
@@ -46,7 +46,7 @@ export async function startSeparated(): Promise<BenchEnvironment & { hostPid: nu
   const clients = storageClients(endpoints.dynamodb, endpoints.s3);
   const env = environment(host.match, clients);
   return {
-    hostPid: host.child.pid!,
+    pids: { host: host.child.pid!, storage: storage.child.pid! },
     ...env,
     close: async () => {
       clients.s3.destroy();

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
@@ -16,11 +17,18 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const ROOT = resolve(__dirname, '..', '..');
 const CONCURRENCIES = [1, 16] as const;
 
+/** CPU time per operation, in ms, of each process: where the time of a line goes. */
+interface CpuPerOp {
+  client: number;
+  host: number;
+  storage: number;
+}
+
 interface Line {
   scenario: string;
   concurrency: number;
-  drive: LoadStats;
-  floor: LoadStats;
+  drive: LoadStats & { cpu: CpuPerOp };
+  floor: LoadStats & { cpu: CpuPerOp };
   /** Drive's time per operation over the floor's: floor ops/s ÷ Drive ops/s. */
   ratio: number;
   target?: number;
@@ -80,11 +88,15 @@ async function throughput(): Promise<Line[]> {
         // Quick lines run in three rounds, alternating which side goes first, and keep the median round:
         // two cores shared by three processes make single runs noisy.
         const rounds = budget.seconds <= 5 ? 3 : 1;
-        const measured: { drive: LoadStats; floor: LoadStats; ratio: number }[] = [];
+        const measured: { drive: Line['drive']; floor: Line['floor']; ratio: number }[] = [];
         for (let round = 0; round < rounds; round++) {
           await scenario.prepare?.(env, concurrency, budget.maxOps + budget.warmup);
           const base = round * 1_000_000; // fresh names every round
-          const run = (side: 'drive' | 'floor') => load(concurrency, budget, (i) => scenario[side](env, base + i, concurrency));
+          const run = async (side: 'drive' | 'floor') => {
+            const before = cpuTimes(env.pids);
+            const stats = await load(concurrency, budget, (i) => scenario[side](env, base + i, concurrency));
+            return { ...stats, cpu: perOp(before, cpuTimes(env.pids), stats.ops + budget.warmup) };
+          };
           const first = round % 2 === 0 ? await run('floor') : await run('drive');
           const second = round % 2 === 0 ? await run('drive') : await run('floor');
           const [floor, drive] = round % 2 === 0 ? [first, second] : [second, first];
@@ -100,6 +112,23 @@ async function throughput(): Promise<Line[]> {
   } finally {
     await env.close();
   }
+}
+
+/** CPU seconds used so far by this process (the client), the host and the storage. */
+function cpuTimes(pids: { host: number; storage: number }): CpuPerOp {
+  const usage = process.cpuUsage();
+  return { client: (usage.user + usage.system) / 1e6, host: processCpu(pids.host), storage: processCpu(pids.storage) };
+}
+
+function processCpu(pid: number): number {
+  // /proc/<pid>/stat: utime and stime are fields 14 and 15, in clock ticks (100 a second on Linux).
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function perOp(before: CpuPerOp, after: CpuPerOp, ops: number): CpuPerOp {
+  const ms = (key: keyof CpuPerOp) => ((after[key] - before[key]) * 1000) / ops;
+  return { client: ms('client'), host: ms('host'), storage: ms('storage') };
 }
 
 /** Runs the call count in a process of its own, since rate limits are read once per process. */
@@ -150,9 +179,14 @@ async function countCalls(): Promise<CallLine[]> {
 function printReport(lines: Line[], calls: CallLine[], coldStarts: ColdStart[], memory: MemoryResult & { met: boolean }): void {
   const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
   table(
-    'Throughput and latency: Drive (through HTTP and the handlers) against the floor (the SDK straight to storage)',
+    'Throughput and latency: Drive (client → local host → storage) against the floor (client → storage, the SDK alone)',
     ['operation', 'conc', 'Drive ops/s', 'p50 ms', 'p99 ms', 'floor ops/s', 'p50 ms', 'p99 ms', 'ratio', 'target'],
     lines.map((l) => [l.scenario, String(l.concurrency), f(l.drive.opsPerSecond), f(l.drive.p50Ms), f(l.drive.p99Ms), f(l.floor.opsPerSecond), f(l.floor.p50Ms), f(l.floor.p99Ms), f(l.ratio, 2), l.target === undefined ? '' : `≤ ${l.target} ${l.met ? 'met' : 'MISSED'}`]),
+  );
+  table(
+    'CPU per operation (ms) of each process, at concurrency 16: where the difference goes',
+    ['operation', 'Drive client', 'Drive host', 'Drive storage', 'floor client', 'floor storage'],
+    lines.filter((l) => l.concurrency === 16).map((l) => [l.scenario, f(l.drive.cpu.client, 2), f(l.drive.cpu.host, 2), f(l.drive.cpu.storage, 2), f(l.floor.cpu.client, 2), f(l.floor.cpu.storage, 2)]),
   );
   table(
     'AWS calls per operation (warm: key cached, rate limits on)',
