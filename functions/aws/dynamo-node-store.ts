@@ -39,16 +39,7 @@ export class DynamoNodeStore implements NodeStore {
     const nodes: DriveNode[] = [];
     let start: Item | undefined;
     do {
-      const out = await this.client.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': PK },
-          ExpressionAttributeValues: { ':pk': { S: partitionOf(drive, folder) } },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
+      const out = await this.client.send(new QueryCommand({ ...this.childrenOf(drive, folder), ExclusiveStartKey: start }));
       for (const item of out.Items ?? []) nodes.push(fromItem(item));
       start = out.LastEvaluatedKey;
     } while (start);
@@ -56,17 +47,7 @@ export class DynamoNodeStore implements NodeStore {
   }
 
   async hasChildren(drive: string, folder: string): Promise<boolean> {
-    const out = await this.client.send(
-      new QueryCommand({
-        TableName: this.table,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': PK },
-        ExpressionAttributeValues: { ':pk': { S: partitionOf(drive, folder) } },
-        ConsistentRead: true,
-        Limit: 1,
-        ProjectionExpression: '#pk',
-      }),
-    );
+    const out = await this.client.send(new QueryCommand({ ...this.childrenOf(drive, folder), Limit: 1, ProjectionExpression: '#pk' }));
     return (out.Items?.length ?? 0) > 0;
   }
 
@@ -157,6 +138,17 @@ export class DynamoNodeStore implements NodeStore {
     const last = batches.pop();
     await mapLimit(batches, BATCH_CONCURRENCY, (batch) => this.deleteBatch(drive, batch));
     if (last) await this.deleteBatch(drive, last);
+  }
+
+  /** A strongly consistent query of the partition that holds `folder`'s children. */
+  private childrenOf(drive: string, folder: string) {
+    return {
+      TableName: this.table,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': PK },
+      ExpressionAttributeValues: { ':pk': { S: partitionOf(drive, folder) } },
+      ConsistentRead: true,
+    };
   }
 
   private async deleteBatch(drive: string, paths: readonly string[]): Promise<void> {
