@@ -189,7 +189,8 @@ export function toItem(drive: string, node: DriveNode): Item {
   return item;
 }
 
-function fromItem(item: Item): DriveNode {
+/** The node an item holds. */
+export function fromItem(item: Item): DriveNode {
   const common = { id: item.id.S!, path: item.path.S!, createdAt: item.createdAt.S! };
   if (item.kind.S === 'folder') return { kind: 'folder', ...common };
   return { kind: 'file', ...common, size: Number(item.size.N), contentType: item.contentType.S!, objectKey: item.objectKey.S! };

@@ -1,0 +1,76 @@
+import { DynamoDBClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
+import { DeleteObjectsCommand, ListObjectsV2Command, type ListObjectsV2CommandOutput, S3Client } from '@aws-sdk/client-s3';
+import { DynamoNodeStore, fromItem } from '../../functions/aws/dynamo-node-store';
+import { NODES_PARTITION_KEY } from '../../functions/aws/schema';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES, runningHost, startEmulators } from '../local/emulators';
+import type { StoredNode, StoredObject } from './check';
+
+/** The tables and bucket fsck works on, deployed or local, and what it needs to read and repair them. */
+export interface Storage {
+  where: string;
+  nodes: DynamoNodeStore;
+  readNodes(): Promise<StoredNode[]>;
+  readObjects(): Promise<StoredObject[]>;
+  deleteObjects(keys: string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Deployed storage when `DRIVE_NODES_TABLE` and `DRIVE_BUCKET` are set (AWS credentials from the usual
+ * chain); else the local data dir, through a running `npm start`'s emulators or embedded ones of its own.
+ */
+export async function openStorage(): Promise<Storage> {
+  const table = process.env.DRIVE_NODES_TABLE;
+  const bucket = process.env.DRIVE_BUCKET;
+  if (table && bucket) return storage(new DynamoDBClient({}), new S3Client({}), table, bucket, `table ${table} and bucket ${bucket}`, async () => undefined);
+
+  const dataDir = process.env.DRIVE_DATA_DIR ?? '.drive-data';
+  const running = await runningHost(dataDir);
+  const embedded = running ? undefined : await startEmulators(dataDir);
+  const config = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  return storage(
+    new DynamoDBClient({ ...config, endpoint: running?.dynamodb ?? embedded!.dynamodbEndpoint }),
+    new S3Client({ ...config, endpoint: running?.s3 ?? embedded!.s3Endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }),
+    LOCAL_RESOURCES.nodesTable,
+    LOCAL_RESOURCES.bucket,
+    `local data dir ${dataDir}`,
+    async () => embedded?.close(),
+  );
+}
+
+function storage(dynamodb: DynamoDBClient, s3: S3Client, table: string, bucket: string, where: string, release: () => Promise<unknown>): Storage {
+  return {
+    where,
+    nodes: new DynamoNodeStore(dynamodb, table),
+    readNodes: async () => {
+      const nodes: StoredNode[] = [];
+      let start: ScanCommandOutput['LastEvaluatedKey'];
+      do {
+        const page: ScanCommandOutput = await dynamodb.send(new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey: start }));
+        for (const item of page.Items ?? []) nodes.push({ drive: item[NODES_PARTITION_KEY].S!.split('#')[0], node: fromItem(item) });
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return nodes;
+    },
+    readObjects: async () => {
+      const objects: StoredObject[] = [];
+      let token: string | undefined;
+      do {
+        const page: ListObjectsV2CommandOutput = await s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token }));
+        for (const object of page.Contents ?? []) objects.push({ key: object.Key!, lastModified: object.LastModified ?? new Date(0) });
+        token = page.NextContinuationToken;
+      } while (token);
+      return objects;
+    },
+    deleteObjects: async (keys) => {
+      for (let i = 0; i < keys.length; i += 1000) {
+        await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true } }));
+      }
+    },
+    close: async () => {
+      dynamodb.destroy();
+      s3.destroy();
+      await release();
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import { DeleteItemCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { keyOf, toItem } from '../../functions/aws/dynamo-node-store';
+import { DriveClient, type FileJson, json } from '../support/api-client';
+import { type RunningHost, removeDataDir, startHost } from '../support/local-host';
+
+const run = promisify(execFile);
+const ROOT = resolve(__dirname, '..', '..');
+const KEY = 'fsck-key-0123456789abcdefghijklmnopq';
+
+/** Runs `npm run fsck -- …` on `dataDir`; resolves with the exit code and output. */
+async function fsck(dataDir: string, ...args: string[]): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bin/fsck.ts', ...args], { cwd: ROOT, env: { ...process.env, DRIVE_DATA_DIR: dataDir, DRIVE_NODES_TABLE: '', DRIVE_BUCKET: '' } });
+    return { code: 0, output: stdout };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string };
+    return { code: failed.code, output: failed.stdout };
+  }
+}
+
+const count = (output: string, label: string) => Number(new RegExp(`(\\d+)  ${label}`).exec(output)?.[1]);
+
+let host: RunningHost;
+
+beforeAll(async () => {
+  host = await startHost({ DRIVE_API_KEYS: `fsck:${KEY}`, DRIVE_RATE_LIMITS: 'off' });
+});
+
+afterAll(async () => {
+  await host.stop();
+  await removeDataDir(host.dataDir);
+});
+
+describe('npm run fsck', () => {
+  it('finds what the API leaves clean, and every kind of damage done behind its back; --repair mends what it may', async () => {
+    const drive = new DriveClient(host.url, KEY);
+    const uploaded = await json<{ data: FileJson[] }>(
+      drive.upload(
+        ['keep', 'lose-bytes', 'orphan-parent', 'plain'].map((name) => ({ data: name, filename: `${name}.txt` })),
+        [{ folder: '/docs' }, { folder: '/docs' }, { folder: '/tree/deep' }, {}],
+      ),
+    );
+    expect(uploaded.status).toBe(200);
+    expect((await fsck(host.dataDir)).code).toBe(0);
+
+    // Damage, straight through the SDK on the running host's emulators.
+    const endpoints = JSON.parse(await readFile(join(host.dataDir, 'endpoints.json'), 'utf8')) as Record<string, string>;
+    const config = { region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } };
+    const s3 = new S3Client({ ...config, endpoint: endpoints.s3, forcePathStyle: true });
+    const dynamodb = new DynamoDBClient({ ...config, endpoint: endpoints.dynamodb });
+    const lostBytes = uploaded.body.data[1];
+    await s3.send(new DeleteObjectCommand({ Bucket: endpoints.bucket, Key: `fsck/${lostBytes.id}` }));
+    await s3.send(new PutObjectCommand({ Bucket: endpoints.bucket, Key: 'fsck/no-record', Body: 'x' }));
+    await dynamodb.send(new DeleteItemCommand({ TableName: endpoints.nodesTable, Key: keyOf('fsck', '/tree/deep') }));
+    await dynamodb.send(
+      new PutItemCommand({ TableName: endpoints.nodesTable, Item: toItem('fsck', { kind: 'folder', id: 'x', path: '/plain.txt/inside', createdAt: new Date().toISOString() }) }),
+    );
+    s3.destroy();
+    dynamodb.destroy();
+
+    const damaged = await fsck(host.dataDir);
+    expect(damaged.code).toBe(1);
+    expect(count(damaged.output, 'records whose object is missing')).toBe(1);
+    expect(count(damaged.output, 'objects no record points to')).toBe(1);
+    expect(count(damaged.output, 'folders whose parent is missing')).toBe(1);
+    expect(count(damaged.output, 'nodes below a file')).toBe(1);
+    expect(damaged.output).toContain('fsck:/docs/lose-bytes.txt');
+
+    const repaired = await fsck(host.dataDir, '--repair', '--grace-minutes', '0');
+    const after = repaired.output.slice(repaired.output.indexOf('After repair:'));
+    expect(count(after, 'objects no record points to')).toBe(0);
+    expect(count(after, 'folders whose parent is missing')).toBe(0);
+    // Never deleted: a record, even one without bytes or below a file; those stay for a person to judge.
+    expect(count(after, 'records whose object is missing')).toBe(1);
+    expect(count(after, 'nodes below a file')).toBe(1);
+    expect(repaired.code).toBe(1);
+    expect((await drive.list({ folder: '/tree/deep' })).status).toBe(200);
+    expect(await (await drive.download({ path: '/docs/keep.txt' })).text()).toBe('keep');
+  });
+});
+
+describe('npm run fsck without a running host', () => {
+  it('opens the data dir itself', async () => {
+    const stopped = await startHost({ DRIVE_API_KEYS: `fsck:${KEY}` });
+    await new DriveClient(stopped.url, KEY).upload([{ data: 'x', filename: 'x.txt' }], [{ folder: '/a/b' }]);
+    await stopped.stop();
+    try {
+      const result = await fsck(stopped.dataDir);
+      expect(result.code).toBe(0);
+      expect(result.output).toContain('clean');
+    } finally {
+      await removeDataDir(stopped.dataDir);
+    }
+  });
+});
