@@ -22,7 +22,7 @@ const MAX_DISCARD_BYTES = 16 * 1024 * 1024;
  * builds the proxy event, invokes the handler module Lambda would run, and writes back its result.
  */
 export function createLocalServer(routes: readonly MountedRoute[], log: (line: string) => void): Server {
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     const started = Date.now();
     res.on('finish', () => log(`${req.method} ${req.url?.split('?')[0]} ${res.statusCode} ${Date.now() - started}ms`));
     handle(routes, req, res).catch((error: unknown) => {
@@ -32,6 +32,15 @@ export function createLocalServer(routes: readonly MountedRoute[], log: (line: s
       else res.destroy();
     });
   });
+  // What Node's parser refuses (headers or target over 16 KB, malformed lines) still gets a JSON answer.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return void socket.destroy();
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify({ error: { code: 'bad_request', message: tooLarge ? 'the request line and headers are larger than 16 KB' : 'the request is not valid HTTP' } });
+    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  });
+  return server;
 }
 
 async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -1,0 +1,130 @@
+import fc from 'fast-check';
+import { request } from 'node:http';
+import { type RunningHost, removeDataDir, startHost } from '../support/local-host';
+
+const KEY = 'fuzz-key-0123456789abcdefghijklmnopq';
+const RUNS = 150;
+
+let host: RunningHost;
+
+beforeAll(async () => {
+  host = await startHost({ DRIVE_API_KEYS: `fuzz:${KEY}`, DRIVE_RATE_LIMITS: 'off' });
+});
+
+afterAll(async () => {
+  await host.stop();
+  await removeDataDir(host.dataDir);
+});
+
+interface Reply {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/** A raw request, so the fuzzer controls the target, the headers and the body bytes exactly. */
+function send(method: string, target: string, headers: Record<string, string>, body?: Buffer): Promise<Reply> {
+  const url = new URL(host.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, method, path: target, headers: { Authorization: `Bearer ${KEY}`, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Every answer is a success or a JSON error of the spec's shape, never a 5xx. */
+function expectWellFormed(reply: Reply, what: string): void {
+  if (reply.status === 200) return;
+  expect({ what, status: reply.status }).toEqual({ what, status: expect.any(Number) });
+  expect(reply.status).toBeLessThan(500);
+  expect(reply.contentType).toContain('application/json');
+  const parsed = JSON.parse(reply.body) as { error: { code: string; message: string } };
+  expect(parsed.error.code).toMatch(/^[a-z_]+$/);
+  expect(parsed.error.message.length).toBeGreaterThan(0);
+}
+
+// Paths built from the characters that break path handling: separators, dots, controls, unicode, escapes.
+const pathChar = fc.constantFrom('/', '.', '..', 'a', 'é', '日', '\u0000', '\u001f', '\u007f', ' ', '%', '#', '?', '&', '=', '+', '\\', '"', '\ud800', 'e\u0301');
+const fuzzPath = fc.array(pathChar, { maxLength: 40 }).map((parts) => parts.join(''));
+const longPath = fc.integer({ min: 1, max: 3000 }).map((n) => `/${'x/'.repeat(n)}`);
+const anyPath = fc.oneof(fuzzPath, longPath, fc.string(), fc.string({ unit: 'binary' }));
+
+describe('fuzzing every endpoint (fast-check)', () => {
+  it('GET /drive/download and /drive/list take any query and answer well', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('/drive/download', '/drive/list'), fc.dictionary(fc.constantFrom('path', 'folder', 'name', 'recursive', 'x'), anyPath, { maxKeys: 4 }), async (route, query) => {
+        const target = `${route}?${new URLSearchParams(query)}`;
+        expectWellFormed(await send('GET', target, {}), target);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('POST /drive/folders takes any body and answers well', async () => {
+    const body = fc.oneof(
+      anyPath.map((path) => JSON.stringify({ path })),
+      fc.json(),
+      fc.string(),
+      fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes).toString('latin1')),
+    );
+    await fc.assert(
+      fc.asyncProperty(body, fc.constantFrom('application/json', 'text/plain', 'multipart/form-data', ''), async (text, type) => {
+        expectWellFormed(await send('POST', '/drive/folders', type ? { 'Content-Type': type } : {}, Buffer.from(text)), text);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('DELETE /drive/folders takes any query and answers well', async () => {
+    await fc.assert(
+      fc.asyncProperty(anyPath, fc.constantFrom('true', 'false', 'yes', ''), async (path, recursive) => {
+        const target = `/drive/folders?${new URLSearchParams({ path, recursive })}`;
+        expectWellFormed(await send('DELETE', target, {}), target);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('POST /drive/upload takes any multipart body, metadata and filename and answers well', async () => {
+    const metadata = fc.oneof(
+      fc.array(fc.record({ path: anyPath, folder: anyPath, name: anyPath }, { requiredKeys: [] }), { maxLength: 3 }).map((m) => JSON.stringify(m)),
+      fc.json(),
+      fc.string(),
+    );
+    const part = fc.record({ filename: fc.oneof(anyPath, fc.constant('')), data: fc.uint8Array({ maxLength: 200 }), type: fc.constantFrom('', 'text/plain', 'application/octet-stream', 'x/y; a=b') });
+    const mangle = fc.constantFrom('none', 'truncate', 'wrong-boundary', 'no-final', 'huge-header', 'many-parts');
+    await fc.assert(
+      fc.asyncProperty(fc.array(part, { maxLength: 3 }), fc.option(metadata), mangle, async (parts, meta, how) => {
+        const boundary = 'fuzzBOUNDARY';
+        const pieces: Buffer[] = [];
+        for (const p of parts) {
+          pieces.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${p.filename}"\r\n${p.type ? `Content-Type: ${p.type}\r\n` : ''}\r\n`), Buffer.from(p.data), Buffer.from('\r\n'));
+        }
+        if (meta !== null) pieces.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n${meta}\r\n`));
+        if (how === 'huge-header') pieces.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${'h'.repeat(20_000)}"\r\n\r\nx\r\n`));
+        if (how === 'many-parts') for (let i = 0; i < 1200; i++) pieces.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="m${i}"\r\n\r\nx\r\n`));
+        if (how !== 'no-final') pieces.push(Buffer.from(`--${boundary}--\r\n`));
+        let body = Buffer.concat(pieces);
+        if (how === 'truncate') body = body.subarray(0, Math.floor(body.length / 2));
+        const declared = how === 'wrong-boundary' ? 'other' : boundary;
+        expectWellFormed(await send('POST', '/drive/upload', { 'Content-Type': `multipart/form-data; boundary=${declared}` }, body), `${how} ${parts.length} parts`);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('answers odd methods, targets and headers with JSON, and the server stays up', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'), fc.constantFrom('/', '/drive', '/drive/upload', '/drive/folders', '/drive/list/', '//drive/list', '/DRIVE/LIST'), fc.string({ maxLength: 50 }), async (method, path, auth) => {
+        const reply = await send(method, path, { Authorization: `Bearer ${auth}`.replace(/[^\t\x20-\x7e]/g, '') });
+        expectWellFormed(reply, `${method} ${path}`);
+      }),
+      { numRuns: RUNS },
+    );
+    expect((await send('GET', '/drive/list', {})).status).toBe(200);
+  });
+});
