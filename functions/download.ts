@@ -19,6 +19,9 @@ export const handler = awslambda.streamifyResponse(
         'Content-Length': String(file.size),
         'Content-Disposition': attachment(name),
         'X-Content-Type-Options': 'nosniff',
+        // Bytes of any user, served from the API's origin: if a browser renders them anyway (HTML, SVG),
+        // nothing in them may run or load.
+        'Content-Security-Policy': "default-src 'none'; sandbox",
         'Cache-Control': 'private, no-cache',
       },
     };
