@@ -11,7 +11,7 @@ import {
   UpdateItemCommand,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import { mapLimit } from '../core/concurrency';
+import { settleLimit } from '../core/concurrency';
 import { nameOf, parentOf } from '../core/paths';
 import type { DriveNode, FileNode, FolderNode, NodeStore, PutFileResult } from '../core/ports';
 import { BATCH_ATTEMPTS, backoff, chunk } from './batches';
@@ -133,11 +133,18 @@ export class DynamoNodeStore implements NodeStore {
     }
   }
 
-  async deleteMany(drive: string, paths: readonly string[]): Promise<void> {
+  async deleteMany(drive: string, paths: readonly string[], onDeleted?: (paths: readonly string[]) => void): Promise<void> {
     const batches = chunk([...new Set(paths)], WRITE_BATCH);
     const last = batches.pop();
-    await mapLimit(batches, BATCH_CONCURRENCY, (batch) => this.deleteBatch(drive, batch));
-    if (last) await this.deleteBatch(drive, last);
+    const deleteBatch = async (batch: string[]) => {
+      await this.deleteBatch(drive, batch);
+      onDeleted?.(batch);
+    };
+    // Every batch settles before a failure is reported, so `onDeleted` has heard of all that went.
+    const results = await settleLimit(batches, BATCH_CONCURRENCY, deleteBatch);
+    const failure = results.find((result) => result.status === 'rejected');
+    if (failure) throw failure.reason;
+    if (last) await deleteBatch(last);
   }
 
   /** A strongly consistent query of the partition that holds `folder`'s children. */

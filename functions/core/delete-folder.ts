@@ -28,9 +28,19 @@ export async function deleteFolder(
   }
 
   const deepestFirst = [...below].sort((a, b) => depthOf(b.path) - depthOf(a.path)).map((node) => node.path);
-  await nodes.deleteMany(drive, [...deepestFirst, path]);
-  const objectKeys = below.flatMap((node) => (node.kind === 'file' ? [node.objectKey] : []));
-  // The records are gone, so the deletion has happened; bytes left by a failure here are orphans for fsck.
-  await cleanUp(() => objects.deleteMany(objectKeys));
-  return objectKeys.length;
+  const objectKeyOf = new Map(below.flatMap((node) => (node.kind === 'file' ? [[node.path, node.objectKey] as const] : [])));
+  const gone: string[] = [];
+  try {
+    await nodes.deleteMany(drive, [...deepestFirst, path], (paths) => {
+      for (const deleted of paths) {
+        const key = objectKeyOf.get(deleted);
+        if (key) gone.push(key);
+      }
+    });
+  } finally {
+    // Bytes go once their records are gone, also when a later batch failed: what a retry of the delete
+    // will not find again must not stay behind. Bytes a failure here leaves are orphans for fsck.
+    await cleanUp(() => objects.deleteMany(gone));
+  }
+  return objectKeyOf.size;
 }

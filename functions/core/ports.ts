@@ -46,8 +46,9 @@ export interface NodeStore {
   /**
    * Deletes the nodes at `paths` (batched, retrying throttled items); absent paths are ignored. The last
    * batch, which holds the last paths, goes only once every other has: list parents after their children.
+   * `onDeleted` hears of each batch once it is gone, so a caller can act on what a failure spared.
    */
-  deleteMany(drive: string, paths: readonly string[]): Promise<void>;
+  deleteMany(drive: string, paths: readonly string[], onDeleted?: (paths: readonly string[]) => void): Promise<void>;
 }
 
 /** The bytes of files, under opaque keys. */

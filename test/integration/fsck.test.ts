@@ -1,27 +1,15 @@
 import { DeleteItemCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { keyOf, toItem } from '../../functions/aws/dynamo-node-store';
 import { DriveClient, type FileJson, json } from '../support/api-client';
+import { runFsck } from '../support/fsck';
 import { type RunningHost, removeDataDir, startHost } from '../support/local-host';
 
-const run = promisify(execFile);
-const ROOT = resolve(__dirname, '..', '..');
 const KEY = 'fsck-key-0123456789abcdefghijklmnopq';
 
-/** Runs `npm run fsck -- …` on `dataDir`; resolves with the exit code and output. */
-async function fsck(dataDir: string, ...args: string[]): Promise<{ code: number; output: string }> {
-  try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bin/fsck.ts', ...args], { cwd: ROOT, env: { ...process.env, DRIVE_DATA_DIR: dataDir, DRIVE_NODES_TABLE: '', DRIVE_BUCKET: '' } });
-    return { code: 0, output: stdout };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string };
-    return { code: failed.code, output: failed.stdout };
-  }
-}
+const fsck = runFsck;
 
 const count = (output: string, label: string) => Number(new RegExp(`(\\d+)  ${label}`).exec(output)?.[1]);
 

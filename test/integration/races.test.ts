@@ -1,12 +1,8 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { DriveClient, type FileJson, type FolderJson, type ListingJson, json } from '../support/api-client';
+import { runFsck } from '../support/fsck';
 import { type RunningHost, removeDataDir, startHost } from '../support/local-host';
 
-const run = promisify(execFile);
-const ROOT = resolve(__dirname, '..', '..');
 const KEY = 'races-key-0123456789abcdefghijklmnop';
 const ROUNDS = 10;
 
@@ -25,11 +21,7 @@ afterAll(async () => {
 
 /** fsck of the host's data dir, through its emulators: every race must leave it clean. */
 async function expectFsckClean(): Promise<void> {
-  const result = await run(process.execPath, ['--import', 'tsx', 'bin/fsck.ts'], { cwd: ROOT, env: { ...process.env, DRIVE_DATA_DIR: host.dataDir, DRIVE_NODES_TABLE: '', DRIVE_BUCKET: '' } }).then(
-    ({ stdout }) => ({ code: 0, stdout }),
-    (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
-  );
-  expect(result).toEqual({ code: 0, stdout: expect.stringContaining('clean') });
+  expect(await runFsck(host.dataDir)).toEqual({ code: 0, output: expect.stringContaining('clean') });
 }
 
 describe('races', () => {

@@ -16,10 +16,10 @@ export interface RunningHost {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `npm start`'s entry point with `env` and waits until it prints its address. */
-export async function startHost(env: Record<string, string>, dataDir?: string): Promise<RunningHost> {
+/** Starts `npm start`'s entry point (or another host `entry`) with `env` and waits until it prints its address. */
+export async function startHost(env: Record<string, string>, dataDir?: string, entry = 'bin/local.ts'): Promise<RunningHost> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'drive-test-')));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...(entry === 'bin/local.ts' ? [] : [dir])], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', DRIVE_DATA_DIR: dir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

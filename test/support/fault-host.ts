@@ -1,0 +1,79 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { startLocalHost } from '../../lib/local/host';
+
+/**
+ * A local host whose handlers' AWS calls fail on demand: the test writes `<data dir>/faults.json`, a list
+ * of rules, and the next calls of the named command fail as the rule says. Run with tsx:
+ * `node --import tsx test/support/fault-host.ts <data dir>`.
+ */
+export interface FaultRule {
+  command: string;
+  /** Calls of the command to let through first. */
+  skip?: number;
+  /** How many calls to spoil. */
+  times: number;
+  /** `error`: the call fails; `unprocessed` (BatchWriteItem) and `partial` (DeleteObjects): half is sent, half reported unprocessed. */
+  mode: 'error' | 'unprocessed' | 'partial';
+}
+
+interface Args {
+  input: Record<string, unknown>;
+}
+type Next = (args: Args) => Promise<{ output: Record<string, unknown> }>;
+
+async function main(): Promise<void> {
+  const dataDir = process.argv[2];
+  const host = await startLocalHost({ port: 0, dataDir, apiKeys: process.env.DRIVE_API_KEYS, log: () => undefined });
+  const planFile = join(dataDir, 'faults.json');
+  let version = -1;
+  let rules: (FaultRule & { seen: number; spoiled: number })[] = [];
+  const rulesNow = () => {
+    let mtime = 0;
+    try {
+      mtime = statSync(planFile).mtimeMs;
+    } catch {
+      return [];
+    }
+    if (mtime !== version) {
+      version = mtime;
+      rules = (JSON.parse(readFileSync(planFile, 'utf8')) as FaultRule[]).map((rule) => ({ ...rule, seen: 0, spoiled: 0 }));
+    }
+    return rules;
+  };
+
+  const middleware = (next: Next, context: { commandName?: string }) => async (args: Args) => {
+    const command = (context.commandName ?? '').replace(/Command$/, '');
+    const rule = rulesNow().find((r) => r.command === command && r.spoiled < r.times);
+    if (!rule || ++rule.seen <= (rule.skip ?? 0)) return next(args);
+    rule.spoiled++;
+    if (rule.mode === 'unprocessed') {
+      const [table, requests] = Object.entries(args.input.RequestItems as Record<string, unknown[]>)[0];
+      const half = Math.ceil(requests.length / 2);
+      const out = await next({ ...args, input: { ...args.input, RequestItems: { [table]: requests.slice(0, half) } } });
+      out.output.UnprocessedItems = requests.length > half ? { [table]: requests.slice(half) } : {};
+      return out;
+    }
+    if (rule.mode === 'partial') {
+      const remove = args.input.Delete as { Objects: { Key: string }[] };
+      const half = Math.ceil(remove.Objects.length / 2);
+      const out = await next({ ...args, input: { ...args.input, Delete: { ...remove, Objects: remove.Objects.slice(0, half) } } });
+      out.output.Errors = remove.Objects.slice(half).map(({ Key }) => ({ Key, Code: 'InternalError', Message: 'injected' }));
+      return out;
+    }
+    throw Object.assign(new Error(`injected fault in ${command}`), { name: 'InjectedFault' });
+  };
+  // Before any request: the clients resolve their middleware once.
+  const { dynamodb } = await import('../../functions/aws/dynamodb.js');
+  const { s3 } = await import('../../functions/aws/s3.js');
+  dynamodb.middlewareStack.add(middleware as never, { step: 'initialize', name: 'injectFaults' });
+  s3.middlewareStack.add(middleware as never, { step: 'initialize', name: 'injectFaults' });
+
+  console.log(`Drive API listening on ${host.url}`);
+  process.on('SIGTERM', () => void host.close().then(() => process.exit(0)));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
