@@ -2,6 +2,8 @@
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
+  // npm run test:chaos runs these: minutes of load and killed hosts.
+  testPathIgnorePatterns: ['/node_modules/', '/test/chaos/'],
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],

@@ -1,5 +1,5 @@
 import { DynamoDBClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
-import { DeleteObjectsCommand, ListObjectsV2Command, type ListObjectsV2CommandOutput, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, ListObjectsCommand, type ListObjectsCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import { DynamoNodeStore, fromItem } from '../../functions/aws/dynamo-node-store';
 import { NODES_PARTITION_KEY } from '../../functions/aws/schema';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES, runningHost, startEmulators } from '../local/emulators';
@@ -53,13 +53,17 @@ function storage(dynamodb: DynamoDBClient, s3: S3Client, table: string, bucket: 
       return nodes;
     },
     readObjects: async () => {
+      // ListObjects (v1) with the last key as the marker: the embedded S3 fails a V2 listing past 1,000
+      // keys, and AWS serves both the same.
       const objects: StoredObject[] = [];
-      let token: string | undefined;
-      do {
-        const page: ListObjectsV2CommandOutput = await s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token }));
+      let marker: string | undefined;
+      let truncated = true;
+      while (truncated) {
+        const page: ListObjectsCommandOutput = await s3.send(new ListObjectsCommand({ Bucket: bucket, Marker: marker }));
         for (const object of page.Contents ?? []) objects.push({ key: object.Key!, lastModified: object.LastModified ?? new Date(0) });
-        token = page.NextContinuationToken;
-      } while (token);
+        truncated = page.IsTruncated === true && objects.length > 0;
+        marker = objects.at(-1)?.key;
+      }
       return objects;
     },
     deleteObjects: async (keys) => {

@@ -13,7 +13,7 @@ export async function runFsck(dataDir: string, ...args: string[]): Promise<{ cod
     });
     return { code: 0, output: stdout };
   } catch (error) {
-    const failed = error as { code: number; stdout: string };
-    return { code: failed.code, output: failed.stdout };
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, output: failed.stdout + failed.stderr };
   }
 }
