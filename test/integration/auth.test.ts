@@ -1,5 +1,5 @@
 import { DriveClient, type ErrorJson, type FileJson, type ListingJson, json } from '../support/api-client';
-import { type RunningHost, removeDataDir, startHost } from '../support/local-host';
+import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
 const ALPHA = 'alpha-key-0123456789abcdefghijklmnop';
 const ALPHA_TWO = 'alpha-second-key-0123456789abcdefgh';
@@ -11,10 +11,7 @@ beforeAll(async () => {
   host = await startHost({ DRIVE_API_KEYS: `alpha:${ALPHA},alpha:${ALPHA_TWO},beta:${BETA}`, DRIVE_RATE_LIMITS: 'off' });
 });
 
-afterAll(async () => {
-  await host.stop();
-  await removeDataDir(host.dataDir);
-});
+afterAll(() => stopHost(host));
 
 const ENDPOINTS: [string, string][] = [
   ['POST', '/drive/upload'],

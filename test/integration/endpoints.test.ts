@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DriveClient, type DeletedJson, type ErrorJson, type FileJson, type FolderJson, type ListingJson, json } from '../support/api-client';
-import { type RunningHost, removeDataDir, startHost, storedState } from '../support/local-host';
+import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
 
 const KEY = 'endpoints-test-key-0123456789abcdef';
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
@@ -13,10 +13,7 @@ beforeAll(async () => {
   drive = new DriveClient(host.url, KEY);
 });
 
-afterAll(async () => {
-  await host.stop();
-  await removeDataDir(host.dataDir);
-});
+afterAll(() => stopHost(host));
 
 async function upload(files: Parameters<DriveClient['upload']>[0], metadata?: unknown) {
   return json<{ data: FileJson[] }>(drive.upload(files, metadata));

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { FaultRule } from '../support/fault-host';
 import { DriveClient, type DeletedJson, type ErrorJson, type ListingJson, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
-import { type RunningHost, removeDataDir, startHost } from '../support/local-host';
+import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
 const KEY = 'faults-key-0123456789abcdefghijklmn';
 
@@ -21,10 +21,7 @@ afterEach(async () => {
   await inject([]);
 });
 
-afterAll(async () => {
-  await host.stop();
-  await removeDataDir(host.dataDir);
-});
+afterAll(() => stopHost(host));
 
 /** Makes the next calls of each rule's command fail as it says. */
 async function inject(rules: FaultRule[]): Promise<void> {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { keyOf, toItem } from '../../functions/aws/dynamo-node-store';
 import { DriveClient, type FileJson, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
-import { type RunningHost, removeDataDir, startHost } from '../support/local-host';
+import { type RunningHost, removeDataDir, startHost, stopHost } from '../support/local-host';
 
 const KEY = 'fsck-key-0123456789abcdefghijklmnopq';
 
@@ -19,10 +19,7 @@ beforeAll(async () => {
   host = await startHost({ DRIVE_API_KEYS: `fsck:${KEY}`, DRIVE_RATE_LIMITS: 'off' });
 });
 
-afterAll(async () => {
-  await host.stop();
-  await removeDataDir(host.dataDir);
-});
+afterAll(() => stopHost(host));
 
 describe('npm run fsck', () => {
   it('finds what the API leaves clean, and every kind of damage done behind its back; --repair mends what it may', async () => {

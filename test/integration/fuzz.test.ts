@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { request } from 'node:http';
-import { type RunningHost, removeDataDir, startHost } from '../support/local-host';
+import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
 const KEY = 'fuzz-key-0123456789abcdefghijklmnopq';
 const RUNS = 150;
@@ -11,10 +11,7 @@ beforeAll(async () => {
   host = await startHost({ DRIVE_API_KEYS: `fuzz:${KEY}`, DRIVE_RATE_LIMITS: 'off' });
 });
 
-afterAll(async () => {
-  await host.stop();
-  await removeDataDir(host.dataDir);
-});
+afterAll(() => stopHost(host));
 
 interface Reply {
   status: number;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DriveClient, type FileJson, type FolderJson, type ListingJson, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
-import { type RunningHost, removeDataDir, startHost } from '../support/local-host';
+import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
 const KEY = 'races-key-0123456789abcdefghijklmnop';
 const ROUNDS = 10;
@@ -14,10 +14,7 @@ beforeAll(async () => {
   drive = new DriveClient(host.url, KEY);
 });
 
-afterAll(async () => {
-  await host.stop();
-  await removeDataDir(host.dataDir);
-});
+afterAll(() => stopHost(host));
 
 /** fsck of the host's data dir, through its emulators: every race must leave it clean. */
 async function expectFsckClean(): Promise<void> {

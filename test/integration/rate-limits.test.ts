@@ -1,5 +1,5 @@
 import { DriveClient, type ErrorJson, json } from '../support/api-client';
-import { type RunningHost, removeDataDir, startHost } from '../support/local-host';
+import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
 const KEY = 'limits-key-0123456789abcdefghijklmn';
 const OTHER = 'limits-other-key-0123456789abcdefgh';
@@ -11,10 +11,7 @@ beforeAll(async () => {
   host = await startHost({ DRIVE_API_KEYS: `limits:${KEY},limits:${OTHER}` });
 });
 
-afterAll(async () => {
-  await host.stop();
-  await removeDataDir(host.dataDir);
-});
+afterAll(() => stopHost(host));
 
 /** Sends `count` requests, `parallel` at a time, and returns the responses and how long it took. */
 async function burst(count: number, parallel: number, send: () => Promise<Response>): Promise<{ responses: Response[]; seconds: number }> {

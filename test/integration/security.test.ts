@@ -1,5 +1,5 @@
 import { DriveClient, type ErrorJson, type ListingJson, json } from '../support/api-client';
-import { type RunningHost, removeDataDir, startHost } from '../support/local-host';
+import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
 const A = 'security-a-key-0123456789abcdefghijk';
 const B = 'security-b-key-0123456789abcdefghijk';
@@ -11,10 +11,7 @@ beforeAll(async () => {
   host = await startHost({ DRIVE_API_KEYS: `a:${A},b:${B}`, DRIVE_RATE_LIMITS: 'off' });
 });
 
-afterAll(async () => {
-  await host.stop();
-  await removeDataDir(host.dataDir);
-});
+afterAll(() => stopHost(host));
 
 describe('security', () => {
   it("keeps drive B out of reach of drive A's key on every endpoint", async () => {

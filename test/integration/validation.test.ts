@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { DriveClient, type ErrorJson, type ListingJson, json } from '../support/api-client';
-import { type RunningHost, removeDataDir, startHost, storedState } from '../support/local-host';
+import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
 
 const KEY = 'validation-key-0123456789abcdefghij';
 
@@ -12,10 +12,7 @@ beforeAll(async () => {
   drive = new DriveClient(host.url, KEY);
 });
 
-afterAll(async () => {
-  await host.stop();
-  await removeDataDir(host.dataDir);
-});
+afterAll(() => stopHost(host));
 
 /** Asserts the error and that the drive still holds nothing. */
 async function expectRejected(response: Promise<Response>, status: number, code: string, names: string): Promise<void> {

@@ -60,6 +60,12 @@ function kill(child: ChildProcess, signal: NodeJS.Signals): void {
   child.kill(signal);
 }
 
+/** Stops a host made by `startHost` and removes its data dir. */
+export async function stopHost(host: RunningHost): Promise<void> {
+  await host.stop();
+  await removeDataDir(host.dataDir);
+}
+
 /** Removes a data dir made by `startHost`. */
 export async function removeDataDir(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
