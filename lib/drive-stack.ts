@@ -135,7 +135,8 @@ export class DriveStack extends Stack {
       download: make('download').allowTable(nodes, 'GetItem').allowObjects(bucket, 'GetObject').allowBucket(bucket, 'ListBucket'),
       list: make('list').allowTable(nodes, 'GetItem', 'Query'),
       'create-folder': make('create-folder').allowTable(nodes, 'UpdateItem', 'DeleteItem'),
-      'delete-folder': make('delete-folder').allowTable(nodes, 'GetItem', 'Query', 'BatchWriteItem', 'DeleteItem').allowObjects(bucket, 'DeleteObject'),
+      // UpdateItem: an empty folder that an upload wrote into while it was deleted is put back.
+      'delete-folder': make('delete-folder').allowTable(nodes, 'GetItem', 'Query', 'BatchWriteItem', 'DeleteItem', 'UpdateItem').allowObjects(bucket, 'DeleteObject'),
     };
     for (const fn of [this.functions.upload, this.functions.download, this.functions['delete-folder']]) {
       Validations.of(fn.role!).acknowledge({

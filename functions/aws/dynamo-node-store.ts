@@ -113,23 +113,24 @@ export class DynamoNodeStore implements NodeStore {
     }
   }
 
-  async removeFolder(drive: string, path: string): Promise<'deleted' | 'missing' | 'file'> {
+  async removeFolder(drive: string, path: string): Promise<FolderNode | 'missing' | 'file'> {
     try {
-      await this.client.send(
+      const { Attributes } = await this.client.send(
         new DeleteItemCommand({
           TableName: this.table,
           Key: keyOf(drive, path),
           ConditionExpression: '#kind = :folder',
           ExpressionAttributeNames: { '#kind': 'kind' },
           ExpressionAttributeValues: { ':folder': { S: 'folder' } },
+          ReturnValues: 'ALL_OLD',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return 'deleted';
+      return fromItem(Attributes!) as FolderNode;
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const held = error.Item ? fromItem(error.Item) : await this.get(drive, path);
-      return held ? (held.kind === 'folder' ? 'missing' : 'file') : 'missing';
+      return held?.kind === 'file' ? 'file' : 'missing';
     }
   }
 

@@ -14,16 +14,25 @@ export async function deleteFolder(
   drive: string,
   path: string,
   recursive: boolean,
+  attempt = 1,
 ): Promise<number> {
   const { nodes, objects } = deps;
   if (path === ROOT) throw invalid('path "/" is the root folder, which cannot be deleted');
+  const notEmpty = () => conflict(`folder ${path} is not empty; pass recursive=true to delete it and everything in it`);
 
   // Children prove the folder exists; only an empty result needs the folder's own record.
   const below = recursive ? await walk(nodes, drive, path) : (await nodes.hasChildren(drive, path)) ? undefined : [];
-  if (!below) throw conflict(`folder ${path} is not empty; pass recursive=true to delete it and everything in it`);
+  if (!below) throw notEmpty();
   if (below.length === 0) {
-    const outcome = await nodes.removeFolder(drive, path);
-    if (outcome !== 'deleted') throw notFound(outcome === 'file' ? `${path} is a file, not a folder` : `folder ${path} does not exist`);
+    const removed = await nodes.removeFolder(drive, path);
+    if (removed === 'missing' || removed === 'file') throw notFound(removed === 'file' ? `${path} is a file, not a folder` : `folder ${path} does not exist`);
+    // An upload that wrote into the folder after it was seen empty looks for the folder after its write: if
+    // it found it, its file is in the partition now. Put the folder back rather than leave the file without it.
+    if (await nodes.hasChildren(drive, path)) {
+      await nodes.createFolder(drive, removed);
+      if (!recursive || attempt === 3) throw notEmpty();
+      return deleteFolder(deps, drive, path, recursive, attempt + 1);
+    }
     return 0;
   }
 

@@ -41,8 +41,8 @@ export interface NodeStore {
   putFile(drive: string, file: FileNode): Promise<PutFileResult>;
   /** Undoes a write of the node with id `id` at `path`: puts `previous` back, or removes the path; no-op if replaced since. */
   revert(drive: string, path: string, id: string, previous?: DriveNode): Promise<void>;
-  /** Deletes the folder at `path` if a folder is there; reports what it found. */
-  removeFolder(drive: string, path: string): Promise<'deleted' | 'missing' | 'file'>;
+  /** Deletes the folder at `path` if a folder is there: returns it, or what was there instead. */
+  removeFolder(drive: string, path: string): Promise<FolderNode | 'missing' | 'file'>;
   /**
    * Deletes the nodes at `paths` (batched, retrying throttled items); absent paths are ignored. The last
    * batch, which holds the last paths, goes only once every other has: list parents after their children.

@@ -80,7 +80,7 @@ describe('DriveStack', () => {
       download: ['dynamodb:GetItem', 's3:GetObject', 's3:ListBucket'],
       list: ['dynamodb:GetItem', 'dynamodb:Query'],
       'create-folder': ['dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
-      'delete-folder': ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 's3:DeleteObject'],
+      'delete-folder': ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'],
     };
     for (const [endpoint, actions] of Object.entries(expected)) {
       expect({ endpoint, actions: actionsOf(endpoint as keyof DriveStack['functions']) }).toEqual({ endpoint, actions: [...base, ...actions].sort() });

@@ -64,6 +64,22 @@ describe('races', () => {
     }
   });
 
+  it(`upload into an empty folder while it is deleted without recursive: 409 and the file kept, or the folder gone (${ROUNDS * 2} rounds)`, async () => {
+    for (let round = 0; round < ROUNDS * 2; round++) {
+      const folder = `/empty-${round}`;
+      await drive.createFolder({ path: folder });
+      const [deleted, uploaded] = await Promise.all([
+        drive.deleteFolder({ path: folder }),
+        drive.upload([{ data: 'late', filename: 'late.txt' }], [{ folder }]),
+      ]);
+      expect(uploaded.status).toBe(200);
+      expect([200, 409]).toContain(deleted.status);
+      // The file the upload reported is there, with its folder.
+      expect(await (await drive.download({ path: `${folder}/late.txt` })).text()).toBe('late');
+    }
+    await expectFsckClean();
+  });
+
   it(`concurrent recursive deletes of overlapping trees leave nothing (${ROUNDS} rounds)`, async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const root = `/overlap-${round}`;

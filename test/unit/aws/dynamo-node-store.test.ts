@@ -75,12 +75,12 @@ describe('Class: DynamoNodeStore', () => {
     it('deletes only a folder, and tells a missing path from a file', async () => {
       dynamodb
         .on(DeleteItemCommand)
-        .resolvesOnce({})
+        .resolvesOnce({ Attributes: folderItem('/a') })
         .rejectsOnce(new ConditionalCheckFailedException({ message: 'failed', $metadata: {} }))
         .rejectsOnce(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: { ...folderItem('/f'), kind: { S: 'file' }, size: { N: '1' }, contentType: { S: 'text/plain' }, objectKey: { S: 'd/f' } } }));
       dynamodb.on(GetItemCommand).resolves({});
 
-      expect(await store.removeFolder('d', '/a')).toBe('deleted');
+      expect(await store.removeFolder('d', '/a')).toEqual(expect.objectContaining({ kind: 'folder', path: '/a' }));
       expect(await store.removeFolder('d', '/a')).toBe('missing');
       expect(await store.removeFolder('d', '/f')).toBe('file');
       expect(dynamodb.commandCalls(DeleteItemCommand)[0].args[0].input.ConditionExpression).toBe('#kind = :folder');
