@@ -1,8 +1,9 @@
 import { cleanUp } from './clean-up';
 import { conflict, invalid, notFound } from './errors';
 import { ROOT } from './paths';
-import type { NodeStore, ObjectStore } from './ports';
-import { depthOf, walk } from './tree';
+import { mapLimit } from './concurrency';
+import type { DriveNode, NodeStore, ObjectStore } from './ports';
+import { WALK_CONCURRENCY, depthOf, walk } from './tree';
 
 /**
  * Deletes the folder at `path`; with `recursive`, everything below it too. Records go deepest first and
@@ -36,20 +37,38 @@ export async function deleteFolder(
     return 0;
   }
 
-  const deepestFirst = [...below].sort((a, b) => depthOf(b.path) - depthOf(a.path)).map((node) => node.path);
-  const objectKeyOf = new Map(below.flatMap((node) => (node.kind === 'file' ? [[node.path, node.objectKey] as const] : [])));
   const gone: string[] = [];
-  try {
-    await nodes.deleteMany(drive, [...deepestFirst, path], (paths) => {
+  let files = 0;
+  /** Deletes `nodes`' records deepest first (and `last` after them), then the bytes of those that went. */
+  const remove = async (found: DriveNode[], last: string[]) => {
+    const deepestFirst = [...found].sort((a, b) => depthOf(b.path) - depthOf(a.path)).map((node) => node.path);
+    const objectKeyOf = new Map(found.flatMap((node) => (node.kind === 'file' ? [[node.path, node.objectKey] as const] : [])));
+    files += objectKeyOf.size;
+    await nodes.deleteMany(drive, [...deepestFirst, ...last], (paths) => {
       for (const deleted of paths) {
         const key = objectKeyOf.get(deleted);
         if (key) gone.push(key);
       }
     });
+  };
+  try {
+    await remove(below, [path]);
+    // Uploads that raced the walk look for their folder after writing their record: those that still
+    // found it have put their file in a partition walked already. One more look at every deleted folder,
+    // now that it is gone, finds them (later uploads find the folder gone and recreate it instead).
+    let folders = [path, ...below.flatMap((node) => (node.kind === 'folder' ? [node.path] : []))];
+    for (let round = 0; round < 3 && folders.length > 0; round++) {
+      const late = (await mapLimit(folders, WALK_CONCURRENCY, (folder) => nodes.children(drive, folder))).flat();
+      const lateBelow = (await mapLimit(late.filter((node) => node.kind === 'folder'), WALK_CONCURRENCY, (folder) => walk(nodes, drive, folder.path))).flat();
+      const found = [...late, ...lateBelow];
+      if (found.length === 0) break;
+      await remove(found, []);
+      folders = found.flatMap((node) => (node.kind === 'folder' ? [node.path] : []));
+    }
   } finally {
     // Bytes go once their records are gone, also when a later batch failed: what a retry of the delete
     // will not find again must not stay behind. Bytes a failure here leaves are orphans for fsck.
     await cleanUp(() => objects.deleteMany(gone));
   }
-  return objectKeyOf.size;
+  return files;
 }
