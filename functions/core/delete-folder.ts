@@ -39,7 +39,7 @@ export async function deleteFolder(
 
   const gone: string[] = [];
   let files = 0;
-  /** Deletes `nodes`' records deepest first (and `last` after them), then the bytes of those that went. */
+  /** Deletes the records of `found` deepest first (and `last` after them), noting the bytes of those that went. */
   const remove = async (found: DriveNode[], last: string[]) => {
     const deepestFirst = [...found].sort((a, b) => depthOf(b.path) - depthOf(a.path)).map((node) => node.path);
     const objectKeyOf = new Map(found.flatMap((node) => (node.kind === 'file' ? [[node.path, node.objectKey] as const] : [])));
