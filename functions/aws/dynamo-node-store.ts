@@ -13,6 +13,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { settleLimit } from '../core/concurrency';
 import { nameOf, parentOf } from '../core/paths';
+import { depthOf } from '../core/tree';
 import type { DriveNode, FileNode, FolderNode, NodeStore, PutFileResult } from '../core/ports';
 import { BATCH_ATTEMPTS, backoff, chunk } from './batches';
 import { NODES_PARTITION_KEY as PK, NODES_SORT_KEY as SK } from './schema';
@@ -95,7 +96,7 @@ export class DynamoNodeStore implements NodeStore {
     }
   }
 
-  async revert(drive: string, path: string, id: string, previous?: DriveNode): Promise<void> {
+  async revert(drive: string, path: string, id: string, previous?: DriveNode): Promise<boolean> {
     const onlyIfOurs = {
       ConditionExpression: '#id = :id',
       ExpressionAttributeNames: { '#id': 'id' },
@@ -107,9 +108,11 @@ export class DynamoNodeStore implements NodeStore {
       } else {
         await this.client.send(new DeleteItemCommand({ TableName: this.table, Key: keyOf(drive, path), ...onlyIfOurs }));
       }
+      return true;
     } catch (error) {
-      // Someone wrote the path since: their version stands.
+      // Not ours, or someone wrote the path since: their version stands.
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      return false;
     }
   }
 
@@ -141,10 +144,14 @@ export class DynamoNodeStore implements NodeStore {
       await this.deleteBatch(drive, batch);
       onDeleted?.(batch);
     };
-    // Every batch settles before a failure is reported, so `onDeleted` has heard of all that went.
-    const results = await settleLimit(batches, BATCH_CONCURRENCY, deleteBatch);
-    const failure = results.find((result) => result.status === 'rejected');
-    if (failure) throw failure.reason;
+    // Batches of one depth go together; a batch that spans depths goes alone, after the deeper ones. So a
+    // failure never leaves a node whose parent a parallel batch removed.
+    for (const wave of waves(batches)) {
+      // Every batch settles before a failure is reported, so `onDeleted` has heard of all that went.
+      const results = await settleLimit(wave, BATCH_CONCURRENCY, deleteBatch);
+      const failure = results.find((result) => result.status === 'rejected');
+      if (failure) throw failure.reason;
+    }
     if (last) await deleteBatch(last);
   }
 
@@ -168,6 +175,19 @@ export class DynamoNodeStore implements NodeStore {
       requests = out.UnprocessedItems?.[this.table];
     }
   }
+}
+
+/** Consecutive batches grouped so that each group is one depth, or one batch that spans depths. */
+function waves(batches: string[][]): string[][][] {
+  const groups: { depth: number | undefined; batches: string[][] }[] = [];
+  for (const batch of batches) {
+    const depths = new Set(batch.map(depthOf));
+    const depth = depths.size === 1 ? [...depths][0] : undefined;
+    const current = groups.at(-1);
+    if (current && depth !== undefined && current.depth === depth) current.batches.push(batch);
+    else groups.push({ depth, batches: [batch] });
+  }
+  return groups.map((group) => group.batches);
 }
 
 /** The partition holding the children of `folder`. */

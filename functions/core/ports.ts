@@ -39,8 +39,11 @@ export interface NodeStore {
   createFolder(drive: string, folder: FolderNode): Promise<FolderNode | undefined>;
   /** Writes `file` unless a folder holds its path; reports the file it replaced. */
   putFile(drive: string, file: FileNode): Promise<PutFileResult>;
-  /** Undoes a write of the node with id `id` at `path`: puts `previous` back, or removes the path; no-op if replaced since. */
-  revert(drive: string, path: string, id: string, previous?: DriveNode): Promise<void>;
+  /**
+   * Undoes a write of the node with id `id` at `path`: puts `previous` back, or removes the path. Returns
+   * false, changing nothing, when that node is not there (never written, or replaced since).
+   */
+  revert(drive: string, path: string, id: string, previous?: DriveNode): Promise<boolean>;
   /** Deletes the folder at `path` if a folder is there: returns it, or what was there instead. */
   removeFolder(drive: string, path: string): Promise<FolderNode | 'missing' | 'file'>;
   /**

@@ -70,17 +70,22 @@ export async function uploadFiles(
       if (!result.value.ok) throw conflict(`${files[i].path} is a folder, so a file cannot be stored there`);
     });
     const parents = [...new Set(destinations.map(parentOf))].filter((folder) => folder !== ROOT);
-    await mapLimit(parents, WRITE_CONCURRENCY, (folder) => ensureFolder(nodes, drive, folder, now, { readFirst: true }));
+    const ensured = await settleLimit(parents, WRITE_CONCURRENCY, (folder) => ensureFolder(nodes, drive, folder, now, { readFirst: true }));
+    const ensureFailure = ensured.find((result) => result.status === 'rejected');
+    if (ensureFailure) throw ensureFailure.reason;
   } catch (error) {
     await cleanUp(async () => {
-      // Undo every record this request may have written (only where ours stands), then delete the bytes;
-      // if an undo fails, the bytes stay with the record.
-      await mapLimit(results, WRITE_CONCURRENCY, async (result, i) => {
-        if (result.status === 'fulfilled' && !result.value.ok) return;
-        const replaced = result.status === 'fulfilled' && result.value.ok ? result.value.replaced : undefined;
-        await nodes.revert(drive, files[i].path, files[i].id, replaced);
+      // Undo every record this request wrote, where ours still stands, and delete the bytes of those undone
+      // or never written (a failed write was read back by writeRecord). Bytes of a record another upload
+      // replaced stay: that upload puts ours back if it fails and deletes them if it succeeds.
+      const free = await mapLimit(results, WRITE_CONCURRENCY, async (result, i) => {
+        if (result.status === 'rejected' || !result.value.ok) {
+          if (result.status === 'rejected') await nodes.revert(drive, files[i].path, files[i].id);
+          return ours[i];
+        }
+        return (await nodes.revert(drive, files[i].path, files[i].id, result.value.replaced)) ? ours[i] : undefined;
       });
-      await objects.deleteMany(ours);
+      await objects.deleteMany(free.filter((key): key is string => key !== undefined));
     });
     throw error;
   }

@@ -59,6 +59,22 @@ describe('Class: DynamoNodeStore', () => {
       expect(last.at(-1)).toEqual({ DeleteRequest: { Key: { pk: { S: 'd#/x' }, sk: { S: '59' } } } });
     });
 
+    it('sends a batch that spans depths only after the deeper batches, so a failure orphans nothing', async () => {
+      const order: string[] = [];
+      dynamodb.on(BatchWriteItemCommand).callsFake(async (input: { RequestItems: { nodes: { DeleteRequest: { Key: { pk: { S: string } } } }[] } }) => {
+        const depths = new Set(input.RequestItems.nodes.map((r) => r.DeleteRequest.Key.pk.S.split('/').length));
+        await new Promise((resolve) => setTimeout(resolve, depths.size === 1 && input.RequestItems.nodes.length === 25 ? 20 : 0));
+        order.push(`${input.RequestItems.nodes.length}${depths.size > 1 ? ' mixed' : ''}`);
+        return {};
+      });
+      const deep = Array.from({ length: 30 }, (_, i) => `/t/a/f${i}`);
+      const shallow = Array.from({ length: 20 }, (_, i) => `/t/b${i}`);
+
+      await store.deleteMany('d', [...deep, ...shallow, '/t']);
+
+      expect(order).toEqual(['25', '25 mixed', '1']);
+    });
+
     it('resends unprocessed items and gives up with an error after repeated throttling', async () => {
       const stuck = [{ DeleteRequest: { Key: { pk: { S: 'd#/' }, sk: { S: 'x' } } } }];
       dynamodb.on(BatchWriteItemCommand).resolvesOnce({ UnprocessedItems: { nodes: stuck } }).resolvesOnce({});

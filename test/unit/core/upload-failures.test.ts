@@ -1,4 +1,4 @@
-import { DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DynamoNodeStore } from '../../../functions/aws/dynamo-node-store';
@@ -78,6 +78,18 @@ describe('Function: uploadFiles, when AWS fails part-way', () => {
     await expect(uploadFiles(deps, 'd', [parts[0]], undefined)).rejects.toThrow('throttled for good');
 
     expect(deletedKeys()).toEqual(putKeys());
+  });
+
+  it('a failure after a record another upload has since replaced: keeps the bytes that upload may restore', async () => {
+    s3.on(PutObjectCommand).resolves({});
+    dynamodb.on(PutItemCommand).resolves({});
+    dynamodb.on(GetItemCommand).resolves({}); // the parent folder is missing…
+    dynamodb.on(UpdateItemCommand).rejects(new Error('throttled')); // …and cannot be made
+    dynamodb.on(DeleteItemCommand).rejects(new ConditionalCheckFailedException({ message: 'replaced since', $metadata: {} }));
+
+    await expect(uploadFiles(deps, 'd', [parts[0]], [{ folder: '/p' }])).rejects.toThrow('throttled');
+
+    expect(deletedKeys()).toEqual([]);
   });
 
   it('deletes the replaced bytes, never its own, even when the write was retried', async () => {
