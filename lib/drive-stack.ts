@@ -19,9 +19,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, NODES_PARTITION_KEY, NODES_SORT_KEY } from '../functions/aws/schema';
-import type { Endpoint } from '../functions/core/access';
 import { DriveFunction } from './drive-function';
-import { BINARY_MEDIA_TYPES, ROUTES } from './routes';
+import { BINARY_MEDIA_TYPES, type HandlerName, ROUTES } from './routes';
 
 export interface DriveStackProps extends StackProps {
   /** API Gateway stage, the first segment of every URL. @default 'v1' */
@@ -46,7 +45,7 @@ export interface DriveStackProps extends StackProps {
  * Memory (MB) and timeout per handler: uploads parse up to 4.5 MB of multipart; downloads stream for up to
  * API Gateway's 15 minutes (past the first 10 MB a stream gets 2 MB/s, so about 1.7 GB).
  */
-const SIZING: Record<Endpoint, { memorySize: number; timeout: Duration }> = {
+const SIZING: Record<HandlerName, { memorySize: number; timeout: Duration }> = {
   upload: { memorySize: 1024, timeout: Duration.seconds(29) },
   download: { memorySize: 512, timeout: Duration.minutes(15) },
   list: { memorySize: 512, timeout: Duration.seconds(29) },
@@ -61,7 +60,7 @@ const errorBody = (code: string, message: string) => `{"error":{"code":"${code}"
 export class DriveStack extends Stack {
   readonly api: RestApi;
   readonly alarms: Alarm[] = [];
-  readonly functions: Record<Endpoint, DriveFunction>;
+  readonly functions: Record<HandlerName, DriveFunction>;
 
   constructor(scope: Construct, id: string, props: DriveStackProps = {}) {
     super(scope, id, props);
@@ -115,11 +114,11 @@ export class DriveStack extends Stack {
       DRIVE_KEY_CACHE_SECONDS: '30',
       ...(corsOrigins.length > 0 ? { DRIVE_CORS_ORIGINS: corsOrigins.join(',') } : {}),
     };
-    const make = (endpoint: Endpoint): DriveFunction => {
-      const route = ROUTES.find((r) => r.endpoint === endpoint)!;
-      const fn = new DriveFunction(this, fnId(endpoint), {
+    const make = (handler: HandlerName): DriveFunction => {
+      const route = ROUTES.find((r) => r.handler === handler)!;
+      const fn = new DriveFunction(this, fnId(handler), {
         entry: route.entry,
-        ...SIZING[endpoint],
+        ...SIZING[handler],
         logRetention,
         logRemovalPolicy: RemovalPolicy.DESTROY,
         environment,
@@ -178,12 +177,12 @@ export class DriveStack extends Stack {
     // Body validation has no model to apply (bodies are checked in the functions); parameters it can check.
     const queryValidator = new RequestValidator(this, 'Validator', { restApi: this.api, validateRequestParameters: true, validateRequestBody: true });
     for (const route of ROUTES) {
-      const integration = new LambdaIntegration(this.functions[route.endpoint], {
+      const integration = new LambdaIntegration(this.functions[route.handler], {
         proxy: true,
         // A streamed response may run as long as the function; buffered ones keep the 29 s default.
-        ...(route.streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: SIZING[route.endpoint].timeout } : {}),
+        ...(route.streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: SIZING[route.handler].timeout } : {}),
       });
-      const required = route.endpoint === 'delete-folder' ? { 'method.request.querystring.path': true } : undefined;
+      const required = route.handler === 'delete-folder' ? { 'method.request.querystring.path': true } : undefined;
       this.api.root.resourceForPath(route.path).addMethod(route.method, integration, {
         requestParameters: required,
         requestValidator: required ? queryValidator : undefined,
@@ -249,8 +248,8 @@ export class DriveStack extends Stack {
         alarmDescription: 'More than 1% of API requests answered 5xx in 2 of the last 3 five-minute periods',
       }),
     );
-    for (const [endpoint, fn] of Object.entries(this.functions)) {
-      const id = fnId(endpoint as Endpoint);
+    for (const [handler, fn] of Object.entries(this.functions)) {
+      const id = fnId(handler as HandlerName);
       for (const [kind, metric] of [['Errors', fn.metricErrors({ period, statistic: 'Sum' })], ['Throttles', fn.metricThrottles({ period, statistic: 'Sum' })]] as const) {
         this.alarms.push(
           new Alarm(this, `${id}${kind}`, {
@@ -259,7 +258,7 @@ export class DriveStack extends Stack {
             evaluationPeriods: 1,
             comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
             treatMissingData: TreatMissingData.NOT_BREACHING,
-            alarmDescription: `The ${endpoint} function had ${kind.toLowerCase()} in the last five minutes`,
+            alarmDescription: `The ${handler} function had ${kind.toLowerCase()} in the last five minutes`,
           }),
         );
       }
@@ -268,6 +267,6 @@ export class DriveStack extends Stack {
 }
 
 /** `create-folder` → `CreateFolderFunction`. */
-function fnId(endpoint: Endpoint): string {
-  return `${endpoint.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}Function`;
+function fnId(handler: HandlerName): string {
+  return `${handler.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}Function`;
 }

@@ -1,9 +1,15 @@
 import type { Endpoint } from '../functions/core/access';
 
+/** The Lambda functions, one per handler module; a handler may serve more than one route. */
+export type HandlerName = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder';
+
 /** One route of the API and the handler module behind it; the CDK stack and the local host both read this. */
 export interface Route {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'HEAD' | 'POST' | 'DELETE';
   path: string;
+  /** The function that serves the route. */
+  handler: HandlerName;
+  /** The rate-limit bucket the route's requests take tokens from. */
   endpoint: Endpoint;
   /** The handler module, relative to the project root; it exports `handler`. */
   entry: string;
@@ -12,11 +18,11 @@ export interface Route {
 }
 
 export const ROUTES: readonly Route[] = [
-  { method: 'POST', path: '/drive/upload', endpoint: 'upload', entry: 'functions/upload.ts', streaming: false },
-  { method: 'GET', path: '/drive/download', endpoint: 'download', entry: 'functions/download.ts', streaming: true },
-  { method: 'GET', path: '/drive/list', endpoint: 'list', entry: 'functions/list.ts', streaming: false },
-  { method: 'POST', path: '/drive/folders', endpoint: 'create-folder', entry: 'functions/create-folder.ts', streaming: false },
-  { method: 'DELETE', path: '/drive/folders', endpoint: 'delete-folder', entry: 'functions/delete-folder.ts', streaming: false },
+  { method: 'POST', path: '/drive/upload', handler: 'upload', endpoint: 'upload', entry: 'functions/upload.ts', streaming: false },
+  { method: 'GET', path: '/drive/download', handler: 'download', endpoint: 'download', entry: 'functions/download.ts', streaming: true },
+  { method: 'GET', path: '/drive/list', handler: 'list', endpoint: 'list', entry: 'functions/list.ts', streaming: false },
+  { method: 'POST', path: '/drive/folders', handler: 'create-folder', endpoint: 'create-folder', entry: 'functions/create-folder.ts', streaming: false },
+  { method: 'DELETE', path: '/drive/folders', handler: 'delete-folder', endpoint: 'delete-folder', entry: 'functions/delete-folder.ts', streaming: false },
 ];
 
 /** Request types API Gateway passes to the function base64-encoded, bytes intact. */

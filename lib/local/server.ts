@@ -86,7 +86,7 @@ async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res
   }
 
   const event = toProxyEvent(req, url, mounted.route, body);
-  const context = lambdaContext(`drive-${mounted.route.endpoint}`);
+  const context = lambdaContext(`drive-${mounted.route.handler}`);
   if (mounted.route.streaming) {
     const stream = new LocalResponseStream(res);
     await (mounted.handler as StreamingHandler)(event, stream, context);

@@ -26,13 +26,13 @@ export async function measureColdStarts(): Promise<ColdStart[]> {
   const dir = await mkdtemp(join(tmpdir(), 'drive-cold-'));
   try {
     const results: ColdStart[] = [];
-    for (const route of ROUTES) {
-      const out = join(dir, `${route.endpoint}.mjs`);
+    for (const route of ROUTES.filter((r, i) => ROUTES.findIndex((other) => other.handler === r.handler) === i)) {
+      const out = join(dir, `${route.handler}.mjs`);
       const { metafile } = await build({ ...esbuildOptions(), entryPoints: [join(ROOT, route.entry)], outfile: out, metafile: true });
       const sdkClients = [...new Set(Object.keys(metafile.inputs).flatMap((input) => /@aws-sdk\/(client-[a-z0-9-]+|lib-[a-z-]+)\//.exec(input)?.[1] ?? []))].sort();
 
-      const bare = join(dir, `${route.endpoint}-bare.mjs`);
-      const entry = join(dir, `${route.endpoint}-bare-entry.mjs`);
+      const bare = join(dir, `${route.handler}-bare.mjs`);
+      const entry = join(dir, `${route.handler}-bare-entry.mjs`);
       await writeFile(
         entry,
         sdkClients
@@ -46,7 +46,7 @@ export async function measureColdStarts(): Promise<ColdStart[]> {
 
       const importMs = medianImport(out);
       const bareClientsImportMs = medianImport(bare);
-      results.push({ handler: route.endpoint, bundleBytes: (await stat(out)).size, sdkClients, importMs, bareClientsImportMs, ratio: importMs / bareClientsImportMs });
+      results.push({ handler: route.handler, bundleBytes: (await stat(out)).size, sdkClients, importMs, bareClientsImportMs, ratio: importMs / bareClientsImportMs });
     }
     return results;
   } finally {
