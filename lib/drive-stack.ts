@@ -128,12 +128,13 @@ export class DriveStack extends Stack {
     };
     // Exactly the calls each handler's code path makes (functions/core + functions/aws).
     this.functions = {
-      upload: make('upload').allowTable(nodes, 'PutItem', 'UpdateItem', 'GetItem', 'DeleteItem').allowObjects(bucket, 'PutObject', 'DeleteObject'),
+      upload: make('upload').allowTable(nodes, 'PutItem', 'UpdateItem', 'GetItem', 'DeleteItem', 'Query').allowObjects(bucket, 'PutObject', 'DeleteObject'),
       // ListBucket makes S3 answer a missing key with NoSuchKey rather than AccessDenied, which the download
       // needs to tell a file replaced mid-read (read the record again) from a failure.
       download: make('download').allowTable(nodes, 'GetItem').allowObjects(bucket, 'GetObject').allowBucket(bucket, 'ListBucket'),
       list: make('list').allowTable(nodes, 'GetItem', 'Query'),
-      'create-folder': make('create-folder').allowTable(nodes, 'UpdateItem', 'DeleteItem'),
+      // Query (here and in upload): a failed mkdir -p keeps a folder another upload has stored a file in.
+      'create-folder': make('create-folder').allowTable(nodes, 'UpdateItem', 'DeleteItem', 'Query'),
       // UpdateItem: an empty folder that an upload wrote into while it was deleted is put back.
       'delete-folder': make('delete-folder').allowTable(nodes, 'GetItem', 'Query', 'BatchWriteItem', 'DeleteItem', 'UpdateItem').allowObjects(bucket, 'DeleteObject'),
     };

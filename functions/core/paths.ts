@@ -3,6 +3,8 @@ import { invalid } from './errors';
 export const ROOT = '/';
 export const MAX_PATH_BYTES = 1024;
 export const MAX_SEGMENT_BYTES = 255;
+/** Folders below the root a path may have: each level is a write when made and a query when walked. */
+export const MAX_PATH_DEPTH = 64;
 
 // C0 controls, DEL and C1 controls: invisible in listings and unsafe in headers.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -57,6 +59,7 @@ export function childPath(folder: string, name: string, params: string): string 
 
 function checkLength(path: string, param: string): void {
   if (Buffer.byteLength(path) > MAX_PATH_BYTES) throw invalid(`${param} is longer than ${MAX_PATH_BYTES} bytes (UTF-8)`);
+  if (path.split('/').length - 1 > MAX_PATH_DEPTH) throw invalid(`${param} is more than ${MAX_PATH_DEPTH} levels deep`);
 }
 
 // A lone surrogate cannot be encoded as UTF-8, so no URL or header could name the file.

@@ -62,7 +62,7 @@ export async function uploadFiles(
   // Records first, conditional on no folder being there; then their folders, so a recursive delete that
   // raced this upload finds the parent recreated rather than a file without one. The folders are read, not
   // written, when they exist: every upload into a busy folder would otherwise write that one item.
-  let results: PromiseSettledResult<PutFileResult>[] = [];
+  let results: PromiseSettledResult<WrittenRecord>[] = [];
   try {
     results = await settleLimit(files, WRITE_CONCURRENCY, (file) => writeRecord(nodes, drive, file));
     results.forEach((result, i) => {
@@ -77,12 +77,14 @@ export async function uploadFiles(
     await cleanUp(async () => {
       // Undo every record this request wrote, where ours still stands, and delete the bytes of those undone
       // or never written (a failed write was read back by writeRecord). Bytes of a record another upload
-      // replaced stay: that upload puts ours back if it fails and deletes them if it succeeds.
+      // replaced stay: that upload puts ours back if it fails and deletes them if it succeeds. A record
+      // whose write reply was lost stays too: undoing it would drop the file it replaced, which is unknown.
       const free = await mapLimit(results, WRITE_CONCURRENCY, async (result, i) => {
         if (result.status === 'rejected' || !result.value.ok) {
           if (result.status === 'rejected') await nodes.revert(drive, files[i].path, files[i].id);
           return ours[i];
         }
+        if (result.value.replacedUnknown) return undefined;
         return (await nodes.revert(drive, files[i].path, files[i].id, result.value.replaced)) ? ours[i] : undefined;
       });
       await objects.deleteMany(free.filter((key): key is string => key !== undefined));
@@ -95,16 +97,19 @@ export async function uploadFiles(
   return files;
 }
 
+/** A record write's outcome; `replacedUnknown` when the write was saved but its reply, naming what it replaced, was lost. */
+type WrittenRecord = PutFileResult & { replacedUnknown?: true };
+
 /**
  * Writes a file's record. A write that fails may still have been saved (a lost reply): one read tells,
  * and a saved write counts as done (what it replaced is then unknown; its bytes are left for fsck).
  */
-async function writeRecord(nodes: NodeStore, drive: string, file: FileNode): Promise<PutFileResult> {
+async function writeRecord(nodes: NodeStore, drive: string, file: FileNode): Promise<WrittenRecord> {
   try {
     return await nodes.putFile(drive, file);
   } catch (error) {
     const now = await nodes.get(drive, file.path).catch(() => undefined);
-    if (now?.id === file.id) return { ok: true };
+    if (now?.id === file.id) return { ok: true, replacedUnknown: true };
     throw error;
   }
 }

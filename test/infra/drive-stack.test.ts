@@ -76,10 +76,10 @@ describe('DriveStack', () => {
   it('grants each function exactly the calls it makes, on its own resources', () => {
     const base = ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents'];
     const expected: Record<keyof DriveStack['functions'], string[]> = {
-      upload: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 's3:DeleteObject', 's3:PutObject'],
+      upload: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject', 's3:PutObject'],
       download: ['dynamodb:GetItem', 's3:GetObject', 's3:ListBucket'],
       list: ['dynamodb:GetItem', 'dynamodb:Query'],
-      'create-folder': ['dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+      'create-folder': ['dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
       'delete-folder': ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'],
     };
     for (const [endpoint, actions] of Object.entries(expected)) {

@@ -42,6 +42,7 @@ describe('POST /drive/upload rejects bad input and stores nothing', () => {
     ['an empty segment', [file()], '[{"path": "/a//b.txt"}]', 422, 'validation_error', 'metadata[0].path'],
     ['a control character', [file()], '[{"path": "/a\\u0007.txt"}]', 422, 'validation_error', 'metadata[0].path'],
     ['a path over 1024 bytes', [file()], JSON.stringify([{ path: `/${'d/'.repeat(600)}x` }]), 422, 'validation_error', 'metadata[0].path'],
+    ['a path over 64 levels deep', [file()], JSON.stringify([{ folder: `/${'d/'.repeat(64)}` }]), 422, 'validation_error', 'metadata[0].folder'],
     ['a segment over 255 bytes', [file()], JSON.stringify([{ name: 'é'.repeat(128) }]), 422, 'validation_error', 'metadata[0].name'],
     ['a name with "/"', [file()], '[{"name": "a/b.txt"}]', 422, 'validation_error', 'metadata[0].name'],
     ['the root as a file path', [file()], '[{"path": "/"}]', 422, 'validation_error', 'metadata[0].path'],

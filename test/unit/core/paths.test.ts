@@ -25,9 +25,14 @@ describe('Function: parsePath', () => {
     ['/a\u009fb', /control characters/],
     [`/${'x'.repeat(256)}`, /segment longer than 255 bytes/],
     [`/${'ab/'.repeat(341)}ab`, /longer than 1024 bytes/],
+    [`/${'d/'.repeat(64)}x`, /more than 64 levels deep/],
   ])('rejects %j with a validation error naming the parameter', (input, message) => {
     expect(() => parsePath(input, 'path')).toThrow(expect.objectContaining({ code: 'validation_error', message: expect.stringMatching(message) }));
     expect(() => parsePath(input, 'path')).toThrow(/^path /);
+  });
+
+  it('accepts a path 64 levels deep', () => {
+    expect(parsePath(`/${'d/'.repeat(63)}x`, 'path')).toBe(`/${'d/'.repeat(63)}x`);
   });
 
   it('counts length limits in UTF-8 bytes, not characters', () => {

@@ -69,6 +69,22 @@ describe('Function: uploadFiles, when AWS fails part-way', () => {
     expect(s3.commandCalls(DeleteObjectsCommand)).toHaveLength(0);
   });
 
+  it('a saved write whose reply was lost, then a later failure: keeps that file, since the one it replaced is unknown', async () => {
+    s3.on(PutObjectCommand).resolves({});
+    dynamodb.on(PutItemCommand).callsFakeOnce(() => Promise.reject(new Error('socket hang up'))).resolves({});
+    dynamodb.on(GetItemCommand).callsFake((input: { Key: { sk: { S: string } } }) => {
+      const file = dynamodb.commandCalls(PutItemCommand)[0].args[0].input.Item!;
+      return { Item: input.Key.sk.S === file.sk.S ? file : undefined }; // the parent folder /p is missing…
+    });
+    dynamodb.on(UpdateItemCommand).rejects(new Error('throttled')); // …and cannot be made
+    dynamodb.on(DeleteItemCommand).resolves({});
+
+    await expect(uploadFiles(deps, 'd', [parts[0]], [{ folder: '/p' }])).rejects.toThrow('throttled');
+
+    expect(dynamodb.commandCalls(DeleteItemCommand)).toHaveLength(0);
+    expect(deletedKeys()).toEqual([]);
+  });
+
   it('a write that failed and was not saved: the upload fails, leaving nothing', async () => {
     s3.on(PutObjectCommand).resolves({});
     dynamodb.on(PutItemCommand).rejects(new Error('throttled for good'));
