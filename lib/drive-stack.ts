@@ -16,9 +16,9 @@ import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, NODES_PARTITION_KEY, NODES_SORT_KEY } from '../functions/aws/schema';
+import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../functions/aws/schema';
 import { DriveFunction } from './drive-function';
 import { BINARY_MEDIA_TYPES, type HandlerName, ROUTES } from './routes';
 
@@ -37,6 +37,8 @@ export interface DriveStackProps extends StackProps {
   corsOrigins?: string[];
   /** Stage-wide throttling, a coarse backstop above the per-key buckets. @default 200 requests/s, bursts of 400 */
   throttle?: { rateLimit: number; burstLimit: number };
+  /** Large uploads: the largest file accepted and how long a session's part URLs last. @default 5 TiB, 1 hour */
+  largeUploads?: { maxFileBytes?: number; expiry?: Duration };
   /** Serve the API on a custom domain with an ACM certificate in the stack's region. */
   domain?: { domainName: string; certificateArn: string; basePath?: string };
 }
@@ -51,6 +53,10 @@ const SIZING: Record<HandlerName, { memorySize: number; timeout: Duration }> = {
   list: { memorySize: 512, timeout: Duration.seconds(29) },
   'create-folder': { memorySize: 256, timeout: Duration.seconds(29) },
   'delete-folder': { memorySize: 512, timeout: Duration.seconds(29) },
+  // Signs up to 2,000 part URLs.
+  'start-upload': { memorySize: 512, timeout: Duration.seconds(29) },
+  'complete-upload': { memorySize: 512, timeout: Duration.seconds(29) },
+  'abort-upload': { memorySize: 256, timeout: Duration.seconds(29) },
 };
 
 const JSON_TYPE = 'application/json';
@@ -85,7 +91,10 @@ export class DriveStack extends Stack {
       versioned: props.bucketVersioning ?? false,
       serverAccessLogsBucket: accessLogsBucket,
       serverAccessLogsPrefix: 'files/',
+      // Large uploads nobody completed or aborted: their parts go a day after they started.
       lifecycleRules: [{ abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      // Browsers send large-upload parts straight to the bucket and read each part's ETag.
+      cors: corsOrigins.length > 0 ? [{ allowedMethods: [HttpMethods.PUT], allowedOrigins: corsOrigins, allowedHeaders: ['*'], exposedHeaders: ['ETag'], maxAge: 3600 }] : undefined,
       removalPolicy: dataRemovalPolicy,
     });
 
@@ -107,10 +116,19 @@ export class DriveStack extends Stack {
       timeToLiveAttribute: ACCESS_TTL_ATTRIBUTE,
     });
 
+    const uploads = new Table(this, 'Uploads', {
+      ...tableDefaults,
+      partitionKey: { name: UPLOADS_PARTITION_KEY, type: AttributeType.STRING },
+      timeToLiveAttribute: UPLOADS_TTL_ATTRIBUTE,
+    });
+
     const environment = {
       DRIVE_NODES_TABLE: nodes.tableName,
       DRIVE_ACCESS_TABLE: access.tableName,
       DRIVE_BUCKET: bucket.bucketName,
+      DRIVE_UPLOADS_TABLE: uploads.tableName,
+      ...(props.largeUploads?.maxFileBytes ? { DRIVE_MAX_FILE_BYTES: String(props.largeUploads.maxFileBytes) } : {}),
+      ...(props.largeUploads?.expiry ? { DRIVE_UPLOAD_EXPIRY_SECONDS: String(props.largeUploads.expiry.toSeconds()) } : {}),
       DRIVE_KEY_CACHE_SECONDS: '30',
       ...(corsOrigins.length > 0 ? { DRIVE_CORS_ORIGINS: corsOrigins.join(',') } : {}),
     };
@@ -137,8 +155,17 @@ export class DriveStack extends Stack {
       'create-folder': make('create-folder').allowTable(nodes, 'UpdateItem', 'DeleteItem', 'Query'),
       // UpdateItem: an empty folder that an upload wrote into while it was deleted is put back.
       'delete-folder': make('delete-folder').allowTable(nodes, 'GetItem', 'Query', 'BatchWriteItem', 'DeleteItem', 'UpdateItem').allowObjects(bucket, 'DeleteObject'),
+      // PutObject covers CreateMultipartUpload and the UploadPart URLs it signs; abort undoes a failed start.
+      'start-upload': make('start-upload').allowTable(nodes, 'GetItem').allowTable(uploads, 'PutItem').allowObjects(bucket, 'PutObject', 'AbortMultipartUpload'),
+      // ListMultipartUploadParts checks the parts, PutObject completes, GetObject is the HeadObject of the result;
+      // the rest writes the record as an upload does. PutItem on uploads puts back a session the client can fix.
+      'complete-upload': make('complete-upload')
+        .allowTable(uploads, 'DeleteItem', 'PutItem')
+        .allowTable(nodes, 'PutItem', 'UpdateItem', 'GetItem', 'DeleteItem', 'Query')
+        .allowObjects(bucket, 'ListMultipartUploadParts', 'PutObject', 'GetObject', 'DeleteObject', 'AbortMultipartUpload'),
+      'abort-upload': make('abort-upload').allowTable(uploads, 'DeleteItem', 'PutItem').allowObjects(bucket, 'AbortMultipartUpload'),
     };
-    for (const fn of [this.functions.upload, this.functions.download, this.functions['delete-folder']]) {
+    for (const fn of [this.functions.upload, this.functions.download, this.functions['delete-folder'], this.functions['start-upload'], this.functions['complete-upload'], this.functions['abort-upload']]) {
       Validations.of(fn.role!).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*]`,
         reason: 'Objects are named by file id, unknown until upload; the statement is limited to this bucket and to the actions the handler calls.',
@@ -206,6 +233,7 @@ export class DriveStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
     new CfnOutput(this, 'NodesTableName', { value: nodes.tableName });
+    new CfnOutput(this, 'UploadsTableName', { value: uploads.tableName });
     new CfnOutput(this, 'AccessTableName', { value: access.tableName, description: 'DRIVE_ACCESS_TABLE for npm run keys' });
   }
 

@@ -1,7 +1,7 @@
 import type { Endpoint } from '../functions/core/access';
 
 /** The Lambda functions, one per handler module; a handler may serve more than one route. */
-export type HandlerName = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder';
+export type HandlerName = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'start-upload' | 'complete-upload' | 'abort-upload';
 
 /** One route of the API and the handler module behind it; the CDK stack and the local host both read this. */
 export interface Route {
@@ -23,7 +23,33 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/drive/list', handler: 'list', endpoint: 'list', entry: 'functions/list.ts', streaming: false },
   { method: 'POST', path: '/drive/folders', handler: 'create-folder', endpoint: 'create-folder', entry: 'functions/create-folder.ts', streaming: false },
   { method: 'DELETE', path: '/drive/folders', handler: 'delete-folder', endpoint: 'delete-folder', entry: 'functions/delete-folder.ts', streaming: false },
+  // Large files (an extension of the spec): a multipart upload straight to S3. Each takes upload tokens.
+  { method: 'POST', path: '/drive/uploads', handler: 'start-upload', endpoint: 'upload', entry: 'functions/start-upload.ts', streaming: false },
+  { method: 'POST', path: '/drive/uploads/{upload_id}/complete', handler: 'complete-upload', endpoint: 'upload', entry: 'functions/complete-upload.ts', streaming: false },
+  { method: 'DELETE', path: '/drive/uploads/{upload_id}', handler: 'abort-upload', endpoint: 'upload', entry: 'functions/abort-upload.ts', streaming: false },
 ];
+
+/** The path parameters of `pathname` if it matches the route path `template` (`{name}` takes one segment). */
+export function matchPath(template: string, pathname: string): Record<string, string> | undefined {
+  const want = template.split('/');
+  const got = pathname.split('/');
+  if (want.length !== got.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    const name = /^\{(\w+)\}$/.exec(want[i])?.[1];
+    if (name === undefined) {
+      if (want[i] !== got[i]) return undefined;
+    } else {
+      if (got[i] === '') return undefined;
+      try {
+        params[name] = decodeURIComponent(got[i]);
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return params;
+}
 
 /** Request types API Gateway passes to the function base64-encoded, bytes intact. */
 export const BINARY_MEDIA_TYPES: readonly string[] = ['multipart/form-data', 'application/octet-stream'];

@@ -63,3 +63,50 @@ export interface ObjectStore {
   /** Deletes the objects under `keys` (batched); absent keys are ignored. */
   deleteMany(keys: readonly string[]): Promise<void>;
 }
+
+/** A large upload in progress: bytes go straight to S3 in parts; the record is written on completion. */
+export interface UploadSession {
+  /** The `upload_id` clients see. */
+  id: string;
+  drive: string;
+  path: string;
+  size: number;
+  contentType: string;
+  /** The file's id and object key, fixed at the start so the parts land where the record will point. */
+  fileId: string;
+  objectKey: string;
+  /** The object store's id of the multipart upload. */
+  multipartId: string;
+  partSize: number;
+  partCount: number;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** Upload sessions, each removed by the store once past `expiresAt` (eventually). */
+export interface UploadSessionStore {
+  put(session: UploadSession): Promise<void>;
+  /** Removes the session `id` of `drive` and returns it; undefined if there is none (or it is another drive's). */
+  take(drive: string, id: string): Promise<UploadSession | undefined>;
+}
+
+/** A part as the object store holds it. */
+export interface StoredPart {
+  number: number;
+  etag: string;
+  size: number;
+}
+
+/** Multipart uploads in the object store, with parts sent by clients to presigned URLs. */
+export interface MultipartStore {
+  /** Starts a multipart upload of the object `key`; returns its id. */
+  begin(key: string, contentType: string): Promise<string>;
+  /** Presigned URLs for parts 1..`count`, each valid for `expiresInSeconds`. */
+  partUrls(key: string, multipartId: string, count: number, expiresInSeconds: number): Promise<string[]>;
+  /** The parts uploaded so far, by number; undefined if the upload no longer exists. */
+  listParts(key: string, multipartId: string): Promise<StoredPart[] | undefined>;
+  /** Assembles the object from `parts` (ascending); returns its size. */
+  complete(key: string, multipartId: string, parts: readonly { number: number; etag: string }[]): Promise<number>;
+  /** Abandons the upload and its parts; an upload already gone is no error. */
+  abort(key: string, multipartId: string): Promise<void>;
+}

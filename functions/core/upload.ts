@@ -36,7 +36,7 @@ export async function uploadFiles(
   targets: readonly UploadTarget[] | undefined,
 ): Promise<FileNode[]> {
   const destinations = resolveDestinations(parts, targets);
-  const { nodes, objects } = deps;
+  const { objects } = deps;
   const now = new Date().toISOString();
   const files: FileNode[] = parts.map((part, i) => {
     const id = randomUUID();
@@ -52,13 +52,23 @@ export async function uploadFiles(
   });
 
   const stored = await settleLimit(files, WRITE_CONCURRENCY, (file, i) => objects.put(file.objectKey, parts[i].data, file.contentType));
-  const ours = files.map((file) => file.objectKey);
   const putFailure = stored.find((result) => result.status === 'rejected');
   if (putFailure) {
-    await cleanUp(() => objects.deleteMany(ours));
+    await cleanUp(() => objects.deleteMany(files.map((file) => file.objectKey)));
     throw putFailure.reason;
   }
 
+  return commitFiles(deps, drive, files);
+}
+
+/**
+ * Writes the records of `files`, whose bytes are stored, and makes sure their folders exist; then deletes
+ * the bytes of the files they replaced. On a conflict or failure it undoes its records, deletes the bytes
+ * of `files` that no record points to, and throws.
+ */
+export async function commitFiles(deps: { nodes: NodeStore; objects: ObjectStore }, drive: string, files: readonly FileNode[]): Promise<FileNode[]> {
+  const { nodes, objects } = deps;
+  const ours = files.map((file) => file.objectKey);
   // Records first, conditional on no folder being there; then their folders, so a recursive delete that
   // raced this upload finds the parent recreated rather than a file without one. The folders are read, not
   // written, when they exist: every upload into a busy folder would otherwise write that one item.
@@ -69,8 +79,8 @@ export async function uploadFiles(
       if (result.status === 'rejected') throw result.reason;
       if (!result.value.ok) throw conflict(`${files[i].path} is a folder, so a file cannot be stored there`);
     });
-    const parents = [...new Set(destinations.map(parentOf))].filter((folder) => folder !== ROOT);
-    const ensured = await settleLimit(parents, WRITE_CONCURRENCY, (folder) => ensureFolder(nodes, drive, folder, now, { readFirst: true }));
+    const parents = [...new Set(files.map((file) => parentOf(file.path)))].filter((folder) => folder !== ROOT);
+    const ensured = await settleLimit(parents, WRITE_CONCURRENCY, (folder) => ensureFolder(nodes, drive, folder, files[0].createdAt, { readFirst: true }));
     const ensureFailure = ensured.find((result) => result.status === 'rejected');
     if (ensureFailure) throw ensureFailure.reason;
   } catch (error) {
@@ -94,7 +104,7 @@ export async function uploadFiles(
 
   const replacedKeys = results.flatMap((r) => (r.status === 'fulfilled' && r.value.ok && r.value.replaced ? [r.value.replaced.objectKey] : []));
   if (replacedKeys.length > 0) await cleanUp(() => objects.deleteMany(replacedKeys));
-  return files;
+  return [...files];
 }
 
 /** A record write's outcome; `replacedUnknown` when the write was saved but its reply, naming what it replaced, was lost. */
@@ -140,15 +150,23 @@ function destinationOf(part: UploadPart, target: UploadTarget, i: number): strin
     if (part.filename === '') throw invalid(`files[${i}] has no filename; give it one, or set metadata[${i}].name or .path`);
     return parseName(part.filename, `files[${i}] filename`);
   };
+  return targetPath(target, original, (field) => `metadata[${i}].${field}`);
+}
+
+/**
+ * The file path a destination names (spec 4.1): `path`; else `folder` with `name` or, failing that, the
+ * name `unnamed` gives; else the root with either. `param` names a field in validation errors.
+ */
+export function targetPath(target: UploadTarget, unnamed: () => string, param: (field: keyof UploadTarget) => string): string {
   if (target.path !== undefined) {
-    const path = parsePath(target.path, `metadata[${i}].path`);
-    if (path === ROOT) throw invalid(`metadata[${i}].path must name a file, not the root folder`);
+    const path = parsePath(target.path, param('path'));
+    if (path === ROOT) throw invalid(`${param('path')} must name a file, not the root folder`);
     return path;
   }
-  const name = target.name !== undefined ? parseName(target.name, `metadata[${i}].name`) : undefined;
+  const name = target.name !== undefined ? parseName(target.name, param('name')) : undefined;
   if (target.folder !== undefined) {
-    const folder = parsePath(target.folder, `metadata[${i}].folder`, { allowTrailingSlash: true });
-    return childPath(folder, name ?? original(), `metadata[${i}].folder with the file name`);
+    const folder = parsePath(target.folder, param('folder'), { allowTrailingSlash: true });
+    return childPath(folder, name ?? unnamed(), `${param('folder')} with the file name`);
   }
-  return joinPath(ROOT, name ?? original());
+  return joinPath(ROOT, name ?? unnamed());
 }

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { invalid } from '../core/errors';
+import { invalid, notFound } from '../core/errors';
 
 /** A header's value, whatever its case; API Gateway passes names as the client sent them. */
 export function headerOf(event: APIGatewayProxyEvent, name: string): string | undefined {
@@ -41,9 +41,18 @@ export function bodyOf(event: APIGatewayProxyEvent): Buffer {
 export function baseUrlOf(event: APIGatewayProxyEvent): string {
   const proto = headerOf(event, 'x-forwarded-proto')?.split(',')[0].trim() || 'https';
   const host = headerOf(event, 'host') ?? 'localhost';
-  // `resource` is the route as declared ("/drive/upload"); `requestContext.path` is what the client called,
-  // with the stage ("/prod/drive/upload") or a custom domain's base path in front of it.
-  const called = event.requestContext?.path ?? event.resource;
-  const prefix = called.endsWith(event.resource) ? called.slice(0, called.length - event.resource.length) : '';
+  // `resource` is the route as declared ("/drive/upload", "/drive/uploads/{upload_id}/complete");
+  // `requestContext.path` is what the client called, with the stage ("/prod/drive/upload") or a custom
+  // domain's base path in front of it.
+  const resource = event.resource.replace(/\{(\w+)\+?\}/g, (_, name: string) => event.pathParameters?.[name] ?? '');
+  const called = event.requestContext?.path ?? resource;
+  const prefix = called.endsWith(resource) ? called.slice(0, called.length - resource.length) : '';
   return `${proto}://${host}${prefix}`;
+}
+
+/** The `{upload_id}` of the route; anything but an id this API issued cannot name a session. */
+export function uploadIdOf(event: APIGatewayProxyEvent): string {
+  const id = event.pathParameters?.upload_id ?? '';
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) throw notFound(`no upload session ${JSON.stringify(id.slice(0, 80))}`);
+  return id;
 }

@@ -10,10 +10,11 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import S3rver from 's3rver';
-import { ACCESS_PARTITION_KEY, NODES_PARTITION_KEY, NODES_SORT_KEY } from '../../functions/aws/schema';
+import { multipartGaps } from './s3rver-multipart';
+import { ACCESS_PARTITION_KEY, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY } from '../../functions/aws/schema';
 
 /** Names the local host gives its tables and bucket. */
-export const LOCAL_RESOURCES = { nodesTable: 'drive-nodes', accessTable: 'drive-access', bucket: 'drive-files' } as const;
+export const LOCAL_RESOURCES = { nodesTable: 'drive-nodes', accessTable: 'drive-access', uploadsTable: 'drive-uploads', bucket: 'drive-files' } as const;
 
 /** Credentials the emulators accept (s3rver checks signatures against these). */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
@@ -43,6 +44,7 @@ export async function startEmulators(dataDir: string, ports: { dynamodb?: number
       silent: true,
       configureBuckets: [{ name: LOCAL_RESOURCES.bucket, configs: [] }],
     });
+    s3.middleware.unshift(multipartGaps(join(dataDir, 's3')));
     const s3Address = await s3.run();
     return {
       dynamodbEndpoint: dynamo.endpoint,
@@ -114,6 +116,11 @@ async function createTables(endpoint: string): Promise<void> {
       TableName: LOCAL_RESOURCES.accessTable,
       KeySchema: [{ AttributeName: ACCESS_PARTITION_KEY, KeyType: 'HASH' as const }],
       AttributeDefinitions: [{ AttributeName: ACCESS_PARTITION_KEY, AttributeType: 'S' as const }],
+    },
+    {
+      TableName: LOCAL_RESOURCES.uploadsTable,
+      KeySchema: [{ AttributeName: UPLOADS_PARTITION_KEY, KeyType: 'HASH' as const }],
+      AttributeDefinitions: [{ AttributeName: UPLOADS_PARTITION_KEY, AttributeType: 'S' as const }],
     },
   ];
   try {

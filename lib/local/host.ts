@@ -1,4 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -6,6 +7,7 @@ import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
 import { DRIVE_ID } from '../../functions/core/access';
 import { ROUTES } from '../routes';
 import { ENDPOINTS_FILE, LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES, runningHost, startEmulators } from './emulators';
+import { sweepExpiredUploads } from './expiry';
 import { installLambdaGlobals } from './lambda-runtime';
 import { type MountedRoute, createLocalServer } from './server';
 
@@ -50,6 +52,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     DRIVE_NODES_TABLE: LOCAL_RESOURCES.nodesTable,
     DRIVE_ACCESS_TABLE: LOCAL_RESOURCES.accessTable,
     DRIVE_BUCKET: LOCAL_RESOURCES.bucket,
+    DRIVE_UPLOADS_TABLE: LOCAL_RESOURCES.uploadsTable,
     // Locally a revoked key fails at once; Lambda caches verified keys for 30 s.
     DRIVE_KEY_CACHE_SECONDS: process.env.DRIVE_KEY_CACHE_SECONDS ?? '0',
   });
@@ -83,6 +86,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     server.listen(options.port, '127.0.0.1', () => resolve());
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const stopSweeping = sweepEvery(Number(process.env.DRIVE_LOCAL_SWEEP_SECONDS ?? 60), emulators, log);
   const endpointsFile = join(dataDir, ENDPOINTS_FILE);
   await writeFile(
     endpointsFile,
@@ -93,6 +97,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     url,
     createdKey,
     close: async () => {
+      await stopSweeping();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
@@ -100,6 +105,26 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       await rm(endpointsFile, { force: true });
       await emulators.close();
     },
+  };
+}
+
+/** Ends expired upload sessions every `seconds`, as AWS does with TTL and lifecycle rules; returns a stop. */
+function sweepEvery(seconds: number, emulators: { dynamodbEndpoint: string; s3Endpoint: string }, log: (line: string) => void): () => Promise<void> {
+  const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const s3 = new S3Client({ endpoint: emulators.s3Endpoint, forcePathStyle: true, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  let running: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = sweepExpiredUploads(dynamodb, s3, LOCAL_RESOURCES).then(
+      (ended) => (ended > 0 ? log(`ended ${ended} expired upload session${ended === 1 ? '' : 's'}`) : undefined),
+      (error: unknown) => log(`sweeping expired uploads failed: ${String(error)}`),
+    );
+  }, seconds * 1000);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+    dynamodb.destroy();
+    s3.destroy();
   };
 }
 

@@ -22,6 +22,8 @@ declare module 's3rver' {
   }
   class S3rver {
     constructor(options: S3rverOptions);
+    /** Koa's middleware list (S3rver is a Koa app), composed when it starts listening. */
+    middleware: unknown[];
     run(): Promise<AddressInfo>;
     close(callback: (error?: Error) => void): void;
   }

@@ -9,7 +9,7 @@ export const LOCAL_STAGE = 'local';
  * The event API Gateway's REST proxy integration would send for this request: single- and multi-value
  * headers and query parameters, and the body base64-encoded when its type is a binary media type.
  */
-export function toProxyEvent(req: IncomingMessage, url: URL, route: Route, body: Buffer): APIGatewayProxyEvent {
+export function toProxyEvent(req: IncomingMessage, url: URL, route: Route, body: Buffer, pathParameters: Record<string, string> | null = null): APIGatewayProxyEvent {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
@@ -31,13 +31,13 @@ export function toProxyEvent(req: IncomingMessage, url: URL, route: Route, body:
   const isBase64Encoded = isBinary(headers, multiValueHeaders);
   return {
     resource: route.path,
-    path: route.path,
+    path: url.pathname,
     httpMethod: route.method,
     headers,
     multiValueHeaders,
     queryStringParameters,
     multiValueQueryStringParameters,
-    pathParameters: null,
+    pathParameters,
     stageVariables: null,
     body: body.length === 0 ? null : body.toString(isBase64Encoded ? 'base64' : 'utf8'),
     isBase64Encoded,
@@ -47,7 +47,7 @@ export function toProxyEvent(req: IncomingMessage, url: URL, route: Route, body:
       authorizer: undefined,
       protocol: `HTTP/${req.httpVersion}`,
       httpMethod: route.method,
-      path: route.path,
+      path: url.pathname,
       stage: LOCAL_STAGE,
       requestId: randomUUID(),
       requestTimeEpoch: Date.now(),

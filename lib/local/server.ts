@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { Writable } from 'node:stream';
 import { CORS_ORIGINS } from '../../functions/http/cors';
-import { MAX_REQUEST_BODY_BYTES, type Route } from '../routes';
+import { MAX_REQUEST_BODY_BYTES, type Route, matchPath } from '../routes';
 import { LocalResponseStream } from './lambda-runtime';
 import { lambdaContext, toProxyEvent } from './proxy-event';
 
@@ -52,7 +52,7 @@ async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res
     req.resume();
     return send(res, 400, { error: { code: 'bad_request', message: 'the request target is not a valid URL path' } });
   }
-  const onPath = routes.filter(({ route }) => route.path === url.pathname);
+  const onPath = routes.filter(({ route }) => matchPath(route.path, url.pathname));
   const mounted = onPath.find(({ route }) => route.method === req.method);
   if (!mounted && req.method === 'OPTIONS' && onPath.length > 0 && CORS_ORIGINS.length > 0) {
     // The preflight API Gateway answers itself (a mock integration) when CORS origins are configured.
@@ -85,7 +85,8 @@ async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res
     });
   }
 
-  const event = toProxyEvent(req, url, mounted.route, body);
+  const params = matchPath(mounted.route.path, url.pathname)!;
+  const event = toProxyEvent(req, url, mounted.route, body, Object.keys(params).length > 0 ? params : null);
   const context = lambdaContext(`drive-${mounted.route.handler}`);
   if (mounted.route.streaming) {
     const stream = new LocalResponseStream(res);

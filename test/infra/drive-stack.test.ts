@@ -22,7 +22,7 @@ function actionsOf(endpoint: keyof DriveStack['functions']): string[] {
 }
 
 describe('DriveStack', () => {
-  it('routes the five endpoints of the spec to Lambda proxy integrations', () => {
+  it('routes the five endpoints of the spec and the three of large uploads to Lambda proxy integrations', () => {
     for (const route of ROUTES) {
       template.hasResourceProperties('AWS::ApiGateway::Method', {
         HttpMethod: route.method,
@@ -30,7 +30,9 @@ describe('DriveStack', () => {
       });
     }
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod);
-    expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual(['DELETE', 'GET', 'GET', 'POST', 'POST']);
+    expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual(['DELETE', 'DELETE', 'GET', 'GET', 'POST', 'POST', 'POST', 'POST']);
+    const resources = Object.values(template.findResources('AWS::ApiGateway::Resource')).map((r) => (r as { Properties: { PathPart: string } }).Properties.PathPart);
+    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete']));
   });
 
   it('streams downloads and buffers the rest', () => {
@@ -66,11 +68,11 @@ describe('DriveStack', () => {
 
   it('runs every handler on ARM64 with the newest Node.js runtime, with its own log group', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(5);
+    expect(Object.keys(functions)).toHaveLength(8);
     for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
     }
-    template.resourceCountIs('AWS::Logs::LogGroup', 6);
+    template.resourceCountIs('AWS::Logs::LogGroup', 9);
   });
 
   it('grants each function exactly the calls it makes, on its own resources', () => {
@@ -81,6 +83,13 @@ describe('DriveStack', () => {
       list: ['dynamodb:GetItem', 'dynamodb:Query'],
       'create-folder': ['dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
       'delete-folder': ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'],
+      'start-upload': ['dynamodb:GetItem', 'dynamodb:PutItem', 's3:AbortMultipartUpload', 's3:PutObject'],
+      'complete-upload': [
+        ...['dynamodb:DeleteItem', 'dynamodb:PutItem'], // sessions
+        ...['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records
+        ...['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListMultipartUploadParts', 's3:PutObject'],
+      ],
+      'abort-upload': ['dynamodb:DeleteItem', 'dynamodb:PutItem', 's3:AbortMultipartUpload'],
     };
     for (const [endpoint, actions] of Object.entries(expected)) {
       expect({ endpoint, actions: actionsOf(endpoint as keyof DriveStack['functions']) }).toEqual({ endpoint, actions: [...base, ...actions].sort() });
@@ -113,8 +122,8 @@ describe('DriveStack', () => {
     });
   });
 
-  it('keeps both tables on demand, recoverable and protected, with TTL on rate-limit items', () => {
-    template.resourceCountIs('AWS::DynamoDB::Table', 2);
+  it('keeps the three tables on demand, recoverable and protected, with TTL on rate-limit items and upload sessions', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 3);
     const tables = Object.values(template.findResources('AWS::DynamoDB::Table')) as { Properties: Record<string, unknown>; DeletionPolicy: string }[];
     for (const table of tables) {
       expect(table.DeletionPolicy).toBe('Retain');
@@ -124,18 +133,26 @@ describe('DriveStack', () => {
         DeletionProtectionEnabled: true,
       });
     }
-    template.hasResourceProperties('AWS::DynamoDB::Table', { TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true } });
+    const withTtl = template.findResources('AWS::DynamoDB::Table', { Properties: { TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true } } });
+    expect(Object.keys(withTtl)).toHaveLength(2);
+    template.hasResourceProperties('AWS::DynamoDB::Table', { KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], TimeToLiveSpecification: Match.anyValue() });
+  });
+
+  it('lets browsers PUT large-upload parts to the bucket from the configured origins and read their ETags', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      CorsConfiguration: { CorsRules: [Match.objectLike({ AllowedMethods: ['PUT'], AllowedOrigins: ['https://app.example.com'], ExposedHeaders: ['ETag'] })] },
+    });
   });
 
   it('alarms on the API 5xx rate and on errors and throttles of every function', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 5 * 2);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 8 * 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('errors') })]) });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
   });
 
   it('answers CORS preflight for the configured origins on every resource, and on API Gateway\'s own errors', () => {
     const options = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
-    expect(options).toHaveLength(6); // /, /drive and the four route resources
+    expect(options).toHaveLength(9); // /, /drive, the four resources of the spec, and /drive/uploads/{upload_id}/complete
     for (const method of options) expect(JSON.stringify(method)).toContain('https://app.example.com');
     const responses = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse')) as { Properties: { ResponseParameters: Record<string, string> } }[];
     expect(responses).toHaveLength(6);
@@ -154,7 +171,7 @@ describe('DriveStack', () => {
   });
 
   it('outputs the API URL, the bucket and the table names', () => {
-    for (const name of ['ApiUrl', 'BucketName', 'NodesTableName', 'AccessTableName']) template.hasOutput(name, Match.anyValue());
+    for (const name of ['ApiUrl', 'BucketName', 'NodesTableName', 'AccessTableName', 'UploadsTableName']) template.hasOutput(name, Match.anyValue());
   });
 
   it('passes the AWS Solutions checks of cdk-nag with no error', () => {

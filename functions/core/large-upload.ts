@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import { cleanUp } from './clean-up';
+import { contentTypeFor } from './content-type';
+import { DriveError, conflict, invalid, notFound } from './errors';
+import { ROOT, nameOf, parentOf } from './paths';
+import type { FileNode, MultipartStore, NodeStore, ObjectStore, StoredPart, UploadSession, UploadSessionStore } from './ports';
+import { commitFiles } from './upload';
+
+const MiB = 1024 * 1024;
+/** The smallest part offered: S3 needs 5 MiB for every part but the last; 8 MiB is what its own tools use. */
+export const MIN_PART_BYTES = 8 * MiB;
+/**
+ * The most parts one upload is cut into (S3 allows 10,000). Every part is a presigned URL in the start
+ * response, about 1 KB each with Lambda's session token, and the response must stay well inside 6 MB.
+ */
+export const MAX_PARTS = 2000;
+/** S3's largest object. */
+export const S3_MAX_OBJECT_BYTES = 5 * 1024 * 1024 * MiB;
+
+export interface LargeUploadDeps {
+  nodes: NodeStore;
+  objects: ObjectStore;
+  parts: MultipartStore;
+  sessions: UploadSessionStore;
+}
+
+export interface LargeUploadLimits {
+  /** Largest file accepted, in bytes. */
+  maxFileBytes: number;
+  /** How long a session (and its part URLs) lasts. */
+  expirySeconds: number;
+}
+
+/** What a client starts with: where the file goes, how large it is, and optionally its type. */
+export interface LargeUploadRequest {
+  path: string;
+  size: number;
+  contentType?: string;
+}
+
+export interface StartedUpload {
+  session: UploadSession;
+  urls: string[];
+}
+
+/** Bytes per part for a file of `size` bytes: whole MiB, at least 8 MiB, at most `MAX_PARTS` parts. */
+export function partSizeFor(size: number): number {
+  return Math.max(MIN_PART_BYTES, Math.ceil(size / MAX_PARTS / MiB) * MiB);
+}
+
+/**
+ * Opens a multipart upload for a file of `request.size` bytes at `request.path`: refuses a file over the
+ * limit (413) or a destination a folder or a file above it holds (409), then returns presigned URLs for
+ * every part. Nothing is listed until `completeUpload`.
+ */
+export async function startUpload(deps: LargeUploadDeps, drive: string, request: LargeUploadRequest, limits: LargeUploadLimits): Promise<StartedUpload> {
+  if (request.size > limits.maxFileBytes) {
+    throw new DriveError('payload_too_large', `size ${request.size} is larger than ${limits.maxFileBytes} bytes, the largest file this drive accepts`);
+  }
+  await checkDestination(deps.nodes, drive, request.path);
+
+  const now = new Date();
+  const fileId = randomUUID();
+  const partSize = partSizeFor(request.size);
+  const contentType = contentTypeFor(nameOf(request.path), request.contentType);
+  const objectKey = `${drive}/${fileId}`;
+  const multipartId = await deps.parts.begin(objectKey, contentType);
+  try {
+    const session: UploadSession = {
+      id: randomUUID(),
+      drive,
+      path: request.path,
+      size: request.size,
+      contentType,
+      fileId,
+      objectKey,
+      multipartId,
+      partSize,
+      partCount: Math.ceil(request.size / partSize),
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + limits.expirySeconds * 1000).toISOString(),
+    };
+    const urls = await deps.parts.partUrls(objectKey, multipartId, session.partCount, limits.expirySeconds);
+    await deps.sessions.put(session);
+    return { session, urls };
+  } catch (error) {
+    await cleanUp(() => deps.parts.abort(objectKey, multipartId));
+    throw error;
+  }
+}
+
+/**
+ * Finishes the upload `id` of `drive` with the parts the client sent: checks them against what the object
+ * store holds (every part, in order, each of the planned size, ETags matching), assembles the object,
+ * confirms its size, then writes the file's record as an upload does. A part list the client can fix
+ * leaves the session open for another try; any other outcome ends it.
+ */
+export async function completeUpload(deps: LargeUploadDeps, drive: string, id: string, sent: readonly { number: number; etag: string }[]): Promise<FileNode> {
+  const session = await deps.sessions.take(drive, id);
+  if (!session) throw notFound(`no upload session ${id} (finished, aborted, expired, or never started)`);
+  if (Date.parse(session.expiresAt) <= Date.now()) {
+    await cleanUp(() => deps.parts.abort(session.objectKey, session.multipartId));
+    throw notFound(`upload session ${id} expired at ${session.expiresAt}; start a new one`);
+  }
+
+  let size: number;
+  try {
+    const stored = await deps.parts.listParts(session.objectKey, session.multipartId);
+    if (!stored) throw notFound(`upload session ${id} no longer exists in storage; start a new one`);
+    checkParts(session, sent, stored);
+    size = await deps.parts.complete(session.objectKey, session.multipartId, [...sent].sort((a, b) => a.number - b.number));
+  } catch (error) {
+    // The parts are still there to fix or resend: keep the session (not when storage lost the upload).
+    if (!(error instanceof DriveError && error.code === 'not_found')) await cleanUp(() => deps.sessions.put(session));
+    throw error;
+  }
+
+  if (size !== session.size) {
+    await cleanUp(() => deps.objects.deleteMany([session.objectKey]));
+    throw invalid(`the parts hold ${size} bytes, not the ${session.size} this upload was started with; start a new one`);
+  }
+  const file: FileNode = {
+    kind: 'file',
+    id: session.fileId,
+    path: session.path,
+    size,
+    contentType: session.contentType,
+    createdAt: new Date().toISOString(),
+    objectKey: session.objectKey,
+  };
+  const [committed] = await commitFiles(deps, drive, [file]);
+  return committed;
+}
+
+/** Abandons the upload `id` of `drive`: its parts are deleted and nothing is stored. */
+export async function abortUpload(deps: LargeUploadDeps, drive: string, id: string): Promise<void> {
+  const session = await deps.sessions.take(drive, id);
+  if (!session) throw notFound(`no upload session ${id} (finished, aborted, expired, or never started)`);
+  try {
+    await deps.parts.abort(session.objectKey, session.multipartId);
+  } catch (error) {
+    await cleanUp(() => deps.sessions.put(session));
+    throw error;
+  }
+}
+
+/** Checks the client's part list against the session's plan and the parts storage holds. */
+function checkParts(session: UploadSession, sent: readonly { number: number; etag: string }[], stored: readonly StoredPart[]): void {
+  const byNumber = new Map(stored.map((part) => [part.number, part]));
+  const seen = new Set<number>();
+  sent.forEach((part, i) => {
+    if (part.number > session.partCount) throw invalid(`parts[${i}].number is ${part.number}, but this upload has ${session.partCount} parts`);
+    if (seen.has(part.number)) throw invalid(`parts[${i}].number ${part.number} is listed twice`);
+    seen.add(part.number);
+    const held = byNumber.get(part.number);
+    if (!held) throw invalid(`part ${part.number} (parts[${i}]) has not been uploaded`);
+    if (unquote(held.etag) !== unquote(part.etag)) {
+      throw invalid(`parts[${i}].etag does not match part ${part.number} as stored; send the ETag its upload returned, or upload it again`);
+    }
+    const expected = part.number < session.partCount ? session.partSize : session.size - session.partSize * (session.partCount - 1);
+    if (held.size !== expected) throw invalid(`part ${part.number} holds ${held.size} bytes; it must hold ${expected} (part_size ${session.partSize}, size ${session.size})`);
+  });
+  const missing = Array.from({ length: session.partCount }, (_, i) => i + 1).filter((n) => !seen.has(n));
+  if (missing.length > 0) throw invalid(`parts is missing ${missing.length === 1 ? 'part' : 'parts'} ${summarize(missing)}; list every part, 1 to ${session.partCount}`);
+}
+
+/**
+ * Refuses a destination that a folder holds or that lies below a file, reading upwards until a folder
+ * (or the root) vouches for everything above it. The write at completion checks again.
+ */
+async function checkDestination(nodes: NodeStore, drive: string, path: string): Promise<void> {
+  const node = await nodes.get(drive, path);
+  if (node?.kind === 'folder') throw conflict(`${path} is a folder, so a file cannot be stored there`);
+  for (let folder = parentOf(path); folder !== ROOT; folder = parentOf(folder)) {
+    const above = await nodes.get(drive, folder);
+    if (above?.kind === 'folder') return;
+    if (above) throw conflict(`${folder} is a file, so nothing can be stored below it`);
+  }
+}
+
+function unquote(etag: string): string {
+  return etag.replace(/"/g, '');
+}
+
+function summarize(numbers: number[]): string {
+  return numbers.length <= 10 ? numbers.join(', ') : `${numbers.slice(0, 10).join(', ')} and ${numbers.length - 10} more`;
+}

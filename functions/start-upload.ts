@@ -1,0 +1,49 @@
+import { guard } from './aws/dynamodb';
+import { largeUploadLimits, largeUploads } from './aws/large-uploads';
+import { badRequest, invalid } from './core/errors';
+import { startUpload } from './core/large-upload';
+import { targetPath } from './core/upload';
+import { jsonHandler } from './http/api-handler';
+import { bodyOf } from './http/event';
+import { jsonObject, optionalString } from './http/json-body';
+
+const EXAMPLE = '{"path": "/backups/db.tar", "size": 2147483648}';
+// A media type: type/subtype and optional parameters, nothing that could break a header.
+const MEDIA_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;\s*[\w!#$&^.+-]+=("[^"\r\n]*"|[\w!#$&^.+-]+))*$/;
+
+/**
+ * POST /drive/uploads with `{ path | folder+name | name, size, content_type? }` → a multipart upload
+ * session: presigned URLs for each part, to PUT the bytes straight to S3, then `complete`.
+ */
+export const handler = jsonHandler('upload', guard, async (event, caller) => {
+  const body = jsonObject(bodyOf(event), ['path', 'folder', 'name', 'size', 'content_type'], EXAMPLE);
+  const target = { path: optionalString(body, 'path'), folder: optionalString(body, 'folder'), name: optionalString(body, 'name') };
+  const unnamed = () => {
+    throw badRequest(target.folder === undefined ? `give path (or folder with name) for the file, like ${EXAMPLE}` : 'folder needs name: the file name to store under it');
+  };
+  const path = targetPath(target, unnamed, (field) => field);
+  const { session, urls } = await startUpload(largeUploads, caller.drive, { path, size: sizeOf(body.size), contentType: contentTypeOf(body) }, largeUploadLimits);
+  return {
+    upload_id: session.id,
+    path: session.path,
+    size: session.size,
+    part_size: session.partSize,
+    parts: urls.map((url, i) => ({ number: i + 1, url })),
+    expires_at: session.expiresAt,
+  };
+});
+
+function sizeOf(value: unknown): number {
+  if (value === undefined || value === null) throw badRequest('size is required: the file\'s length in bytes');
+  if (typeof value !== 'number') throw badRequest('size must be a number of bytes');
+  if (!Number.isSafeInteger(value) || value < 1) throw invalid(`size must be a whole number of bytes, at least 1 (got ${value}); empty files go through POST /drive/upload`);
+  return value;
+}
+
+function contentTypeOf(body: Record<string, unknown>): string | undefined {
+  const value = optionalString(body, 'content_type');
+  if (value !== undefined && (value.length > 255 || !MEDIA_TYPE.test(value.trim()))) {
+    throw invalid(`content_type must be a media type like "application/zip" (got ${JSON.stringify(value.slice(0, 80))})`);
+  }
+  return value;
+}

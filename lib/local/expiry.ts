@@ -1,0 +1,35 @@
+import { DeleteItemCommand, type DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { fromSessionItem } from '../../functions/aws/dynamo-upload-sessions';
+import { S3MultipartStore } from '../../functions/aws/s3-multipart-store';
+import { UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../../functions/aws/schema';
+
+/**
+ * What DynamoDB's TTL and the bucket's lifecycle rule do in AWS, which the emulators lack: upload
+ * sessions past their expiry are removed and their multipart uploads aborted, parts and all.
+ * Returns how many it ended.
+ */
+export async function sweepExpiredUploads(dynamodb: DynamoDBClient, s3: S3Client, resources: { uploadsTable: string; bucket: string }): Promise<number> {
+  const parts = new S3MultipartStore(s3, resources.bucket);
+  let ended = 0;
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await dynamodb.send(
+      new ScanCommand({
+        TableName: resources.uploadsTable,
+        FilterExpression: '#ttl < :now',
+        ExpressionAttributeNames: { '#ttl': UPLOADS_TTL_ATTRIBUTE },
+        ExpressionAttributeValues: { ':now': { N: String(Math.floor(Date.now() / 1000)) } },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const session = fromSessionItem(item);
+      await parts.abort(session.objectKey, session.multipartId);
+      await dynamodb.send(new DeleteItemCommand({ TableName: resources.uploadsTable, Key: { [UPLOADS_PARTITION_KEY]: { S: session.id } } }));
+      ended++;
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return ended;
+}

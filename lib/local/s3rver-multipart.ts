@@ -1,0 +1,61 @@
+import { readFile, readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** The part of a Koa context this middleware reads and writes. */
+interface KoaContext {
+  method: string;
+  path: string;
+  query: Record<string, string | string[] | undefined>;
+  status: number;
+  type: string;
+  body: unknown;
+}
+
+const XMLNS = 'http://s3.amazonaws.com/doc/2006-03-01/';
+
+/**
+ * s3rver stores multipart uploads but answers two of S3's multipart calls with 405: ListParts (`GET
+ * ?uploadId=`) and AbortMultipartUpload (`DELETE ?uploadId=`). This Koa middleware answers them in S3's
+ * wire format from s3rver's own upload folders (`<bucket>/._S3rver_uploads/<id>/`: the key, each part
+ * as `<n>` with its MD5 in `<n>.md5`), so the local host runs the same SDK calls as AWS. Every part comes
+ * in one page (S3 pages at 1,000; the adapter reads either).
+ */
+export function multipartGaps(directory: string) {
+  return async (ctx: KoaContext, next: () => Promise<void>): Promise<void> => {
+    const uploadId = ctx.query.uploadId;
+    const match = /^\/([^/]+)\/(.+)$/.exec(ctx.path);
+    if (typeof uploadId !== 'string' || !match || (ctx.method !== 'GET' && ctx.method !== 'DELETE')) return next();
+    const [, bucket, key] = match;
+    const folder = join(directory, bucket, '._S3rver_uploads', uploadId.replace(/[^0-9a-f]/g, ''));
+    const storedKey = await readFile(join(folder, 'key'), 'utf8').catch(() => undefined);
+    if (storedKey !== decodeURIComponent(key)) {
+      ctx.status = 404;
+      ctx.type = 'application/xml';
+      ctx.body = `<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message><UploadId>${escapeXml(uploadId)}</UploadId></Error>`;
+      return;
+    }
+    if (ctx.method === 'DELETE') {
+      await rm(folder, { recursive: true, force: true });
+      ctx.status = 204;
+      ctx.body = null;
+      return;
+    }
+    const numbers = (await readdir(folder)).filter((name) => /^\d+$/.test(name)).map(Number).sort((a, b) => a - b);
+    const parts = await Promise.all(
+      numbers.map(async (n) => {
+        const [md5, info] = await Promise.all([readFile(join(folder, `${n}.md5`), 'utf8'), stat(join(folder, String(n)))]);
+        return `<Part><PartNumber>${n}</PartNumber><LastModified>${info.mtime.toISOString()}</LastModified><ETag>"${md5.trim()}"</ETag><Size>${info.size}</Size></Part>`;
+      }),
+    );
+    ctx.status = 200;
+    ctx.type = 'application/xml';
+    ctx.body =
+      `<?xml version="1.0" encoding="UTF-8"?><ListPartsResult xmlns="${XMLNS}"><Bucket>${escapeXml(bucket)}</Bucket><Key>${escapeXml(storedKey)}</Key>` +
+      `<UploadId>${escapeXml(uploadId)}</UploadId><PartNumberMarker>0</PartNumberMarker><NextPartNumberMarker>${numbers.at(-1) ?? 0}</NextPartNumberMarker>` +
+      `<MaxParts>1000</MaxParts><IsTruncated>false</IsTruncated>${parts.join('')}</ListPartsResult>`;
+  };
+}
+
+function escapeXml(value: string): string {
+  return value.replace(/[<>&'"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
