@@ -1,0 +1,313 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { mapLimit } from '../../functions/core/concurrency';
+import { DriveClient, type ErrorJson, type FileJson, type ListingJson, json } from '../support/api-client';
+import { runFsck } from '../support/fsck';
+import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
+
+const KEY_A = 'large-a-key-0123456789abcdefghijklmn';
+const KEY_B = 'large-b-key-0123456789abcdefghijklmn';
+const MiB = 1024 * 1024;
+
+interface StartJson {
+  upload_id: string;
+  path: string;
+  size: number;
+  part_size: number;
+  parts: { number: number; url: string }[];
+  expires_at: string;
+}
+type Part = { number: number; etag: string };
+
+let host: RunningHost;
+let drive: DriveClient;
+let other: DriveClient;
+
+beforeAll(async () => {
+  host = await startHost({ DRIVE_API_KEYS: `a:${KEY_A},b:${KEY_B}`, DRIVE_RATE_LIMITS: 'upload=1000' });
+  drive = new DriveClient(host.url, KEY_A);
+  other = new DriveClient(host.url, KEY_B);
+});
+
+afterAll(() => stopHost(host));
+
+function start(client: DriveClient, body: unknown) {
+  return json<{ data: StartJson } & ErrorJson>(client.request('POST', '/drive/uploads', { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }));
+}
+
+function complete(client: DriveClient, id: string, parts: unknown) {
+  return json<{ data: FileJson } & ErrorJson>(
+    client.request('POST', `/drive/uploads/${id}/complete`, { body: JSON.stringify({ parts }), headers: { 'Content-Type': 'application/json' } }),
+  );
+}
+
+function abort(client: DriveClient, id: string) {
+  return json<{ data: { upload_id: string; aborted: boolean } } & ErrorJson>(client.request('DELETE', `/drive/uploads/${id}`));
+}
+
+/** PUTs `bytes` to a presigned part URL, as `curl -T` would, and returns the part's ETag. */
+async function putPart(url: string, bytes: Uint8Array): Promise<string> {
+  const res = await fetch(url, { method: 'PUT', body: bytes });
+  expect(res.status).toBe(200);
+  await res.arrayBuffer();
+  const etag = res.headers.get('etag');
+  expect(etag).toMatch(/^"[0-9a-f]+"$/);
+  return etag!;
+}
+
+/** Sends every part of `data` for `session`, four at a time. */
+function putAll(session: StartJson, data: Buffer): Promise<Part[]> {
+  return mapLimit(session.parts, 4, async ({ number, url }) => ({
+    number,
+    etag: await putPart(url, data.subarray((number - 1) * session.part_size, number * session.part_size)),
+  }));
+}
+
+async function expectFsckClean(): Promise<void> {
+  expect(await runFsck(host.dataDir)).toEqual({ code: 0, output: expect.stringContaining('clean') });
+}
+
+/** Multipart uploads s3rver still holds parts for (its upload folders). */
+async function pendingUploads(dataDir: string): Promise<string[]> {
+  return readdir(join(dataDir, 's3', 'drive-files', '._S3rver_uploads')).catch(() => []);
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+describe('large uploads: presigned multipart (an extension of the spec)', () => {
+  it('takes a 200 MiB file in parts sent straight to storage; the record appears only on completion; every byte downloads back', async () => {
+    const data = randomBytes(200 * MiB);
+    const started = await start(drive, { folder: '/backups', name: 'db.tar', size: data.length, content_type: 'application/x-tar' });
+    expect(started.status).toBe(200);
+    const session = started.body.data;
+    expect(session).toMatchObject({ path: '/backups/db.tar', size: data.length, part_size: 8 * MiB });
+    expect(session.upload_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(session.parts.map((p) => p.number)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    expect(Date.parse(session.expires_at)).toBeGreaterThan(Date.now() + 50 * 60_000);
+
+    const parts = await putAll(session, data);
+    const before = await json<{ data: ListingJson } & ErrorJson>(drive.list({ folder: '/backups' }));
+    expect(before.status).toBe(404); // nothing listed, not even the folder, until completion
+
+    const done = await complete(drive, session.upload_id, [...parts].reverse()); // any order
+    expect(done.status).toBe(200);
+    expect(done.body.data).toMatchObject({ name: 'db.tar', path: '/backups/db.tar', size: data.length, url: `${host.url}/drive/download?path=/backups/db.tar` });
+    expect(new Date(done.body.data.created_at).toISOString()).toBe(done.body.data.created_at);
+
+    const listed = await json<{ data: ListingJson }>(drive.list({ folder: '/backups' }));
+    expect(listed.body.data.files).toEqual([expect.objectContaining({ id: done.body.data.id, size: data.length })]);
+    const download = await drive.download({ path: '/backups/db.tar' });
+    expect(download.headers.get('content-type')).toBe('application/x-tar');
+    const bytes = Buffer.from(await download.arrayBuffer());
+    expect(bytes.length).toBe(data.length);
+    expect(sha256(bytes)).toBe(sha256(data));
+    expect(await pendingUploads(host.dataDir)).toEqual([]);
+    await expectFsckClean();
+  }, 120_000);
+
+  it('gives a file that fits in one part a single URL', async () => {
+    const data = randomBytes(1000);
+    const { body } = await start(drive, { path: '/small/one.bin', size: data.length });
+    expect(body.data.parts).toHaveLength(1);
+    const done = await complete(drive, body.data.upload_id, await putAll(body.data, data));
+    expect(done.status).toBe(200);
+    expect(Buffer.from(await (await drive.download({ path: '/small/one.bin' })).arrayBuffer()).equals(data)).toBe(true);
+  });
+
+  it('replaces a file at the destination and deletes the old bytes', async () => {
+    await drive.upload([{ data: 'old', filename: 'r.txt' }], [{ path: '/replace/r.txt' }]);
+    const data = randomBytes(2048);
+    const { body } = await start(drive, { path: '/replace/r.txt', size: data.length });
+    const done = await complete(drive, body.data.upload_id, await putAll(body.data, data));
+    expect(done.status).toBe(200);
+    expect(Buffer.from(await (await drive.download({ path: '/replace/r.txt' })).arrayBuffer()).equals(data)).toBe(true);
+    await expectFsckClean();
+  });
+
+  it('abort ends the session and deletes its parts; nothing is left', async () => {
+    const data = randomBytes(9 * MiB);
+    const { body } = await start(drive, { path: '/aborted/a.bin', size: data.length });
+    await putPart(body.data.parts[0].url, data.subarray(0, 8 * MiB));
+    expect(await pendingUploads(host.dataDir)).toHaveLength(1);
+
+    const aborted = await abort(drive, body.data.upload_id);
+    expect(aborted).toEqual({ status: 200, body: { data: { upload_id: body.data.upload_id, aborted: true } } });
+    expect(await pendingUploads(host.dataDir)).toEqual([]);
+    expect((await complete(drive, body.data.upload_id, [{ number: 1, etag: '"x"' }])).status).toBe(404);
+    expect((await abort(drive, body.data.upload_id)).status).toBe(404);
+    expect((await json<ErrorJson>(drive.list({ folder: '/aborted' }))).status).toBe(404);
+    await expectFsckClean();
+  });
+
+  it('refuses a file over the size limit with 413 before anything is stored', async () => {
+    const res = await start(drive, { path: '/huge.bin', size: 6 * 1024 * 1024 * MiB });
+    expect(res.status).toBe(413);
+    expect(res.body.error).toEqual({ code: 'payload_too_large', message: expect.stringContaining('5497558138880 bytes') });
+    expect(await pendingUploads(host.dataDir)).toEqual([]);
+  });
+
+  it.each([
+    ['no body', undefined, 400, 'bad_request', 'JSON'],
+    ['no destination', { size: 10 }, 400, 'bad_request', 'path'],
+    ['folder without name', { folder: '/x', size: 10 }, 400, 'bad_request', 'name'],
+    ['no size', { path: '/x.bin' }, 400, 'bad_request', 'size'],
+    ['a size that is not a number', { path: '/x.bin', size: '10' }, 400, 'bad_request', 'size'],
+    ['a size of 0', { path: '/x.bin', size: 0 }, 422, 'validation_error', 'size'],
+    ['a fractional size', { path: '/x.bin', size: 1.5 }, 422, 'validation_error', 'size'],
+    ['a relative path', { path: 'x.bin', size: 10 }, 422, 'validation_error', 'path'],
+    ['a ".." segment', { folder: '/a/..', name: 'x', size: 10 }, 422, 'validation_error', 'folder'],
+    ['a name with "/"', { name: 'a/b', size: 10 }, 422, 'validation_error', 'name'],
+    ['a content_type with a line break', { path: '/x.bin', size: 10, content_type: 'text/html\r\nX-Evil: 1' }, 422, 'validation_error', 'content_type'],
+    ['an unknown field', { path: '/x.bin', size: 10, sise: 10 }, 400, 'bad_request', 'sise'],
+  ])('refuses a start with %s', async (_, body, status, code, names) => {
+    const res = await json<ErrorJson>(
+      drive.request('POST', '/drive/uploads', { body: body === undefined ? undefined : JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }),
+    );
+    expect(res.status).toBe(status);
+    expect(res.body.error).toEqual({ code, message: expect.stringContaining(names) });
+  });
+
+  it('refuses a destination held by a folder or below a file, at the start', async () => {
+    await drive.createFolder({ path: '/conflicts/folder' });
+    await drive.upload([{ data: 'f', filename: 'file' }], [{ path: '/conflicts/file' }]);
+    for (const path of ['/conflicts/folder', '/conflicts/file/below.bin', '/conflicts/file/deeper/below.bin']) {
+      const res = await start(drive, { path, size: 10 });
+      expect({ path, status: res.status, code: res.body.error?.code }).toEqual({ path, status: 409, code: 'conflict' });
+    }
+  });
+
+  it('refuses at completion a destination a folder took meanwhile, deleting the bytes', async () => {
+    const data = randomBytes(100);
+    const { body } = await start(drive, { path: '/late-conflict/x', size: data.length });
+    const parts = await putAll(body.data, data);
+    await drive.createFolder({ path: '/late-conflict/x' });
+
+    const res = await complete(drive, body.data.upload_id, parts);
+    expect(res.status).toBe(409);
+    expect(res.body.error.message).toContain('/late-conflict/x is a folder');
+    const { objectKeys } = await storedState(host.dataDir);
+    expect(objectKeys.some((key) => key.endsWith(body.data.upload_id))).toBe(false);
+    await expectFsckClean();
+  });
+
+  it('refuses bad part lists with a message naming the part, and keeps the session for a corrected list', async () => {
+    const data = randomBytes(8 * MiB + 100);
+    const { body } = await start(drive, { path: '/parts/p.bin', size: data.length });
+    expect(body.data.parts).toHaveLength(2);
+    const [first, second] = body.data.parts;
+    const etag1 = await putPart(first.url, data.subarray(0, 8 * MiB));
+    const id = body.data.upload_id;
+
+    const cases: [unknown, number, string][] = [
+      [[{ number: 1, etag: etag1 }], 422, 'missing part 2'],
+      [[{ number: 1, etag: etag1 }, { number: 2, etag: '"abc"' }], 422, 'part 2 (parts[1]) has not been uploaded'],
+      [[{ number: 1, etag: etag1 }, { number: 1, etag: etag1 }], 422, 'parts[1].number 1 is listed twice'],
+      [[{ number: 1, etag: etag1 }, { number: 3, etag: '"abc"' }], 422, 'parts[1].number is 3, but this upload has 2 parts'],
+      [[{ number: 1, etag: '"0123"' }], 422, 'parts[0].etag does not match part 1'],
+      [[{ number: 0, etag: etag1 }], 422, 'parts[0].number'],
+      [[{ number: '1', etag: etag1 }], 400, 'parts[0].number must be a number'],
+      [[{ number: 1 }], 400, 'parts[0].etag must be a string'],
+      [[], 422, 'parts must list every uploaded part'],
+      ['all of them', 400, 'parts is required'],
+    ];
+    for (const [parts, status, message] of cases) {
+      const res = await complete(drive, id, parts);
+      expect({ parts, status: res.status, message: res.body.error?.message }).toEqual({ parts, status, message: expect.stringContaining(message) });
+    }
+
+    // A last part of the wrong length: the parts hold other bytes than `size` says.
+    const short = await putPart(second.url, data.subarray(8 * MiB, 8 * MiB + 99));
+    const wrongSize = await complete(drive, id, [{ number: 1, etag: etag1 }, { number: 2, etag: short }]);
+    expect(wrongSize.status).toBe(422);
+    expect(wrongSize.body.error.message).toContain('part 2 holds 99 bytes; it must hold 100');
+
+    // Sent again, right: the session was kept through every refusal.
+    const etag2 = await putPart(second.url, data.subarray(8 * MiB));
+    const done = await complete(drive, id, [{ number: 1, etag: etag1 }, { number: 2, etag: etag2 }]);
+    expect(done.status).toBe(200);
+    expect(sha256(Buffer.from(await (await drive.download({ path: '/parts/p.bin' })).arrayBuffer()))).toBe(sha256(data));
+    await expectFsckClean();
+  });
+
+  it("answers another drive's key with 404 on complete and abort, leaving the session to its owner", async () => {
+    const data = randomBytes(10);
+    const { body } = await start(drive, { path: '/isolated/x.bin', size: data.length });
+    const parts = await putAll(body.data, data);
+
+    for (const res of [await complete(other, body.data.upload_id, parts), await abort(other, body.data.upload_id)]) {
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    }
+    expect((await json<ErrorJson>(other.list({ folder: '/isolated' }))).status).toBe(404);
+    expect((await complete(drive, body.data.upload_id, parts)).status).toBe(200);
+    expect((await json<ErrorJson>(other.download({ path: '/isolated/x.bin' }))).status).toBe(404);
+  });
+
+  it('answers an upload_id this API never issued with 404', async () => {
+    for (const id of ['nope', '00000000-0000-0000-0000-000000000000', 'x'.repeat(3000)]) {
+      const res = await complete(drive, id, [{ number: 1, etag: '"x"' }]);
+      expect({ id: id.slice(0, 40), status: res.status, code: res.body.error?.code }).toEqual({ id: id.slice(0, 40), status: 404, code: 'not_found' });
+    }
+  });
+
+  it('needs a key on every route', async () => {
+    const anonymous = new DriveClient(host.url, 'not-a-key');
+    const id = '00000000-0000-0000-0000-000000000000';
+    for (const res of [await start(anonymous, { path: '/x', size: 1 }), await complete(anonymous, id, []), await abort(anonymous, id)]) {
+      expect(res.status).toBe(401);
+    }
+  });
+});
+
+describe('large uploads and the rate limit', () => {
+  let limited: RunningHost;
+
+  beforeAll(async () => {
+    limited = await startHost({ DRIVE_API_KEYS: `a:${KEY_A}`, DRIVE_RATE_LIMITS: 'upload=3' });
+  });
+
+  afterAll(() => stopHost(limited));
+
+  it('counts the large-upload routes against the upload bucket', async () => {
+    const client = new DriveClient(limited.url, KEY_A);
+    const id = '00000000-0000-0000-0000-000000000000';
+    const statuses = [
+      (await start(client, { path: '/rl.bin', size: 1 })).status,
+      (await json(client.upload([{ data: 'x', filename: 'rl.txt' }]))).status,
+      (await abort(client, id)).status,
+    ];
+    expect(statuses).toEqual([200, 200, 404]);
+    // Three a minute, all taken: every route of the bucket is refused now.
+    for (const res of [await start(client, { path: '/rl.bin', size: 1 }), await complete(client, id, []), await abort(client, id), await json<ErrorJson>(client.upload([{ data: 'x', filename: 'rl.txt' }]))]) {
+      expect(res.status).toBe(429);
+      expect(res.body.error.code).toBe('rate_limited');
+    }
+    expect((await json(client.list())).status).toBe(200);
+  });
+});
+
+describe('large uploads that nobody finishes', () => {
+  let expiring: RunningHost;
+
+  beforeAll(async () => {
+    expiring = await startHost({ DRIVE_API_KEYS: `a:${KEY_A}`, DRIVE_UPLOAD_EXPIRY_SECONDS: '1', DRIVE_LOCAL_SWEEP_SECONDS: '1' });
+  });
+
+  afterAll(() => stopHost(expiring));
+
+  it('end at their expiry: the session and its parts are gone, and completing is refused', async () => {
+    const client = new DriveClient(expiring.url, KEY_A);
+    const data = randomBytes(100);
+    const { body } = await start(client, { path: '/expired.bin', size: data.length });
+    const parts = await putAll(body.data, data);
+    expect(await pendingUploads(expiring.dataDir)).toHaveLength(1);
+
+    for (let waited = 0; (await pendingUploads(expiring.dataDir)).length > 0 && waited < 10_000; waited += 250) await new Promise((r) => setTimeout(r, 250));
+
+    expect(await pendingUploads(expiring.dataDir)).toEqual([]);
+    expect(expiring.output()).toContain('ended 1 expired upload session');
+    expect((await complete(client, body.data.upload_id, parts)).status).toBe(404);
+    expect(await runFsck(expiring.dataDir)).toEqual({ code: 0, output: expect.stringContaining('clean') });
+  });
+});
