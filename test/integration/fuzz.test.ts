@@ -86,6 +86,30 @@ describe('fuzzing every endpoint (fast-check)', () => {
     );
   });
 
+  it('the large-upload routes take any body and upload_id and answer well', async () => {
+    const number = fc.oneof(fc.integer(), fc.double(), fc.string({ maxLength: 5 }), fc.constant(null));
+    const startBody = fc.record(
+      { path: anyPath, folder: anyPath, name: fc.string(), size: number, content_type: fc.string({ maxLength: 80 }), extra: fc.json() },
+      { requiredKeys: [] },
+    );
+    const completeBody = fc.oneof(
+      fc.record({ parts: fc.array(fc.record({ number, etag: fc.oneof(fc.string(), number) }, { requiredKeys: [] }), { maxLength: 20 }) }),
+      fc.record({ parts: fc.json() }),
+    );
+    const uploadId = fc.oneof(fc.uuid(), fc.string({ maxLength: 60 }).map(encodeURIComponent), fc.constant('%'), fc.constant(''));
+    const request = fc.oneof(
+      fc.tuple(fc.constant('POST'), fc.constant('/drive/uploads'), fc.oneof(startBody.map((b) => JSON.stringify(b)), fc.string())),
+      fc.tuple(fc.constant('POST'), uploadId.map((id) => `/drive/uploads/${id}/complete`), fc.oneof(completeBody.map((b) => JSON.stringify(b)), fc.string())),
+      fc.tuple(fc.constant('DELETE'), uploadId.map((id) => `/drive/uploads/${id}`), fc.constant('')),
+    );
+    await fc.assert(
+      fc.asyncProperty(request, async ([method, target, body]) => {
+        expectWellFormed(await send(method, target, { 'Content-Type': 'application/json' }, Buffer.from(body)), `${method} ${target} ${body}`);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('POST /drive/upload takes any multipart body, metadata and filename and answers well', async () => {
     const metadata = fc.oneof(
       fc.array(fc.record({ path: anyPath, folder: anyPath, name: anyPath }, { requiredKeys: [] }), { maxLength: 3 }).map((m) => JSON.stringify(m)),

@@ -1,0 +1,48 @@
+import { AbortMultipartUploadCommand, ListPartsCommand, NoSuchUpload, S3Client } from '@aws-sdk/client-s3';
+import { mockClient } from 'aws-sdk-client-mock';
+import { S3MultipartStore } from '../../../functions/aws/s3-multipart-store';
+
+const s3 = mockClient(S3Client);
+const store = new S3MultipartStore(new S3Client({ region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } }), 'bucket');
+
+beforeEach(() => s3.reset());
+
+describe('Class: S3MultipartStore', () => {
+  it('reads every page of ListParts', async () => {
+    s3.on(ListPartsCommand)
+      .resolvesOnce({ Parts: [{ PartNumber: 1, ETag: '"a"', Size: 5 }], IsTruncated: true, NextPartNumberMarker: '1' })
+      .resolvesOnce({ Parts: [{ PartNumber: 2, ETag: '"b"', Size: 3 }], IsTruncated: false });
+
+    expect(await store.listParts('k', 'u')).toEqual([
+      { number: 1, etag: '"a"', size: 5 },
+      { number: 2, etag: '"b"', size: 3 },
+    ]);
+    expect(s3.commandCalls(ListPartsCommand).map((c) => c.args[0].input.PartNumberMarker)).toEqual([undefined, '1']);
+  });
+
+  it('reports an upload S3 no longer has as undefined, and aborting it as done', async () => {
+    s3.on(ListPartsCommand).rejects(new NoSuchUpload({ message: 'gone', $metadata: {} }));
+    s3.on(AbortMultipartUploadCommand).rejects(new NoSuchUpload({ message: 'gone', $metadata: {} }));
+
+    await expect(store.listParts('k', 'u')).resolves.toBeUndefined();
+    await expect(store.abort('k', 'u')).resolves.toBeUndefined();
+  });
+
+  it('passes on other failures', async () => {
+    s3.on(AbortMultipartUploadCommand).rejects(new Error('throttled'));
+    await expect(store.abort('k', 'u')).rejects.toThrow('throttled');
+  });
+
+  it('signs one UploadPart URL per part, each naming its part and the upload, valid for the given time', async () => {
+    const urls = await store.partUrls('d/key', 'upload-1', 3, 900);
+    expect(urls).toHaveLength(3);
+    urls.forEach((url, i) => {
+      const query = new URL(url).searchParams;
+      expect(new URL(url).pathname).toBe('/d/key');
+      expect(query.get('partNumber')).toBe(String(i + 1));
+      expect(query.get('uploadId')).toBe('upload-1');
+      expect(query.get('X-Amz-Expires')).toBe('900');
+      expect(query.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
+    });
+  });
+});
