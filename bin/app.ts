@@ -1,4 +1,4 @@
-import { App, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { App, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { DriveStack } from '../lib/drive-stack';
@@ -21,6 +21,10 @@ new DriveStack(app, context('stackName') ?? 'Drive', {
   bucketVersioning: context('bucketVersioning') === 'true',
   ...(context('destroyData') === 'true' ? { dataRemovalPolicy: RemovalPolicy.DESTROY, deletionProtection: false } : {}),
   corsOrigins: context('corsOrigins')?.split(',').filter(Boolean),
+  largeUploads: {
+    maxFileBytes: context('maxFileBytes') ? Number(context('maxFileBytes')) : undefined,
+    expiry: context('uploadExpirySeconds') ? Duration.seconds(Number(context('uploadExpirySeconds'))) : undefined,
+  },
   domain: domainName ? { domainName, certificateArn: context('certificateArn')!, basePath: context('basePath') } : undefined,
 });
 
