@@ -13,6 +13,7 @@ export const handler = awslambda.streamifyResponse(
     const { file, body } = await openFile({ nodes, objects }, caller.drive, targetOf(queryParam(event, 'path'), queryParam(event, 'folder'), queryParam(event, 'name')));
     const name = nameOf(file.path);
     return {
+      statusCode: 200,
       body,
       headers: {
         'Content-Type': file.contentType,
