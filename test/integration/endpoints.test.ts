@@ -197,7 +197,7 @@ describe('GET /drive/download', () => {
   });
 
   it('answers 404 not_found when no file is at the target, or a folder is', async () => {
-    const queries: Record<string, string>[] = [{ path: '/dl/missing.txt' }, { folder: '/nowhere', name: 'x' }, { path: '/dl' }];
+    const queries: Record<string, string>[] = [{ path: '/dl/missing.txt' }, { folder: '/nowhere', name: 'x' }, { path: '/dl' }, { path: '/' }];
     for (const query of queries) {
       const { status, body } = await json<ErrorJson>(drive.download(query));
       expect(status).toBe(404);
