@@ -2,29 +2,26 @@ import { guard, nodes } from './aws/dynamodb';
 import { objects } from './aws/s3';
 import { openFile } from './core/download';
 import { badRequest } from './core/errors';
-import { childPath, nameOf, parseName, parsePath } from './core/paths';
+import { childPath, parseName, parsePath } from './core/paths';
 import { streamingHandler } from './http/api-handler';
-import { attachment } from './http/content-disposition';
+import { planDownload, representationOf } from './http/conditional';
+import { bytesToRead, downloadHeaders, downloadRequestOf } from './http/download-response';
 import { queryParam } from './http/event';
 
-/** GET /drive/download?path= (or ?folder=&name=) → the file's bytes, streamed. */
+/**
+ * GET /drive/download?path= (or ?folder=&name=) → the file's bytes, streamed: all of them, or the one range
+ * asked for (206), or none when the client's copy is current (304). HEAD answers the same headers and reads
+ * only the record.
+ */
 export const handler = awslambda.streamifyResponse(
   streamingHandler('download', guard, async (event, caller) => {
-    const { file, body } = await openFile({ nodes, objects }, caller.drive, targetOf(queryParam(event, 'path'), queryParam(event, 'folder'), queryParam(event, 'name')));
-    const name = nameOf(file.path);
-    return {
-      body,
-      headers: {
-        'Content-Type': file.contentType,
-        'Content-Length': String(file.size),
-        'Content-Disposition': attachment(name),
-        'X-Content-Type-Options': 'nosniff',
-        // Bytes of any user, served from the API's origin: if a browser renders them anyway (HTML, SVG),
-        // nothing in them may run or load.
-        'Content-Security-Policy': "default-src 'none'; sandbox",
-        'Cache-Control': 'private, no-cache',
-      },
-    };
+    const path = targetOf(queryParam(event, 'path'), queryParam(event, 'folder'), queryParam(event, 'name'));
+    const request = downloadRequestOf(event);
+    const { file, plan, body } = await openFile({ nodes, objects }, caller.drive, path, (found) => {
+      const chosen = planDownload(request, representationOf(found));
+      return { ...chosen, bytes: bytesToRead(request.method, chosen) };
+    });
+    return { statusCode: plan.status, headers: downloadHeaders(file, plan), body };
   }),
 );
 

@@ -19,6 +19,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../functions/aws/schema';
+import { CORS_REQUEST_HEADERS } from '../functions/http/cors';
 import { DriveFunction } from './drive-function';
 import { BINARY_MEDIA_TYPES, type HandlerName, ROUTES } from './routes';
 
@@ -192,7 +193,12 @@ export class DriveStack extends Stack {
       },
       defaultCorsPreflightOptions:
         corsOrigins.length > 0
-          ? { allowOrigins: corsOrigins.includes('*') ? Cors.ALL_ORIGINS : corsOrigins, allowHeaders: ['Authorization', 'Content-Type'], allowMethods: ['GET', 'POST', 'DELETE'], maxAge: Duration.hours(1) }
+          ? {
+              allowOrigins: corsOrigins.includes('*') ? Cors.ALL_ORIGINS : corsOrigins,
+              allowHeaders: [...CORS_REQUEST_HEADERS],
+              allowMethods: [...new Set(ROUTES.map((route) => route.method))],
+              maxAge: Duration.hours(1),
+            }
           : undefined,
     });
     Validations.of(this.api).acknowledge(

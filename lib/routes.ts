@@ -20,6 +20,8 @@ export interface Route {
 export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/drive/upload', handler: 'upload', endpoint: 'upload', entry: 'functions/upload.ts', streaming: false },
   { method: 'GET', path: '/drive/download', handler: 'download', endpoint: 'download', entry: 'functions/download.ts', streaming: true },
+  // The same function answers HEAD from the record alone; streamed like GET, so the response has one shape.
+  { method: 'HEAD', path: '/drive/download', handler: 'download', endpoint: 'download', entry: 'functions/download.ts', streaming: true },
   { method: 'GET', path: '/drive/list', handler: 'list', endpoint: 'list', entry: 'functions/list.ts', streaming: false },
   { method: 'POST', path: '/drive/folders', handler: 'create-folder', endpoint: 'create-folder', entry: 'functions/create-folder.ts', streaming: false },
   { method: 'DELETE', path: '/drive/folders', handler: 'delete-folder', endpoint: 'delete-folder', entry: 'functions/delete-folder.ts', streaming: false },

@@ -12,7 +12,7 @@ import {
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import { settleLimit } from '../core/concurrency';
-import { nameOf, parentOf } from '../core/paths';
+import { ROOT, nameOf, parentOf } from '../core/paths';
 import { depthOf } from '../core/tree';
 import type { DriveNode, FileNode, FolderNode, NodeStore, PutFileResult } from '../core/ports';
 import { BATCH_ATTEMPTS, backoff, chunk } from './batches';
@@ -32,6 +32,8 @@ export class DynamoNodeStore implements NodeStore {
   ) {}
 
   async get(drive: string, path: string): Promise<DriveNode | undefined> {
+    // The root has no item (its name would be an empty sort key, which DynamoDB refuses).
+    if (path === ROOT) return undefined;
     const { Item } = await this.client.send(new GetItemCommand({ TableName: this.table, Key: keyOf(drive, path), ConsistentRead: true }));
     return Item && fromItem(Item);
   }

@@ -1,7 +1,7 @@
 import { DeleteObjectsCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import { mapLimit } from '../core/concurrency';
-import type { ObjectStore } from '../core/ports';
+import type { ByteRange, ObjectStore } from '../core/ports';
 import { BATCH_ATTEMPTS, backoff, chunk } from './batches';
 
 // S3's limit of keys per DeleteObjects call.
@@ -23,9 +23,11 @@ export class S3ObjectStore implements ObjectStore {
     );
   }
 
-  async open(key: string): Promise<{ body: Readable; size: number } | undefined> {
+  async open(key: string, range?: ByteRange): Promise<{ body: Readable; size: number } | undefined> {
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      // S3 serves the range itself (one range per GetObject), so a part of a large file is never read whole.
+      const Range = range ? `bytes=${range.start}-${range.end}` : undefined;
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range }));
       return { body: out.Body as Readable, size: out.ContentLength ?? 0 };
     } catch (error) {
       if (error instanceof NoSuchKey) return undefined;

@@ -1,10 +1,14 @@
-/** The error codes of the API (spec section 7) and the HTTP status each one is sent with. */
+/**
+ * The error codes of the API (spec section 7) and the HTTP status each one is sent with; 413 and 416 are
+ * Drive's own, for what the spec does not cover (a body too large, a byte range past the end of a file).
+ */
 export const ERROR_STATUS = {
   bad_request: 400,
   unauthorized: 401,
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  range_not_satisfiable: 416,
   validation_error: 422,
   rate_limited: 429,
   internal_error: 500,

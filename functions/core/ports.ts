@@ -21,6 +21,12 @@ export interface FolderNode {
 
 export type DriveNode = FileNode | FolderNode;
 
+/** Bytes `start` to `end` of an object, both inclusive, as in HTTP's `Range: bytes=start-end`. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
 /** What a conditional file write found: the file it replaced, or that a folder blocked it. */
 export type PutFileResult = { ok: true; replaced?: FileNode } | { ok: false };
 
@@ -58,8 +64,11 @@ export interface NodeStore {
 export interface ObjectStore {
   /** Stores `body` under `key`. */
   put(key: string, body: Buffer, contentType: string): Promise<void>;
-  /** Opens the object for reading, or undefined if there is none under `key`. */
-  open(key: string): Promise<{ body: Readable; size: number } | undefined>;
+  /**
+   * Opens the object (or only `range` of it, which must lie within the object) for reading, or undefined if
+   * there is none under `key`. `size` is the number of bytes the body will yield.
+   */
+  open(key: string, range?: ByteRange): Promise<{ body: Readable; size: number } | undefined>;
   /** Deletes the objects under `keys` (batched); absent keys are ignored. */
   deleteMany(keys: readonly string[]): Promise<void>;
 }

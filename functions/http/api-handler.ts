@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, StreamifyHandler } from 'aws-lambda';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Caller, Endpoint } from '../core/access';
 import { corsHeaders } from './cors';
@@ -24,26 +24,46 @@ export function jsonHandler(
   };
 }
 
+/** What a streamed endpoint answers: a status, headers, and the bytes to stream after them, if any. */
+export interface StreamedResult {
+  statusCode: number;
+  headers: Headers;
+  body?: Readable;
+}
+
 /** A streamed endpoint: guard, then `operation`, whose body is piped to the client as it is read. */
 export function streamingHandler(
   endpoint: Endpoint,
   guard: Guard,
-  operation: (event: APIGatewayProxyEvent, caller: Caller) => Promise<{ headers: Headers; body: Readable }>,
+  operation: (event: APIGatewayProxyEvent, caller: Caller) => Promise<StreamedResult>,
 ): StreamifyHandler<APIGatewayProxyEvent, void> {
   return async (event, responseStream) => {
     let headers: Headers = corsHeaders(event);
-    let result: { headers: Headers; body: Readable };
+    let result: StreamedResult;
     try {
       const admitted = await guard(endpoint, event);
       headers = { ...headers, ...admitted.headers };
       result = await operation(event, admitted.caller);
     } catch (error) {
       const failure = errorResponse(error, headers);
-      const stream = awslambda.HttpResponseStream.from(responseStream, { statusCode: failure.statusCode, headers: failure.headers });
-      await new Promise<void>((resolve) => stream.end(failure.body, resolve));
+      // A response to HEAD has no body (RFC 9110 §9.3.2), errors included.
+      await send(responseStream, failure.statusCode, failure.headers, event.httpMethod === 'HEAD' ? undefined : failure.body);
       return;
     }
-    const stream = awslambda.HttpResponseStream.from(responseStream, { statusCode: 200, headers: { ...headers, ...result.headers } });
-    await pipeline(result.body, stream);
+    await send(responseStream, result.statusCode, { ...headers, ...result.headers }, result.body);
   };
+}
+
+/**
+ * Sends the status and headers, then `body`, and ends the stream. The Lambda runtime sends the prelude given
+ * to `HttpResponseStream.from` just before the first `write()`, and never if the stream ends without one
+ * (or by `end(chunk)`, which bypasses `write()`): so an empty write always comes first, which is what lets
+ * a response without a body (HEAD, 304, an empty file) carry its status and headers.
+ */
+async function send(responseStream: Writable, statusCode: number, headers: Headers, body?: Readable | string): Promise<void> {
+  const stream = awslambda.HttpResponseStream.from(responseStream, { statusCode, headers });
+  stream.write('');
+  if (body !== undefined && typeof body !== 'string') return pipeline(body, stream);
+  if (body) stream.write(body);
+  await new Promise<void>((resolve) => stream.end(resolve));
 }

@@ -8,8 +8,21 @@ export const CORS_ORIGINS = (process.env.DRIVE_CORS_ORIGINS ?? '')
   .map((origin) => origin.trim())
   .filter((origin) => origin !== '');
 
-// What a browser script may read beyond the simple headers: the download's name and the rate limits.
-const EXPOSED = 'Content-Disposition, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After';
+// What a browser script may read beyond the CORS-safelisted headers (Content-Type, Content-Length and
+// Last-Modified are among those): the download's name, its validator and range, and the rate limits.
+const EXPOSED = [
+  'Content-Disposition',
+  'ETag',
+  'Accept-Ranges',
+  'Content-Range',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'Retry-After',
+].join(', ');
+
+/** The request headers a preflight allows: the key, the body's type, and those of ranged and conditional downloads. */
+export const CORS_REQUEST_HEADERS: readonly string[] = ['Authorization', 'Content-Type', 'Range', 'If-Range', 'If-None-Match', 'If-Modified-Since'];
 
 /** The CORS headers for a response to `event`: none unless its Origin is allowed. */
 export function corsHeaders(event: APIGatewayProxyEvent, allowed: readonly string[] = CORS_ORIGINS): Headers {

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { Writable } from 'node:stream';
-import { CORS_ORIGINS } from '../../functions/http/cors';
+import { CORS_ORIGINS, CORS_REQUEST_HEADERS } from '../../functions/http/cors';
 import { MAX_REQUEST_BODY_BYTES, type Route, matchPath } from '../routes';
 import { LocalResponseStream } from './lambda-runtime';
 import { lambdaContext, toProxyEvent } from './proxy-event';
@@ -62,7 +62,7 @@ async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res
     res.writeHead(204, {
       ...(allowed ? { 'Access-Control-Allow-Origin': allowed } : {}),
       'Access-Control-Allow-Methods': onPath.map(({ route }) => route.method).join(', '),
-      'Access-Control-Allow-Headers': 'Authorization, Content-Type',
+      'Access-Control-Allow-Headers': CORS_REQUEST_HEADERS.join(', '),
       'Access-Control-Max-Age': '3600',
       Vary: 'Origin',
     });

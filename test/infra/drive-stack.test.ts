@@ -22,7 +22,7 @@ function actionsOf(endpoint: keyof DriveStack['functions']): string[] {
 }
 
 describe('DriveStack', () => {
-  it('routes the five endpoints of the spec and the three of large uploads to Lambda proxy integrations', () => {
+  it('routes every route of the spec, HEAD of downloads, and the three of large uploads to Lambda proxy integrations', () => {
     for (const route of ROUTES) {
       template.hasResourceProperties('AWS::ApiGateway::Method', {
         HttpMethod: route.method,
@@ -30,16 +30,24 @@ describe('DriveStack', () => {
       });
     }
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod);
-    expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual(['DELETE', 'DELETE', 'GET', 'GET', 'POST', 'POST', 'POST', 'POST']);
+    expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual(['DELETE', 'DELETE', 'GET', 'GET', 'HEAD', 'POST', 'POST', 'POST', 'POST']);
     const resources = Object.values(template.findResources('AWS::ApiGateway::Resource')).map((r) => (r as { Properties: { PathPart: string } }).Properties.PathPart);
     expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete']));
   });
 
-  it('streams downloads and buffers the rest', () => {
+  it('streams GET and HEAD of downloads from the one download function, and buffers the rest', () => {
     const streamed = template.findResources('AWS::ApiGateway::Method', { Properties: { Integration: { ResponseTransferMode: 'STREAM', TimeoutInMillis: 900_000 } } });
-    expect(Object.keys(streamed)).toHaveLength(1);
-    expect(JSON.stringify(streamed)).toContain('response-streaming-invocations');
-    expect(JSON.stringify(streamed)).toContain(stack.getLogicalId(stack.functions.download.node.defaultChild as never));
+    const methods = Object.values(streamed) as { Properties: { HttpMethod: string; Integration: unknown } }[];
+    expect(methods.map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'HEAD']);
+    const downloadFunction = stack.getLogicalId(stack.functions.download.node.defaultChild as never);
+    for (const method of methods) {
+      expect(JSON.stringify(method.Properties.Integration)).toContain('response-streaming-invocations');
+      expect(JSON.stringify(method.Properties.Integration)).toContain(downloadFunction);
+    }
+    // Both methods sit on the one /drive/download resource.
+    expect(new Set(methods.map((m) => JSON.stringify((m.Properties as unknown as { ResourceId: unknown }).ResourceId))).size).toBe(1);
+    // One function serves both methods: one function per handler, eight in all.
+    template.resourceCountIs('AWS::Lambda::Function', 8);
   });
 
   it('passes multipart bodies as binary', () => {
@@ -154,6 +162,11 @@ describe('DriveStack', () => {
     const options = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
     expect(options).toHaveLength(9); // /, /drive, the four resources of the spec, and /drive/uploads/{upload_id}/complete
     for (const method of options) expect(JSON.stringify(method)).toContain('https://app.example.com');
+    // Preflights allow HEAD and the request headers of ranged and conditional downloads.
+    for (const method of options) {
+      const preflight = JSON.stringify(method);
+      for (const allowed of ['HEAD', 'Range', 'If-Range', 'If-None-Match', 'If-Modified-Since']) expect(preflight).toContain(allowed);
+    }
     const responses = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse')) as { Properties: { ResponseParameters: Record<string, string> } }[];
     expect(responses).toHaveLength(6);
     for (const response of responses) {

@@ -155,6 +155,17 @@ describe('GET /drive/download', () => {
     expect(await res.text()).toBe('{"a":1}');
   });
 
+  it('sends an empty file with its status and headers', async () => {
+    await upload([{ data: '', filename: 'empty.txt' }], [{ folder: '/dl' }]);
+
+    const res = await drive.download({ path: '/dl/empty.txt' });
+
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBe('0');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="empty.txt"; filename*=UTF-8''empty.txt`);
+    expect(await res.text()).toBe('');
+  });
+
   it('takes the type from the extension when the part had none', async () => {
     const res = await drive.download({ folder: '/dl', name: 'image.png' });
     expect(res.headers.get('content-type')).toBe('image/png');
@@ -186,7 +197,7 @@ describe('GET /drive/download', () => {
   });
 
   it('answers 404 not_found when no file is at the target, or a folder is', async () => {
-    const queries: Record<string, string>[] = [{ path: '/dl/missing.txt' }, { folder: '/nowhere', name: 'x' }, { path: '/dl' }];
+    const queries: Record<string, string>[] = [{ path: '/dl/missing.txt' }, { folder: '/nowhere', name: 'x' }, { path: '/dl' }, { path: '/' }];
     for (const query of queries) {
       const { status, body } = await json<ErrorJson>(drive.download(query));
       expect(status).toBe(404);

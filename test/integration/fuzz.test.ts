@@ -17,6 +17,7 @@ interface Reply {
   status: number;
   contentType: string;
   body: string;
+  headers: Record<string, string | string[] | undefined>;
 }
 
 /** A raw request, so the fuzzer controls the target, the headers and the body bytes exactly. */
@@ -26,7 +27,7 @@ function send(method: string, target: string, headers: Record<string, string>, b
     const req = request({ host: url.hostname, port: url.port, method, path: target, headers: { Authorization: `Bearer ${KEY}`, ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString() }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString(), headers: res.headers }));
     });
     req.on('error', reject);
     req.end(body);
@@ -56,6 +57,35 @@ describe('fuzzing every endpoint (fast-check)', () => {
       fc.asyncProperty(fc.constantFrom('/drive/download', '/drive/list'), fc.dictionary(fc.constantFrom('path', 'folder', 'name', 'recursive', 'x'), anyPath, { maxKeys: 4 }), async (route, query) => {
         const target = `${route}?${new URLSearchParams(query)}`;
         expectWellFormed(await send('GET', target, {}), target);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('GET and HEAD /drive/download take any Range and conditional headers and answer 200, 206, 304 or 416', async () => {
+    const content = Array.from({ length: 300 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
+    const boundary = 'fuzzRANGES';
+    const upload = `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="ranged.txt"\r\n\r\n${content}\r\n--${boundary}--\r\n`;
+    expect((await send('POST', '/drive/upload', { 'Content-Type': `multipart/form-data; boundary=${boundary}` }, Buffer.from(upload))).status).toBe(200);
+    const position = fc.oneof(fc.constant(''), fc.nat({ max: 400 }).map(String), fc.bigInt({ min: 0n, max: 10n ** 30n }).map(String), fc.constantFrom('-1', 'a', ' 1', '1.5'));
+    const spec = fc.tuple(position, position).map(([a, b]) => `${a}-${b}`);
+    const range = fc.oneof(
+      fc.tuple(fc.constantFrom('bytes', 'BYTES', 'items', ''), fc.array(spec, { minLength: 0, maxLength: 3 })).map(([unit, specs]) => `${unit}=${specs.join(',')}`),
+      fc.string({ maxLength: 30 }),
+    );
+    const validator = fc.oneof(fc.constantFrom('*', '"x"', 'W/"x"', 'Sun, 06 Nov 1994 08:49:37 GMT', 'Sun, 06 Nov 2994 08:49:37 GMT', ''), fc.string({ maxLength: 40 }));
+    const headers = fc.record({ Range: range, 'If-Range': validator, 'If-None-Match': validator, 'If-Modified-Since': validator }, { requiredKeys: [] });
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('GET', 'HEAD'), headers, async (method, sent) => {
+        const printable = Object.fromEntries(Object.entries(sent).map(([name, value]) => [name, value.replace(/[^\t\x20-\x7e]/g, '')]));
+        const reply = await send(method, '/drive/download?path=/ranged.txt', printable);
+        const what = `${method} ${JSON.stringify(printable)}`;
+        expect({ what, known: [200, 206, 304, 416].includes(reply.status) }).toEqual({ what, known: true });
+        if (method === 'HEAD' || reply.status === 304) return expect(reply.body).toBe('');
+        if (reply.status === 200) return expect(reply.body).toBe(content);
+        if (reply.status === 416) return expect(reply.headers['content-range']).toBe('bytes */300');
+        const [, start, end] = /^bytes (\d+)-(\d+)\/300$/.exec(String(reply.headers['content-range']))!.map(Number);
+        expect(reply.body).toBe(content.slice(start, end + 1));
       }),
       { numRuns: RUNS },
     );

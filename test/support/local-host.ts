@@ -1,5 +1,5 @@
 import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -71,12 +71,32 @@ export async function removeDataDir(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
 }
 
-/** What the running host's embedded S3 and DynamoDB hold, read through the SDK as fsck would. */
-export async function storedState(dataDir: string): Promise<{ objectKeys: string[]; nodeItems: Record<string, AttributeValue>[] }> {
+/** SDK clients of the running host's embedded S3 and DynamoDB, and the names of its bucket and tables. */
+async function storageOf(dataDir: string) {
   const endpoints = JSON.parse(await readFile(join(dataDir, 'endpoints.json'), 'utf8')) as Record<string, string>;
   const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
   const s3 = new S3Client({ endpoint: endpoints.s3, region: 'us-east-1', credentials, forcePathStyle: true });
   const dynamodb = new DynamoDBClient({ endpoint: endpoints.dynamodb, region: 'us-east-1', credentials });
+  const destroy = () => {
+    s3.destroy();
+    dynamodb.destroy();
+  };
+  return { endpoints, s3, dynamodb, destroy };
+}
+
+/** Deletes one object from the running host's embedded S3 behind the API's back, as a fault would. */
+export async function deleteStoredObject(dataDir: string, key: string): Promise<void> {
+  const { endpoints, s3, destroy } = await storageOf(dataDir);
+  try {
+    await s3.send(new DeleteObjectCommand({ Bucket: endpoints.bucket, Key: key }));
+  } finally {
+    destroy();
+  }
+}
+
+/** What the running host's embedded S3 and DynamoDB hold, read through the SDK as fsck would. */
+export async function storedState(dataDir: string): Promise<{ objectKeys: string[]; nodeItems: Record<string, AttributeValue>[] }> {
+  const { endpoints, s3, dynamodb, destroy } = await storageOf(dataDir);
   try {
     const objectKeys: string[] = [];
     let token: string | undefined;
@@ -94,7 +114,6 @@ export async function storedState(dataDir: string): Promise<{ objectKeys: string
     } while (start);
     return { objectKeys, nodeItems };
   } finally {
-    s3.destroy();
-    dynamodb.destroy();
+    destroy();
   }
 }

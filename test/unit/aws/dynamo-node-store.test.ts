@@ -103,6 +103,13 @@ describe('Class: DynamoNodeStore', () => {
     });
   });
 
+  describe('Method: get', () => {
+    it('answers undefined for the root, which has no item, without a call', async () => {
+      expect(await store.get('d', '/')).toBeUndefined();
+      expect(dynamodb.commandCalls(GetItemCommand)).toHaveLength(0);
+    });
+  });
+
   describe('Method: children', () => {
     it('follows every page of the folder partition', async () => {
       dynamodb

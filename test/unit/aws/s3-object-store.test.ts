@@ -41,6 +41,16 @@ describe('Class: S3ObjectStore', () => {
   });
 
   describe('Method: open', () => {
+    it('asks S3 for the whole object, or for one inclusive byte range of it', async () => {
+      s3.on(GetObjectCommand).resolves({ ContentLength: 10 });
+
+      await store.open('d/x');
+      await store.open('d/x', { start: 0, end: 0 });
+      await store.open('d/x', { start: 100, end: 199 });
+
+      expect(s3.commandCalls(GetObjectCommand).map((c) => c.args[0].input.Range)).toEqual([undefined, 'bytes=0-0', 'bytes=100-199']);
+    });
+
     it('answers undefined for a missing object and rethrows other failures', async () => {
       s3.on(GetObjectCommand).rejectsOnce(new NoSuchKey({ message: 'gone', $metadata: {} })).rejectsOnce(new Error('network down'));
       await expect(store.open('d/x')).resolves.toBeUndefined();

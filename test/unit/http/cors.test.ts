@@ -7,7 +7,8 @@ describe('Function: corsHeaders', () => {
   it('allows a configured origin and exposes the headers clients pace and name files by', () => {
     const headers = corsHeaders(from('https://app.example.com'), ['https://app.example.com']);
     expect(headers['Access-Control-Allow-Origin']).toBe('https://app.example.com');
-    expect(headers['Access-Control-Expose-Headers']).toContain('Retry-After');
+    const exposed = headers['Access-Control-Expose-Headers'].split(', ');
+    expect(exposed).toEqual(expect.arrayContaining(['Retry-After', 'Content-Disposition', 'ETag', 'Content-Range', 'Accept-Ranges']));
     expect(headers.Vary).toBe('Origin');
   });
 

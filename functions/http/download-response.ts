@@ -1,0 +1,54 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { ByteSelection } from '../core/download';
+import { nameOf } from '../core/paths';
+import type { FileNode } from '../core/ports';
+import { type DownloadPlan, type DownloadRequest, httpDate, representationOf } from './conditional';
+import { attachment } from './content-disposition';
+import { headerOf } from './event';
+import { contentRange } from './ranges';
+import type { Headers } from './respond';
+
+/** The method and the headers of `event` that make a download conditional or partial. */
+export function downloadRequestOf(event: APIGatewayProxyEvent): DownloadRequest {
+  return {
+    method: event.httpMethod === 'HEAD' ? 'HEAD' : 'GET',
+    range: headerOf(event, 'range'),
+    ifRange: headerOf(event, 'if-range'),
+    ifNoneMatch: headerOf(event, 'if-none-match'),
+    ifModifiedSince: headerOf(event, 'if-modified-since'),
+  };
+}
+
+/** What to read from S3: nothing for HEAD or 304 (the record has every header), else the planned bytes. */
+export function bytesToRead(method: DownloadRequest['method'], plan: DownloadPlan): ByteSelection {
+  if (method === 'HEAD' || plan.status === 304) return 'none';
+  return plan.status === 206 ? plan.range : 'all';
+}
+
+/** The headers of a download: the validators on every answer, the file's own on 200 and 206. */
+export function downloadHeaders(file: FileNode, plan: DownloadPlan): Headers {
+  const { etag, lastModified } = representationOf(file);
+  const common: Headers = {
+    ETag: etag,
+    'Last-Modified': httpDate(lastModified),
+    // Any cache must ask again each time; the ETag makes that a 304 without the bytes.
+    'Cache-Control': 'private, no-cache',
+    'Accept-Ranges': 'bytes',
+    'X-Content-Type-Options': 'nosniff',
+    // Bytes of any user, served from the API's origin: if a browser renders them anyway (HTML, SVG),
+    // nothing in them may run or load.
+    'Content-Security-Policy': "default-src 'none'; sandbox",
+  };
+  if (plan.status === 304) return common;
+  const fileHeaders: Headers = {
+    ...common,
+    'Content-Type': file.contentType,
+    'Content-Disposition': attachment(nameOf(file.path)),
+  };
+  if (plan.status === 200) return { ...fileHeaders, 'Content-Length': String(file.size) };
+  return {
+    ...fileHeaders,
+    'Content-Length': String(plan.range.end - plan.range.start + 1),
+    'Content-Range': contentRange(plan.range, file.size),
+  };
+}
