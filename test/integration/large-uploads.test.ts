@@ -102,6 +102,25 @@ describe('large uploads: presigned multipart (an extension of the spec)', () => 
     const bytes = Buffer.from(await download.arrayBuffer());
     expect(bytes.length).toBe(data.length);
     expect(sha256(bytes)).toBe(sha256(data));
+
+    // Sized first with HEAD, then read by ranges: across part boundaries, the last byte, open and suffix ranges.
+    const head = await drive.request('HEAD', '/drive/download?path=/backups/db.tar');
+    expect(head.headers.get('content-length')).toBe(String(data.length));
+    const P = 8 * MiB;
+    const ranges: [string, number, number][] = [
+      ['0-0', 0, 1],
+      [`${P - 10}-${P + 9}`, P - 10, P + 10],
+      [`${3 * P}-${5 * P - 1}`, 3 * P, 5 * P],
+      [`${data.length - 1}-`, data.length - 1, data.length],
+      [`${24 * P + 5}-`, 24 * P + 5, data.length],
+      ['-1000', data.length - 1000, data.length],
+      [`${100 * MiB}-${300 * MiB}`, 100 * MiB, data.length],
+    ];
+    for (const [range, from, to] of ranges) {
+      const res = await drive.request('GET', '/drive/download?path=/backups/db.tar', { headers: { Range: `bytes=${range}` } });
+      expect({ range, status: res.status, contentRange: res.headers.get('content-range') }).toEqual({ range, status: 206, contentRange: `bytes ${from}-${to - 1}/${data.length}` });
+      expect(sha256(Buffer.from(await res.arrayBuffer()))).toBe(sha256(data.subarray(from, to)));
+    }
     expect(await pendingUploads(host.dataDir)).toEqual([]);
     await expectFsckClean();
   }, 120_000);
