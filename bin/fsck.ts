@@ -13,7 +13,7 @@ const USAGE = `Usage: npm run fsck [-- --repair [--grace-minutes N]]
   --grace-minutes  how old an orphaned object must be before --repair deletes it (default 60: an upload in
                    flight stores its bytes before its record)
 
-Against a deployed stack: set DRIVE_NODES_TABLE and DRIVE_BUCKET (the stack outputs) and AWS credentials.
+Against a deployed stack: set DRIVE_NODES_TABLE, DRIVE_BUCKET and DRIVE_UPLOADS_TABLE (the stack outputs) and AWS credentials.
 Otherwise the local data dir (DRIVE_DATA_DIR, default .drive-data), whether or not npm start is running.`;
 
 /** `npm run fsck`: the consistency check of S3 against DynamoDB, and its repair. */
@@ -43,8 +43,10 @@ async function main(argv: string[]): Promise<number> {
 }
 
 async function inspect(storage: Storage): Promise<Findings> {
+  // Sessions first: a completion that records its object after this read finds that object named here.
+  const pending = await storage.readSessionKeys();
   const [nodes, objects] = await Promise.all([storage.readNodes(), storage.readObjects()]);
-  return check(nodes, objects);
+  return check(nodes, objects, pending);
 }
 
 async function repair(storage: Storage, findings: Findings, graceMinutes: number): Promise<void> {

@@ -8,8 +8,10 @@ import { bodyOf } from './http/event';
 import { jsonObject, optionalString } from './http/json-body';
 
 const EXAMPLE = '{"path": "/backups/db.tar", "size": 2147483648}';
-// A media type: type/subtype and optional parameters, nothing that could break a header.
-const MEDIA_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;\s*[\w!#$&^.+-]+=("[^"\r\n]*"|[\w!#$&^.+-]+))*$/;
+// A media type (RFC 9110 §8.3.1): type/subtype and parameters of tokens or quoted printable ASCII; nothing
+// that cannot stand in a header.
+const TOKEN = "[A-Za-z0-9!#$%&'*+.^_`|~-]+";
+const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}([ \\t]*;[ \\t]*${TOKEN}=(${TOKEN}|"[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]*"))*$`);
 
 /**
  * POST /drive/uploads with `{ path | folder+name | name, size, content_type? }` → a multipart upload
@@ -42,7 +44,7 @@ function sizeOf(value: unknown): number {
 
 function contentTypeOf(body: Record<string, unknown>): string | undefined {
   const value = optionalString(body, 'content_type');
-  if (value !== undefined && (value.length > 255 || !MEDIA_TYPE.test(value.trim()))) {
+  if (value !== undefined && (value.length > 255 || !MEDIA_TYPE.test(value))) {
     throw invalid(`content_type must be a media type like "application/zip" (got ${JSON.stringify(value.slice(0, 80))})`);
   }
   return value;

@@ -158,13 +158,20 @@ export class DriveStack extends Stack {
       'delete-folder': make('delete-folder').allowTable(nodes, 'GetItem', 'Query', 'BatchWriteItem', 'DeleteItem', 'UpdateItem').allowObjects(bucket, 'DeleteObject'),
       // PutObject covers CreateMultipartUpload and the UploadPart URLs it signs; abort undoes a failed start.
       'start-upload': make('start-upload').allowTable(nodes, 'GetItem').allowTable(uploads, 'PutItem').allowObjects(bucket, 'PutObject', 'AbortMultipartUpload'),
-      // ListMultipartUploadParts checks the parts, PutObject completes, GetObject is the HeadObject of the result;
-      // the rest writes the record as an upload does. PutItem on uploads puts back a session the client can fix.
+      // ListMultipartUploadParts checks the parts, PutObject completes, GetObject is the HeadObject of the result
+      // (ListBucket makes a missing object NotFound rather than AccessDenied); the rest writes the record as an
+      // upload does, or discards an expired upload. Sessions are claimed (UpdateItem), read when a claim is
+      // refused (GetItem), and ended (DeleteItem).
       'complete-upload': make('complete-upload')
-        .allowTable(uploads, 'DeleteItem', 'PutItem')
+        .allowTable(uploads, 'UpdateItem', 'GetItem', 'DeleteItem')
         .allowTable(nodes, 'PutItem', 'UpdateItem', 'GetItem', 'DeleteItem', 'Query')
-        .allowObjects(bucket, 'ListMultipartUploadParts', 'PutObject', 'GetObject', 'DeleteObject', 'AbortMultipartUpload'),
-      'abort-upload': make('abort-upload').allowTable(uploads, 'DeleteItem', 'PutItem').allowObjects(bucket, 'AbortMultipartUpload'),
+        .allowObjects(bucket, 'ListMultipartUploadParts', 'PutObject', 'GetObject', 'DeleteObject', 'AbortMultipartUpload')
+        .allowBucket(bucket, 'ListBucket'),
+      'abort-upload': make('abort-upload')
+        .allowTable(uploads, 'UpdateItem', 'GetItem', 'DeleteItem')
+        .allowTable(nodes, 'GetItem')
+        .allowObjects(bucket, 'AbortMultipartUpload', 'GetObject', 'DeleteObject')
+        .allowBucket(bucket, 'ListBucket'),
     };
     for (const fn of [this.functions.upload, this.functions.download, this.functions['delete-folder'], this.functions['start-upload'], this.functions['complete-upload'], this.functions['abort-upload']]) {
       Validations.of(fn.role!).acknowledge({

@@ -1,4 +1,12 @@
-import { type AttributeValue, ConditionalCheckFailedException, DeleteItemCommand, type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  ConditionalCheckFailedException,
+  DeleteItemCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import type { UploadSession, UploadSessionStore } from '../core/ports';
 import { UPLOADS_PARTITION_KEY as PK, UPLOADS_TTL_ATTRIBUTE as TTL } from './schema';
 
@@ -19,26 +27,51 @@ export class DynamoUploadSessions implements UploadSessionStore {
   }
 
   /**
-   * One conditional delete both claims the session and checks its drive: two completions of one upload
-   * cannot both proceed, and another drive's key learns nothing, not even that the id exists.
+   * One conditional update claims the session and checks its drive: two completions of one upload cannot
+   * both proceed, and another drive's key learns nothing, not even that the id exists.
    */
-  async take(drive: string, id: string): Promise<UploadSession | undefined> {
+  async claim(drive: string, id: string, leaseMs: number): Promise<UploadSession | 'busy' | undefined> {
+    const now = Date.now();
     try {
       const { Attributes } = await this.client.send(
-        new DeleteItemCommand({
+        new UpdateItemCommand({
           TableName: this.table,
           Key: { [PK]: { S: id } },
-          ConditionExpression: '#drive = :drive',
-          ExpressionAttributeNames: { '#drive': 'drive' },
-          ExpressionAttributeValues: { ':drive': { S: drive } },
-          ReturnValues: 'ALL_OLD',
+          UpdateExpression: 'SET #claim = :until',
+          ConditionExpression: '#drive = :drive AND (attribute_not_exists(#claim) OR #claim < :now)',
+          ExpressionAttributeNames: { '#drive': 'drive', '#claim': 'claimedUntil' },
+          ExpressionAttributeValues: { ':drive': { S: drive }, ':now': { N: String(now) }, ':until': { N: String(now + leaseMs) } },
+          ReturnValues: 'ALL_NEW',
         }),
       );
       return Attributes && fromSessionItem(Attributes);
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
-      throw error;
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
+    // Refused: no such session, another drive's, or claimed. Only the owner may learn which.
+    const { Item } = await this.client.send(new GetItemCommand({ TableName: this.table, Key: { [PK]: { S: id } }, ConsistentRead: true }));
+    return Item?.drive?.S === drive ? 'busy' : undefined;
+  }
+
+  async release(id: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.table,
+          Key: { [PK]: { S: id } },
+          UpdateExpression: 'REMOVE #claim',
+          // An update of a missing key would create an item: a session ended meanwhile stays ended.
+          ConditionExpression: 'attribute_exists(#id)',
+          ExpressionAttributeNames: { '#claim': 'claimedUntil', '#id': PK },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.client.send(new DeleteItemCommand({ TableName: this.table, Key: { [PK]: { S: id } } }));
   }
 }
 

@@ -5,6 +5,7 @@ import {
   HeadObjectCommand,
   ListPartsCommand,
   NoSuchUpload,
+  NotFound,
   type S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
@@ -20,6 +21,8 @@ export class S3MultipartStore implements MultipartStore {
   constructor(
     private readonly client: S3Client,
     private readonly bucket: string,
+    /** The client that signs part URLs: one that adds no checksum parameters (see functions/aws/large-uploads.ts). */
+    private readonly signer: S3Client = client,
   ) {}
 
   async begin(key: string, contentType: string): Promise<string> {
@@ -31,7 +34,7 @@ export class S3MultipartStore implements MultipartStore {
   partUrls(key: string, multipartId: string, count: number, expiresInSeconds: number): Promise<string[]> {
     const numbers = Array.from({ length: count }, (_, i) => i + 1);
     return mapLimit(numbers, SIGN_CONCURRENCY, (PartNumber) =>
-      getSignedUrl(this.client, new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: multipartId, PartNumber }), { expiresIn: expiresInSeconds }),
+      getSignedUrl(this.signer, new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: multipartId, PartNumber }), { expiresIn: expiresInSeconds }),
     );
   }
 
@@ -51,18 +54,33 @@ export class S3MultipartStore implements MultipartStore {
     return parts;
   }
 
-  async complete(key: string, multipartId: string, parts: readonly { number: number; etag: string }[]): Promise<number> {
-    await this.client.send(
-      new CompleteMultipartUploadCommand({
-        Bucket: this.bucket,
-        Key: key,
-        UploadId: multipartId,
-        MultipartUpload: { Parts: parts.map((part) => ({ PartNumber: part.number, ETag: part.etag })) },
-      }),
-    );
-    // S3's own word on the assembled object, not the sum of what was planned.
-    const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-    return head.ContentLength ?? 0;
+  async complete(key: string, multipartId: string, parts: readonly { number: number; etag: string }[]): Promise<'done' | 'gone' | 'rejected'> {
+    try {
+      await this.client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId: multipartId,
+          MultipartUpload: { Parts: parts.map((part) => ({ PartNumber: part.number, ETag: part.etag })) },
+        }),
+      );
+      return 'done';
+    } catch (error) {
+      if (isNoSuchUpload(error)) return 'gone';
+      if (error instanceof Error && ['InvalidPart', 'InvalidPartOrder', 'EntityTooSmall'].includes(error.name)) return 'rejected';
+      throw error;
+    }
+  }
+
+  async size(key: string): Promise<number | undefined> {
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return head.ContentLength ?? 0;
+    } catch (error) {
+      // NotFound needs s3:ListBucket; without it S3 answers 403, which must not pass for "missing".
+      if (error instanceof NotFound || (error instanceof Error && error.name === 'NotFound')) return undefined;
+      throw error;
+    }
   }
 
   async abort(key: string, multipartId: string): Promise<void> {

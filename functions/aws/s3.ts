@@ -9,11 +9,13 @@ const endpoint = process.env.DRIVE_S3_ENDPOINT;
  * points it at the local emulator, which needs path-style addressing and does not understand the SDK's
  * default streaming checksums (aws-chunked bodies).
  */
-export const s3 = new S3Client({
-  cacheMiddleware: true,
-  ...(endpoint
+export const s3 = new S3Client({ cacheMiddleware: true, ...emulatorConfig() });
+
+/** What the local emulator needs of a client, or nothing in AWS. */
+export function emulatorConfig() {
+  return endpoint
     ? { endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED' as const, responseChecksumValidation: 'WHEN_REQUIRED' as const }
-    : {}),
-});
+    : {};
+}
 
 export const objects = new S3ObjectStore(s3, requireEnv('DRIVE_BUCKET'));

@@ -14,6 +14,8 @@ export const MIN_PART_BYTES = 8 * MiB;
  * response, about 1 KB each with Lambda's session token, and the response must stay well inside 6 MB.
  */
 export const MAX_PARTS = 2000;
+/** The longest a session may last: the bucket's lifecycle rule aborts multipart uploads a day after they start. */
+export const MAX_UPLOAD_EXPIRY_SECONDS = 24 * 3600;
 /** S3's largest object. */
 export const S3_MAX_OBJECT_BYTES = 5 * 1024 * 1024 * MiB;
 
@@ -89,63 +91,116 @@ export async function startUpload(deps: LargeUploadDeps, drive: string, request:
   }
 }
 
+/** How long a completion or abort holds its session: past the function's timeout, so a dead holder's claim lapses. */
+export const CLAIM_LEASE_MS = 60_000;
+
 /**
  * Finishes the upload `id` of `drive` with the parts the client sent: checks them against what the object
- * store holds (every part, in order, each of the planned size, ETags matching), assembles the object,
- * confirms its size, then writes the file's record as an upload does. A part list the client can fix
- * leaves the session open for another try; any other outcome ends it.
+ * store holds (every part, each of the planned size, ETags matching) and the destination again, assembles
+ * the object, confirms its size, then writes the file's record as an upload does. The session ends only
+ * when the file is stored or cannot be: a part list or destination the client can fix, or a failure after
+ * the object is assembled, keep it, and `complete` may be called again.
  */
 export async function completeUpload(deps: LargeUploadDeps, drive: string, id: string, sent: readonly { number: number; etag: string }[]): Promise<FileNode> {
-  const session = await deps.sessions.take(drive, id);
-  if (!session) throw notFound(`no upload session ${id} (finished, aborted, expired, or never started)`);
-  if (Date.parse(session.expiresAt) <= Date.now()) {
-    await cleanUp(() => deps.parts.abort(session.objectKey, session.multipartId));
-    throw notFound(`upload session ${id} expired at ${session.expiresAt}; start a new one`);
-  }
-
-  let size: number;
-  try {
-    const stored = await deps.parts.listParts(session.objectKey, session.multipartId);
-    if (!stored) throw notFound(`upload session ${id} no longer exists in storage; start a new one`);
-    checkParts(session, sent, stored);
-    size = await deps.parts.complete(session.objectKey, session.multipartId, [...sent].sort((a, b) => a.number - b.number));
-  } catch (error) {
-    // The parts are still there to fix or resend: keep the session (not when storage lost the upload).
-    if (!(error instanceof DriveError && error.code === 'not_found')) await cleanUp(() => deps.sessions.put(session));
-    throw error;
-  }
-
-  if (size !== session.size) {
-    await cleanUp(() => deps.objects.deleteMany([session.objectKey]));
-    throw invalid(`the parts hold ${size} bytes, not the ${session.size} this upload was started with; start a new one`);
-  }
-  const file: FileNode = {
-    kind: 'file',
-    id: session.fileId,
-    path: session.path,
-    size,
-    contentType: session.contentType,
-    createdAt: new Date().toISOString(),
-    objectKey: session.objectKey,
+  const session = await claimSession(deps.sessions, drive, id);
+  let ended = false;
+  /** Ends the session for good (its bytes already dealt with). */
+  const end = async () => {
+    ended = true;
+    await cleanUp(() => deps.sessions.remove(id));
   };
-  const [committed] = await commitFiles(deps, drive, [file]);
-  return committed;
-}
-
-/** Abandons the upload `id` of `drive`: its parts are deleted and nothing is stored. */
-export async function abortUpload(deps: LargeUploadDeps, drive: string, id: string): Promise<void> {
-  const session = await deps.sessions.take(drive, id);
-  if (!session) throw notFound(`no upload session ${id} (finished, aborted, expired, or never started)`);
   try {
-    await deps.parts.abort(session.objectKey, session.multipartId);
-  } catch (error) {
-    await cleanUp(() => deps.sessions.put(session));
-    throw error;
+    if (Date.parse(session.expiresAt) <= Date.now()) {
+      await discardUpload(deps, session);
+      await end();
+      throw notFound(`upload session ${id} expired at ${session.expiresAt}; start a new one`);
+    }
+    const size = await assemble(deps, session, sent);
+    if (size === undefined) {
+      await end();
+      throw notFound(`upload session ${id} no longer exists in storage; start a new one`);
+    }
+    if (size !== session.size) {
+      await cleanUp(() => deps.objects.deleteMany([session.objectKey]));
+      await end();
+      throw invalid(`the parts hold ${size} bytes, not the ${session.size} this upload was started with; start a new one`);
+    }
+    const file: FileNode = {
+      kind: 'file',
+      id: session.fileId,
+      path: session.path,
+      size,
+      contentType: session.contentType,
+      createdAt: new Date().toISOString(),
+      objectKey: session.objectKey,
+    };
+    try {
+      // The assembled bytes stay on a failure: the session still names them, and a retry commits them.
+      await commitFiles(deps, drive, [file], { keepBytes: true });
+    } catch (error) {
+      if (error instanceof DriveError && error.code === 'conflict') {
+        await cleanUp(() => deps.objects.deleteMany([session.objectKey]));
+        await end();
+      }
+      throw error;
+    }
+    await end();
+    return file;
+  } finally {
+    if (!ended) await cleanUp(() => deps.sessions.release(id));
   }
 }
 
-/** Checks the client's part list against the session's plan and the parts storage holds. */
-function checkParts(session: UploadSession, sent: readonly { number: number; etag: string }[], stored: readonly StoredPart[]): void {
+/** Abandons the upload `id` of `drive`: its parts (or an object assembled but never recorded) are deleted. */
+export async function abortUpload(deps: LargeUploadDeps, drive: string, id: string): Promise<void> {
+  const session = await claimSession(deps.sessions, drive, id);
+  try {
+    await discardUpload(deps, session);
+  } catch (error) {
+    await cleanUp(() => deps.sessions.release(id));
+    throw error;
+  }
+  await deps.sessions.remove(id);
+}
+
+/**
+ * Deletes what `session` left in the object store: the multipart upload and its parts, and an object a
+ * failed completion assembled, unless a record points to it (a completion that stored the file and
+ * then failed to end its session).
+ */
+export async function discardUpload(deps: Pick<LargeUploadDeps, 'nodes' | 'objects' | 'parts'>, session: UploadSession): Promise<void> {
+  await deps.parts.abort(session.objectKey, session.multipartId);
+  if ((await deps.parts.size(session.objectKey)) === undefined) return;
+  const recorded = await deps.nodes.get(session.drive, session.path);
+  if (recorded?.kind === 'file' && recorded.id === session.fileId) return;
+  await deps.objects.deleteMany([session.objectKey]);
+}
+
+async function claimSession(sessions: UploadSessionStore, drive: string, id: string): Promise<UploadSession> {
+  const claimed = await sessions.claim(drive, id, CLAIM_LEASE_MS);
+  if (!claimed) throw notFound(`no upload session ${id} (finished, aborted, expired, or never started)`);
+  if (claimed === 'busy') throw conflict(`upload session ${id} is being completed or aborted by another request; wait for it, or try again in a minute`);
+  return claimed;
+}
+
+/**
+ * The size of the object `session` assembles: checks the client's list and the destination, then has the
+ * store assemble the parts it holds (with its own ETags). If the upload is gone from the store, an
+ * earlier attempt may have assembled it: the object's size then, or undefined if there is none.
+ */
+async function assemble(deps: LargeUploadDeps, session: UploadSession, sent: readonly { number: number; etag: string }[]): Promise<number | undefined> {
+  const stored = await deps.parts.listParts(session.objectKey, session.multipartId);
+  if (stored) {
+    const parts = checkParts(session, sent, stored);
+    await checkDestination(deps.nodes, session.drive, session.path);
+    const outcome = await deps.parts.complete(session.objectKey, session.multipartId, parts);
+    if (outcome === 'rejected') throw invalid('storage refused the parts: one was uploaded again after this request checked them; complete again with its new ETag');
+  }
+  return deps.parts.size(session.objectKey);
+}
+
+/** Checks the client's part list against the session's plan and the parts storage holds; returns those, in order. */
+function checkParts(session: UploadSession, sent: readonly { number: number; etag: string }[], stored: readonly StoredPart[]): StoredPart[] {
   const byNumber = new Map(stored.map((part) => [part.number, part]));
   const seen = new Set<number>();
   sent.forEach((part, i) => {
@@ -162,6 +217,7 @@ function checkParts(session: UploadSession, sent: readonly { number: number; eta
   });
   const missing = Array.from({ length: session.partCount }, (_, i) => i + 1).filter((n) => !seen.has(n));
   if (missing.length > 0) throw invalid(`parts is missing ${missing.length === 1 ? 'part' : 'parts'} ${summarize(missing)}; list every part, 1 to ${session.partCount}`);
+  return [...sent].sort((a, b) => a.number - b.number).map((part) => byNumber.get(part.number)!);
 }
 
 /**

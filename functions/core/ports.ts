@@ -95,8 +95,16 @@ export interface UploadSession {
 /** Upload sessions, each removed by the store once past `expiresAt` (eventually). */
 export interface UploadSessionStore {
   put(session: UploadSession): Promise<void>;
-  /** Removes the session `id` of `drive` and returns it; undefined if there is none (or it is another drive's). */
-  take(drive: string, id: string): Promise<UploadSession | undefined>;
+  /**
+   * Claims the session `id` of `drive` for `leaseMs`, so that one request at a time completes or aborts it:
+   * returns it, `'busy'` while another claim holds it, or undefined if there is none (or it is another drive's).
+   * A claim whose holder died lapses after `leaseMs`.
+   */
+  claim(drive: string, id: string, leaseMs: number): Promise<UploadSession | 'busy' | undefined>;
+  /** Gives up a claim and keeps the session, for another try. */
+  release(id: string): Promise<void>;
+  /** Ends the session. */
+  remove(id: string): Promise<void>;
 }
 
 /** A part as the object store holds it. */
@@ -114,8 +122,13 @@ export interface MultipartStore {
   partUrls(key: string, multipartId: string, count: number, expiresInSeconds: number): Promise<string[]>;
   /** The parts uploaded so far, by number; undefined if the upload no longer exists. */
   listParts(key: string, multipartId: string): Promise<StoredPart[] | undefined>;
-  /** Assembles the object from `parts` (ascending); returns its size. */
-  complete(key: string, multipartId: string, parts: readonly { number: number; etag: string }[]): Promise<number>;
+  /**
+   * Assembles the object from `parts` (ascending): `'done'`, or `'gone'` if the upload no longer exists (it
+   * was completed or aborted), or `'rejected'` if the store refused the parts (one was replaced meanwhile).
+   */
+  complete(key: string, multipartId: string, parts: readonly { number: number; etag: string }[]): Promise<'done' | 'gone' | 'rejected'>;
+  /** The size of the object `key`, or undefined if there is none. */
+  size(key: string): Promise<number | undefined>;
   /** Abandons the upload and its parts; an upload already gone is no error. */
   abort(key: string, multipartId: string): Promise<void>;
 }

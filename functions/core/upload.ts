@@ -64,9 +64,14 @@ export async function uploadFiles(
 /**
  * Writes the records of `files`, whose bytes are stored, and makes sure their folders exist; then deletes
  * the bytes of the files they replaced. On a conflict or failure it undoes its records, deletes the bytes
- * of `files` that no record points to, and throws.
+ * of `files` that no record points to (unless `keepBytes`: the caller keeps them for another try), and throws.
  */
-export async function commitFiles(deps: { nodes: NodeStore; objects: ObjectStore }, drive: string, files: readonly FileNode[]): Promise<FileNode[]> {
+export async function commitFiles(
+  deps: { nodes: NodeStore; objects: ObjectStore },
+  drive: string,
+  files: readonly FileNode[],
+  options: { keepBytes?: boolean } = {},
+): Promise<FileNode[]> {
   const { nodes, objects } = deps;
   const ours = files.map((file) => file.objectKey);
   // Records first, conditional on no folder being there; then their folders, so a recursive delete that
@@ -97,7 +102,7 @@ export async function commitFiles(deps: { nodes: NodeStore; objects: ObjectStore
         if (result.value.replacedUnknown) return undefined;
         return (await nodes.revert(drive, files[i].path, files[i].id, result.value.replaced)) ? ours[i] : undefined;
       });
-      await objects.deleteMany(free.filter((key): key is string => key !== undefined));
+      if (!options.keepBytes) await objects.deleteMany(free.filter((key): key is string => key !== undefined));
     });
     throw error;
   }

@@ -25,8 +25,11 @@ export interface Findings {
   belowFiles: StoredNode[];
 }
 
-/** Compares the records of every drive with the objects of the bucket. */
-export function check(nodes: readonly StoredNode[], objects: readonly StoredObject[]): Findings {
+/**
+ * Compares the records of every drive with the objects of the bucket. Objects that open large-upload
+ * sessions name (`pending`) are not orphans: a completion may have assembled one and not yet recorded it.
+ */
+export function check(nodes: readonly StoredNode[], objects: readonly StoredObject[], pending: readonly string[] = []): Findings {
   const byPath = new Map<string, DriveNode>();
   const referenced = new Set<string>();
   for (const { drive, node } of nodes) {
@@ -34,6 +37,7 @@ export function check(nodes: readonly StoredNode[], objects: readonly StoredObje
     if (node.kind === 'file') referenced.add(node.objectKey);
   }
   const keys = new Set(objects.map((object) => object.key));
+  const pendingKeys = new Set(pending);
 
   const missing = new Map<string, { drive: string; path: string; children: string[] }>();
   const belowFiles: StoredNode[] = [];
@@ -51,7 +55,7 @@ export function check(nodes: readonly StoredNode[], objects: readonly StoredObje
   }
   return {
     recordsWithoutObject: nodes.filter(({ node }) => node.kind === 'file' && !keys.has(node.objectKey)),
-    orphanedObjects: objects.filter((object) => !referenced.has(object.key)),
+    orphanedObjects: objects.filter((object) => !referenced.has(object.key) && !pendingKeys.has(object.key)),
     missingParents: [...missing.values()],
     belowFiles,
   };

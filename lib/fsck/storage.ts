@@ -11,6 +11,8 @@ export interface Storage {
   nodes: DynamoNodeStore;
   readNodes(): Promise<StoredNode[]>;
   readObjects(): Promise<StoredObject[]>;
+  /** The object keys of open large-upload sessions: an object there may be assembled and not yet recorded. */
+  readSessionKeys(): Promise<string[]>;
   deleteObjects(keys: string[]): Promise<void>;
   close(): Promise<void>;
 }
@@ -22,7 +24,10 @@ export interface Storage {
 export async function openStorage(): Promise<Storage> {
   const table = process.env.DRIVE_NODES_TABLE;
   const bucket = process.env.DRIVE_BUCKET;
-  if (table && bucket) return storage(new DynamoDBClient({}), new S3Client({}), table, bucket, `table ${table} and bucket ${bucket}`, async () => undefined);
+  if (table && bucket) {
+    const where = `table ${table} and bucket ${bucket}`;
+    return storage(new DynamoDBClient({}), new S3Client({}), { table, uploadsTable: process.env.DRIVE_UPLOADS_TABLE, bucket }, where, async () => undefined);
+  }
 
   const dataDir = process.env.DRIVE_DATA_DIR ?? '.drive-data';
   const running = await runningHost(dataDir);
@@ -31,14 +36,19 @@ export async function openStorage(): Promise<Storage> {
   return storage(
     new DynamoDBClient({ ...config, endpoint: running?.dynamodb ?? embedded!.dynamodbEndpoint }),
     new S3Client({ ...config, endpoint: running?.s3 ?? embedded!.s3Endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }),
-    LOCAL_RESOURCES.nodesTable,
-    LOCAL_RESOURCES.bucket,
+    { table: LOCAL_RESOURCES.nodesTable, uploadsTable: LOCAL_RESOURCES.uploadsTable, bucket: LOCAL_RESOURCES.bucket },
     `local data dir ${dataDir}`,
     async () => embedded?.close(),
   );
 }
 
-function storage(dynamodb: DynamoDBClient, s3: S3Client, table: string, bucket: string, where: string, release: () => Promise<unknown>): Storage {
+function storage(
+  dynamodb: DynamoDBClient,
+  s3: S3Client,
+  { table, uploadsTable, bucket }: { table: string; uploadsTable?: string; bucket: string },
+  where: string,
+  release: () => Promise<unknown>,
+): Storage {
   return {
     where,
     nodes: new DynamoNodeStore(dynamodb, table),
@@ -65,6 +75,17 @@ function storage(dynamodb: DynamoDBClient, s3: S3Client, table: string, bucket: 
         marker = objects.at(-1)?.key;
       }
       return objects;
+    },
+    readSessionKeys: async () => {
+      if (!uploadsTable) return [];
+      const keys: string[] = [];
+      let start: ScanCommandOutput['LastEvaluatedKey'];
+      do {
+        const page: ScanCommandOutput = await dynamodb.send(new ScanCommand({ TableName: uploadsTable, ConsistentRead: true, ProjectionExpression: 'objectKey', ExclusiveStartKey: start }));
+        for (const item of page.Items ?? []) if (item.objectKey?.S) keys.push(item.objectKey.S);
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return keys;
     },
     deleteObjects: async (keys) => {
       for (let i = 0; i < keys.length; i += 1000) {

@@ -1,16 +1,28 @@
 import { DeleteItemCommand, type DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { fromSessionItem } from '../../functions/aws/dynamo-upload-sessions';
+import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
 import { S3MultipartStore } from '../../functions/aws/s3-multipart-store';
+import { S3ObjectStore } from '../../functions/aws/s3-object-store';
+import { discardUpload } from '../../functions/core/large-upload';
 import { UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../../functions/aws/schema';
 
 /**
  * What DynamoDB's TTL and the bucket's lifecycle rule do in AWS, which the emulators lack: upload
- * sessions past their expiry are removed and their multipart uploads aborted, parts and all.
+ * sessions past their expiry are removed and their multipart uploads aborted, parts and all (with an
+ * object a failed completion assembled and nobody recorded).
  * Returns how many it ended.
  */
-export async function sweepExpiredUploads(dynamodb: DynamoDBClient, s3: S3Client, resources: { uploadsTable: string; bucket: string }): Promise<number> {
-  const parts = new S3MultipartStore(s3, resources.bucket);
+export async function sweepExpiredUploads(
+  dynamodb: DynamoDBClient,
+  s3: S3Client,
+  resources: { uploadsTable: string; nodesTable: string; bucket: string },
+): Promise<number> {
+  const stores = {
+    nodes: new DynamoNodeStore(dynamodb, resources.nodesTable),
+    objects: new S3ObjectStore(s3, resources.bucket),
+    parts: new S3MultipartStore(s3, resources.bucket),
+  };
   let ended = 0;
   let start: Record<string, AttributeValue> | undefined;
   do {
@@ -25,7 +37,7 @@ export async function sweepExpiredUploads(dynamodb: DynamoDBClient, s3: S3Client
     );
     for (const item of page.Items ?? []) {
       const session = fromSessionItem(item);
-      await parts.abort(session.objectKey, session.multipartId);
+      await discardUpload(stores, session);
       await dynamodb.send(new DeleteItemCommand({ TableName: resources.uploadsTable, Key: { [UPLOADS_PARTITION_KEY]: { S: session.id } } }));
       ended++;
     }

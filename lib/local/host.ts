@@ -86,7 +86,9 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     server.listen(options.port, '127.0.0.1', () => resolve());
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const stopSweeping = sweepEvery(Number(process.env.DRIVE_LOCAL_SWEEP_SECONDS ?? 60), emulators, log);
+  const sweepSeconds = Number(process.env.DRIVE_LOCAL_SWEEP_SECONDS ?? 60);
+  if (!(sweepSeconds > 0)) throw new Error(`DRIVE_LOCAL_SWEEP_SECONDS must be a positive number of seconds (got ${JSON.stringify(process.env.DRIVE_LOCAL_SWEEP_SECONDS)})`);
+  const stopSweeping = sweepEvery(sweepSeconds, emulators, log);
   const endpointsFile = join(dataDir, ENDPOINTS_FILE);
   await writeFile(
     endpointsFile,
@@ -111,13 +113,14 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
 /** Ends expired upload sessions every `seconds`, as AWS does with TTL and lifecycle rules; returns a stop. */
 function sweepEvery(seconds: number, emulators: { dynamodbEndpoint: string; s3Endpoint: string }, log: (line: string) => void): () => Promise<void> {
   const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const s3 = new S3Client({ endpoint: emulators.s3Endpoint, forcePathStyle: true, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  let running: Promise<void> = Promise.resolve();
+  const s3 = new S3Client({ endpoint: emulators.s3Endpoint, forcePathStyle: true, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+  let running: Promise<void> | undefined;
   const timer = setInterval(() => {
+    if (running) return; // the last sweep is still going
     running = sweepExpiredUploads(dynamodb, s3, LOCAL_RESOURCES).then(
       (ended) => (ended > 0 ? log(`ended ${ended} expired upload session${ended === 1 ? '' : 's'}`) : undefined),
       (error: unknown) => log(`sweeping expired uploads failed: ${String(error)}`),
-    );
+    ).finally(() => (running = undefined));
   }, seconds * 1000);
   timer.unref();
   return async () => {

@@ -93,11 +93,11 @@ describe('DriveStack', () => {
       'delete-folder': ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'],
       'start-upload': ['dynamodb:GetItem', 'dynamodb:PutItem', 's3:AbortMultipartUpload', 's3:PutObject'],
       'complete-upload': [
-        ...['dynamodb:DeleteItem', 'dynamodb:PutItem'], // sessions
+        ...['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], // sessions
         ...['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records
-        ...['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListMultipartUploadParts', 's3:PutObject'],
+        ...['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:ListMultipartUploadParts', 's3:PutObject'],
       ],
-      'abort-upload': ['dynamodb:DeleteItem', 'dynamodb:PutItem', 's3:AbortMultipartUpload'],
+      'abort-upload': ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket'],
     };
     for (const [endpoint, actions] of Object.entries(expected)) {
       expect({ endpoint, actions: actionsOf(endpoint as keyof DriveStack['functions']) }).toEqual({ endpoint, actions: [...base, ...actions].sort() });

@@ -179,6 +179,10 @@ describe('large uploads: presigned multipart (an extension of the spec)', () => 
     ['a name with "/"', { name: 'a/b', size: 10 }, 422, 'validation_error', 'name'],
     ['a content_type with a line break', { path: '/x.bin', size: 10, content_type: 'text/html\r\nX-Evil: 1' }, 422, 'validation_error', 'content_type'],
     ['an unknown field', { path: '/x.bin', size: 10, sise: 10 }, 400, 'bad_request', 'sise'],
+    ['a content_type with a vertical tab', { path: '/x.bin', size: 10, content_type: 'text/plain\v;a=b' }, 422, 'validation_error', 'content_type'],
+    ['a content_type with a line separator', { path: '/x.bin', size: 10, content_type: 'text/plain\u2028;a=b' }, 422, 'validation_error', 'content_type'],
+    ['a content_type with a control character quoted', { path: '/x.bin', size: 10, content_type: 'text/plain;a="\u0001"' }, 422, 'validation_error', 'content_type'],
+    ['a content_type with non-ASCII', { path: '/x.bin', size: 10, content_type: 'text/plain;a="é"' }, 422, 'validation_error', 'content_type'],
   ])('refuses a start with %s', async (_, body, status, code, names) => {
     const res = await json<ErrorJson>(
       drive.request('POST', '/drive/uploads', { body: body === undefined ? undefined : JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }),
@@ -196,8 +200,9 @@ describe('large uploads: presigned multipart (an extension of the spec)', () => 
     }
   });
 
-  it('refuses at completion a destination a folder took meanwhile, deleting the bytes', async () => {
+  it('refuses at completion a destination a folder took meanwhile, before assembling the parts', async () => {
     const data = randomBytes(100);
+    const before = (await storedState(host.dataDir)).objectKeys;
     const { body } = await start(drive, { path: '/late-conflict/x', size: data.length });
     const parts = await putAll(body.data, data);
     await drive.createFolder({ path: '/late-conflict/x' });
@@ -205,8 +210,10 @@ describe('large uploads: presigned multipart (an extension of the spec)', () => 
     const res = await complete(drive, body.data.upload_id, parts);
     expect(res.status).toBe(409);
     expect(res.body.error.message).toContain('/late-conflict/x is a folder');
-    const { objectKeys } = await storedState(host.dataDir);
-    expect(objectKeys.some((key) => key.endsWith(body.data.upload_id))).toBe(false);
+    // The parts wait for a fix (the session stays); abort then leaves nothing, as if it never started.
+    expect(await pendingUploads(host.dataDir)).toHaveLength(1);
+    expect((await abort(drive, body.data.upload_id)).status).toBe(200);
+    expect((await storedState(host.dataDir)).objectKeys).toEqual(before);
     await expectFsckClean();
   });
 
@@ -246,6 +253,23 @@ describe('large uploads: presigned multipart (an extension of the spec)', () => 
     const done = await complete(drive, id, [{ number: 1, etag: etag1 }, { number: 2, etag: etag2 }]);
     expect(done.status).toBe(200);
     expect(sha256(Buffer.from(await (await drive.download({ path: '/parts/p.bin' })).arrayBuffer()))).toBe(sha256(data));
+    await expectFsckClean();
+  });
+
+  it('lets one of two racing completions store the file; the other is refused (409 while it runs, 404 after)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const data = randomBytes(1000 + round);
+      const { body } = await start(drive, { path: `/raced/${round}.bin`, size: data.length });
+      const parts = await putAll(body.data, data);
+      const results = await Promise.all([complete(drive, body.data.upload_id, parts), complete(drive, body.data.upload_id, parts), abort(drive, body.data.upload_id)]);
+      const statuses = results.map((r) => r.status);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+      expect(statuses.every((s) => [200, 404, 409].includes(s))).toBe(true);
+      const stored = await drive.download({ path: `/raced/${round}.bin` });
+      if (results[2].status === 200) expect(stored.status).toBe(404); // the abort won
+      else expect(Buffer.from(await stored.arrayBuffer()).equals(data)).toBe(true);
+    }
+    expect(await pendingUploads(host.dataDir)).toEqual([]);
     await expectFsckClean();
   });
 

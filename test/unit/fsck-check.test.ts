@@ -32,4 +32,9 @@ describe('Function: check (fsck)', () => {
     expect(findings.belowFiles.map((n) => n.node.path)).toEqual(['/plain/under']);
     expect(isClean(findings)).toBe(false);
   });
+
+  it('does not count as orphaned an object that an open large-upload session names', () => {
+    const findings = check([], [object('d/assembled'), object('d/orphan')], ['d/assembled', 'd/not-yet']);
+    expect(findings.orphanedObjects.map((o) => o.key)).toEqual(['d/orphan']);
+  });
 });

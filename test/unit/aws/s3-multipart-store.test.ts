@@ -46,3 +46,26 @@ describe('Class: S3MultipartStore', () => {
     });
   });
 });
+
+describe('the deployed wiring of large uploads (functions/aws/large-uploads.ts)', () => {
+  it('signs part URLs that carry no checksum of their own, which no part could match', async () => {
+    Object.assign(process.env, { DRIVE_NODES_TABLE: 'n', DRIVE_ACCESS_TABLE: 'a', DRIVE_UPLOADS_TABLE: 'u', DRIVE_BUCKET: 'b', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 'b' });
+    delete process.env.DRIVE_S3_ENDPOINT; // as in AWS: the SDK's default checksum settings
+    let wiring!: typeof import('../../../functions/aws/large-uploads');
+    jest.isolateModules(() => {
+      wiring = require('../../../functions/aws/large-uploads') as typeof wiring;
+    });
+    const { largeUploads } = wiring;
+
+    const [url] = await largeUploads.parts.partUrls('d/key', 'upload-1', 1, 60);
+
+    const names = [...new URL(url).searchParams.keys()];
+    expect(names).toEqual(expect.arrayContaining(['partNumber', 'uploadId', 'X-Amz-Signature']));
+    expect(names.filter((name) => /checksum/i.test(name))).toEqual([]);
+  });
+
+  it('would otherwise sign the CRC32 of an empty body into every URL (the reason for the signer)', async () => {
+    const url = await new S3MultipartStore(new S3Client({ region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } }), 'b').partUrls('d/key', 'u', 1, 60);
+    expect(new URL(url[0]).searchParams.get('x-amz-checksum-crc32')).toBe('AAAAAA==');
+  });
+});
