@@ -215,6 +215,7 @@ export function toItem(drive: string, node: DriveNode): Item {
     item.size = { N: String(node.size) };
     item.contentType = { S: node.contentType };
     item.objectKey = { S: node.objectKey };
+    item.etag = { S: node.etag };
   }
   return item;
 }
@@ -223,5 +224,6 @@ export function toItem(drive: string, node: DriveNode): Item {
 export function fromItem(item: Item): DriveNode {
   const common = { id: item.id.S!, path: item.path.S!, createdAt: item.createdAt.S! };
   if (item.kind.S === 'folder') return { kind: 'folder', ...common };
-  return { kind: 'file', ...common, size: Number(item.size.N), contentType: item.contentType.S!, objectKey: item.objectKey.S! };
+  // Records from before content hashes carry none: their id stands in, which no hash matches.
+  return { kind: 'file', ...common, size: Number(item.size.N), contentType: item.contentType.S!, objectKey: item.objectKey.S!, etag: item.etag?.S ?? item.id.S! };
 }

@@ -72,10 +72,10 @@ export class S3MultipartStore implements MultipartStore {
     }
   }
 
-  async size(key: string): Promise<number | undefined> {
+  async head(key: string): Promise<{ size: number; etag: string } | undefined> {
     try {
       const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-      return head.ContentLength ?? 0;
+      return { size: head.ContentLength ?? 0, etag: (head.ETag ?? '').replace(/"/g, '') };
     } catch (error) {
       // NotFound needs s3:ListBucket; without it S3 answers 403, which must not pass for "missing".
       if (error instanceof NotFound || (error instanceof Error && error.name === 'NotFound')) return undefined;

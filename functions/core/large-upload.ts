@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { cleanUp } from './clean-up';
 import { contentTypeFor } from './content-type';
 import { DriveError, conflict, invalid, notFound } from './errors';
@@ -115,11 +115,12 @@ export async function completeUpload(deps: LargeUploadDeps, drive: string, id: s
       await end();
       throw notFound(`upload session ${id} expired at ${session.expiresAt}; start a new one`);
     }
-    const size = await assemble(deps, session, sent);
-    if (size === undefined) {
+    const assembled = await assemble(deps, session, sent);
+    if (assembled === undefined) {
       await end();
       throw notFound(`upload session ${id} no longer exists in storage; start a new one`);
     }
+    const { size, etag } = assembled;
     if (size !== session.size) {
       await cleanUp(() => deps.objects.deleteMany([session.objectKey]));
       await end();
@@ -133,6 +134,7 @@ export async function completeUpload(deps: LargeUploadDeps, drive: string, id: s
       contentType: session.contentType,
       createdAt: new Date().toISOString(),
       objectKey: session.objectKey,
+      etag,
     };
     try {
       // The assembled bytes stay on a failure: the session still names them, and a retry commits them.
@@ -170,7 +172,7 @@ export async function abortUpload(deps: LargeUploadDeps, drive: string, id: stri
  */
 export async function discardUpload(deps: Pick<LargeUploadDeps, 'nodes' | 'objects' | 'parts'>, session: UploadSession): Promise<void> {
   await deps.parts.abort(session.objectKey, session.multipartId);
-  if ((await deps.parts.size(session.objectKey)) === undefined) return;
+  if (!(await deps.parts.head(session.objectKey))) return;
   const recorded = await deps.nodes.get(session.drive, session.path);
   if (recorded?.kind === 'file' && recorded.id === session.fileId) return;
   await deps.objects.deleteMany([session.objectKey]);
@@ -184,19 +186,25 @@ async function claimSession(sessions: UploadSessionStore, drive: string, id: str
 }
 
 /**
- * The size of the object `session` assembles: checks the client's list and the destination, then has the
- * store assemble the parts it holds (with its own ETags). If the upload is gone from the store, an
- * earlier attempt may have assembled it: the object's size then, or undefined if there is none.
+ * The size and content hash of the object `session` assembles: checks the client's list and the
+ * destination, then has the store assemble the parts it holds (with its own ETags). If the upload is gone
+ * from the store, an earlier attempt may have assembled it: that object's, or undefined if there is none.
  */
-async function assemble(deps: LargeUploadDeps, session: UploadSession, sent: readonly { number: number; etag: string }[]): Promise<number | undefined> {
+async function assemble(deps: LargeUploadDeps, session: UploadSession, sent: readonly { number: number; etag: string }[]): Promise<{ size: number; etag: string } | undefined> {
   const stored = await deps.parts.listParts(session.objectKey, session.multipartId);
-  if (stored) {
-    const parts = checkParts(session, sent, stored);
-    await checkDestination(deps.nodes, session.drive, session.path);
-    const outcome = await deps.parts.complete(session.objectKey, session.multipartId, parts);
-    if (outcome === 'rejected') throw invalid('storage refused the parts: one was uploaded again after this request checked them; complete again with its new ETag');
-  }
-  return deps.parts.size(session.objectKey);
+  if (!stored) return deps.parts.head(session.objectKey);
+  const parts = checkParts(session, sent, stored);
+  await checkDestination(deps.nodes, session.drive, session.path);
+  const outcome = await deps.parts.complete(session.objectKey, session.multipartId, parts);
+  if (outcome === 'rejected') throw invalid('storage refused the parts: one was uploaded again after this request checked them; complete again with its new ETag');
+  const head = await deps.parts.head(session.objectKey);
+  return head && { size: head.size, etag: multipartEtag(parts) };
+}
+
+/** S3's ETag of an object assembled from `parts`: the MD5 of their MD5s, then the number of parts. */
+export function multipartEtag(parts: readonly { etag: string }[]): string {
+  const digests = Buffer.concat(parts.map((part) => Buffer.from(unquote(part.etag), 'hex')));
+  return `${createHash('md5').update(digests).digest('hex')}-${parts.length}`;
 }
 
 /** Checks the client's part list against the session's plan and the parts storage holds; returns those, in order. */

@@ -9,6 +9,11 @@ export interface FileNode {
   contentType: string;
   createdAt: string;
   objectKey: string;
+  /**
+   * The content's hash, as S3 computes ETags: the hex MD5 of the bytes, or for a file assembled from parts
+   * the hex MD5 of the parts' MD5s followed by `-<parts>`. Clients compute it locally to tell a file unchanged.
+   */
+  etag: string;
 }
 
 /** A folder; the root `/` exists implicitly and has no node. */
@@ -127,8 +132,11 @@ export interface MultipartStore {
    * was completed or aborted), or `'rejected'` if the store refused the parts (one was replaced meanwhile).
    */
   complete(key: string, multipartId: string, parts: readonly { number: number; etag: string }[]): Promise<'done' | 'gone' | 'rejected'>;
-  /** The size of the object `key`, or undefined if there is none. */
-  size(key: string): Promise<number | undefined>;
+  /**
+   * The size and content hash of the object `key` (S3's ETag, unquoted: for an object assembled from parts,
+   * the MD5 of their MD5s with `-<parts>`), or undefined if there is none.
+   */
+  head(key: string): Promise<{ size: number; etag: string } | undefined>;
   /** Abandons the upload and its parts; an upload already gone is no error. */
   abort(key: string, multipartId: string): Promise<void>;
 }

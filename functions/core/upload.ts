@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mapLimit, settleLimit } from './concurrency';
 import { contentTypeFor } from './content-type';
 import { badRequest, conflict, invalid } from './errors';
@@ -48,6 +48,7 @@ export async function uploadFiles(
       contentType: contentTypeFor(nameOf(destinations[i]), part.contentType),
       createdAt: now,
       objectKey: `${drive}/${id}`,
+      etag: createHash('md5').update(part.data).digest('hex'),
     };
   });
 

@@ -28,7 +28,7 @@ export type DownloadPlan = { status: 200 } | { status: 206; range: ByteRange } |
  * under an id never change, so the id is a strong validator known from the record alone, without S3.
  */
 export function representationOf(file: FileNode): Representation {
-  return { etag: `"${file.id}"`, lastModified: wholeSeconds(new Date(file.createdAt)), size: file.size };
+  return { etag: `"${file.etag}"`, lastModified: wholeSeconds(new Date(file.createdAt)), size: file.size };
 }
 
 /**

@@ -13,9 +13,10 @@ export function fileView(file: FileNode, baseUrl: string) {
   };
 }
 
-/** A File entry as list returns it: a File without `url`. */
-export function fileEntryView(file: FileNode) {
-  return { id: file.id, name: nameOf(file.path), path: file.path, size: file.size, created_at: file.createdAt };
+/** A File entry as list returns it: a File without `url`; with `etag` when the client asked for it. */
+export function fileEntryView(file: FileNode, options: { etag?: boolean } = {}) {
+  const entry = { id: file.id, name: nameOf(file.path), path: file.path, size: file.size, created_at: file.createdAt };
+  return options.etag ? { ...entry, etag: file.etag } : entry;
 }
 
 /** A Folder entry as list returns it. */

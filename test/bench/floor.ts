@@ -8,7 +8,7 @@ import {
   type QueryCommandOutput,
 } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { keyOf, partitionOf, toItem } from '../../functions/aws/dynamo-node-store';
 import { joinPath } from '../../functions/core/paths';
@@ -33,7 +33,7 @@ export class Floor {
         const id = randomUUID();
         const objectKey = `${drive}/${id}`;
         await this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: objectKey, Body: data, ContentLength: data.length, ContentType: 'application/octet-stream' }));
-        const node = { kind: 'file' as const, id, path: joinPath(folder, name), size: data.length, contentType: 'application/octet-stream', createdAt: new Date().toISOString(), objectKey };
+        const node = { kind: 'file' as const, id, path: joinPath(folder, name), size: data.length, contentType: 'application/octet-stream', createdAt: new Date().toISOString(), objectKey, etag: createHash('md5').update(data).digest('hex') };
         await this.dynamodb.send(new PutItemCommand({ TableName: this.table, Item: toItem(drive, node) }));
       }),
     );

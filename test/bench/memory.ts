@@ -34,7 +34,7 @@ export async function measureDownloadMemory(mib: number): Promise<MemoryResult> 
     // Through the SDK: one API request carries at most 4.5 MiB.
     await new Upload({ client: s3, params: { Bucket: LOCAL_RESOURCES.bucket, Key: 'memory/big', Body: body } }).done();
     await new DynamoNodeStore(dynamodb, LOCAL_RESOURCES.nodesTable).putFile('memory', {
-      kind: 'file', id: 'big', path: '/big.bin', size, contentType: 'application/octet-stream', createdAt: new Date().toISOString(), objectKey: 'memory/big',
+      kind: 'file', id: 'big', path: '/big.bin', size, contentType: 'application/octet-stream', createdAt: new Date().toISOString(), objectKey: 'memory/big', etag: 'big',
     });
     s3.destroy();
     dynamodb.destroy();

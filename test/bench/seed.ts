@@ -27,7 +27,7 @@ export class Seeder {
       nodes.push({ kind: 'folder', id: randomUUID(), path: folder, createdAt });
       for (let i = 0; i < filesPerFolder; i++) {
         const id = randomUUID();
-        nodes.push({ kind: 'file', id, path: joinPath(folder, `file-${i}.bin`), size: bytes ?? 0, contentType: 'application/octet-stream', createdAt, objectKey: `${drive}/${id}` });
+        nodes.push({ kind: 'file', id, path: joinPath(folder, `file-${i}.bin`), size: bytes ?? 0, contentType: 'application/octet-stream', createdAt, objectKey: `${drive}/${id}`, etag: id });
       }
     }
     if (bytes !== undefined) {
@@ -44,7 +44,7 @@ export class Seeder {
     const nodes: DriveNode[] = [...ancestorsOf(folder), folder].map((path) => ({ kind: 'folder', id: randomUUID(), path, createdAt }));
     for (let i = 0; i < count; i++) {
       const id = randomUUID();
-      nodes.push({ kind: 'file', id, path: joinPath(folder, `file-${String(i).padStart(4, '0')}.bin`), size: 0, contentType: 'application/octet-stream', createdAt, objectKey: `${drive}/${id}` });
+      nodes.push({ kind: 'file', id, path: joinPath(folder, `file-${String(i).padStart(4, '0')}.bin`), size: 0, contentType: 'application/octet-stream', createdAt, objectKey: `${drive}/${id}`, etag: id });
     }
     await this.records(drive, nodes);
   }

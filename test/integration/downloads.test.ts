@@ -1,4 +1,4 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { connect } from 'node:net';
 import { DriveClient, type ErrorJson, type FileJson, json } from '../support/api-client';
 import { type RunningHost, deleteStoredObject, startHost, stopHost } from '../support/local-host';
@@ -10,6 +10,9 @@ const BIG = '/big/random.bin';
 // Three MiB and a few bytes: many S3 and socket chunks, and a size that is no power of two.
 const bytes = randomBytes(3 * 1024 * 1024 + 5);
 const SIZE = bytes.length;
+/** The ETag of a file holding `data`: the MD5 of its bytes, quoted. */
+const tagOf = (data: Uint8Array | string) => `"${createHash('md5').update(data).digest('hex')}"`;
+const BIG_TAG = tagOf(bytes);
 
 let host: RunningHost;
 let drive: DriveClient;
@@ -78,7 +81,7 @@ describe('GET /drive/download with Range', () => {
     expect(res.headers.get('content-range')).toBe(`bytes ${start}-${end}/${SIZE}`);
     expect(res.headers.get('content-length')).toBe(String(end - start + 1));
     expect(res.headers.get('accept-ranges')).toBe('bytes');
-    expect(res.headers.get('etag')).toBe(`"${big.id}"`);
+    expect(res.headers.get('etag')).toBe(`${BIG_TAG}`);
     expect(res.headers.get('content-disposition')).toContain('attachment');
     expect((await bodyOf(res)).equals(bytes.subarray(start, end + 1))).toBe(true);
   });
@@ -136,7 +139,7 @@ describe('GET /drive/download with Range', () => {
   });
 
   it('serves the range when If-Range holds (its ETag or Last-Modified) and the whole file when not', async () => {
-    const etag = `"${big.id}"`;
+    const etag = `${BIG_TAG}`;
     const lastModified = (await download({}, BIG, 'HEAD')).headers.get('last-modified')!;
 
     for (const ifRange of [etag, lastModified]) {
@@ -153,11 +156,11 @@ describe('GET /drive/download with Range', () => {
 });
 
 describe('GET /drive/download: validators and conditional requests', () => {
-  it('carries a strong ETag from the file id and its created_at as Last-Modified, the same on every download', async () => {
+  it('carries a strong ETag from the MD5 of the content and its created_at as Last-Modified, the same on every download', async () => {
     const first = await download();
     const second = await download();
 
-    expect(first.headers.get('etag')).toBe(`"${big.id}"`);
+    expect(first.headers.get('etag')).toBe(`${BIG_TAG}`);
     expect(second.headers.get('etag')).toBe(first.headers.get('etag'));
     expect(first.headers.get('last-modified')).toBe(new Date(Math.floor(Date.parse(big.created_at) / 1000) * 1000).toUTCString());
     expect(first.headers.get('cache-control')).toBe('private, no-cache');
@@ -166,15 +169,15 @@ describe('GET /drive/download: validators and conditional requests', () => {
   });
 
   it.each([
-    ['its ETag', () => `"${big.id}"`],
-    ['its ETag marked weak', () => `W/"${big.id}"`],
-    ['a list holding its ETag', () => `"old", "${big.id}"`],
+    ['its ETag', () => `${BIG_TAG}`],
+    ['its ETag marked weak', () => `W/${BIG_TAG}`],
+    ['a list holding its ETag', () => `"old", ${BIG_TAG}`],
     ['*', () => '*'],
   ])('answers 304 with the validators and no body when If-None-Match holds %s', async (_, value) => {
     const { head, body } = await rawExchange('GET', `/drive/download?path=${BIG}`, { 'If-None-Match': value() });
 
     expect(head).toMatch(/^HTTP\/1\.1 304 /);
-    expect(head).toContain(`ETag: "${big.id}"`);
+    expect(head).toContain(`ETag: ${BIG_TAG}`);
     expect(head).toMatch(/\r\nLast-Modified: \w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT/);
     expect(head).toContain('Cache-Control: private, no-cache');
     expect(head).not.toMatch(/Content-Range|Transfer-Encoding/i);
@@ -196,7 +199,7 @@ describe('GET /drive/download: validators and conditional requests', () => {
     const invalid = await download({ 'If-Modified-Since': 'yesterday' });
 
     expect([same.status, later.status, earlier.status, invalid.status]).toEqual([304, 304, 200, 200]);
-    expect(same.headers.get('etag')).toBe(`"${big.id}"`);
+    expect(same.headers.get('etag')).toBe(`${BIG_TAG}`);
     await Promise.all([earlier.arrayBuffer(), invalid.arrayBuffer()]);
   });
 
@@ -210,17 +213,17 @@ describe('GET /drive/download: validators and conditional requests', () => {
   });
 
   it('answers 200 with the new bytes and a new ETag once the file is replaced', async () => {
-    const first = await uploadOne('version one', '/big/replaced.txt');
-    expect((await download({ 'If-None-Match': `"${first.id}"` }, '/big/replaced.txt')).status).toBe(304);
+    await uploadOne('version one', '/big/replaced.txt');
+    expect((await download({ 'If-None-Match': `${tagOf('version one')}` }, '/big/replaced.txt')).status).toBe(304);
 
-    const second = await uploadOne('version two', '/big/replaced.txt');
-    const res = await download({ 'If-None-Match': `"${first.id}"` }, '/big/replaced.txt');
+    await uploadOne('version two', '/big/replaced.txt');
+    const res = await download({ 'If-None-Match': `${tagOf('version one')}` }, '/big/replaced.txt');
 
     expect(res.status).toBe(200);
-    expect(res.headers.get('etag')).toBe(`"${second.id}"`);
-    expect(res.headers.get('etag')).not.toBe(`"${first.id}"`);
+    expect(res.headers.get('etag')).toBe(`${tagOf('version two')}`);
+    expect(res.headers.get('etag')).not.toBe(`${tagOf('version one')}`);
     expect(await res.text()).toBe('version two');
-    const ranged = await download({ Range: 'bytes=8-', 'If-Range': `"${first.id}"` }, '/big/replaced.txt');
+    const ranged = await download({ Range: 'bytes=8-', 'If-Range': `${tagOf('version one')}` }, '/big/replaced.txt');
     expect(ranged.status).toBe(200);
     expect(await ranged.text()).toBe('version two');
   });
@@ -230,7 +233,7 @@ describe('GET /drive/download: validators and conditional requests', () => {
     await deleteStoredObject(host.dataDir, `${DRIVE}/${file.id}`);
 
     const head = await download({}, '/big/vanished.txt', 'HEAD');
-    const notModified = await download({ 'If-None-Match': `"${file.id}"` }, '/big/vanished.txt');
+    const notModified = await download({ 'If-None-Match': `${tagOf('bytes that will vanish')}` }, '/big/vanished.txt');
     const get = await download({}, '/big/vanished.txt');
 
     expect(head.status).toBe(200);
@@ -254,7 +257,7 @@ describe('HEAD /drive/download', () => {
     expect(stableHeaders(head)).toMatchObject({
       'content-length': String(SIZE),
       'content-type': 'application/octet-stream',
-      etag: `"${big.id}"`,
+      etag: `${BIG_TAG}`,
       'accept-ranges': 'bytes',
       'x-content-type-options': 'nosniff',
       'content-security-policy': "default-src 'none'; sandbox",
@@ -267,7 +270,7 @@ describe('HEAD /drive/download', () => {
   it('describes the whole file whatever the Range, and answers 304 to If-None-Match', async () => {
     const ranged = await download({ Range: 'bytes=0-9' }, BIG, 'HEAD');
     const beyond = await download({ Range: `bytes=${SIZE}-` }, BIG, 'HEAD');
-    const current = await download({ 'If-None-Match': `"${big.id}"` }, BIG, 'HEAD');
+    const current = await download({ 'If-None-Match': `${BIG_TAG}` }, BIG, 'HEAD');
 
     expect([ranged.status, beyond.status, current.status]).toEqual([200, 200, 304]);
     expect(ranged.headers.get('content-length')).toBe(String(SIZE));
@@ -327,7 +330,7 @@ describe('rate limits of downloads', () => {
     const get = await client.request('GET', query);
     await get.arrayBuffer();
     const head = await client.request('HEAD', query);
-    const notModified = await client.request('GET', query, { headers: { 'If-None-Match': `"${file.id}"` } });
+    const notModified = await client.request('GET', query, { headers: { 'If-None-Match': `${tagOf('counted')}` } });
     const refused = await client.request('HEAD', query);
     const list = await client.list();
 

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { DriveClient, type DeletedJson, type ErrorJson, type FileJson, type FolderJson, type ListingJson, json } from '../support/api-client';
 import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
 
@@ -260,6 +260,24 @@ describe('GET /drive/list', () => {
     const { status, body } = await json<ErrorJson>(drive.list({ recursive: 'yes' }));
     expect(status).toBe(422);
     expect(body.error.message).toContain('recursive');
+  });
+
+  it('adds each file\'s content MD5 as etag with include=etag (an extension), the download\'s ETag', async () => {
+    const { body } = await json<{ data: ListingJson }>(drive.list({ folder: '/ls', recursive: 'true', include: 'etag' }));
+
+    const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+    expect(body.data.files.map((f) => [f.path, (f as { etag?: string }).etag])).toEqual([
+      ['/ls/a.txt', md5('a.txt')],
+      ['/ls/b.txt', md5('b.txt')],
+      ['/ls/sub/deeper/B.txt', md5('B.txt')],
+    ]);
+    const download = await drive.download({ path: '/ls/a.txt' });
+    expect(download.headers.get('etag')).toBe(`"${md5('a.txt')}"`);
+    await download.arrayBuffer();
+
+    const wrong = await json<ErrorJson>(drive.list({ folder: '/ls', include: 'url' }));
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.error.message).toContain('include');
   });
 });
 

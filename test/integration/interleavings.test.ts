@@ -66,7 +66,7 @@ function objectLog(): ObjectStore & { deleted: string[] } {
 }
 
 function file(path: string, id = `id-${path}`): FileNode {
-  return { kind: 'file', id, path, size: 1, contentType: 'text/plain', createdAt: '2026-11-21T00:00:00.000Z', objectKey: `${drive}/${id}` };
+  return { kind: 'file', id, path, size: 1, contentType: 'text/plain', createdAt: '2026-11-21T00:00:00.000Z', objectKey: `${drive}/${id}`, etag: id };
 }
 
 /** Every node of the drive below `/`, and each one's parent, which must be `/` or a folder. */

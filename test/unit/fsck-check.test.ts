@@ -3,7 +3,7 @@ import type { DriveNode } from '../../functions/core/ports';
 
 const at = '2026-01-01T00:00:00.000Z';
 const folder = (path: string): DriveNode => ({ kind: 'folder', id: path, path, createdAt: at });
-const file = (path: string, objectKey: string): DriveNode => ({ kind: 'file', id: path, path, size: 1, contentType: 'text/plain', createdAt: at, objectKey });
+const file = (path: string, objectKey: string): DriveNode => ({ kind: 'file', id: path, path, size: 1, contentType: 'text/plain', createdAt: at, objectKey, etag: objectKey });
 const object = (key: string) => ({ key, lastModified: new Date(at) });
 
 describe('Function: check (fsck)', () => {

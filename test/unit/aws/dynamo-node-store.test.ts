@@ -32,6 +32,7 @@ const file: FileNode = {
   contentType: 'text/plain',
   createdAt: '2026-01-01T00:00:00.000Z',
   objectKey: 'd/f1',
+  etag: '900150983cd24fb0d6963f7d28e17f72',
 };
 
 beforeEach(() => {

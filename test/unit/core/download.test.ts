@@ -4,7 +4,7 @@ import { DriveError } from '../../../functions/core/errors';
 import type { ByteRange, DriveNode, FileNode, NodeStore, ObjectStore } from '../../../functions/core/ports';
 
 const fileNode = (id: string, size: number): FileNode => ({
-  kind: 'file', id, path: '/a.bin', size, contentType: 'application/octet-stream', createdAt: '2026-01-01T00:00:00.000Z', objectKey: `d/${id}`,
+  kind: 'file', id, path: '/a.bin', size, contentType: 'application/octet-stream', createdAt: '2026-01-01T00:00:00.000Z', objectKey: `d/${id}`, etag: `etag-${id}`,
 });
 
 /** A node store that answers `get` from a queue of records, one per call; the last one repeats. */

@@ -46,7 +46,7 @@ class MemoryNodes implements NodeStore {
 
 class MemoryStorage implements MultipartStore, ObjectStore {
   readonly uploads = new Map<string, { key: string; parts: Map<number, StoredPart> }>();
-  readonly objects = new Map<string, number>();
+  readonly objects = new Map<string, { size: number; etag: string }>();
   failSizes = 0;
   completeAnswer: 'done' | 'rejected' = 'done';
   async begin(key: string) {
@@ -70,11 +70,11 @@ class MemoryStorage implements MultipartStore, ObjectStore {
     const upload = this.uploads.get(id);
     if (!upload) return 'gone' as const;
     if (this.completeAnswer === 'rejected') return 'rejected' as const;
-    this.objects.set(key, parts.reduce((sum, part) => sum + upload.parts.get(part.number)!.size, 0));
+    this.objects.set(key, { size: parts.reduce((sum, part) => sum + upload.parts.get(part.number)!.size, 0), etag: 'assembled-2' });
     this.uploads.delete(id);
     return 'done' as const;
   }
-  async size(key: string) {
+  async head(key: string) {
     if (this.failSizes-- > 0) throw new Error('HeadObject timed out');
     return this.objects.get(key);
   }
@@ -162,7 +162,7 @@ describe('Function: completeUpload, when something fails part-way', () => {
     nodes.failPuts = 1;
 
     await expect(completeUpload(deps, 'd', session.id, parts)).rejects.toThrow('throttled');
-    expect(storage.objects.get(session.objectKey)).toBe(10 * MiB);
+    expect(storage.objects.get(session.objectKey)?.size).toBe(10 * MiB);
     expect(nodes.items.has('/dir/big.bin')).toBe(false);
 
     await expect(completeUpload(deps, 'd', session.id, parts)).resolves.toMatchObject({ size: 10 * MiB });

@@ -21,7 +21,7 @@ const get = (headers: Omit<DownloadRequest, 'method'> = {}): DownloadRequest => 
 describe('Function: representationOf', () => {
   it('makes a strong ETag of the id and a Last-Modified of createdAt, to the second', () => {
     const node: FileNode = {
-      kind: 'file', id: 'abc-123', path: '/a.txt', size: 5, contentType: 'text/plain', createdAt: '2026-03-04T05:06:07.890Z', objectKey: 'd/abc-123',
+      kind: 'file', id: 'abc-123', path: '/a.txt', size: 5, contentType: 'text/plain', createdAt: '2026-03-04T05:06:07.890Z', objectKey: 'd/abc-123', etag: 'abc-123',
     };
 
     const representation = representationOf(node);
