@@ -1,13 +1,19 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { parseArgs } from 'node:util';
 import { type ApiKeyRecord, DynamoKeyAdmin } from '../functions/aws/api-key-admin';
+import { ROLES, type Role } from '../functions/core/access';
+import { parsePath } from '../functions/core/paths';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES, runningHost, startEmbeddedDynamo } from '../lib/local/emulators';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const USAGE = `Usage: npm run keys -- <command>
-  create --drive <id> --name <label>   create a key; its secret is printed once, alone on the last line
-  list                                 every key: id, drive, name, created, last four characters, state
+  create --drive <id> --name <label> [--role <role>] [--prefix /folder]
+                                       create a key; its secret is printed once, alone on the last line.
+                                       role: admin (manages keys; the dashboard signs in with one),
+                                       read-write (the default), read-only, upload-only; --prefix confines
+                                       the key to one folder (not for admin keys)
+  list                                 every key: id, drive, role, prefix, name, created, last used, last four characters, state
   revoke <key id>                      the key fails with 401 from then on
 
 Against a deployed stack: set DRIVE_ACCESS_TABLE (the stack's AccessTableName output) and AWS credentials
@@ -18,7 +24,7 @@ async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { drive: { type: 'string' }, name: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { drive: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' }, prefix: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   });
   const [command, ...rest] = positionals;
   if (values.help || !command) {
@@ -32,8 +38,11 @@ async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'create': {
         if (!values.drive || !values.name) return usageError('create needs --drive <id> and --name <label>');
-        const { record, secret } = await admin.create(values.drive, values.name);
-        console.log(`Created key ${record.keyId} for drive "${record.drive}" (${record.name}) in ${target.where}. The secret is shown only now:`);
+        if (values.role !== undefined && !(ROLES as string[]).includes(values.role)) return usageError(`--role must be one of ${ROLES.join(', ')}`);
+        const prefix = values.prefix === undefined ? undefined : parsePath(values.prefix, '--prefix', { allowTrailingSlash: true });
+        const { record, secret } = await admin.create(values.drive, values.name, { role: values.role as Role | undefined, prefix });
+        const scope = record.prefix === '/' ? '' : ` confined to ${record.prefix}`;
+        console.log(`Created ${record.role} key ${record.keyId}${scope} for drive "${record.drive}" (${record.name}) in ${target.where}. The secret is shown only now:`);
         console.log(secret);
         return 0;
       }
@@ -44,7 +53,7 @@ async function main(argv: string[]): Promise<number> {
       case 'revoke': {
         if (rest.length !== 1) return usageError('revoke needs one key id (see list)');
         const record = await admin.revoke(rest[0]);
-        if (!record) {
+        if (!record || record === 'last admin') {
           console.error(`No key with id ${rest[0]} in ${target.where}.`);
           return 1;
         }
@@ -84,8 +93,8 @@ async function openAccessTable(): Promise<{ client: DynamoDBClient; table: strin
 
 function printTable(records: ApiKeyRecord[]): void {
   const rows = [
-    ['ID', 'DRIVE', 'NAME', 'CREATED', 'LAST4', 'STATE'],
-    ...records.map((r) => [r.keyId, r.drive, r.name, r.createdAt, `…${r.last4}`, r.revokedAt ? `revoked ${r.revokedAt}` : 'active']),
+    ['ID', 'DRIVE', 'ROLE', 'PREFIX', 'NAME', 'CREATED', 'LAST USED', 'LAST4', 'STATE'],
+    ...records.map((r) => [r.keyId, r.drive, r.role, r.prefix, r.name, r.createdAt, r.lastUsedAt ?? '-', `…${r.last4}`, r.revokedAt ? `revoked ${r.revokedAt}` : 'active']),
   ];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   for (const row of rows) console.log(row.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());

@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   // One write, so whoever reads the address line has the key line too.
   const lines = [`Drive API listening on ${host.url} (data in ${dataDir})`];
   if (host.createdKey) {
-    lines.push(`Created an API key for drive "${host.createdKey.drive}"; it is shown only this once:`, host.createdKey.secret);
+    lines.push(`Created an admin API key for drive "${host.createdKey.drive}"; it is shown only this once:`, host.createdKey.secret);
   }
   console.log(lines.join('\n'));
 

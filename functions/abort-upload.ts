@@ -1,5 +1,6 @@
 import { guard } from './aws/dynamodb';
 import { largeUploads } from './aws/large-uploads';
+import { confine } from './core/access';
 import { abortUpload } from './core/large-upload';
 import { jsonHandler } from './http/api-handler';
 import { uploadIdOf } from './http/event';
@@ -7,6 +8,6 @@ import { uploadIdOf } from './http/event';
 /** DELETE /drive/uploads/{upload_id} → the session ends and its parts are deleted. */
 export const handler = jsonHandler('upload', guard, async (event, caller) => {
   const id = uploadIdOf(event);
-  await abortUpload(largeUploads, caller.drive, id);
+  await abortUpload(largeUploads, caller.drive, id, (path) => confine(caller, path, 'the upload\'s path'));
   return { upload_id: id, aborted: true };
 });

@@ -1,6 +1,7 @@
 import { guard } from './aws/dynamodb';
 import { largeUploads } from './aws/large-uploads';
 import { badRequest, invalid } from './core/errors';
+import { confine } from './core/access';
 import { completeUpload } from './core/large-upload';
 import { jsonHandler } from './http/api-handler';
 import { baseUrlOf, bodyOf, uploadIdOf } from './http/event';
@@ -15,7 +16,7 @@ const MAX_PARTS = 10_000;
 export const handler = jsonHandler('upload', guard, async (event, caller) => {
   const id = uploadIdOf(event);
   const body = jsonObject(bodyOf(event), ['parts'], EXAMPLE);
-  const file = await completeUpload(largeUploads, caller.drive, id, partsOf(body.parts));
+  const file = await completeUpload(largeUploads, caller.drive, id, partsOf(body.parts), (path) => confine(caller, path, 'the upload\'s path'));
   return fileView(file, baseUrlOf(event));
 });
 

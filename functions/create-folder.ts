@@ -1,4 +1,5 @@
 import { guard, nodes } from './aws/dynamodb';
+import { confine } from './core/access';
 import { createFolder } from './core/create-folder';
 import { badRequest } from './core/errors';
 import { parsePath } from './core/paths';
@@ -9,6 +10,7 @@ import { folderView } from './http/views';
 /** POST /drive/folders with `{ "path": … }` → the folder, created with its parents if missing. */
 export const handler = jsonHandler('create-folder', guard, async (event, caller) => {
   const path = parsePath(pathField(bodyOf(event)), 'path', { allowTrailingSlash: true });
+  confine(caller, path, 'path');
   return folderView(await createFolder(nodes, caller.drive, path));
 });
 

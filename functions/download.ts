@@ -1,5 +1,6 @@
 import { guard, nodes } from './aws/dynamodb';
 import { objects } from './aws/s3';
+import { confine } from './core/access';
 import { openFile } from './core/download';
 import { badRequest } from './core/errors';
 import { childPath, parseName, parsePath } from './core/paths';
@@ -16,6 +17,7 @@ import { queryParam } from './http/event';
 export const handler = awslambda.streamifyResponse(
   streamingHandler('download', guard, async (event, caller) => {
     const path = targetOf(queryParam(event, 'path'), queryParam(event, 'folder'), queryParam(event, 'name'));
+    confine(caller, path, 'path');
     const request = downloadRequestOf(event);
     const { file, plan, body } = await openFile({ nodes, objects }, caller.drive, path, (found) => {
       const chosen = planDownload(request, representationOf(found));

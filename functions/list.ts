@@ -1,4 +1,5 @@
 import { guard, nodes } from './aws/dynamodb';
+import { confine } from './core/access';
 import { listFolder } from './core/list-folder';
 import { ROOT, parsePath } from './core/paths';
 import { jsonHandler } from './http/api-handler';
@@ -12,6 +13,7 @@ import { fileEntryView, folderEntryView } from './http/views';
  */
 export const handler = jsonHandler('list', guard, async (event, caller) => {
   const folder = parsePath(queryParam(event, 'folder') ?? ROOT, 'folder', { allowTrailingSlash: true });
+  confine(caller, folder, 'folder');
   const etag = includesEtag(queryParam(event, 'include'));
   const listing = await listFolder(nodes, caller.drive, folder, booleanParam(event, 'recursive'));
   return { folder: listing.folder, files: listing.files.map((file) => fileEntryView(file, { etag })), folders: listing.folders.map(folderEntryView) };

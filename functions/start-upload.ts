@@ -1,6 +1,7 @@
 import { guard } from './aws/dynamodb';
 import { largeUploadLimits, largeUploads } from './aws/large-uploads';
 import { badRequest, invalid } from './core/errors';
+import { confine } from './core/access';
 import { startUpload } from './core/large-upload';
 import { targetPath } from './core/upload';
 import { jsonHandler } from './http/api-handler';
@@ -24,6 +25,7 @@ export const handler = jsonHandler('upload', guard, async (event, caller) => {
     throw badRequest(target.folder === undefined ? `give path (or folder with name) for the file, like ${EXAMPLE}` : 'folder needs name: the file name to store under it');
   };
   const path = targetPath(target, unnamed, (field) => field);
+  confine(caller, path, 'path');
   const { session, urls } = await startUpload(largeUploads, caller.drive, { path, size: sizeOf(body.size), contentType: contentTypeOf(body) }, largeUploadLimits);
   return {
     upload_id: session.id,

@@ -58,6 +58,9 @@ const SIZING: Record<HandlerName, { memorySize: number; timeout: Duration }> = {
   'start-upload': { memorySize: 512, timeout: Duration.seconds(29) },
   'complete-upload': { memorySize: 512, timeout: Duration.seconds(29) },
   'abort-upload': { memorySize: 256, timeout: Duration.seconds(29) },
+  'list-keys': { memorySize: 256, timeout: Duration.seconds(29) },
+  'create-key': { memorySize: 256, timeout: Duration.seconds(29) },
+  'revoke-key': { memorySize: 256, timeout: Duration.seconds(29) },
 };
 
 const JSON_TYPE = 'application/json';
@@ -172,6 +175,10 @@ export class DriveStack extends Stack {
         .allowTable(nodes, 'GetItem')
         .allowObjects(bucket, 'AbortMultipartUpload', 'GetObject', 'DeleteObject')
         .allowBucket(bucket, 'ListBucket'),
+      // Keys are found by a filtered Scan of the access table (few keys, admin calls; no index to pay for).
+      'list-keys': make('list-keys').allowTable(access, 'Scan'),
+      'create-key': make('create-key').allowTable(access, 'PutItem'),
+      'revoke-key': make('revoke-key').allowTable(access, 'Scan'),
     };
     for (const fn of [this.functions.upload, this.functions.download, this.functions['delete-folder'], this.functions['start-upload'], this.functions['complete-upload'], this.functions['abort-upload']]) {
       Validations.of(fn.role!).acknowledge({

@@ -1,7 +1,18 @@
 import type { Endpoint } from '../functions/core/access';
 
 /** The Lambda functions, one per handler module; a handler may serve more than one route. */
-export type HandlerName = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'start-upload' | 'complete-upload' | 'abort-upload';
+export type HandlerName =
+  | 'upload'
+  | 'download'
+  | 'list'
+  | 'create-folder'
+  | 'delete-folder'
+  | 'start-upload'
+  | 'complete-upload'
+  | 'abort-upload'
+  | 'list-keys'
+  | 'create-key'
+  | 'revoke-key';
 
 /** One route of the API and the handler module behind it; the CDK stack and the local host both read this. */
 export interface Route {
@@ -29,6 +40,10 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/drive/uploads', handler: 'start-upload', endpoint: 'upload', entry: 'functions/start-upload.ts', streaming: false },
   { method: 'POST', path: '/drive/uploads/{upload_id}/complete', handler: 'complete-upload', endpoint: 'upload', entry: 'functions/complete-upload.ts', streaming: false },
   { method: 'DELETE', path: '/drive/uploads/{upload_id}', handler: 'abort-upload', endpoint: 'upload', entry: 'functions/abort-upload.ts', streaming: false },
+  // API keys, for admin keys (an extension of the spec: the dashboard's Settings → API Keys).
+  { method: 'GET', path: '/drive/keys', handler: 'list-keys', endpoint: 'keys', entry: 'functions/list-keys.ts', streaming: false },
+  { method: 'POST', path: '/drive/keys', handler: 'create-key', endpoint: 'keys', entry: 'functions/create-key.ts', streaming: false },
+  { method: 'DELETE', path: '/drive/keys/{key_id}', handler: 'revoke-key', endpoint: 'keys', entry: 'functions/revoke-key.ts', streaming: false },
 ];
 
 /** The path parameters of `pathname` if it matches the route path `template` (`{name}` takes one segment). */

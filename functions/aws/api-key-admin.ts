@@ -8,8 +8,8 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
-import { type Caller, DRIVE_ID, hashSecret, newSecret } from '../core/access';
-import { keyItemKey } from './dynamo-access';
+import { type Caller, DEFAULT_ROLE, DRIVE_ID, type Role, accessProblem, hashSecret, newSecret } from '../core/access';
+import { callerOf, keyItemKey } from './dynamo-access';
 import { ACCESS_PARTITION_KEY as PK } from './schema';
 
 /** What the access table holds of an API key: never the secret, only its hash (in the item's key). */
@@ -18,24 +18,46 @@ export interface ApiKeyRecord extends Caller {
   createdAt: string;
   /** The secret's last four characters, to tell keys apart. */
   last4: string;
+  /** When a request last used the key, to about a minute. */
+  lastUsedAt?: string;
   revokedAt?: string;
 }
 
-/** Creating, listing and revoking API keys: the key tool and the local host, never a request handler. */
+/** Creating, listing and revoking API keys: the key tool, the local host and the admin routes. */
 export class DynamoKeyAdmin {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly table: string,
   ) {}
 
-  /** Creates a key for `drive` (with `secret`, or a new random one) and returns its record and secret. */
-  async create(drive: string, name: string, secret = newSecret()): Promise<{ record: ApiKeyRecord; secret: string; created: boolean }> {
+  /**
+   * Creates a key for `drive` (with `secret`, or a new random one) with `access` (default: read-write on the
+   * whole drive) and returns its record and secret; `created` is false if that secret was already a key.
+   */
+  async create(
+    drive: string,
+    name: string,
+    access: { role?: Role; prefix?: string } = {},
+    secret = newSecret(),
+  ): Promise<{ record: ApiKeyRecord; secret: string; created: boolean }> {
     if (!DRIVE_ID.test(drive)) throw new Error(`drive must match ${DRIVE_ID}`);
-    const record: ApiKeyRecord = { keyId: randomBytes(8).toString('hex'), drive, name, createdAt: new Date().toISOString(), last4: secret.slice(-4) };
+    const problem = accessProblem(access.role ?? DEFAULT_ROLE, access.prefix ?? '/');
+    if (problem) throw new Error(problem);
+    const record: ApiKeyRecord = {
+      keyId: randomBytes(8).toString('hex'),
+      drive,
+      role: access.role ?? DEFAULT_ROLE,
+      prefix: access.prefix ?? '/',
+      name,
+      createdAt: new Date().toISOString(),
+      last4: secret.slice(-4),
+    };
     const item: Record<string, AttributeValue> = {
       ...keyItemKey(hashSecret(secret)),
       keyId: { S: record.keyId },
       drive: { S: record.drive },
+      role: { S: record.role },
+      prefix: { S: record.prefix },
       name: { S: record.name },
       createdAt: { S: record.createdAt },
       last4: { S: record.last4 },
@@ -52,26 +74,37 @@ export class DynamoKeyAdmin {
     }
   }
 
-  /** Every key, revoked ones included, oldest first. */
-  async list(): Promise<ApiKeyRecord[]> {
-    const records = (await this.scanKeys()).map(toRecord);
-    return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  /** Every key (of `drive`, if given), revoked ones included, oldest first. */
+  async list(drive?: string): Promise<ApiKeyRecord[]> {
+    const items = drive ? await this.scanKeys('#drive = :drive', { ':drive': { S: drive } }) : await this.scanKeys();
+    return items.map(toRecord).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  /** Revokes the key with id `keyId`; returns its record, or undefined if there is no such key. */
-  async revoke(keyId: string): Promise<ApiKeyRecord | undefined> {
+  /**
+   * Revokes the key with id `keyId` (only if it belongs to `drive`, when given); returns its record, or
+   * undefined if there is no such key. Refuses (`'last admin'`) to revoke the drive's last live admin key,
+   * which would leave nobody to manage its keys.
+   */
+  async revoke(keyId: string, drive?: string): Promise<ApiKeyRecord | 'last admin' | undefined> {
     const items = await this.scanKeys('keyId = :id', { ':id': { S: keyId } });
-    if (items.length === 0) return undefined;
+    const item = items.find((candidate) => !drive || candidate.drive?.S === drive);
+    if (!item) return undefined;
+    const record = toRecord(item);
+    if (record.revokedAt) return record;
+    if (drive && record.role === 'admin') {
+      const admins = (await this.list(drive)).filter((key) => key.role === 'admin' && !key.revokedAt);
+      if (admins.length <= 1) return 'last admin';
+    }
     const revokedAt = new Date().toISOString();
     await this.client.send(
       new UpdateItemCommand({
         TableName: this.table,
-        Key: { [PK]: items[0][PK] },
+        Key: { [PK]: item[PK] },
         UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
         ExpressionAttributeValues: { ':now': { S: revokedAt } },
       }),
     );
-    return { ...toRecord(items[0]), revokedAt: items[0].revokedAt?.S ?? revokedAt };
+    return { ...record, revokedAt };
   }
 
   // Keys are few and these are admin calls, so a filtered scan of the access table does; no index to pay for.
@@ -83,7 +116,7 @@ export class DynamoKeyAdmin {
         new ScanCommand({
           TableName: this.table,
           FilterExpression: filter ? `begins_with(#pk, :key) AND ${filter}` : 'begins_with(#pk, :key)',
-          ExpressionAttributeNames: { '#pk': PK },
+          ExpressionAttributeNames: { '#pk': PK, ...(filter?.includes('#drive') ? { '#drive': 'drive' } : {}) },
           ExpressionAttributeValues: { ':key': { S: 'key#' }, ...values },
           ExclusiveStartKey: start,
         }),
@@ -97,11 +130,11 @@ export class DynamoKeyAdmin {
 
 function toRecord(item: Record<string, AttributeValue>): ApiKeyRecord {
   return {
-    keyId: item.keyId.S!,
-    drive: item.drive.S!,
+    ...callerOf(item),
     name: item.name?.S ?? '',
     createdAt: item.createdAt?.S ?? '',
     last4: item.last4?.S ?? '',
+    ...(item.lastUsedAt?.S ? { lastUsedAt: item.lastUsedAt.S } : {}),
     ...(item.revokedAt?.S ? { revokedAt: item.revokedAt.S } : {}),
   };
 }

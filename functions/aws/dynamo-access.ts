@@ -5,7 +5,7 @@ import {
   GetItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { Caller, KeyStore, RateDecision, RateLimiter } from '../core/access';
+import { type Caller, DEFAULT_ROLE, type KeyStore, ROLES, type RateDecision, type RateLimiter, type Role } from '../core/access';
 import { ACCESS_PARTITION_KEY as PK, ACCESS_TTL_ATTRIBUTE as TTL } from './schema';
 
 /** The key of an API key's item: `key#<sha256 of the secret>`. */
@@ -21,8 +21,36 @@ export class DynamoKeyStore implements KeyStore {
   async find(secretHash: string): Promise<Caller | undefined> {
     const { Item } = await this.client.send(new GetItemCommand({ TableName: this.table, Key: keyItemKey(secretHash), ConsistentRead: true }));
     if (!Item || Item.revokedAt) return undefined;
-    return { keyId: Item.keyId.S!, drive: Item.drive.S! };
+    return callerOf(Item);
   }
+
+  async touch(secretHash: string, at: Date): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.table,
+          Key: keyItemKey(secretHash),
+          UpdateExpression: 'SET lastUsedAt = :at',
+          // Never create an item for a key revoked and deleted meanwhile.
+          ConditionExpression: 'attribute_exists(keyId)',
+          ExpressionAttributeValues: { ':at': { S: at.toISOString() } },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+}
+
+/** The caller a key item names; keys made before roles are read-write on the whole drive. */
+export function callerOf(item: Record<string, AttributeValue>): Caller {
+  const role = item.role?.S;
+  return {
+    keyId: item.keyId.S!,
+    drive: item.drive.S!,
+    role: role && (ROLES as string[]).includes(role) ? (role as Role) : DEFAULT_ROLE,
+    prefix: item.prefix?.S ?? '/',
+  };
 }
 
 const WINDOW_MS = 60_000;

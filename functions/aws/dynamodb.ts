@@ -15,7 +15,7 @@ export const dynamodb = new DynamoDBClient({ cacheMiddleware: true, ...(endpoint
 
 export const nodes = new DynamoNodeStore(dynamodb, requireEnv('DRIVE_NODES_TABLE'));
 
-const accessTable = requireEnv('DRIVE_ACCESS_TABLE');
+export const accessTable = requireEnv('DRIVE_ACCESS_TABLE');
 
 /** Seconds a warm container trusts a verified key; a revoked key works there at most this long. */
 export const KEY_CACHE_SECONDS = Number(process.env.DRIVE_KEY_CACHE_SECONDS ?? 30);

@@ -1,27 +1,69 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { forbidden } from './errors';
 
-/** The endpoints, by the names used for their rate-limit buckets, handlers and functions. */
-export type Endpoint = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder';
+/** The endpoints, by the names used for their rate-limit buckets; `keys` is the admin routes' (an extension). */
+export type Endpoint = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'keys';
 
-/** Requests per minute per API key (spec section 8). */
+/** Requests per minute per API key (spec section 8; `keys` is ours). */
 export const SPEC_RATE_LIMITS: Readonly<Record<Endpoint, number>> = {
   upload: 100,
   download: 500,
   list: 300,
   'create-folder': 100,
   'delete-folder': 50,
+  keys: 60,
 };
 
-/** Who is calling: the key's id (never its secret) and the drive it belongs to. */
+/** What a key may do (an extension of the spec): each role's endpoints are in `ROLE_ENDPOINTS`. */
+export type Role = 'admin' | 'read-write' | 'read-only' | 'upload-only';
+
+export const ROLE_ENDPOINTS: Readonly<Record<Role, readonly Endpoint[]>> = {
+  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'keys'],
+  'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder'],
+  'read-only': ['download', 'list'],
+  // A job that pushes files: it may make the folders its uploads make anyway, and nothing it cannot undo.
+  'upload-only': ['upload', 'create-folder'],
+};
+
+export const ROLES = Object.keys(ROLE_ENDPOINTS) as Role[];
+
+/** The role of keys made before roles existed. */
+export const DEFAULT_ROLE: Role = 'read-write';
+
+/** Who is calling: the key's id (never its secret), its drive, its role, and the folder it is confined to. */
 export interface Caller {
   keyId: string;
   drive: string;
+  role: Role;
+  /** `/` for the whole drive; otherwise the key reaches only this folder and what is below it. */
+  prefix: string;
+}
+
+/**
+ * Why a key cannot have this role and prefix, or undefined if it can: an admin manages every key of the
+ * drive, so it must reach the whole drive (else it could make itself a key that does).
+ */
+export function accessProblem(role: Role, prefix: string): string | undefined {
+  if (role === 'admin' && prefix !== '/') return 'an admin key reaches the whole drive; give it no prefix';
+  return undefined;
+}
+
+/** Whether `path` lies within the caller's prefix (the prefix itself included). */
+export function withinPrefix(caller: Pick<Caller, 'prefix'>, path: string): boolean {
+  return caller.prefix === '/' || path === caller.prefix || path.startsWith(`${caller.prefix}/`);
+}
+
+/** Throws `forbidden` naming `param` if `path` lies outside the caller's prefix. */
+export function confine(caller: Pick<Caller, 'prefix'>, path: string, param: string): void {
+  if (!withinPrefix(caller, path)) throw forbidden(`${param} ${path} is outside ${caller.prefix}, the only folder this key may reach`);
 }
 
 /** API keys by the SHA-256 of their secret. */
 export interface KeyStore {
   /** The caller a live key belongs to, or undefined for an unknown or revoked key. */
   find(secretHash: string): Promise<Caller | undefined>;
+  /** Notes that the key was used at `at` (shown as "last used"). */
+  touch(secretHash: string, at: Date): Promise<void>;
 }
 
 export interface RateDecision {

@@ -5,6 +5,7 @@
 export const ERROR_STATUS = {
   bad_request: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
@@ -36,3 +37,4 @@ export const badRequest = (message: string) => new DriveError('bad_request', mes
 export const invalid = (message: string) => new DriveError('validation_error', message);
 export const notFound = (message: string) => new DriveError('not_found', message);
 export const conflict = (message: string) => new DriveError('conflict', message);
+export const forbidden = (message: string) => new DriveError('forbidden', message);

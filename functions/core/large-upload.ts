@@ -101,7 +101,14 @@ export const CLAIM_LEASE_MS = 60_000;
  * when the file is stored or cannot be: a part list or destination the client can fix, or a failure after
  * the object is assembled, keep it, and `complete` may be called again.
  */
-export async function completeUpload(deps: LargeUploadDeps, drive: string, id: string, sent: readonly { number: number; etag: string }[]): Promise<FileNode> {
+export async function completeUpload(
+  deps: LargeUploadDeps,
+  drive: string,
+  id: string,
+  sent: readonly { number: number; etag: string }[],
+  /** Throws if the caller may not write the session's path (a key confined to another folder). */
+  check: (path: string) => void = () => undefined,
+): Promise<FileNode> {
   const session = await claimSession(deps.sessions, drive, id);
   let ended = false;
   /** Ends the session for good (its bytes already dealt with). */
@@ -110,6 +117,7 @@ export async function completeUpload(deps: LargeUploadDeps, drive: string, id: s
     await cleanUp(() => deps.sessions.remove(id));
   };
   try {
+    check(session.path);
     if (Date.parse(session.expiresAt) <= Date.now()) {
       await discardUpload(deps, session);
       await end();
@@ -154,9 +162,10 @@ export async function completeUpload(deps: LargeUploadDeps, drive: string, id: s
 }
 
 /** Abandons the upload `id` of `drive`: its parts (or an object assembled but never recorded) are deleted. */
-export async function abortUpload(deps: LargeUploadDeps, drive: string, id: string): Promise<void> {
+export async function abortUpload(deps: LargeUploadDeps, drive: string, id: string, check: (path: string) => void = () => undefined): Promise<void> {
   const session = await claimSession(deps.sessions, drive, id);
   try {
+    check(session.path);
     await discardUpload(deps, session);
   } catch (error) {
     await cleanUp(() => deps.sessions.release(id));

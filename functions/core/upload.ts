@@ -34,8 +34,11 @@ export async function uploadFiles(
   drive: string,
   parts: readonly UploadPart[],
   targets: readonly UploadTarget[] | undefined,
+  /** Throws for a destination the caller may not write (checked before anything is stored). */
+  check: (path: string, index: number) => void = () => undefined,
 ): Promise<FileNode[]> {
   const destinations = resolveDestinations(parts, targets);
+  destinations.forEach(check);
   const { objects } = deps;
   const now = new Date().toISOString();
   const files: FileNode[] = parts.map((part, i) => {

@@ -1,16 +1,29 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { type Caller, type Endpoint, type KeyStore, type RateLimiter, hashSecret } from '../core/access';
-import { DriveError } from '../core/errors';
+import { type Caller, type Endpoint, type KeyStore, ROLE_ENDPOINTS, type RateLimiter, hashSecret } from '../core/access';
+import { DriveError, forbidden } from '../core/errors';
 import { headerOf } from './event';
 import type { Headers } from './respond';
 
-/** Checks a request's API key, then takes a token from its rate-limit bucket. */
+/** Checks a request's API key and that its role may call the endpoint, then takes a token from its rate-limit bucket. */
 export type Guard = (endpoint: Endpoint, event: APIGatewayProxyEvent) => Promise<{ caller: Caller; headers: Headers }>;
 
 // RFC 6750 b64token.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 const unauthorized = (message: string) => new DriveError('unauthorized', message);
+
+/** What a refused role was asking to do, for the 403's message. */
+const ACTION: Record<Endpoint, string> = {
+  upload: 'upload files',
+  download: 'download files',
+  list: 'list folders',
+  'create-folder': 'create folders',
+  'delete-folder': 'delete folders',
+  keys: 'manage API keys',
+};
+
+/** How often a warm container records a key's use: "last used" is accurate to about this. */
+const TOUCH_INTERVAL_MS = 60_000;
 
 /**
  * Builds the guard every endpoint runs first. Verified keys are cached for `keyCacheMs` in a warm
@@ -23,23 +36,35 @@ export function createGuard(deps: {
   keyCacheMs: number;
 }): Guard {
   const cache = new Map<string, { caller: Caller; until: number }>();
+  const touched = new Map<string, number>();
 
-  const authenticate = async (event: APIGatewayProxyEvent): Promise<Caller> => {
+  /** Records the key's use, once a minute per container: one small write, not one per request. */
+  const touch = async (hash: string): Promise<void> => {
+    const now = Date.now();
+    if (now - (touched.get(hash) ?? 0) < TOUCH_INTERVAL_MS) return;
+    touched.set(hash, now);
+    await deps.keys.touch(hash, new Date(now)).catch(() => touched.delete(hash));
+  };
+
+  /** The caller of the request's key, and the key's hash. */
+  const authenticate = async (event: APIGatewayProxyEvent): Promise<{ caller: Caller; hash: string }> => {
     const header = headerOf(event, 'authorization');
     if (!header) throw unauthorized('missing Authorization header; send "Authorization: Bearer <API key>"');
     const secret = BEARER.exec(header)?.[1];
     if (!secret) throw unauthorized('Authorization header must be "Bearer <API key>"');
     const hash = hashSecret(secret);
     const cached = cache.get(hash);
-    if (cached && cached.until > Date.now()) return cached.caller;
+    if (cached && cached.until > Date.now()) return { caller: cached.caller, hash };
     const caller = await deps.keys.find(hash);
     if (!caller) throw unauthorized('the API key is not valid');
     if (deps.keyCacheMs > 0) cache.set(hash, { caller, until: Date.now() + deps.keyCacheMs });
-    return caller;
+    return { caller, hash };
   };
 
   return async (endpoint, event) => {
-    const caller = await authenticate(event);
+    const { caller, hash } = await authenticate(event);
+    if (!ROLE_ENDPOINTS[caller.role].includes(endpoint)) throw forbidden(`this key is ${caller.role}, which may not ${ACTION[endpoint]}`);
+    await touch(hash);
     if (!deps.limits) return { caller, headers: {} };
     const limit = deps.limits[endpoint];
     const decision = await deps.limiter.take(`${caller.keyId}#${endpoint}`, limit);

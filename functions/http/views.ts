@@ -1,3 +1,4 @@
+import type { ApiKeyRecord } from '../aws/api-key-admin';
 import type { FileNode, FolderNode } from '../core/ports';
 import { nameOf } from '../core/paths';
 
@@ -22,6 +23,20 @@ export function fileEntryView(file: FileNode, options: { etag?: boolean } = {}) 
 /** A Folder entry as list returns it. */
 export function folderEntryView(folder: FolderNode) {
   return { id: folder.id, name: nameOf(folder.path), path: folder.path };
+}
+
+/** An API key as the admin routes show it: never its secret or hash. */
+export function keyView(key: ApiKeyRecord) {
+  return {
+    id: key.keyId,
+    name: key.name,
+    role: key.role,
+    prefix: key.prefix,
+    created_at: key.createdAt,
+    last_used_at: key.lastUsedAt ?? null,
+    last4: key.last4,
+    revoked_at: key.revokedAt ?? null,
+  };
 }
 
 /** A Folder as create returns it. */

@@ -4,7 +4,8 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
-import { DRIVE_ID } from '../../functions/core/access';
+import { DRIVE_ID, ROLES, type Role } from '../../functions/core/access';
+import { parsePath } from '../../functions/core/paths';
 import { ROUTES } from '../routes';
 import { ENDPOINTS_FILE, LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES, runningHost, startEmulators } from './emulators';
 import { sweepExpiredUploads } from './expiry';
@@ -64,9 +65,10 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   try {
     const keys = new DynamoKeyAdmin(dynamodb, LOCAL_RESOURCES.accessTable);
     const configured = parseApiKeys(options.apiKeys);
-    for (const { drive, secret } of configured) await keys.create(drive, 'DRIVE_API_KEYS', secret);
+    for (const { drive, secret, role, prefix } of configured) await keys.create(drive, 'DRIVE_API_KEYS', { role, prefix }, secret);
     if (configured.length === 0 && (await keys.list()).length === 0) {
-      const { record, secret } = await keys.create('default', 'created by npm start');
+      // The first key manages the others (the dashboard signs in with it).
+      const { record, secret } = await keys.create('default', 'created by npm start', { role: 'admin' });
       createdKey = { drive: record.drive, secret };
     }
   } finally {
@@ -131,19 +133,24 @@ function sweepEvery(seconds: number, emulators: { dynamodbEndpoint: string; s3En
   };
 }
 
-/** Parses `DRIVE_API_KEYS`; a bad entry stops the start with a message that names it (never the secret). */
-export function parseApiKeys(value: string | undefined): { drive: string; secret: string }[] {
+/**
+ * Parses `DRIVE_API_KEYS`: entries `secret`, `drive:secret`, `drive:secret:role` or `drive:secret:role:/prefix`.
+ * A bad entry stops the start with a message that names it (never the secret).
+ */
+export function parseApiKeys(value: string | undefined): { drive: string; secret: string; role?: Role; prefix?: string }[] {
   return (value ?? '')
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '')
     .map((entry, i) => {
-      const colon = entry.indexOf(':');
-      const [drive, secret] = colon < 0 ? ['default', entry] : [entry.slice(0, colon), entry.slice(colon + 1)];
+      const fields = entry.split(':');
+      const [drive, secret, role, ...prefixParts] = fields.length === 1 ? ['default', entry] : fields;
       if (!DRIVE_ID.test(drive)) throw new Error(`DRIVE_API_KEYS entry ${i + 1}: drive must match ${DRIVE_ID}`);
-      if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(secret)) {
+      if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(secret ?? '')) {
         throw new Error(`DRIVE_API_KEYS entry ${i + 1}: the secret must be a non-empty token of letters, digits and -._~+/`);
       }
-      return { drive, secret };
+      if (role !== undefined && !(ROLES as string[]).includes(role)) throw new Error(`DRIVE_API_KEYS entry ${i + 1}: role must be one of ${ROLES.join(', ')}`);
+      const prefix = prefixParts.length > 0 ? parsePath(prefixParts.join(':'), `DRIVE_API_KEYS entry ${i + 1} prefix`, { allowTrailingSlash: true }) : undefined;
+      return { drive, secret, ...(role ? { role: role as Role } : {}), ...(prefix ? { prefix } : {}) };
     });
 }

@@ -30,9 +30,9 @@ describe('DriveStack', () => {
       });
     }
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod);
-    expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual(['DELETE', 'DELETE', 'GET', 'GET', 'HEAD', 'POST', 'POST', 'POST', 'POST']);
+    expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual(['DELETE', 'DELETE', 'DELETE', 'GET', 'GET', 'GET', 'HEAD', 'POST', 'POST', 'POST', 'POST', 'POST']);
     const resources = Object.values(template.findResources('AWS::ApiGateway::Resource')).map((r) => (r as { Properties: { PathPart: string } }).Properties.PathPart);
-    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete']));
+    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'keys', '{key_id}']));
   });
 
   it('streams GET and HEAD of downloads from the one download function, and buffers the rest', () => {
@@ -46,8 +46,8 @@ describe('DriveStack', () => {
     }
     // Both methods sit on the one /drive/download resource.
     expect(new Set(methods.map((m) => JSON.stringify((m.Properties as unknown as { ResourceId: unknown }).ResourceId))).size).toBe(1);
-    // One function serves both methods: one function per handler, eight in all.
-    template.resourceCountIs('AWS::Lambda::Function', 8);
+    // One function serves both methods: one function per handler, eleven in all.
+    template.resourceCountIs('AWS::Lambda::Function', 11);
   });
 
   it('passes multipart bodies as binary', () => {
@@ -76,11 +76,11 @@ describe('DriveStack', () => {
 
   it('runs every handler on ARM64 with the newest Node.js runtime, with its own log group', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(8);
+    expect(Object.keys(functions)).toHaveLength(11);
     for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
     }
-    template.resourceCountIs('AWS::Logs::LogGroup', 9);
+    template.resourceCountIs('AWS::Logs::LogGroup', 12);
   });
 
   it('grants each function exactly the calls it makes, on its own resources', () => {
@@ -98,6 +98,9 @@ describe('DriveStack', () => {
         ...['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:ListMultipartUploadParts', 's3:PutObject'],
       ],
       'abort-upload': ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket'],
+      'list-keys': ['dynamodb:Scan'],
+      'create-key': ['dynamodb:PutItem'],
+      'revoke-key': ['dynamodb:Scan'],
     };
     for (const [endpoint, actions] of Object.entries(expected)) {
       expect({ endpoint, actions: actionsOf(endpoint as keyof DriveStack['functions']) }).toEqual({ endpoint, actions: [...base, ...actions].sort() });
@@ -153,14 +156,14 @@ describe('DriveStack', () => {
   });
 
   it('alarms on the API 5xx rate and on errors and throttles of every function', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 8 * 2);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 11 * 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('errors') })]) });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
   });
 
   it('answers CORS preflight for the configured origins on every resource, and on API Gateway\'s own errors', () => {
     const options = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
-    expect(options).toHaveLength(9); // /, /drive, the four resources of the spec, and /drive/uploads/{upload_id}/complete
+    expect(options).toHaveLength(11); // /, /drive, the four resources of the spec, three of large uploads, two of keys
     for (const method of options) expect(JSON.stringify(method)).toContain('https://app.example.com');
     // Preflights allow HEAD and the request headers of ranged and conditional downloads.
     for (const method of options) {

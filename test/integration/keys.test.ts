@@ -49,12 +49,13 @@ describe('npm run keys', () => {
     try {
       const created = await keys(dataDir, 'create', '--drive', 'team', '--name', 'nightly job');
       const secret = lastLine(created);
-      const keyId = /Created key ([0-9a-f]{16})/.exec(created)![1];
+      const keyId = /Created read-write key ([0-9a-f]{16})/.exec(created)![1];
       const drive = new DriveClient(host.url, secret);
       expect((await drive.createFolder({ path: '/reports' })).status).toBe(200);
 
       const listed = await keys(dataDir, 'list');
-      expect(listed).toMatch(new RegExp(`${keyId}\\s+team\\s+nightly job\\s+\\S+\\s+…${secret.slice(-4)}\\s+active`));
+      // Used a moment ago: "last used" is a timestamp, not "-".
+      expect(listed).toMatch(new RegExp(`${keyId}\\s+team\\s+read-write\\s+/\\s+nightly job\\s+\\S+\\s+20\\S+\\s+…${secret.slice(-4)}\\s+active`));
       expect(listed).not.toContain(secret);
 
       await keys(dataDir, 'revoke', keyId);
@@ -62,6 +63,28 @@ describe('npm run keys', () => {
       expect(after.status).toBe(401);
       expect(((await after.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
       expect(await keys(dataDir, 'list')).toMatch(new RegExp(`${keyId}.*revoked`));
+    } finally {
+      await host.stop();
+    }
+  });
+
+  it('creates keys of any role, confined to a folder: the API holds each to its role and prefix', async () => {
+    const host = await startHost({ DRIVE_RATE_LIMITS: 'off' }, dataDir);
+    try {
+      const admin = lastLine(await keys(dataDir, 'create', '--drive', 'roles', '--name', 'first admin', '--role', 'admin'));
+      const reader = lastLine(await keys(dataDir, 'create', '--drive', 'roles', '--name', 'reports reader', '--role', 'read-only', '--prefix', '/reports'));
+      const adminClient = new DriveClient(host.url, admin);
+      expect((await adminClient.upload([{ data: 'q3', filename: 'q3.txt' }], [{ folder: '/reports' }])).status).toBe(200);
+      expect((await adminClient.upload([{ data: 'secret', filename: 'pay.txt' }], [{ folder: '/payroll' }])).status).toBe(200);
+
+      const readerClient = new DriveClient(host.url, reader);
+      expect(await (await readerClient.download({ path: '/reports/q3.txt' })).text()).toBe('q3');
+      expect((await readerClient.download({ path: '/payroll/pay.txt' })).status).toBe(403);
+      expect((await readerClient.upload([{ data: 'x', filename: 'x.txt' }], [{ folder: '/reports' }])).status).toBe(403);
+      expect(await keys(dataDir, 'list')).toMatch(/read-only\s+\/reports\s+reports reader/);
+
+      await expect(keys(dataDir, 'create', '--drive', 'roles', '--name', 'x', '--role', 'owner')).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--role must be one of') });
+      await expect(keys(dataDir, 'create', '--drive', 'roles', '--name', 'x', '--role', 'admin', '--prefix', '/reports')).rejects.toMatchObject({ stderr: expect.stringContaining('admin key reaches the whole drive') });
     } finally {
       await host.stop();
     }

@@ -2,12 +2,15 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { type Caller, type KeyStore, type RateLimiter, SPEC_RATE_LIMITS, hashSecret } from '../../../functions/core/access';
 import { createGuard } from '../../../functions/http/guard';
 
-const caller: Caller = { keyId: 'k1', drive: 'd' };
+const caller: Caller = { keyId: 'k1', drive: 'd', role: 'read-write', prefix: '/' };
 const event = (authorization?: string) =>
   ({ headers: authorization ? { authorization } : {}, multiValueHeaders: {} }) as unknown as APIGatewayProxyEvent;
 
-function setup(options: { keyCacheMs?: number; allowed?: boolean } = {}) {
-  const keys: jest.Mocked<KeyStore> = { find: jest.fn(async (hash) => (hash === hashSecret('good-key') ? caller : undefined)) };
+function setup(options: { keyCacheMs?: number; allowed?: boolean; role?: Caller['role'] } = {}) {
+  const keys: jest.Mocked<KeyStore> = {
+    find: jest.fn(async (hash) => (hash === hashSecret('good-key') ? { ...caller, role: options.role ?? caller.role } : undefined)),
+    touch: jest.fn<Promise<void>, [string, Date]>(async () => undefined),
+  };
   const limiter: jest.Mocked<RateLimiter> = {
     take: jest.fn(async (_bucket, limit) =>
       options.allowed === false
@@ -60,5 +63,36 @@ describe('Function: createGuard', () => {
     await guard('list', event('Bearer good-key'));
     expect(keys.find).toHaveBeenCalledTimes(2);
     now.mockRestore();
+  });
+
+  it.each([
+    ['read-only', 'upload'],
+    ['read-only', 'delete-folder'],
+    ['upload-only', 'download'],
+    ['upload-only', 'list'],
+    ['upload-only', 'delete-folder'],
+    ['read-write', 'keys'],
+  ] as const)('refuses a %s key on %s with 403 forbidden, before taking a token', async (role, endpoint) => {
+    const { guard, limiter } = setup({ role });
+
+    await expect(guard(endpoint, event('Bearer good-key'))).rejects.toMatchObject({ status: 403, code: 'forbidden', message: expect.stringContaining(role) });
+    expect(limiter.take).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    ['admin', ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'keys']],
+    ['read-write', ['upload', 'download', 'list', 'create-folder', 'delete-folder']],
+    ['read-only', ['download', 'list']],
+    ['upload-only', ['upload', 'create-folder']],
+  ] as const)('admits a %s key on %j', async (role, endpoints) => {
+    const { guard } = setup({ role });
+    for (const endpoint of endpoints) await expect(guard(endpoint, event('Bearer good-key'))).resolves.toMatchObject({ caller: { role } });
+  });
+
+  it('records a key\'s use once a minute per container, not on every request', async () => {
+    const { guard, keys } = setup();
+    for (let i = 0; i < 5; i++) await guard('list', event('Bearer good-key'));
+    expect(keys.touch).toHaveBeenCalledTimes(1);
+    expect(keys.touch).toHaveBeenCalledWith(hashSecret('good-key'), expect.any(Date));
   });
 });

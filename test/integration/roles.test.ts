@@ -1,0 +1,185 @@
+import { DriveClient, type ErrorJson, json } from '../support/api-client';
+import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
+
+// Key roles and prefixes, and the admin routes (extensions of the spec, for the dashboard), over real HTTP.
+
+const SECRETS = {
+  admin: 'roles-admin-0123456789abcdefghijklmn',
+  readWrite: 'roles-rw-0123456789abcdefghijklmnopq',
+  readOnly: 'roles-ro-0123456789abcdefghijklmnopq',
+  uploadOnly: 'roles-up-0123456789abcdefghijklmnopq',
+  scoped: 'roles-scoped-0123456789abcdefghijklm',
+  otherAdmin: 'roles-other-0123456789abcdefghijklmn',
+};
+
+interface KeyJson {
+  id: string;
+  name: string;
+  role: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  last4: string;
+  revoked_at: string | null;
+}
+
+let host: RunningHost;
+const client = (secret: string) => new DriveClient(host.url, secret);
+
+beforeAll(async () => {
+  host = await startHost({
+    DRIVE_RATE_LIMITS: 'off',
+    DRIVE_API_KEYS: [
+      `d:${SECRETS.admin}:admin`,
+      `d:${SECRETS.readWrite}`,
+      `d:${SECRETS.readOnly}:read-only`,
+      `d:${SECRETS.uploadOnly}:upload-only`,
+      `d:${SECRETS.scoped}:read-write:/reports`,
+      `e:${SECRETS.otherAdmin}:admin`,
+    ].join(','),
+  });
+  const admin = client(SECRETS.admin);
+  await admin.upload([{ data: 'q3', filename: 'q3.txt' }, { data: 'pay', filename: 'pay.txt' }], [{ folder: '/reports' }, { folder: '/payroll' }]);
+});
+
+afterAll(() => stopHost(host));
+
+function sendJson(drive: DriveClient, method: string, path: string, body: unknown) {
+  return drive.request(method, path, { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
+}
+
+/** One call of each endpoint, on paths inside /reports, whose answer says whether the role may call it. */
+const CALLS: Record<string, (drive: DriveClient) => Promise<Response>> = {
+  upload: (drive) => drive.upload([{ data: 'x', filename: 'role.txt' }], [{ folder: '/reports/roles' }]),
+  'large upload': (drive) => sendJson(drive, 'POST', '/drive/uploads', { path: '/reports/roles/big.bin', size: 10 }),
+  download: (drive) => drive.download({ path: '/reports/q3.txt' }),
+  list: (drive) => drive.list({ folder: '/reports' }),
+  'create folder': (drive) => drive.createFolder({ path: '/reports/made' }),
+  'delete folder': (drive) => drive.deleteFolder({ path: '/reports/never-there' }), // 404 when allowed
+  'list keys': (drive) => drive.request('GET', '/drive/keys'),
+};
+
+describe('key roles (an extension of the spec)', () => {
+  it.each([
+    ['admin', SECRETS.admin, ['upload', 'large upload', 'download', 'list', 'create folder', 'delete folder', 'list keys']],
+    ['read-write', SECRETS.readWrite, ['upload', 'large upload', 'download', 'list', 'create folder', 'delete folder']],
+    ['read-only', SECRETS.readOnly, ['download', 'list']],
+    ['upload-only', SECRETS.uploadOnly, ['upload', 'large upload', 'create folder']],
+  ])('lets a %s key call exactly its endpoints; the rest answer 403 forbidden', async (role, secret, allowed) => {
+    for (const [name, call] of Object.entries(CALLS)) {
+      const res = await call(client(secret));
+      if (allowed.includes(name)) {
+        await res.arrayBuffer();
+        expect({ role, name, status: res.status }).toEqual({ role, name, status: name === 'delete folder' ? 404 : 200 });
+      } else {
+        const { error } = (await res.json()) as ErrorJson;
+        expect({ role, name, status: res.status, code: error.code }).toEqual({ role, name, status: 403, code: 'forbidden' });
+        expect(error.message).toContain(role);
+      }
+    }
+  });
+
+  it('confines a key with a prefix to that folder on every endpoint, storing nothing outside it', async () => {
+    const scoped = client(SECRETS.scoped);
+    const before = await storedState(host.dataDir);
+
+    const outside = [
+      scoped.upload([{ data: 'x', filename: 'x.txt' }, { data: 'y', filename: 'y.txt' }], [{ folder: '/reports' }, { folder: '/payroll' }]),
+      sendJson(scoped, 'POST', '/drive/uploads', { path: '/payroll/big.bin', size: 10 }),
+      scoped.download({ path: '/payroll/pay.txt' }),
+      scoped.list(),
+      scoped.list({ folder: '/payroll' }),
+      scoped.createFolder({ path: '/payroll/sub' }),
+      scoped.deleteFolder({ path: '/payroll', recursive: 'true' }),
+      scoped.deleteFolder({ path: '/', recursive: 'true' }),
+      scoped.download({ path: '/reportsX/q3.txt' }), // a sibling that merely starts with the prefix
+    ];
+    const answers = await Promise.all(outside.map((r) => json<ErrorJson>(r)));
+    expect(answers.map((a) => [a.status, a.body.error.code])).toEqual(outside.map(() => [403, 'forbidden']));
+    expect(answers[0].body.error.message).toContain('files[1] destination /payroll/y.txt is outside /reports');
+    expect(await storedState(host.dataDir)).toEqual(before);
+
+    expect(await (await scoped.download({ path: '/reports/q3.txt' })).text()).toBe('q3');
+    const listed = await json<{ data: { files: { path: string }[] } }>(scoped.list({ folder: '/reports', recursive: 'true' }));
+    expect(listed.body.data.files.map((f) => f.path)).toContain('/reports/q3.txt');
+  });
+
+  it("refuses a key confined elsewhere the large upload another key of the drive started", async () => {
+    const started = await json<{ data: { upload_id: string } }>(sendJson(client(SECRETS.readWrite), 'POST', '/drive/uploads', { path: '/payroll/big.bin', size: 10 }));
+    const id = started.body.data.upload_id;
+
+    const complete = await json<ErrorJson>(sendJson(client(SECRETS.scoped), 'POST', `/drive/uploads/${id}/complete`, { parts: [{ number: 1, etag: '"x"' }] }));
+    const abort = await json<ErrorJson>(client(SECRETS.scoped).request('DELETE', `/drive/uploads/${id}`));
+    expect([complete.status, abort.status]).toEqual([403, 403]);
+    expect((await json(client(SECRETS.readWrite).request('DELETE', `/drive/uploads/${id}`))).status).toBe(200);
+  });
+});
+
+describe('admin routes: /drive/keys (an extension of the spec)', () => {
+  it("lists the drive's keys, without secrets, and none of another drive's", async () => {
+    const { status, body } = await json<{ data: { keys: KeyJson[] } }>(client(SECRETS.admin).request('GET', '/drive/keys'));
+
+    expect(status).toBe(200);
+    expect(body.data.keys.map((k) => [k.role, k.prefix, k.last4])).toEqual([
+      ['admin', '/', SECRETS.admin.slice(-4)],
+      ['read-write', '/', SECRETS.readWrite.slice(-4)],
+      ['read-only', '/', SECRETS.readOnly.slice(-4)],
+      ['upload-only', '/', SECRETS.uploadOnly.slice(-4)],
+      ['read-write', '/reports', SECRETS.scoped.slice(-4)],
+    ]);
+    const admin = body.data.keys[0];
+    expect(Object.keys(admin).sort()).toEqual(['created_at', 'id', 'last4', 'last_used_at', 'name', 'prefix', 'revoked_at', 'role']);
+    expect(admin.last_used_at).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT/)); // this very request
+    const text = JSON.stringify(body);
+    for (const secret of Object.values(SECRETS)) expect(text).not.toContain(secret);
+  });
+
+  it('creates a key whose secret is shown once and works at once with its role; revoking it answers 401 after', async () => {
+    const admin = client(SECRETS.admin);
+    const created = await json<{ data: { key: KeyJson; secret: string } }>(sendJson(admin, 'POST', '/drive/keys', { name: 'nightly export', role: 'upload-only', prefix: '/exports/' }));
+
+    expect(created.status).toBe(200);
+    expect(created.body.data.key).toMatchObject({ name: 'nightly export', role: 'upload-only', prefix: '/exports', last4: created.body.data.secret.slice(-4), revoked_at: null });
+    expect(created.body.data.secret).toMatch(/^drv_[A-Za-z0-9_-]{43}$/);
+    const job = client(created.body.data.secret);
+    expect((await job.upload([{ data: 'rows', filename: 'rows.csv' }], [{ folder: '/exports/2026-11-21' }])).status).toBe(200);
+    expect((await job.list({ folder: '/exports' })).status).toBe(403);
+
+    const listed = await json<{ data: { keys: KeyJson[] } }>(admin.request('GET', '/drive/keys'));
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.data.secret);
+
+    const revoked = await json<{ data: { key: KeyJson } }>(admin.request('DELETE', `/drive/keys/${created.body.data.key.id}`));
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.data.key.revoked_at).toEqual(expect.any(String));
+    const after = await json<ErrorJson>(job.upload([{ data: 'rows', filename: 'rows.csv' }], [{ folder: '/exports' }]));
+    expect([after.status, after.body.error.code]).toEqual([401, 'unauthorized']);
+  });
+
+  it.each([
+    ['no name', { role: 'read-only' }, 400, 'bad_request', 'name'],
+    ['an empty name', { name: '  ' }, 422, 'validation_error', 'name'],
+    ['an unknown role', { name: 'x', role: 'owner' }, 422, 'validation_error', 'role'],
+    ['an admin with a prefix', { name: 'x', role: 'admin', prefix: '/reports' }, 422, 'validation_error', 'admin'],
+    ['a relative prefix', { name: 'x', prefix: 'reports' }, 422, 'validation_error', 'prefix'],
+    ['an unknown field', { name: 'x', drive: 'e' }, 400, 'bad_request', 'drive'],
+  ])('refuses to create a key with %s', async (_, body, status, code, names) => {
+    const res = await json<ErrorJson>(sendJson(client(SECRETS.admin), 'POST', '/drive/keys', body));
+    expect(res.status).toBe(status);
+    expect(res.body.error).toEqual({ code, message: expect.stringContaining(names) });
+  });
+
+  it("keeps the drive's last admin key, and answers 404 for another drive's key or an unknown id", async () => {
+    const admin = client(SECRETS.admin);
+    const { body } = await json<{ data: { keys: KeyJson[] } }>(admin.request('GET', '/drive/keys'));
+    const self = body.data.keys.find((k) => k.role === 'admin')!;
+    const last = await json<ErrorJson>(admin.request('DELETE', `/drive/keys/${self.id}`));
+    expect([last.status, last.body.error.code]).toEqual([409, 'conflict']);
+    expect(last.body.error.message).toContain('last admin key');
+
+    const others = await json<{ data: { keys: KeyJson[] } }>(client(SECRETS.otherAdmin).request('GET', '/drive/keys'));
+    expect(others.body.data.keys.map((k) => k.last4)).toEqual([SECRETS.otherAdmin.slice(-4)]);
+    for (const id of [others.body.data.keys[0].id, 'ffffffffffffffff', 'not-an-id']) {
+      expect((await json(admin.request('DELETE', `/drive/keys/${id}`))).status).toBe(404);
+    }
+  });
+});
