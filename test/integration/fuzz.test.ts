@@ -8,7 +8,8 @@ const RUNS = 150;
 let host: RunningHost;
 
 beforeAll(async () => {
-  host = await startHost({ DRIVE_API_KEYS: `fuzz:${KEY}`, DRIVE_RATE_LIMITS: 'off' });
+  // An admin key, so that the key routes are fuzzed past the role check too.
+  host = await startHost({ DRIVE_API_KEYS: `fuzz:${KEY}:admin`, DRIVE_RATE_LIMITS: 'off' });
 });
 
 afterAll(() => stopHost(host));
@@ -138,6 +139,28 @@ describe('fuzzing every endpoint (fast-check)', () => {
       }),
       { numRuns: RUNS },
     );
+  });
+
+  it('the key routes take any body and key id and answer well', async () => {
+    const body = fc.oneof(
+      fc.record({ name: fc.oneof(fc.string(), fc.json()), role: fc.oneof(fc.constantFrom('admin', 'read-write', 'read-only', 'upload-only'), fc.string()), prefix: anyPath }, { requiredKeys: [] }).map((b) => JSON.stringify(b)),
+      fc.json(),
+      fc.string(),
+    );
+    const keyId = fc.oneof(fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 16, maxLength: 16 }), fc.string({ maxLength: 40 }).map(encodeURIComponent), fc.constant('%'));
+    const request = fc.oneof(
+      fc.tuple(fc.constant('POST'), fc.constant('/drive/keys'), body),
+      fc.tuple(fc.constant('DELETE'), keyId.map((id) => `/drive/keys/${id}`), fc.constant('')),
+      fc.tuple(fc.constant('GET'), fc.constant('/drive/keys'), fc.constant('')),
+    );
+    await fc.assert(
+      fc.asyncProperty(request, async ([method, target, text]) => {
+        expectWellFormed(await send(method, target, { 'Content-Type': 'application/json' }, Buffer.from(text)), `${method} ${target} ${text}`);
+      }),
+      { numRuns: RUNS },
+    );
+    // The fuzzer's own key survived: the last admin key is never revoked.
+    expect((await send('GET', '/drive/keys', {})).status).toBe(200);
   });
 
   it('POST /drive/upload takes any multipart body, metadata and filename and answers well', async () => {
