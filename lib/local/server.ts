@@ -14,8 +14,9 @@ export interface MountedRoute {
   handler: BufferedHandler | StreamingHandler;
 }
 
-// Past this, stop reading a body that is already too large and drop the connection.
-const MAX_DISCARD_BYTES = 16 * 1024 * 1024;
+// A body over the limit is still read to its end (and thrown away) up to this size, so that the client,
+// which is still sending, then reads the 413 rather than a reset connection. Past it, answer and drop.
+const MAX_DISCARD_BYTES = 64 * 1024 * 1024;
 
 /**
  * An HTTP server that plays API Gateway in front of the handlers: it routes, enforces the payload limit,
