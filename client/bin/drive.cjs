@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+'use strict';
+// The `drive` command. A published package runs its build; a fresh clone has no build (dist/ is not
+// committed, and `npm ci` runs no build step), so there the TypeScript source runs through tsx, a root
+// devDependency.
+const { existsSync } = require('node:fs');
+const { join } = require('node:path');
+
+// `drive ls | head` closes stdout early; that is the reader's choice, not a failure.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
+const built = join(__dirname, '..', 'dist', 'cli.cjs');
+let cli;
+if (existsSync(built)) {
+  cli = require(built);
+} else {
+  require('tsx/cjs/api').register();
+  cli = require('../src/cli/main.ts');
+}
+cli.run(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error) => {
+    process.stderr.write(`drive: ${error && error.stack ? error.stack : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);
