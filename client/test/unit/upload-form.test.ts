@@ -10,7 +10,7 @@ async function parse(body: Blob, contentType: string) {
     parser.on('file', (_field, stream, info) => {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => files.push({ filename: info.filename, type: info.mimeType, bytes: Buffer.concat(chunks) }));
+      stream.on('end', () => files.push({ filename: info.filename ?? '', type: info.mimeType, bytes: Buffer.concat(chunks) }));
     });
     parser.on('field', (name, value) => name === 'metadata' && (metadata = value));
     parser.on('close', resolve);
