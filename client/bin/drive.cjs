@@ -2,7 +2,8 @@
 'use strict';
 // The `drive` command. A published package runs its build; a fresh clone has no build (dist/ is not
 // committed, and `npm ci` runs no build step), so there the TypeScript source runs through tsx, a root
-// devDependency.
+// devDependency. DRIVE_CLI_SOURCE=1 runs the source even beside a build (the tests do, so that a stale
+// dist/ cannot stand in for the code under test).
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 
@@ -14,7 +15,7 @@ process.stdout.on('error', (error) => {
 
 const built = join(__dirname, '..', 'dist', 'cli.cjs');
 let cli;
-if (existsSync(built)) {
+if (existsSync(built) && process.env.DRIVE_CLI_SOURCE !== '1') {
   cli = require(built);
 } else {
   require('tsx/cjs/api').register();
