@@ -316,9 +316,12 @@ export class Drive {
   private dropDuplicates(planned: Planned[], fail: (p: Planned, error: DriveError) => void): Planned[] {
     const seen = new Set<string>();
     return planned.filter((p) => {
-      if (!seen.has(p.item.path)) return seen.add(p.item.path), true;
-      fail(p, new DriveError('validation_error', `${p.item.path} is the destination of more than one file`, 0));
-      return false;
+      if (seen.has(p.item.path)) {
+        fail(p, new DriveError('validation_error', `${p.item.path} is the destination of more than one file`, 0));
+        return false;
+      }
+      seen.add(p.item.path);
+      return true;
     });
   }
 

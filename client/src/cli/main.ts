@@ -26,8 +26,10 @@ export async function run(argv: readonly string[], io: CliIo = { stdout: process
     io.stderr.write(`drive: ${error.message}\n\n${USAGE}`);
     return EXIT_USAGE;
   }
-  if (command.name === 'help') return void io.stdout.write(USAGE), 0;
-  if (command.name === 'version') return void io.stdout.write(`${VERSION}\n`), 0;
+  if (command.name === 'help' || command.name === 'version') {
+    io.stdout.write(command.name === 'help' ? USAGE : `${VERSION}\n`);
+    return 0;
+  }
 
   const out = new Output(io, command.json);
   const interrupt = new AbortController();
