@@ -272,11 +272,15 @@ export class Drive {
       });
       if (response.ok) {
         const stored = ((await response.json()) as { data: DriveFile[] }).data;
-        batch.forEach((p, i) => settle({ ok: true, item: p.item, file: stored[i] }, p.size));
-        options.onProgress?.(progress);
-        return;
+        if (stored.length === batch.length) {
+          batch.forEach((p, i) => settle({ ok: true, item: p.item, file: stored[i] }, p.size));
+          options.onProgress?.(progress);
+          return;
+        }
+        failure = new DriveError('unexpected_response', `POST /drive/upload answered ${stored.length} files for ${batch.length}`, response.status);
+      } else {
+        failure = await errorFromResponse(response, 'POST /drive/upload');
       }
-      failure = await errorFromResponse(response, 'POST /drive/upload');
     } catch (error) {
       if (isAbortError(error)) throw error;
       failure = asDriveError(error);
