@@ -1,0 +1,47 @@
+/** The most one `POST /drive/upload` may carry. */
+export interface BatchLimits {
+  /** Body bytes per request (Drive: 4.5 MiB, what a buffered Lambda can take after base64). */
+  maxBytes: number;
+  /** Files per request (Drive: 1,000). */
+  maxFiles: number;
+  /** Bytes of the `metadata` field (Drive: 1 MiB). */
+  maxMetadataBytes: number;
+}
+
+/** What a request costs before any file, and what each file adds. */
+export interface BatchCosts<T> {
+  fixedBytes: number;
+  fixedMetadataBytes: number;
+  cost(item: T): { bytes: number; metadataBytes: number };
+}
+
+interface Bin<T> {
+  items: T[];
+  bytes: number;
+  metadataBytes: number;
+}
+
+/**
+ * Packs items into as few requests as the limits allow: first-fit decreasing (largest first, each into
+ * the first request it fits), which is within 22% of the fewest possible and near it for many small files.
+ * Items that do not fit even alone come back in `oversize`.
+ */
+export function packBatches<T>(items: readonly T[], costs: BatchCosts<T>, limits: BatchLimits): { batches: T[][]; oversize: T[] } {
+  const sized = items.map((item) => ({ item, ...costs.cost(item) })).sort((a, b) => b.bytes - a.bytes);
+  const bins: Bin<T>[] = [];
+  const oversize: T[] = [];
+  for (const { item, bytes, metadataBytes } of sized) {
+    if (costs.fixedBytes + bytes > limits.maxBytes || costs.fixedMetadataBytes + metadataBytes > limits.maxMetadataBytes) {
+      oversize.push(item);
+      continue;
+    }
+    const fits = (bin: Bin<T>) =>
+      bin.items.length < limits.maxFiles && bin.bytes + bytes <= limits.maxBytes && bin.metadataBytes + metadataBytes <= limits.maxMetadataBytes;
+    let bin = bins.find(fits);
+    if (!bin) bins.push((bin = { items: [], bytes: costs.fixedBytes, metadataBytes: costs.fixedMetadataBytes }));
+    bin.items.push(item);
+    bin.bytes += bytes;
+    bin.metadataBytes += metadataBytes;
+  }
+  return { batches: bins.map((bin) => bin.items), oversize };
+}

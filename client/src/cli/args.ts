@@ -1,0 +1,176 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+
+/** A command line that cannot be run as written; the CLI prints it with the usage and exits 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** Where the API is and which key to use: flags first, then `DRIVE_URL` and `DRIVE_API_KEY`. */
+export interface Connection {
+  url: string;
+  apiKey: string;
+}
+
+interface Globals {
+  json: boolean;
+  url?: string;
+  apiKey?: string;
+}
+
+export type Command =
+  | { name: 'help'; topic?: string }
+  | { name: 'version' }
+  | ({ name: 'upload'; sources: string[]; to: string; concurrency?: number; dryRun: boolean; skipExisting: boolean } & Globals)
+  | ({ name: 'ls'; folder: string; recursive: boolean } & Globals)
+  | ({ name: 'get'; path: string; output?: string } & Globals)
+  | ({ name: 'mkdir'; paths: string[] } & Globals)
+  | ({ name: 'rm'; path: string; recursive: boolean } & Globals);
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+const GLOBAL_OPTIONS: Options = {
+  url: { type: 'string' },
+  'api-key': { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+const COMMAND_OPTIONS: Record<string, Options> = {
+  upload: {
+    to: { type: 'string', short: 't' },
+    concurrency: { type: 'string', short: 'c' },
+    'dry-run': { type: 'boolean', short: 'n' },
+    'skip-existing': { type: 'boolean' },
+  },
+  ls: { recursive: { type: 'boolean', short: 'r' } },
+  get: { output: { type: 'string', short: 'o' } },
+  mkdir: {},
+  rm: { recursive: { type: 'boolean', short: 'r' } },
+};
+
+/** Parses the arguments after `drive` into a command; throws `UsageError` for anything it cannot run. */
+export function parseCommand(argv: readonly string[]): Command {
+  const at = commandIndex(argv);
+  if (at === -1) {
+    if (argv.includes('--version') || argv.includes('-v')) return { name: 'version' };
+    if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) return { name: 'help' };
+    throw new UsageError('no command given');
+  }
+  const name = argv[at];
+  if (name === 'help') return { name: 'help', topic: argv[at + 1] };
+  const own = COMMAND_OPTIONS[name];
+  if (!own) throw new UsageError(`unknown command "${name}"`);
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...argv.slice(0, at), ...argv.slice(at + 1)], options: { ...GLOBAL_OPTIONS, ...own }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
+  }
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  if (values.help) return { name: 'help', topic: name };
+  const globals: Globals = { json: values.json === true, url: str(values.url), apiKey: str(values['api-key']) };
+  const positionals = parsed.positionals;
+
+  switch (name) {
+    case 'upload':
+      if (positionals.length === 0) throw new UsageError('upload needs at least one file or directory');
+      return {
+        name,
+        ...globals,
+        sources: positionals,
+        to: driveFolder(str(values.to) ?? '/', '--to'),
+        concurrency: values.concurrency === undefined ? undefined : positiveInteger(str(values.concurrency), '--concurrency'),
+        dryRun: values['dry-run'] === true,
+        skipExisting: values['skip-existing'] === true,
+      };
+    case 'ls':
+      return { name, ...globals, folder: driveFolder(single(positionals, 'ls', 'folder', '/'), 'folder'), recursive: values.recursive === true };
+    case 'get':
+      return { name, ...globals, path: drivePath(single(positionals, 'get', 'path'), 'path'), output: str(values.output) };
+    case 'mkdir':
+      if (positionals.length === 0) throw new UsageError('mkdir needs a folder path');
+      return { name, ...globals, paths: positionals.map((path) => drivePath(path, 'folder')) };
+    default:
+      return { name: 'rm', ...globals, path: drivePath(single(positionals, 'rm', 'folder'), 'folder'), recursive: values.recursive === true };
+  }
+}
+
+/** The API's address and key for `command`: its flags, else the environment; a `UsageError` if either is missing. */
+export function connectionOf(globals: { url?: string; apiKey?: string }, env: Record<string, string | undefined>): Connection {
+  const url = globals.url ?? env.DRIVE_URL;
+  const apiKey = globals.apiKey ?? env.DRIVE_API_KEY;
+  if (!url) throw new UsageError('no API address: set DRIVE_URL or pass --url');
+  if (!/^https?:\/\//.test(url)) throw new UsageError(`DRIVE_URL / --url must be an http(s) URL (got "${url}")`);
+  if (!apiKey) throw new UsageError('no API key: set DRIVE_API_KEY or pass --api-key');
+  return { url, apiKey };
+}
+
+/** The first bare word is the command; the values of global options are skipped on the way. */
+function commandIndex(argv: readonly string[]): number {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--url' || arg === '--api-key') i++;
+    else if (!arg.startsWith('-')) return i;
+  }
+  return -1;
+}
+
+function single(positionals: string[], command: string, what: string, fallback?: string): string {
+  if (positionals.length > 1) throw new UsageError(`${command} takes one ${what}, got ${positionals.length}`);
+  const value = positionals[0] ?? fallback;
+  if (value === undefined) throw new UsageError(`${command} needs a ${what}`);
+  return value;
+}
+
+function drivePath(value: string, what: string): string {
+  if (!value.startsWith('/')) throw new UsageError(`${what} must be a drive path starting with "/" (got "${value}")`);
+  return value;
+}
+
+/** A folder of the drive, without a trailing slash (but `/` stays `/`). */
+function driveFolder(value: string, what: string): string {
+  return drivePath(value, what).replace(/(.)\/+$/, '$1');
+}
+
+function positiveInteger(value: string | undefined, what: string): number {
+  if (value === undefined || !/^[1-9][0-9]*$/.test(value)) throw new UsageError(`${what} must be a positive integer (got "${value}")`);
+  return Number(value);
+}
+
+function str(value: string | boolean | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+export const USAGE = `drive: upload, list, download and delete files in a Drive
+
+Usage:
+  drive upload <files or dirs…> [--to /folder] [--concurrency N] [--dry-run] [--skip-existing]
+  drive ls [-r] [/folder]
+  drive get /path [-o file | -o -]
+  drive mkdir /a/b [/c/d …]
+  drive rm [-r] /folder
+
+Options everywhere:
+  --url <url>        the API's base URL (default: $DRIVE_URL)
+  --api-key <key>    the API key (default: $DRIVE_API_KEY)
+  --json             one JSON document on stdout instead of text
+  -h, --help         this text;  -v, --version  the version
+
+upload:
+  A directory's files go below --to keeping their tree (./out/a/b.csv --to /in  ->  /in/a/b.csv);
+  a file goes to --to/<its name>. Small files share requests; files over 4 MiB go in parallel parts.
+  -t, --to <folder>       destination folder (default /)
+  -c, --concurrency <n>   requests in flight (default 4)
+  -n, --dry-run           say what would be uploaded (and skipped), send nothing
+  --skip-existing         skip files whose size and content ETag match the drive's copy
+
+ls:     -r, --recursive   every depth
+get:    -o, --output      the local file (default: ./<name>; "-" for stdout)
+rm:     -r, --recursive   the folder and everything in it
+
+Exit codes: 0 done; 1 a file or the operation failed (a summary says which); 2 bad usage;
+130 interrupted (SIGINT/SIGTERM; what finished is reported).
+`;

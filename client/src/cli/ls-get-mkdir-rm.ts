@@ -1,0 +1,58 @@
+import { basename } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import type { Drive } from '../drive';
+import type { Command } from './args';
+import { UsageError } from './args';
+import type { Output } from './output';
+import { formatBytes } from './progress';
+
+type Of<N extends Command['name']> = Extract<Command, { name: N }>;
+
+/** `drive ls [-r] [/folder]`: folders as `path/`, files with size and creation time, in path order. */
+export async function lsCommand(command: Of<'ls'>, drive: Drive, out: Output, signal: AbortSignal): Promise<number> {
+  const listing = await drive.list(command.folder, { recursive: command.recursive, signal });
+  const rows = [
+    ...listing.folders.map((folder) => ({ path: folder.path, text: `${''.padStart(10)}  ${''.padEnd(24)}  ${folder.path}/` })),
+    ...listing.files.map((file) => ({ path: file.path, text: `${formatBytes(file.size).padStart(10)}  ${file.created_at.padEnd(24)}  ${file.path}` })),
+  ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  for (const row of rows) out.line(row.text);
+  out.document(listing);
+  return 0;
+}
+
+/** `drive get /path [-o file]`: into `./<name>` by default, `-o -` to stdout. */
+export async function getCommand(command: Of<'get'>, drive: Drive, out: Output, signal: AbortSignal): Promise<number> {
+  if (command.output === '-') {
+    if (out.json) throw new UsageError('--json and -o - both want stdout; pick one');
+    const download = await drive.download(command.path, { signal });
+    await pipeline(Readable.fromWeb(download.body as NodeReadableStream<Uint8Array>), out.io.stdout, { signal });
+    return 0;
+  }
+  const to = command.output ?? basename(command.path);
+  const { size, etag } = await drive.downloadToFile(command.path, to, { signal });
+  out.line(`downloaded ${command.path} -> ${to} (${formatBytes(size)})`);
+  out.document({ path: command.path, to, size, etag: etag.replace(/^"|"$/g, '') });
+  return 0;
+}
+
+/** `drive mkdir /a/b …`: each folder with its missing parents; one that exists is fine. */
+export async function mkdirCommand(command: Of<'mkdir'>, drive: Drive, out: Output, signal: AbortSignal): Promise<number> {
+  const folders = [];
+  for (const path of command.paths) {
+    const folder = await drive.createFolder(path, { signal });
+    folders.push(folder);
+    out.line(`created ${folder.path}`);
+  }
+  out.document({ folders });
+  return 0;
+}
+
+/** `drive rm [-r] /folder`: without `-r` only an empty folder goes. */
+export async function rmCommand(command: Of<'rm'>, drive: Drive, out: Output, signal: AbortSignal): Promise<number> {
+  const deletion = await drive.deleteFolder(command.path, { recursive: command.recursive, signal });
+  out.line(deletion.alreadyGone ? `${command.path} is gone (a retry found it already deleted)` : `deleted ${deletion.path} (${deletion.files_deleted} file(s))`);
+  out.document(deletion);
+  return 0;
+}

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+
+const MiB = 1024 * 1024;
+
+/**
+ * The part size Drive gives a large upload of `size` bytes: whole MiB, at least 8 MiB, at most 2,000 parts.
+ * A pure function of the size, so a file's multipart ETag can be computed without asking the server.
+ */
+export function partSizeFor(size: number): number {
+  return Math.max(8 * MiB, Math.ceil(size / 2000 / MiB) * MiB);
+}
+
+/** The byte ranges `[start, end)` of a file of `size` bytes cut into parts of `partSize` (every part full but the last). */
+export function partRanges(size: number, partSize: number): { number: number; start: number; end: number }[] {
+  const count = Math.max(1, Math.ceil(size / partSize));
+  return Array.from({ length: count }, (_, i) => ({ number: i + 1, start: i * partSize, end: Math.min(size, (i + 1) * partSize) }));
+}
+
+/** How a Drive `etag` was made: hex MD5 (`single`), S3's multipart form (`multipart`), or no content hash at all (older records carry the file id). */
+export function etagForm(etag: string | undefined): 'single' | 'multipart' | 'none' {
+  if (etag === undefined) return 'none';
+  if (/^[0-9a-f]{32}$/.test(etag)) return 'single';
+  if (/^[0-9a-f]{32}-[1-9][0-9]*$/.test(etag)) return 'multipart';
+  return 'none';
+}
+
+/** S3's ETag of a multipart object: the MD5 of the parts' binary MD5s, then `-<number of parts>`. */
+export function multipartEtag(partMd5s: readonly Buffer[]): string {
+  const hash = createHash('md5');
+  for (const md5 of partMd5s) hash.update(md5);
+  return `${hash.digest('hex')}-${partMd5s.length}`;
+}
+
+/** The ETag S3 gave a part (hex MD5 in quotes) as the binary digest `multipartEtag` takes. */
+export function partEtagDigest(etag: string): Buffer {
+  return Buffer.from(etag.replace(/"/g, ''), 'hex');
+}
+
+/**
+ * The `etag` Drive would give `bytes` stored the `form` way: `single`, hex MD5; `multipart`, S3's form
+ * with parts cut at `partSizeFor(size)`.
+ */
+export async function contentEtag(bytes: AsyncIterable<Uint8Array>, size: number, form: 'single' | 'multipart'): Promise<string> {
+  if (form === 'single') {
+    const hash = createHash('md5');
+    for await (const chunk of bytes) hash.update(chunk);
+    return hash.digest('hex');
+  }
+  const partSize = partSizeFor(size);
+  const digests: Buffer[] = [];
+  let part = createHash('md5');
+  let inPart = 0;
+  for await (const chunk of bytes) {
+    let at = 0;
+    while (at < chunk.length) {
+      const take = Math.min(chunk.length - at, partSize - inPart);
+      part.update(chunk.subarray(at, at + take));
+      at += take;
+      inPart += take;
+      if (inPart === partSize) {
+        digests.push(part.digest());
+        part = createHash('md5');
+        inPart = 0;
+      }
+    }
+  }
+  if (inPart > 0 || digests.length === 0) digests.push(part.digest());
+  return multipartEtag(digests);
+}
+
+/** `contentEtag` of a local file. */
+export function fileContentEtag(file: string, size: number, form: 'single' | 'multipart'): Promise<string> {
+  return contentEtag(createReadStream(file, { highWaterMark: MiB }), size, form);
+}

@@ -1,0 +1,381 @@
+import { createWriteStream, openAsBlob } from 'node:fs';
+import { rename, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { packBatches } from './batch-packing';
+import { type Download, type DownloadOptions, openDownload } from './download';
+import { DriveError, errorFromResponse, isAbortError } from './errors';
+import { uploadLarge } from './large-upload';
+import { mapLimit } from './pool';
+import type { Clock } from './rate-limit-pacer';
+import { DEFAULT_RETRY, type RetryOptions, Transport, type TransportStats, discard } from './transport';
+import type { DriveFile, DriveFolder, FileHead, FolderDeletion, Listing } from './types';
+import { type FormFile, METADATA_FIXED_BYTES, REQUEST_FIXED_BYTES, fileCost, uploadForm } from './upload-form';
+
+const MiB = 1024 * 1024;
+
+export interface DriveOptions {
+  /** The API's base URL: `http://127.0.0.1:3000` locally, the stage URL (`…/v1`) in AWS. */
+  baseUrl: string;
+  apiKey: string;
+  /** The fetch to send with (default: the global one); tests pass one that counts. */
+  fetch?: typeof fetch;
+  /** Upload requests in flight at once: batches, and large files (each with its own parts). Default 4. */
+  concurrency?: number;
+  /** Part PUTs in flight per large file. Default 4. */
+  partConcurrency?: number;
+  /** Files larger than this go through the large-upload session in parts. Default 4 MiB. */
+  largeFileBytes?: number;
+  /** The largest `POST /drive/upload` body. Default 4.5 MiB, Drive's limit. */
+  maxRequestBytes?: number;
+  /** Files per `POST /drive/upload`. Default 1,000, Drive's limit. */
+  maxFilesPerRequest?: number;
+  retry?: Partial<RetryOptions>;
+  /** Abort an attempt that takes longer (it is retried). Default none: Node's fetch gives up after 300 s of silence. */
+  timeoutMs?: number;
+  /** The clock that waits and backoffs run on; tests pass a fake one. */
+  clock?: Clock;
+}
+
+/** Where an upload's bytes come from: a local file (read when sent, streamed from disk) or bytes in memory. */
+export type UploadSource = { file: string } | { data: Blob | Uint8Array | string };
+
+/** One file to upload: its destination `path` in the drive, its bytes, and optionally its media type. */
+export type UploadItem = UploadSource & { path: string; contentType?: string };
+
+/** What became of one file of `uploadMany`. */
+export type UploadOutcome = { ok: true; item: UploadItem; file: DriveFile } | { ok: false; item: UploadItem; error: DriveError };
+
+export interface UploadReport {
+  uploaded: { item: UploadItem; file: DriveFile }[];
+  failed: { item: UploadItem; error: DriveError }[];
+}
+
+export interface UploadProgress {
+  filesTotal: number;
+  filesDone: number;
+  filesFailed: number;
+  /** Bytes of the files still to send or sent; a failed file's unsent bytes leave the total. */
+  bytesTotal: number;
+  bytesDone: number;
+}
+
+export interface UploadOptions {
+  signal?: AbortSignal;
+  /** Called whenever a request or a part finishes. */
+  onProgress?: (progress: UploadProgress) => void;
+  /** Called once per file, as soon as its fate is known. */
+  onFile?: (outcome: UploadOutcome) => void;
+}
+
+export interface DownloadToFileOptions extends DownloadOptions {
+  /** Called with the bytes written so far, as they are written. */
+  onProgress?: (bytesDone: number, bytesTotal: number) => void;
+}
+
+// A metadata field holds at most 1 MiB on the server.
+const MAX_METADATA_BYTES = 1024 * 1024;
+// Statuses of a batch that name one bad file (a folder at its path, an invalid name) or a body too large:
+// the server stores nothing of such a request, so its halves can be sent on their own.
+const SPLIT_STATUSES = new Set([409, 413, 422]);
+
+/** A file ready to send: the caller's item, its place in the input, its size. */
+interface Planned {
+  item: UploadItem;
+  index: number;
+  size: number;
+}
+
+/**
+ * A client of one drive. Small files are packed into multi-file requests up to the request limit, large
+ * ones go in parallel parts straight to S3, every request waits for its rate-limit token, and failures are
+ * retried only where a repeat cannot do harm (see `Transport`).
+ */
+export class Drive {
+  private readonly transport: Transport;
+  private readonly concurrency: number;
+  private readonly partConcurrency: number;
+  private readonly largeFileBytes: number;
+  private readonly maxRequestBytes: number;
+  private readonly maxFilesPerRequest: number;
+
+  constructor(options: DriveOptions) {
+    if (!options.baseUrl) throw new TypeError('Drive needs a baseUrl');
+    if (!options.apiKey) throw new TypeError('Drive needs an apiKey');
+    this.transport = new Transport({
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      fetch: options.fetch ?? globalThis.fetch,
+      retry: { ...DEFAULT_RETRY, ...options.retry },
+      timeoutMs: options.timeoutMs,
+      clock: options.clock,
+    });
+    this.concurrency = positive(options.concurrency ?? 4, 'concurrency');
+    this.partConcurrency = positive(options.partConcurrency ?? 4, 'partConcurrency');
+    this.largeFileBytes = options.largeFileBytes ?? 4 * MiB;
+    this.maxRequestBytes = options.maxRequestBytes ?? 4.5 * MiB;
+    this.maxFilesPerRequest = options.maxFilesPerRequest ?? 1000;
+  }
+
+  /** Requests sent so far, retries, `429`s and time spent waiting for tokens. */
+  get stats(): TransportStats {
+    return this.transport.stats;
+  }
+
+  /** Uploads one file (see `uploadMany`); rejects with a `DriveError` if it fails. */
+  async upload(item: UploadItem, options: UploadOptions = {}): Promise<DriveFile> {
+    const report = await this.uploadMany([item], options);
+    if (report.failed.length > 0) throw report.failed[0].error;
+    return report.uploaded[0].file;
+  }
+
+  /**
+   * Uploads many files: small ones packed into as few `POST /drive/upload` requests as the size and count
+   * limits allow, large ones through the multipart session. One file's failure (a folder at its path, say)
+   * fails that file alone: a batch the server refuses for one file is split until the file is found.
+   * Resolves with every file's outcome; rejects only when `signal` aborts (after cleaning up).
+   */
+  async uploadMany(items: readonly UploadItem[], options: UploadOptions = {}): Promise<UploadReport> {
+    const report: UploadReport = { uploaded: [], failed: [] };
+    const progress: UploadProgress = { filesTotal: items.length, filesDone: 0, filesFailed: 0, bytesTotal: 0, bytesDone: 0 };
+    const settle = (outcome: UploadOutcome, size: number, sentBytes = 0) => {
+      if (outcome.ok) {
+        report.uploaded.push({ item: outcome.item, file: outcome.file });
+        progress.filesDone++;
+        progress.bytesDone += size - sentBytes;
+      } else {
+        report.failed.push({ item: outcome.item, error: outcome.error });
+        progress.filesFailed++;
+        progress.bytesTotal -= size - sentBytes;
+      }
+      options.onFile?.(outcome);
+    };
+
+    const planned: Planned[] = [];
+    await mapLimit(
+      items.map((item, index) => ({ item, index })),
+      32,
+      async ({ item, index }) => {
+        try {
+          planned.push({ item, index, size: await sizeOf(item) });
+        } catch (error) {
+          settle({ ok: false, item, error: asDriveError(error) }, 0);
+        }
+      },
+      options.signal,
+    );
+    planned.sort((a, b) => a.index - b.index);
+    const unique = this.dropDuplicates(planned, (p, error) => settle({ ok: false, item: p.item, error }, 0));
+    progress.bytesTotal = unique.reduce((sum, p) => sum + p.size, 0);
+
+    const large = unique.filter((p) => p.size > this.largeFileBytes);
+    const { batches, oversize } = packBatches(
+      unique.filter((p) => p.size <= this.largeFileBytes),
+      { fixedBytes: REQUEST_FIXED_BYTES, fixedMetadataBytes: METADATA_FIXED_BYTES, cost: (p) => fileCost({ path: p.item.path, size: p.size, contentType: p.item.contentType }) },
+      { maxBytes: this.maxRequestBytes, maxFiles: this.maxFilesPerRequest, maxMetadataBytes: MAX_METADATA_BYTES },
+    );
+    const tasks: (() => Promise<void>)[] = [
+      ...[...large, ...oversize].map((p) => () => this.sendLarge(p, options, progress, settle)),
+      ...batches.map((batch) => () => this.sendBatch(batch, options, progress, settle)),
+    ];
+    await mapLimit(tasks, this.concurrency, (task) => task(), options.signal);
+    return report;
+  }
+
+  /** Lists a folder (`/` by default); `recursive` lists every depth, `etags` adds each file's content hash. */
+  async list(folder = '/', options: { recursive?: boolean; etags?: boolean; signal?: AbortSignal } = {}): Promise<Listing> {
+    const url = this.transport.url('/drive/list', { folder, recursive: options.recursive ? 'true' : undefined, include: options.etags ? 'etag' : undefined });
+    return this.json<Listing>({ method: 'GET', url, bucket: 'list', signal: options.signal }, `GET /drive/list of ${folder}`);
+  }
+
+  /** Creates a folder and its missing parents; a folder that exists is returned as it is, so a retry is harmless. */
+  async createFolder(path: string, options: { signal?: AbortSignal } = {}): Promise<DriveFolder> {
+    return this.json<DriveFolder>(
+      { method: 'POST', url: this.transport.url('/drive/folders'), bucket: 'create-folder', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path }), signal: options.signal },
+      `POST /drive/folders of ${path}`,
+    );
+  }
+
+  /**
+   * Deletes a folder (with `recursive`, everything in it). Retried after a 5xx or a lost answer, since an
+   * interrupted recursive delete is finished by the next one; a `404` to such a retry means the folder is
+   * gone, which is what was asked, and resolves with `alreadyGone`.
+   */
+  async deleteFolder(path: string, options: { recursive?: boolean; signal?: AbortSignal } = {}): Promise<FolderDeletion> {
+    const url = this.transport.url('/drive/folders', { path, recursive: options.recursive ? 'true' : undefined });
+    const { response, uncertain } = await this.transport.send({ method: 'DELETE', url, bucket: 'delete-folder', signal: options.signal });
+    if (response.status === 404 && uncertain) {
+      await discard(response);
+      return { deleted: true, path, files_deleted: 0, alreadyGone: true };
+    }
+    return this.data<FolderDeletion>(response, `DELETE /drive/folders of ${path}`);
+  }
+
+  /** The size, ETag and type of the file at `path` (`HEAD`, no bytes); rejects with `not_found` if there is none. */
+  async stat(path: string, options: { signal?: AbortSignal } = {}): Promise<FileHead> {
+    const url = this.transport.url('/drive/download', { path });
+    const { response } = await this.transport.send({ method: 'HEAD', url, bucket: 'download', signal: options.signal });
+    if (!response.ok) throw await errorFromResponse(response, `HEAD /drive/download of ${path}`);
+    return {
+      size: Number(response.headers.get('content-length')),
+      etag: (response.headers.get('etag') ?? '').replace(/^(W\/)?"|"$/g, ''),
+      contentType: response.headers.get('content-type') ?? undefined,
+      lastModified: response.headers.get('last-modified') ?? undefined,
+    };
+  }
+
+  /** Opens the file at `path` as a stream of bytes, resumed where it broke off if the connection is lost. */
+  download(path: string, options: DownloadOptions = {}): Promise<Download> {
+    return openDownload(this.transport, path, options);
+  }
+
+  /**
+   * Downloads the file at `path` into the local file `to`, through a temporary file beside it that is
+   * renamed when every byte is there, so `to` never holds half a file.
+   */
+  async downloadToFile(path: string, to: string, options: DownloadToFileOptions = {}): Promise<{ size: number; etag: string }> {
+    const download = await this.download(path, options);
+    const temporary = join(dirname(to), `.${basename(to)}.drive-${process.pid}-${Date.now()}`);
+    let written = 0;
+    const count = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        written += chunk.length;
+        options.onProgress?.(written, download.size);
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(Readable.fromWeb(download.body as NodeReadableStream<Uint8Array>), count, createWriteStream(temporary), { signal: options.signal });
+      await rename(temporary, to);
+    } catch (error) {
+      await unlink(temporary).catch(() => undefined);
+      throw error;
+    }
+    return { size: written, etag: download.etag };
+  }
+
+  /** Sends one batch; a refusal that names one file (`SPLIT_STATUSES`) splits it in halves, sent on their own. */
+  private async sendBatch(batch: Planned[], options: UploadOptions, progress: UploadProgress, settle: (o: UploadOutcome, size: number) => void): Promise<void> {
+    let failure: DriveError;
+    try {
+      const files = await Promise.all(batch.map(formFileOf));
+      const { body, contentType } = uploadForm(files);
+      const { response } = await this.transport.send({
+        method: 'POST',
+        url: this.transport.url('/drive/upload'),
+        bucket: 'upload',
+        headers: { 'Content-Type': contentType },
+        body,
+        signal: options.signal,
+      });
+      if (response.ok) {
+        const stored = ((await response.json()) as { data: DriveFile[] }).data;
+        if (stored.length === batch.length) {
+          batch.forEach((p, i) => settle({ ok: true, item: p.item, file: stored[i] }, p.size));
+          options.onProgress?.(progress);
+          return;
+        }
+        failure = new DriveError('unexpected_response', `POST /drive/upload answered ${stored.length} files for ${batch.length}`, response.status);
+      } else {
+        failure = await errorFromResponse(response, 'POST /drive/upload');
+      }
+    } catch (error) {
+      if (isAbortError(error)) throw error;
+      failure = asDriveError(error);
+    }
+    if (batch.length > 1 && (SPLIT_STATUSES.has(failure.status) || failure.code === 'local_file_error')) {
+      const half = Math.ceil(batch.length / 2);
+      await this.sendBatch(batch.slice(0, half), options, progress, settle);
+      await this.sendBatch(batch.slice(half), options, progress, settle);
+      return;
+    }
+    for (const p of batch) settle({ ok: false, item: p.item, error: failure }, p.size);
+    options.onProgress?.(progress);
+  }
+
+  private async sendLarge(p: Planned, options: UploadOptions, progress: UploadProgress, settle: (o: UploadOutcome, size: number, sent: number) => void): Promise<void> {
+    let sent = 0;
+    try {
+      const data = (await formFileOf(p)).data;
+      const file = await uploadLarge(this.transport, { path: p.item.path, data, contentType: p.item.contentType }, {
+        partConcurrency: this.partConcurrency,
+        signal: options.signal,
+        onPartDone: (bytes) => {
+          sent += bytes;
+          progress.bytesDone += bytes;
+          options.onProgress?.(progress);
+        },
+      });
+      settle({ ok: true, item: p.item, file }, p.size, sent);
+    } catch (error) {
+      if (isAbortError(error)) throw error;
+      settle({ ok: false, item: p.item, error: asDriveError(error) }, p.size, sent);
+    }
+    options.onProgress?.(progress);
+  }
+
+  /** Two items for one destination would make the server refuse their whole batch; the later ones fail here. */
+  private dropDuplicates(planned: Planned[], fail: (p: Planned, error: DriveError) => void): Planned[] {
+    const seen = new Set<string>();
+    return planned.filter((p) => {
+      if (seen.has(p.item.path)) {
+        fail(p, new DriveError('validation_error', `${p.item.path} is the destination of more than one file`, 0));
+        return false;
+      }
+      seen.add(p.item.path);
+      return true;
+    });
+  }
+
+  private async json<T>(call: Parameters<Transport['send']>[0], what: string): Promise<T> {
+    const { response } = await this.transport.send(call);
+    return this.data<T>(response, what);
+  }
+
+  private async data<T>(response: Response, what: string): Promise<T> {
+    if (!response.ok) throw await errorFromResponse(response, what);
+    return ((await response.json()) as { data: T }).data;
+  }
+}
+
+async function sizeOf(item: UploadItem): Promise<number> {
+  if ('file' in item) {
+    const info = await stat(item.file).catch((error: NodeJS.ErrnoException) => {
+      throw new DriveError('local_file_error', `${item.file}: ${error.code ?? error.message}`, 0, { cause: error });
+    });
+    if (!info.isFile()) throw new DriveError('local_file_error', `${item.file} is not a regular file`, 0);
+    return info.size;
+  }
+  return blobOf(item.data).size;
+}
+
+/** The item's bytes as a Blob; a local file must still have the size it had when planned. */
+async function formFileOf(p: Planned): Promise<FormFile> {
+  const { item } = p;
+  let data: Blob;
+  if ('file' in item) {
+    data = await openAsBlob(item.file).catch((error: NodeJS.ErrnoException) => {
+      throw new DriveError('local_file_error', `${item.file}: ${error.code ?? error.message}`, 0, { cause: error });
+    });
+    if (data.size !== p.size) throw new DriveError('local_file_error', `${item.file} changed size while it was being uploaded`, 0);
+  } else {
+    data = blobOf(item.data);
+  }
+  return { path: item.path, size: p.size, data, contentType: item.contentType };
+}
+
+function blobOf(data: Blob | Uint8Array | string): Blob {
+  return data instanceof Blob ? data : new Blob([data]);
+}
+
+function asDriveError(error: unknown): DriveError {
+  if (error instanceof DriveError) return error;
+  return new DriveError('unexpected_response', error instanceof Error ? error.message : String(error), 0, { cause: error });
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isInteger(value) || value < 1) throw new TypeError(`${name} must be a positive integer`);
+  return value;
+}

@@ -1,0 +1,89 @@
+/**
+ * Codes a failure can carry: the API's own (spec section 7, plus Drive's 413 and 416), and the client's for
+ * what never got an API answer.
+ */
+export type DriveErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'range_not_satisfiable'
+  | 'validation_error'
+  | 'rate_limited'
+  | 'internal_error'
+  /** No HTTP answer: connection refused or reset, DNS, a timeout. `status` is 0. */
+  | 'network_error'
+  /** An answer that is not the API's JSON (a proxy's error page, S3's XML), or not what the API promises. */
+  | 'unexpected_response'
+  /** A file changed on the server while it was being downloaded, so the bytes so far cannot be continued. */
+  | 'changed_during_download'
+  /** A local file could not be read (gone, unreadable, or changed while it was being uploaded). */
+  | 'local_file_error';
+
+/** A failed call: the API's `code` and `message` and the HTTP status (0 when no answer came). */
+export class DriveError extends Error {
+  constructor(
+    readonly code: DriveErrorCode | (string & {}),
+    message: string,
+    readonly status: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'DriveError';
+  }
+}
+
+/** The `name` of an error-like value. Duck-typed: a `DOMException` may come from another realm, where `instanceof Error` fails. */
+export function errorName(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'name' in error && typeof error.name === 'string' ? error.name : undefined;
+}
+
+/** True for the error `fetch` and this client throw when an `AbortSignal` fired. */
+export function isAbortError(error: unknown): boolean {
+  const name = errorName(error);
+  return (name === 'AbortError' || name === 'TimeoutError') && !(error instanceof DriveError);
+}
+
+/** The reason an aborted signal carries, as an Error to throw. */
+export function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return errorName(reason) !== undefined ? (reason as Error) : new DOMException('This operation was aborted', 'AbortError');
+}
+
+const CODE_OF_STATUS: Record<number, DriveErrorCode> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  404: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  416: 'range_not_satisfiable',
+  422: 'validation_error',
+  429: 'rate_limited',
+  500: 'internal_error',
+};
+
+/** Reads a failed response's `{error: {code, message}}`, or describes what came instead. */
+export async function errorFromResponse(response: Response, what: string): Promise<DriveError> {
+  const text = await response.text().catch(() => '');
+  const parsed = parseApiError(text);
+  if (parsed) return new DriveError(parsed.code, parsed.message, response.status);
+  const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 200);
+  // A HEAD answer has no body to read the code from; the status alone names it.
+  const code = text === '' ? (CODE_OF_STATUS[response.status] ?? 'unexpected_response') : 'unexpected_response';
+  return new DriveError(code, `${what} answered ${response.status}${snippet ? `: ${snippet}` : ''}`, response.status);
+}
+
+function parseApiError(text: string): { code: string; message: string } | undefined {
+  try {
+    const body: unknown = JSON.parse(text);
+    if (typeof body !== 'object' || body === null || !('error' in body)) return undefined;
+    const error: unknown = body.error;
+    if (typeof error !== 'object' || error === null) return undefined;
+    const code = 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+    const message = 'message' in error && typeof error.message === 'string' ? error.message : '';
+    return code ? { code, message } : undefined;
+  } catch {
+    return undefined;
+  }
+}

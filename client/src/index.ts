@@ -1,0 +1,9 @@
+export { Drive } from './drive';
+export type { DriveOptions, UploadItem, UploadSource, UploadOutcome, UploadReport, UploadProgress, UploadOptions, DownloadToFileOptions } from './drive';
+export type { Download, DownloadOptions } from './download';
+export { DriveError, isAbortError } from './errors';
+export type { DriveErrorCode } from './errors';
+export type { RetryOptions, TransportStats, Bucket } from './transport';
+export type { DriveFile, DriveFileEntry, DriveFolder, DriveFolderEntry, FileHead, FolderDeletion, Listing, UploadSession } from './types';
+export { contentEtag, etagForm, fileContentEtag, multipartEtag, partSizeFor } from './content-etag';
+export type { Clock } from './rate-limit-pacer';

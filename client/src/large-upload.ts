@@ -1,0 +1,153 @@
+import { backoffDelay } from './backoff';
+import { multipartEtag, partEtagDigest, partRanges } from './content-etag';
+import { DriveError, errorFromResponse } from './errors';
+import { mapLimit } from './pool';
+import { type Transport, discard } from './transport';
+import type { DriveFile, DriveFileEntry, Listing, UploadSession } from './types';
+
+/** A file for the large-upload flow: its destination, its bytes, and its media type. */
+export interface LargeFile {
+  path: string;
+  data: Blob;
+  contentType?: string;
+}
+
+export interface LargeUploadOptions {
+  /** Part PUTs in flight at once. */
+  partConcurrency: number;
+  signal?: AbortSignal;
+  /** Called with each part's size once S3 has it. */
+  onPartDone?: (bytes: number) => void;
+}
+
+// The server holds a `complete` or `abort` claim for a minute; one that is still running is waited for a while longer.
+const BUSY_WAIT_MS = 90_000;
+// How long aborting a failed session may take, even after the caller's signal has fired.
+const ABORT_TIMEOUT_MS = 10_000;
+
+/**
+ * Uploads a file through the large-upload session: start it, PUT every part straight to its presigned
+ * S3 URL (several at once, each retried on its own by the transport), then complete it. When anything
+ * fails, or the signal aborts, the session is aborted so that S3 drops the parts.
+ */
+export async function uploadLarge(transport: Transport, file: LargeFile, options: LargeUploadOptions): Promise<DriveFile> {
+  const session = await startSession(transport, file, options.signal);
+  try {
+    const parts = await mapLimit(
+      partRanges(file.data.size, session.part_size),
+      options.partConcurrency,
+      async (range) => {
+        const etag = await putPart(transport, session, range.number, file.data.slice(range.start, range.end), options.signal);
+        options.onPartDone?.(range.end - range.start);
+        return { number: range.number, etag };
+      },
+      options.signal,
+    );
+    return await completeSession(transport, session, parts, options.signal);
+  } catch (error) {
+    await abortSession(transport, session.upload_id);
+    throw error;
+  }
+}
+
+/**
+ * `POST /drive/uploads`. Safe to retry: a repeat after a lost answer opens a second session, and the
+ * first, never used, ends at its expiry (its parts with it).
+ */
+async function startSession(transport: Transport, file: LargeFile, signal?: AbortSignal): Promise<UploadSession> {
+  const body = JSON.stringify({ path: file.path, size: file.data.size, ...(file.contentType ? { content_type: file.contentType } : {}) });
+  const { response } = await transport.send({
+    method: 'POST',
+    url: transport.url('/drive/uploads'),
+    bucket: 'upload',
+    headers: { 'Content-Type': 'application/json' },
+    body,
+    signal,
+  });
+  if (!response.ok) throw await errorFromResponse(response, 'POST /drive/uploads');
+  const session = ((await response.json()) as { data: UploadSession }).data;
+  const expected = partRanges(file.data.size, session.part_size).length;
+  if (session.parts.length !== expected || session.parts.some((part, i) => part.number !== i + 1)) {
+    await abortSession(transport, session.upload_id);
+    throw new DriveError('unexpected_response', `the upload session has ${session.parts.length} part URLs; a file of ${file.data.size} bytes in parts of ${session.part_size} needs ${expected}`, response.status);
+  }
+  return session;
+}
+
+/** PUTs one part to S3 (no API key: the URL is signed) and returns its ETag. Safe to retry: a part sent again replaces itself. */
+async function putPart(transport: Transport, session: UploadSession, number: number, bytes: Blob, signal?: AbortSignal): Promise<string> {
+  const { response } = await transport.send({ method: 'PUT', url: session.parts[number - 1].url, body: bytes, signal });
+  if (!response.ok) throw await errorFromResponse(response, `PUT of part ${number} of ${session.path}`);
+  await discard(response);
+  const etag = response.headers.get('etag');
+  if (!etag) throw new DriveError('unexpected_response', `storage gave part ${number} of ${session.path} no ETag (is ETag exposed to this origin?)`, response.status);
+  return etag;
+}
+
+/**
+ * `POST /drive/uploads/{id}/complete`, with the server's retry rules: a `409` that says the session is
+ * being completed (an earlier attempt of ours still running) is waited on; a `404` after an attempt that
+ * got no clear answer means that attempt may have stored the file and ended the session, so the listing
+ * is asked whether the file is there with this size and these parts' content ETag.
+ */
+async function completeSession(transport: Transport, session: UploadSession, parts: { number: number; etag: string }[], signal?: AbortSignal): Promise<DriveFile> {
+  const route = `/drive/uploads/${encodeURIComponent(session.upload_id)}/complete`;
+  const body = JSON.stringify({ parts });
+  const started = transport.now();
+  let uncertain = false;
+  for (let wait = 0; ; wait++) {
+    const result = await transport.send({ method: 'POST', url: transport.url(route), bucket: 'upload', headers: { 'Content-Type': 'application/json' }, body, signal });
+    uncertain ||= result.uncertain;
+    const { response } = result;
+    if (response.ok) return ((await response.json()) as { data: DriveFile }).data;
+    const error = await errorFromResponse(response, `POST ${route}`);
+    if (error.status === 409 && /being completed/.test(error.message) && transport.now() - started < BUSY_WAIT_MS) {
+      uncertain = true;
+      await transport.sleep(backoffDelay(wait, { baseDelayMs: 1000, maxDelayMs: 5000 }) + 500, signal);
+      continue;
+    }
+    if (error.status === 404 && uncertain) {
+      const stored = await storedFile(transport, session.path, session.size, signal);
+      if (stored?.etag === multipartEtag(parts.map((part) => partEtagDigest(part.etag)))) {
+        const { etag: _etag, ...file } = stored;
+      return { ...file, url: downloadUrl(transport, stored.path) };
+      }
+    }
+    throw error;
+  }
+}
+
+/** The URL the API gives a stored file: its download route, with the path's slashes left readable as the server writes them. */
+function downloadUrl(transport: Transport, path: string): string {
+  return `${transport.url('/drive/download')}?path=${encodeURIComponent(path).replace(/%2F/g, '/')}`;
+}
+
+/** The listing entry of the file at `path`, if it is there with `size` bytes. */
+async function storedFile(transport: Transport, path: string, size: number, signal?: AbortSignal): Promise<DriveFileEntry | undefined> {
+  const folder = path.slice(0, path.lastIndexOf('/')) || '/';
+  const { response } = await transport.send({ method: 'GET', url: transport.url('/drive/list', { folder, include: 'etag' }), bucket: 'list', signal });
+  if (!response.ok) {
+    await discard(response);
+    return undefined;
+  }
+  const listing = ((await response.json()) as { data: Listing }).data;
+  return listing.files.find((file) => file.path === path && file.size === size);
+}
+
+/**
+ * `DELETE /drive/uploads/{id}`, best effort and bounded in time: it runs after a failure or an abort, and
+ * a session it cannot end expires on its own.
+ */
+async function abortSession(transport: Transport, uploadId: string): Promise<void> {
+  try {
+    const { response } = await transport.send({
+      method: 'DELETE',
+      url: transport.url(`/drive/uploads/${encodeURIComponent(uploadId)}`),
+      bucket: 'upload',
+      signal: AbortSignal.timeout(ABORT_TIMEOUT_MS),
+    });
+    await discard(response);
+  } catch {
+    // The session ends at its expiry instead.
+  }
+}

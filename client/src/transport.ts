@@ -1,0 +1,208 @@
+import { backoffDelay, rateLimitedDelay } from './backoff';
+import { DriveError, abortReason, errorName } from './errors';
+import { type Clock, RateLimitPacer, systemClock } from './rate-limit-pacer';
+
+/** The API's rate-limit buckets (one per endpoint and key); the large-upload routes take `upload` tokens. */
+export type Bucket = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder';
+
+/** How failed attempts are retried. */
+export interface RetryOptions {
+  /** Retries after a 5xx or no answer (connection error, timeout), per call. Default 5. */
+  maxRetries: number;
+  /** The ceiling of the first backoff, in ms (full jitter, doubling). Default 250. */
+  baseDelayMs: number;
+  /** The longest backoff, in ms. Default 20,000. */
+  maxDelayMs: number;
+  /** `429` answers waited out per call before giving up. Default 50. */
+  maxRateLimited: number;
+}
+
+export const DEFAULT_RETRY: RetryOptions = { maxRetries: 5, baseDelayMs: 250, maxDelayMs: 20_000, maxRateLimited: 50 };
+
+/** One HTTP call: to the API (with `bucket`: authorized and paced) or to storage (a presigned URL). */
+export interface Call {
+  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
+  url: string;
+  bucket?: Bucket;
+  headers?: Record<string, string>;
+  /** Reused as is by a retry, so only bodies that can be read twice. */
+  body?: Blob | Uint8Array | string;
+  signal?: AbortSignal;
+}
+
+/** A call's final answer. */
+export interface CallResult {
+  response: Response;
+  /** An earlier attempt ended without a clear answer (no answer, or a 5xx), so it may have taken effect. */
+  uncertain: boolean;
+}
+
+/** What the transport has done so far, for reports. */
+export interface TransportStats {
+  /** HTTP requests sent, retries included. */
+  requests: number;
+  /** Requests sent, by bucket, or `storage` for presigned URLs. */
+  requestsBy: Record<string, number>;
+  /** Retries after a 5xx or no answer. */
+  retries: number;
+  /** `429` answers received. */
+  rateLimited: number;
+  /** Milliseconds requests waited for a rate-limit token (pacing and `Retry-After`), summed over requests. */
+  pacedMs: number;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  apiKey: string;
+  fetch: typeof fetch;
+  retry: RetryOptions;
+  /** Abort one attempt after this long (it is then retried as a network failure); none by default. */
+  timeoutMs?: number;
+  random?: () => number;
+  clock?: Clock;
+}
+
+// Failures that happen before a request is on the wire.
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * Sends calls with the client's rules: each API call waits for a token of its bucket (`RateLimit-*`), a
+ * `429` is waited out (`Retry-After`) and sent again, and a 5xx or a lost answer is retried with jittered
+ * backoff. Every call the client makes is safe to repeat (each operation's JSDoc says why), so retries are
+ * uniform; what a repeat can answer differently (a `404` after an earlier attempt did the work) is left to
+ * the caller through `uncertain`. No other 4xx is retried.
+ */
+export class Transport {
+  readonly stats: TransportStats = { requests: 0, requestsBy: {}, retries: 0, rateLimited: 0, pacedMs: 0 };
+  private readonly pacers = new Map<Bucket, RateLimitPacer>();
+  private readonly clock: Clock;
+
+  constructor(private readonly options: TransportOptions) {
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /** The absolute URL of an API route with its query. */
+  url(route: string, query?: Record<string, string | undefined>): string {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined) params.set(name, value);
+    const search = params.toString();
+    return `${this.options.baseUrl.replace(/\/+$/, '')}${route}${search ? `?${search}` : ''}`;
+  }
+
+  /** Sends `call`, retrying as the class comment says; resolves with the last answer, whatever its status. */
+  async send(call: Call): Promise<CallResult> {
+    const { retry } = this.options;
+    let uncertain = false;
+    let retries = 0;
+    let refusals = 0;
+    for (;;) {
+      const pacer = call.bucket ? this.pacerOf(call.bucket) : undefined;
+      if (pacer) await this.paced(pacer, call.signal);
+      let response: Response;
+      try {
+        response = await this.attempt(call);
+      } catch (error) {
+        pacer?.settle(undefined, this.clock.now());
+        if (call.signal?.aborted) throw abortReason(call.signal);
+        if (isLocalReadError(error)) throw new DriveError('local_file_error', `a file to send could not be read, or changed since it was opened (${call.method} ${new URL(call.url).pathname})`, 0, { cause: error });
+        if (retries >= retry.maxRetries) throw networkError(call, error);
+        if (!NOT_SENT.has(causeCode(error) ?? '')) uncertain = true;
+        await this.backoff(retries++, call.signal);
+        continue;
+      }
+      pacer?.settle(response.headers, this.clock.now());
+      if (response.status === 429 && refusals < retry.maxRateLimited) {
+        refusals++;
+        this.stats.rateLimited++;
+        const delay = rateLimitedDelay(response.headers, this.options.random);
+        await discard(response);
+        if (pacer) pacer.refuse(delay, this.clock.now());
+        else await this.clock.sleep(delay, call.signal);
+        continue;
+      }
+      if (response.status >= 500 && retries < retry.maxRetries) {
+        await discard(response);
+        uncertain = true;
+        await this.backoff(retries++, call.signal);
+        continue;
+      }
+      return { response, uncertain };
+    }
+  }
+
+  /** The transport's clock's time (real time, but for tests). */
+  now(): number {
+    return this.clock.now();
+  }
+
+  /** Waits `ms` on the transport's clock (real time, but for tests). */
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return this.clock.sleep(ms, signal);
+  }
+
+  private async attempt(call: Call): Promise<Response> {
+    this.stats.requests++;
+    const kind = call.bucket ?? 'storage';
+    this.stats.requestsBy[kind] = (this.stats.requestsBy[kind] ?? 0) + 1;
+    const headers: Record<string, string> = { ...call.headers };
+    if (call.bucket) headers.Authorization = `Bearer ${this.options.apiKey}`;
+    const signals = [call.signal, this.options.timeoutMs ? AbortSignal.timeout(this.options.timeoutMs) : undefined].filter(
+      (signal): signal is AbortSignal => signal !== undefined,
+    );
+    return this.options.fetch(call.url, {
+      method: call.method,
+      headers,
+      body: call.body,
+      signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
+    });
+  }
+
+  private async paced(pacer: RateLimitPacer, signal?: AbortSignal): Promise<void> {
+    const before = pacer.waitedMs;
+    await pacer.acquire(signal);
+    this.stats.pacedMs += pacer.waitedMs - before;
+  }
+
+  private async backoff(retry: number, signal?: AbortSignal): Promise<void> {
+    this.stats.retries++;
+    await this.clock.sleep(backoffDelay(retry, this.options.retry, this.options.random), signal);
+  }
+
+  private pacerOf(bucket: Bucket): RateLimitPacer {
+    let pacer = this.pacers.get(bucket);
+    if (!pacer) this.pacers.set(bucket, (pacer = new RateLimitPacer(60_000, this.clock)));
+    return pacer;
+  }
+}
+
+/** Reads and drops a body, so the connection can be reused. */
+export async function discard(response: Response): Promise<void> {
+  await response.arrayBuffer().catch(() => undefined);
+}
+
+function networkError(call: Call, error: unknown): DriveError {
+  const detail = causeCode(error) ?? messageOf(causeOf(error));
+  const reason = `${messageOf(error) ?? String(error)}${detail ? ` (${detail})` : ''}`;
+  const where = call.bucket ? `${call.method} ${new URL(call.url).pathname}` : `${call.method} to storage`;
+  return new DriveError('network_error', `${where} got no answer: ${reason}`, 0, { cause: error });
+}
+
+/** A Blob body whose file went away or changed: sending it again cannot help. */
+function isLocalReadError(error: unknown): boolean {
+  const name = errorName(causeOf(error));
+  return name === 'NotReadableError' || name === 'NotFoundError';
+}
+
+// fetch's errors come from Node's own realm, where `instanceof Error` of another (a test's vm) fails: duck-type.
+function causeOf(error: unknown): unknown {
+  return typeof error === 'object' && error !== null && 'cause' in error ? error.cause : undefined;
+}
+
+function messageOf(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'message' in error && typeof error.message === 'string' ? error.message : undefined;
+}
+
+function causeCode(error: unknown): string | undefined {
+  const cause = causeOf(error);
+  return typeof cause === 'object' && cause !== null && 'code' in cause && typeof cause.code === 'string' ? cause.code : undefined;
+}

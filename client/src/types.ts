@@ -1,0 +1,73 @@
+/** A stored file, as upload and large-upload completion return it (spec section 2). */
+export interface DriveFile {
+  id: string;
+  name: string;
+  path: string;
+  /** The absolute URL that downloads it. */
+  url: string;
+  size: number;
+  created_at: string;
+}
+
+/** A file as a listing shows it: a `DriveFile` without `url`. */
+export type DriveFileEntry = Omit<DriveFile, 'url'> & {
+  /**
+   * Only when listed with `etags: true`: the content hash, as S3 computes ETags (hex MD5 for a file stored
+   * by one upload request; `<hex MD5 of the parts' MD5s>-<parts>` for a large upload). Files stored before
+   * the server kept hashes show their `id` here instead.
+   */
+  etag?: string;
+};
+
+/** A folder as a listing shows it. */
+export interface DriveFolderEntry {
+  id: string;
+  name: string;
+  path: string;
+}
+
+/** The contents of a folder (with `recursive`, at every depth). */
+export interface Listing {
+  folder: string;
+  files: DriveFileEntry[];
+  folders: DriveFolderEntry[];
+}
+
+/** A folder, as creating it returns it. */
+export interface DriveFolder {
+  id: string;
+  path: string;
+  created_at: string;
+}
+
+/** What deleting a folder did. */
+export interface FolderDeletion {
+  deleted: boolean;
+  path: string;
+  /** Files removed. 0 when `alreadyGone`. */
+  files_deleted: number;
+  /**
+   * A retry found the folder already gone after an earlier attempt got no clear answer: that attempt
+   * deleted it (its `files_deleted` is lost), or someone else did. Either way the folder is gone.
+   */
+  alreadyGone?: boolean;
+}
+
+/** The answer to `POST /drive/uploads`: a large-upload session with a presigned URL per part. */
+export interface UploadSession {
+  upload_id: string;
+  path: string;
+  size: number;
+  part_size: number;
+  parts: { number: number; url: string }[];
+  expires_at: string;
+}
+
+/** A file's headers, as `HEAD /drive/download` gives them. */
+export interface FileHead {
+  size: number;
+  /** The `ETag` header without its quotes. */
+  etag: string;
+  contentType: string | undefined;
+  lastModified: string | undefined;
+}

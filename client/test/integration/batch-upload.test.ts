@@ -1,0 +1,87 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type RunningHost, startHost, stopHost } from '../../../test/support/local-host';
+import { Drive } from '../../src/drive';
+import { type TreeFile, countingFetch, etagMismatches, smallFiles, verifyByDownload, writeTree } from '../support/trees';
+
+const UPLOADER = 'client-uploader-key-0123456789abcdef';
+// Rate limits are per key: the byte-for-byte check downloads 2,003 files, four times the download limit of
+// one key, so it reads through keys of its own on the same drive and leaves the uploader's limits alone.
+const VERIFIERS = Array.from({ length: 5 }, (_, i) => `client-verifier-${i}-key-0123456789abcdef`);
+const MiB = 1024 * 1024;
+
+let host: RunningHost;
+let dir: string;
+let tree: TreeFile[];
+
+beforeAll(async () => {
+  // The spec's default rate limits: no DRIVE_RATE_LIMITS.
+  host = await startHost({ DRIVE_API_KEYS: [UPLOADER, ...VERIFIERS].map((key) => `default:${key}`).join(',') });
+  dir = await mkdtemp(join(tmpdir(), 'drive-client-tree-'));
+  tree = await writeTree(dir, [
+    ...smallFiles(2000, 100, 16 * 1024),
+    { relative: 'large/over-10-mib.bin', size: 10 * MiB + 1 },
+    { relative: 'large/nested/12-and-a-half.bin', size: 12.5 * MiB },
+    { relative: 'large/17-mib-and-change.bin', size: 17 * MiB + 123 },
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await stopHost(host);
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('Drive client against the local host, default rate limits', () => {
+  it('uploads a tree of 2,000 small files and 3 over 10 MiB in a few dozen requests, never refused, every byte verified by download', async () => {
+    // Prepare
+    const fetcher = countingFetch();
+    const drive = new Drive({ baseUrl: host.url, apiKey: UPLOADER, fetch: fetcher });
+    // The jest worker's RSS says little (it has grown with earlier suites); the heap and buffers the upload adds do.
+    const inUse = () => process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+    const inUseBefore = inUse();
+    let inUsePeak = inUseBefore;
+    const started = Date.now();
+
+    // Act
+    const report = await drive.uploadMany(
+      tree.map((file) => ({ file: file.local, path: `/batch/${file.relative}` })),
+      { onProgress: () => (inUsePeak = Math.max(inUsePeak, inUse())) },
+    );
+    const uploadMs = Date.now() - started;
+    const requests = fetcher.count;
+    const byKind = { ...fetcher.byKind };
+
+    // Assess: every file stored, nothing refused, and far fewer requests than files.
+    expect(report.failed).toEqual([]);
+    expect(report.uploaded).toHaveLength(2003);
+    expect(drive.stats).toMatchObject({ rateLimited: 0, retries: 0 });
+    expect(requests).toBe(drive.stats.requests);
+    const apiUploads = drive.stats.requestsBy.upload;
+    // 2,000 files of at most 16 KiB are ~16 MB: four or five 4.5 MiB requests; each large file is a start and a complete.
+    expect(apiUploads).toBeLessThanOrEqual(12);
+    expect(byKind['PUT (storage)']).toBe(2 + 2 + 3);
+    expect(requests).toBe(apiUploads + byKind['PUT (storage)']);
+
+    const verifyStarted = Date.now();
+    const verifiers = VERIFIERS.map((key) => new Drive({ baseUrl: host.url, apiKey: key }));
+    const verified = await verifyByDownload(verifiers, tree, '/batch');
+    const verifyMs = Date.now() - verifyStarted;
+    expect(verified.mismatched).toEqual([]);
+    expect(verified.checked).toBe(2003);
+    expect(await etagMismatches(drive, tree, '/batch')).toEqual([]);
+
+    const bytes = tree.reduce((sum, file) => sum + file.size, 0);
+    console.log(
+      [
+        'Client report: 2,000 small files (0-16 KiB) + 3 files over 10 MiB, default rate limits',
+        `  files ${tree.length}, ${(bytes / MiB).toFixed(1)} MiB`,
+        `  HTTP requests for the upload: ${requests} (${Object.entries(byKind).map(([kind, n]) => `${n} ${kind}`).join(', ')})`,
+        `  of the upload rate limit (100/min): ${apiUploads} tokens; 429s: ${drive.stats.rateLimited}; retries: ${drive.stats.retries}; paced ${drive.stats.pacedMs} ms`,
+        `  upload: ${(uploadMs / 1000).toFixed(2)} s, ${(bytes / MiB / (uploadMs / 1000)).toFixed(1)} MiB/s, ${Math.round((tree.length * 1000) / uploadMs)} files/s`,
+        `  client heap + buffers: at most ${((inUsePeak - inUseBefore) / MiB).toFixed(1)} MiB more during the upload than before (bodies stream from disk)`,
+        `  verified by download: ${verified.checked} files, ${(verified.bytes / MiB).toFixed(1)} MiB in ${(verifyMs / 1000).toFixed(2)} s (5 keys)`,
+      ].join('\n'),
+    );
+  }, 180_000);
+});

@@ -1,0 +1,167 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { type RunningHost, startHost, stopHost } from '../../../test/support/local-host';
+import { Drive } from '../../src/drive';
+import { driveEnv, runCli } from '../support/cli-process';
+import { type TreeFile, writeTree } from '../support/trees';
+
+const KEY = 'client-cli-key-0123456789abcdef';
+const ROOT = resolve(__dirname, '..', '..', '..');
+
+let host: RunningHost;
+let dir: string;
+let tree: TreeFile[];
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  host = await startHost({ DRIVE_API_KEYS: `default:${KEY}` });
+  env = driveEnv(host.url, KEY);
+  dir = await mkdtemp(join(tmpdir(), 'drive-cli-'));
+  tree = await writeTree(join(dir, 'out'), [
+    { relative: 'report.csv', size: 1200 },
+    { relative: '2026/01/a.bin', size: 5000 },
+    { relative: '2026/01/b.bin', size: 0 },
+    { relative: '2026/02/c.bin', size: 70_000 },
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await stopHost(host);
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface UploadJson {
+  ok: boolean;
+  uploaded: { local: string; path: string; size: number; id: string }[];
+  skipped: unknown[];
+  failed: { path: string; code: string; status: number; message: string }[];
+  planned?: { path: string }[];
+  requests: number;
+}
+
+describe('drive CLI against the local host', () => {
+  it('runs as `npx drive` from the repository root (the workspace links its bin)', async () => {
+    const { stdout } = await promisify(execFile)('npx', ['--no-install', 'drive', '--version'], { cwd: ROOT, env: { ...process.env, DRIVE_CLI_SOURCE: '1' } });
+    expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('exits 2 naming what is missing when neither DRIVE_URL nor --url is set', async () => {
+    const run = await runCli(['ls'], {});
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('set DRIVE_URL or pass --url');
+  });
+
+  it('exits 2 with the usage on an unknown flag', async () => {
+    const run = await runCli(['upload', '--bogus', 'x'], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/Unknown option '--bogus'[\s\S]*Usage:/);
+  });
+
+  it('--dry-run says what it would send and sends none of it', async () => {
+    const run = await runCli(['upload', join(dir, 'out'), '--to', '/dry', '--dry-run', '--json'], env);
+    expect(run.code).toBe(0);
+    expect(run.json<UploadJson>().planned!.map((file) => file.path)).toEqual(['/dry/2026/01/a.bin', '/dry/2026/01/b.bin', '/dry/2026/02/c.bin', '/dry/report.csv']);
+    expect((await runCli(['ls', '/dry'], env)).stderr).toContain('not_found');
+  });
+
+  it('uploads a directory keeping its tree, with one JSON document for scripts', async () => {
+    // Act
+    const run = await runCli(['upload', join(dir, 'out'), '--to', '/cli', '--json'], env);
+
+    // Assess
+    expect(run.code).toBe(0);
+    const result = run.json<UploadJson>();
+    expect(result.ok).toBe(true);
+    expect(result.failed).toEqual([]);
+    expect(result.uploaded.map((file) => [file.path, file.size]).sort()).toEqual([
+      ['/cli/2026/01/a.bin', 5000],
+      ['/cli/2026/01/b.bin', 0],
+      ['/cli/2026/02/c.bin', 70_000],
+      ['/cli/report.csv', 1200],
+    ]);
+    expect(result.requests).toBe(1);
+  });
+
+  it('prints a line per file and a summary when stdout is not a terminal', async () => {
+    const run = await runCli(['upload', join(dir, 'out', 'report.csv'), '--to', '/plain'], env);
+    expect(run.code).toBe(0);
+    expect(run.stdout.toString()).toMatch(/^uploaded \/plain\/report.csv \(1.2 KiB\)\nuploaded 1 file\(s\) \(1.2 KiB\), skipped 0, failed 0 in [\d.]+ s; 1 HTTP requests/);
+  });
+
+  it('ls lists a folder, -r every depth, --json the API’s listing', async () => {
+    const plain = await runCli(['ls', '/cli'], env);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout.toString().trim().split('\n').map((line) => line.trim().split(/\s+/).at(-1))).toEqual(['/cli/2026/', '/cli/report.csv']);
+
+    const deep = await runCli(['ls', '-r', '/cli', '--json'], env);
+    const listing = deep.json<{ folder: string; files: { path: string }[]; folders: { path: string }[] }>();
+    expect(listing.folder).toBe('/cli');
+    expect(listing.files.map((file) => file.path)).toEqual(['/cli/2026/01/a.bin', '/cli/2026/01/b.bin', '/cli/2026/02/c.bin', '/cli/report.csv']);
+    expect(listing.folders.map((folder) => folder.path)).toEqual(['/cli/2026', '/cli/2026/01', '/cli/2026/02']);
+  });
+
+  it('get writes a file to -o, or to stdout with -o -, byte for byte', async () => {
+    const to = join(dir, 'got.bin');
+    const saved = await runCli(['get', '/cli/2026/02/c.bin', '-o', to, '--json'], env);
+    expect(saved.code).toBe(0);
+    expect(saved.json()).toMatchObject({ path: '/cli/2026/02/c.bin', to, size: 70_000, etag: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    const original = await readFile(tree.find((file) => file.relative === '2026/02/c.bin')!.local);
+    expect((await readFile(to)).equals(original)).toBe(true);
+
+    const piped = await runCli(['get', '/cli/2026/02/c.bin', '-o', '-'], env);
+    expect(piped.code).toBe(0);
+    expect(piped.stdout.equals(original)).toBe(true);
+  });
+
+  it('get of a missing file exits 1 with the API’s code', async () => {
+    const run = await runCli(['get', '/cli/nope.txt', '-o', join(dir, 'nope'), '--json'], env);
+    expect(run.code).toBe(1);
+    expect(run.json()).toEqual({ error: { code: 'not_found', message: expect.any(String), status: 404 } });
+  });
+
+  it('mkdir creates folders with their parents, and again is fine', async () => {
+    const first = await runCli(['mkdir', '/made/a/b', '/made/c', '--json'], env);
+    expect(first.code).toBe(0);
+    expect(first.json<{ folders: { path: string }[] }>().folders.map((folder) => folder.path)).toEqual(['/made/a/b', '/made/c']);
+    expect((await runCli(['mkdir', '/made/a/b'], env)).code).toBe(0);
+  });
+
+  it('exits 1 with a summary naming the file that failed (a folder at its destination), and stores the others', async () => {
+    // Prepare: a folder where report.csv would go.
+    expect((await runCli(['mkdir', '/clash/report.csv'], env)).code).toBe(0);
+
+    // Act
+    const run = await runCli(['upload', join(dir, 'out'), '--to', '/clash'], env);
+    const json = await runCli(['upload', join(dir, 'out'), '--to', '/clash', '--json'], env);
+
+    // Assess
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/1 file\(s\) failed:\n {2}\S+report\.csv -> \/clash\/report\.csv: conflict \(409\): /);
+    expect(json.code).toBe(1);
+    const result = json.json<UploadJson>();
+    expect(result.ok).toBe(false);
+    expect(result.failed).toEqual([expect.objectContaining({ path: '/clash/report.csv', code: 'conflict', status: 409 })]);
+    expect(result.uploaded.map((file) => file.path).sort()).toEqual(['/clash/2026/01/a.bin', '/clash/2026/01/b.bin', '/clash/2026/02/c.bin']);
+  });
+
+  it('rm removes an empty folder, refuses a full one without -r (409), and takes everything with -r', async () => {
+    expect((await runCli(['rm', '/made/c'], env)).code).toBe(0);
+    const full = await runCli(['rm', '/cli'], env);
+    expect(full.code).toBe(1);
+    expect(full.stderr).toContain('(conflict, 409)');
+
+    const all = await runCli(['rm', '-r', '/cli', '--json'], env);
+    expect(all.code).toBe(0);
+    expect(all.json()).toEqual({ deleted: true, path: '/cli', files_deleted: 4 });
+    await expect(new Drive({ baseUrl: host.url, apiKey: KEY }).list('/cli')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('rejects a wrong key with exit 1 and unauthorized', async () => {
+    const run = await runCli(['ls', '--json'], driveEnv(host.url, 'not-a-key'));
+    expect(run.code).toBe(1);
+    expect(run.json()).toMatchObject({ error: { code: 'unauthorized', status: 401 } });
+  });
+});

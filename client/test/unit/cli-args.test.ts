@@ -1,0 +1,78 @@
+import { UsageError, connectionOf, parseCommand } from '../../src/cli/args';
+
+describe('Function: parseCommand', () => {
+  it('reads upload with its sources, --to (trailing slash dropped) and flags', () => {
+    expect(parseCommand(['upload', './out', 'a.csv', '--to', '/ingest/2026-01-01/', '-c', '8', '--dry-run', '--skip-existing', '--json'])).toEqual({
+      name: 'upload',
+      sources: ['./out', 'a.csv'],
+      to: '/ingest/2026-01-01',
+      concurrency: 8,
+      dryRun: true,
+      skipExisting: true,
+      json: true,
+      url: undefined,
+      apiKey: undefined,
+    });
+  });
+
+  it('uploads to / by default', () => {
+    expect(parseCommand(['upload', 'x'])).toMatchObject({ to: '/', dryRun: false, skipExisting: false, concurrency: undefined });
+  });
+
+  it('takes global options before the command too', () => {
+    expect(parseCommand(['--url', 'http://h:1', '--api-key', 'k', 'ls', '-r', '/a'])).toEqual({
+      name: 'ls',
+      folder: '/a',
+      recursive: true,
+      json: false,
+      url: 'http://h:1',
+      apiKey: 'k',
+    });
+  });
+
+  it('reads ls, get, mkdir and rm', () => {
+    expect(parseCommand(['ls'])).toMatchObject({ name: 'ls', folder: '/', recursive: false });
+    expect(parseCommand(['get', '/a/b.txt', '-o', 'local.txt'])).toMatchObject({ name: 'get', path: '/a/b.txt', output: 'local.txt' });
+    expect(parseCommand(['mkdir', '/a/b', '/c'])).toMatchObject({ name: 'mkdir', paths: ['/a/b', '/c'] });
+    expect(parseCommand(['rm', '-r', '/a'])).toMatchObject({ name: 'rm', path: '/a', recursive: true });
+    expect(parseCommand(['rm', '/a'])).toMatchObject({ recursive: false });
+  });
+
+  it('answers help and version', () => {
+    expect(parseCommand([])).toEqual({ name: 'help' });
+    expect(parseCommand(['--help'])).toEqual({ name: 'help' });
+    expect(parseCommand(['upload', '--help'])).toEqual({ name: 'help', topic: 'upload' });
+    expect(parseCommand(['--version'])).toEqual({ name: 'version' });
+  });
+
+  it.each([
+    [['frobnicate'], /unknown command "frobnicate"/],
+    [['upload'], /at least one file/],
+    [['upload', 'x', '--to', 'relative'], /must be a drive path starting with "\/"/],
+    [['upload', 'x', '--concurrency', '0'], /--concurrency must be a positive integer/],
+    [['upload', 'x', '--concurrency', 'many'], /--concurrency must be a positive integer/],
+    [['ls', '--bogus'], /Unknown option '--bogus'/],
+    [['ls', '/a', '/b'], /ls takes one folder/],
+    [['get'], /get needs a path/],
+    [['get', 'a.txt'], /path must be a drive path/],
+    [['rm', '-o', 'x', '/a'], /Unknown option '-o'/],
+    [['--json'], /no command given/],
+  ])('refuses %j with a UsageError', (argv, message) => {
+    expect(() => parseCommand(argv)).toThrow(UsageError);
+    expect(() => parseCommand(argv)).toThrow(message);
+  });
+});
+
+describe('Function: connectionOf', () => {
+  it('takes flags over DRIVE_URL and DRIVE_API_KEY', () => {
+    const env = { DRIVE_URL: 'http://env:1', DRIVE_API_KEY: 'env-key' };
+    expect(connectionOf({}, env)).toEqual({ url: 'http://env:1', apiKey: 'env-key' });
+    expect(connectionOf({ url: 'https://flag', apiKey: 'flag-key' }, env)).toEqual({ url: 'https://flag', apiKey: 'flag-key' });
+  });
+
+  it('names what is missing or wrong', () => {
+    expect(() => connectionOf({}, {})).toThrow(/set DRIVE_URL or pass --url/);
+    expect(() => connectionOf({}, { DRIVE_URL: 'http://h' })).toThrow(/set DRIVE_API_KEY or pass --api-key/);
+    expect(() => connectionOf({}, { DRIVE_URL: 'h:1', DRIVE_API_KEY: 'k' })).toThrow(/must be an http\(s\) URL/);
+  });
+});

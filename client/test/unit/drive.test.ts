@@ -1,0 +1,125 @@
+import { Drive } from '../../src/drive';
+import { FakeClock, type SeenRequest, fakeFetch, jsonResponse, networkFailure } from '../support/fakes';
+
+const BASE = 'http://drive.test';
+
+/** The destinations of an upload request, read from its metadata part. */
+async function destinationsOf(request: SeenRequest): Promise<string[]> {
+  const text = await request.body!.text();
+  const metadata = /name="metadata"\r\n\r\n(.*)\r\n/.exec(text)![1];
+  return (JSON.parse(metadata) as { path: string }[]).map((entry) => entry.path);
+}
+
+const stored = (path: string) => ({ id: `id-${path}`, name: path.slice(path.lastIndexOf('/') + 1), path, url: `${BASE}/drive/download?path=${path}`, size: 1, created_at: '2026-01-01T00:00:00.000Z' });
+
+function driveWith(fetcher: typeof fetch, options: Partial<ConstructorParameters<typeof Drive>[0]> = {}) {
+  return new Drive({ baseUrl: BASE, apiKey: 'k', fetch: fetcher, clock: new FakeClock(), ...options });
+}
+
+describe('Class: Drive', () => {
+  describe('Method: uploadMany', () => {
+    it('packs small files into one request and reports each stored file', async () => {
+      // Prepare
+      const fetcher = fakeFetch(async (request) => jsonResponse(200, { data: (await destinationsOf(request)).map(stored) }));
+      const items = Array.from({ length: 10 }, (_, i) => ({ path: `/a/${i}.txt`, data: `file ${i}` }));
+
+      // Act
+      const report = await driveWith(fetcher).uploadMany(items);
+
+      // Assess
+      expect(fetcher.requests).toHaveLength(1);
+      expect(report.failed).toEqual([]);
+      expect(report.uploaded.map((u) => u.file.path).sort()).toEqual(items.map((item) => item.path).sort());
+    });
+
+    it('splits a batch the server refuses for one file until that file alone fails, and stores the rest', async () => {
+      // Prepare: a folder sits at /a/13.txt; the server refuses any request that holds it, storing nothing.
+      const fetcher = fakeFetch(async (request) => {
+        const paths = await destinationsOf(request);
+        if (paths.includes('/a/13.txt')) return jsonResponse(409, { error: { code: 'conflict', message: '/a/13.txt is a folder' } });
+        return jsonResponse(200, { data: paths.map(stored) });
+      });
+      const items = Array.from({ length: 64 }, (_, i) => ({ path: `/a/${i}.txt`, data: 'x' }));
+      const files: string[] = [];
+
+      // Act
+      const report = await driveWith(fetcher).uploadMany(items, { onFile: (outcome) => files.push(outcome.item.path) });
+
+      // Assess: halving 64 down to 1 is 6 levels, two requests each, after the first.
+      expect(report.failed.map((f) => [f.item.path, f.error.code, f.error.status])).toEqual([['/a/13.txt', 'conflict', 409]]);
+      expect(report.uploaded).toHaveLength(63);
+      expect(fetcher.requests).toHaveLength(1 + 2 * 6);
+      expect(files).toHaveLength(64);
+    });
+
+    it('fails a whole batch on a refusal that is not about one file (401), without splitting it', async () => {
+      const fetcher = fakeFetch(() => jsonResponse(401, { error: { code: 'unauthorized', message: 'the API key is not valid' } }));
+      const report = await driveWith(fetcher).uploadMany(Array.from({ length: 8 }, (_, i) => ({ path: `/${i}`, data: 'x' })));
+      expect(report.failed).toHaveLength(8);
+      expect(report.failed[0].error).toMatchObject({ code: 'unauthorized', status: 401, message: 'the API key is not valid' });
+      expect(fetcher.requests).toHaveLength(1);
+    });
+
+    it('fails the later of two items with one destination before sending, so the server cannot refuse their batch', async () => {
+      const fetcher = fakeFetch(async (request) => jsonResponse(200, { data: (await destinationsOf(request)).map(stored) }));
+      const report = await driveWith(fetcher).uploadMany([
+        { path: '/same', data: 'one' },
+        { path: '/same', data: 'two' },
+      ]);
+      expect(report.uploaded).toHaveLength(1);
+      expect(report.failed.map((f) => f.error.code)).toEqual(['validation_error']);
+    });
+
+    it('fails a local file that does not exist as local_file_error, and uploads the others', async () => {
+      const fetcher = fakeFetch(async (request) => jsonResponse(200, { data: (await destinationsOf(request)).map(stored) }));
+      const report = await driveWith(fetcher).uploadMany([
+        { path: '/gone', file: '/no/such/file' },
+        { path: '/here', data: 'x' },
+      ]);
+      expect(report.failed.map((f) => [f.item.path, f.error.code])).toEqual([['/gone', 'local_file_error']]);
+      expect(report.uploaded.map((u) => u.file.path)).toEqual(['/here']);
+    });
+
+    it('reports progress in files and bytes', async () => {
+      const fetcher = fakeFetch(async (request) => jsonResponse(200, { data: (await destinationsOf(request)).map(stored) }));
+      const seen: { filesDone: number; bytesDone: number; bytesTotal: number }[] = [];
+      await driveWith(fetcher, { maxFilesPerRequest: 2 }).uploadMany(
+        [
+          { path: '/a', data: 'aaaa' },
+          { path: '/b', data: 'bb' },
+          { path: '/c', data: 'c' },
+        ],
+        { onProgress: (p) => seen.push({ filesDone: p.filesDone, bytesDone: p.bytesDone, bytesTotal: p.bytesTotal }) },
+      );
+      expect(seen.at(-1)).toEqual({ filesDone: 3, bytesDone: 7, bytesTotal: 7 });
+    });
+  });
+
+  describe('Method: deleteFolder', () => {
+    it('resolves with alreadyGone when a retry after a lost answer finds the folder gone (404)', async () => {
+      const fetcher = fakeFetch((_, i) => {
+        if (i === 0) throw networkFailure('ECONNRESET');
+        return jsonResponse(404, { error: { code: 'not_found', message: 'no folder /x' } });
+      });
+      expect(await driveWith(fetcher).deleteFolder('/x', { recursive: true })).toEqual({ deleted: true, path: '/x', files_deleted: 0, alreadyGone: true });
+      expect(fetcher.requests.map((r) => r.url.search)).toEqual(['?path=%2Fx&recursive=true', '?path=%2Fx&recursive=true']);
+    });
+
+    it('rejects with not_found when the first and only answer is 404', async () => {
+      const fetcher = fakeFetch(() => jsonResponse(404, { error: { code: 'not_found', message: 'no folder /x' } }));
+      await expect(driveWith(fetcher).deleteFolder('/x')).rejects.toMatchObject({ code: 'not_found', status: 404, message: 'no folder /x' });
+    });
+  });
+
+  describe('Method: stat', () => {
+    it('reads size and ETag from HEAD, and names a bodiless 404 not_found', async () => {
+      const fetcher = fakeFetch((request) =>
+        request.url.searchParams.get('path') === '/f' ? new Response(null, { status: 200, headers: { 'Content-Length': '12', ETag: '"abc-2"' } }) : new Response(null, { status: 404 }),
+      );
+      const drive = driveWith(fetcher);
+      expect(await drive.stat('/f')).toMatchObject({ size: 12, etag: 'abc-2' });
+      await expect(drive.stat('/g')).rejects.toMatchObject({ code: 'not_found', status: 404 });
+      expect(fetcher.requests.map((r) => r.method)).toEqual(['HEAD', 'HEAD']);
+    });
+  });
+});
