@@ -46,18 +46,26 @@ export async function renderFiles(main, folder, signal) {
   find(view, 'h1', HTMLElement).textContent = title;
   find(view, 'caption', HTMLElement).textContent = `Contents of ${folder}`;
   renderBreadcrumbs(find(view, '.breadcrumbs ol', HTMLElement), folder);
+  // At the root the trail would only repeat the heading.
+  find(view, '.breadcrumbs', HTMLElement).hidden = folder === '/';
 
-  const reload = () => loadListing(view, folder, signal);
+  /** What the folder held when last listed: uploads over a file of the same name ask first. */
+  /** @type {Listing | undefined} */
+  let shown;
+  const reload = async () => {
+    shown = (await loadListing(view, folder, signal, reload)) ?? shown;
+  };
+  const upload = (/** @type {File[]} */ files) => uploadAsking(files, folder, shown);
   find(view, '[data-action="new-folder"]', HTMLButtonElement).addEventListener('click', () => newFolder(folder, reload));
   const deleteButton = find(view, '[data-action="delete-folder"]', HTMLButtonElement);
   deleteButton.hidden = folder === '/';
   deleteButton.addEventListener('click', () => confirmDeleteFolder(folder, () => (location.hash = folderHref(parentOf(folder)))));
   const picker = find(view, '[data-input="upload"]', HTMLInputElement);
   picker.addEventListener('change', () => {
-    if (picker.files && picker.files.length > 0) enqueueUploads([...picker.files], folder);
+    if (picker.files && picker.files.length > 0) upload([...picker.files]);
     picker.value = '';
   });
-  wireDropZone(view, folder);
+  wireDropZone(view, upload);
   const onUploaded = (/** @type {Event} */ event) => {
     if (/** @type {CustomEvent<{ folder: string }>} */ (event).detail.folder === folder) reload();
   };
@@ -82,12 +90,39 @@ function renderBreadcrumbs(list, folder) {
 }
 
 /**
- * Lists `folder` into the view's table.
+ * Queues `files` for upload into `folder`, first asking whether to replace the files of the same name it
+ * holds (the API replaces them: a new file, the old bytes deleted).
+ * @param {File[]} files
+ * @param {string} folder
+ * @param {Listing | undefined} listing the folder as last listed
+ */
+async function uploadAsking(files, folder, listing) {
+  const existing = new Set(listing?.files.map((file) => file.name));
+  const replaced = files.filter((file) => existing.has(file.name));
+  if (replaced.length > 0) {
+    const confirmed = await confirmAction({
+      title: replaced.length === 1 ? `Replace “${replaced[0].name}”?` : `Replace ${replaced.length} files?`,
+      body: [
+        h('p', {}, `${folder} already holds ${replaced.length === 1 ? 'a file' : 'files'} of ${replaced.length === 1 ? 'this name' : 'these names'}. Uploading replaces ${replaced.length === 1 ? 'it' : 'them'}: the earlier bytes are deleted.`),
+        replaced.length > 1 && h('ul', { class: 'doomed' }, ...replaced.slice(0, NAMED_IN_CONFIRMATION).map((file) => h('li', {}, h('span', { class: 'path' }, file.name)))),
+      ],
+      confirmLabel: replaced.length === 1 ? 'Replace file' : 'Replace files',
+      action: async () => undefined,
+    });
+    if (!confirmed) return announce('Nothing uploaded.');
+  }
+  enqueueUploads(files, folder);
+}
+
+/**
+ * Lists `folder` into the view's table, and returns the listing (undefined if it failed or the view is gone).
  * @param {HTMLElement} view
  * @param {string} folder
  * @param {AbortSignal} signal
+ * @param {() => Promise<void>} reload lists the folder again (after a subfolder is deleted)
+ * @returns {Promise<Listing | undefined>}
  */
-async function loadListing(view, folder, signal) {
+async function loadListing(view, folder, signal, reload) {
   const loading = find(view, '[data-loading]', HTMLElement);
   const error = find(view, '[data-error]', HTMLElement);
   const table = find(view, 'table', HTMLTableElement);
@@ -98,18 +133,17 @@ async function loadListing(view, folder, signal) {
   try {
     listing = await listFolder(folder, { signal });
   } catch (failure) {
-    if (signal.aborted) return;
+    if (signal.aborted) return undefined;
     loading.hidden = true;
     table.hidden = true;
     empty.hidden = true;
     showFormError(error, failure);
-    return;
+    return undefined;
   } finally {
     view.removeAttribute('aria-busy');
   }
   loading.hidden = true;
   showFormError(error);
-  const reload = () => loadListing(view, folder, signal);
   const rows = [
     ...listing.folders.map((entry) => folderRow(entry.path, reload)),
     ...listing.files.map((file) => fileRow(file)),
@@ -117,11 +151,12 @@ async function loadListing(view, folder, signal) {
   find(table, 'tbody', HTMLElement).replaceChildren(...rows);
   table.hidden = rows.length === 0;
   empty.hidden = rows.length !== 0;
+  return listing;
 }
 
 /**
  * @param {string} path
- * @param {() => void} reload
+ * @param {() => Promise<void>} reload
  */
 function folderRow(path, reload) {
   const name = nameOf(path);
@@ -259,12 +294,12 @@ async function confirmDeleteFolder(path, afterDelete) {
 }
 
 /**
- * Files dropped anywhere on the view upload into `folder`; dropped folders are refused with a message
- * (a browser gives their contents only through a separate walk, which this page does not do).
+ * Files dropped anywhere on the view go to `upload`; dropped folders are refused with a message (a browser
+ * gives their contents only through a separate walk, which this page does not do).
  * @param {HTMLElement} view
- * @param {string} folder
+ * @param {(files: File[]) => void} upload
  */
-function wireDropZone(view, folder) {
+function wireDropZone(view, upload) {
   const zone = find(view, '[data-zone]', HTMLElement);
   let depth = 0;
   const carriesFiles = (/** @type {DragEvent} */ event) => event.dataTransfer?.types.includes('Files') ?? false;
@@ -301,6 +336,6 @@ function wireDropZone(view, folder) {
       }
     }
     if (folders > 0) alertError(`${plural(folders, 'dropped folder')} skipped: drop the files inside it, or create the folder first.`);
-    if (files.length > 0) enqueueUploads(files, folder);
+    if (files.length > 0) upload(files);
   });
 }
