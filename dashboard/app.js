@@ -21,7 +21,7 @@ let viewLifetime = new AbortController();
  * @param {string} hash
  * @returns {Route}
  */
-export function routeOf(hash) {
+function routeOf(hash) {
   if (hash === '#/settings/api-keys') return { view: 'keys' };
   if (!hash.startsWith('#/files/')) return { view: 'files', folder: '/' };
   try {

@@ -73,12 +73,12 @@ let statusTimer = 0;
 export function announce(message) {
   const status = byId('status', HTMLElement);
   clearTimeout(statusTimer);
-  // Emptied first, so that the same message said twice is announced twice.
+  // Emptied first, and filled a moment later, so that the same message said twice is announced twice.
   status.textContent = '';
-  requestAnimationFrame(() => {
+  statusTimer = window.setTimeout(() => {
     status.textContent = message;
     statusTimer = window.setTimeout(() => (status.textContent = ''), 8000);
-  });
+  }, 50);
 }
 
 /**

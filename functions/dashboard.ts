@@ -2,13 +2,10 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { requireEnv } from './aws/env';
 import { headerOf } from './http/event';
 import type { Headers } from './http/respond';
-import { loadStaticFiles, staticFileResponse } from './http/static-files';
+import { readStaticFile, staticFileResponse, staticSiteDir } from './http/static-files';
 
-/**
- * The dashboard's files (`DRIVE_DASHBOARD_DIR`: `dashboard/` here, a copy inside the bundle in Lambda), read
- * once per container.
- */
-const files = loadStaticFiles(requireEnv('DRIVE_DASHBOARD_DIR'));
+/** The dashboard's files: `dashboard/` of the project locally, a copy inside the bundle in Lambda. */
+const dir = staticSiteDir(requireEnv('DRIVE_DASHBOARD_DIR'));
 const PLAIN_PATH = /^(\/[A-Za-z0-9._~-]+)+$/;
 const headers = securityHeaders(originOf(requireEnv('DRIVE_PART_UPLOAD_ORIGIN')));
 
@@ -22,7 +19,8 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   // Only plain segments are sent back in Location, so it can never name another host.
   const requested = event.requestContext.path;
   if (name === undefined && PLAIN_PATH.test(requested)) return { statusCode: 308, headers: { ...headers, Location: `${requested}/` }, body: '' };
-  return staticFileResponse(files.get(name ?? 'index.html'), name ?? 'index.html', headerOf(event, 'if-none-match'), headers);
+  const file = name ?? 'index.html';
+  return staticFileResponse(await readStaticFile(dir, file), file, headerOf(event, 'if-none-match'), headers);
 };
 
 /**

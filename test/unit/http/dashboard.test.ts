@@ -30,6 +30,7 @@ beforeAll(() => {
   writeFileSync(join(dir, 'tsconfig.json'), '{}');
   mkdirSync(join(dir, 'private'));
   writeFileSync(join(dir, 'private', 'secret.js'), 'secret');
+  writeFileSync(join(dir, '.hidden.js'), 'hidden');
   process.env.DRIVE_DASHBOARD_DIR = dir;
   process.env.DRIVE_PART_UPLOAD_ORIGIN = `${PART_ORIGIN}/ignored/path`;
   jest.isolateModules(() => {
@@ -72,7 +73,7 @@ describe('Handler: dashboard', () => {
   });
 
   it('answers a file it does not serve with the JSON 404, security headers included', async () => {
-    for (const file of ['missing.js', 'tsconfig.json', 'private', '..', 'private%2Fsecret.js']) {
+    for (const file of ['missing.js', 'tsconfig.json', 'private', '..', 'private/secret.js', '../index.html', '.hidden.js', 'private%2Fsecret.js']) {
       const answer = await handler(get(file));
 
       expect({ file, status: answer.statusCode, code: JSON.parse(answer.body).error.code }).toEqual({ file, status: 404, code: 'not_found' });
@@ -90,6 +91,16 @@ describe('Handler: dashboard', () => {
     expect(first.headers).toMatchObject({ 'Cache-Control': 'no-cache', ETag: expect.stringMatching(/^"[\w-]+"$/) });
     expect(again).toMatchObject({ statusCode: 304, body: '', headers: { ETag: etag } });
     expect(stale.statusCode).toBe(200);
+  });
+
+  it('serves a file as it is now: an edit shows on the next request, with a new ETag', async () => {
+    const before = await handler(get('style.css'));
+    writeFileSync(join(dir, 'style.css'), 'body { color: teal }');
+
+    const after = await handler(get('style.css'));
+
+    expect(after.body).toBe('body { color: teal }');
+    expect(after.headers!.ETag).not.toBe(before.headers!.ETag);
   });
 
   it('redirects the stage root without its slash (/v1 → /v1/), so the page\'s relative URLs resolve under it', async () => {
