@@ -43,6 +43,8 @@ const requested: string[] = [];
 const pageErrors: string[] = [];
 /** The secret of the key the UI creates; revoked in a later step. */
 let createdSecret = '';
+/** The secret of a second admin key, which another tab signs in with. */
+let secondAdmin = '';
 
 /** Calls the API from the test (Node's fetch), as an app using a key would. */
 function api(path: string, key: string, init: RequestInit = {}): Promise<Response> {
@@ -82,16 +84,20 @@ beforeAll(async () => {
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: host.url });
-  page = await context.newPage();
-  // A step that waits longer than this has failed: say so before jest's own timeout does.
-  page.setDefaultTimeout(15_000);
-  page.on('request', (request) => requested.push(request.url()));
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('console', (message) => {
+  page = watched(await context.newPage());
+}, 10 * 60_000);
+
+/** `tab`, with its requests and errors recorded, and a step timeout shorter than jest's, so a stuck step says where it stuck. */
+function watched(tab: Page): Page {
+  tab.setDefaultTimeout(15_000);
+  tab.on('request', (request) => requested.push(request.url()));
+  tab.on('pageerror', (error) => pageErrors.push(error.message));
+  tab.on('console', (message) => {
     // Chromium logs every 4xx as "Failed to load resource"; the steps below cause some on purpose.
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageErrors.push(message.text());
   });
-}, 10 * 60_000);
+  return tab;
+}
 
 afterAll(async () => {
   await browser?.close();
@@ -324,13 +330,38 @@ describe('the dashboard, in Chromium', () => {
     expect(Buffer.from(await saved.arrayBuffer()).equals(dropped)).toBe(true);
   });
 
+  it('signs a tab out, saying why, when its key is revoked elsewhere', async () => {
+    const created = (await (await api('/drive/keys', ADMIN, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'second admin', role: 'admin' }) })).json()) as { data: { key: { id: string }; secret: string } };
+    secondAdmin = created.data.secret;
+    // Another tab: session storage is per tab, so it signs in on its own.
+    const other = watched(await page.context().newPage());
+    try {
+      await other.goto(`${host.url}/`);
+      await other.getByLabel('Admin API key').fill(secondAdmin);
+      await other.getByRole('button', { name: 'Sign in' }).click();
+      await other.getByRole('heading', { level: 1, name: 'All files' }).waitFor();
+
+      expect((await api(`/drive/keys/${created.data.key.id}`, ADMIN, { method: 'DELETE' })).status).toBe(200);
+      await other.getByRole('link', { name: 'Settings' }).click();
+
+      await other.getByText('This tab was signed out: its key was revoked or is no longer valid.').waitFor();
+      await expect(other.evaluate(() => sessionStorage.length)).resolves.toBe(0);
+      await other.screenshot({ path: join(SCREENSHOTS, '14-signed-out-revoked.png'), fullPage: true });
+    } finally {
+      await other.close();
+    }
+    // This tab, signed in with another key, is still in.
+    await expect(page.evaluate(() => sessionStorage.getItem('drive.apiKey'))).resolves.toBe(ADMIN);
+  });
+
   it('signs out and forgets the key; no key ever went into a URL, and the page broke no rule of its policy', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in to Drive' }).waitFor();
     await expect(page.evaluate(() => sessionStorage.length)).resolves.toBe(0);
 
     expect(requested.length).toBeGreaterThan(10);
-    for (const secret of [ADMIN, READER, createdSecret]) {
+    for (const secret of [ADMIN, READER, createdSecret, secondAdmin]) {
+      expect(secret).not.toBe('');
       expect(requested.filter((url) => url.includes(secret) || decodeURIComponent(url).includes(secret))).toEqual([]);
       expect(page.url()).not.toContain(secret);
     }
