@@ -162,6 +162,11 @@ describe('the dashboard, in Chromium', () => {
     await page.getByRole('button', { name: 'Create API key' }).click();
     await page.locator('#key-dialog').getByLabel('Name').fill('CI uploads');
     await page.locator('#key-dialog').getByLabel('Role').selectOption('read-write');
+    // The API's own message, in the dialog, for a folder it refuses.
+    await page.locator('#key-dialog').getByLabel('Folder').fill('uploads');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect(visibleText('#key-dialog .form-error')).resolves.toBe('prefix must start with "/" (got "uploads")');
+    await page.locator('#key-dialog').getByLabel('Folder').fill('');
     await screenshot('05-create-key');
     await page.getByRole('button', { name: 'Create key' }).click();
 
