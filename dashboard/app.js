@@ -122,10 +122,11 @@ function start() {
     cancelAllUploads();
     forgetKey();
     render({ notice: 'This tab was signed out: its key was revoked or is no longer valid. Sign in with another admin key.' });
+    announce('Signed out.');
   });
   apiEvents.addEventListener('ratelimited', (event) => {
     const { seconds, message } = /** @type {CustomEvent<{ seconds: number, message: string }>} */ (event).detail;
-    announce(`${message} Waiting ${seconds} s, then trying again.`);
+    announce(`${message.replace(/\.?$/, '.')} Trying again in ${seconds} s.`);
   });
   window.addEventListener('beforeunload', (event) => {
     if (uploadsRunning()) event.preventDefault();

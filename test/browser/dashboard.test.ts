@@ -82,7 +82,8 @@ beforeAll(async () => {
   host = await startHost({ DRIVE_API_KEYS: `default:${ADMIN}:admin,default:${READER}:read-only`, DRIVE_RATE_LIMITS: 'off' });
   s3Origin = (JSON.parse(await readFile(join(host.dataDir, 'endpoints.json'), 'utf8')) as { s3: string }).s3;
   browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
+  // Reduced motion: no transitions, so each screenshot shows a view as it settles.
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true, reducedMotion: 'reduce' });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: host.url });
   page = watched(await context.newPage());
 }, 10 * 60_000);
@@ -303,14 +304,14 @@ describe('the dashboard, in Chromium', () => {
     await page.route('**/drive/list?*', async (route) => {
       if (limited) return route.continue();
       limited = true;
-      await route.fulfill({ status: 429, headers: { 'Retry-After': '2', 'Content-Type': 'application/json' }, body: JSON.stringify({ error: { code: 'rate_limited', message: 'rate limit of 300 requests a minute reached; retry in 2 seconds' } }) });
+      await route.fulfill({ status: 429, headers: { 'Retry-After': '2', 'Content-Type': 'application/json' }, body: JSON.stringify({ error: { code: 'rate_limited', message: 'rate limit of 300 requests per minute for this endpoint exceeded; retry in 2 seconds' } }) });
     });
     const started = Date.now();
     await page.getByRole('button', { name: 'New folder' }).click();
     await page.locator('#folder-dialog').getByLabel('Name').fill('later');
     await page.getByRole('button', { name: 'Create folder' }).click();
 
-    await page.getByText('rate limit of 300 requests a minute reached; retry in 2 seconds Waiting 2 s, then trying again.').waitFor();
+    await page.getByText('rate limit of 300 requests per minute for this endpoint exceeded; retry in 2 seconds. Trying again in 2 s.').waitFor();
     await page.getByRole('link', { name: 'later' }).waitFor();
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
     await page.unroute('**/drive/list?*');
