@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
 import { DRIVE_ID, ROLES, type Role } from '../../functions/core/access';
+import { CORS_ORIGINS } from '../../functions/http/cors';
 import { parsePath } from '../../functions/core/paths';
 import { DASHBOARD_ROUTES, ROUTES } from '../routes';
 import { ENDPOINTS_FILE, LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES, allowBrowserUploads, runningHost, startEmulators } from './emulators';
@@ -91,8 +92,9 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     server.listen(options.port, '127.0.0.1', () => resolve());
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // The dashboard's origin, by either name of this machine, may PUT large-upload parts to the embedded S3.
-  await allowBrowserUploads(emulators.s3Endpoint, [url, url.replace('127.0.0.1', 'localhost')]);
+  // The dashboard's origin, by either name of this machine, may PUT large-upload parts to the embedded S3, and
+  // so may DRIVE_CORS_ORIGINS, as the stack's bucket allows its corsOrigins.
+  await allowBrowserUploads(emulators.s3Endpoint, [url, url.replace('127.0.0.1', 'localhost'), ...CORS_ORIGINS]);
   const sweepSeconds = Number(process.env.DRIVE_LOCAL_SWEEP_SECONDS ?? 60);
   if (!(sweepSeconds > 0)) throw new Error(`DRIVE_LOCAL_SWEEP_SECONDS must be a positive number of seconds (got ${JSON.stringify(process.env.DRIVE_LOCAL_SWEEP_SECONDS)})`);
   const stopSweeping = sweepEvery(sweepSeconds, emulators, log);
