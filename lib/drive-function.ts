@@ -2,7 +2,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
@@ -31,6 +31,8 @@ export interface DriveFunctionProps {
   logRetention: RetentionDays;
   logRemovalPolicy: RemovalPolicy;
   environment: Record<string, string>;
+  /** A folder of the project (`from`) to copy into the bundle as `to`, for files the handler reads at run time. */
+  copyIntoBundle?: { from: string; to: string };
 }
 
 /**
@@ -54,7 +56,7 @@ export class DriveFunction extends NodejsFunction {
       logGroup,
       role,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
-      bundling: BUNDLING,
+      bundling: props.copyIntoBundle ? { ...BUNDLING, commandHooks: copyAfterBundling(props.copyIntoBundle) } : BUNDLING,
     });
     logGroup.grantWrite(role);
   }
@@ -76,4 +78,17 @@ export class DriveFunction extends NodejsFunction {
     this.addToRolePolicy(new PolicyStatement({ actions: actions.map((action) => `s3:${action}`), resources: [bucket.arnForObjects('*')] }));
     return this;
   }
+}
+
+/**
+ * Hooks that copy a project folder into the bundle once esbuild is done. Local bundling runs hooks in bash,
+ * or cmd on Windows, so the copy is a Node one-liner rather than `cp -r`.
+ */
+function copyAfterBundling(copy: { from: string; to: string }): ICommandHooks {
+  const script = "require('node:fs').cpSync(process.argv[1], process.argv[2], { recursive: true })";
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir, outputDir) => [`node -e "${script}" "${join(inputDir, copy.from)}" "${join(outputDir, copy.to)}"`],
+  };
 }

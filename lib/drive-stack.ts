@@ -21,7 +21,7 @@ import type { Construct } from 'constructs';
 import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../functions/aws/schema';
 import { CORS_REQUEST_HEADERS } from '../functions/http/cors';
 import { DriveFunction } from './drive-function';
-import { BINARY_MEDIA_TYPES, type HandlerName, ROUTES } from './routes';
+import { BINARY_MEDIA_TYPES, DASHBOARD_ROUTES, type HandlerName, ROUTES } from './routes';
 
 export interface DriveStackProps extends StackProps {
   /** API Gateway stage, the first segment of every URL. @default 'v1' */
@@ -34,7 +34,10 @@ export interface DriveStackProps extends StackProps {
   deletionProtection?: boolean;
   /** Keep earlier versions of every object in S3 (an undo for deletes, billed as storage). @default false */
   bucketVersioning?: boolean;
-  /** Origins allowed to call the API from a browser (CORS, preflight included); `['*']` for any. @default none */
+  /**
+   * Origins allowed to call the API from a browser (CORS, preflight included), and to PUT large-upload parts
+   * to the bucket; `['*']` for any. The dashboard, served by the API itself, needs none. @default none
+   */
   corsOrigins?: string[];
   /** Stage-wide throttling, a coarse backstop above the per-key buckets. @default 200 requests/s, bursts of 400 */
   throttle?: { rateLimit: number; burstLimit: number };
@@ -61,7 +64,12 @@ const SIZING: Record<HandlerName, { memorySize: number; timeout: Duration }> = {
   'list-keys': { memorySize: 256, timeout: Duration.seconds(29) },
   'create-key': { memorySize: 256, timeout: Duration.seconds(29) },
   'revoke-key': { memorySize: 256, timeout: Duration.seconds(29) },
+  // Answers from files held in memory.
+  dashboard: { memorySize: 256, timeout: Duration.seconds(10) },
 };
+
+/** Where the dashboard's files sit in the dashboard function's bundle (Lambda unpacks it in /var/task). */
+const DASHBOARD_BUNDLE_DIR = 'dashboard';
 
 const JSON_TYPE = 'application/json';
 const errorBody = (code: string, message: string) => `{"error":{"code":"${code}","message":${message}}}`;
@@ -97,8 +105,7 @@ export class DriveStack extends Stack {
       serverAccessLogsPrefix: 'files/',
       // Large uploads nobody completed or aborted: their parts go a day after they started.
       lifecycleRules: [{ abortIncompleteMultipartUploadAfter: Duration.days(1) }],
-      // Browsers send large-upload parts straight to the bucket and read each part's ETag.
-      cors: corsOrigins.length > 0 ? [{ allowedMethods: [HttpMethods.PUT], allowedOrigins: corsOrigins, allowedHeaders: ['*'], exposedHeaders: ['ETag'], maxAge: 3600 }] : undefined,
+      // CORS for large-upload parts comes once the API's own origin is known (below).
       removalPolicy: dataRemovalPolicy,
     });
 
@@ -145,9 +152,22 @@ export class DriveStack extends Stack {
         logRemovalPolicy: RemovalPolicy.DESTROY,
         environment,
       });
-      // Every handler looks up keys and takes rate-limit tokens.
+      // Every API handler looks up keys and takes rate-limit tokens.
       return fn.allowTable(access, 'GetItem', 'UpdateItem');
     };
+    // The dashboard's page: static files copied into its bundle; no table, no bucket, no key.
+    const dashboard = new DriveFunction(this, fnId('dashboard'), {
+      entry: DASHBOARD_ROUTES[0].entry,
+      ...SIZING.dashboard,
+      logRetention,
+      logRemovalPolicy: RemovalPolicy.DESTROY,
+      environment: {
+        DRIVE_DASHBOARD_DIR: `/var/task/${DASHBOARD_BUNDLE_DIR}`,
+        // The page sends large-upload parts to the presigned URLs, which name the bucket's regional endpoint.
+        DRIVE_PART_UPLOAD_ORIGIN: `https://${bucket.bucketName}.s3.${this.region}.${this.urlSuffix}`,
+      },
+      copyIntoBundle: { from: 'dashboard', to: DASHBOARD_BUNDLE_DIR },
+    });
     // Exactly the calls each handler's code path makes (functions/core + functions/aws).
     this.functions = {
       upload: make('upload').allowTable(nodes, 'PutItem', 'UpdateItem', 'GetItem', 'DeleteItem', 'Query').allowObjects(bucket, 'PutObject', 'DeleteObject'),
@@ -179,6 +199,7 @@ export class DriveStack extends Stack {
       'list-keys': make('list-keys').allowTable(access, 'Scan'),
       'create-key': make('create-key').allowTable(access, 'PutItem'),
       'revoke-key': make('revoke-key').allowTable(access, 'Scan'),
+      dashboard,
     };
     for (const fn of [this.functions.upload, this.functions.download, this.functions['delete-folder'], this.functions['start-upload'], this.functions['complete-upload'], this.functions['abort-upload']]) {
       Validations.of(fn.role!).acknowledge({
@@ -224,7 +245,7 @@ export class DriveStack extends Stack {
 
     // Body validation has no model to apply (bodies are checked in the functions); parameters it can check.
     const queryValidator = new RequestValidator(this, 'Validator', { restApi: this.api, validateRequestParameters: true, validateRequestBody: true });
-    for (const route of ROUTES) {
+    for (const route of [...ROUTES, ...DASHBOARD_ROUTES]) {
       const integration = new LambdaIntegration(this.functions[route.handler], {
         proxy: true,
         // A streamed response may run as long as the function; buffered ones keep the 29 s default.
@@ -237,6 +258,7 @@ export class DriveStack extends Stack {
       });
     }
     this.addErrorResponses(corsOrigins);
+    this.allowPartUploads(bucket, corsOrigins, props.domain?.domainName);
 
     if (props.domain) {
       const domain = this.api.addDomainName('Domain', {
@@ -251,10 +273,26 @@ export class DriveStack extends Stack {
 
     this.addAlarms();
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
+    new CfnOutput(this, 'DashboardUrl', { value: this.api.url, description: 'The web dashboard: sign in with an admin key' });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
     new CfnOutput(this, 'NodesTableName', { value: nodes.tableName });
     new CfnOutput(this, 'UploadsTableName', { value: uploads.tableName });
     new CfnOutput(this, 'AccessTableName', { value: access.tableName, description: 'DRIVE_ACCESS_TABLE for npm run keys' });
+  }
+
+  /**
+   * Lets browsers PUT large-upload parts straight to the bucket and read each part's ETag: from the configured
+   * origins, and from the API's own (and its custom domain's), where the dashboard is served.
+   */
+  private allowPartUploads(bucket: Bucket, corsOrigins: string[], domainName: string | undefined): void {
+    const apiOrigin = `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}`;
+    bucket.addCorsRule({
+      allowedMethods: [HttpMethods.PUT],
+      allowedOrigins: [...corsOrigins, apiOrigin, ...(domainName ? [`https://${domainName}`] : [])],
+      allowedHeaders: ['*'],
+      exposedHeaders: ['ETag'],
+      maxAge: 3600,
+    });
   }
 
   /** API Gateway's own errors in the spec's JSON shape, with the spec's codes. */

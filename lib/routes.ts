@@ -12,23 +12,28 @@ export type HandlerName =
   | 'abort-upload'
   | 'list-keys'
   | 'create-key'
-  | 'revoke-key';
+  | 'revoke-key'
+  | 'dashboard';
 
-/** One route of the API and the handler module behind it; the CDK stack and the local host both read this. */
+/** One route and the handler module behind it; the CDK stack and the local host both read this. */
 export interface Route {
   method: 'GET' | 'HEAD' | 'POST' | 'DELETE';
   path: string;
   /** The function that serves the route. */
   handler: HandlerName;
-  /** The rate-limit bucket the route's requests take tokens from. */
-  endpoint: Endpoint;
   /** The handler module, relative to the project root; it exports `handler`. */
   entry: string;
   /** Streamed through `awslambda.streamifyResponse` rather than returned whole. */
   streaming: boolean;
 }
 
-export const ROUTES: readonly Route[] = [
+/** A route of the API: it takes an API key and tokens from a rate-limit bucket. */
+export interface ApiRoute extends Route {
+  /** The rate-limit bucket the route's requests take tokens from. */
+  endpoint: Endpoint;
+}
+
+export const ROUTES: readonly ApiRoute[] = [
   { method: 'POST', path: '/drive/upload', handler: 'upload', endpoint: 'upload', entry: 'functions/upload.ts', streaming: false },
   { method: 'GET', path: '/drive/download', handler: 'download', endpoint: 'download', entry: 'functions/download.ts', streaming: true },
   // The same function answers HEAD from the record alone; streamed like GET, so the response has one shape.
@@ -44,6 +49,15 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/drive/keys', handler: 'list-keys', endpoint: 'keys', entry: 'functions/list-keys.ts', streaming: false },
   { method: 'POST', path: '/drive/keys', handler: 'create-key', endpoint: 'keys', entry: 'functions/create-key.ts', streaming: false },
   { method: 'DELETE', path: '/drive/keys/{key_id}', handler: 'revoke-key', endpoint: 'keys', entry: 'functions/revoke-key.ts', streaming: false },
+];
+
+/**
+ * The web dashboard's page and its assets (an extension: Settings → API Keys and a file browser). They take
+ * no key, as they hold no data: the page signs in with an admin key and sends it with each API call.
+ */
+export const DASHBOARD_ROUTES: readonly Route[] = [
+  { method: 'GET', path: '/', handler: 'dashboard', entry: 'functions/dashboard.ts', streaming: false },
+  { method: 'GET', path: '/{file}', handler: 'dashboard', entry: 'functions/dashboard.ts', streaming: false },
 ];
 
 /** The path parameters of `pathname` if it matches the route path `template` (`{name}` takes one segment). */

@@ -4,6 +4,7 @@ import {
   DynamoDBClient,
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
+import { PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
 import dynalite from 'dynalite';
 import { mkdir, readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
@@ -57,6 +58,25 @@ export async function startEmulators(dataDir: string, ports: { dynamodb?: number
   } catch (error) {
     await dynamo.close();
     throw error;
+  }
+}
+
+/**
+ * Lets pages of `origins` PUT large-upload parts to the embedded S3 and read each part's ETag, as the
+ * stack's bucket CORS rule does in AWS. s3rver keeps the rule with the bucket; each start replaces it, as
+ * the host's port may change.
+ */
+export async function allowBrowserUploads(s3Endpoint: string, origins: readonly string[]): Promise<void> {
+  const s3 = new S3Client({ endpoint: s3Endpoint, forcePathStyle: true, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  try {
+    await s3.send(
+      new PutBucketCorsCommand({
+        Bucket: LOCAL_RESOURCES.bucket,
+        CORSConfiguration: { CORSRules: [{ AllowedMethods: ['PUT'], AllowedOrigins: [...origins], AllowedHeaders: ['*'], ExposeHeaders: ['ETag'], MaxAgeSeconds: 3600 }] },
+      }),
+    );
+  } finally {
+    s3.destroy();
   }
 }
 

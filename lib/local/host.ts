@@ -5,9 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
 import { DRIVE_ID, ROLES, type Role } from '../../functions/core/access';
+import { CORS_ORIGINS } from '../../functions/http/cors';
 import { parsePath } from '../../functions/core/paths';
-import { ROUTES } from '../routes';
-import { ENDPOINTS_FILE, LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES, runningHost, startEmulators } from './emulators';
+import { DASHBOARD_ROUTES, ROUTES } from '../routes';
+import { ENDPOINTS_FILE, LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES, allowBrowserUploads, runningHost, startEmulators } from './emulators';
 import { sweepExpiredUploads } from './expiry';
 import { installLambdaGlobals } from './lambda-runtime';
 import { type MountedRoute, createLocalServer } from './server';
@@ -56,6 +57,9 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     DRIVE_UPLOADS_TABLE: LOCAL_RESOURCES.uploadsTable,
     // Locally a revoked key fails at once; Lambda caches verified keys for 30 s.
     DRIVE_KEY_CACHE_SECONDS: process.env.DRIVE_KEY_CACHE_SECONDS ?? '0',
+    // The dashboard is served from the source folder, and its page may send large-upload parts to the emulator.
+    DRIVE_DASHBOARD_DIR: join(PROJECT_ROOT, 'dashboard'),
+    DRIVE_PART_UPLOAD_ORIGIN: emulators.s3Endpoint,
   });
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
@@ -77,7 +81,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
 
   installLambdaGlobals();
   const mounted: MountedRoute[] = [];
-  for (const route of ROUTES) {
+  for (const route of [...ROUTES, ...DASHBOARD_ROUTES]) {
     const module = (await import(join(PROJECT_ROOT, route.entry))) as { handler: MountedRoute['handler'] };
     mounted.push({ route, handler: module.handler });
   }
@@ -88,6 +92,9 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     server.listen(options.port, '127.0.0.1', () => resolve());
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The dashboard's origin, by either name of this machine, may PUT large-upload parts to the embedded S3, and
+  // so may DRIVE_CORS_ORIGINS, as the stack's bucket allows its corsOrigins.
+  await allowBrowserUploads(emulators.s3Endpoint, [url, url.replace('127.0.0.1', 'localhost'), ...CORS_ORIGINS]);
   const sweepSeconds = Number(process.env.DRIVE_LOCAL_SWEEP_SECONDS ?? 60);
   if (!(sweepSeconds > 0)) throw new Error(`DRIVE_LOCAL_SWEEP_SECONDS must be a positive number of seconds (got ${JSON.stringify(process.env.DRIVE_LOCAL_SWEEP_SECONDS)})`);
   const stopSweeping = sweepEvery(sweepSeconds, emulators, log);

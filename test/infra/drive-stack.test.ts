@@ -1,8 +1,11 @@
 import { App, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { DriveStack } from '../../lib/drive-stack';
-import { ROUTES } from '../../lib/routes';
+import { DASHBOARD_ROUTES, ROUTES } from '../../lib/routes';
 
 // One synthesis (five esbuild bundles) shared by every assertion.
 const app = new App();
@@ -30,9 +33,10 @@ describe('DriveStack', () => {
       });
     }
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod);
-    expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual(['DELETE', 'DELETE', 'DELETE', 'GET', 'GET', 'GET', 'HEAD', 'POST', 'POST', 'POST', 'POST', 'POST']);
+    // The API's twelve, and the dashboard's GET / and GET /{file}.
+    expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual(['DELETE', 'DELETE', 'DELETE', 'GET', 'GET', 'GET', 'GET', 'GET', 'HEAD', 'POST', 'POST', 'POST', 'POST', 'POST']);
     const resources = Object.values(template.findResources('AWS::ApiGateway::Resource')).map((r) => (r as { Properties: { PathPart: string } }).Properties.PathPart);
-    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'keys', '{key_id}']));
+    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'keys', '{key_id}', '{file}']));
   });
 
   it('streams GET and HEAD of downloads from the one download function, and buffers the rest', () => {
@@ -46,8 +50,8 @@ describe('DriveStack', () => {
     }
     // Both methods sit on the one /drive/download resource.
     expect(new Set(methods.map((m) => JSON.stringify((m.Properties as unknown as { ResourceId: unknown }).ResourceId))).size).toBe(1);
-    // One function serves both methods: one function per handler, eleven in all.
-    template.resourceCountIs('AWS::Lambda::Function', 11);
+    // One function serves both methods: one function per handler, eleven for the API and the dashboard's.
+    template.resourceCountIs('AWS::Lambda::Function', 12);
   });
 
   it('passes multipart bodies as binary', () => {
@@ -76,16 +80,17 @@ describe('DriveStack', () => {
 
   it('runs every handler on ARM64 with the newest Node.js runtime, with its own log group', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(11);
+    expect(Object.keys(functions)).toHaveLength(12);
     for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
     }
-    template.resourceCountIs('AWS::Logs::LogGroup', 12);
+    template.resourceCountIs('AWS::Logs::LogGroup', 13);
   });
 
   it('grants each function exactly the calls it makes, on its own resources', () => {
-    const base = ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents'];
-    const expected: Record<keyof DriveStack['functions'], string[]> = {
+    const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+    const base = ['dynamodb:GetItem', 'dynamodb:UpdateItem', ...logs];
+    const expected: Record<Exclude<keyof DriveStack['functions'], 'dashboard'>, string[]> = {
       upload: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject', 's3:PutObject'],
       download: ['dynamodb:GetItem', 's3:GetObject', 's3:ListBucket'],
       list: ['dynamodb:GetItem', 'dynamodb:Query'],
@@ -105,6 +110,8 @@ describe('DriveStack', () => {
     for (const [endpoint, actions] of Object.entries(expected)) {
       expect({ endpoint, actions: actionsOf(endpoint as keyof DriveStack['functions']) }).toEqual({ endpoint, actions: [...base, ...actions].sort() });
     }
+    // The dashboard serves files from its bundle: it may write its logs and nothing else.
+    expect(actionsOf('dashboard')).toEqual(logs);
     expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toContain('"Resource":"*"');
   });
 
@@ -149,21 +156,61 @@ describe('DriveStack', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', { KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], TimeToLiveSpecification: Match.anyValue() });
   });
 
-  it('lets browsers PUT large-upload parts to the bucket from the configured origins and read their ETags', () => {
+  it("lets browsers PUT large-upload parts to the bucket from the configured origins and the API's own, and read their ETags", () => {
+    const apiOrigin = { 'Fn::Join': ['', ['https://', { Ref: stack.getLogicalId(stack.api.node.defaultChild as never) }, '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }]] };
     template.hasResourceProperties('AWS::S3::Bucket', {
-      CorsConfiguration: { CorsRules: [Match.objectLike({ AllowedMethods: ['PUT'], AllowedOrigins: ['https://app.example.com'], ExposedHeaders: ['ETag'] })] },
+      CorsConfiguration: { CorsRules: [Match.objectLike({ AllowedMethods: ['PUT'], AllowedOrigins: ['https://app.example.com', apiOrigin], ExposedHeaders: ['ETag'] })] },
+    });
+    // Without configured origins, the dashboard (served by the API) still may.
+    const bare = new DriveStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Bare');
+    Template.fromStack(bare).hasResourceProperties('AWS::S3::Bucket', {
+      CorsConfiguration: { CorsRules: [Match.objectLike({ AllowedMethods: ['PUT'], AllowedOrigins: [Match.objectLike({ 'Fn::Join': Match.anyValue() })] })] },
     });
   });
 
+  it('serves the dashboard from a function of its own at GET / and GET /{file}, its files inside the bundle', () => {
+    const dashboard = stack.getLogicalId(stack.functions.dashboard.node.defaultChild as never);
+    const gets = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'GET' } })) as { Properties: { Integration: unknown; ResourceId: unknown } }[];
+    const served = gets.filter((method) => JSON.stringify(method.Properties.Integration).includes(dashboard));
+    expect(served).toHaveLength(DASHBOARD_ROUTES.length);
+    // One on the API's root resource (a GetAtt of the RestApi), one on /{file}.
+    expect(served.map((method) => JSON.stringify(method.Properties.ResourceId)).sort()).toEqual([
+      expect.stringContaining('RootResourceId'),
+      expect.stringContaining(stack.getLogicalId(stack.api.root.getResource('{file}')!.node.defaultChild as never)),
+    ].sort());
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          DRIVE_DASHBOARD_DIR: '/var/task/dashboard',
+          DRIVE_PART_UPLOAD_ORIGIN: { 'Fn::Join': ['', ['https://', { Ref: Match.stringLikeRegexp('^Files') }, '.s3.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }]] },
+        }),
+      },
+    });
+    // The bundle is staged in the assembly as asset.<hash>, the name of its zip in the function's code.
+    const code = (template.toJSON() as { Resources: Record<string, { Properties: { Code: { S3Key: string } } }> }).Resources[dashboard].Properties.Code;
+    const staged = join(app.outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
+    for (const file of ['index.mjs', 'dashboard/index.html', 'dashboard/app.js', 'dashboard/style.css']) expect({ file, staged: existsSync(join(staged, file)) }).toEqual({ file, staged: true });
+
+    // The bundle, run as Lambda runs it (an ES module), serves the page from its own copy of the files.
+    const script = `const { handler } = await import(${JSON.stringify(join(staged, 'index.mjs'))});
+      const event = { path: '/', pathParameters: null, headers: {}, multiValueHeaders: {}, requestContext: { path: '/v1/' } };
+      process.stdout.write(JSON.stringify(await handler(event)));`;
+    const env = { ...process.env, DRIVE_DASHBOARD_DIR: join(staged, 'dashboard'), DRIVE_PART_UPLOAD_ORIGIN: 'https://files.s3.eu-west-1.amazonaws.com' };
+    const answer = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, encoding: 'utf8' })) as { statusCode: number; headers: Record<string, string>; body: string };
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body).toContain('<script type="module" src="app.js"></script>');
+    expect(answer.headers['Content-Security-Policy']).toContain("connect-src 'self' https://files.s3.eu-west-1.amazonaws.com;");
+  });
+
   it('alarms on the API 5xx rate and on errors and throttles of every function', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 11 * 2);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 12 * 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('errors') })]) });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
   });
 
   it('answers CORS preflight for the configured origins on every resource, and on API Gateway\'s own errors', () => {
     const options = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
-    expect(options).toHaveLength(11); // /, /drive, the four resources of the spec, three of large uploads, two of keys
+    expect(options).toHaveLength(12); // /, /drive, the four resources of the spec, three of large uploads, two of keys, the dashboard's /{file}
     for (const method of options) expect(JSON.stringify(method)).toContain('https://app.example.com');
     // Preflights allow HEAD and the request headers of ranged and conditional downloads.
     for (const method of options) {
@@ -186,8 +233,8 @@ describe('DriveStack', () => {
     }
   });
 
-  it('outputs the API URL, the bucket and the table names', () => {
-    for (const name of ['ApiUrl', 'BucketName', 'NodesTableName', 'AccessTableName', 'UploadsTableName']) template.hasOutput(name, Match.anyValue());
+  it('outputs the API and dashboard URLs, the bucket and the table names', () => {
+    for (const name of ['ApiUrl', 'DashboardUrl', 'BucketName', 'NodesTableName', 'AccessTableName', 'UploadsTableName']) template.hasOutput(name, Match.anyValue());
   });
 
   it('passes the AWS Solutions checks of cdk-nag with no error', () => {

@@ -1,0 +1,318 @@
+// @ts-check
+/**
+ * The Drive API as the dashboard calls it. Every call sends the session's key in the Authorization header
+ * (never in a URL), to addresses relative to the page, so the same files work at `/` locally and under a
+ * stage path (`/v1/`) in AWS.
+ */
+import { readKey } from './session.js';
+
+/**
+ * @typedef {{ id: string, name: string, path: string, size: number, created_at: string }} FileEntry
+ * @typedef {{ id: string, name: string, path: string }} FolderEntry
+ * @typedef {{ folder: string, files: FileEntry[], folders: FolderEntry[] }} Listing
+ * @typedef {'admin' | 'read-write' | 'read-only' | 'upload-only'} Role
+ * @typedef {{ id: string, name: string, role: Role, prefix: string, created_at: string, last_used_at: string | null, last4: string, revoked_at: string | null }} ApiKey
+ * @typedef {{ upload_id: string, path: string, size: number, part_size: number, parts: { number: number, url: string }[], expires_at: string }} UploadSession
+ */
+
+/** An answer of the API other than a success, with the API's own code and message (or a network failure, status 0). */
+export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {string} code
+   * @param {string} message
+   */
+  constructor(status, code, message) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/**
+ * What the page may want to show about calls in flight: `ratelimited` (detail: `{ seconds, message }`) while a
+ * call waits out a 429, and `unauthorized` when the session's key stops working (revoked).
+ */
+export const apiEvents = new EventTarget();
+
+/** How often one call waits out a 429 before it gives up and shows the error. */
+const RATE_LIMIT_RETRIES = 3;
+
+/**
+ * The absolute URL of `path` on this API, with `query` encoded.
+ * @param {string} path relative, like `drive/list`
+ * @param {Record<string, string>} [query]
+ */
+export function apiUrl(path, query = {}) {
+  const url = new URL(path, document.baseURI);
+  for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+  return url.href;
+}
+
+/**
+ * @typedef {object} RequestOptions
+ * @property {string} [method]
+ * @property {Record<string, string>} [query]
+ * @property {unknown} [json] a body to send as JSON
+ * @property {string} [key] the key to send instead of the session's (sign-in checks a key before keeping it)
+ * @property {AbortSignal} [signal]
+ */
+
+/**
+ * Calls the API and returns its response if it succeeded; otherwise throws an ApiError carrying the API's
+ * message. A 429 is waited out (`Retry-After` seconds, announced through `apiEvents`) and tried again.
+ * @param {string} path
+ * @param {RequestOptions} [options]
+ * @returns {Promise<Response>}
+ */
+export async function request(path, options = {}) {
+  const key = options.key ?? readKey();
+  for (let attempt = 0; ; attempt++) {
+    /** @type {Record<string, string>} */
+    const headers = { Authorization: `Bearer ${key ?? ''}` };
+    if (options.json !== undefined) headers['Content-Type'] = 'application/json';
+    let response;
+    try {
+      response = await fetch(apiUrl(path, options.query), {
+        method: options.method ?? 'GET',
+        headers,
+        body: options.json === undefined ? undefined : JSON.stringify(options.json),
+        signal: options.signal,
+      });
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      throw new ApiError(0, 'network', 'Drive could not be reached. Check your connection and try again.');
+    }
+    if (response.ok) return response;
+    const error = errorOf(response.status, await response.text());
+    if (response.status === 429 && attempt < RATE_LIMIT_RETRIES) {
+      await waitOut(retryAfterSeconds(response.headers.get('Retry-After')), error.message, options.signal);
+      continue;
+    }
+    if (response.status === 401 && options.key === undefined) apiEvents.dispatchEvent(new CustomEvent('unauthorized', { detail: { message: error.message } }));
+    throw error;
+  }
+}
+
+/**
+ * The `data` of a JSON answer, as the route documents it.
+ * @template T
+ * @param {string} path
+ * @param {RequestOptions} [options]
+ * @returns {Promise<T>}
+ */
+async function data(path, options) {
+  const body = /** @type {{ data: T }} */ (await (await request(path, options)).json());
+  return body.data;
+}
+
+/**
+ * The API's error, from its JSON body `{ error: { code, message } }`; a body of another shape (a proxy's page)
+ * still gives a message that says what happened.
+ * @param {number} status
+ * @param {string} text
+ */
+export function errorOf(status, text) {
+  try {
+    const body = JSON.parse(text);
+    if (typeof body?.error?.message === 'string') return new ApiError(status, String(body.error.code), body.error.message);
+  } catch {
+    // not JSON: fall through
+  }
+  return new ApiError(status, `http_${status}`, `Drive answered ${status} without saying why. Try again in a moment.`);
+}
+
+/**
+ * Whole seconds to wait from a `Retry-After` header (seconds or an HTTP date), at least 1.
+ * @param {string | null} header
+ */
+export function retryAfterSeconds(header) {
+  if (header === null) return 1;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(1, Math.ceil(seconds));
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? 1 : Math.max(1, Math.ceil((date - Date.now()) / 1000));
+}
+
+/**
+ * Announces a rate limit and sleeps it out.
+ * @param {number} seconds
+ * @param {string} message the API's message, which states the delay
+ * @param {AbortSignal} [signal]
+ */
+export async function waitOut(seconds, message, signal) {
+  apiEvents.dispatchEvent(new CustomEvent('ratelimited', { detail: { seconds, message } }));
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, seconds * 1000);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
+}
+
+/**
+ * `folder`'s files and folders; with `recursive`, every nested one.
+ * @param {string} folder
+ * @param {{ recursive?: boolean, signal?: AbortSignal }} [options]
+ * @returns {Promise<Listing>}
+ */
+export function listFolder(folder, options = {}) {
+  return data('drive/list', { query: { folder, ...(options.recursive ? { recursive: 'true' } : {}) }, signal: options.signal });
+}
+
+/**
+ * Creates `path` and its missing parents.
+ * @param {string} path
+ * @returns {Promise<{ id: string, path: string, created_at: string }>}
+ */
+export function createFolder(path) {
+  return data('drive/folders', { method: 'POST', json: { path } });
+}
+
+/**
+ * Deletes `path` and everything in it.
+ * @param {string} path
+ * @returns {Promise<{ deleted: boolean, path: string, files_deleted: number }>}
+ */
+export function deleteFolder(path) {
+  return data('drive/folders', { method: 'DELETE', query: { path, recursive: 'true' } });
+}
+
+/**
+ * The drive's keys, revoked ones included; with `key`, checks that key instead of the session's.
+ * @param {{ key?: string, signal?: AbortSignal }} [options]
+ * @returns {Promise<ApiKey[]>}
+ */
+export async function listKeys(options = {}) {
+  /** @type {{ keys: ApiKey[] }} */
+  const listed = await data('drive/keys', options);
+  return listed.keys;
+}
+
+/**
+ * @param {{ name: string, role: Role, prefix?: string }} key
+ * @returns {Promise<{ key: ApiKey, secret: string }>}
+ */
+export function createKey(key) {
+  return data('drive/keys', { method: 'POST', json: key });
+}
+
+/**
+ * @param {string} id
+ * @returns {Promise<{ key: ApiKey }>}
+ */
+export function revokeKey(id) {
+  return data(`drive/keys/${encodeURIComponent(id)}`, { method: 'DELETE' });
+}
+
+/**
+ * Opens a large upload into `folder`: presigned URLs for its parts.
+ * @param {File} file
+ * @param {string} folder
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<UploadSession>}
+ */
+export function startUpload(file, folder, signal) {
+  // The API accepts a plain media type; browsers sometimes report others (or none), which S3 need not know.
+  const contentType = /^[\w.+-]+\/[\w.+-]+$/.test(file.type) ? { content_type: file.type } : {};
+  return data('drive/uploads', { method: 'POST', json: { folder, name: file.name, size: file.size, ...contentType }, signal });
+}
+
+/**
+ * @param {string} uploadId
+ * @param {{ number: number, etag: string }[]} parts
+ * @returns {Promise<FileEntry>}
+ */
+export function completeUpload(uploadId, parts) {
+  return data(`drive/uploads/${encodeURIComponent(uploadId)}/complete`, { method: 'POST', json: { parts } });
+}
+
+/** @param {string} uploadId */
+export async function abortUpload(uploadId) {
+  await request(`drive/uploads/${encodeURIComponent(uploadId)}`, { method: 'DELETE' });
+}
+
+/**
+ * Downloads the file at `path` into memory, reporting bytes as they arrive (`total` from Content-Length).
+ * @param {string} path
+ * @param {(loaded: number, total: number | undefined) => void} onProgress
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<Blob>}
+ */
+export async function downloadFile(path, onProgress, signal) {
+  const response = await request('drive/download', { query: { path }, signal });
+  const length = Number(response.headers.get('Content-Length'));
+  const total = Number.isFinite(length) && length > 0 ? length : undefined;
+  const type = response.headers.get('Content-Type') ?? 'application/octet-stream';
+  if (!response.body) return new Blob([await response.arrayBuffer()], { type });
+  /** @type {BlobPart[]} */
+  const chunks = [];
+  let loaded = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    // A fetch body's chunks are never shared memory, which is all the cast says.
+    chunks.push(/** @type {Uint8Array<ArrayBuffer>} */ (value));
+    loaded += value.byteLength;
+    onProgress(loaded, total);
+  }
+  return new Blob(chunks, { type });
+}
+
+/**
+ * Sends `body` with XMLHttpRequest, the one browser API that reports upload progress, and resolves with the
+ * finished request whatever its status; rejects on a network failure or when `signal` aborts.
+ * @param {string} method
+ * @param {string} url
+ * @param {XMLHttpRequestBodyInit} body
+ * @param {{ headers?: Record<string, string>, onProgress?: (loaded: number) => void, signal?: AbortSignal }} [options]
+ * @returns {Promise<XMLHttpRequest>}
+ */
+export function sendWithProgress(method, url, body, options = {}) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open(method, url);
+    for (const [name, value] of Object.entries(options.headers ?? {})) xhr.setRequestHeader(name, value);
+    xhr.upload.addEventListener('progress', (event) => options.onProgress?.(event.loaded));
+    xhr.addEventListener('load', () => resolve(xhr));
+    xhr.addEventListener('error', () => reject(new ApiError(0, 'network', 'The connection failed while sending the file.')));
+    xhr.addEventListener('abort', () => reject(options.signal?.reason ?? new DOMException('Cancelled', 'AbortError')));
+    if (options.signal?.aborted) return reject(options.signal.reason);
+    options.signal?.addEventListener('abort', () => xhr.abort(), { once: true });
+    xhr.send(body);
+  });
+}
+
+/**
+ * Uploads a small file (at most a few MB: one API request carries 4.5 MiB) into `folder` with
+ * `POST drive/upload`, reporting bytes sent.
+ * @param {File} file
+ * @param {string} folder
+ * @param {(loaded: number) => void} onProgress
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<FileEntry>}
+ */
+export async function uploadSmallFile(file, folder, onProgress, signal) {
+  for (let attempt = 0; ; attempt++) {
+    const form = new FormData();
+    form.append('metadata', JSON.stringify([{ folder }]));
+    form.append('files', file, file.name);
+    const xhr = await sendWithProgress('POST', apiUrl('drive/upload'), form, {
+      headers: { Authorization: `Bearer ${readKey() ?? ''}` },
+      onProgress: (loaded) => onProgress(Math.min(loaded, file.size)),
+      signal,
+    });
+    if (xhr.status === 200) return JSON.parse(xhr.responseText).data[0];
+    const error = errorOf(xhr.status, xhr.responseText);
+    if (xhr.status === 429 && attempt < RATE_LIMIT_RETRIES) {
+      onProgress(0);
+      await waitOut(retryAfterSeconds(xhr.getResponseHeader('Retry-After')), error.message, signal);
+      continue;
+    }
+    if (xhr.status === 401) apiEvents.dispatchEvent(new CustomEvent('unauthorized', { detail: { message: error.message } }));
+    throw error;
+  }
+}

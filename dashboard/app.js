@@ -1,0 +1,139 @@
+// @ts-check
+/**
+ * The dashboard's entry point: sign-in, the two views (Files, Settings → API Keys) chosen by the address's
+ * fragment, which works under any base path and never reaches the server, and the page-wide wiring.
+ */
+import { ApiError, apiEvents, listKeys } from './api.js';
+import { renderFiles } from './files-view.js';
+import { renderKeys } from './keys-view.js';
+import { forgetKey, readKey, storeKey } from './session.js';
+import { announce, byId, clearError, find, fromTemplate, messageOf, showFormError, wireDialogCloseButtons } from './ui.js';
+import { cancelAllUploads, uploadsRunning, wireUploadsPanel } from './uploads.js';
+
+/** @typedef {{ view: 'files', folder: string } | { view: 'keys' }} Route */
+
+const main = byId('main', HTMLElement);
+/** Aborted when another view replaces the current one, so late answers of the old one are dropped. */
+let viewLifetime = new AbortController();
+
+/**
+ * The view a fragment names: `#/settings/api-keys`, or `#/files/<folder>` (segments URL-encoded), the default.
+ * @param {string} hash
+ * @returns {Route}
+ */
+function routeOf(hash) {
+  if (hash === '#/settings/api-keys') return { view: 'keys' };
+  if (!hash.startsWith('#/files/')) return { view: 'files', folder: '/' };
+  try {
+    const segments = hash.slice('#/files/'.length).split('/').filter((segment) => segment !== '').map(decodeURIComponent);
+    return { view: 'files', folder: `/${segments.join('/')}` };
+  } catch {
+    return { view: 'files', folder: '/' };
+  }
+}
+
+/**
+ * Shows the view of the address, or the sign-in form when this tab holds no key.
+ * @param {{ focus?: boolean, notice?: string }} [options] focus: move focus to the new view's heading
+ */
+function render(options = {}) {
+  viewLifetime.abort();
+  viewLifetime = new AbortController();
+  const signedIn = readKey() !== undefined;
+  find(document, '.main-nav', HTMLElement).hidden = !signedIn;
+  byId('sign-out', HTMLButtonElement).hidden = !signedIn;
+  if (!signedIn) return renderSignIn(options.notice);
+
+  const route = routeOf(location.hash);
+  for (const link of document.querySelectorAll('[data-nav]')) {
+    if (link.getAttribute('data-nav') === route.view) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  const shown = route.view === 'keys' ? renderKeys(main, viewLifetime.signal) : renderFiles(main, route.folder, viewLifetime.signal);
+  if (options.focus) main.querySelector('h1')?.focus();
+  return shown;
+}
+
+/** @param {string} [notice] why the tab was signed out, if it was */
+function renderSignIn(notice) {
+  document.title = 'Sign in · Drive';
+  main.replaceChildren(fromTemplate('sign-in-view'));
+  const form = byId('sign-in-form', HTMLFormElement);
+  const input = byId('sign-in-key', HTMLInputElement);
+  const error = byId('sign-in-error', HTMLElement);
+  const button = find(form, 'button[type=submit]', HTMLButtonElement);
+  if (notice) showFormError(error, notice);
+  form.addEventListener('submit', async (event) => {
+    // Never submitted: the key must not leave in a request of its own (the policy's form-action 'none' backs this).
+    event.preventDefault();
+    const key = input.value.trim();
+    if (key === '') {
+      showFormError(error, 'Paste an admin API key to sign in.');
+      return input.focus();
+    }
+    button.disabled = true;
+    try {
+      // Only an admin key may list keys, so this one call checks both that the key works and that it is an admin.
+      await listKeys({ key });
+      storeKey(key);
+      render({ focus: true });
+      announce('Signed in.');
+    } catch (failure) {
+      showFormError(error, signInProblem(failure));
+      input.focus();
+    } finally {
+      button.disabled = false;
+    }
+  });
+  input.focus();
+}
+
+/**
+ * What to tell someone whose key was refused.
+ * @param {unknown} error
+ */
+function signInProblem(error) {
+  if (error instanceof ApiError && error.status === 401) return 'Drive does not know this key, or it has been revoked. Check that you pasted all of it.';
+  if (error instanceof ApiError && error.status === 403) return `This key works, but the dashboard needs an admin key (${error.message}).`;
+  return messageOf(error);
+}
+
+function signOut() {
+  cancelAllUploads();
+  forgetKey();
+  clearError();
+  render();
+  announce('Signed out. The key is forgotten by this tab.');
+}
+
+/** The wiring that lives as long as the page. */
+function start() {
+  wireDialogCloseButtons();
+  wireUploadsPanel();
+  byId('sign-out', HTMLButtonElement).addEventListener('click', signOut);
+  byId('skip-link', HTMLAnchorElement).addEventListener('click', (event) => {
+    // The fragment names views, so the skip link moves focus itself.
+    event.preventDefault();
+    main.focus();
+  });
+  window.addEventListener('hashchange', () => render({ focus: true }));
+  apiEvents.addEventListener('unauthorized', () => {
+    if (readKey() === undefined) return;
+    cancelAllUploads();
+    forgetKey();
+    render({ notice: 'This tab was signed out: its key was revoked or is no longer valid. Sign in with another admin key.' });
+    announce('Signed out.');
+  });
+  apiEvents.addEventListener('ratelimited', (event) => {
+    const { seconds, message } = /** @type {CustomEvent<{ seconds: number, message: string }>} */ (event).detail;
+    announce(`${message.replace(/\.?$/, '.')} Trying again in ${seconds} s.`);
+  });
+  window.addEventListener('beforeunload', (event) => {
+    if (uploadsRunning()) event.preventDefault();
+  });
+  // A file dropped outside a drop zone would otherwise replace the page.
+  for (const type of ['dragover', 'drop']) window.addEventListener(type, (event) => event.preventDefault());
+  render();
+}
+
+start();

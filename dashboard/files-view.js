@@ -1,0 +1,341 @@
+// @ts-check
+/**
+ * Files: one folder at a time, with breadcrumbs, its folders and files, and the actions on them (new
+ * folder, upload by picker or drop, download, delete a folder after showing what it holds).
+ */
+import { createFolder, deleteFolder, downloadFile, listFolder } from './api.js';
+import { alertError, announce, byId, confirmAction, find, formatBytes, fromTemplate, h, messageOf, openDialog, plural, setBusy, showFormError, timeElement } from './ui.js';
+import { enqueueUploads } from './uploads.js';
+
+/** @typedef {import('./api.js').Listing} Listing */
+/** @typedef {import('./api.js').FileEntry} FileEntry */
+
+/** How many of a folder's entries the delete confirmation names. */
+const NAMED_IN_CONFIRMATION = 8;
+
+/**
+ * The address of `folder`'s view: `#/files/<segments, URL-encoded>`.
+ * @param {string} folder
+ */
+export function folderHref(folder) {
+  return folder === '/' ? '#/files/' : `#/files${folder.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/** @param {string} path */
+function nameOf(path) {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/** @param {string} path */
+function parentOf(path) {
+  const cut = path.lastIndexOf('/');
+  return cut <= 0 ? '/' : path.slice(0, cut);
+}
+
+/**
+ * Shows `folder` in `main` until `signal` aborts (another view took over).
+ * @param {HTMLElement} main
+ * @param {string} folder
+ * @param {AbortSignal} signal
+ */
+export async function renderFiles(main, folder, signal) {
+  main.replaceChildren(fromTemplate('files-view'));
+  const view = find(main, '.files-view', HTMLElement);
+  const title = folder === '/' ? 'All files' : nameOf(folder);
+  document.title = `${title} · Files · Drive`;
+  find(view, 'h1', HTMLElement).textContent = title;
+  find(view, 'caption', HTMLElement).textContent = `Contents of ${folder}`;
+  renderBreadcrumbs(find(view, '.breadcrumbs ol', HTMLElement), folder);
+  // At the root the trail would only repeat the heading.
+  find(view, '.breadcrumbs', HTMLElement).hidden = folder === '/';
+
+  /** What the folder held when last listed: uploads over a file of the same name ask first. */
+  /** @type {Listing | undefined} */
+  let shown;
+  const reload = async () => {
+    shown = (await loadListing(view, folder, signal, reload)) ?? shown;
+  };
+  const upload = (/** @type {File[]} */ files) => uploadAsking(files, folder, shown);
+  find(view, '[data-action="new-folder"]', HTMLButtonElement).addEventListener('click', () => newFolder(folder, reload));
+  const deleteButton = find(view, '[data-action="delete-folder"]', HTMLButtonElement);
+  deleteButton.hidden = folder === '/';
+  deleteButton.addEventListener('click', () => confirmDeleteFolder(folder, () => (location.hash = folderHref(parentOf(folder)))));
+  const picker = find(view, '[data-input="upload"]', HTMLInputElement);
+  picker.addEventListener('change', () => {
+    if (picker.files && picker.files.length > 0) upload([...picker.files]);
+    picker.value = '';
+  });
+  wireDropZone(view, upload);
+  const onUploaded = (/** @type {Event} */ event) => {
+    if (/** @type {CustomEvent<{ folder: string }>} */ (event).detail.folder === folder) reload();
+  };
+  document.addEventListener('drive:uploaded', onUploaded);
+  signal.addEventListener('abort', () => document.removeEventListener('drive:uploaded', onUploaded), { once: true });
+  await reload();
+}
+
+/**
+ * `Drive / reports / 2024`, each an ancestor's link; the last is the current page.
+ * @param {HTMLElement} list
+ * @param {string} folder
+ */
+function renderBreadcrumbs(list, folder) {
+  const segments = folder.split('/').filter((segment) => segment !== '');
+  const crumbs = [{ name: 'All files', path: '/' }, ...segments.map((name, i) => ({ name, path: `/${segments.slice(0, i + 1).join('/')}` }))];
+  list.replaceChildren(
+    ...crumbs.map((crumb, i) =>
+      h('li', {}, i === crumbs.length - 1 ? h('a', { href: folderHref(crumb.path), 'aria-current': 'page' }, crumb.name) : h('a', { href: folderHref(crumb.path) }, crumb.name)),
+    ),
+  );
+}
+
+/**
+ * Queues `files` for upload into `folder`, first asking whether to replace the files of the same name it
+ * holds (the API replaces them: a new file, the old bytes deleted).
+ * @param {File[]} files
+ * @param {string} folder
+ * @param {Listing | undefined} listing the folder as last listed
+ */
+async function uploadAsking(files, folder, listing) {
+  const existing = new Set(listing?.files.map((file) => file.name));
+  const replaced = files.filter((file) => existing.has(file.name));
+  if (replaced.length > 0) {
+    const confirmed = await confirmAction({
+      title: replaced.length === 1 ? `Replace “${replaced[0].name}”?` : `Replace ${replaced.length} files?`,
+      body: [
+        h('p', {}, `${folder} already holds ${replaced.length === 1 ? 'a file' : 'files'} of ${replaced.length === 1 ? 'this name' : 'these names'}. Uploading replaces ${replaced.length === 1 ? 'it' : 'them'}: the earlier bytes are deleted.`),
+        replaced.length > 1 && h('ul', { class: 'doomed' }, ...replaced.slice(0, NAMED_IN_CONFIRMATION).map((file) => h('li', {}, h('span', { class: 'path' }, file.name)))),
+      ],
+      confirmLabel: replaced.length === 1 ? 'Replace file' : 'Replace files',
+      action: async () => undefined,
+    });
+    if (!confirmed) return announce('Nothing uploaded.');
+  }
+  enqueueUploads(files, folder);
+}
+
+/**
+ * Lists `folder` into the view's table, and returns the listing (undefined if it failed or the view is gone).
+ * @param {HTMLElement} view
+ * @param {string} folder
+ * @param {AbortSignal} signal
+ * @param {() => Promise<void>} reload lists the folder again (after a subfolder is deleted)
+ * @returns {Promise<Listing | undefined>}
+ */
+async function loadListing(view, folder, signal, reload) {
+  const loading = find(view, '[data-loading]', HTMLElement);
+  const error = find(view, '[data-error]', HTMLElement);
+  const table = find(view, 'table', HTMLTableElement);
+  const empty = find(view, '[data-empty]', HTMLElement);
+  view.setAttribute('aria-busy', 'true');
+  /** @type {Listing} */
+  let listing;
+  try {
+    listing = await listFolder(folder, { signal });
+  } catch (failure) {
+    if (signal.aborted) return undefined;
+    loading.hidden = true;
+    table.hidden = true;
+    empty.hidden = true;
+    showFormError(error, failure);
+    return undefined;
+  } finally {
+    view.removeAttribute('aria-busy');
+  }
+  loading.hidden = true;
+  showFormError(error);
+  const rows = [
+    ...listing.folders.map((entry) => folderRow(entry.path, reload)),
+    ...listing.files.map((file) => fileRow(file)),
+  ];
+  find(table, 'tbody', HTMLElement).replaceChildren(...rows);
+  table.hidden = rows.length === 0;
+  empty.hidden = rows.length !== 0;
+  return listing;
+}
+
+/**
+ * @param {string} path
+ * @param {() => Promise<void>} reload
+ */
+function folderRow(path, reload) {
+  const name = nameOf(path);
+  return h('tr', { 'data-kind': 'folder' },
+    h('th', { scope: 'row', class: 'name' }, h('a', { href: folderHref(path), class: 'entry folder' }, h('span', { class: 'icon', 'aria-hidden': 'true' }), name)),
+    h('td', { class: 'num muted' }, h('span', { class: 'visually-hidden' }, 'Folder')),
+    h('td', { class: 'when muted' }, ''),
+    h('td', { class: 'actions' }, h('button', { type: 'button', class: 'danger-quiet small', 'aria-label': `Delete folder ${name}`, onclick: () => confirmDeleteFolder(path, reload) }, 'Delete…')),
+  );
+}
+
+/** @param {FileEntry} file */
+function fileRow(file) {
+  const button = h('button', { type: 'button', class: 'secondary small', 'aria-label': `Download ${file.name}` }, 'Download');
+  button.addEventListener('click', () => download(file, button));
+  return h('tr', { 'data-kind': 'file' },
+    h('th', { scope: 'row', class: 'name' }, h('span', { class: 'entry file' }, h('span', { class: 'icon', 'aria-hidden': 'true' }), file.name)),
+    h('td', { class: 'num' }, formatBytes(file.size)),
+    h('td', { class: 'when' }, timeElement(file.created_at)),
+    h('td', { class: 'actions' }, button),
+  );
+}
+
+/**
+ * Downloads `file` with the key in the Authorization header, then hands the browser the bytes as an object
+ * URL under the file's name: the key never goes into a URL (a link would need it in the query).
+ * @param {FileEntry} file
+ * @param {HTMLButtonElement} button
+ */
+async function download(file, button) {
+  button.disabled = true;
+  announce(`Downloading ${file.name}…`);
+  try {
+    const blob = await downloadFile(file.path, (loaded, total) => {
+      button.textContent = total ? `${Math.floor((loaded / total) * 100)}%` : formatBytes(loaded);
+    });
+    const url = URL.createObjectURL(blob);
+    const link = h('a', { href: url, download: file.name, hidden: true });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    // The browser has taken the bytes once the click is handled; a minute is ample for a slow disk.
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    announce(`Downloaded ${file.name} (${formatBytes(blob.size)}).`);
+  } catch (failure) {
+    alertError(`Could not download ${file.name}: ${messageOf(failure)}`);
+  } finally {
+    button.disabled = false;
+    button.textContent = 'Download';
+  }
+}
+
+/**
+ * Asks for a folder name and creates it inside `parent` (`a/b` makes both).
+ * @param {string} parent
+ * @param {() => void} onCreated
+ */
+async function newFolder(parent, onCreated) {
+  const dialog = byId('folder-dialog', HTMLDialogElement);
+  const form = find(dialog, 'form', HTMLFormElement);
+  const input = byId('folder-name', HTMLInputElement);
+  const error = find(dialog, '.form-error', HTMLElement);
+  byId('folder-name-hint', HTMLElement).textContent = `It is made inside ${parent}. Use / for nested folders, like 2024/q1.`;
+  input.value = '';
+  showFormError(error);
+  const submit = async (/** @type {SubmitEvent} */ event) => {
+    event.preventDefault();
+    const name = input.value.trim().replace(/^\/+|\/+$/g, '');
+    if (name === '') {
+      showFormError(error, 'Give the folder a name.');
+      return input.focus();
+    }
+    setBusy(dialog, true);
+    try {
+      const created = await createFolder(parent === '/' ? `/${name}` : `${parent}/${name}`);
+      dialog.close('done');
+      announce(`Created the folder ${created.path}.`);
+      onCreated();
+    } catch (failure) {
+      showFormError(error, failure);
+      input.focus();
+    } finally {
+      setBusy(dialog, false);
+    }
+  };
+  form.addEventListener('submit', submit);
+  try {
+    await openDialog(dialog);
+  } finally {
+    form.removeEventListener('submit', submit);
+  }
+}
+
+/**
+ * Shows what deleting `path` takes with it (counts, total size, the first few names), and deletes it all
+ * once confirmed.
+ * @param {string} path
+ * @param {() => void} afterDelete
+ */
+async function confirmDeleteFolder(path, afterDelete) {
+  /** @type {Listing} */
+  let tree;
+  try {
+    tree = await listFolder(path, { recursive: true });
+  } catch (failure) {
+    return alertError(`Could not read ${path}: ${messageOf(failure)}`);
+  }
+  const bytes = tree.files.reduce((sum, file) => sum + file.size, 0);
+  const entries = [
+    ...tree.folders.map((folder) => ({ path: folder.path, detail: 'folder' })),
+    ...tree.files.map((file) => ({ path: file.path, detail: formatBytes(file.size) })),
+  ].sort((a, b) => (a.path < b.path ? -1 : 1));
+  const inside = (/** @type {string} */ entry) => entry.slice(path.length + 1);
+  const summary = entries.length === 0
+    ? 'The folder is empty.'
+    : `${plural(tree.files.length, 'file')} (${formatBytes(bytes)}) and ${plural(tree.folders.length, 'folder')} will be deleted with it.`;
+  /** @type {{ files_deleted: number } | undefined} */
+  let result;
+  const done = await confirmAction({
+    title: `Delete “${nameOf(path)}” and everything in it?`,
+    body: [
+      h('p', { 'data-summary': true }, summary),
+      entries.length > 0 && h('ul', { class: 'doomed' }, ...entries.slice(0, NAMED_IN_CONFIRMATION).map((entry) => h('li', {}, h('span', { class: 'path' }, inside(entry.path)), ' ', h('span', { class: 'muted' }, entry.detail)))),
+      entries.length > NAMED_IN_CONFIRMATION && h('p', { class: 'muted' }, `…and ${plural(entries.length - NAMED_IN_CONFIRMATION, 'more item')}.`),
+      h('p', { class: 'warning-text' }, 'Deleting is permanent: Drive keeps no copy.'),
+    ],
+    confirmLabel: 'Delete folder',
+    action: async () => {
+      result = await deleteFolder(path);
+    },
+  });
+  if (!done || !result) return;
+  announce(`Deleted ${path} and ${plural(result.files_deleted, 'file')} in it.`);
+  afterDelete();
+}
+
+/**
+ * Files dropped anywhere on the view go to `upload`; dropped folders are refused with a message (a browser
+ * gives their contents only through a separate walk, which this page does not do).
+ * @param {HTMLElement} view
+ * @param {(files: File[]) => void} upload
+ */
+function wireDropZone(view, upload) {
+  const zone = find(view, '[data-zone]', HTMLElement);
+  let depth = 0;
+  const carriesFiles = (/** @type {DragEvent} */ event) => event.dataTransfer?.types.includes('Files') ?? false;
+  view.addEventListener('dragenter', (event) => {
+    if (!carriesFiles(event)) return;
+    depth++;
+    zone.classList.add('dragging');
+  });
+  view.addEventListener('dragleave', () => {
+    depth = Math.max(0, depth - 1);
+    if (depth === 0) zone.classList.remove('dragging');
+  });
+  view.addEventListener('dragover', (event) => {
+    if (!carriesFiles(event) || !event.dataTransfer) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = 'copy';
+  });
+  view.addEventListener('drop', (event) => {
+    event.preventDefault();
+    depth = 0;
+    zone.classList.remove('dragging');
+    const transfer = event.dataTransfer;
+    if (!transfer) return;
+    /** @type {File[]} */
+    const files = [];
+    let folders = 0;
+    // Entries are read here, in the drop handler: the browser empties the transfer once it returns.
+    for (const item of transfer.items) {
+      if (item.kind !== 'file') continue;
+      if (item.webkitGetAsEntry()?.isDirectory) folders++;
+      else {
+        const file = item.getAsFile();
+        if (file) files.push(file);
+      }
+    }
+    if (folders > 0) alertError(`${plural(folders, 'dropped folder')} skipped: drop the files inside it, or create the folder first.`);
+    if (files.length > 0) upload(files);
+  });
+}

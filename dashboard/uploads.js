@@ -1,0 +1,258 @@
+// @ts-check
+/**
+ * The uploads tray. Every file goes through one queue, a few at a time, each with its own progress bar:
+ * a small file in one `POST drive/upload`, a large one in parts sent straight to S3 through the presigned
+ * URLs of `POST drive/uploads`, then `complete` (or, on any failure or a cancel, the session is aborted).
+ */
+import { ApiError, abortUpload, completeUpload, sendWithProgress, startUpload, uploadSmallFile } from './api.js';
+import { alertError, announce, byId, formatBytes, h, messageOf, plural } from './ui.js';
+
+/**
+ * Above this, a file goes in parts: one API request carries at most 4.5 MiB, its multipart framing included,
+ * and in AWS a body between that and 10 MB fails before Drive's code runs.
+ */
+export const LARGE_FILE_BYTES = 4 * 1024 * 1024;
+const FILES_AT_ONCE = 3;
+const PARTS_AT_ONCE = 4;
+/** A part that fails on the way (a dropped connection, a 5xx from S3) is sent again, up to this many times in all. */
+const PART_ATTEMPTS = 3;
+
+/**
+ * @typedef {'queued' | 'running' | 'done' | 'failed' | 'cancelled'} UploadState
+ * @typedef {{ file: File, folder: string, state: UploadState, controller: AbortController, row: HTMLLIElement, bar: HTMLProgressElement, status: HTMLElement, cancel: HTMLButtonElement }} Upload
+ */
+
+/** @type {Upload[]} */
+const uploads = [];
+let running = 0;
+
+/**
+ * Queues `files` for upload into `folder` and shows them in the tray.
+ * @param {File[]} files
+ * @param {string} folder
+ */
+export function enqueueUploads(files, folder) {
+  const list = byId('uploads-list', HTMLUListElement);
+  for (const file of files) {
+    const upload = createUpload(file, folder);
+    uploads.push(upload);
+    list.append(upload.row);
+  }
+  byId('uploads', HTMLElement).hidden = false;
+  announce(`Uploading ${plural(files.length, 'file')} to ${folder}.`);
+  summarize();
+  pump();
+}
+
+/** Whether any upload is queued or on its way (leaving the page would stop it). */
+export function uploadsRunning() {
+  return uploads.some((upload) => upload.state === 'queued' || upload.state === 'running');
+}
+
+/** Stops every upload (signing out); large ones abort their sessions. */
+export function cancelAllUploads() {
+  for (const upload of uploads) cancel(upload);
+}
+
+/** The tray's "Clear finished" button. */
+export function wireUploadsPanel() {
+  byId('uploads-clear', HTMLButtonElement).addEventListener('click', () => {
+    for (const upload of uploads.filter((u) => u.state !== 'queued' && u.state !== 'running')) {
+      upload.row.remove();
+      uploads.splice(uploads.indexOf(upload), 1);
+    }
+    byId('uploads', HTMLElement).hidden = uploads.length === 0;
+    summarize();
+  });
+}
+
+/**
+ * @param {File} file
+ * @param {string} folder
+ * @returns {Upload}
+ */
+function createUpload(file, folder) {
+  const bar = h('progress', { max: Math.max(file.size, 1), value: 0, 'aria-label': `Upload of ${file.name}` });
+  const status = h('span', { class: 'upload-status' }, 'Waiting');
+  const cancelButton = h('button', { type: 'button', class: 'quiet small', 'aria-label': `Cancel the upload of ${file.name}` }, 'Cancel');
+  const row = h('li', { class: 'upload', 'data-state': 'queued' },
+    h('div', { class: 'upload-line' }, h('span', { class: 'upload-name', title: `${folder === '/' ? '' : folder}/${file.name}` }, file.name), status, cancelButton),
+    bar,
+  );
+  /** @type {Upload} */
+  const upload = { file, folder, state: 'queued', controller: new AbortController(), row, bar, status, cancel: cancelButton };
+  cancelButton.addEventListener('click', () => cancel(upload));
+  return upload;
+}
+
+/** @param {Upload} upload */
+function cancel(upload) {
+  if (upload.state === 'queued') setState(upload, 'cancelled', 'Cancelled');
+  if (upload.state === 'running') upload.controller.abort(new DOMException('Cancelled', 'AbortError'));
+}
+
+/**
+ * @param {Upload} upload
+ * @param {UploadState} state
+ * @param {string} text
+ */
+function setState(upload, state, text) {
+  upload.state = state;
+  upload.row.dataset.state = state;
+  upload.status.textContent = text;
+  upload.cancel.hidden = state !== 'queued' && state !== 'running';
+  summarize();
+}
+
+/** Starts queued uploads while fewer than FILES_AT_ONCE run. */
+function pump() {
+  while (running < FILES_AT_ONCE) {
+    const next = uploads.find((upload) => upload.state === 'queued');
+    if (!next) return;
+    running++;
+    run(next).finally(() => {
+      running--;
+      pump();
+      if (!uploadsRunning()) announceFinished();
+    });
+  }
+}
+
+/** @param {Upload} upload */
+async function run(upload) {
+  const { file, folder, controller } = upload;
+  setState(upload, 'running', `0 B of ${formatBytes(file.size)}`);
+  const onProgress = (/** @type {number} */ loaded) => {
+    upload.bar.value = loaded;
+    upload.status.textContent = `${formatBytes(loaded)} of ${formatBytes(file.size)}`;
+  };
+  try {
+    const stored = file.size > LARGE_FILE_BYTES
+      ? await uploadLargeFile(file, folder, onProgress, controller.signal)
+      : await uploadSmallFile(file, folder, onProgress, controller.signal);
+    upload.bar.value = upload.bar.max;
+    setState(upload, 'done', `Uploaded, ${formatBytes(stored.size)}`);
+    document.dispatchEvent(new CustomEvent('drive:uploaded', { detail: { folder, path: stored.path } }));
+  } catch (error) {
+    if (controller.signal.aborted) return setState(upload, 'cancelled', 'Cancelled');
+    setState(upload, 'failed', `Failed: ${messageOf(error)}`);
+    alertError(`Could not upload ${file.name}: ${messageOf(error)}`);
+  }
+}
+
+function announceFinished() {
+  const done = uploads.filter((upload) => upload.state === 'done').length;
+  const failed = uploads.filter((upload) => upload.state === 'failed').length;
+  announce(`Uploads finished: ${plural(done, 'file')} uploaded${failed > 0 ? `, ${failed} failed` : ''}.`);
+}
+
+function summarize() {
+  const done = uploads.filter((upload) => upload.state === 'done').length;
+  const active = uploads.filter((upload) => upload.state === 'queued' || upload.state === 'running').length;
+  byId('uploads-summary', HTMLElement).textContent = active > 0 ? `${done} of ${done + active} done` : `${plural(done, 'file')} uploaded`;
+}
+
+/**
+ * Uploads a large file in parts straight to S3: open a session, PUT each slice of the file to its presigned
+ * URL (a few at a time, each retried), then complete it. Any failure or a cancel aborts the session, which
+ * deletes the parts already sent.
+ * @param {File} file
+ * @param {string} folder
+ * @param {(loaded: number) => void} onProgress
+ * @param {AbortSignal} signal
+ * @returns {Promise<import('./api.js').FileEntry>}
+ */
+async function uploadLargeFile(file, folder, onProgress, signal) {
+  const session = await startUpload(file, folder, signal);
+  // One failed part stops the others, rather than sending bytes to a session about to be aborted.
+  const parts = new AbortController();
+  const stopParts = () => parts.abort(signal.reason);
+  signal.addEventListener('abort', stopParts, { once: true });
+  /** @type {Map<number, number>} */
+  const sent = new Map();
+  try {
+    const etags = await mapLimit(session.parts, PARTS_AT_ONCE, async (part) => {
+      const start = (part.number - 1) * session.part_size;
+      const slice = file.slice(start, Math.min(start + session.part_size, file.size));
+      const etag = await putPart(part.url, slice, (loaded) => {
+        sent.set(part.number, loaded);
+        onProgress([...sent.values()].reduce((sum, n) => sum + n, 0));
+      }, parts.signal);
+      return { number: part.number, etag };
+    }).catch((error) => {
+      parts.abort(error);
+      throw error;
+    });
+    return await completeUpload(session.upload_id, etags);
+  } catch (error) {
+    await abortUpload(session.upload_id).catch(() => undefined);
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', stopParts);
+  }
+}
+
+/**
+ * PUTs one part to its presigned URL and returns the ETag S3 gave it; sends it again after a network
+ * failure or a 5xx.
+ * @param {string} url
+ * @param {Blob} slice
+ * @param {(loaded: number) => void} onProgress
+ * @param {AbortSignal} signal
+ */
+async function putPart(url, slice, onProgress, signal) {
+  for (let attempt = 1; ; attempt++) {
+    /** @type {unknown} */
+    let failure;
+    try {
+      const xhr = await sendWithProgress('PUT', url, slice, { onProgress, signal });
+      const etag = xhr.getResponseHeader('ETag');
+      if (xhr.status >= 200 && xhr.status < 300 && etag) return etag;
+      if (xhr.status >= 200 && xhr.status < 300) throw new ApiError(xhr.status, 's3', 'S3 stored a part but did not show its ETag: the bucket\'s CORS rule must expose ETag (see the README, "Dashboard").');
+      failure = new ApiError(xhr.status, 's3', `S3 refused a part of the file (${xhr.status} ${s3ErrorCode(xhr.responseText)}).`);
+      if (xhr.status < 500) throw failure;
+    } catch (error) {
+      if (signal.aborted || !(error instanceof ApiError) || error.status !== 0) throw error;
+      failure = new ApiError(0, 'network', 'The connection to S3 failed. If every large upload fails so, the bucket may not allow this page\'s origin (CORS, see the README, "Dashboard").');
+    }
+    if (attempt >= PART_ATTEMPTS) throw failure;
+    onProgress(0);
+    await new Promise((resolve) => setTimeout(resolve, attempt * 1000));
+  }
+}
+
+/**
+ * The `<Code>` of an S3 error document, read without an XML parser (the page builds no DOM from strings).
+ * @param {string} xml
+ */
+function s3ErrorCode(xml) {
+  return /<Code>([^<]{1,64})<\/Code>/.exec(xml)?.[1] ?? 'no error code';
+}
+
+/**
+ * Maps `items` through `fn`, at most `limit` at a time, in order; rejects on the first failure.
+ * @template T, R
+ * @param {T[]} items
+ * @param {number} limit
+ * @param {(item: T) => Promise<R>} fn
+ * @returns {Promise<R[]>}
+ */
+async function mapLimit(items, limit, fn) {
+  /** @type {R[]} */
+  const results = new Array(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (next < items.length && !failed) {
+      const i = next++;
+      try {
+        results[i] = await fn(items[i]);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

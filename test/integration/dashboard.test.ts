@@ -1,0 +1,55 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type RunningHost, startHost, stopHost } from '../support/local-host';
+
+const ORIGIN = 'https://app.example.com';
+let host: RunningHost;
+let s3: string;
+
+beforeAll(async () => {
+  host = await startHost({ DRIVE_API_KEYS: 'default:dashboard-test-key', DRIVE_RATE_LIMITS: 'off', DRIVE_CORS_ORIGINS: ORIGIN });
+  s3 = (JSON.parse(await readFile(join(host.dataDir, 'endpoints.json'), 'utf8')) as { s3: string }).s3;
+});
+
+afterAll(async () => {
+  await stopHost(host);
+});
+
+/** The embedded S3's answer to a browser's preflight for a part PUT from `origin`. */
+function partPreflight(origin: string): Promise<Response> {
+  return fetch(`${s3}/drive-files/default/some-file?partNumber=1&uploadId=0123abcd`, {
+    method: 'OPTIONS',
+    headers: { Origin: origin, 'Access-Control-Request-Method': 'PUT' },
+  });
+}
+
+describe('the dashboard on the local host', () => {
+  it('serves the page at / with a policy that lets it reach the API and the embedded S3, and nothing else', async () => {
+    const page = await fetch(`${host.url}/`);
+
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toContain(`connect-src 'self' ${s3};`);
+    expect(await page.text()).toContain('<script type="module" src="app.js"></script>');
+    expect((await fetch(`${host.url}/app.js`)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+  });
+
+  it('leaves the API as it was: unknown paths under /drive/ are the JSON 404, and the page takes only GET', async () => {
+    const unknown = await fetch(`${host.url}/drive/nothing`);
+    const post = await fetch(`${host.url}/`, { method: 'POST' });
+
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('not_found');
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET');
+  });
+
+  it("lets the page's origin (by either name) and DRIVE_CORS_ORIGINS PUT parts to the embedded S3, and no other origin", async () => {
+    const port = new URL(host.url).port;
+    for (const origin of [host.url, `http://localhost:${port}`, ORIGIN]) {
+      const answer = await partPreflight(origin);
+      expect({ origin, status: answer.status, methods: answer.headers.get('access-control-allow-methods') }).toEqual({ origin, status: 200, methods: 'PUT' });
+    }
+    expect((await partPreflight('https://elsewhere.example')).status).toBe(403);
+  });
+});
