@@ -71,7 +71,7 @@ function esbuildOptions() {
 // What the Lambda runtime gives a module before it is imported: its globals and the stack's environment.
 const PRELUDE = `
 globalThis.awslambda = { streamifyResponse: (f) => f, HttpResponseStream: { from: (s) => s } };
-Object.assign(process.env, { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x', DRIVE_NODES_TABLE: 'n', DRIVE_ACCESS_TABLE: 'a', DRIVE_BUCKET: 'b', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+Object.assign(process.env, { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x', DRIVE_NODES_TABLE: 'n', DRIVE_ACCESS_TABLE: 'a', DRIVE_BUCKET: 'b', DRIVE_UPLOADS_TABLE: 'u', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
 `;
 
 function medianImport(file: string): number {
