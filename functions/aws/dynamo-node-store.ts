@@ -1,7 +1,7 @@
 import {
   type AttributeValue,
-  BatchWriteItemCommand,
-  type BatchWriteItemCommandOutput,
+  BatchGetItemCommand,
+  type BatchGetItemCommandOutput,
   ConditionalCheckFailedException,
   DeleteItemCommand,
   type DynamoDBClient,
@@ -9,19 +9,17 @@ import {
   PutItemCommand,
   QueryCommand,
   UpdateItemCommand,
-  type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import { settleLimit } from '../core/concurrency';
+import { mapLimit } from '../core/concurrency';
 import { ROOT, nameOf, parentOf } from '../core/paths';
-import { depthOf } from '../core/tree';
-import type { DriveNode, FileNode, FolderNode, NodeStore, PutFileResult } from '../core/ports';
+import type { DeleteMark, DriveNode, FileNode, FolderNode, NodeStore, PutFileResult } from '../core/ports';
 import { BATCH_ATTEMPTS, backoff, chunk } from './batches';
 import { NODES_PARTITION_KEY as PK, NODES_SORT_KEY as SK } from './schema';
 
 type Item = Record<string, AttributeValue>;
 
-// DynamoDB's limit of items per BatchWriteItem.
-const WRITE_BATCH = 25;
+// DynamoDB's limit of keys per BatchGetItem.
+const READ_BATCH = 100;
 const BATCH_CONCURRENCY = 8;
 
 /** Nodes in one DynamoDB table: partition `<drive>#<parent path>`, sort key the node's name. */
@@ -36,6 +34,25 @@ export class DynamoNodeStore implements NodeStore {
     if (path === ROOT) return undefined;
     const { Item } = await this.client.send(new GetItemCommand({ TableName: this.table, Key: keyOf(drive, path), ConsistentRead: true }));
     return Item && fromItem(Item);
+  }
+
+  async getMany(drive: string, paths: readonly string[]): Promise<Map<string, DriveNode>> {
+    const found = new Map<string, DriveNode>();
+    const batches = chunk([...new Set(paths)].filter((path) => path !== ROOT), READ_BATCH);
+    await mapLimit(batches, BATCH_CONCURRENCY, async (batch) => {
+      let keys: Item[] | undefined = batch.map((path) => keyOf(drive, path));
+      for (let attempt = 0; keys && keys.length > 0; attempt++) {
+        if (attempt === BATCH_ATTEMPTS) throw new Error(`BatchGetItem left ${keys.length} keys unprocessed after ${attempt} attempts`);
+        if (attempt > 0) await backoff(attempt);
+        const out: BatchGetItemCommandOutput = await this.client.send(new BatchGetItemCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }));
+        for (const item of out.Responses?.[this.table] ?? []) {
+          const node = fromItem(item);
+          found.set(node.path, node);
+        }
+        keys = out.UnprocessedKeys?.[this.table]?.Keys;
+      }
+    });
+    return found;
   }
 
   async children(drive: string, folder: string): Promise<DriveNode[]> {
@@ -118,43 +135,65 @@ export class DynamoNodeStore implements NodeStore {
     }
   }
 
-  async removeFolder(drive: string, path: string): Promise<FolderNode | 'missing' | 'file'> {
+  async markDeleting(drive: string, folder: FolderNode, mark: DeleteMark): Promise<FolderNode | undefined> {
+    // `recursive` is never downgraded to `empty`: a delete that takes everything stays that delete.
+    const keep = mark === 'empty' ? ' AND (attribute_not_exists(#deleting) OR #deleting = :mark)' : '';
     try {
       const { Attributes } = await this.client.send(
-        new DeleteItemCommand({
+        new UpdateItemCommand({
           TableName: this.table,
-          Key: keyOf(drive, path),
-          ConditionExpression: '#kind = :folder',
-          ExpressionAttributeNames: { '#kind': 'kind' },
-          ExpressionAttributeValues: { ':folder': { S: 'folder' } },
-          ReturnValues: 'ALL_OLD',
+          Key: keyOf(drive, folder.path),
+          UpdateExpression: 'SET #deleting = :mark',
+          ConditionExpression: `#kind = :folder AND #id = :id${keep}`,
+          ExpressionAttributeNames: { '#kind': 'kind', '#id': 'id', '#deleting': 'deleting' },
+          ExpressionAttributeValues: { ':folder': { S: 'folder' }, ':id': { S: folder.id }, ':mark': { S: mark } },
+          ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       return fromItem(Attributes!) as FolderNode;
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const held = error.Item ? fromItem(error.Item) : await this.get(drive, path);
-      return held?.kind === 'file' ? 'file' : 'missing';
+      const held = error.Item ? fromItem(error.Item) : await this.get(drive, folder.path);
+      // Marked `recursive` already: that delete has it, and this one joins it.
+      return held?.kind === 'folder' && held.id === folder.id ? held : undefined;
     }
   }
 
-  async deleteMany(drive: string, paths: readonly string[], onDeleted?: (paths: readonly string[]) => void): Promise<void> {
-    const batches = chunk([...new Set(paths)], WRITE_BATCH);
-    const last = batches.pop();
-    const deleteBatch = async (batch: string[]) => {
-      await this.deleteBatch(drive, batch);
-      onDeleted?.(batch);
-    };
-    // Batches of one depth go together; a batch that spans depths goes alone, after the deeper ones. So a
-    // failure never leaves a node whose parent a parallel batch removed.
-    for (const wave of waves(batches)) {
-      // Every batch settles before a failure is reported, so `onDeleted` has heard of all that went.
-      const results = await settleLimit(wave, BATCH_CONCURRENCY, deleteBatch);
-      const failure = results.find((result) => result.status === 'rejected');
-      if (failure) throw failure.reason;
+  async unmarkDeleting(drive: string, folder: FolderNode): Promise<boolean> {
+    return this.conditionally(() =>
+      this.client.send(new UpdateItemCommand({
+        TableName: this.table,
+        Key: keyOf(drive, folder.path),
+        UpdateExpression: 'REMOVE #deleting',
+        ConditionExpression: '#id = :id AND #deleting = :empty',
+        ExpressionAttributeNames: { '#id': 'id', '#deleting': 'deleting' },
+        ExpressionAttributeValues: { ':id': { S: folder.id }, ':empty': { S: 'empty' } },
+      })),
+    );
+  }
+
+  async removeFolder(drive: string, folder: FolderNode): Promise<boolean> {
+    return this.conditionally(() =>
+      this.client.send(new DeleteItemCommand({
+        TableName: this.table,
+        Key: keyOf(drive, folder.path),
+        ConditionExpression: '#id = :id AND attribute_exists(#deleting)',
+        ExpressionAttributeNames: { '#id': 'id', '#deleting': 'deleting' },
+        ExpressionAttributeValues: { ':id': { S: folder.id } },
+      })),
+    );
+  }
+
+  /** Makes a conditional write: true if it was made, false if its condition failed. */
+  private async conditionally(write: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await write();
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
     }
-    if (last) await deleteBatch(last);
   }
 
   /** A strongly consistent query of the partition that holds `folder`'s children. */
@@ -167,29 +206,6 @@ export class DynamoNodeStore implements NodeStore {
       ConsistentRead: true,
     };
   }
-
-  private async deleteBatch(drive: string, paths: readonly string[]): Promise<void> {
-    let requests: WriteRequest[] | undefined = paths.map((path) => ({ DeleteRequest: { Key: keyOf(drive, path) } }));
-    for (let attempt = 0; requests && requests.length > 0; attempt++) {
-      if (attempt === BATCH_ATTEMPTS) throw new Error(`BatchWriteItem left ${requests.length} deletes unprocessed after ${attempt} attempts`);
-      if (attempt > 0) await backoff(attempt);
-      const out: BatchWriteItemCommandOutput = await this.client.send(new BatchWriteItemCommand({ RequestItems: { [this.table]: requests } }));
-      requests = out.UnprocessedItems?.[this.table];
-    }
-  }
-}
-
-/** Consecutive batches grouped so that each group is one depth, or one batch that spans depths. */
-function waves(batches: string[][]): string[][][] {
-  const groups: { depth: number | undefined; batches: string[][] }[] = [];
-  for (const batch of batches) {
-    const depths = new Set(batch.map(depthOf));
-    const depth = depths.size === 1 ? [...depths][0] : undefined;
-    const current = groups.at(-1);
-    if (current && depth !== undefined && current.depth === depth) current.batches.push(batch);
-    else groups.push({ depth, batches: [batch] });
-  }
-  return groups.map((group) => group.batches);
 }
 
 /** The partition holding the children of `folder`. */
@@ -211,6 +227,7 @@ export function toItem(drive: string, node: DriveNode): Item {
     path: { S: node.path },
     createdAt: { S: node.createdAt },
   };
+  if (node.kind === 'folder' && node.deleting) item.deleting = { S: node.deleting };
   if (node.kind === 'file') {
     item.size = { N: String(node.size) };
     item.contentType = { S: node.contentType };
@@ -223,7 +240,7 @@ export function toItem(drive: string, node: DriveNode): Item {
 /** The node an item holds. */
 export function fromItem(item: Item): DriveNode {
   const common = { id: item.id.S!, path: item.path.S!, createdAt: item.createdAt.S! };
-  if (item.kind.S === 'folder') return { kind: 'folder', ...common };
+  if (item.kind.S === 'folder') return { kind: 'folder', ...common, ...(item.deleting?.S ? { deleting: item.deleting.S as DeleteMark } : {}) };
   // Records from before content hashes carry none: their id stands in, which no hash matches.
   return { kind: 'file', ...common, size: Number(item.size.N), contentType: item.contentType.S!, objectKey: item.objectKey.S!, etag: item.etag?.S ?? item.id.S! };
 }

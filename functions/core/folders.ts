@@ -1,48 +1,100 @@
 import { randomUUID } from 'node:crypto';
 import { cleanUp } from './clean-up';
+import { settleLimit } from './concurrency';
 import { conflict } from './errors';
-import { ROOT, parentOf } from './paths';
-import type { FolderNode, NodeStore } from './ports';
+import { ROOT, ancestorsOf } from './paths';
+import type { DriveNode, FolderNode, NodeStore } from './ports';
+import { byDepth, depthOf } from './tree';
+
+// Folders created at once, one depth at a time.
+const CREATE_CONCURRENCY = 8;
+
+/** The 409 for a folder a delete has taken: it is gone for readers, so the message says no more than that. */
+export const beingDeleted = (path: string) => conflict(`folder ${path} is being deleted; it takes no new files or folders`);
 
 /**
- * Makes `path` a folder, with its missing parents, like `mkdir -p`, and returns it. Works upwards from
- * `path` and stops at the first folder that exists, since every folder's parents exist. With `readFirst`,
- * a folder that exists costs one strongly consistent read, which any number of writers can share; without
- * it, one conditional write. Throws `conflict`, having removed what it created and nobody used, if a
- * file holds `path` or one of its parents.
+ * Makes each of `paths` a folder, with its missing parents, like `mkdir -p`, and returns the folders by
+ * path (`paths` and every ancestor). Reads them all at once (and `alsoRead`); creates the missing ones top-down, a depth at a
+ * time, so an interruption leaves only folders whose parents exist. Throws `conflict` if a file holds one
+ * of them or a delete has taken one, having removed what it created that nobody used.
  */
-export async function ensureFolder(nodes: NodeStore, drive: string, path: string, now: string, options: { readFirst?: boolean } = {}): Promise<FolderNode> {
-  if (options.readFirst) {
-    const existing = await nodes.get(drive, path);
-    if (existing?.kind === 'folder') return existing;
-    if (existing) throw conflict(`${path} is a file, so nothing can be stored below it`);
+export async function ensureFolders(
+  nodes: NodeStore,
+  drive: string,
+  paths: readonly string[],
+  now: string,
+  /** Other paths to read in the same batch: what stands there is returned in `read`. */
+  alsoRead: readonly string[] = [],
+): Promise<{ folders: Map<string, FolderNode>; created: FolderNode[]; read: Map<string, DriveNode> }> {
+  const wanted = [...new Set(paths.flatMap((path) => (path === ROOT ? [] : [...ancestorsOf(path), path])))].filter((path) => path !== ROOT);
+  const found = await nodes.getMany(drive, [...wanted, ...alsoRead]);
+  const folders = new Map<string, FolderNode>();
+  const missing: string[] = [];
+  for (const path of wanted) {
+    const node = found.get(path);
+    if (node) folders.set(path, usable(node, paths));
+    else missing.push(path);
   }
+
   const created: FolderNode[] = [];
-  let target: FolderNode | undefined;
   try {
-    for (let current = path; current !== ROOT; current = parentOf(current)) {
-      const folder: FolderNode = { kind: 'folder', id: randomUUID(), path: current, createdAt: now };
-      const held = await nodes.createFolder(drive, folder);
-      if (!held) {
-        throw conflict(current === path ? `${path} is a file, so it cannot be a folder` : `${current} is a file, so nothing can be stored below it`);
-      }
-      target ??= held;
-      if (held.id !== folder.id) break;
-      created.push(folder);
+    for (const level of byDepth(missing, (path) => path, 'shallowest first')) {
+      // Every create of a depth settles before a failure is thrown, so `created` names all that were made.
+      const results = await settleLimit(level, CREATE_CONCURRENCY, async (path) => {
+        const folder: FolderNode = { kind: 'folder', id: randomUUID(), path, createdAt: now };
+        const held = await nodes.createFolder(drive, folder);
+        if (held?.id === folder.id) created.push(folder);
+        folders.set(path, usable(held ?? { kind: 'file', path }, paths));
+      });
+      const failure = results.find((result) => result.status === 'rejected');
+      if (failure) throw failure.reason;
     }
   } catch (error) {
-    // Deepest first, and only where ours still stands. Another upload may have read one of ours as its
-    // parent and stored a file in it meanwhile: that folder goes back, with every folder above it.
-    await cleanUp(async () => {
-      for (const folder of created) {
-        if (!(await nodes.revert(drive, folder.path, folder.id))) continue;
-        if (await nodes.hasChildren(drive, folder.path)) {
-          await nodes.createFolder(drive, folder);
-          break;
-        }
-      }
-    });
+    await removeUnused(nodes, drive, created);
     throw error;
   }
-  return target!;
+  return { folders, created, read: found };
+}
+
+/**
+ * The protocol's look after a write (ports.ts): reads again the folders `paths` and their ancestors, which
+ * something was just stored below. Tells which are missing now (a delete removed them meanwhile) and which
+ * a delete has taken.
+ */
+export async function recheckFolders(nodes: NodeStore, drive: string, paths: readonly string[]): Promise<{ missing: string[]; deleting: string[] }> {
+  const wanted = [...new Set(paths.flatMap((path) => [...ancestorsOf(path), path]))].filter((path) => path !== ROOT);
+  const now = await nodes.getMany(drive, wanted);
+  return {
+    missing: wanted.filter((path) => now.get(path)?.kind !== 'folder'),
+    deleting: wanted.filter((path) => {
+      const node = now.get(path);
+      return node?.kind === 'folder' && node.deleting !== undefined;
+    }),
+  };
+}
+
+/** `node` as a folder to store into, or the conflict it is: a file, or a folder a delete has taken. */
+function usable(node: DriveNode | { kind: 'file'; path: string }, asked: readonly string[]): FolderNode {
+  if (node.kind === 'file') {
+    throw conflict(asked.includes(node.path) ? `${node.path} is a file, so it cannot be a folder` : `${node.path} is a file, so nothing can be stored below it`);
+  }
+  if (node.deleting) throw beingDeleted(node.path);
+  return node;
+}
+
+/**
+ * Removes folders a failed request created, deepest first, where each still is ours. A writer that stored
+ * into one meanwhile reads its folder again after its write (the protocol in ports.ts): finding it gone, it
+ * makes it again. Puts one back at once if children are seen, to spare that writer the work.
+ */
+export async function removeUnused(nodes: NodeStore, drive: string, created: readonly FolderNode[]): Promise<void> {
+  await cleanUp(async () => {
+    for (const folder of [...created].sort((a, b) => depthOf(b.path) - depthOf(a.path))) {
+      if (!(await nodes.revert(drive, folder.path, folder.id))) continue;
+      if (await nodes.hasChildren(drive, folder.path)) {
+        await nodes.createFolder(drive, folder);
+        break;
+      }
+    }
+  });
 }

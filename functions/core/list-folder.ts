@@ -9,14 +9,18 @@ export interface FolderListing {
   folders: FolderNode[];
 }
 
-/** The files and folders in `folder` (at every depth when `recursive`), each list ordered by path bytes. */
+/**
+ * The files and folders in `folder` (at every depth when `recursive`), each list ordered by path bytes.
+ * A folder a delete has taken is gone for readers, with everything below it.
+ */
 export async function listFolder(nodes: NodeStore, drive: string, folder: string, recursive: boolean): Promise<FolderListing> {
-  const entries = recursive ? await walk(nodes, drive, folder) : await nodes.children(drive, folder);
-  // Children prove the folder exists; only an empty result needs the folder's own record.
-  if (entries.length === 0 && folder !== ROOT) {
-    const self = await nodes.get(drive, folder);
-    if (self?.kind !== 'folder') throw notFound(self ? `${folder} is a file, not a folder` : `folder ${folder} does not exist`);
-  }
+  const taken = (node: FolderNode) => node.deleting !== undefined;
+  // The folder's own record, read alongside its children: children alone would list a folder being deleted.
+  const [self, entries] = await Promise.all([
+    folder === ROOT ? undefined : nodes.get(drive, folder),
+    recursive ? walk(nodes, drive, folder, taken) : nodes.children(drive, folder).then((children) => children.filter((child) => child.kind === 'file' || !taken(child))),
+  ]);
+  if (folder !== ROOT && (self?.kind !== 'folder' || taken(self))) throw notFound(self?.kind === 'file' ? `${folder} is a file, not a folder` : `folder ${folder} does not exist`);
   const files: FileNode[] = [];
   const folders: FolderNode[] = [];
   for (const entry of entries) {

@@ -22,7 +22,14 @@ export interface FolderNode {
   id: string;
   path: string;
   createdAt: string;
+  /**
+   * Set once a delete has taken the folder: it is gone for readers and refuses new children until the
+   * delete removes it. `recursive` deletes everything below; `empty` removes it only if it has no children.
+   */
+  deleting?: DeleteMark;
 }
+
+export type DeleteMark = 'recursive' | 'empty';
 
 export type DriveNode = FileNode | FolderNode;
 
@@ -38,15 +45,30 @@ export type PutFileResult = { ok: true; replaced?: FileNode } | { ok: false };
 /**
  * The records of every drive, keyed by drive + parent folder + name. Every method is scoped to one
  * drive; reads are strongly consistent.
+ *
+ * The write-ordering protocol, which keeps every record visible and every object referenced without
+ * transactions (README "How the data stays consistent"):
+ * - A writer (upload, mkdir) creates missing folders top-down, then writes its records, then reads every
+ *   ancestor again. A folder found missing is made again; one found `deleting` makes the writer remove what
+ *   it wrote (conditional on its ids) and answer 409. An interruption leaves folders whose parents exist and
+ *   records whose bytes exist: at worst a record in a folder a delete removed meanwhile, which the same
+ *   upload again, or fsck, repairs.
+ * - A delete marks each folder `deleting` before it reads the folder's children, so of a writer and a
+ *   delete racing on one folder, at least one sees the other (each writes, then reads). It then deletes each
+ *   file's bytes, then its record (conditional on the id it saw), and each folder deepest first once it is
+ *   empty. An interruption leaves marked folders, hidden from readers, holding records whose bytes may be
+ *   gone; the same delete again finishes them. It never leaves bytes without a record.
  */
 export interface NodeStore {
   /** The node at `path`, or undefined. */
   get(drive: string, path: string): Promise<DriveNode | undefined>;
+  /** The nodes at `paths` that exist, by path (batched reads). */
+  getMany(drive: string, paths: readonly string[]): Promise<Map<string, DriveNode>>;
   /** Every direct child of `folder`, all pages. */
   children(drive: string, folder: string): Promise<DriveNode[]>;
   /** Whether `folder` has at least one child. */
   hasChildren(drive: string, folder: string): Promise<boolean>;
-  /** Writes `folder` unless a node holds its path; returns the folder there afterwards, or undefined for a file. */
+  /** Writes `folder` unless a node holds its path; returns the folder there afterwards (marks included), or undefined for a file. */
   createFolder(drive: string, folder: FolderNode): Promise<FolderNode | undefined>;
   /** Writes `file` unless a folder holds its path; reports the file it replaced. */
   putFile(drive: string, file: FileNode): Promise<PutFileResult>;
@@ -55,14 +77,15 @@ export interface NodeStore {
    * false, changing nothing, when that node is not there (never written, or replaced since).
    */
   revert(drive: string, path: string, id: string, previous?: DriveNode): Promise<boolean>;
-  /** Deletes the folder at `path` if a folder is there: returns it, or what was there instead. */
-  removeFolder(drive: string, path: string): Promise<FolderNode | 'missing' | 'file'>;
   /**
-   * Deletes the nodes at `paths` (batched, retrying throttled items); absent paths are ignored. The last
-   * batch, which holds the last paths, goes only once every other has: list parents after their children.
-   * `onDeleted` hears of each batch once it is gone, so a caller can act on what a failure spared.
+   * Marks the folder `folder` (by id) as taken by a delete (`recursive` wins over `empty`); returns it as
+   * marked, or undefined if that folder is no longer there.
    */
-  deleteMany(drive: string, paths: readonly string[], onDeleted?: (paths: readonly string[]) => void): Promise<void>;
+  markDeleting(drive: string, folder: FolderNode, mark: DeleteMark): Promise<FolderNode | undefined>;
+  /** Clears an `empty` mark of the folder `folder` (by id): the delete gave up; false if it is not there. */
+  unmarkDeleting(drive: string, folder: FolderNode): Promise<boolean>;
+  /** Removes the folder `folder` if it is still there with its id and a delete mark; false otherwise. */
+  removeFolder(drive: string, folder: FolderNode): Promise<boolean>;
 }
 
 /** The bytes of files, under opaque keys. */

@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mapLimit, settleLimit } from './concurrency';
 import { contentTypeFor } from './content-type';
 import { badRequest, conflict, invalid } from './errors';
-import { ensureFolder } from './folders';
+import { beingDeleted, ensureFolders, recheckFolders, removeUnused } from './folders';
 import { ROOT, ancestorsOf, childPath, joinPath, nameOf, parentOf, parseName, parsePath } from './paths';
-import type { FileNode, NodeStore, ObjectStore, PutFileResult } from './ports';
+import type { DriveNode, FileNode, FolderNode, NodeStore, ObjectStore, PutFileResult } from './ports';
 import { cleanUp } from './clean-up';
 
 /** One `files` part of an upload. */
@@ -20,6 +21,12 @@ export interface UploadTarget {
   folder?: string;
   name?: string;
 }
+
+// Reads of a path whose write failed: enough to ride out a throttled moment.
+const READ_BACK_ATTEMPTS = 3;
+
+/** Distinct folders one upload may name (parents included): bounds the folders one request creates. */
+export const MAX_FOLDERS_PER_UPLOAD = 1000;
 
 // Parallel S3 puts and item writes per request: enough to overlap round trips, few enough for one Lambda.
 const WRITE_CONCURRENCY = 8;
@@ -65,10 +72,15 @@ export async function uploadFiles(
   return commitFiles(deps, drive, files);
 }
 
+/** Times an upload makes its folders again when a delete removed them while it ran, before it answers 409. */
+const FOLDER_ATTEMPTS = 3;
+
 /**
- * Writes the records of `files`, whose bytes are stored, and makes sure their folders exist; then deletes
- * the bytes of the files they replaced. On a conflict or failure it undoes its records, deletes the bytes
- * of `files` that no record points to (unless `keepBytes`: the caller keeps them for another try), and throws.
+ * Writes the records of `files`, whose bytes are stored, as the protocol in ports.ts orders it: their
+ * folders top-down, then the records, then one more read of every folder above them. Then deletes the
+ * bytes of the files they replaced. On a conflict or failure it undoes its records and deletes the bytes
+ * that no record points to (of `files` only unless `keepBytes`: the caller keeps them for another try),
+ * and throws.
  */
 export async function commitFiles(
   deps: { nodes: NodeStore; objects: ObjectStore },
@@ -76,61 +88,117 @@ export async function commitFiles(
   files: readonly FileNode[],
   options: { keepBytes?: boolean } = {},
 ): Promise<FileNode[]> {
-  const { nodes, objects } = deps;
-  const ours = files.map((file) => file.objectKey);
-  // Records first, conditional on no folder being there; then their folders, so a recursive delete that
-  // raced this upload finds the parent recreated rather than a file without one. The folders are read, not
-  // written, when they exist: every upload into a busy folder would otherwise write that one item.
+  const { nodes } = deps;
+  const parents = [...new Set(files.map((file) => parentOf(file.path)))];
+  const now = files[0].createdAt;
+  const created: FolderNode[] = [];
   let results: PromiseSettledResult<WrittenRecord>[] = [];
   try {
-    results = await settleLimit(files, WRITE_CONCURRENCY, (file) => writeRecord(nodes, drive, file));
-    results.forEach((result, i) => {
-      if (result.status === 'rejected') throw result.reason;
-      if (!result.value.ok) throw conflict(`${files[i].path} is a folder, so a file cannot be stored there`);
-    });
-    const parents = [...new Set(files.map((file) => parentOf(file.path)))].filter((folder) => folder !== ROOT);
-    const ensured = await settleLimit(parents, WRITE_CONCURRENCY, (folder) => ensureFolder(nodes, drive, folder, files[0].createdAt, { readFirst: true }));
-    const ensureFailure = ensured.find((result) => result.status === 'rejected');
-    if (ensureFailure) throw ensureFailure.reason;
+    for (let attempt = 1; ; attempt++) {
+      // The first pass also reads what stands at each destination: a folder there fails the upload before
+      // any write, and a failed write is judged against it (see writeRecord).
+      const ensured = await ensureFolders(nodes, drive, parents, now, attempt === 1 ? files.map((file) => file.path) : []);
+      created.push(...ensured.created);
+      if (attempt === 1) {
+        const folderAt = files.find((file) => ensured.read.get(file.path)?.kind === 'folder');
+        if (folderAt) throw conflict(`${folderAt.path} is a folder, so a file cannot be stored there`);
+        results = await settleLimit(files, WRITE_CONCURRENCY, (file) => writeRecord(nodes, drive, file, ensured.read.get(file.path)));
+        results.forEach((result, i) => {
+          if (result.status === 'rejected') throw result.reason;
+          if (result.value.error !== undefined) throw result.value.error;
+          if (!result.value.ok) throw conflict(`${files[i].path} is a folder, so a file cannot be stored there`);
+        });
+      }
+      const { missing, deleting } = await recheckFolders(nodes, drive, parents);
+      if (deleting.length > 0) throw beingDeleted(deleting[0]);
+      if (missing.length === 0) break;
+      if (attempt === FOLDER_ATTEMPTS) throw conflict(`the folders of this upload were deleted while it ran; try again`);
+    }
   } catch (error) {
-    await cleanUp(async () => {
-      // Undo every record this request wrote, where ours still stands, and delete the bytes of those undone
-      // or never written (a failed write was read back by writeRecord). Bytes of a record another upload
-      // replaced stay: that upload puts ours back if it fails and deletes them if it succeeds. A record
-      // whose write reply was lost stays too: undoing it would drop the file it replaced, which is unknown.
-      const free = await mapLimit(results, WRITE_CONCURRENCY, async (result, i) => {
-        if (result.status === 'rejected' || !result.value.ok) {
-          if (result.status === 'rejected') await nodes.revert(drive, files[i].path, files[i].id);
-          return ours[i];
-        }
-        if (result.value.replacedUnknown) return undefined;
-        return (await nodes.revert(drive, files[i].path, files[i].id, result.value.replaced)) ? ours[i] : undefined;
-      });
-      if (!options.keepBytes) await objects.deleteMany(free.filter((key): key is string => key !== undefined));
-    });
+    await undo(deps, drive, files, results, options);
+    await removeUnused(nodes, drive, created);
     throw error;
   }
 
   const replacedKeys = results.flatMap((r) => (r.status === 'fulfilled' && r.value.ok && r.value.replaced ? [r.value.replaced.objectKey] : []));
-  if (replacedKeys.length > 0) await cleanUp(() => objects.deleteMany(replacedKeys));
+  if (replacedKeys.length > 0) await cleanUp(() => deps.objects.deleteMany(replacedKeys));
   return [...files];
 }
 
-/** A record write's outcome; `replacedUnknown` when the write was saved but its reply, naming what it replaced, was lost. */
-type WrittenRecord = PutFileResult & { replacedUnknown?: true };
+/**
+ * Undoes the record writes of a failed commit, where each still stands, and deletes the bytes no record
+ * points to any more. A record in a folder a delete has taken is removed, not put back: what it replaced
+ * goes with the folder, bytes included. Bytes whose record may still come back stay (see `writeRecord`).
+ */
+async function undo(
+  deps: { nodes: NodeStore; objects: ObjectStore },
+  drive: string,
+  files: readonly FileNode[],
+  results: readonly PromiseSettledResult<WrittenRecord>[],
+  options: { keepBytes?: boolean },
+): Promise<void> {
+  const { nodes, objects } = deps;
+  await cleanUp(async () => {
+    // Unknown (the read failed): undo as if no delete had taken them; the delete finds what stays.
+    const { deleting } = await recheckFolders(nodes, drive, [...new Set(files.map((file) => parentOf(file.path)))]).catch(() => ({ deleting: [] as string[] }));
+    const doomed = (path: string) => deleting.some((folder) => path.startsWith(`${folder}/`));
+    const freed = await mapLimit(files, WRITE_CONCURRENCY, async (file, i): Promise<{ ours?: string; replaced?: string }> => {
+      const result = results[i];
+      const ours = file.objectKey;
+      // No record was written: the commit failed at its folders.
+      if (!result) return { ours };
+      if (result.status === 'rejected') return {};
+      if (result.value.error !== undefined) return result.value.bytesFree ? { ours } : {};
+      if (!result.value.ok) return { ours };
+      const { replaced, replacedUnknown } = result.value;
+      if (doomed(file.path)) {
+        return (await nodes.revert(drive, file.path, file.id)) ? { ours, replaced: replaced?.objectKey } : {};
+      }
+      // A record whose write reply was lost stays: undoing it would drop the file it replaced, which is unknown.
+      if (replacedUnknown) return {};
+      return (await nodes.revert(drive, file.path, file.id, replaced)) ? { ours } : {};
+    });
+    const keys = freed.flatMap(({ ours, replaced }) => [...(ours && !options.keepBytes ? [ours] : []), ...(replaced ? [replaced] : [])]);
+    if (keys.length > 0) await objects.deleteMany(keys);
+  });
+}
 
 /**
- * Writes a file's record. A write that fails may still have been saved (a lost reply): one read tells,
- * and a saved write counts as done (what it replaced is then unknown; its bytes are left for fsck).
+ * A record write's outcome: written (`replacedUnknown` when it was saved but its reply, naming what it
+ * replaced, was lost), refused by a folder at the path, or failed with `error`, where `bytesFree` tells
+ * whether no record can point to the file's bytes now or later.
  */
-async function writeRecord(nodes: NodeStore, drive: string, file: FileNode): Promise<WrittenRecord> {
+type WrittenRecord = (PutFileResult & { replacedUnknown?: true; error?: undefined }) | { ok: false; error: unknown; bytesFree: boolean };
+
+/**
+ * Writes a file's record over `before` (what stood at its path just before). A write that fails may still
+ * have been saved (a lost reply): one read tells. A saved write counts as done (what it replaced is then
+ * unknown; its bytes are left for fsck). A failed one whose path still holds `before` was never saved (a
+ * record, once replaced, never comes back), so its bytes are free, as they are if the path is empty; one whose path holds another record may
+ * have been saved and replaced by an upload that puts it back if that upload fails, so its bytes stay.
+ */
+async function writeRecord(nodes: NodeStore, drive: string, file: FileNode, before: DriveNode | undefined): Promise<WrittenRecord> {
   try {
     return await nodes.putFile(drive, file);
   } catch (error) {
-    const now = await nodes.get(drive, file.path).catch(() => undefined);
-    if (now?.id === file.id) return { ok: true, replacedUnknown: true };
-    throw error;
+    const now = await readBack(nodes, drive, file.path);
+    if (now !== 'empty' && now !== 'unknown' && now.id === file.id) return { ok: true, replacedUnknown: true };
+    // An empty path frees them too: nothing can put a record back there that points to them.
+    return { ok: false, error, bytesFree: now === 'empty' || (now !== 'unknown' && now.id === before?.id) };
   }
+}
+
+/** Reads to settle a write's unknown outcome: the node at `path`, `empty`, or `unknown` if the read fails again and again. */
+async function readBack(nodes: NodeStore, drive: string, path: string): Promise<DriveNode | 'empty' | 'unknown'> {
+  for (let attempt = 0; attempt < READ_BACK_ATTEMPTS; attempt++) {
+    if (attempt > 0) await sleep(50 * 2 ** attempt);
+    const node = await nodes.get(drive, path).then(
+      (found) => found ?? ('empty' as const),
+      () => undefined,
+    );
+    if (node) return node;
+  }
+  return 'unknown';
 }
 
 /** Applies the spec's destination rules (4.1) to each part and checks the batch before anything is stored. */
@@ -148,6 +216,9 @@ export function resolveDestinations(parts: readonly UploadPart[], targets: reado
     seen.set(path, i);
   });
   const folders = new Set(destinations.flatMap(ancestorsOf));
+  if (folders.size > MAX_FOLDERS_PER_UPLOAD) {
+    throw invalid(`the destinations name ${folders.size} folders; one request may name at most ${MAX_FOLDERS_PER_UPLOAD} (parents included): send the rest in another`);
+  }
   destinations.forEach((path, i) => {
     if (folders.has(path)) throw invalid(`files[${i}] goes to ${path}, which another file of this request needs as a folder`);
   });

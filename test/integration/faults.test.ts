@@ -46,7 +46,7 @@ describe('faults in upload', () => {
   it.each<[string, FaultRule[]]>([
     ['a failing S3 put (the second of three)', [{ command: 'PutObject', skip: 1, times: 1, mode: 'error' }]],
     ['a failing record write after the bytes are stored', [{ command: 'PutItem', skip: 1, times: 1, mode: 'error' }]],
-    ['a failing folder write after the records are stored', [{ command: 'UpdateItem', times: 1, mode: 'error' }]],
+    ['a failing folder write', [{ command: 'UpdateItem', times: 1, mode: 'error' }]],
   ])('%s: 500 internal_error, nothing stored, fsck clean', async (_, rules) => {
     const folder = `/up-${rules[0].command}`;
     await inject(rules);
@@ -73,14 +73,6 @@ describe('faults in recursive delete', () => {
     expect(uploaded.status).toBe(200);
   };
 
-  it('throttled BatchWriteItem with unprocessed items: retried, the delete succeeds', async () => {
-    await seed('/throttled');
-    await inject([{ command: 'BatchWriteItem', times: 3, mode: 'unprocessed' }]);
-    const { status, body } = await json<{ data: DeletedJson }>(drive.deleteFolder({ path: '/throttled', recursive: 'true' }));
-    expect({ status, files: body.data.files_deleted }).toEqual({ status: 200, files: 60 });
-    await expectClean();
-  });
-
   it('DeleteObjects with a partial error: retried, the delete succeeds', async () => {
     await seed('/partial');
     await inject([{ command: 'DeleteObjects', times: 1, mode: 'partial' }]);
@@ -88,24 +80,24 @@ describe('faults in recursive delete', () => {
     await expectClean();
   });
 
-  it('a failing query mid-walk: 500, nothing deleted', async () => {
-    await seed('/walk');
-    await inject([{ command: 'Query', skip: 2, times: 1, mode: 'error' }]);
-    await expectInternalError(drive.deleteFolder({ path: '/walk', recursive: 'true' }));
+  it.each<[string, FaultRule[]]>([
+    ['a failing query mid-walk', [{ command: 'Query', skip: 2, times: 1, mode: 'error' }]],
+    ['a failing record delete part-way', [{ command: 'DeleteItem', skip: 20, times: 1, mode: 'error' }]],
+    ['a failing DeleteObjects', [{ command: 'DeleteObjects', times: 1, mode: 'error' }]],
+  ])('%s: 500; the folder is gone for readers, fsck names the delete, and the same delete again finishes it', async (_, rules) => {
+    const root = `/failed-${rules[0].command}`;
+    await seed(root);
+    await inject(rules);
+    await expectInternalError(drive.deleteFolder({ path: root, recursive: 'true' }));
     await inject([]);
-    const listing = await json<{ data: ListingJson }>(drive.list({ folder: '/walk', recursive: 'true' }));
-    expect(listing.body.data.files).toHaveLength(60);
-    await expectClean();
-  });
-
-  it('a failing BatchWriteItem part-way: 500, what remains is consistent, and a second delete finishes the job', async () => {
-    await seed('/half');
-    await inject([{ command: 'BatchWriteItem', skip: 1, times: 1, mode: 'error' }]);
-    await expectInternalError(drive.deleteFolder({ path: '/half', recursive: 'true' }));
-    await inject([]);
-    await expectClean();
-    expect((await drive.deleteFolder({ path: '/half', recursive: 'true' })).status).toBe(200);
-    expect((await drive.list({ folder: '/half' })).status).toBe(404);
+    expect((await drive.list({ folder: root })).status).toBe(404);
+    expect((await json<{ data: ListingJson }>(drive.list())).body.data.folders.map((f) => f.path)).not.toContain(root);
+    const fsck = await runFsck(host.dataDir);
+    expect(fsck.output).toMatch(/1 {2}interrupted deletes/);
+    expect(fsck.output).toMatch(/0 {2}objects no record points to/);
+    const again = await json<{ data: DeletedJson }>(drive.deleteFolder({ path: root, recursive: 'true' }));
+    expect(again.status).toBe(200);
+    expect((await drive.list({ folder: root })).status).toBe(404);
     await expectClean();
   });
 });

@@ -1,10 +1,12 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
 import { deleteFolder } from '../../functions/core/delete-folder';
-import { ensureFolder } from '../../functions/core/folders';
+import { ensureFolders } from '../../functions/core/folders';
+import { listFolder } from '../../functions/core/list-folder';
+import { commitFiles } from '../../functions/core/upload';
 import { ROOT, parentOf } from '../../functions/core/paths';
 import type { DriveNode, FileNode, NodeStore, ObjectStore } from '../../functions/core/ports';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
@@ -39,14 +41,14 @@ beforeEach(() => {
 
 type Hook = (method: keyof NodeStore, args: unknown[]) => Promise<void> | void;
 
-/** The real store, with `before` run ahead of each call the operation makes (not the rival's own calls). */
-function interceptedStore(before: Hook, after: Hook = () => undefined): NodeStore {
-  return new Proxy(store, {
-    get(target, method: keyof NodeStore) {
-      const real = target[method] as (...args: unknown[]) => Promise<unknown>;
+/** `target` (the real store by default), with `before` and `after` run around each call the operation makes (not the rival's own calls). */
+function interceptedStore(before: Hook, after: Hook = () => undefined, target: NodeStore = store): NodeStore {
+  return new Proxy(target, {
+    get(t, method: keyof NodeStore) {
+      const real = t[method] as (...args: unknown[]) => Promise<unknown>;
       return async (...args: unknown[]) => {
         await before(method, args);
-        const result = await real.apply(target, args);
+        const result = await real.apply(t, args);
         await after(method, args);
         return result;
       };
@@ -54,14 +56,14 @@ function interceptedStore(before: Hook, after: Hook = () => undefined): NodeStor
   });
 }
 
-/** Bytes that nobody reads here: what matters is which keys a delete gives up. */
-function objectLog(): ObjectStore & { deleted: string[] } {
-  const deleted: string[] = [];
+/** Objects in memory: which keys exist, so a test can count what no record points to. */
+function objectStore(): ObjectStore & { keys: Set<string> } {
+  const keys = new Set<string>();
   return {
-    deleted,
-    put: async () => undefined,
+    keys,
+    put: async (key) => void keys.add(key),
     open: async () => undefined,
-    deleteMany: async (keys) => void deleted.push(...keys),
+    deleteMany: async (gone) => gone.forEach((key) => keys.delete(key)),
   };
 }
 
@@ -69,117 +71,183 @@ function file(path: string, id = `id-${path}`): FileNode {
   return { kind: 'file', id, path, size: 1, contentType: 'text/plain', createdAt: '2026-11-21T00:00:00.000Z', objectKey: `${drive}/${id}`, etag: id };
 }
 
-/** Every node of the drive below `/`, and each one's parent, which must be `/` or a folder. */
-async function expectEveryParentAFolder(): Promise<DriveNode[]> {
-  const all: DriveNode[] = [];
-  const queue = [ROOT];
-  while (queue.length > 0) {
-    const folder = queue.shift()!;
-    for (const child of await store.children(drive, folder)) {
-      all.push(child);
-      if (child.kind === 'folder') queue.push(child.path);
-    }
-  }
-  for (const node of all) {
-    const parent = parentOf(node.path);
-    if (parent !== ROOT) expect(await store.get(drive, parent)).toMatchObject({ kind: 'folder', path: parent });
-  }
-  return all;
+/** Stores `files` as an upload does (bytes, then the commit): `nodes` is the store the commit runs on. */
+async function upload(nodes: NodeStore, objects: ObjectStore, files: FileNode[]): Promise<FileNode[]> {
+  for (const f of files) await objects.put(f.objectKey, Buffer.from('x'), f.contentType);
+  return commitFiles({ nodes, objects }, drive, files);
 }
 
-describe('interleavings of racing writers (embedded DynamoDB)', () => {
-  it('a failed mkdir -p keeps a folder it created once another upload has stored a file in it', async () => {
-    // Upload 1 makes /a/b/c upwards and meets the file /a; between its last folder and that, upload 2
-    // stores /a/b/c/y and finds its folder there.
-    await store.putFile(drive, file('/a'));
-    let rivalRan = false;
-    const nodes = interceptedStore(async (method, args) => {
-      if (method === 'createFolder' && (args[1] as DriveNode).path === '/a' && !rivalRan) {
-        rivalRan = true;
-        await store.putFile(drive, file('/a/b/c/y'));
-        await ensureFolder(store, drive, '/a/b/c', 'now', { readFirst: true });
-      }
+/** Every node of the drive, and that each one's parent is `/` or a folder: no record a listing cannot reach. */
+async function expectEveryParentAFolder(): Promise<DriveNode[]> {
+  const { Items = [] } = await client.send(new ScanCommand({ TableName: LOCAL_RESOURCES.nodesTable }));
+  const all = Items.filter((item) => item.pk.S!.startsWith(`${drive}#`)).map((item) => store.get(drive, item.path.S!));
+  const nodes = (await Promise.all(all)).filter((node): node is DriveNode => node !== undefined);
+  for (const node of nodes) {
+    const parent = parentOf(node.path);
+    if (parent !== ROOT) expect({ child: node.path, parent: await store.get(drive, parent) }).toMatchObject({ parent: { kind: 'folder', path: parent } });
+  }
+  return nodes;
+}
+
+/** No object without a record, and no record (outside folders being deleted) without its object. */
+async function expectNothingOrphaned(objects: { keys: Set<string> }): Promise<void> {
+  const nodes = await expectEveryParentAFolder();
+  const referenced = new Set(nodes.flatMap((node) => (node.kind === 'file' ? [node.objectKey] : [])));
+  expect([...objects.keys].filter((key) => !referenced.has(key))).toEqual([]);
+}
+
+/** A process that dies at a point: once `kill()` is called, every later call of the store or the bucket fails. */
+function mortal(nodes: NodeStore, objects: ObjectStore & { keys: Set<string> }) {
+  let dead = false;
+  const guard = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(t, name: string | symbol) {
+        const value = Reflect.get(t, name) as unknown;
+        if (typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          if (dead) throw new Error('killed');
+          return (value as (...a: unknown[]) => Promise<unknown>).apply(t, args);
+        };
+      },
     });
+  return { nodes: guard(nodes), objects: guard(objects), kill: () => void (dead = true) };
+}
 
-    await expect(ensureFolder(nodes, drive, '/a/b/c', 'now')).rejects.toMatchObject({ code: 'conflict' });
-
-    expect(rivalRan).toBe(true);
-    const left = await store.children(drive, '/a/b/c');
-    expect(left.map((node) => node.path)).toEqual(['/a/b/c/y']);
-    expect(await store.get(drive, '/a/b/c')).toMatchObject({ kind: 'folder' });
-    expect(await store.get(drive, '/a/b')).toMatchObject({ kind: 'folder' });
-  });
-
-  it('a failed mkdir -p that nobody raced removes every folder it created', async () => {
-    await store.putFile(drive, file('/a'));
-
-    await expect(ensureFolder(store, drive, '/a/b/c', 'now')).rejects.toMatchObject({ code: 'conflict' });
-
-    expect(await store.children(drive, '/a/b')).toEqual([]);
-    expect(await store.get(drive, '/a/b')).toBeUndefined();
-  });
-
-  it('an empty-folder delete whose folder is taken by a file while a late file lands in it: the late file goes with the folder', async () => {
-    await ensureFolder(store, drive, '/f', 'now');
-    const objects = objectLog();
-    const nodes = interceptedStore(
-      () => undefined,
+describe('the write-ordering protocol (functions/core/ports.ts), forced step by step on the embedded DynamoDB', () => {
+  it('a recursive delete that saw a file an upload then replaces: neither the new record nor its bytes outlive the delete', async () => {
+    const objects = objectStore();
+    await upload(store, objects, [file('/t/a.txt', 'old')]);
+    // The upload finds /t before the delete marks it, and writes its record after the delete has read /t.
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    let written!: () => void;
+    const replaced = new Promise<void>((resolve) => (written = resolve));
+    let reached!: () => void;
+    const atWrite = new Promise<void>((resolve) => (reached = resolve));
+    const uploaderNodes = interceptedStore(
       async (method) => {
-        if (method === 'removeFolder') {
-          await store.putFile(drive, file('/f/late.txt')); // an upload that had seen /f empty…
-          await store.putFile(drive, file('/f')); // …and another that stores a file at the freed path
+        if (method !== 'putFile') return;
+        reached();
+        await gate;
+      },
+      (method) => (method === 'putFile' ? written() : undefined),
+    );
+    const rival = upload(uploaderNodes, objects, [file('/t/a.txt', 'new')]);
+    await atWrite;
+    const deleterNodes = interceptedStore(
+      () => undefined,
+      async (method, args) => {
+        if (method === 'children' && args[1] === '/t') {
+          openGate();
+          await replaced;
         }
       },
     );
 
-    await expect(deleteFolder({ nodes, objects }, drive, '/f', false)).resolves.toBe(1);
+    await deleteFolder({ nodes: deleterNodes, objects }, drive, '/t', true);
 
-    expect(await store.get(drive, '/f')).toMatchObject({ kind: 'file' });
-    expect(await store.children(drive, '/f')).toEqual([]);
-    expect(objects.deleted).toEqual([`${drive}/id-/f/late.txt`]);
-    await expectEveryParentAFolder();
+    await expect(rival).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('being deleted') });
+    expect(await store.get(drive, '/t/a.txt')).toBeUndefined();
+    expect(await store.get(drive, '/t')).toBeUndefined();
+    await expectNothingOrphaned(objects);
   });
 
-  it('an empty-folder delete with a late file and nothing at its path: the folder goes back and the delete answers 409', async () => {
-    await ensureFolder(store, drive, '/f', 'now');
-    const objects = objectLog();
+  it('a replacing upload that finishes before the delete looks into the folder: the delete takes the new file', async () => {
+    const objects = objectStore();
+    await upload(store, objects, [file('/t/a.txt', 'old')]);
+    const nodes = interceptedStore(async (method, args) => {
+      if (method === 'markDeleting' && (args[1] as DriveNode).path === '/t') await upload(store, objects, [file('/t/a.txt', 'new')]);
+    });
+
+    await expect(deleteFolder({ nodes, objects }, drive, '/t', true)).resolves.toBe(1);
+
+    expect(await store.get(drive, '/t')).toBeUndefined();
+    await expectNothingOrphaned(objects);
+  });
+
+  it('an upload killed right after its record leaves no record a listing cannot reach (folders come first)', async () => {
+    const objects = objectStore();
+    const process = mortal(store, objects);
+    const nodes = interceptedStore(() => undefined, (method) => (method === 'putFile' ? process.kill() : undefined), process.nodes);
+
+    await expect(upload(nodes, process.objects, [file('/n1/n2/n3/n4/deep.txt')])).rejects.toThrow('killed');
+
+    const left = await expectEveryParentAFolder();
+    expect(left.map((node) => node.path).sort()).toEqual(['/n1', '/n1/n2', '/n1/n2/n3', '/n1/n2/n3/n4', '/n1/n2/n3/n4/deep.txt']);
+  });
+
+  it('a recursive delete killed part-way leaves no bytes without a record, hides the folder, and the same delete again finishes it', async () => {
+    const objects = objectStore();
+    await upload(store, objects, Array.from({ length: 40 }, (_, i) => file(`/big/${i % 4}/f${i}.txt`)));
+    const process = mortal(store, objects);
+    let removed = 0;
+    const nodes = interceptedStore(() => undefined, (method) => (method === 'revert' && ++removed === 15 ? process.kill() : undefined), process.nodes);
+
+    await expect(deleteFolder({ nodes, objects: process.objects }, drive, '/big', true)).rejects.toThrow('killed');
+
+    await expectNothingOrphaned(objects);
+    expect((await listFolder(store, drive, ROOT, false)).folders.map((folder) => folder.path)).toEqual([]);
+    await expect(listFolder(store, drive, '/big', true)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(upload(store, objects, [file('/big/0/new.txt')])).rejects.toMatchObject({ code: 'conflict' });
+
+    const left = (await expectEveryParentAFolder()).filter((node) => node.kind === 'file');
+    expect(left.length).toBeGreaterThan(0);
+    await expect(deleteFolder({ nodes: store, objects }, drive, '/big', true)).resolves.toBe(left.length);
+    expect(await expectEveryParentAFolder()).toEqual([]);
+    expect([...objects.keys]).toEqual([]);
+  });
+
+  it('an empty-folder delete and an upload into that folder at once: never a file without its folder', async () => {
+    const objects = objectStore();
+    await ensureFolders(store, drive, ['/e'], 'now');
+    let rival: Promise<FileNode[]> | undefined;
+    // The upload writes its record just after the delete has marked the folder and found it empty.
     const nodes = interceptedStore(
       () => undefined,
-      async (method) => {
-        if (method === 'removeFolder') await store.putFile(drive, file('/f/late.txt'));
+      (method) => {
+        if (method === 'hasChildren' && !rival) rival = upload(store, objects, [file('/e/late.txt')]).catch((error: unknown) => Promise.reject(error));
       },
     );
 
-    await expect(deleteFolder({ nodes, objects }, drive, '/f', false)).rejects.toMatchObject({ code: 'conflict' });
+    const outcome = await deleteFolder({ nodes, objects }, drive, '/e', false).then(
+      () => 'deleted',
+      (error: { code: string }) => error.code,
+    );
+    const uploaded = await rival!.then(
+      () => 'stored',
+      (error: { code: string }) => error.code,
+    );
 
-    expect(await store.get(drive, '/f')).toMatchObject({ kind: 'folder' });
-    expect(objects.deleted).toEqual([]);
-    await expectEveryParentAFolder();
+    expect(['deleted', 'conflict']).toContain(outcome);
+    expect(['stored', 'conflict']).toContain(uploaded);
+    const left = await expectEveryParentAFolder();
+    if (uploaded === 'stored') expect(left.map((node) => node.path).sort()).toEqual(['/e', '/e/late.txt']);
+    await expectNothingOrphaned(objects);
   });
 
-  it('a recursive delete that late files keep reaching stops chasing them and gives the last ones their folders back', async () => {
-    await store.putFile(drive, file('/t/sub/0.txt'));
-    await ensureFolder(store, drive, '/t/sub', 'now');
-    const objects = objectLog();
-    let late = 0;
-    const nodes = interceptedStore(async (method, args) => {
-      // Each look into a deleted folder finds a new subfolder with a file: an upload that made it while its
-      // parent still stood (so the upload succeeded), and wrote it after the delete's previous look.
-      const folder = args[1] as string;
-      if (method === 'children' && folder.startsWith('/t/sub') && !(await store.get(drive, folder))) {
-        late++;
-        await store.putFile(drive, file(`${folder}/d/x.txt`));
-        await store.createFolder(drive, { kind: 'folder', id: `late-${late}`, path: `${folder}/d`, createdAt: 'now' });
+  it('an upload whose folder a delete removes between its folders and its record makes the folder again', async () => {
+    const objects = objectStore();
+    await ensureFolders(store, drive, ['/g'], 'now');
+    let raced = false;
+    const nodes = interceptedStore(async (method) => {
+      if (method === 'putFile' && !raced) {
+        raced = true;
+        await deleteFolder({ nodes: store, objects }, drive, '/g', true);
       }
     });
 
-    const deleted = await deleteFolder({ nodes, objects }, drive, '/t', true);
+    await expect(upload(nodes, objects, [file('/g/x.txt')])).resolves.toHaveLength(1);
 
     const left = await expectEveryParentAFolder();
-    const lastFolder = `/t/sub${'/d'.repeat(late)}`;
-    expect(left.filter((node) => node.kind === 'file').map((node) => node.path)).toEqual([`${lastFolder}/x.txt`]);
-    expect(late).toBeGreaterThan(2);
-    expect(deleted).toBe(late); // the first file and every late one but the last
-    expect(objects.deleted).toHaveLength(deleted);
+    expect(left.map((node) => node.path).sort()).toEqual(['/g', '/g/x.txt']);
+    await expectNothingOrphaned(objects);
+  });
+
+  it('a failed mkdir -p over a file creates nothing', async () => {
+    await store.putFile(drive, file('/a'));
+
+    await expect(ensureFolders(store, drive, ['/a/b/c'], 'now')).rejects.toMatchObject({ code: 'conflict' });
+
+    expect(await store.get(drive, '/a/b')).toBeUndefined();
   });
 });

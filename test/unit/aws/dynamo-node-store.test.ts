@@ -1,5 +1,5 @@
 import {
-  BatchWriteItemCommand,
+  BatchGetItemCommand,
   ConditionalCheckFailedException,
   DeleteItemCommand,
   DynamoDBClient,
@@ -43,64 +43,56 @@ beforeEach(() => {
 afterEach(() => jest.restoreAllMocks());
 
 describe('Class: DynamoNodeStore', () => {
-  describe('Method: deleteMany', () => {
-    it('deletes in batches of 25, the batch with the last paths only after the others', async () => {
-      const order: number[] = [];
-      dynamodb.on(BatchWriteItemCommand).callsFake(async (input: { RequestItems: { nodes: unknown[] } }) => {
-        const size = input.RequestItems.nodes.length;
-        await new Promise((resolve) => setTimeout(resolve, size === 10 ? 0 : 20)); // the last batch would win a race
-        order.push(size);
-        return {};
-      });
+  describe('Method: getMany', () => {
+    it('reads in strongly consistent batches of 100, resending unprocessed keys, and skips the root', async () => {
+      const stuck = { Keys: [{ pk: { S: 'd#/' }, sk: { S: 'p0' } }] };
+      dynamodb
+        .on(BatchGetItemCommand)
+        .resolvesOnce({ Responses: { nodes: [folderItem('/p1')] }, UnprocessedKeys: { nodes: stuck } })
+        .resolves({ Responses: { nodes: [folderItem('/p0')] } });
 
-      await store.deleteMany('d', Array.from({ length: 60 }, (_, i) => `/x/${i}`));
+      const found = await store.getMany('d', ['/', ...Array.from({ length: 150 }, (_, i) => `/p${i}`)]);
 
-      expect(order).toEqual([25, 25, 10]);
-      const last = dynamodb.commandCalls(BatchWriteItemCommand).at(-1)!.args[0].input.RequestItems!.nodes;
-      expect(last.at(-1)).toEqual({ DeleteRequest: { Key: { pk: { S: 'd#/x' }, sk: { S: '59' } } } });
+      expect([...found.keys()].sort()).toEqual(['/p0', '/p1']);
+      const calls = dynamodb.commandCalls(BatchGetItemCommand).map((call) => call.args[0].input.RequestItems!.nodes);
+      expect(calls.map((request) => request.Keys!.length).sort((a, b) => a - b)).toEqual([1, 50, 100]);
+      expect(calls.every((request) => request.ConsistentRead === true)).toBe(true);
+    });
+  });
+
+  describe('Method: markDeleting', () => {
+    const folder = { kind: 'folder' as const, id: 'id-/a', path: '/a', createdAt: '2026-01-01T00:00:00.000Z' };
+
+    it('marks the folder with that id and returns it marked; a folder replaced since is not marked', async () => {
+      dynamodb
+        .on(UpdateItemCommand)
+        .resolvesOnce({ Attributes: { ...folderItem('/a'), deleting: { S: 'recursive' } } })
+        .rejectsOnce(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: { ...folderItem('/a'), id: { S: 'other' } } }));
+
+      expect(await store.markDeleting('d', folder, 'recursive')).toEqual({ ...folder, deleting: 'recursive' });
+      expect(await store.markDeleting('d', folder, 'recursive')).toBeUndefined();
+      expect(dynamodb.commandCalls(UpdateItemCommand)[0].args[0].input.ConditionExpression).toBe('#kind = :folder AND #id = :id');
     });
 
-    it('sends a batch that spans depths only after the deeper batches, so a failure orphans nothing', async () => {
-      const order: string[] = [];
-      dynamodb.on(BatchWriteItemCommand).callsFake(async (input: { RequestItems: { nodes: { DeleteRequest: { Key: { pk: { S: string } } } }[] } }) => {
-        const depths = new Set(input.RequestItems.nodes.map((r) => r.DeleteRequest.Key.pk.S.split('/').length));
-        await new Promise((resolve) => setTimeout(resolve, depths.size === 1 && input.RequestItems.nodes.length === 25 ? 20 : 0));
-        order.push(`${input.RequestItems.nodes.length}${depths.size > 1 ? ' mixed' : ''}`);
-        return {};
-      });
-      const deep = Array.from({ length: 30 }, (_, i) => `/t/a/f${i}`);
-      const shallow = Array.from({ length: 20 }, (_, i) => `/t/b${i}`);
+    it('never turns a recursive delete into an empty-folder one: the folder comes back as the recursive delete marked it', async () => {
+      dynamodb.on(UpdateItemCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: { ...folderItem('/a'), deleting: { S: 'recursive' } } }));
 
-      await store.deleteMany('d', [...deep, ...shallow, '/t']);
-
-      expect(order).toEqual(['25', '25 mixed', '1']);
-    });
-
-    it('resends unprocessed items and gives up with an error after repeated throttling', async () => {
-      const stuck = [{ DeleteRequest: { Key: { pk: { S: 'd#/' }, sk: { S: 'x' } } } }];
-      dynamodb.on(BatchWriteItemCommand).resolvesOnce({ UnprocessedItems: { nodes: stuck } }).resolvesOnce({});
-      await store.deleteMany('d', ['/x', '/y']);
-      expect(dynamodb.commandCalls(BatchWriteItemCommand)[1].args[0].input.RequestItems!.nodes).toEqual(stuck);
-
-      dynamodb.reset();
-      dynamodb.on(BatchWriteItemCommand).resolves({ UnprocessedItems: { nodes: stuck } });
-      await expect(store.deleteMany('d', ['/x'])).rejects.toThrow(/left 1 deletes unprocessed after 8 attempts/);
+      expect(await store.markDeleting('d', folder, 'empty')).toEqual({ ...folder, deleting: 'recursive' });
+      expect(dynamodb.commandCalls(UpdateItemCommand)[0].args[0].input.ConditionExpression).toContain('#deleting = :mark');
     });
   });
 
   describe('Method: removeFolder', () => {
-    it('deletes only a folder, and tells a missing path from a file', async () => {
-      dynamodb
-        .on(DeleteItemCommand)
-        .resolvesOnce({ Attributes: folderItem('/a') })
-        .rejectsOnce(new ConditionalCheckFailedException({ message: 'failed', $metadata: {} }))
-        .rejectsOnce(new ConditionalCheckFailedException({ message: 'failed', $metadata: {}, Item: { ...folderItem('/f'), kind: { S: 'file' }, size: { N: '1' }, contentType: { S: 'text/plain' }, objectKey: { S: 'd/f' } } }));
-      dynamodb.on(GetItemCommand).resolves({});
+    it('deletes only the marked folder with the id given', async () => {
+      const folder = { kind: 'folder' as const, id: 'id-/a', path: '/a', createdAt: '2026-01-01T00:00:00.000Z', deleting: 'recursive' as const };
+      dynamodb.on(DeleteItemCommand).resolvesOnce({}).rejectsOnce(new ConditionalCheckFailedException({ message: 'failed', $metadata: {} }));
 
-      expect(await store.removeFolder('d', '/a')).toEqual(expect.objectContaining({ kind: 'folder', path: '/a' }));
-      expect(await store.removeFolder('d', '/a')).toBe('missing');
-      expect(await store.removeFolder('d', '/f')).toBe('file');
-      expect(dynamodb.commandCalls(DeleteItemCommand)[0].args[0].input.ConditionExpression).toBe('#kind = :folder');
+      expect(await store.removeFolder('d', folder)).toBe(true);
+      expect(await store.removeFolder('d', folder)).toBe(false);
+      expect(dynamodb.commandCalls(DeleteItemCommand)[0].args[0].input).toMatchObject({
+        ConditionExpression: '#id = :id AND attribute_exists(#deleting)',
+        ExpressionAttributeValues: { ':id': { S: 'id-/a' } },
+      });
     });
   });
 

@@ -11,6 +11,9 @@ class MemoryNodes implements NodeStore {
   async get(_: string, path: string) {
     return this.items.get(path);
   }
+  async getMany(_: string, paths: readonly string[]) {
+    return new Map(paths.flatMap((path) => (this.items.has(path) ? [[path, this.items.get(path)!] as const] : [])));
+  }
   async children(_: string, folder: string) {
     return [...this.items.values()].filter((node) => parentOf(node.path) === folder);
   }
@@ -36,10 +39,13 @@ class MemoryNodes implements NodeStore {
     else this.items.delete(path);
     return true;
   }
-  async removeFolder(): Promise<never> {
+  async markDeleting(): Promise<never> {
     throw new Error('not used');
   }
-  async deleteMany(): Promise<never> {
+  async unmarkDeleting(): Promise<never> {
+    throw new Error('not used');
+  }
+  async removeFolder(): Promise<never> {
     throw new Error('not used');
   }
 }

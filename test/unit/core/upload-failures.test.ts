@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException, DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, ConditionalCheckFailedException, DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DynamoNodeStore } from '../../../functions/aws/dynamo-node-store';
@@ -15,6 +15,7 @@ const old = {
   pk: { S: 'd#/' }, sk: { S: 'a.txt' }, kind: { S: 'file' }, id: { S: 'old' }, path: { S: '/a.txt' },
   createdAt: { S: '2026-01-01T00:00:00.000Z' }, size: { N: '1' }, contentType: { S: 'text/plain' }, objectKey: { S: 'd/old' },
 };
+const folderP = { pk: { S: 'd#/' }, sk: { S: 'p' }, kind: { S: 'folder' }, id: { S: 'p' }, path: { S: '/p' }, createdAt: { S: '2026-01-01T00:00:00.000Z' } };
 const parts = [
   { filename: 'a.txt', data: Buffer.from('a') },
   { filename: 'b.txt', data: Buffer.from('b') },
@@ -25,6 +26,7 @@ beforeEach(() => {
   s3.reset();
   jest.spyOn(console, 'error').mockImplementation(() => undefined);
   s3.on(DeleteObjectsCommand).resolves({});
+  dynamodb.on(BatchGetItemCommand).resolves({ Responses: { nodes: [] } });
 });
 
 afterEach(() => jest.restoreAllMocks());
@@ -42,15 +44,17 @@ describe('Function: uploadFiles, when AWS fails part-way', () => {
     expect(deletedKeys().sort()).toEqual(putKeys().sort());
   });
 
-  it('a failing record write after the bytes are stored: undoes every write, only where ours stands, then deletes every byte', async () => {
+  it('a failing record write after the bytes are stored: undoes the writes made, only where ours stands, then deletes every byte', async () => {
     s3.on(PutObjectCommand).resolves({});
     dynamodb.on(PutItemCommand).resolvesOnce({}).rejectsOnce(new Error('throttled'));
+    dynamodb.on(GetItemCommand).resolves({});
     dynamodb.on(DeleteItemCommand).resolves({});
 
     await expect(uploadFiles(deps, 'd', parts, undefined)).rejects.toThrow('throttled');
 
     const reverted = dynamodb.commandCalls(DeleteItemCommand).map((c) => c.args[0].input);
-    expect(reverted.map((input) => input.Key!.sk.S).sort()).toEqual(['a.txt', 'b.txt']);
+    // b.txt's path reads empty after its failed write: nothing to undo there, and its bytes are free.
+    expect(reverted.map((input) => input.Key!.sk.S).sort()).toEqual(['a.txt']);
     expect(reverted.every((input) => input.ConditionExpression === '#id = :id')).toBe(true);
     expect(deletedKeys().sort()).toEqual(putKeys().sort());
   });
@@ -72,16 +76,27 @@ describe('Function: uploadFiles, when AWS fails part-way', () => {
   it('a saved write whose reply was lost, then a later failure: keeps that file, since the one it replaced is unknown', async () => {
     s3.on(PutObjectCommand).resolves({});
     dynamodb.on(PutItemCommand).callsFakeOnce(() => Promise.reject(new Error('socket hang up'))).resolves({});
-    dynamodb.on(GetItemCommand).callsFake((input: { Key: { sk: { S: string } } }) => {
-      const file = dynamodb.commandCalls(PutItemCommand)[0].args[0].input.Item!;
-      return { Item: input.Key.sk.S === file.sk.S ? file : undefined }; // the parent folder /p is missing…
-    });
-    dynamodb.on(UpdateItemCommand).rejects(new Error('throttled')); // …and cannot be made
+    dynamodb.on(GetItemCommand).callsFake(() => ({ Item: dynamodb.commandCalls(PutItemCommand)[0].args[0].input.Item! }));
+    // The folder /p is there; the look after the write fails.
+    dynamodb.on(BatchGetItemCommand).resolvesOnce({ Responses: { nodes: [folderP] } }).rejects(new Error('throttled'));
     dynamodb.on(DeleteItemCommand).resolves({});
 
     await expect(uploadFiles(deps, 'd', [parts[0]], [{ folder: '/p' }])).rejects.toThrow('throttled');
 
     expect(dynamodb.commandCalls(DeleteItemCommand)).toHaveLength(0);
+    expect(deletedKeys()).toEqual([]);
+  });
+
+  it('a write whose reply was lost and which another upload then replaced: keeps its bytes, which that upload may put back', async () => {
+    // The write was saved; before it could be read back, another upload replaced it (and may fail and restore it).
+    s3.on(PutObjectCommand).resolves({});
+    dynamodb.on(PutItemCommand).rejects(new Error('socket hang up'));
+    dynamodb.on(GetItemCommand).resolves({ Item: { ...old, path: { S: '/p/a.txt' }, id: { S: 'rival' } } });
+    dynamodb.on(BatchGetItemCommand).resolves({ Responses: { nodes: [folderP] } });
+    dynamodb.on(DeleteItemCommand).rejects(new ConditionalCheckFailedException({ message: 'not ours', $metadata: {} }));
+
+    await expect(uploadFiles(deps, 'd', [parts[0]], [{ folder: '/p' }])).rejects.toThrow('socket hang up');
+
     expect(deletedKeys()).toEqual([]);
   });
 
@@ -99,8 +114,7 @@ describe('Function: uploadFiles, when AWS fails part-way', () => {
   it('a failure after a record another upload has since replaced: keeps the bytes that upload may restore', async () => {
     s3.on(PutObjectCommand).resolves({});
     dynamodb.on(PutItemCommand).resolves({});
-    dynamodb.on(GetItemCommand).resolves({}); // the parent folder is missing…
-    dynamodb.on(UpdateItemCommand).rejects(new Error('throttled')); // …and cannot be made
+    dynamodb.on(BatchGetItemCommand).resolvesOnce({ Responses: { nodes: [folderP] } }).rejects(new Error('throttled'));
     dynamodb.on(DeleteItemCommand).rejects(new ConditionalCheckFailedException({ message: 'replaced since', $metadata: {} }));
 
     await expect(uploadFiles(deps, 'd', [parts[0]], [{ folder: '/p' }])).rejects.toThrow('throttled');
