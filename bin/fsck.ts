@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { ensureFolder } from '../functions/core/folders';
+import { deleteFolder } from '../functions/core/delete-folder';
+import { ensureFolders } from '../functions/core/folders';
 import { type Findings, check, isClean } from '../lib/fsck/check';
 import { type Storage, openStorage } from '../lib/fsck/storage';
 
@@ -7,9 +8,10 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const USAGE = `Usage: npm run fsck [-- --repair [--grace-minutes N]]
   Compares every record with the bucket and reports: records whose object is missing, objects no record
-  points to, folders whose parent is missing, and nodes below a file. Exits 1 when it finds a problem.
-  --repair         delete orphaned objects older than the grace period, recreate missing parent folders
-                   (never deletes a record)
+  points to, folders whose parent is missing, nodes below a file, and deletes that were interrupted.
+  Exits 1 when it finds a problem.
+  --repair         delete orphaned objects older than the grace period, recreate missing parent folders,
+                   finish interrupted deletes (deletes no other record)
   --grace-minutes  how old an orphaned object must be before --repair deletes it (default 60: an upload in
                    flight stores its bytes before its record)
 
@@ -58,13 +60,24 @@ async function repair(storage: Storage, findings: Findings, graceMinutes: number
   let recreated = 0;
   for (const { drive, path } of findings.missingParents) {
     try {
-      await ensureFolder(storage.nodes, drive, path, now);
+      await ensureFolders(storage.nodes, drive, [path], now);
       recreated++;
     } catch (error) {
       console.log(`Repair: could not recreate ${drive}:${path}: ${(error as Error).message}`);
     }
   }
   console.log(`Repair: recreated ${recreated} missing parent folders (with their own missing parents).`);
+  let finished = 0;
+  for (const { drive, node } of findings.interruptedDeletes) {
+    try {
+      const files = await deleteFolder({ nodes: storage.nodes, objects: storage.objects }, drive, node.path, true);
+      console.log(`Repair: finished the delete of ${drive}:${node.path} (${files} more files)`);
+      finished++;
+    } catch (error) {
+      console.log(`Repair: could not finish the delete of ${drive}:${node.path}: ${(error as Error).message}`);
+    }
+  }
+  console.log(`Repair: finished ${finished} interrupted deletes.`);
 }
 
 function report(where: string, findings: Findings): void {
@@ -73,6 +86,7 @@ function report(where: string, findings: Findings): void {
     ['objects no record points to', findings.orphanedObjects.map((object) => `${object.key} (${object.lastModified.toISOString()})`)],
     ['folders whose parent is missing', findings.missingParents.map(({ drive, path, children }) => `${drive}:${path} (holds ${children.length})`)],
     ['nodes below a file', findings.belowFiles.map(({ drive, node }) => `${drive}:${node.path}`)],
+    ['interrupted deletes', findings.interruptedDeletes.map(({ drive, node }) => `${drive}:${node.path}`)],
   ];
   console.log(`fsck of ${where}: ${isClean(findings) ? 'clean' : 'problems found'}`);
   for (const [label, items] of lines) {

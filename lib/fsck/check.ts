@@ -1,6 +1,5 @@
-import { parentOf } from '../../functions/core/paths';
+import { ROOT, ancestorsOf, parentOf } from '../../functions/core/paths';
 import type { DriveNode } from '../../functions/core/ports';
-import { ROOT } from '../../functions/core/paths';
 
 /** A node of some drive, as fsck reads the table. */
 export interface StoredNode {
@@ -23,6 +22,8 @@ export interface Findings {
   missingParents: { drive: string; path: string; children: string[] }[];
   /** Nodes whose parent is a file. */
   belowFiles: StoredNode[];
+  /** Folders a delete took and did not finish (the topmost of each tree): the same delete again, or --repair, finishes it. */
+  interruptedDeletes: StoredNode[];
 }
 
 /**
@@ -53,11 +54,16 @@ export function check(nodes: readonly StoredNode[], objects: readonly StoredObje
       missing.set(id, found);
     }
   }
+  // A delete removes bytes before records, so below a folder it took, records without bytes are its progress.
+  const marked = nodes.filter(({ node }) => node.kind === 'folder' && node.deleting !== undefined);
+  const markedPaths = new Set(marked.map(({ drive, node }) => `${drive}#${node.path}`));
+  const underMark = ({ drive, node }: StoredNode) => ancestorsOf(node.path).some((folder) => markedPaths.has(`${drive}#${folder}`));
   return {
-    recordsWithoutObject: nodes.filter(({ node }) => node.kind === 'file' && !keys.has(node.objectKey)),
+    recordsWithoutObject: nodes.filter((entry) => entry.node.kind === 'file' && !keys.has(entry.node.objectKey) && !underMark(entry)),
     orphanedObjects: objects.filter((object) => !referenced.has(object.key) && !pendingKeys.has(object.key)),
     missingParents: [...missing.values()],
     belowFiles,
+    interruptedDeletes: marked.filter((entry) => !underMark(entry)),
   };
 }
 

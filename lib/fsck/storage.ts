@@ -1,6 +1,7 @@
 import { DynamoDBClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectsCommand, ListObjectsCommand, type ListObjectsCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import { DynamoNodeStore, fromItem } from '../../functions/aws/dynamo-node-store';
+import { S3ObjectStore } from '../../functions/aws/s3-object-store';
 import { NODES_PARTITION_KEY } from '../../functions/aws/schema';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES, runningHost, startEmulators } from '../local/emulators';
 import type { StoredNode, StoredObject } from './check';
@@ -9,6 +10,7 @@ import type { StoredNode, StoredObject } from './check';
 export interface Storage {
   where: string;
   nodes: DynamoNodeStore;
+  objects: S3ObjectStore;
   readNodes(): Promise<StoredNode[]>;
   readObjects(): Promise<StoredObject[]>;
   /** The object keys of open large-upload sessions: an object there may be assembled and not yet recorded. */
@@ -52,6 +54,7 @@ function storage(
   return {
     where,
     nodes: new DynamoNodeStore(dynamodb, table),
+    objects: new S3ObjectStore(s3, bucket),
     readNodes: async () => {
       const nodes: StoredNode[] = [];
       let start: ScanCommandOutput['LastEvaluatedKey'];
