@@ -77,6 +77,15 @@ export interface DownloadToFileOptions extends DownloadOptions {
 
 // A metadata field holds at most 1 MiB on the server.
 const MAX_METADATA_BYTES = 1024 * 1024;
+/** Distinct folders one upload request may name, ancestors included: Drive's bound on the folders a request makes. */
+const MAX_FOLDERS_PER_REQUEST = 1000;
+
+/** The folders above `path` (`/a/b/c.txt` → `/a`, `/a/b`). */
+function foldersOf(path: string): string[] {
+  const out: string[] = [];
+  for (let i = path.indexOf('/', 1); i > 0; i = path.indexOf('/', i + 1)) out.push(path.slice(0, i));
+  return out;
+}
 // Statuses of a batch that name one bad file (a folder at its path, an invalid name) or a body too large:
 // the server stores nothing of such a request, so its halves can be sent on their own.
 const SPLIT_STATUSES = new Set([409, 413, 422]);
@@ -173,8 +182,12 @@ export class Drive {
     const large = unique.filter((p) => p.size > this.largeFileBytes);
     const { batches, oversize } = packBatches(
       unique.filter((p) => p.size <= this.largeFileBytes),
-      { fixedBytes: REQUEST_FIXED_BYTES, fixedMetadataBytes: METADATA_FIXED_BYTES, cost: (p) => fileCost({ path: p.item.path, size: p.size, contentType: p.item.contentType }) },
-      { maxBytes: this.maxRequestBytes, maxFiles: this.maxFilesPerRequest, maxMetadataBytes: MAX_METADATA_BYTES },
+      {
+        fixedBytes: REQUEST_FIXED_BYTES,
+        fixedMetadataBytes: METADATA_FIXED_BYTES,
+        cost: (p) => ({ ...fileCost({ path: p.item.path, size: p.size, contentType: p.item.contentType }), folders: foldersOf(p.item.path) }),
+      },
+      { maxBytes: this.maxRequestBytes, maxFiles: this.maxFilesPerRequest, maxMetadataBytes: MAX_METADATA_BYTES, maxFolders: MAX_FOLDERS_PER_REQUEST },
     );
     const tasks: (() => Promise<void>)[] = [
       ...[...large, ...oversize].map((p) => () => this.sendLarge(p, options, progress, settle)),
