@@ -144,6 +144,16 @@ describe('request size', () => {
   });
 });
 
+describe('folders per upload', () => {
+  it('refuses with 422, before storing anything, a request whose destinations name over 1,000 folders', async () => {
+    const files = Array.from({ length: 501 }, (_, i) => ({ data: 'x', filename: `f${i}.txt` }));
+    const { status, body } = await json<ErrorJson>(drive.upload(files, files.map((_, i) => ({ folder: `/many-${i}/inner` }))));
+    expect({ status, code: body.error.code }).toEqual({ status: 422, code: 'validation_error' });
+    expect(body.error.message).toContain('1002 folders');
+    expect((await drive.list({ folder: '/many-0' })).status).toBe(404);
+  });
+});
+
 describe('the local host as API Gateway', () => {
   it.each(['//[', 'http://[/drive/list'])('answers the odd request target %j with a JSON 404, not a failure', async (target) => {
     const reply = await new Promise<string>((resolve, reject) => {

@@ -40,6 +40,19 @@ describe('Function: packBatches', () => {
     expect(batches.length).toBeGreaterThan(2);
   });
 
+  it('splits 1,000 files each in its own 3-level folder so that no request names more than 1,000 folders', () => {
+    const items = Array.from({ length: 1000 }, (_, i) => ({ path: `/day-${i}/in/out/f.txt`, size: 10 }));
+    const folders = (item: Item) => item.path.split('/').slice(1, -1).map((_, depth, parts) => `/${parts.slice(0, depth + 1).join('/')}`);
+    const costs: BatchCosts<Item> = { ...FORM_COSTS, cost: (item) => ({ ...fileCost(item), folders: folders(item) }) };
+
+    const { batches } = packBatches(items, costs, { ...DRIVE_LIMITS, maxFolders: 1000 });
+
+    expect(batches.flat()).toHaveLength(1000);
+    for (const batch of batches) expect(new Set(batch.flatMap(folders)).size).toBeLessThanOrEqual(1000);
+    // 333 files name 999 folders; a 334th would pass 1,000.
+    expect(batches.length).toBe(Math.ceil(1000 / 333));
+  });
+
   it('returns a file that cannot fit even alone as oversize', () => {
     const big = { path: '/big', size: DRIVE_LIMITS.maxBytes };
     expect(packBatches([big, { path: '/small', size: 1 }], FORM_COSTS, DRIVE_LIMITS)).toEqual({ batches: [[{ path: '/small', size: 1 }]], oversize: [big] });
