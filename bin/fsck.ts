@@ -7,7 +7,8 @@ import { type Storage, openStorage } from '../lib/fsck/storage';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const USAGE = `Usage: npm run fsck [-- --repair [--grace-minutes N]]
-  Compares every record with the bucket and reports: records whose object is missing, objects no record
+  Compares every record with the bucket and reports: records whose object is missing or differs in size or
+  content hash, objects no record
   points to, folders whose parent is missing, nodes below a file, and deletes that were interrupted.
   Exits 1 when it finds a problem.
   --repair         delete orphaned objects older than the grace period, recreate missing parent folders,
@@ -83,6 +84,10 @@ async function repair(storage: Storage, findings: Findings, graceMinutes: number
 function report(where: string, findings: Findings): void {
   const lines: [string, string[]][] = [
     ['records whose object is missing', findings.recordsWithoutObject.map(({ drive, node }) => `${drive}:${node.path}`)],
+    [
+      'records whose object differs (size or content hash)',
+      findings.recordsNotMatchingObject.map(({ drive, node, object }) => `${drive}:${node.path} (record ${node.size} bytes ${node.etag}, object ${object.size} bytes ${object.etag ?? 'no ETag'})`),
+    ],
     ['objects no record points to', findings.orphanedObjects.map((object) => `${object.key} (${object.lastModified.toISOString()})`)],
     ['folders whose parent is missing', findings.missingParents.map(({ drive, path, children }) => `${drive}:${path} (holds ${children.length})`)],
     ['nodes below a file', findings.belowFiles.map(({ drive, node }) => `${drive}:${node.path}`)],

@@ -1,5 +1,5 @@
 import { ROOT, ancestorsOf, parentOf } from '../../functions/core/paths';
-import type { DriveNode } from '../../functions/core/ports';
+import type { DriveNode, FileNode } from '../../functions/core/ports';
 
 /** A node of some drive, as fsck reads the table. */
 export interface StoredNode {
@@ -7,15 +7,19 @@ export interface StoredNode {
   node: DriveNode;
 }
 
-/** An object in the bucket. */
+/** An object in the bucket: its size, and its ETag (unquoted) where the listing gives one. */
 export interface StoredObject {
   key: string;
   lastModified: Date;
+  size: number;
+  etag?: string;
 }
 
 export interface Findings {
   /** File records whose bytes are missing: the file cannot be downloaded. */
   recordsWithoutObject: StoredNode[];
+  /** File records whose object has another size or content hash (changed behind Drive's back): downloads would be cut or wrong. */
+  recordsNotMatchingObject: { drive: string; node: FileNode; object: StoredObject }[];
   /** Objects no record points to: space billed for nothing. */
   orphanedObjects: StoredObject[];
   /** Nodes whose parent folder has no record (the root always exists). */
@@ -37,7 +41,7 @@ export function check(nodes: readonly StoredNode[], objects: readonly StoredObje
     byPath.set(`${drive}#${node.path}`, node);
     if (node.kind === 'file') referenced.add(node.objectKey);
   }
-  const keys = new Set(objects.map((object) => object.key));
+  const byKey = new Map(objects.map((object) => [object.key, object]));
   const pendingKeys = new Set(pending);
 
   const missing = new Map<string, { drive: string; path: string; children: string[] }>();
@@ -59,7 +63,14 @@ export function check(nodes: readonly StoredNode[], objects: readonly StoredObje
   const markedPaths = new Set(marked.map(({ drive, node }) => `${drive}#${node.path}`));
   const underMark = ({ drive, node }: StoredNode) => ancestorsOf(node.path).some((folder) => markedPaths.has(`${drive}#${folder}`));
   return {
-    recordsWithoutObject: nodes.filter((entry) => entry.node.kind === 'file' && !keys.has(entry.node.objectKey) && !underMark(entry)),
+    recordsWithoutObject: nodes.filter((entry) => entry.node.kind === 'file' && !byKey.has(entry.node.objectKey) && !underMark(entry)),
+    recordsNotMatchingObject: nodes.flatMap(({ drive, node }) => {
+      const object = node.kind === 'file' ? byKey.get(node.objectKey) : undefined;
+      if (node.kind !== 'file' || !object) return [];
+      // Records from before content hashes carry their id as an ETag, which no object's ETag matches.
+      const etagDiffers = object.etag !== undefined && node.etag !== node.id && object.etag !== node.etag;
+      return object.size !== node.size || etagDiffers ? [{ drive, node, object }] : [];
+    }),
     orphanedObjects: objects.filter((object) => !referenced.has(object.key) && !pendingKeys.has(object.key)),
     missingParents: [...missing.values()],
     belowFiles,

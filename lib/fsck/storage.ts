@@ -73,7 +73,9 @@ function storage(
       let truncated = true;
       while (truncated) {
         const page: ListObjectsCommandOutput = await s3.send(new ListObjectsCommand({ Bucket: bucket, Marker: marker }));
-        for (const object of page.Contents ?? []) objects.push({ key: object.Key!, lastModified: object.LastModified ?? new Date(0) });
+        for (const object of page.Contents ?? []) {
+          objects.push({ key: object.Key!, lastModified: object.LastModified ?? new Date(0), size: object.Size ?? 0, etag: object.ETag?.replace(/"/g, '') });
+        }
         truncated = page.IsTruncated === true && objects.length > 0;
         marker = objects.at(-1)?.key;
       }

@@ -26,8 +26,8 @@ describe('npm run fsck', () => {
     const drive = new DriveClient(host.url, KEY);
     const uploaded = await json<{ data: FileJson[] }>(
       drive.upload(
-        ['keep', 'lose-bytes', 'orphan-parent', 'plain'].map((name) => ({ data: name, filename: `${name}.txt` })),
-        [{ folder: '/docs' }, { folder: '/docs' }, { folder: '/tree/deep' }, {}],
+        ['keep', 'lose-bytes', 'orphan-parent', 'plain', 'truncated', 'swapped'].map((name) => ({ data: name, filename: `${name}.txt` })),
+        [{ folder: '/docs' }, { folder: '/docs' }, { folder: '/tree/deep' }, {}, { folder: '/docs' }, { folder: '/docs' }],
       ),
     );
     expect(uploaded.status).toBe(200);
@@ -41,6 +41,9 @@ describe('npm run fsck', () => {
     const lostBytes = uploaded.body.data[1];
     await s3.send(new DeleteObjectCommand({ Bucket: endpoints.bucket, Key: `fsck/${lostBytes.id}` }));
     await s3.send(new PutObjectCommand({ Bucket: endpoints.bucket, Key: 'fsck/no-record', Body: 'x' }));
+    // Bytes changed behind Drive's back: one object cut short, one replaced by others of the same size.
+    await s3.send(new PutObjectCommand({ Bucket: endpoints.bucket, Key: `fsck/${uploaded.body.data[4].id}`, Body: 'trunc' }));
+    await s3.send(new PutObjectCommand({ Bucket: endpoints.bucket, Key: `fsck/${uploaded.body.data[5].id}`, Body: 'SWAPPED' }));
     await dynamodb.send(new DeleteItemCommand({ TableName: endpoints.nodesTable, Key: keyOf('fsck', '/tree/deep') }));
     await dynamodb.send(
       new PutItemCommand({ TableName: endpoints.nodesTable, Item: toItem('fsck', { kind: 'folder', id: 'x', path: '/plain.txt/inside', createdAt: new Date().toISOString() }) }),
@@ -51,6 +54,9 @@ describe('npm run fsck', () => {
     const damaged = await fsck(host.dataDir);
     expect(damaged.code).toBe(1);
     expect(count(damaged.output, 'records whose object is missing')).toBe(1);
+    expect(count(damaged.output, 'records whose object differs \\(size or content hash\\)')).toBe(2);
+    expect(damaged.output).toContain('fsck:/docs/truncated.txt (record 9 bytes');
+    expect(damaged.output).toContain('fsck:/docs/swapped.txt (record 7 bytes');
     expect(count(damaged.output, 'objects no record points to')).toBe(1);
     expect(count(damaged.output, 'folders whose parent is missing')).toBe(1);
     expect(count(damaged.output, 'nodes below a file')).toBe(1);

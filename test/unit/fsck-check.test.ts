@@ -4,7 +4,7 @@ import type { DriveNode } from '../../functions/core/ports';
 const at = '2026-01-01T00:00:00.000Z';
 const folder = (path: string): DriveNode => ({ kind: 'folder', id: path, path, createdAt: at });
 const file = (path: string, objectKey: string): DriveNode => ({ kind: 'file', id: path, path, size: 1, contentType: 'text/plain', createdAt: at, objectKey, etag: objectKey });
-const object = (key: string) => ({ key, lastModified: new Date(at) });
+const object = (key: string) => ({ key, lastModified: new Date(at), size: 1 });
 
 describe('Function: check (fsck)', () => {
   it('finds a consistent drive clean', () => {
@@ -30,6 +30,24 @@ describe('Function: check (fsck)', () => {
       { drive: 'd', path: '/a', children: ['/a/x'] },
     ]);
     expect(findings.belowFiles.map((n) => n.node.path)).toEqual(['/plain/under']);
+    expect(isClean(findings)).toBe(false);
+  });
+
+  it('reports a record whose object has another size, or another ETag where the listing gives one', () => {
+    const nodes = [file('/short', 'd/1'), file('/other', 'd/2'), file('/fine', 'd/3'), { ...file('/old', 'd/4'), etag: '/old' }].map((node) => ({ drive: 'd', node }));
+    const objects = [{ ...object('d/1'), size: 0 }, { ...object('d/2'), etag: 'abc' }, { ...object('d/3'), etag: 'd/3' }, { ...object('d/4'), etag: 'any' }];
+
+    expect(check(nodes, objects).recordsNotMatchingObject.map(({ node }) => node.path)).toEqual(['/short', '/other']);
+  });
+
+  it('counts below a folder a delete took records without bytes as its progress, and reports the delete', () => {
+    const marked: DriveNode = { ...(folder('/t') as DriveNode & { kind: 'folder' }), deleting: 'recursive' };
+    const nodes = [marked, folder('/t/sub'), file('/t/sub/x', 'd/gone')].map((node) => ({ drive: 'd', node }));
+
+    const findings = check(nodes, []);
+
+    expect(findings.recordsWithoutObject).toEqual([]);
+    expect(findings.interruptedDeletes.map(({ node }) => node.path)).toEqual(['/t']);
     expect(isClean(findings)).toBe(false);
   });
 
