@@ -1,6 +1,6 @@
 import { guard, nodes } from './aws/dynamodb';
 import { objects } from './aws/s3';
-import { confine } from './core/access';
+import { confine, mayReplace } from './core/access';
 import { uploadFiles } from './core/upload';
 import { jsonHandler } from './http/api-handler';
 import { baseUrlOf, bodyOf, headerOf } from './http/event';
@@ -10,7 +10,9 @@ import { fileView } from './http/views';
 /** POST /drive/upload: multipart `files` (+ optional `metadata`) → the stored Files. */
 export const handler = jsonHandler('upload', guard, async (event, caller) => {
   const form = await parseUploadForm(bodyOf(event), headerOf(event, 'content-type'));
-  const files = await uploadFiles({ nodes, objects }, caller.drive, form.parts, form.targets, (path, i) => confine(caller, path, `files[${i}] destination`));
+  const files = await uploadFiles({ nodes, objects }, caller.drive, form.parts, form.targets, (path, i) => confine(caller, path, `files[${i}] destination`), {
+    replace: mayReplace(caller),
+  });
   const baseUrl = baseUrlOf(event);
   return files.map((file) => fileView(file, baseUrl));
 });

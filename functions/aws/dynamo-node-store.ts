@@ -93,15 +93,17 @@ export class DynamoNodeStore implements NodeStore {
     }
   }
 
-  async putFile(drive: string, file: FileNode): Promise<PutFileResult> {
+  async putFile(drive: string, file: FileNode, options: { replace?: boolean } = {}): Promise<PutFileResult> {
+    // An SDK retry of a saved write finds its own record: `#id = :id` lets it through when not replacing.
+    const condition = options.replace === false ? 'attribute_not_exists(#pk) OR #id = :id' : 'attribute_not_exists(#pk) OR #kind = :file';
     try {
       const { Attributes } = await this.client.send(
         new PutItemCommand({
           TableName: this.table,
           Item: toItem(drive, file),
-          ConditionExpression: 'attribute_not_exists(#pk) OR #kind = :file',
-          ExpressionAttributeNames: { '#pk': PK, '#kind': 'kind' },
-          ExpressionAttributeValues: { ':file': { S: 'file' } },
+          ConditionExpression: condition,
+          ExpressionAttributeNames: options.replace === false ? { '#pk': PK, '#id': 'id' } : { '#pk': PK, '#kind': 'kind' },
+          ExpressionAttributeValues: options.replace === false ? { ':id': { S: file.id } } : { ':file': { S: 'file' } },
           ReturnValues: 'ALL_OLD',
         }),
       );
@@ -109,7 +111,7 @@ export class DynamoNodeStore implements NodeStore {
       // An SDK retry of a write that was saved finds our own record: nothing was replaced.
       return { ok: true, replaced: replaced?.kind === 'file' && replaced.id !== file.id ? replaced : undefined };
     } catch (error) {
-      // Only a folder fails the condition.
+      // Only a folder (or, not replacing, any node) fails the condition.
       if (error instanceof ConditionalCheckFailedException) return { ok: false };
       throw error;
     }

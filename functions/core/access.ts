@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { forbidden } from './errors';
+import { DriveError, conflict, forbidden } from './errors';
 
 /** The endpoints, by the names used for their rate-limit buckets; `keys` is the admin routes' (an extension). */
 export type Endpoint = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'keys';
@@ -51,6 +51,20 @@ export function accessProblem(role: Role, prefix: string): string | undefined {
 /** Whether `path` lies within the caller's prefix (the prefix itself included). */
 export function withinPrefix(caller: Pick<Caller, 'prefix'>, path: string): boolean {
   return caller.prefix === '/' || path === caller.prefix || path.startsWith(`${caller.prefix}/`);
+}
+
+/** Whether the caller may replace files: an `upload-only` key may neither read nor delete, so it may not overwrite either. */
+export function mayReplace(caller: Pick<Caller, 'role'>): boolean {
+  return caller.role !== 'upload-only';
+}
+
+/**
+ * What a key may be told of a conflict: an `upload-only` key may not see the drive, so it learns only that
+ * its request could not be stored, not what stands where.
+ */
+export function conflictFor(caller: Pick<Caller, 'role'>, error: unknown): unknown {
+  if (caller.role !== 'upload-only' || !(error instanceof DriveError) || error.code !== 'conflict') return error;
+  return conflict('a destination, or a folder above one, is taken; this key may neither replace nor see what is there');
 }
 
 /** Throws `forbidden` naming `param` if `path` lies outside the caller's prefix. */

@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { cleanUp } from './clean-up';
 import { contentTypeFor } from './content-type';
-import { DriveError, conflict, invalid, notFound } from './errors';
+import { type Caller, withinPrefix } from './access';
+import { DriveError, conflict, forbidden, invalid, notFound } from './errors';
 import { ROOT, nameOf, parentOf } from './paths';
 import type { FileNode, MultipartStore, NodeStore, ObjectStore, StoredPart, UploadSession, UploadSessionStore } from './ports';
 import { commitFiles } from './upload';
@@ -108,6 +109,8 @@ export async function completeUpload(
   sent: readonly { number: number; etag: string }[],
   /** Throws if the caller may not write the session's path (a key confined to another folder). */
   check: (path: string) => void = () => undefined,
+  /** `replace: false`: a file at the path fails the completion instead of being replaced. */
+  options: { replace?: boolean } = {},
 ): Promise<FileNode> {
   const session = await claimSession(deps.sessions, drive, id);
   let ended = false;
@@ -146,7 +149,7 @@ export async function completeUpload(
     };
     try {
       // The assembled bytes stay on a failure: the session still names them, and a retry commits them.
-      await commitFiles(deps, drive, [file], { keepBytes: true });
+      await commitFiles(deps, drive, [file], { keepBytes: true, replace: options.replace });
     } catch (error) {
       if (error instanceof DriveError && error.code === 'conflict') {
         await cleanUp(() => deps.objects.deleteMany([session.objectKey]));
@@ -185,6 +188,14 @@ export async function discardUpload(deps: Pick<LargeUploadDeps, 'nodes' | 'objec
   const recorded = await deps.nodes.get(session.drive, session.path);
   if (recorded?.kind === 'file' && recorded.id === session.fileId) return;
   await deps.objects.deleteMany([session.objectKey]);
+}
+
+/**
+ * Throws `forbidden` if the session `id`'s path lies outside the caller's prefix, without naming the path:
+ * another key's session says nothing of where it writes.
+ */
+export function sessionWithin(caller: Pick<Caller, 'prefix'>, id: string, path: string): void {
+  if (!withinPrefix(caller, path)) throw forbidden(`upload session ${id} writes outside ${caller.prefix}, the only folder this key may reach`);
 }
 
 async function claimSession(sessions: UploadSessionStore, drive: string, id: string): Promise<UploadSession> {

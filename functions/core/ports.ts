@@ -39,7 +39,7 @@ export interface ByteRange {
   end: number;
 }
 
-/** What a conditional file write found: the file it replaced, or that a folder blocked it. */
+/** What a conditional file write found: the file it replaced, or that a folder (or, not replacing, a file) blocked it. */
 export type PutFileResult = { ok: true; replaced?: FileNode } | { ok: false };
 
 /**
@@ -70,8 +70,8 @@ export interface NodeStore {
   hasChildren(drive: string, folder: string): Promise<boolean>;
   /** Writes `folder` unless a node holds its path; returns the folder there afterwards (marks included), or undefined for a file. */
   createFolder(drive: string, folder: FolderNode): Promise<FolderNode | undefined>;
-  /** Writes `file` unless a folder holds its path; reports the file it replaced. */
-  putFile(drive: string, file: FileNode): Promise<PutFileResult>;
+  /** Writes `file` unless a folder holds its path (or, with `replace: false`, anything); reports the file it replaced. */
+  putFile(drive: string, file: FileNode, options?: { replace?: boolean }): Promise<PutFileResult>;
   /**
    * Undoes a write of the node with id `id` at `path`: puts `previous` back, or removes the path. Returns
    * false, changing nothing, when that node is not there (never written, or replaced since).

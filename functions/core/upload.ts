@@ -43,6 +43,8 @@ export async function uploadFiles(
   targets: readonly UploadTarget[] | undefined,
   /** Throws for a destination the caller may not write (checked before anything is stored). */
   check: (path: string, index: number) => void = () => undefined,
+  /** `replace: false`: a file at a destination fails the upload instead of being replaced. */
+  options: { replace?: boolean } = {},
 ): Promise<FileNode[]> {
   const destinations = resolveDestinations(parts, targets);
   destinations.forEach(check);
@@ -69,7 +71,7 @@ export async function uploadFiles(
     throw putFailure.reason;
   }
 
-  return commitFiles(deps, drive, files);
+  return commitFiles(deps, drive, files, options);
 }
 
 /** Times an upload makes its folders again when a delete removed them while it ran, before it answers 409. */
@@ -86,9 +88,10 @@ export async function commitFiles(
   deps: { nodes: NodeStore; objects: ObjectStore },
   drive: string,
   files: readonly FileNode[],
-  options: { keepBytes?: boolean } = {},
+  options: { keepBytes?: boolean; replace?: boolean } = {},
 ): Promise<FileNode[]> {
   const { nodes } = deps;
+  const taken = (path: string) => conflict(options.replace === false ? `${path} is taken; this key may not replace what is there` : `${path} is a folder, so a file cannot be stored there`);
   const parents = [...new Set(files.map((file) => parentOf(file.path)))];
   const now = files[0].createdAt;
   const created: FolderNode[] = [];
@@ -100,13 +103,13 @@ export async function commitFiles(
       const ensured = await ensureFolders(nodes, drive, parents, now, attempt === 1 ? files.map((file) => file.path) : []);
       created.push(...ensured.created);
       if (attempt === 1) {
-        const folderAt = files.find((file) => ensured.read.get(file.path)?.kind === 'folder');
-        if (folderAt) throw conflict(`${folderAt.path} is a folder, so a file cannot be stored there`);
-        results = await settleLimit(files, WRITE_CONCURRENCY, (file) => writeRecord(nodes, drive, file, ensured.read.get(file.path)));
+        const blocked = files.find((file) => ensured.read.get(file.path)?.kind === 'folder' || (options.replace === false && ensured.read.has(file.path)));
+        if (blocked) throw taken(blocked.path);
+        results = await settleLimit(files, WRITE_CONCURRENCY, (file) => writeRecord(nodes, drive, file, ensured.read.get(file.path), options.replace));
         results.forEach((result, i) => {
           if (result.status === 'rejected') throw result.reason;
           if (result.value.error !== undefined) throw result.value.error;
-          if (!result.value.ok) throw conflict(`${files[i].path} is a folder, so a file cannot be stored there`);
+          if (!result.value.ok) throw taken(files[i].path);
         });
       }
       const { missing, deleting } = await recheckFolders(nodes, drive, parents);
@@ -177,9 +180,9 @@ type WrittenRecord = (PutFileResult & { replacedUnknown?: true; error?: undefine
  * record, once replaced, never comes back), so its bytes are free, as they are if the path is empty; one whose path holds another record may
  * have been saved and replaced by an upload that puts it back if that upload fails, so its bytes stay.
  */
-async function writeRecord(nodes: NodeStore, drive: string, file: FileNode, before: DriveNode | undefined): Promise<WrittenRecord> {
+async function writeRecord(nodes: NodeStore, drive: string, file: FileNode, before: DriveNode | undefined, replace?: boolean): Promise<WrittenRecord> {
   try {
-    return await nodes.putFile(drive, file);
+    return await nodes.putFile(drive, file, { replace });
   } catch (error) {
     const now = await readBack(nodes, drive, file.path);
     if (now !== 'empty' && now !== 'unknown' && now.id === file.id) return { ok: true, replacedUnknown: true };

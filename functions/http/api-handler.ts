@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, StreamifyHandler } from 'aws-lambda';
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Caller, Endpoint } from '../core/access';
+import { type Caller, type Endpoint, conflictFor } from '../core/access';
 import { corsHeaders } from './cors';
 import type { Guard } from './guard';
 import { type Headers, errorResponse, ok } from './respond';
@@ -14,12 +14,15 @@ export function jsonHandler(
 ): (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> {
   return async (event) => {
     let headers: Headers = corsHeaders(event);
+    let caller: Caller | undefined;
     try {
       const admitted = await guard(endpoint, event);
       headers = { ...headers, ...admitted.headers };
-      return ok(await operation(event, admitted.caller), headers);
+      caller = admitted.caller;
+      return ok(await operation(event, caller), headers);
     } catch (error) {
-      return errorResponse(error, headers);
+      // Worded for the key: a conflict tells it nothing it may not see.
+      return errorResponse(caller ? conflictFor(caller, error) : error, headers);
     }
   };
 }

@@ -48,9 +48,12 @@ function sendJson(drive: DriveClient, method: string, path: string, body: unknow
   return drive.request(method, path, { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
 }
 
+let uploads = 0;
+
 /** One call of each endpoint, on paths inside /reports, whose answer says whether the role may call it. */
 const CALLS: Record<string, (drive: DriveClient) => Promise<Response>> = {
-  upload: (drive) => drive.upload([{ data: 'x', filename: 'role.txt' }], [{ folder: '/reports/roles' }]),
+  // A new name each time: an upload-only key may not replace what another role stored.
+  upload: (drive) => drive.upload([{ data: 'x', filename: `role-${++uploads}.txt` }], [{ folder: '/reports/roles' }]),
   'large upload': (drive) => sendJson(drive, 'POST', '/drive/uploads', { path: '/reports/roles/big.bin', size: 10 }),
   download: (drive) => drive.download({ path: '/reports/q3.txt' }),
   list: (drive) => drive.list({ folder: '/reports' }),
@@ -104,14 +107,43 @@ describe('key roles (an extension of the spec)', () => {
     expect(listed.body.data.files.map((f) => f.path)).toContain('/reports/q3.txt');
   });
 
-  it("refuses a key confined elsewhere the large upload another key of the drive started", async () => {
+  it("refuses a key confined elsewhere the large upload another key of the drive started, without saying where it writes", async () => {
     const started = await json<{ data: { upload_id: string } }>(sendJson(client(SECRETS.readWrite), 'POST', '/drive/uploads', { path: '/payroll/big.bin', size: 10 }));
     const id = started.body.data.upload_id;
 
     const complete = await json<ErrorJson>(sendJson(client(SECRETS.scoped), 'POST', `/drive/uploads/${id}/complete`, { parts: [{ number: 1, etag: '"x"' }] }));
     const abort = await json<ErrorJson>(client(SECRETS.scoped).request('DELETE', `/drive/uploads/${id}`));
     expect([complete.status, abort.status]).toEqual([403, 403]);
+    for (const answer of [complete, abort]) expect(answer.body.error.message).not.toContain('payroll');
     expect((await json(client(SECRETS.readWrite).request('DELETE', `/drive/uploads/${id}`))).status).toBe(200);
+  });
+});
+
+describe('an upload-only key can neither read nor destroy', () => {
+  it('refuses to replace a file, leaving it whole, and its 409s say nothing of what stands where', async () => {
+    const admin = client(SECRETS.admin);
+    const pusher = client(SECRETS.uploadOnly);
+    await admin.upload([{ data: 'salaries', filename: 'payroll.csv' }], [{ folder: '/inbox/2026' }]);
+
+    const answers = await Promise.all([
+      pusher.upload([{ data: '', filename: 'payroll.csv' }], [{ folder: '/inbox/2026' }]),
+      pusher.upload([{ data: 'x', filename: 'below.csv' }], [{ folder: '/inbox/2026/payroll.csv' }]),
+      pusher.upload([{ data: 'x', filename: '2026' }], [{ folder: '/inbox' }]),
+      sendJson(pusher, 'POST', '/drive/uploads', { path: '/inbox/2026/payroll.csv/big.bin', size: 10 }),
+    ].map((r) => json<ErrorJson>(r)));
+
+    for (const answer of answers) {
+      expect({ status: answer.status, code: answer.body.error.code }).toEqual({ status: 409, code: 'conflict' });
+      expect(answer.body.error.message).not.toMatch(/payroll|2026|is a file|is a folder/);
+    }
+    expect(await (await admin.download({ path: '/inbox/2026/payroll.csv' })).text()).toBe('salaries');
+  });
+
+  it('stores new files, and a read-write key may still replace them', async () => {
+    const pusher = client(SECRETS.uploadOnly);
+    expect((await pusher.upload([{ data: 'new', filename: 'fresh.csv' }], [{ folder: '/inbox/2027' }])).status).toBe(200);
+    expect((await client(SECRETS.readWrite).upload([{ data: 'newer', filename: 'fresh.csv' }], [{ folder: '/inbox/2027' }])).status).toBe(200);
+    expect(await (await client(SECRETS.admin).download({ path: '/inbox/2027/fresh.csv' })).text()).toBe('newer');
   });
 });
 
