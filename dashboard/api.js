@@ -287,7 +287,7 @@ export function sendWithProgress(method, url, body, options = {}) {
 }
 
 /**
- * Uploads a small file (at most a few MB: one API request carries 4.5 MiB) into `folder` with
+ * Uploads a small file (at most a few MB: one API request carries 4.5 MB) into `folder` with
  * `POST drive/upload`, reporting bytes sent.
  * @param {File} file
  * @param {string} folder

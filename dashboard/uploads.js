@@ -8,8 +8,8 @@ import { ApiError, abortUpload, completeUpload, sendWithProgress, startUpload, u
 import { alertError, announce, byId, formatBytes, h, messageOf, plural } from './ui.js';
 
 /**
- * Above this, a file goes in parts: one API request carries at most 4.5 MiB, its multipart framing included,
- * and in AWS a body between that and 10 MB fails before Drive's code runs.
+ * Above this, a file goes in parts: one API request carries at most 4,500,000 bytes, its multipart framing
+ * included (Lambda takes 6 MB after base64).
  */
 export const LARGE_FILE_BYTES = 4 * 1024 * 1024;
 const FILES_AT_ONCE = 3;

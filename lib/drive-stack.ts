@@ -20,6 +20,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnersh
 import type { Construct } from 'constructs';
 import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../functions/aws/schema';
 import { CORS_REQUEST_HEADERS } from '../functions/http/cors';
+import { FUNCTION_SIZING, GATEWAY_ERRORS } from './aws-limits';
 import { DriveFunction } from './drive-function';
 import { BINARY_MEDIA_TYPES, DASHBOARD_ROUTES, type HandlerName, ROUTES } from './routes';
 
@@ -47,32 +48,18 @@ export interface DriveStackProps extends StackProps {
   domain?: { domainName: string; certificateArn: string; basePath?: string };
 }
 
-/**
- * Memory (MB) and timeout per handler: uploads parse up to 4.5 MB of multipart; downloads stream for up to
- * API Gateway's 15 minutes (past the first 10 MB a stream gets 2 MB/s, so about 1.7 GB).
- */
-const SIZING: Record<HandlerName, { memorySize: number; timeout: Duration }> = {
-  upload: { memorySize: 1024, timeout: Duration.seconds(29) },
-  download: { memorySize: 512, timeout: Duration.minutes(15) },
-  list: { memorySize: 512, timeout: Duration.seconds(29) },
-  'create-folder': { memorySize: 256, timeout: Duration.seconds(29) },
-  'delete-folder': { memorySize: 512, timeout: Duration.seconds(29) },
-  // Signs up to 2,000 part URLs.
-  'start-upload': { memorySize: 512, timeout: Duration.seconds(29) },
-  'complete-upload': { memorySize: 512, timeout: Duration.seconds(29) },
-  'abort-upload': { memorySize: 256, timeout: Duration.seconds(29) },
-  'list-keys': { memorySize: 256, timeout: Duration.seconds(29) },
-  'create-key': { memorySize: 256, timeout: Duration.seconds(29) },
-  'revoke-key': { memorySize: 256, timeout: Duration.seconds(29) },
-  // Answers from files held in memory.
-  dashboard: { memorySize: 256, timeout: Duration.seconds(10) },
-};
+/** Memory and timeout per function, from the limits table the local host reads too. */
+const SIZING = (handler: HandlerName) => ({
+  memorySize: FUNCTION_SIZING[handler].memorySize,
+  timeout: Duration.seconds(FUNCTION_SIZING[handler].timeoutSeconds),
+});
 
 /** Where the dashboard's files sit in the dashboard function's bundle (Lambda unpacks it in /var/task). */
 const DASHBOARD_BUNDLE_DIR = 'dashboard';
 
 const JSON_TYPE = 'application/json';
 const errorBody = (code: string, message: string) => `{"error":{"code":"${code}","message":${message}}}`;
+const fixedErrorBody = (error: keyof typeof GATEWAY_ERRORS) => errorBody(GATEWAY_ERRORS[error].code, JSON.stringify(GATEWAY_ERRORS[error].message));
 
 /** Drive in one stack: the REST API, one function per endpoint, the bucket, the two tables and the alarms. */
 export class DriveStack extends Stack {
@@ -147,7 +134,7 @@ export class DriveStack extends Stack {
       const route = ROUTES.find((r) => r.handler === handler)!;
       const fn = new DriveFunction(this, fnId(handler), {
         entry: route.entry,
-        ...SIZING[handler],
+        ...SIZING(handler),
         logRetention,
         logRemovalPolicy: RemovalPolicy.DESTROY,
         environment,
@@ -158,7 +145,7 @@ export class DriveStack extends Stack {
     // The dashboard's page: static files copied into its bundle; no table, no bucket, no key.
     const dashboard = new DriveFunction(this, fnId('dashboard'), {
       entry: DASHBOARD_ROUTES[0].entry,
-      ...SIZING.dashboard,
+      ...SIZING('dashboard'),
       logRetention,
       logRemovalPolicy: RemovalPolicy.DESTROY,
       environment: {
@@ -249,7 +236,7 @@ export class DriveStack extends Stack {
       const integration = new LambdaIntegration(this.functions[route.handler], {
         proxy: true,
         // A streamed response may run as long as the function; buffered ones keep the 29 s default.
-        ...(route.streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: SIZING[route.handler].timeout } : {}),
+        ...(route.streaming ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: SIZING(route.handler).timeout } : {}),
       });
       const required = route.handler === 'delete-folder' ? { 'method.request.querystring.path': true } : undefined;
       this.api.root.resourceForPath(route.path).addMethod(route.method, integration, {
@@ -304,11 +291,11 @@ export class DriveStack extends Stack {
     // The catch-alls keep API Gateway's own status (403, 415, 504…): a status set there would replace them all.
     const responses: [string, ResponseType, string | undefined, string, Record<string, string>?][] = [
       ['MissingParameters', ResponseType.BAD_REQUEST_PARAMETERS, '422', errorBody('validation_error', '"$context.error.validationErrorString"')],
-      ['TooLarge', ResponseType.REQUEST_TOO_LARGE, '413', errorBody('payload_too_large', '"request body is larger than API Gateway accepts (10 MB); one upload carries at most 4.5 MB"')],
-      ['Throttled', ResponseType.THROTTLED, '429', errorBody('rate_limited', '"the API is busy; retry in 1 second"'), { 'Retry-After': "'1'" }],
-      ['NoRoute', ResponseType.MISSING_AUTHENTICATION_TOKEN, '404', errorBody('not_found', '"no such route"')],
+      ['TooLarge', ResponseType.REQUEST_TOO_LARGE, '413', fixedErrorBody('tooLarge')],
+      ['Throttled', ResponseType.THROTTLED, '429', fixedErrorBody('throttled'), { 'Retry-After': "'1'" }],
+      ['NoRoute', ResponseType.MISSING_AUTHENTICATION_TOKEN, '404', fixedErrorBody('noRoute')],
       ['Other4xx', ResponseType.DEFAULT_4XX, undefined, errorBody('bad_request', '$context.error.messageString')],
-      ['Other5xx', ResponseType.DEFAULT_5XX, undefined, errorBody('internal_error', '"internal error; the request may be retried"')],
+      ['Other5xx', ResponseType.DEFAULT_5XX, undefined, fixedErrorBody('serverError')],
     ];
     for (const [id, type, statusCode, body, extra] of responses) {
       this.api.addGatewayResponse(id, { type, statusCode, templates: { [JSON_TYPE]: body }, responseHeaders: { ...headers, ...extra } });

@@ -84,9 +84,3 @@ export function matchPath(template: string, pathname: string): Record<string, st
 
 /** Request types API Gateway passes to the function base64-encoded, bytes intact. */
 export const BINARY_MEDIA_TYPES: readonly string[] = ['multipart/form-data', 'application/octet-stream'];
-
-/**
- * The largest request body one call can carry: a buffered Lambda invocation takes at most 6 MB, and
- * base64 makes the body 4/3 as large, less room for the rest of the event.
- */
-export const MAX_REQUEST_BODY_BYTES = 4.5 * 1024 * 1024;

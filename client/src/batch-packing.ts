@@ -1,6 +1,6 @@
 /** The most one `POST /drive/upload` may carry. */
 export interface BatchLimits {
-  /** Body bytes per request (Drive: 4.5 MiB, what a buffered Lambda can take after base64). */
+  /** Body bytes per request (Drive: 4,500,000, what a buffered Lambda can take after base64 with its headers). */
   maxBytes: number;
   /** Files per request (Drive: 1,000). */
   maxFiles: number;

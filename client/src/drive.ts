@@ -28,7 +28,7 @@ export interface DriveOptions {
   partConcurrency?: number;
   /** Files larger than this go through the large-upload session in parts. Default 4 MiB. */
   largeFileBytes?: number;
-  /** The largest `POST /drive/upload` body. Default 4.5 MiB, Drive's limit. */
+  /** The largest `POST /drive/upload` body. Default 4,500,000 bytes, Drive's limit. */
   maxRequestBytes?: number;
   /** Files per `POST /drive/upload`. Default 1,000, Drive's limit. */
   maxFilesPerRequest?: number;
@@ -124,7 +124,7 @@ export class Drive {
     this.concurrency = positive(options.concurrency ?? 4, 'concurrency');
     this.partConcurrency = positive(options.partConcurrency ?? 4, 'partConcurrency');
     this.largeFileBytes = options.largeFileBytes ?? 4 * MiB;
-    this.maxRequestBytes = options.maxRequestBytes ?? 4.5 * MiB;
+    this.maxRequestBytes = options.maxRequestBytes ?? 4_500_000;
     this.maxFilesPerRequest = options.maxFilesPerRequest ?? 1000;
   }
 

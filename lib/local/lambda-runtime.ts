@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
+import { type GatewayFailure, sendGatewayError } from './invoke';
 
 type Prelude = { statusCode?: number; headers?: Record<string, unknown> };
 
@@ -12,8 +13,13 @@ type Prelude = { statusCode?: number; headers?: Record<string, unknown> };
  */
 export class LocalResponseStream extends Writable {
   private prelude?: Prelude;
+  private sent = 0;
 
-  constructor(private readonly res: ServerResponse) {
+  /** `maxBytes`: Lambda's streaming maximum; a stream that passes it is cut there, as Lambda cuts it. */
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly maxBytes = Number.POSITIVE_INFINITY,
+  ) {
     super();
     // A client that hangs up ends the stream, which stops the handler's pipeline from S3.
     res.on('close', () => {
@@ -37,6 +43,11 @@ export class LocalResponseStream extends Writable {
       if (this.prelude) return this.lostPrelude('ended its stream by end(chunk) before any write()', callback);
       this.res.writeHead(200);
     }
+    this.sent += chunk.length;
+    if (this.sent > this.maxBytes) {
+      this.cutOff({ status: 502, error: 'serverError', reason: `the stream passed Lambda's streaming maximum of ${this.maxBytes} bytes` });
+      return callback(new Error('the response passed the streaming maximum'));
+    }
     // HEAD and 304 responses have no body: Node drops what is written, as API Gateway does.
     if (chunk.length === 0 || this.res.write(chunk)) callback();
     else this.res.once('drain', () => callback());
@@ -48,6 +59,15 @@ export class LocalResponseStream extends Writable {
       this.res.writeHead(200);
     }
     this.res.end(() => callback());
+  }
+
+  /**
+   * Ends the response as Lambda does when a streaming invocation fails (timeout, size): API Gateway's error
+   * if nothing was sent yet, else the connection closes where the bytes stop, short of any Content-Length.
+   */
+  cutOff(failure: GatewayFailure): void {
+    sendGatewayError(this.res, failure);
+    this.destroy();
   }
 
   private sendPrelude(): void {

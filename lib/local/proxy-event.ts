@@ -75,9 +75,9 @@ export function toProxyEvent(req: IncomingMessage, url: URL, route: Route, body:
   };
 }
 
-/** A Lambda context for one invocation of `functionName`, with the API's 29-second integration timeout. */
-export function lambdaContext(functionName: string): Context {
-  const deadline = Date.now() + 29_000;
+/** A Lambda context for one invocation of `functionName`, which has `timeoutMs` to answer. */
+export function lambdaContext(functionName: string, timeoutMs: number): Context {
+  const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,

@@ -1,12 +1,14 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { Writable } from 'node:stream';
 import { CORS_ORIGINS, CORS_REQUEST_HEADERS } from '../../functions/http/cors';
-import { MAX_REQUEST_BODY_BYTES, type Route, matchPath } from '../routes';
+import { AWS_LIMITS } from '../aws-limits';
+import { type Route, matchPath } from '../routes';
+import { type BufferedHandler, invocationTimeout, invokeBuffered, isFailure, oversizedEvent, sendGatewayError } from './invoke';
 import { LocalResponseStream } from './lambda-runtime';
 import { lambdaContext, toProxyEvent } from './proxy-event';
 
-export type BufferedHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type { BufferedHandler };
 export type StreamingHandler = (event: APIGatewayProxyEvent, stream: Writable, context: Context) => Promise<void>;
 
 export interface MountedRoute {
@@ -28,9 +30,7 @@ export function createLocalServer(routes: readonly MountedRoute[], log: (line: s
     res.on('finish', () => log(`${req.method} ${req.url?.split('?')[0]} ${res.statusCode} ${Date.now() - started}ms`));
     handle(routes, req, res).catch((error: unknown) => {
       // What API Gateway sends when the integration fails.
-      console.error(JSON.stringify({ level: 'error', message: 'handler failed', error: String(error) }));
-      if (!res.headersSent) send(res, 502, { message: 'Internal server error' });
-      else res.destroy();
+      sendGatewayError(res, { status: 502, error: 'serverError', reason: `the handler failed: ${String(error)}` });
     });
   });
   // What Node's parser refuses (headers or target over 16 KB, malformed lines) still gets a JSON answer.
@@ -70,32 +70,38 @@ async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res
     return void res.end();
   }
   if (!mounted) {
+    // API Gateway answers a path or method it has no route for as "Missing Authentication Token", which the
+    // stack's gateway response turns into the spec's 404.
     req.resume();
-    if (onPath.length > 0) {
-      res.setHeader('Allow', onPath.map(({ route }) => route.method).join(', '));
-      return send(res, 405, { error: { code: 'method_not_allowed', message: `${req.method} is not allowed on ${url.pathname}` } });
-    }
-    return send(res, 404, { error: { code: 'not_found', message: `no route for ${req.method} ${url.pathname}` } });
+    return sendGatewayError(res, { status: 404, error: 'noRoute', reason: `no route for ${req.method} ${url.pathname}` });
   }
 
   const body = await readBody(req);
   if (body === 'too large') {
     res.setHeader('Connection', 'close');
-    return send(res, 413, {
-      error: { code: 'payload_too_large', message: `request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes, the most one request can carry` },
-    });
+    return sendGatewayError(res, { status: 413, error: 'tooLarge', reason: `the body is over API Gateway's ${AWS_LIMITS.apiGatewayBodyBytes} bytes` });
   }
 
   const params = matchPath(mounted.route.path, url.pathname)!;
   const event = toProxyEvent(req, url, mounted.route, body, Object.keys(params).length > 0 ? params : null);
-  const context = lambdaContext(`drive-${mounted.route.handler}`);
+  const tooLarge = oversizedEvent(event);
+  if (tooLarge) return sendGatewayError(res, tooLarge);
+  const timeout = invocationTimeout(mounted.route.handler, mounted.route.streaming);
+  const context = lambdaContext(`drive-${mounted.route.handler}`, timeout.ms);
   if (mounted.route.streaming) {
-    const stream = new LocalResponseStream(res);
-    await (mounted.handler as StreamingHandler)(event, stream, context);
-    if (!stream.writableFinished) stream.end();
+    const stream = new LocalResponseStream(res, AWS_LIMITS.streamedResponseBytes);
+    // Past the function's timeout Lambda stops the stream: the client gets what was sent, or the gateway's error.
+    const timer = setTimeout(() => stream.cutOff({ ...timeout, error: 'serverError', reason: `the stream ran past ${timeout.ms / 1000} s` }), timeout.ms);
+    try {
+      await (mounted.handler as StreamingHandler)(event, stream, context);
+      if (!stream.writableFinished) stream.end();
+    } finally {
+      clearTimeout(timer);
+    }
     return;
   }
-  const result = await (mounted.handler as BufferedHandler)(event, context);
+  const result = await invokeBuffered(mounted.handler as BufferedHandler, event, context, timeout);
+  if (isFailure(result)) return sendGatewayError(res, result);
   for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, String(value));
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) res.setHeader(name, values.map(String));
   res.statusCode = result.statusCode;
@@ -109,10 +115,10 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too large'> {
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_REQUEST_BODY_BYTES) chunks.push(chunk);
+      if (size <= AWS_LIMITS.apiGatewayBodyBytes) chunks.push(chunk);
       else if (size > MAX_DISCARD_BYTES) resolve('too large');
     });
-    req.on('end', () => resolve(size > MAX_REQUEST_BODY_BYTES ? 'too large' : Buffer.concat(chunks)));
+    req.on('end', () => resolve(size > AWS_LIMITS.apiGatewayBodyBytes ? 'too large' : Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }

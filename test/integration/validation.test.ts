@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { MAX_REQUEST_BODY_BYTES } from '../../lib/aws-limits';
 import { DriveClient, type ErrorJson, type ListingJson, json } from '../support/api-client';
 import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
 
@@ -154,7 +155,38 @@ describe('folders per upload', () => {
   });
 });
 
+/** A one-file upload body of exactly `bytes`, and its Content-Type. */
+function uploadBodyOf(bytes: number, filename: string): { body: Buffer; type: string } {
+  const boundary = 'limit-boundary';
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  return { body: Buffer.concat([head, Buffer.alloc(bytes - head.length - tail.length, 7), tail]), type: `multipart/form-data; boundary=${boundary}` };
+}
+
+describe("request size: where Lambda's 6 MB payload ends (lib/aws-limits.ts)", () => {
+  it('stores a body of 4,500,000 bytes, the most one upload carries', async () => {
+    const { body, type } = uploadBodyOf(MAX_REQUEST_BODY_BYTES, 'at-limit.bin');
+    const { status } = await json(drive.request('POST', '/drive/upload', { body, headers: { 'Content-Type': type } }));
+    expect(status).toBe(200);
+  });
+
+  it('refuses a 4.5 MiB body with 413, as Lambda does once base64 makes it larger than 6 MB', async () => {
+    const { body, type } = uploadBodyOf(4.5 * 1024 * 1024, 'over-lambda.bin');
+    const { status, body: answer } = await json<ErrorJson>(drive.request('POST', '/drive/upload', { body, headers: { 'Content-Type': type } }));
+    expect(status).toBe(413);
+    expect(answer.error.code).toBe('payload_too_large');
+    const listing = await json<{ data: ListingJson }>(drive.list());
+    expect(listing.body.data.files.map((f) => f.name)).not.toContain('over-lambda.bin');
+  });
+});
+
 describe('the local host as API Gateway', () => {
+  it('answers a method a path has no route for as the stack does: the JSON 404', async () => {
+    const { status, body } = await json<ErrorJson>(drive.request('PUT', '/drive/list'));
+    expect(status).toBe(404);
+    expect(body.error.code).toBe('not_found');
+  });
+
   it.each(['//[', 'http://[/drive/list'])('answers the odd request target %j with a JSON 404, not a failure', async (target) => {
     const reply = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(new URL(host.url).port), '127.0.0.1', () => socket.end(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));

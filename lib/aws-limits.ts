@@ -1,0 +1,66 @@
+import type { HandlerName } from './routes';
+
+/**
+ * AWS's hard limits on a request's way through API Gateway and Lambda: the one table the CDK stack and the
+ * local host both read, so that what passes locally passes in AWS and what fails in AWS fails locally.
+ * README "Limits" lists them with what each answers.
+ */
+export const AWS_LIMITS = {
+  /**
+   * A synchronous Lambda invocation's payload, each way, as Lambda measures it: the event's JSON (headers,
+   * context and the base64 body included) on the way in, the returned object's JSON on the way out.
+   */
+  lambdaPayloadBytes: 6_291_556,
+  /** The largest request body API Gateway (REST) accepts. */
+  apiGatewayBodyBytes: 10 * 1024 * 1024,
+  /** API Gateway's integration timeout for a buffered response. */
+  integrationTimeoutSeconds: 29,
+  /** The most a response-streaming function may send (Lambda's streaming maximum). */
+  streamedResponseBytes: 200 * 1024 * 1024,
+  /** The longest a streamed response may run (API Gateway's and Lambda's 15 minutes). */
+  streamedTimeoutSeconds: 15 * 60,
+} as const;
+
+/**
+ * The upload body a client can count on: Lambda's payload less a third for base64 and room for the rest of
+ * the event (API Gateway passes at most 10 KB of headers, twice: single- and multi-value).
+ */
+export const MAX_REQUEST_BODY_BYTES = 4_500_000;
+
+/**
+ * Memory (MB) and timeout (seconds) per function: uploads parse up to 4.5 MB of multipart; downloads stream
+ * for up to 15 minutes (past the first 10 MB API Gateway paces a stream at 2 MB/s).
+ */
+export const FUNCTION_SIZING: Record<HandlerName, { memorySize: number; timeoutSeconds: number }> = {
+  upload: { memorySize: 1024, timeoutSeconds: 29 },
+  download: { memorySize: 512, timeoutSeconds: AWS_LIMITS.streamedTimeoutSeconds },
+  list: { memorySize: 512, timeoutSeconds: 29 },
+  'create-folder': { memorySize: 256, timeoutSeconds: 29 },
+  'delete-folder': { memorySize: 512, timeoutSeconds: 29 },
+  // Signs up to 2,000 part URLs.
+  'start-upload': { memorySize: 512, timeoutSeconds: 29 },
+  'complete-upload': { memorySize: 512, timeoutSeconds: 29 },
+  'abort-upload': { memorySize: 256, timeoutSeconds: 29 },
+  'list-keys': { memorySize: 256, timeoutSeconds: 29 },
+  'create-key': { memorySize: 256, timeoutSeconds: 29 },
+  'revoke-key': { memorySize: 256, timeoutSeconds: 29 },
+  // Answers from files held in memory.
+  dashboard: { memorySize: 256, timeoutSeconds: 10 },
+};
+
+/**
+ * API Gateway's own answers, in the spec's JSON shape: the stack installs them as gateway responses, and the
+ * local host sends them where API Gateway would. `status` undefined keeps API Gateway's own (502, 504…).
+ */
+export const GATEWAY_ERRORS = {
+  tooLarge: { status: 413, code: 'payload_too_large', message: `request body is larger than API Gateway and Lambda accept; one upload carries at most 4.5 MB` },
+  throttled: { status: 429, code: 'rate_limited', message: 'the API is busy; retry in 1 second' },
+  noRoute: { status: 404, code: 'not_found', message: 'no such route' },
+  serverError: { status: undefined, code: 'internal_error', message: 'internal error; the request may be retried' },
+} as const;
+
+/** What API Gateway answers when the integration fails (502) or passes its timeout (504). */
+export function gatewayErrorBody(error: keyof typeof GATEWAY_ERRORS): string {
+  const { code, message } = GATEWAY_ERRORS[error];
+  return JSON.stringify({ error: { code, message } });
+}

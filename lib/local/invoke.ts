@@ -1,0 +1,79 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { ServerResponse } from 'node:http';
+import { AWS_LIMITS, FUNCTION_SIZING, type GATEWAY_ERRORS, gatewayErrorBody } from '../aws-limits';
+import type { HandlerName } from '../routes';
+
+/** What API Gateway answers itself when the invocation cannot give an answer. */
+export interface GatewayFailure {
+  status: number;
+  error: keyof typeof GATEWAY_ERRORS;
+  /** Why, for the host's log (API Gateway's execution log says as much). */
+  reason: string;
+}
+
+export type BufferedHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/** How long an invocation of `handler` may run: its function's timeout, and 29 s more for a buffered answer. */
+export function invocationTimeout(handler: HandlerName, streaming: boolean): { ms: number; status: number } {
+  const functionSeconds = FUNCTION_SIZING[handler].timeoutSeconds;
+  const gatewaySeconds = streaming ? AWS_LIMITS.streamedTimeoutSeconds : AWS_LIMITS.integrationTimeoutSeconds;
+  // Whichever ends first answers: Lambda's own timeout is a failed invocation (502), API Gateway's a 504.
+  return functionSeconds < gatewaySeconds ? { ms: functionSeconds * 1000, status: 502 } : { ms: gatewaySeconds * 1000, status: 504 };
+}
+
+/** The refusal Lambda gives an event over its payload limit, measured as Lambda does (the event's JSON). */
+export function oversizedEvent(event: APIGatewayProxyEvent): GatewayFailure | undefined {
+  const bytes = Buffer.byteLength(JSON.stringify(event));
+  if (bytes <= AWS_LIMITS.lambdaPayloadBytes) return undefined;
+  return { status: 413, error: 'tooLarge', reason: `the event is ${bytes} bytes; Lambda takes at most ${AWS_LIMITS.lambdaPayloadBytes}` };
+}
+
+/**
+ * Invokes a buffered handler as API Gateway's proxy integration would, within `timeout`: a handler that
+ * throws, answers late, answers a malformed result or one over Lambda's payload limit gets API Gateway's
+ * failure instead. A late handler is not stopped (Lambda would freeze it); its answer is dropped.
+ */
+export async function invokeBuffered(
+  handler: BufferedHandler,
+  event: APIGatewayProxyEvent,
+  context: Context,
+  timeout: { ms: number; status: number },
+): Promise<APIGatewayProxyResult | GatewayFailure> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<GatewayFailure>((resolve) => {
+    timer = setTimeout(() => resolve({ status: timeout.status, error: 'serverError', reason: `the handler did not answer within ${timeout.ms / 1000} s` }), timeout.ms);
+  });
+  try {
+    const result = await Promise.race([
+      handler(event, context).catch((error: unknown): GatewayFailure => ({ status: 502, error: 'serverError', reason: `the handler failed: ${String(error)}` })),
+      late,
+    ]);
+    if (isFailure(result)) return result;
+    return checkResult(result);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A handler's result as API Gateway accepts it, or the 502 it answers for one it cannot use. */
+function checkResult(result: unknown): APIGatewayProxyResult | GatewayFailure {
+  const valid = typeof result === 'object' && result !== null && Number.isInteger((result as APIGatewayProxyResult).statusCode);
+  if (!valid) return { status: 502, error: 'serverError', reason: 'the handler answered a malformed proxy result' };
+  const bytes = Buffer.byteLength(JSON.stringify(result));
+  if (bytes > AWS_LIMITS.lambdaPayloadBytes) {
+    return { status: 502, error: 'serverError', reason: `the response is ${bytes} bytes; Lambda returns at most ${AWS_LIMITS.lambdaPayloadBytes}` };
+  }
+  return result as APIGatewayProxyResult;
+}
+
+export function isFailure(value: unknown): value is GatewayFailure {
+  return typeof value === 'object' && value !== null && 'error' in value && 'reason' in value && !('statusCode' in value);
+}
+
+/** API Gateway's own answer (as the stack's gateway responses render it), and why, in the host's log. */
+export function sendGatewayError(res: ServerResponse, failure: GatewayFailure): void {
+  if (failure.status >= 500) console.error(JSON.stringify({ level: 'error', message: failure.reason }));
+  if (res.headersSent) return void res.destroy();
+  res.writeHead(failure.status, { 'Content-Type': 'application/json; charset=utf-8' });
+  res.end(gatewayErrorBody(failure.error));
+}

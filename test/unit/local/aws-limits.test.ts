@@ -1,0 +1,127 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { type IncomingMessage, createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AWS_LIMITS, MAX_REQUEST_BODY_BYTES } from '../../../lib/aws-limits';
+import { invocationTimeout, invokeBuffered, oversizedEvent } from '../../../lib/local/invoke';
+import { LocalResponseStream } from '../../../lib/local/lambda-runtime';
+import { lambdaContext, toProxyEvent } from '../../../lib/local/proxy-event';
+import { ROUTES } from '../../../lib/routes';
+
+const upload = ROUTES.find((route) => route.handler === 'upload')!;
+const context = lambdaContext('drive-test', 1000);
+const event = {} as APIGatewayProxyEvent;
+const never = () => new Promise<APIGatewayProxyResult>(() => undefined);
+
+/** A result whose JSON, as Lambda measures it, is exactly `bytes` long. */
+function resultOf(bytes: number): APIGatewayProxyResult {
+  const empty = JSON.stringify({ statusCode: 200, body: '' }).length;
+  return { statusCode: 200, body: 'x'.repeat(bytes - empty) };
+}
+
+/** The request API Gateway would pass for a body of `bodyBytes` under 10 KB of headers, its most. */
+function worstCaseRequest(bodyBytes: number): { req: IncomingMessage; body: Buffer } {
+  const rawHeaders = ['Content-Type', 'multipart/form-data; boundary=x', 'Authorization', `Bearer ${'k'.repeat(64)}`];
+  for (let i = 0; rawHeaders.join('').length < 10 * 1024 - 100; i++) rawHeaders.push(`X-Padding-${i}`, 'p'.repeat(200));
+  const req = { rawHeaders, headers: {}, httpVersion: '1.1', socket: { remoteAddress: '127.0.0.1' } } as unknown as IncomingMessage;
+  return { req, body: Buffer.alloc(bodyBytes, 0xff) };
+}
+
+describe('Module: lib/local/invoke (the host plays API Gateway and Lambda)', () => {
+  describe('Function: invocationTimeout', () => {
+    it('gives a buffered route API Gateway’s 29 s (a 504), the dashboard its own 10 s (a failed invocation, 502)', () => {
+      expect(invocationTimeout('list', false)).toEqual({ ms: 29_000, status: 504 });
+      expect(invocationTimeout('dashboard', false)).toEqual({ ms: 10_000, status: 502 });
+    });
+
+    it('gives a streamed download the 15 minutes of a stream', () => {
+      expect(invocationTimeout('download', true)).toEqual({ ms: 900_000, status: 504 });
+    });
+  });
+
+  describe('Function: invokeBuffered', () => {
+    it('answers 504 when the handler passes its timeout, and drops its late answer', async () => {
+      const failure = await invokeBuffered(never, event, context, { ms: 20, status: 504 });
+
+      expect(failure).toEqual(expect.objectContaining({ status: 504, error: 'serverError' }));
+    });
+
+    it('answers 502 when the handler throws or answers something that is not a proxy result', async () => {
+      const thrown = await invokeBuffered(async () => Promise.reject(new Error('boom')), event, context, { ms: 1000, status: 504 });
+      const malformed = await invokeBuffered(async () => 'text' as unknown as APIGatewayProxyResult, event, context, { ms: 1000, status: 504 });
+
+      expect(thrown).toEqual(expect.objectContaining({ status: 502 }));
+      expect(malformed).toEqual(expect.objectContaining({ status: 502 }));
+    });
+
+    it('passes a response of exactly Lambda’s 6,291,556 bytes and answers 502 for one byte more', async () => {
+      const fits = await invokeBuffered(async () => resultOf(AWS_LIMITS.lambdaPayloadBytes), event, context, { ms: 5000, status: 504 });
+      const over = await invokeBuffered(async () => resultOf(AWS_LIMITS.lambdaPayloadBytes + 1), event, context, { ms: 5000, status: 504 });
+
+      expect(fits).toEqual(expect.objectContaining({ statusCode: 200 }));
+      expect(over).toEqual(expect.objectContaining({ status: 502, error: 'serverError' }));
+    });
+  });
+
+  describe('Function: oversizedEvent', () => {
+    it('takes the largest documented body under the most headers API Gateway passes', () => {
+      const { req, body } = worstCaseRequest(MAX_REQUEST_BODY_BYTES);
+      const built = toProxyEvent(req, new URL('http://127.0.0.1/drive/upload'), upload, body);
+
+      expect(oversizedEvent(built)).toBeUndefined();
+    });
+
+    it('refuses with 413 a 4.5 MiB body, which fits API Gateway’s 10 MB but not Lambda’s 6 MB after base64', () => {
+      const { req, body } = worstCaseRequest(4.5 * 1024 * 1024);
+      const built = toProxyEvent(req, new URL('http://127.0.0.1/drive/upload'), upload, body);
+
+      expect(oversizedEvent(built)).toEqual(expect.objectContaining({ status: 413, error: 'tooLarge' }));
+    });
+  });
+});
+
+describe('Class: LocalResponseStream', () => {
+  // The host logs each cut-off stream as an error, as Lambda's log would show it.
+  beforeEach(() => jest.spyOn(console, 'error').mockImplementation(() => undefined));
+  afterEach(() => jest.restoreAllMocks());
+
+  /** Serves one streamed response of `chunks` capped at `maxBytes`; returns the status and the bytes the client got. */
+  async function stream(maxBytes: number, chunks: Buffer[], declared: number): Promise<{ status: number; received: number; complete: boolean }> {
+    const server = createServer((_req, res) => {
+      const out = new LocalResponseStream(res, maxBytes);
+      out.start({ statusCode: 200, headers: { 'Content-Length': declared } });
+      out.on('error', () => undefined);
+      const next = (i: number): void => {
+        if (i === chunks.length) return void out.end();
+        out.write(chunks[i], (error) => (error ? undefined : next(i + 1)));
+      };
+      next(0);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      return await new Promise((resolve, reject) => {
+        const req = request({ port: (server.address() as AddressInfo).port, host: '127.0.0.1' }, (res) => {
+          let received = 0;
+          res.on('data', (chunk: Buffer) => (received += chunk.length));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, received, complete: res.complete }));
+          res.on('error', () => resolve({ status: res.statusCode ?? 0, received, complete: false }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    } finally {
+      server.close();
+    }
+  }
+
+  it('sends a stream up to the streaming maximum whole', async () => {
+    const answer = await stream(2000, [Buffer.alloc(1000), Buffer.alloc(1000)], 2000);
+
+    expect(answer).toEqual({ status: 200, received: 2000, complete: true });
+  });
+
+  it('cuts a stream that passes the streaming maximum where it passes it, short of its Content-Length', async () => {
+    const answer = await stream(1500, [Buffer.alloc(1000), Buffer.alloc(1000)], 2000);
+
+    expect(answer).toEqual({ status: 200, received: 1000, complete: false });
+  });
+});
