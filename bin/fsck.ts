@@ -89,6 +89,7 @@ function report(where: string, findings: Findings): void {
       findings.recordsNotMatchingObject.map(({ drive, node, object }) => `${drive}:${node.path} (record ${node.size} bytes ${node.etag}, object ${object.size} bytes ${object.etag ?? 'no ETag'})`),
     ],
     ['objects no record points to', findings.orphanedObjects.map((object) => `${object.key} (${object.lastModified.toISOString()})`)],
+    ['objects of uploads in flight or interrupted (not a problem: the sweep deletes those no record claims)', findings.inFlight.map((object) => object.key)],
     ['folders whose parent is missing', findings.missingParents.map(({ drive, path, children }) => `${drive}:${path} (holds ${children.length})`)],
     ['nodes below a file', findings.belowFiles.map(({ drive, node }) => `${drive}:${node.path}`)],
     ['interrupted deletes', findings.interruptedDeletes.map(({ drive, node }) => `${drive}:${node.path}`)],

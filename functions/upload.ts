@@ -1,4 +1,4 @@
-import { guard, nodes } from './aws/dynamodb';
+import { guard, journal, nodes } from './aws/dynamodb';
 import { objects } from './aws/s3';
 import { confine, mayReplace } from './core/access';
 import { uploadFiles } from './core/upload';
@@ -10,7 +10,7 @@ import { fileView } from './http/views';
 /** POST /drive/upload: multipart `files` (+ optional `metadata`) → the stored Files. */
 export const handler = jsonHandler('upload', guard, async (event, caller) => {
   const form = await parseUploadForm(bodyOf(event), headerOf(event, 'content-type'));
-  const files = await uploadFiles({ nodes, objects }, caller.drive, form.parts, form.targets, (path, i) => confine(caller, path, `files[${i}] destination`), {
+  const files = await uploadFiles({ nodes, objects, journal }, caller.drive, form.parts, form.targets, (path, i) => confine(caller, path, `files[${i}] destination`), {
     replace: mayReplace(caller),
   });
   const baseUrl = baseUrlOf(event);

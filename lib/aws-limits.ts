@@ -46,6 +46,8 @@ export const FUNCTION_SIZING: Record<HandlerName, { memorySize: number; timeoutS
   'revoke-key': { memorySize: 256, timeoutSeconds: 29 },
   // Answers from files held in memory.
   dashboard: { memorySize: 256, timeoutSeconds: 10 },
+  // Reads the journal of uploads in flight and deletes what interrupted ones left.
+  sweep: { memorySize: 256, timeoutSeconds: 300 },
 };
 
 /**

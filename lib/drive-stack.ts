@@ -13,6 +13,8 @@ import {
   SecurityPolicy,
 } from 'aws-cdk-lib/aws-apigateway';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -22,7 +24,7 @@ import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, NODES_PARTITION_KEY, NODES_
 import { CORS_REQUEST_HEADERS } from '../functions/http/cors';
 import { FUNCTION_SIZING, GATEWAY_ERRORS } from './aws-limits';
 import { DriveFunction } from './drive-function';
-import { BINARY_MEDIA_TYPES, DASHBOARD_ROUTES, type HandlerName, ROUTES } from './routes';
+import { BINARY_MEDIA_TYPES, DASHBOARD_ROUTES, type HandlerName, ROUTES, SCHEDULED, type ScheduledFunction } from './routes';
 
 export interface DriveStackProps extends StackProps {
   /** API Gateway stage, the first segment of every URL. @default 'v1' */
@@ -157,15 +159,22 @@ export class DriveStack extends Stack {
     });
     // Exactly the calls each handler's code path makes (functions/core + functions/aws).
     this.functions = {
-      upload: make('upload').allowTable(nodes, 'PutItem', 'UpdateItem', 'GetItem', 'DeleteItem', 'Query').allowObjects(bucket, 'PutObject', 'DeleteObject'),
+      // The write-ordering protocol (functions/core/ports.ts): folders and destinations read in batches, folders
+      // made (UpdateItem), records written, folders read again; a failed request undoes its records (DeleteItem,
+      // PutItem) and removes folders nobody used (Query). The journal notes the bytes first (uploads table).
+      upload: make('upload')
+        .allowTable(nodes, 'BatchGetItem', 'PutItem', 'UpdateItem', 'GetItem', 'DeleteItem', 'Query')
+        .allowTable(uploads, 'PutItem', 'BatchWriteItem')
+        .allowObjects(bucket, 'PutObject', 'DeleteObject'),
       // ListBucket makes S3 answer a missing key with NoSuchKey rather than AccessDenied, which the download
       // needs to tell a file replaced mid-read (read the record again) from a failure.
       download: make('download').allowTable(nodes, 'GetItem').allowObjects(bucket, 'GetObject').allowBucket(bucket, 'ListBucket'),
       list: make('list').allowTable(nodes, 'GetItem', 'Query'),
       // Query (here and in upload): a failed mkdir -p keeps a folder another upload has stored a file in.
-      'create-folder': make('create-folder').allowTable(nodes, 'UpdateItem', 'DeleteItem', 'Query'),
-      // UpdateItem: an empty folder that an upload wrote into while it was deleted is put back.
-      'delete-folder': make('delete-folder').allowTable(nodes, 'GetItem', 'Query', 'BatchWriteItem', 'DeleteItem', 'UpdateItem').allowObjects(bucket, 'DeleteObject'),
+      'create-folder': make('create-folder').allowTable(nodes, 'BatchGetItem', 'UpdateItem', 'DeleteItem', 'Query'),
+      // UpdateItem marks folders as being deleted; each record goes by a conditional DeleteItem; a record
+      // replaced meanwhile is read again (BatchGetItem).
+      'delete-folder': make('delete-folder').allowTable(nodes, 'GetItem', 'BatchGetItem', 'Query', 'DeleteItem', 'UpdateItem').allowObjects(bucket, 'DeleteObject'),
       // PutObject covers CreateMultipartUpload and the UploadPart URLs it signs; abort undoes a failed start.
       'start-upload': make('start-upload').allowTable(nodes, 'GetItem').allowTable(uploads, 'PutItem').allowObjects(bucket, 'PutObject', 'AbortMultipartUpload'),
       // ListMultipartUploadParts checks the parts, PutObject completes, GetObject is the HeadObject of the result
@@ -174,7 +183,7 @@ export class DriveStack extends Stack {
       // refused (GetItem), and ended (DeleteItem).
       'complete-upload': make('complete-upload')
         .allowTable(uploads, 'UpdateItem', 'GetItem', 'DeleteItem')
-        .allowTable(nodes, 'PutItem', 'UpdateItem', 'GetItem', 'DeleteItem', 'Query')
+        .allowTable(nodes, 'BatchGetItem', 'PutItem', 'UpdateItem', 'GetItem', 'DeleteItem', 'Query')
         .allowObjects(bucket, 'ListMultipartUploadParts', 'PutObject', 'GetObject', 'DeleteObject', 'AbortMultipartUpload')
         .allowBucket(bucket, 'ListBucket'),
       'abort-upload': make('abort-upload')
@@ -187,8 +196,12 @@ export class DriveStack extends Stack {
       'create-key': make('create-key').allowTable(access, 'PutItem'),
       'revoke-key': make('revoke-key').allowTable(access, 'Scan'),
       dashboard,
+      sweep: this.scheduled(SCHEDULED[0], environment, logRetention)
+        .allowTable(uploads, 'Scan', 'BatchWriteItem')
+        .allowTable(nodes, 'BatchGetItem')
+        .allowObjects(bucket, 'DeleteObject'),
     };
-    for (const fn of [this.functions.upload, this.functions.download, this.functions['delete-folder'], this.functions['start-upload'], this.functions['complete-upload'], this.functions['abort-upload']]) {
+    for (const fn of [this.functions.upload, this.functions.download, this.functions['delete-folder'], this.functions['start-upload'], this.functions['complete-upload'], this.functions['abort-upload'], this.functions.sweep]) {
       Validations.of(fn.role!).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*]`,
         reason: 'Objects are named by file id, unknown until upload; the statement is limited to this bucket and to the actions the handler calls.',
@@ -280,6 +293,13 @@ export class DriveStack extends Stack {
       exposedHeaders: ['ETag'],
       maxAge: 3600,
     });
+  }
+
+  /** A function that an EventBridge rule runs every `everyMinutes`, as the local host runs it on a timer. */
+  private scheduled(fn: ScheduledFunction, environment: Record<string, string>, logRetention: RetentionDays): DriveFunction {
+    const handler = new DriveFunction(this, fnId(fn.handler), { entry: fn.entry, ...SIZING(fn.handler), logRetention, logRemovalPolicy: RemovalPolicy.DESTROY, environment });
+    new Rule(this, `${fnId(fn.handler)}Schedule`, { schedule: Schedule.rate(Duration.minutes(fn.everyMinutes)), targets: [new LambdaFunction(handler, { retryAttempts: 0 })] });
+    return handler;
   }
 
   /** API Gateway's own errors in the spec's JSON shape, with the spec's codes. */

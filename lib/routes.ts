@@ -13,7 +13,8 @@ export type HandlerName =
   | 'list-keys'
   | 'create-key'
   | 'revoke-key'
-  | 'dashboard';
+  | 'dashboard'
+  | 'sweep';
 
 /** One route and the handler module behind it; the CDK stack and the local host both read this. */
 export interface Route {
@@ -81,6 +82,18 @@ export function matchPath(template: string, pathname: string): Record<string, st
   }
   return params;
 }
+
+/** A function run on a schedule rather than behind a route: an EventBridge rule in AWS, a timer on the local host. */
+export interface ScheduledFunction {
+  handler: HandlerName;
+  entry: string;
+  everyMinutes: number;
+}
+
+export const SCHEDULED: readonly ScheduledFunction[] = [
+  // Deletes the bytes interrupted uploads left (functions/core/journal.ts).
+  { handler: 'sweep', entry: 'functions/sweep.ts', everyMinutes: 5 },
+];
 
 /** Request types API Gateway passes to the function base64-encoded, bytes intact. */
 export const BINARY_MEDIA_TYPES: readonly string[] = ['multipart/form-data', 'application/octet-stream'];

@@ -3,6 +3,7 @@ import { parseRateLimits } from '../core/access';
 import { createGuard } from '../http/guard';
 import { DynamoKeyStore, DynamoRateLimiter } from './dynamo-access';
 import { DynamoNodeStore } from './dynamo-node-store';
+import { DynamoUploadJournal } from './dynamo-upload-journal';
 import { requireEnv } from './env';
 
 const endpoint = process.env.DRIVE_DYNAMODB_ENDPOINT;
@@ -14,6 +15,9 @@ const endpoint = process.env.DRIVE_DYNAMODB_ENDPOINT;
 export const dynamodb = new DynamoDBClient({ cacheMiddleware: true, ...(endpoint ? { endpoint } : {}) });
 
 export const nodes = new DynamoNodeStore(dynamodb, requireEnv('DRIVE_NODES_TABLE'));
+
+/** The upload journal, beside the upload sessions. */
+export const journal = new DynamoUploadJournal(dynamodb, requireEnv('DRIVE_UPLOADS_TABLE'));
 
 export const accessTable = requireEnv('DRIVE_ACCESS_TABLE');
 

@@ -101,6 +101,31 @@ export interface ObjectStore {
   deleteMany(keys: readonly string[]): Promise<void>;
 }
 
+/** Bytes an upload stores ahead of their records: each file's path and the key of its bytes. */
+export interface JournalEntry {
+  id: string;
+  drive: string;
+  files: { path: string; objectKey: string }[];
+  /** When the upload that opened the entry has surely ended, whatever became of it. */
+  sweepAfter: string;
+}
+
+/**
+ * A note of the bytes each upload is about to store, taken before they are stored and closed once the
+ * upload has accounted for them (recorded, or deleted). An upload interrupted in between (a timeout, a
+ * crash) leaves its entry open, and the sweep (`sweepJournal`) deletes the bytes no record points to.
+ */
+export interface UploadJournal {
+  /** Notes `files` of `drive`, to be swept after `sweepAfter` unless closed first; returns the entries' ids. */
+  open(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date): Promise<string[]>;
+  /** Closes entries whose bytes are accounted for. */
+  close(ids: readonly string[]): Promise<void>;
+  /** The open entries past their `sweepAfter`. */
+  due(now: Date): Promise<JournalEntry[]>;
+  /** The object keys every open entry names (fsck counts them in flight, not orphaned). */
+  openKeys(): Promise<string[]>;
+}
+
 /** A large upload in progress: bytes go straight to S3 in parts; the record is written on completion. */
 export interface UploadSession {
   /** The `upload_id` clients see. */

@@ -5,7 +5,8 @@ import { contentTypeFor } from './content-type';
 import { badRequest, conflict, invalid } from './errors';
 import { beingDeleted, ensureFolders, recheckFolders, removeUnused } from './folders';
 import { ROOT, ancestorsOf, childPath, joinPath, nameOf, parentOf, parseName, parsePath } from './paths';
-import type { DriveNode, FileNode, FolderNode, NodeStore, ObjectStore, PutFileResult } from './ports';
+import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
+import type { DriveNode, FileNode, FolderNode, NodeStore, ObjectStore, PutFileResult, UploadJournal } from './ports';
 import { cleanUp } from './clean-up';
 
 /** One `files` part of an upload. */
@@ -37,7 +38,8 @@ const WRITE_CONCURRENCY = 8;
  * destination is replaced; its old bytes are deleted only once every new record is written.
  */
 export async function uploadFiles(
-  deps: { nodes: NodeStore; objects: ObjectStore },
+  /** `journal`: without one, bytes an interrupted upload leaves are orphans until fsck --repair. */
+  deps: { nodes: NodeStore; objects: ObjectStore; journal?: UploadJournal },
   drive: string,
   parts: readonly UploadPart[],
   targets: readonly UploadTarget[] | undefined,
@@ -64,6 +66,9 @@ export async function uploadFiles(
     };
   });
 
+  // Noted before the bytes are stored: whatever stops this request, the sweep finds what it left. A failed
+  // request leaves its entry open too, for the sweep to check what its clean-up may have missed.
+  const entries = deps.journal ? await deps.journal.open(drive, files, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS)) : [];
   const stored = await settleLimit(files, WRITE_CONCURRENCY, (file, i) => objects.put(file.objectKey, parts[i].data, file.contentType));
   const putFailure = stored.find((result) => result.status === 'rejected');
   if (putFailure) {
@@ -71,7 +76,9 @@ export async function uploadFiles(
     throw putFailure.reason;
   }
 
-  return commitFiles(deps, drive, files, options);
+  const committed = await commitFiles(deps, drive, files, options);
+  if (deps.journal) await closeJournal(deps.journal, entries);
+  return committed;
 }
 
 /** Times an upload makes its folders again when a delete removed them while it ran, before it answers 409. */

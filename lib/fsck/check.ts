@@ -26,13 +26,16 @@ export interface Findings {
   missingParents: { drive: string; path: string; children: string[] }[];
   /** Nodes whose parent is a file. */
   belowFiles: StoredNode[];
+  /** Objects of uploads in flight or interrupted (named by a session or the journal): not orphans; the sweep deletes what no record claims. */
+  inFlight: StoredObject[];
   /** Folders a delete took and did not finish (the topmost of each tree): the same delete again, or --repair, finishes it. */
   interruptedDeletes: StoredNode[];
 }
 
 /**
  * Compares the records of every drive with the objects of the bucket. Objects that open large-upload
- * sessions name (`pending`) are not orphans: a completion may have assembled one and not yet recorded it.
+ * sessions or the upload journal name (`pending`) are not orphans: an upload in flight stores its bytes
+ * before its record, and the sweep deletes those an interrupted one left.
  */
 export function check(nodes: readonly StoredNode[], objects: readonly StoredObject[], pending: readonly string[] = []): Findings {
   const byPath = new Map<string, DriveNode>();
@@ -67,18 +70,22 @@ export function check(nodes: readonly StoredNode[], objects: readonly StoredObje
     recordsNotMatchingObject: nodes.flatMap(({ drive, node }) => {
       const object = node.kind === 'file' ? byKey.get(node.objectKey) : undefined;
       if (node.kind !== 'file' || !object) return [];
-      // Records from before content hashes carry their id as an ETag, which no object's ETag matches.
-      const etagDiffers = object.etag !== undefined && node.etag !== node.id && object.etag !== node.etag;
+      // Records from before content hashes carry their id as an ETag, which no object's ETag matches; and an
+      // ETag of parts (`<md5>-<n>`) is compared only with another (the embedded S3 lists a plain MD5 for those).
+      const comparable = object.etag !== undefined && node.etag !== node.id && object.etag.includes('-') === node.etag.includes('-');
+      const etagDiffers = comparable && object.etag !== node.etag;
       return object.size !== node.size || etagDiffers ? [{ drive, node, object }] : [];
     }),
     orphanedObjects: objects.filter((object) => !referenced.has(object.key) && !pendingKeys.has(object.key)),
+    inFlight: objects.filter((object) => !referenced.has(object.key) && pendingKeys.has(object.key)),
     missingParents: [...missing.values()],
     belowFiles,
     interruptedDeletes: marked.filter((entry) => !underMark(entry)),
   };
 }
 
-/** Whether `findings` hold any problem. */
+/** Whether `findings` hold any problem (uploads in flight are none). */
 export function isClean(findings: Findings): boolean {
-  return Object.values(findings).every((list) => list.length === 0);
+  const { inFlight: _inFlight, ...problems } = findings;
+  return Object.values(problems).every((list) => list.length === 0);
 }

@@ -86,8 +86,12 @@ function storage(
       const keys: string[] = [];
       let start: ScanCommandOutput['LastEvaluatedKey'];
       do {
-        const page: ScanCommandOutput = await dynamodb.send(new ScanCommand({ TableName: uploadsTable, ConsistentRead: true, ProjectionExpression: 'objectKey', ExclusiveStartKey: start }));
-        for (const item of page.Items ?? []) if (item.objectKey?.S) keys.push(item.objectKey.S);
+        const page: ScanCommandOutput = await dynamodb.send(new ScanCommand({ TableName: uploadsTable, ConsistentRead: true, ProjectionExpression: 'objectKey, files', ExclusiveStartKey: start }));
+        for (const item of page.Items ?? []) {
+          if (item.objectKey?.S) keys.push(item.objectKey.S);
+          // Journal entries (functions/aws/dynamo-upload-journal.ts): bytes of uploads in flight or interrupted.
+          if (item.files?.S) keys.push(...(JSON.parse(item.files.S) as [string, string][]).map(([, key]) => key));
+        }
         start = page.LastEvaluatedKey;
       } while (start);
       return keys;

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import { multipartGaps } from './s3rver-multipart';
+import { removeInterruptedWrites } from './s3rver-recovery';
 import { ACCESS_PARTITION_KEY, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY } from '../../functions/aws/schema';
 
 /** Names the local host gives its tables and bucket. */
@@ -38,6 +39,8 @@ export async function startEmulators(dataDir: string, ports: { dynamodb?: number
   const dynamo = await startEmbeddedDynamo(dataDir, ports.dynamodb);
   try {
     await mkdir(join(dataDir, 's3'), { recursive: true });
+    // A host killed mid-write leaves half-written files that s3rver would fail every listing on.
+    await removeInterruptedWrites(join(dataDir, 's3', LOCAL_RESOURCES.bucket));
     const s3 = new S3rver({
       address: '127.0.0.1',
       port: ports.s3 ?? 0,

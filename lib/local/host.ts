@@ -7,7 +7,7 @@ import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
 import { DRIVE_ID, ROLES, type Role } from '../../functions/core/access';
 import { CORS_ORIGINS } from '../../functions/http/cors';
 import { parsePath } from '../../functions/core/paths';
-import { DASHBOARD_ROUTES, ROUTES } from '../routes';
+import { DASHBOARD_ROUTES, ROUTES, SCHEDULED } from '../routes';
 import { ENDPOINTS_FILE, LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES, allowBrowserUploads, runningHost, startEmulators } from './emulators';
 import { sweepExpiredUploads } from './expiry';
 import { installLambdaGlobals } from './lambda-runtime';
@@ -86,6 +86,10 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     mounted.push({ route, handler: module.handler });
   }
 
+  // Scheduled functions (EventBridge in AWS) run on the sweep timer, from the same modules.
+  const scheduled: (() => Promise<unknown>)[] = [];
+  for (const fn of SCHEDULED) scheduled.push(((await import(join(PROJECT_ROOT, fn.entry))) as { handler: () => Promise<unknown> }).handler);
+
   const server = createLocalServer(mounted, log);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -97,7 +101,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   await allowBrowserUploads(emulators.s3Endpoint, [url, url.replace('127.0.0.1', 'localhost'), ...CORS_ORIGINS]);
   const sweepSeconds = Number(process.env.DRIVE_LOCAL_SWEEP_SECONDS ?? 60);
   if (!(sweepSeconds > 0)) throw new Error(`DRIVE_LOCAL_SWEEP_SECONDS must be a positive number of seconds (got ${JSON.stringify(process.env.DRIVE_LOCAL_SWEEP_SECONDS)})`);
-  const stopSweeping = sweepEvery(sweepSeconds, emulators, log);
+  const stopSweeping = sweepEvery(sweepSeconds, emulators, scheduled, log);
   const endpointsFile = join(dataDir, ENDPOINTS_FILE);
   await writeFile(
     endpointsFile,
@@ -120,16 +124,25 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
 }
 
 /** Ends expired upload sessions every `seconds`, as AWS does with TTL and lifecycle rules; returns a stop. */
-function sweepEvery(seconds: number, emulators: { dynamodbEndpoint: string; s3Endpoint: string }, log: (line: string) => void): () => Promise<void> {
+function sweepEvery(
+  seconds: number,
+  emulators: { dynamodbEndpoint: string; s3Endpoint: string },
+  scheduled: readonly (() => Promise<unknown>)[],
+  log: (line: string) => void,
+): () => Promise<void> {
   const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const s3 = new S3Client({ endpoint: emulators.s3Endpoint, forcePathStyle: true, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
   let running: Promise<void> | undefined;
   const timer = setInterval(() => {
     if (running) return; // the last sweep is still going
-    running = sweepExpiredUploads(dynamodb, s3, LOCAL_RESOURCES).then(
-      (ended) => (ended > 0 ? log(`ended ${ended} expired upload session${ended === 1 ? '' : 's'}`) : undefined),
-      (error: unknown) => log(`sweeping expired uploads failed: ${String(error)}`),
-    ).finally(() => (running = undefined));
+    running = sweepExpiredUploads(dynamodb, s3, LOCAL_RESOURCES)
+      .then(
+        (ended) => (ended > 0 ? log(`ended ${ended} expired upload session${ended === 1 ? '' : 's'}`) : undefined),
+        (error: unknown) => log(`sweeping expired uploads failed: ${String(error)}`),
+      )
+      .then(() => Promise.all(scheduled.map((run) => run().catch((error: unknown) => log(`a scheduled function failed: ${String(error)}`)))))
+      .then(() => undefined)
+      .finally(() => (running = undefined));
   }, seconds * 1000);
   timer.unref();
   return async () => {

@@ -50,8 +50,8 @@ describe('DriveStack', () => {
     }
     // Both methods sit on the one /drive/download resource.
     expect(new Set(methods.map((m) => JSON.stringify((m.Properties as unknown as { ResourceId: unknown }).ResourceId))).size).toBe(1);
-    // One function serves both methods: one function per handler, eleven for the API and the dashboard's.
-    template.resourceCountIs('AWS::Lambda::Function', 12);
+    // One function serves both methods: one function per handler, eleven for the API, the dashboard's and the sweep.
+    template.resourceCountIs('AWS::Lambda::Function', 13);
   });
 
   it('passes multipart bodies as binary', () => {
@@ -80,26 +80,30 @@ describe('DriveStack', () => {
 
   it('runs every handler on ARM64 with the newest Node.js runtime, with its own log group', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(12);
+    expect(Object.keys(functions)).toHaveLength(13);
     for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
     }
-    template.resourceCountIs('AWS::Logs::LogGroup', 13);
+    template.resourceCountIs('AWS::Logs::LogGroup', 14);
   });
 
   it('grants each function exactly the calls it makes, on its own resources', () => {
     const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
     const base = ['dynamodb:GetItem', 'dynamodb:UpdateItem', ...logs];
-    const expected: Record<Exclude<keyof DriveStack['functions'], 'dashboard'>, string[]> = {
-      upload: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject', 's3:PutObject'],
+    const expected: Record<Exclude<keyof DriveStack['functions'], 'dashboard' | 'sweep'>, string[]> = {
+      upload: [
+        ...['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records
+        ...['dynamodb:BatchWriteItem', 'dynamodb:PutItem'], // the journal
+        ...['s3:DeleteObject', 's3:PutObject'],
+      ],
       download: ['dynamodb:GetItem', 's3:GetObject', 's3:ListBucket'],
       list: ['dynamodb:GetItem', 'dynamodb:Query'],
-      'create-folder': ['dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
-      'delete-folder': ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'],
+      'create-folder': ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+      'delete-folder': ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'],
       'start-upload': ['dynamodb:GetItem', 'dynamodb:PutItem', 's3:AbortMultipartUpload', 's3:PutObject'],
       'complete-upload': [
         ...['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], // sessions
-        ...['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records
+        ...['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records
         ...['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:ListMultipartUploadParts', 's3:PutObject'],
       ],
       'abort-upload': ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket'],
@@ -112,7 +116,13 @@ describe('DriveStack', () => {
     }
     // The dashboard serves files from its bundle: it may write its logs and nothing else.
     expect(actionsOf('dashboard')).toEqual(logs);
+    // The sweep reads the journal and the records it names, and deletes what no record points to.
+    expect(actionsOf('sweep')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Scan', ...logs, 's3:DeleteObject'].sort());
     expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toContain('"Resource":"*"');
+  });
+
+  it('runs the sweep of interrupted uploads every 5 minutes', () => {
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED' });
   });
 
   it('never lets the list or download function write', () => {
@@ -203,7 +213,7 @@ describe('DriveStack', () => {
   });
 
   it('alarms on the API 5xx rate and on errors and throttles of every function', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 12 * 2);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 13 * 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('errors') })]) });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
   });

@@ -3,10 +3,12 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
+import { DynamoUploadJournal } from '../../functions/aws/dynamo-upload-journal';
+import { JOURNAL_SWEEP_AFTER_MS, sweepJournal } from '../../functions/core/journal';
 import { deleteFolder } from '../../functions/core/delete-folder';
 import { ensureFolders } from '../../functions/core/folders';
 import { listFolder } from '../../functions/core/list-folder';
-import { commitFiles } from '../../functions/core/upload';
+import { commitFiles, uploadFiles } from '../../functions/core/upload';
 import { ROOT, parentOf } from '../../functions/core/paths';
 import type { DriveNode, FileNode, NodeStore, ObjectStore } from '../../functions/core/ports';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
@@ -249,5 +251,39 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     await expect(ensureFolders(store, drive, ['/a/b/c'], 'now')).rejects.toMatchObject({ code: 'conflict' });
 
     expect(await store.get(drive, '/a/b')).toBeUndefined();
+  });
+
+  it('the journal: bytes an upload killed before its records stored are deleted by the sweep; recorded ones stay', async () => {
+    const objects = objectStore();
+    const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
+    const parts = [0, 1, 2].map((i) => ({ filename: `j${i}.txt`, data: Buffer.from(`${i}`) }));
+    // One upload killed after its bytes, before any record; another killed right after its first record.
+    const first = mortal(store, objects);
+    const killedEarly = interceptedStore(() => (first.kill(), undefined), () => undefined, first.nodes);
+    await expect(uploadFiles({ nodes: killedEarly, objects: first.objects, journal }, drive, parts, [{ folder: '/j' }, { folder: '/j' }, { folder: '/j' }])).rejects.toThrow('killed');
+    const second = mortal(store, objects);
+    const killedLate = interceptedStore(() => undefined, (method) => (method === 'putFile' ? second.kill() : undefined), second.nodes);
+    await expect(uploadFiles({ nodes: killedLate, objects: second.objects, journal }, drive, [parts[0]], [{ folder: '/k' }])).rejects.toThrow('killed');
+    expect(objects.keys.size).toBe(4);
+
+    // Not before the uploads have surely ended; then every byte no record claims goes.
+    expect(await sweepJournal({ nodes: store, objects, journal })).toBe(0);
+    expect(await sweepJournal({ nodes: store, objects, journal }, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS + 1000))).toBeGreaterThanOrEqual(2);
+
+    await expectNothingOrphaned(objects);
+    expect(objects.keys.size).toBe(1);
+    expect(await store.get(drive, '/k/j0.txt')).toMatchObject({ kind: 'file' });
+    expect(await journal.openKeys()).not.toContain([...objects.keys][0]);
+  });
+
+  it('the journal: a completed upload closes its entry', async () => {
+    const objects = objectStore();
+    const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
+    const before = (await journal.openKeys()).length;
+
+    const [stored] = await uploadFiles({ nodes: store, objects, journal }, drive, [{ filename: 'done.txt', data: Buffer.from('x') }], undefined);
+
+    expect(await journal.openKeys()).not.toContain(stored.objectKey);
+    expect((await journal.openKeys()).length).toBe(before);
   });
 });

@@ -1,0 +1,101 @@
+import { type AttributeValue, BatchWriteItemCommand, type DynamoDBClient, PutItemCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
+import type { JournalEntry, UploadJournal } from '../core/ports';
+import { BATCH_ATTEMPTS, backoff, chunk } from './batches';
+import { UPLOADS_PARTITION_KEY as PK } from './schema';
+
+type Item = Record<string, AttributeValue>;
+
+/** Entries share the upload sessions' table under ids of their own; a session id is a bare UUID. */
+const ID_PREFIX = 'journal#';
+/** Bytes of paths and keys one item holds, well under DynamoDB's 400 KB an item. */
+const ENTRY_BYTES = 256 * 1024;
+
+/**
+ * The upload journal in the upload sessions' table: one item per entry (a long batch takes several), with
+ * no TTL attribute, so that only the sweep removes an entry, once it has dealt with the bytes.
+ */
+export class DynamoUploadJournal implements UploadJournal {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly table: string,
+  ) {}
+
+  async open(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date): Promise<string[]> {
+    const ids: string[] = [];
+    for (const group of bySize(files)) {
+      const id = `${ID_PREFIX}${randomUUID()}`;
+      const item: Item = {
+        [PK]: { S: id },
+        drive: { S: drive },
+        files: { S: JSON.stringify(group.map((file) => [file.path, file.objectKey])) },
+        sweepAfter: { S: sweepAfter.toISOString() },
+      };
+      await this.client.send(new PutItemCommand({ TableName: this.table, Item: item }));
+      ids.push(id);
+    }
+    return ids;
+  }
+
+  async close(ids: readonly string[]): Promise<void> {
+    for (const batch of chunk(ids, 25)) {
+      let requests = batch.map((id) => ({ DeleteRequest: { Key: { [PK]: { S: id } } } }));
+      for (let attempt = 0; requests.length > 0; attempt++) {
+        if (attempt === BATCH_ATTEMPTS) throw new Error(`BatchWriteItem left ${requests.length} journal entries unclosed after ${attempt} attempts`);
+        if (attempt > 0) await backoff(attempt);
+        const out = await this.client.send(new BatchWriteItemCommand({ RequestItems: { [this.table]: requests } }));
+        requests = (out.UnprocessedItems?.[this.table] ?? []) as typeof requests;
+      }
+    }
+  }
+
+  async due(now: Date): Promise<JournalEntry[]> {
+    return (await this.scan()).filter((entry) => Date.parse(entry.sweepAfter) <= now.getTime());
+  }
+
+  async openKeys(): Promise<string[]> {
+    return (await this.scan()).flatMap((entry) => entry.files.map((file) => file.objectKey));
+  }
+
+  /** Every open entry: the table holds only uploads in flight, so a scan stays small. */
+  private async scan(): Promise<JournalEntry[]> {
+    const entries: JournalEntry[] = [];
+    let start: ScanCommandOutput['LastEvaluatedKey'];
+    do {
+      const page: ScanCommandOutput = await this.client.send(
+        new ScanCommand({
+          TableName: this.table,
+          ConsistentRead: true,
+          FilterExpression: 'begins_with(#id, :prefix)',
+          ExpressionAttributeNames: { '#id': PK },
+          ExpressionAttributeValues: { ':prefix': { S: ID_PREFIX } },
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of page.Items ?? []) entries.push(fromItem(item));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return entries;
+  }
+}
+
+function fromItem(item: Item): JournalEntry {
+  const files = JSON.parse(item.files.S!) as [string, string][];
+  return { id: item[PK].S!, drive: item.drive.S!, files: files.map(([path, objectKey]) => ({ path, objectKey })), sweepAfter: item.sweepAfter.S! };
+}
+
+/** `files` in groups whose JSON fits one item. */
+function bySize(files: readonly { path: string; objectKey: string }[]): { path: string; objectKey: string }[][] {
+  const groups: { path: string; objectKey: string }[][] = [[]];
+  let bytes = 0;
+  for (const file of files) {
+    const size = Buffer.byteLength(file.path) + file.objectKey.length + 8;
+    if (bytes + size > ENTRY_BYTES && groups.at(-1)!.length > 0) {
+      groups.push([]);
+      bytes = 0;
+    }
+    groups.at(-1)!.push(file);
+    bytes += size;
+  }
+  return groups;
+}
