@@ -30,6 +30,9 @@ async function main(): Promise<void> {
       },
     );
   };
+  // A handler's stray failure ends that invocation in Lambda, not every other one: the host logs it and serves on.
+  process.on('uncaughtException', (error) => console.error(JSON.stringify({ level: 'error', message: 'uncaught exception (the host goes on)', error: String(error.stack ?? error) })));
+  process.on('unhandledRejection', (reason) => console.error(JSON.stringify({ level: 'error', message: 'unhandled rejection (the host goes on)', error: String(reason) })));
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 }

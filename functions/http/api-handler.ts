@@ -41,6 +41,9 @@ export function streamingHandler(
   operation: (event: APIGatewayProxyEvent, caller: Caller) => Promise<StreamedResult>,
 ): StreamifyHandler<APIGatewayProxyEvent, void> {
   return async (event, responseStream) => {
+    // A client that hangs up fails the stream, maybe before anything is written: the pipeline below, or the
+    // next write, reports it; unheard, the 'error' event would end the process.
+    responseStream.on('error', () => undefined);
     let headers: Headers = corsHeaders(event);
     let result: StreamedResult;
     try {
@@ -53,6 +56,8 @@ export function streamingHandler(
       await send(responseStream, failure.statusCode, failure.headers, event.httpMethod === 'HEAD' ? undefined : failure.body);
       return;
     }
+    // The client may have gone while the file was opened: close the object's stream rather than leave it open.
+    if (responseStream.destroyed) return void result.body?.destroy();
     await send(responseStream, result.statusCode, { ...headers, ...result.headers }, result.body);
   };
 }
@@ -65,8 +70,13 @@ export function streamingHandler(
  */
 async function send(responseStream: Writable, statusCode: number, headers: Headers, body?: Readable | string): Promise<void> {
   const stream = awslambda.HttpResponseStream.from(responseStream, { statusCode, headers });
+  if (stream.destroyed) return;
   stream.write('');
   if (body !== undefined && typeof body !== 'string') return pipeline(body, stream);
   if (body) stream.write(body);
-  await new Promise<void>((resolve) => stream.end(resolve));
+  // `finish` or, for a client that hung up meanwhile, `close`: either ends the answer.
+  await new Promise<void>((resolve) => {
+    stream.once('close', resolve);
+    stream.end(resolve);
+  });
 }

@@ -15,9 +15,14 @@ export function headerOf(event: APIGatewayProxyEvent, name: string): string | un
 
 /** A query parameter given at most once, or undefined; repeating it is a validation error. */
 export function queryParam(event: APIGatewayProxyEvent, name: string): string | undefined {
-  const values = event.multiValueQueryStringParameters?.[name];
+  const values = own(event.multiValueQueryStringParameters, name);
   if (values && values.length > 1) throw invalid(`${name} is given ${values.length} times; give it once`);
-  return values?.[0] ?? event.queryStringParameters?.[name] ?? undefined;
+  return values?.[0] ?? own(event.queryStringParameters, name) ?? undefined;
+}
+
+/** `map[name]` if the map has it as its own: a client's names never reach a prototype (`constructor`, `__proto__`). */
+function own<T>(map: Record<string, T> | null | undefined, name: string): T | undefined {
+  return map && Object.hasOwn(map, name) ? map[name] : undefined;
 }
 
 /** A boolean query parameter: `true` or `false`, default false. */
@@ -34,20 +39,25 @@ export function bodyOf(event: APIGatewayProxyEvent): Buffer {
   return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
 }
 
+const HOST_NAME = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$/;
+
 /**
- * The absolute address of this API as the client called it: scheme and host from the request, and the
- * stage or custom-domain base path that API Gateway put before the resource path.
+ * The absolute address of this API as the client called it: the domain API Gateway served the request on
+ * (its own, or the custom domain), never the client's `Host` or `X-Forwarded-*` headers, and the stage or
+ * custom-domain base path that API Gateway put before the resource path.
  */
 export function baseUrlOf(event: APIGatewayProxyEvent): string {
-  const proto = headerOf(event, 'x-forwarded-proto')?.split(',')[0].trim() || 'https';
-  const host = headerOf(event, 'host') ?? 'localhost';
+  const host = event.requestContext?.domainName ?? '';
+  if (!HOST_NAME.test(host)) throw new Error(`requestContext.domainName ${JSON.stringify(host.slice(0, 100))} is not a host name`);
   // `resource` is the route as declared ("/drive/upload", "/drive/uploads/{upload_id}/complete");
   // `requestContext.path` is what the client called, with the stage ("/prod/drive/upload") or a custom
   // domain's base path in front of it.
-  const resource = event.resource.replace(/\{(\w+)\+?\}/g, (_, name: string) => event.pathParameters?.[name] ?? '');
+  const resource = event.resource.replace(/\{(\w+)\+?\}/g, (_, name: string) => own(event.pathParameters, name) ?? '');
   const called = event.requestContext?.path ?? resource;
   const prefix = called.endsWith(resource) ? called.slice(0, called.length - resource.length) : '';
-  return `${proto}://${host}${prefix}`;
+  // https in AWS; the local host, which serves plain HTTP, says so in `DRIVE_API_SCHEME`.
+  const scheme = process.env.DRIVE_API_SCHEME === 'http' ? 'http' : 'https';
+  return `${scheme}://${host}${prefix}`;
 }
 
 /** The `{upload_id}` of the route; anything but an id this API issued cannot name a session. */

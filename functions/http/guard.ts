@@ -12,6 +12,17 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 const unauthorized = (message: string) => new DriveError('unauthorized', message);
 
+/** The 401 for a key no live record holds. */
+export const unknownKey = () => unauthorized('the API key is not valid');
+
+/** The secret of an `Authorization: Bearer <key>` header; throws `unauthorized` for a missing or malformed one. */
+export function bearerSecret(header: string | undefined): string {
+  if (!header) throw unauthorized('missing Authorization header; send "Authorization: Bearer <API key>"');
+  const secret = BEARER.exec(header)?.[1];
+  if (!secret) throw unauthorized('Authorization header must be "Bearer <API key>"');
+  return secret;
+}
+
 /** What a refused role was asking to do, for the 403's message. */
 const ACTION: Record<Endpoint, string> = {
   upload: 'upload files',
@@ -48,15 +59,11 @@ export function createGuard(deps: {
 
   /** The caller of the request's key, and the key's hash. */
   const authenticate = async (event: APIGatewayProxyEvent): Promise<{ caller: Caller; hash: string }> => {
-    const header = headerOf(event, 'authorization');
-    if (!header) throw unauthorized('missing Authorization header; send "Authorization: Bearer <API key>"');
-    const secret = BEARER.exec(header)?.[1];
-    if (!secret) throw unauthorized('Authorization header must be "Bearer <API key>"');
-    const hash = hashSecret(secret);
+    const hash = hashSecret(bearerSecret(headerOf(event, 'authorization')));
     const cached = cache.get(hash);
     if (cached && cached.until > Date.now()) return { caller: cached.caller, hash };
     const caller = await deps.keys.find(hash);
-    if (!caller) throw unauthorized('the API key is not valid');
+    if (!caller) throw unknownKey();
     if (deps.keyCacheMs > 0) cache.set(hash, { caller, until: Date.now() + deps.keyCacheMs });
     return { caller, hash };
   };

@@ -38,13 +38,14 @@ export async function parseUploadForm(body: Buffer, contentType: string | undefi
     }
     const fail = (error: Error) => reject(error);
     parser.on('file', (field, stream, info) => {
+      // A body that ends inside a file part fails the part's stream as well as the parser: every part's
+      // stream, read or skipped, has its error handled (an unhandled one would end the process).
+      stream.on('error', (error: Error) => fail(badRequest(`multipart body is malformed: ${error.message}`)));
       if (field !== 'files') {
         stream.resume();
         return fail(badRequest(`unexpected file part "${field}"; files go in parts named "files"`));
       }
       const chunks: Buffer[] = [];
-      // A body that ends inside a file part fails the part's stream as well as the parser.
-      stream.on('error', (error: Error) => fail(badRequest(`multipart body is malformed: ${error.message}`)));
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       // busboy hands a part over as views of the body; a part in one view is kept as it is, not copied.
       stream.on('end', () => parts.push({ filename: info.filename ?? '', contentType: info.mimeType, data: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) }));

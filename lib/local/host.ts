@@ -4,7 +4,8 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
-import { DRIVE_ID, ROLES, type Role } from '../../functions/core/access';
+import { DynamoKeyStore } from '../../functions/aws/dynamo-access';
+import { DRIVE_ID, ROLES, type Role, hashSecret } from '../../functions/core/access';
 import { CORS_ORIGINS } from '../../functions/http/cors';
 import { parsePath } from '../../functions/core/paths';
 import { DASHBOARD_ROUTES, ROUTES, SCHEDULED } from '../routes';
@@ -60,6 +61,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     // The dashboard is served from the source folder, and its page may send large-upload parts to the emulator.
     DRIVE_DASHBOARD_DIR: join(PROJECT_ROOT, 'dashboard'),
     DRIVE_PART_UPLOAD_ORIGIN: emulators.s3Endpoint,
+    // The host serves plain HTTP; the `url` of an upload says so (API Gateway serves HTTPS).
+    DRIVE_API_SCHEME: 'http',
   });
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
@@ -90,7 +93,13 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const scheduled: (() => Promise<unknown>)[] = [];
   for (const fn of SCHEDULED) scheduled.push(((await import(join(PROJECT_ROOT, fn.entry))) as { handler: () => Promise<unknown> }).handler);
 
-  const server = createLocalServer(mounted, log);
+  // The host refuses a request whose key no live record holds before reading its body (a Lambda would read it).
+  const keyReader = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const keyStore = new DynamoKeyStore(keyReader, LOCAL_RESOURCES.accessTable);
+  const server = createLocalServer(mounted, log, {
+    knownKey: async (secret) => (await keyStore.find(hashSecret(secret))) !== undefined,
+    requestTimeoutMs: positiveSeconds('DRIVE_LOCAL_REQUEST_TIMEOUT_SECONDS', 30) * 1000,
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, '127.0.0.1', () => resolve());
@@ -99,8 +108,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   // The dashboard's origin, by either name of this machine, may PUT large-upload parts to the embedded S3, and
   // so may DRIVE_CORS_ORIGINS, as the stack's bucket allows its corsOrigins.
   await allowBrowserUploads(emulators.s3Endpoint, [url, url.replace('127.0.0.1', 'localhost'), ...CORS_ORIGINS]);
-  const sweepSeconds = Number(process.env.DRIVE_LOCAL_SWEEP_SECONDS ?? 60);
-  if (!(sweepSeconds > 0)) throw new Error(`DRIVE_LOCAL_SWEEP_SECONDS must be a positive number of seconds (got ${JSON.stringify(process.env.DRIVE_LOCAL_SWEEP_SECONDS)})`);
+  const sweepSeconds = positiveSeconds('DRIVE_LOCAL_SWEEP_SECONDS', 60);
   const stopSweeping = sweepEvery(sweepSeconds, emulators, scheduled, log);
   const endpointsFile = join(dataDir, ENDPOINTS_FILE);
   await writeFile(
@@ -118,9 +126,17 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
         server.closeAllConnections();
       });
       await rm(endpointsFile, { force: true });
+      keyReader.destroy();
       await emulators.close();
     },
   };
+}
+
+/** A positive number of seconds from the environment variable `name`, or `fallback`; anything else stops the start. */
+function positiveSeconds(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!(value > 0)) throw new Error(`${name} must be a positive number of seconds (got ${JSON.stringify(process.env[name])})`);
+  return value;
 }
 
 /** Ends expired upload sessions every `seconds`, as AWS does with TTL and lifecycle rules; returns a stop. */

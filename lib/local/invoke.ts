@@ -21,11 +21,18 @@ export function invocationTimeout(handler: HandlerName, streaming: boolean): { m
   return functionSeconds < gatewaySeconds ? { ms: functionSeconds * 1000, status: 502 } : { ms: gatewaySeconds * 1000, status: 504 };
 }
 
-/** The refusal Lambda gives an event over its payload limit, measured as Lambda does (the event's JSON). */
-export function oversizedEvent(event: APIGatewayProxyEvent): GatewayFailure | undefined {
-  const bytes = Buffer.byteLength(JSON.stringify(event));
-  if (bytes <= AWS_LIMITS.lambdaPayloadBytes) return undefined;
-  return { status: 413, error: 'tooLarge', reason: `the event is ${bytes} bytes; Lambda takes at most ${AWS_LIMITS.lambdaPayloadBytes}` };
+/**
+ * The event as the function receives it, through Lambda's JSON (so a header or parameter named `__proto__`
+ * or `constructor` is an own property, as in AWS), or the refusal Lambda gives one over its payload limit,
+ * measured as Lambda measures it.
+ */
+export function deliver(event: APIGatewayProxyEvent): APIGatewayProxyEvent | GatewayFailure {
+  const payload = JSON.stringify(event);
+  const bytes = Buffer.byteLength(payload);
+  if (bytes > AWS_LIMITS.lambdaPayloadBytes) {
+    return { status: 413, error: 'tooLarge', reason: `the event is ${bytes} bytes; Lambda takes at most ${AWS_LIMITS.lambdaPayloadBytes}` };
+  }
+  return JSON.parse(payload) as APIGatewayProxyEvent;
 }
 
 /**

@@ -10,10 +10,15 @@ export const LOCAL_STAGE = 'local';
  * headers and query parameters, and the body base64-encoded when its type is a binary media type.
  */
 export function toProxyEvent(req: IncomingMessage, url: URL, route: Route, body: Buffer, pathParameters: Record<string, string> | null = null): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  // The host's own address, as API Gateway names its own domain: the client's Host header cannot change it.
+  const domainName = `${req.socket.localAddress ?? '127.0.0.1'}:${req.socket.localPort ?? 0}`;
+  // Maps keyed by what the client sent: without a prototype, a header named `__proto__` or `constructor` is a header.
+  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
+  const multiValueHeaders: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const [name, value] = [req.rawHeaders[i], req.rawHeaders[i + 1]];
+    // API Gateway sets these itself, whatever the client sent.
+    if (/^x-forwarded-(proto|port|for)$/i.test(name)) continue;
     headers[name] = value;
     (multiValueHeaders[name] ??= []).push(value);
   }
@@ -24,8 +29,8 @@ export function toProxyEvent(req: IncomingMessage, url: URL, route: Route, body:
   let queryStringParameters: Record<string, string> | null = null;
   let multiValueQueryStringParameters: Record<string, string[]> | null = null;
   for (const [name, value] of url.searchParams) {
-    (queryStringParameters ??= {})[name] = value;
-    ((multiValueQueryStringParameters ??= {})[name] ??= []).push(value);
+    (queryStringParameters ??= Object.create(null) as Record<string, string>)[name] = value;
+    ((multiValueQueryStringParameters ??= Object.create(null) as Record<string, string[]>)[name] ??= []).push(value);
   }
 
   const isBase64Encoded = isBinary(headers, multiValueHeaders);
@@ -53,7 +58,7 @@ export function toProxyEvent(req: IncomingMessage, url: URL, route: Route, body:
       requestTimeEpoch: Date.now(),
       resourceId: 'local',
       resourcePath: route.path,
-      domainName: headers.Host ?? req.headers.host,
+      domainName,
       identity: {
         accessKey: null,
         accountId: null,

@@ -4,9 +4,11 @@ import type { Writable } from 'node:stream';
 import { CORS_ORIGINS, CORS_REQUEST_HEADERS } from '../../functions/http/cors';
 import { AWS_LIMITS } from '../aws-limits';
 import { type Route, matchPath } from '../routes';
-import { type BufferedHandler, invocationTimeout, invokeBuffered, isFailure, oversizedEvent, sendGatewayError } from './invoke';
+import { type BufferedHandler, deliver, invocationTimeout, invokeBuffered, isFailure, sendGatewayError } from './invoke';
 import { LocalResponseStream } from './lambda-runtime';
 import { lambdaContext, toProxyEvent } from './proxy-event';
+import { DriveError } from '../../functions/core/errors';
+import { bearerSecret, unknownKey } from '../../functions/http/guard';
 
 export type { BufferedHandler };
 export type StreamingHandler = (event: APIGatewayProxyEvent, stream: Writable, context: Context) => Promise<void>;
@@ -19,16 +21,29 @@ export interface MountedRoute {
 // A body over the limit is still read to its end (and thrown away) up to this size, so that the client,
 // which is still sending, then reads the 413 rather than a reset connection. Past it, answer and drop.
 const MAX_DISCARD_BYTES = 64 * 1024 * 1024;
+/** Request bodies held at once, across connections: past it, a request is refused (429) rather than read. */
+export const MAX_BUFFERED_BYTES = 256 * 1024 * 1024;
+export interface LocalServerOptions {
+  /** Whether a live key has this secret: an API request with none is refused before its body is read. */
+  knownKey?: (secret: string) => Promise<boolean>;
+  /** How long a client has to send its whole request (default 30 s); a slower one is cut off with a 408. */
+  requestTimeoutMs?: number;
+}
 
 /**
  * An HTTP server that plays API Gateway in front of the handlers: it routes, enforces the payload limit,
  * builds the proxy event, invokes the handler module Lambda would run, and writes back its result.
  */
-export function createLocalServer(routes: readonly MountedRoute[], log: (line: string) => void): Server {
-  const server = createServer((req, res) => {
+export function createLocalServer(routes: readonly MountedRoute[], log: (line: string) => void, options: LocalServerOptions = {}): Server {
+  const budget = { buffered: 0 };
+  const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  // Timeouts are checked every second (Node's default, 30 s, would let a slow sender stay twice as long).
+  const server = createServer({ requestTimeout, headersTimeout: requestTimeout, connectionsCheckingInterval: 1000 }, (req, res) => {
     const started = Date.now();
     res.on('finish', () => log(`${req.method} ${req.url?.split('?')[0]} ${res.statusCode} ${Date.now() - started}ms`));
-    handle(routes, req, res).catch((error: unknown) => {
+    handle(routes, req, res, budget, options).catch((error: unknown) => {
+      // A client that hung up is no failure of the handler's: a line in the log, below error level.
+      if (req.destroyed || res.destroyed) return log(`${req.method} ${req.url?.split('?')[0]}: the client closed the connection before the answer (${String(error)})`);
       // What API Gateway sends when the integration fails.
       sendGatewayError(res, { status: 502, error: 'serverError', reason: `the handler failed: ${String(error)}` });
     });
@@ -37,14 +52,16 @@ export function createLocalServer(routes: readonly MountedRoute[], log: (line: s
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return void socket.destroy();
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const body = JSON.stringify({ error: { code: 'bad_request', message: tooLarge ? 'the request line and headers are larger than 16 KB' : 'the request is not valid HTTP' } });
-    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    const slow = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    const message = tooLarge ? 'the request line and headers are larger than 16 KB' : slow ? `the request was not sent whole within ${requestTimeout / 1000} s` : 'the request is not valid HTTP';
+    const body = JSON.stringify({ error: { code: 'bad_request', message } });
+    const status = tooLarge ? '431 Request Header Fields Too Large' : slow ? '408 Request Timeout' : '400 Bad Request';
     socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
   return server;
 }
 
-async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res: ServerResponse, budget: { buffered: number }, options: LocalServerOptions): Promise<void> {
   let url: URL;
   try {
     // Prefixing keeps a path like "//drive/list" a path rather than a host.
@@ -76,16 +93,50 @@ async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res
     return sendGatewayError(res, { status: 404, error: 'noRoute', reason: `no route for ${req.method} ${url.pathname}` });
   }
 
-  const body = await readBody(req);
+  if ('endpoint' in mounted.route && options.knownKey) {
+    // A stranger's body is never read: refused as the function's guard would refuse it, before a byte is held.
+    const refusal = await refuseKey(req.headers.authorization, options.knownKey);
+    if (refusal) {
+      // Whatever the client still sends is read and dropped (no byte held), so it reads the 401, not a reset.
+      req.resume();
+      res.setHeader('Connection', 'close');
+      return send(res, 401, { error: { code: refusal.code, message: refusal.message } });
+    }
+  }
+  const body = await readBody(req, budget);
+  if (body === 'busy') {
+    req.resume();
+    res.setHeader('Connection', 'close');
+    res.setHeader('Retry-After', '1');
+    return send(res, 429, { error: { code: 'rate_limited', message: 'the host holds as many request bodies as it may; retry in 1 second' } });
+  }
+  try {
+    await answer(mounted, req, res, url, body);
+  } finally {
+    if (Buffer.isBuffer(body)) budget.buffered -= body.length;
+  }
+}
+
+/** The 401 a request's key gets, or undefined for a live key. */
+async function refuseKey(header: string | undefined, knownKey: (secret: string) => Promise<boolean>): Promise<DriveError | undefined> {
+  try {
+    return (await knownKey(bearerSecret(header))) ? undefined : unknownKey();
+  } catch (error) {
+    if (error instanceof DriveError) return error;
+    throw error;
+  }
+}
+
+/** Hands the request, body read, to its handler as API Gateway would, and writes back what it answers. */
+async function answer(mounted: MountedRoute, req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer | 'too large'): Promise<void> {
   if (body === 'too large') {
     res.setHeader('Connection', 'close');
     return sendGatewayError(res, { status: 413, error: 'tooLarge', reason: `the body is over API Gateway's ${AWS_LIMITS.apiGatewayBodyBytes} bytes` });
   }
 
   const params = matchPath(mounted.route.path, url.pathname)!;
-  const event = toProxyEvent(req, url, mounted.route, body, Object.keys(params).length > 0 ? params : null);
-  const tooLarge = oversizedEvent(event);
-  if (tooLarge) return sendGatewayError(res, tooLarge);
+  const event = deliver(toProxyEvent(req, url, mounted.route, body, Object.keys(params).length > 0 ? params : null));
+  if (isFailure(event)) return sendGatewayError(res, event);
   const timeout = invocationTimeout(mounted.route.handler, mounted.route.streaming);
   const context = lambdaContext(`drive-${mounted.route.handler}`, timeout.ms);
   if (mounted.route.streaming) {
@@ -108,18 +159,47 @@ async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res
   res.end(Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8'));
 }
 
-/** The whole body, or 'too large' once it passes the limit (answered early if the client keeps sending). */
-function readBody(req: IncomingMessage): Promise<Buffer | 'too large'> {
+/**
+ * The whole body, or 'too large' once it passes the limit (answered early if the client keeps sending), or
+ * 'busy' if holding it would pass the host's budget of buffered bytes. The bytes held are counted in
+ * `budget` until the caller gives them back; a body given up on gives its bytes back at once.
+ */
+function readBody(req: IncomingMessage, budget: { buffered: number }): Promise<Buffer | 'too large' | 'busy'> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let held = 0;
+    const giveBack = () => {
+      budget.buffered -= held;
+      held = 0;
+    };
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= AWS_LIMITS.apiGatewayBodyBytes) chunks.push(chunk);
-      else if (size > MAX_DISCARD_BYTES) resolve('too large');
+      if (size <= AWS_LIMITS.apiGatewayBodyBytes) {
+        if (budget.buffered + chunk.length > MAX_BUFFERED_BYTES) {
+          giveBack();
+          chunks.length = 0;
+          req.removeAllListeners('data');
+          return resolve('busy');
+        }
+        budget.buffered += chunk.length;
+        held += chunk.length;
+        chunks.push(chunk);
+      } else {
+        giveBack();
+        chunks.length = 0;
+        if (size > MAX_DISCARD_BYTES) resolve('too large');
+      }
     });
-    req.on('end', () => resolve(size > AWS_LIMITS.apiGatewayBodyBytes ? 'too large' : Buffer.concat(chunks)));
-    req.on('error', reject);
+    req.on('end', () => {
+      if (size > AWS_LIMITS.apiGatewayBodyBytes) return resolve('too large');
+      // The caller gives `held` back, as the body's length, once the request is answered.
+      resolve(Buffer.concat(chunks));
+    });
+    req.on('error', (error) => {
+      giveBack();
+      reject(error);
+    });
   });
 }
 

@@ -15,17 +15,22 @@ const event = (overrides: Partial<APIGatewayProxyEvent>) =>
 
 describe('Function: baseUrlOf', () => {
   it('keeps the stage that API Gateway put before the route', () => {
-    const e = event({ headers: { Host: 'abc.execute-api.eu-west-1.amazonaws.com' }, requestContext: { path: '/prod/drive/upload' } as never });
+    const e = event({ requestContext: { path: '/prod/drive/upload', domainName: 'abc.execute-api.eu-west-1.amazonaws.com' } as never });
     expect(baseUrlOf(e)).toBe('https://abc.execute-api.eu-west-1.amazonaws.com/prod');
   });
 
-  it("keeps a custom domain's base path and the scheme the client used", () => {
-    const e = event({
-      path: '/files/drive/upload',
-      headers: { host: 'drive.example.com', 'X-Forwarded-Proto': 'https' },
-      requestContext: { path: '/files/drive/upload' } as never,
-    });
+  it("keeps a custom domain's base path", () => {
+    const e = event({ path: '/files/drive/upload', requestContext: { path: '/files/drive/upload', domainName: 'drive.example.com' } as never });
     expect(baseUrlOf(e)).toBe('https://drive.example.com/files');
+  });
+
+  it("follows API Gateway's domain, never the client's Host or X-Forwarded-Proto", () => {
+    const e = event({
+      headers: { Host: 'evil.example', 'x-forwarded-proto': 'javascript:alert(1)//', 'X-Forwarded-Host': 'evil.example' },
+      multiValueHeaders: { Host: ['evil.example'], 'x-forwarded-proto': ['javascript:alert(1)//'] },
+      requestContext: { path: '/prod/drive/upload', domainName: 'abc.execute-api.eu-west-1.amazonaws.com' } as never,
+    });
+    expect(baseUrlOf(e)).toBe('https://abc.execute-api.eu-west-1.amazonaws.com/prod');
   });
 });
 

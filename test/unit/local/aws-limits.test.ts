@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { type IncomingMessage, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AWS_LIMITS, MAX_REQUEST_BODY_BYTES } from '../../../lib/aws-limits';
-import { invocationTimeout, invokeBuffered, oversizedEvent } from '../../../lib/local/invoke';
+import { deliver, invocationTimeout, invokeBuffered } from '../../../lib/local/invoke';
 import { LocalResponseStream } from '../../../lib/local/lambda-runtime';
 import { lambdaContext, toProxyEvent } from '../../../lib/local/proxy-event';
 import { ROUTES } from '../../../lib/routes';
@@ -62,19 +62,19 @@ describe('Module: lib/local/invoke (the host plays API Gateway and Lambda)', () 
     });
   });
 
-  describe('Function: oversizedEvent', () => {
+  describe('Function: deliver', () => {
     it('takes the largest documented body under the most headers API Gateway passes', () => {
       const { req, body } = worstCaseRequest(MAX_REQUEST_BODY_BYTES);
       const built = toProxyEvent(req, new URL('http://127.0.0.1/drive/upload'), upload, body);
 
-      expect(oversizedEvent(built)).toBeUndefined();
+      expect(deliver(built)).toEqual(expect.objectContaining({ httpMethod: 'POST' }));
     });
 
     it('refuses with 413 a 4.5 MiB body, which fits API Gateway’s 10 MB but not Lambda’s 6 MB after base64', () => {
       const { req, body } = worstCaseRequest(4.5 * 1024 * 1024);
       const built = toProxyEvent(req, new URL('http://127.0.0.1/drive/upload'), upload, body);
 
-      expect(oversizedEvent(built)).toEqual(expect.objectContaining({ status: 413, error: 'tooLarge' }));
+      expect(deliver(built)).toEqual(expect.objectContaining({ status: 413, error: 'tooLarge' }));
     });
   });
 });
