@@ -74,6 +74,38 @@ export class DynamoKeyAdmin {
     }
   }
 
+  /**
+   * Makes the key of `secret` `drive`'s, with `access` and `name`: created if missing, its drive, role and
+   * prefix updated if it exists. A revoked key stays revoked (`'revoked'`): revocation is not undone by
+   * naming the secret again.
+   */
+  async upsert(drive: string, name: string, access: { role?: Role; prefix?: string }, secret: string): Promise<{ record: ApiKeyRecord } | 'revoked'> {
+    const made = await this.create(drive, name, access, secret);
+    if (made.created) return { record: made.record };
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.table,
+          Key: keyItemKey(hashSecret(secret)),
+          UpdateExpression: 'SET #drive = :drive, #role = :role, #prefix = :prefix, #name = :name',
+          ConditionExpression: 'attribute_exists(#pk) AND attribute_not_exists(revokedAt)',
+          ExpressionAttributeNames: { '#pk': PK, '#drive': 'drive', '#role': 'role', '#prefix': 'prefix', '#name': 'name' },
+          ExpressionAttributeValues: {
+            ':drive': { S: drive },
+            ':role': { S: access.role ?? DEFAULT_ROLE },
+            ':prefix': { S: access.prefix ?? '/' },
+            ':name': { S: name },
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { record: toRecord(Attributes!) };
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return 'revoked';
+      throw error;
+    }
+  }
+
   /** Every key (of `drive`, if given), revoked ones included, oldest first. */
   async list(drive?: string): Promise<ApiKeyRecord[]> {
     const items = drive ? await this.scanKeys('#drive = :drive', { ':drive': { S: drive } }) : await this.scanKeys();

@@ -72,7 +72,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   try {
     const keys = new DynamoKeyAdmin(dynamodb, LOCAL_RESOURCES.accessTable);
     const configured = parseApiKeys(options.apiKeys);
-    for (const { drive, secret, role, prefix } of configured) await keys.create(drive, 'DRIVE_API_KEYS', { role, prefix }, secret);
+    await reconcileApiKeys(keys, configured, log);
     if (configured.length === 0 && (await keys.list()).length === 0) {
       // The first key manages the others (the dashboard signs in with it).
       const { record, secret } = await keys.create('default', 'created by npm start', { role: 'admin' });
@@ -169,9 +169,44 @@ function sweepEvery(
   };
 }
 
+/** Keys a start made from `DRIVE_API_KEYS` carry this name, so the next start knows which ones it owns. */
+const FROM_ENV = 'DRIVE_API_KEYS';
+
+/**
+ * Makes the keys match `DRIVE_API_KEYS` at each start: each listed secret is a key of its drive with its
+ * role and prefix (created, or changed if an earlier start made it otherwise), and a key an earlier start
+ * made from the list that the list no longer names is revoked. Keys made any other way are left alone; a
+ * listed key that was revoked stays revoked (a warning says so).
+ */
+async function reconcileApiKeys(keys: DynamoKeyAdmin, configured: ReturnType<typeof parseApiKeys>, log: (line: string) => void): Promise<void> {
+  const listed = new Set<string>();
+  for (const [i, { drive, secret, role, prefix }] of configured.entries()) {
+    const outcome = await keys.upsert(drive, FROM_ENV, { role, prefix }, secret);
+    if (outcome === 'revoked') log(`DRIVE_API_KEYS entry ${i + 1} names a key that was revoked; it stays revoked`);
+    else listed.add(outcome.record.keyId);
+  }
+  for (const key of await keys.list()) {
+    if (key.name === FROM_ENV && !key.revokedAt && !listed.has(key.keyId)) {
+      await keys.revoke(key.keyId);
+      log(`revoked key ${key.keyId} (drive ${key.drive}): DRIVE_API_KEYS no longer lists it`);
+    }
+  }
+}
+
+/** The least a secret must carry, estimated from its length and the kinds of characters it uses. */
+const MIN_SECRET_BITS = 128;
+
+/** A secret's strength: its length times log2 of the alphabet its kinds of characters span, if it has 8 distinct characters. */
+function secretBits(secret: string): number {
+  if (new Set(secret).size < 8) return 0;
+  const alphabet = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/].map((kind, i) => (kind.test(secret) ? [26, 26, 10, 6][i] : 0)).reduce((a, b) => a + b, 0);
+  return secret.length * Math.log2(alphabet);
+}
+
 /**
  * Parses `DRIVE_API_KEYS`: entries `secret`, `drive:secret`, `drive:secret:role` or `drive:secret:role:/prefix`.
- * A bad entry stops the start with a message that names it (never the secret).
+ * A bad entry stops the start with a message that names it (never the secret): a secret under 128 bits (22
+ * random base64url characters, or 32 hex digits), or a role where the secret should be (`drive:admin`).
  */
 export function parseApiKeys(value: string | undefined): { drive: string; secret: string; role?: Role; prefix?: string }[] {
   return (value ?? '')
@@ -182,8 +217,14 @@ export function parseApiKeys(value: string | undefined): { drive: string; secret
       const fields = entry.split(':');
       const [drive, secret, role, ...prefixParts] = fields.length === 1 ? ['default', entry] : fields;
       if (!DRIVE_ID.test(drive)) throw new Error(`DRIVE_API_KEYS entry ${i + 1}: drive must match ${DRIVE_ID}`);
+      if ((ROLES as string[]).includes(secret ?? '')) {
+        throw new Error(`DRIVE_API_KEYS entry ${i + 1}: the second field is a role; write drive:secret:role (or secret alone for the default drive)`);
+      }
       if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(secret ?? '')) {
         throw new Error(`DRIVE_API_KEYS entry ${i + 1}: the secret must be a non-empty token of letters, digits and -._~+/`);
+      }
+      if (secretBits(secret) < MIN_SECRET_BITS) {
+        throw new Error(`DRIVE_API_KEYS entry ${i + 1}: the secret is too easy to guess; use at least 128 random bits: 22 random base64url characters, or 32 hex digits`);
       }
       if (role !== undefined && !(ROLES as string[]).includes(role)) throw new Error(`DRIVE_API_KEYS entry ${i + 1}: role must be one of ${ROLES.join(', ')}`);
       const prefix = prefixParts.length > 0 ? parsePath(prefixParts.join(':'), `DRIVE_API_KEYS entry ${i + 1} prefix`, { allowTrailingSlash: true }) : undefined;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DriveClient, type FileJson, type ListingJson, json } from '../support/api-client';
+import { DriveClient, type ErrorJson, type FileJson, type ListingJson, json } from '../support/api-client';
 import { removeDataDir, startHost } from '../support/local-host';
 
 let dataDir: string;
@@ -51,6 +51,45 @@ describe('the local host (npm start)', () => {
     try {
       await expect(startHost({ DRIVE_API_KEYS: 'bad drive!:s3cret-value' }, dir)).rejects.toThrow(/DRIVE_API_KEYS entry 1/);
       await expect(startHost({ DRIVE_API_KEYS: 'bad drive!:s3cret-value' }, dir)).rejects.not.toThrow(/s3cret-value/);
+    } finally {
+      await removeDataDir(dir);
+    }
+  });
+
+  it('makes the keys match DRIVE_API_KEYS at each start: a demoted secret loses admin, a dropped one is revoked', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'drive-reconcile-'));
+    const boss = 'reconcile-boss-0123456789abcdefghijklmn';
+    const helper = 'reconcile-helper-0123456789abcdefghijkl';
+    try {
+      const first = await startHost({ DRIVE_API_KEYS: `team:${boss}:admin,team:${helper}:admin` }, dir);
+      try {
+        expect((await new DriveClient(first.url, boss).request('GET', '/drive/keys')).status).toBe(200);
+      } finally {
+        await first.stop();
+      }
+      const second = await startHost({ DRIVE_API_KEYS: `team:${boss}:read-only:/pub` }, dir);
+      try {
+        const demoted = new DriveClient(second.url, boss);
+        expect((await demoted.request('GET', '/drive/keys')).status).toBe(403);
+        expect((await demoted.list({ folder: '/' })).status).toBe(403);
+        expect((await json<ErrorJson>(new DriveClient(second.url, helper).list())).status).toBe(401);
+        expect(second.output()).toMatch(/revoked key [0-9a-f]+ \(drive team\): DRIVE_API_KEYS no longer lists it/);
+        expect(second.output()).not.toContain(helper);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await removeDataDir(dir);
+    }
+  });
+
+  it.each([
+    ['a secret under 128 bits', 'team:short-secret-12345'],
+    ['a role where the secret should be', 'sk_live_0123456789abcdefghijklmnop:admin'],
+  ])('refuses to start on %s, naming the entry', async (_, entry) => {
+    const dir = await mkdtemp(join(tmpdir(), 'drive-badkeys-'));
+    try {
+      await expect(startHost({ DRIVE_API_KEYS: `ok:good-secret-0123456789abcdefghijklmn,${entry}` }, dir)).rejects.toThrow(/DRIVE_API_KEYS entry 2/);
     } finally {
       await removeDataDir(dir);
     }
