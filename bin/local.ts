@@ -35,6 +35,9 @@ async function main(): Promise<void> {
   process.on('unhandledRejection', (reason) => console.error(JSON.stringify({ level: 'error', message: 'unhandled rejection (the host goes on)', error: String(reason) })));
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // `kill <npm's pid>` ends npm but not its shell's child: a host whose parent is gone stops too.
+  const parent = process.ppid;
+  setInterval(() => (process.ppid !== parent ? stop('its parent process exited') : undefined), 500).unref();
 }
 
 main().catch((error: unknown) => {

@@ -105,7 +105,11 @@ export async function startEmbeddedDynamo(dataDir: string, port = 0): Promise<{ 
   return { endpoint, close };
 }
 
-/** The emulator endpoints of an `npm start` running on `dataDir`, or undefined if none runs. */
+/**
+ * The emulator endpoints of an `npm start` running on `dataDir`, or undefined if none runs. The record is
+ * believed only if its DynamoDB answers: a host killed with SIGKILL leaves it behind, and its pid may name
+ * another process by now (in a container, even the next host's own).
+ */
 export async function runningHost(dataDir: string): Promise<{ pid: number; dynamodb: string; s3: string } | undefined> {
   let recorded: { pid: number; dynamodb: string; s3: string };
   try {
@@ -113,11 +117,20 @@ export async function runningHost(dataDir: string): Promise<{ pid: number; dynam
   } catch {
     return undefined;
   }
+  return (await answers(recorded.dynamodb)) ? recorded : undefined;
+}
+
+/** Whether the embedded DynamoDB at `endpoint` answers within a second. */
+async function answers(endpoint: string): Promise<boolean> {
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1, requestHandler: { requestTimeout: 1000, connectionTimeout: 1000 } });
   try {
-    process.kill(recorded.pid, 0); // signal 0: is it alive?
-    return recorded;
-  } catch {
-    return undefined; // left behind by a host that was killed
+    await client.send(new DescribeTableCommand({ TableName: LOCAL_RESOURCES.nodesTable }));
+    return true;
+  } catch (error) {
+    // Any answer, even a refusal, comes from a server there; no connection means none is.
+    return (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== undefined;
+  } finally {
+    client.destroy();
   }
 }
 

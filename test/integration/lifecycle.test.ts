@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DriveClient, type ErrorJson, type FileJson, type ListingJson, json } from '../support/api-client';
+import { runFsck } from '../support/fsck';
 import { removeDataDir, startHost } from '../support/local-host';
 
 let dataDir: string;
@@ -94,4 +96,60 @@ describe('the local host (npm start)', () => {
       await removeDataDir(dir);
     }
   });
+
+  it('starts over an endpoints.json that a killed host left, even one naming a live pid, and fsck ignores it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'drive-stale-'));
+    try {
+      await mkdir(dir, { recursive: true });
+      // The test's own pid is alive; nothing listens on port 9 of this machine.
+      const stale = { pid: process.pid, url: 'http://127.0.0.1:9', dynamodb: 'http://127.0.0.1:9', s3: 'http://127.0.0.1:9' };
+      await writeFile(join(dir, 'endpoints.json'), JSON.stringify(stale));
+      expect((await runFsck(dir)).code).toBe(0);
+      const host = await startHost({ DRIVE_API_KEYS: `s:${'stale-key-0123456789abcdefghijklmnop'}` }, dir);
+      await host.stop();
+    } finally {
+      await removeDataDir(dir);
+    }
+  });
+
+  it("stops when npm's pid is killed (npm does not pass SIGTERM to its script), so the next npm start runs", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'drive-npm-'));
+    const env = { ...process.env, PORT: '0', DRIVE_DATA_DIR: dir, DRIVE_API_KEYS: 'n:npm-key-0123456789abcdefghijklmnopqrs' };
+    const npm = process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath, 'start']] as const : ['npm', ['start']] as const;
+    try {
+      const child = spawn(npm[0], npm[1], { cwd: join(__dirname, '..', '..'), env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      await until(() => /listening on/.test(output), 30_000, () => output);
+      const { pid } = JSON.parse(await readFile(join(dir, 'endpoints.json'), 'utf8')) as { pid: number };
+      expect(pid).not.toBe(child.pid);
+
+      child.kill('SIGTERM');
+      await until(() => !alive(pid), 10_000, () => `the host (pid ${pid}) still runs:\n${output}`);
+
+      const again = await startHost({ DRIVE_API_KEYS: env.DRIVE_API_KEYS }, dir);
+      await again.stop();
+    } finally {
+      await removeDataDir(dir);
+    }
+  });
 });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves once `done()` holds, checking every 100 ms; fails after `ms` with `why()`. */
+async function until(done: () => boolean, ms: number, why: () => string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(why());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
