@@ -65,14 +65,20 @@ const WINDOW_MS = 60_000;
  */
 export class DynamoRateLimiter implements RateLimiter {
   private readonly busyUntil = new Map<string, number>();
+  private now: () => number = Date.now;
 
   constructor(
     private readonly client: DynamoDBClient,
     private readonly table: string,
   ) {}
 
+  /** Reads the time from `clock`: the local host's tests stop it, so a burst's outcome is exact at any machine speed. */
+  useClock(clock: () => number): void {
+    this.now = clock;
+  }
+
   async take(bucket: string, limit: number): Promise<RateDecision> {
-    const now = Date.now();
+    const now = this.now();
     const interval = WINDOW_MS / limit;
     const latest = now + WINDOW_MS - interval; // the largest tat that still admits a request now
     let busy = (this.busyUntil.get(bucket) ?? 0) > now;

@@ -24,9 +24,11 @@ export const accessTable = requireEnv('DRIVE_ACCESS_TABLE');
 /** Seconds a warm container trusts a verified key; a revoked key works there at most this long. */
 export const KEY_CACHE_SECONDS = Number(process.env.DRIVE_KEY_CACHE_SECONDS ?? 30);
 
+export const rateLimiter = new DynamoRateLimiter(dynamodb, accessTable);
+
 export const guard = createGuard({
   keys: new DynamoKeyStore(dynamodb, accessTable),
-  limiter: new DynamoRateLimiter(dynamodb, accessTable),
+  limiter: rateLimiter,
   limits: parseRateLimits(process.env.DRIVE_RATE_LIMITS),
   keyCacheMs: KEY_CACHE_SECONDS * 1000,
 });

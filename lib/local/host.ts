@@ -89,6 +89,13 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     mounted.push({ route, handler: module.handler });
   }
 
+  if (process.env.DRIVE_LOCAL_CLOCK === 'frozen') {
+    // Tests only: rate-limit buckets never refill, so a burst's 429s are exact however slow the machine.
+    const stopped = Date.now();
+    const { rateLimiter } = (await import(join(PROJECT_ROOT, 'functions/aws/dynamodb.ts'))) as { rateLimiter: { useClock(clock: () => number): void } };
+    rateLimiter.useClock(() => stopped);
+  }
+
   // Scheduled functions (EventBridge in AWS) run on the sweep timer, from the same modules.
   const scheduled: (() => Promise<unknown>)[] = [];
   for (const fn of SCHEDULED) scheduled.push(((await import(join(PROJECT_ROOT, fn.entry))) as { handler: () => Promise<unknown> }).handler);
