@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { type ApiKeyRecord, DynamoKeyAdmin } from '../functions/aws/api-key-admin';
 import { ROLES, type Role } from '../functions/core/access';
 import { parsePath } from '../functions/core/paths';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES, runningHost, startEmbeddedDynamo } from '../lib/local/emulators';
+import { LOCAL_REGION, LOCAL_RESOURCES, localCredentials, runningHost, startEmbeddedDynamo } from '../lib/local/emulators';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -79,7 +79,7 @@ async function openAccessTable(): Promise<{ client: DynamoDBClient; table: strin
   // While npm start runs it holds the LevelDB lock, so go through its emulator.
   const running = await runningHost(dataDir);
   const embedded = running ? undefined : await startEmbeddedDynamo(dataDir);
-  const client = new DynamoDBClient({ endpoint: running?.dynamodb ?? embedded!.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const client = new DynamoDBClient({ endpoint: running?.dynamodb ?? embedded!.endpoint, region: LOCAL_REGION, credentials: await localCredentials(dataDir) });
   return {
     client,
     table: LOCAL_RESOURCES.accessTable,

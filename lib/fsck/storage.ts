@@ -3,7 +3,7 @@ import { DeleteObjectsCommand, ListObjectsCommand, type ListObjectsCommandOutput
 import { DynamoNodeStore, fromItem } from '../../functions/aws/dynamo-node-store';
 import { S3ObjectStore } from '../../functions/aws/s3-object-store';
 import { NODES_PARTITION_KEY } from '../../functions/aws/schema';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES, runningHost, startEmulators } from '../local/emulators';
+import { LOCAL_REGION, LOCAL_RESOURCES, localCredentials, runningHost, startEmulators } from '../local/emulators';
 import type { StoredNode, StoredObject } from './check';
 
 /** The tables and bucket fsck works on, deployed or local, and what it needs to read and repair them. */
@@ -34,7 +34,7 @@ export async function openStorage(): Promise<Storage> {
   const dataDir = process.env.DRIVE_DATA_DIR ?? '.drive-data';
   const running = await runningHost(dataDir);
   const embedded = running ? undefined : await startEmulators(dataDir);
-  const config = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  const config = { region: LOCAL_REGION, credentials: await localCredentials(dataDir) };
   return storage(
     new DynamoDBClient({ ...config, endpoint: running?.dynamodb ?? embedded!.dynamodbEndpoint }),
     new S3Client({ ...config, endpoint: running?.s3 ?? embedded!.s3Endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }),

@@ -6,11 +6,14 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
 import dynalite from 'dynalite';
-import { mkdir, readFile } from 'node:fs/promises';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import type { IncomingMessage, Server } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
+import { DUMMY_ACCOUNT } from 's3rver/lib/models/account';
+import { type Credentials, type GatewayError, startGateway } from './signed-gateway';
 import { multipartGaps } from './s3rver-multipart';
 import { removeInterruptedWrites } from './s3rver-recovery';
 import { ACCESS_PARTITION_KEY, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY } from '../../functions/aws/schema';
@@ -18,42 +21,68 @@ import { ACCESS_PARTITION_KEY, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PART
 /** Names the local host gives its tables and bucket. */
 export const LOCAL_RESOURCES = { nodesTable: 'drive-nodes', accessTable: 'drive-access', uploadsTable: 'drive-uploads', bucket: 'drive-files' } as const;
 
-/** Credentials the emulators accept (s3rver checks signatures against these). */
-export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 export const LOCAL_REGION = 'us-east-1';
 
 /** Where a running local host records its emulators, for tools that share its data dir. */
 export const ENDPOINTS_FILE = 'endpoints.json';
+/** The emulators' credentials, made at random for each data dir and readable by its owner only. */
+export const CREDENTIALS_FILE = 'credentials.json';
 
 export interface Emulators {
   dynamodbEndpoint: string;
   s3Endpoint: string;
+  /** The only credentials the emulators' gateways accept. */
+  credentials: Credentials;
   close(): Promise<void>;
 }
 
 /**
- * Starts embedded DynamoDB (dynalite, LevelDB under `<dataDir>/dynamodb`) and S3 (s3rver, files under
- * `<dataDir>/s3`) on 127.0.0.1, with the tables and bucket created if missing.
+ * The data dir's emulator credentials, made at random on first use and kept in a file only its owner may
+ * read: every request to the embedded S3 and DynamoDB must be signed with them.
  */
-export async function startEmulators(dataDir: string, ports: { dynamodb?: number; s3?: number } = {}): Promise<Emulators> {
-  const dynamo = await startEmbeddedDynamo(dataDir, ports.dynamodb);
+export async function localCredentials(dataDir: string): Promise<Credentials> {
+  const file = join(dataDir, CREDENTIALS_FILE);
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as Credentials;
+  } catch {
+    const made: Credentials = { accessKeyId: `DRIVELOCAL${randomBytes(8).toString('hex').toUpperCase()}`, secretAccessKey: randomBytes(30).toString('base64url') };
+    await mkdir(dataDir, { recursive: true });
+    try {
+      await writeFile(file, JSON.stringify(made), { mode: 0o600, flag: 'wx' });
+      return made;
+    } catch {
+      // Another process made them first: theirs stand.
+      return JSON.parse(await readFile(file, 'utf8')) as Credentials;
+    }
+  }
+}
+
+/**
+ * Starts embedded DynamoDB (dynalite, LevelDB under `<dataDir>/dynamodb`) and S3 (s3rver, files under
+ * `<dataDir>/s3`), with the tables and bucket created if missing. Neither listens on a port of its own:
+ * each sits on a socket in a private folder behind a gateway on 127.0.0.1 that admits only requests signed
+ * with the data dir's credentials (lib/local/signed-gateway.ts).
+ */
+export async function startEmulators(dataDir: string): Promise<Emulators> {
+  const dynamo = await startEmbeddedDynamo(dataDir);
   try {
     await mkdir(join(dataDir, 's3'), { recursive: true });
     // A host killed mid-write leaves half-written files that s3rver would fail every listing on.
     await removeInterruptedWrites(join(dataDir, 's3', LOCAL_RESOURCES.bucket));
-    const s3 = new S3rver({
-      address: '127.0.0.1',
-      port: ports.s3 ?? 0,
-      directory: join(dataDir, 's3'),
-      silent: true,
-      configureBuckets: [{ name: LOCAL_RESOURCES.bucket, configs: [] }],
-    });
+    const s3 = new S3rver({ directory: join(dataDir, 's3'), silent: true, configureBuckets: [{ name: LOCAL_RESOURCES.bucket, configs: [] }] });
     s3.middleware.unshift(multipartGaps(join(dataDir, 's3')));
-    const s3Address = await s3.run();
+    // s3rver looks the signing key up by its id (it checks no V4 signature itself; the gateway does).
+    DUMMY_ACCOUNT.createKeyPair(dynamo.credentials.accessKeyId, dynamo.credentials.secretAccessKey);
+    await s3.configureBuckets();
+    const socketPath = join(dynamo.socketDir, 's3.sock');
+    s3.httpServer = await s3.listen(socketPath);
+    const gateway = await startGateway({ service: 's3', socketPath, region: LOCAL_REGION, credentials: dynamo.credentials, refuse: refuseUnsafeS3 });
     return {
       dynamodbEndpoint: dynamo.endpoint,
-      s3Endpoint: `http://127.0.0.1:${s3Address.port}`,
+      s3Endpoint: gateway.endpoint,
+      credentials: dynamo.credentials,
       close: async () => {
+        await gateway.close();
         await new Promise<void>((resolve) => s3.close(() => resolve()));
         await dynamo.close();
       },
@@ -65,12 +94,35 @@ export async function startEmulators(dataDir: string, ports: { dynamodb?: number
 }
 
 /**
+ * Refuses what s3rver would turn into a path outside its folder: a bucket other than Drive's, a key with a
+ * `.` or `..` segment or a backslash, an upload id that is not the 32 hex digits s3rver makes, a part number
+ * outside S3's 1 to 10,000.
+ */
+function refuseUnsafeS3(_req: IncomingMessage, url: URL): GatewayError | undefined {
+  const invalid = (message: string): GatewayError => ({ status: 400, code: 'InvalidArgument', message });
+  const [, bucket, ...key] = url.pathname.split('/');
+  let segments: string[];
+  try {
+    segments = key.map((segment) => decodeURIComponent(segment));
+  } catch {
+    return invalid('the key is not valid percent-encoding');
+  }
+  if (bucket !== '' && bucket !== LOCAL_RESOURCES.bucket) return { status: 404, code: 'NoSuchBucket', message: 'The specified bucket does not exist' };
+  if (segments.some((segment) => segment === '.' || segment === '..' || segment.includes('\\') || segment.includes('/'))) return invalid('the key has a . or .. segment or a backslash');
+  const uploadId = url.searchParams.get('uploadId');
+  if (uploadId !== null && !/^[0-9a-f]{32}$/.test(uploadId)) return { status: 404, code: 'NoSuchUpload', message: 'The specified upload does not exist.' };
+  const partNumber = url.searchParams.get('partNumber');
+  if (partNumber !== null && !(/^[1-9][0-9]{0,4}$/.test(partNumber) && Number(partNumber) <= 10_000)) return invalid('Part number must be an integer between 1 and 10000, inclusive');
+  return undefined;
+}
+
+/**
  * Lets pages of `origins` PUT large-upload parts to the embedded S3 and read each part's ETag, as the
  * stack's bucket CORS rule does in AWS. s3rver keeps the rule with the bucket; each start replaces it, as
  * the host's port may change.
  */
-export async function allowBrowserUploads(s3Endpoint: string, origins: readonly string[]): Promise<void> {
-  const s3 = new S3Client({ endpoint: s3Endpoint, forcePathStyle: true, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+export async function allowBrowserUploads(s3Endpoint: string, credentials: Credentials, origins: readonly string[]): Promise<void> {
+  const s3 = new S3Client({ endpoint: s3Endpoint, forcePathStyle: true, region: LOCAL_REGION, credentials });
   try {
     await s3.send(
       new PutBucketCorsCommand({
@@ -84,25 +136,34 @@ export async function allowBrowserUploads(s3Endpoint: string, origins: readonly 
 }
 
 /**
- * Starts only the embedded DynamoDB on the data dir, with the tables created if missing. LevelDB admits one
- * process at a time: while `npm start` runs, use the endpoint it records instead (`runningHost`).
+ * Starts only the embedded DynamoDB on the data dir, behind its signing gateway, with the tables created if
+ * missing. LevelDB admits one process at a time: while `npm start` runs, use the endpoint it records instead
+ * (`runningHost`). `socketDir` is the private folder its socket is in, for the other emulator's.
  */
-export async function startEmbeddedDynamo(dataDir: string, port = 0): Promise<{ endpoint: string; close(): Promise<void> }> {
+export async function startEmbeddedDynamo(dataDir: string): Promise<{ endpoint: string; credentials: Credentials; socketDir: string; close(): Promise<void> }> {
   await mkdir(join(dataDir, 'dynamodb'), { recursive: true });
+  const credentials = await localCredentials(dataDir);
+  // mkdtemp makes the folder readable by its owner only; a short path, as a socket's may be at most ~100 bytes.
+  const socketDir = await mkdtemp(join(tmpdir(), 'drive-'));
+  const socketPath = join(socketDir, 'dynamodb.sock');
   const dynamo: Server = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve, reject) => {
     dynamo.once('error', reject);
-    dynamo.listen(port, '127.0.0.1', () => resolve());
+    dynamo.listen(socketPath, () => resolve());
   });
-  const endpoint = `http://127.0.0.1:${(dynamo.address() as AddressInfo).port}`;
-  const close = () => new Promise<void>((resolve) => dynamo.close(() => resolve()));
+  const gateway = await startGateway({ service: 'dynamodb', socketPath, region: LOCAL_REGION, credentials });
+  const close = async () => {
+    await gateway.close();
+    await new Promise<void>((resolve) => dynamo.close(() => resolve()));
+    await rm(socketDir, { recursive: true, force: true });
+  };
   try {
-    await createTables(endpoint);
+    await createTables(gateway.endpoint, credentials);
   } catch (error) {
     await close();
     throw error;
   }
-  return { endpoint, close };
+  return { endpoint: gateway.endpoint, credentials, socketDir, close };
 }
 
 /**
@@ -117,12 +178,12 @@ export async function runningHost(dataDir: string): Promise<{ pid: number; dynam
   } catch {
     return undefined;
   }
-  return (await answers(recorded.dynamodb)) ? recorded : undefined;
+  return (await answers(recorded.dynamodb, await localCredentials(dataDir))) ? recorded : undefined;
 }
 
 /** Whether the embedded DynamoDB at `endpoint` answers within a second. */
-async function answers(endpoint: string): Promise<boolean> {
-  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1, requestHandler: { requestTimeout: 1000, connectionTimeout: 1000 } });
+async function answers(endpoint: string, credentials: Credentials): Promise<boolean> {
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials, maxAttempts: 1, requestHandler: { requestTimeout: 1000, connectionTimeout: 1000 } });
   try {
     await client.send(new DescribeTableCommand({ TableName: LOCAL_RESOURCES.nodesTable }));
     return true;
@@ -134,8 +195,8 @@ async function answers(endpoint: string): Promise<boolean> {
   }
 }
 
-async function createTables(endpoint: string): Promise<void> {
-  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+async function createTables(endpoint: string, credentials: Credentials): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials });
   const tables = [
     {
       TableName: LOCAL_RESOURCES.nodesTable,

@@ -6,10 +6,10 @@ import { join, resolve } from 'node:path';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
 import { DynamoKeyStore } from '../../functions/aws/dynamo-access';
 import { DRIVE_ID, ROLES, type Role, hashSecret } from '../../functions/core/access';
-import { CORS_ORIGINS } from '../../functions/http/cors';
 import { parsePath } from '../../functions/core/paths';
 import { DASHBOARD_ROUTES, ROUTES, SCHEDULED } from '../routes';
-import { ENDPOINTS_FILE, LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES, allowBrowserUploads, runningHost, startEmulators } from './emulators';
+import { ENDPOINTS_FILE, LOCAL_REGION, LOCAL_RESOURCES, allowBrowserUploads, runningHost, startEmulators } from './emulators';
+import type { Credentials } from './signed-gateway';
 import { sweepExpiredUploads } from './expiry';
 import { installLambdaGlobals } from './lambda-runtime';
 import { type MountedRoute, createLocalServer } from './server';
@@ -21,7 +21,7 @@ export interface LocalHostOptions {
   apiKeys?: string;
   log?: (line: string) => void;
   /** Emulators already running in another process (tables and bucket made), instead of embedded ones. */
-  storage?: { dynamodbEndpoint: string; s3Endpoint: string };
+  storage?: { dynamodbEndpoint: string; s3Endpoint: string; credentials: Credentials };
 }
 
 export interface LocalHost {
@@ -48,8 +48,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   // The handler modules build their clients from the environment when first imported, as in Lambda.
   Object.assign(process.env, {
     AWS_REGION: LOCAL_REGION,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_ACCESS_KEY_ID: emulators.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: emulators.credentials.secretAccessKey,
     DRIVE_DYNAMODB_ENDPOINT: emulators.dynamodbEndpoint,
     DRIVE_S3_ENDPOINT: emulators.s3Endpoint,
     DRIVE_NODES_TABLE: LOCAL_RESOURCES.nodesTable,
@@ -67,7 +67,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
 
-  const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region: LOCAL_REGION, credentials: emulators.credentials });
   let createdKey: LocalHost['createdKey'];
   try {
     const keys = new DynamoKeyAdmin(dynamodb, LOCAL_RESOURCES.accessTable);
@@ -101,7 +101,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   for (const fn of SCHEDULED) scheduled.push(((await import(join(PROJECT_ROOT, fn.entry))) as { handler: () => Promise<unknown> }).handler);
 
   // The host refuses a request whose key no live record holds before reading its body (a Lambda would read it).
-  const keyReader = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const keyReader = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region: LOCAL_REGION, credentials: emulators.credentials });
   const keyStore = new DynamoKeyStore(keyReader, LOCAL_RESOURCES.accessTable);
   const server = createLocalServer(mounted, log, {
     knownKey: async (secret) => (await keyStore.find(hashSecret(secret))) !== undefined,
@@ -112,9 +112,9 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     server.listen(options.port, '127.0.0.1', () => resolve());
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // The dashboard's origin, by either name of this machine, may PUT large-upload parts to the embedded S3, and
-  // so may DRIVE_CORS_ORIGINS, as the stack's bucket allows its corsOrigins.
-  await allowBrowserUploads(emulators.s3Endpoint, [url, url.replace('127.0.0.1', 'localhost'), ...CORS_ORIGINS]);
+  // The dashboard's origin, by either name of this machine, may PUT large-upload parts to the embedded S3
+  // (with their presigned URLs); DRIVE_CORS_ORIGINS, which opens the API to other pages, never reaches it.
+  await allowBrowserUploads(emulators.s3Endpoint, emulators.credentials, [url, url.replace('127.0.0.1', 'localhost')]);
   const sweepSeconds = positiveSeconds('DRIVE_LOCAL_SWEEP_SECONDS', 60);
   const stopSweeping = sweepEvery(sweepSeconds, emulators, scheduled, log);
   const endpointsFile = join(dataDir, ENDPOINTS_FILE);
@@ -149,12 +149,12 @@ function positiveSeconds(name: string, fallback: number): number {
 /** Ends expired upload sessions every `seconds`, as AWS does with TTL and lifecycle rules; returns a stop. */
 function sweepEvery(
   seconds: number,
-  emulators: { dynamodbEndpoint: string; s3Endpoint: string },
+  emulators: { dynamodbEndpoint: string; s3Endpoint: string; credentials: Credentials },
   scheduled: readonly (() => Promise<unknown>)[],
   log: (line: string) => void,
 ): () => Promise<void> {
-  const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const s3 = new S3Client({ endpoint: emulators.s3Endpoint, forcePathStyle: true, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+  const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region: LOCAL_REGION, credentials: emulators.credentials });
+  const s3 = new S3Client({ endpoint: emulators.s3Endpoint, forcePathStyle: true, region: LOCAL_REGION, credentials: emulators.credentials, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
   let running: Promise<void> | undefined;
   const timer = setInterval(() => {
     if (running) return; // the last sweep is still going

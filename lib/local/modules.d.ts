@@ -24,8 +24,19 @@ declare module 's3rver' {
     constructor(options: S3rverOptions);
     /** Koa's middleware list (S3rver is a Koa app), composed when it starts listening. */
     middleware: unknown[];
+    /** The server `run()` would keep; set it when listening by `listen()`, so that `close()` finds it. */
+    httpServer?: import('node:http').Server;
     run(): Promise<AddressInfo>;
+    /** Creates the configured buckets (what `run()` does before it listens). */
+    configureBuckets(): Promise<void>;
+    /** Listens on a port or a socket path; resolves with the server. */
+    listen(path: string): Promise<import('node:http').Server>;
     close(callback: (error?: Error) => void): void;
   }
   export = S3rver;
+}
+
+declare module 's3rver/lib/models/account' {
+  /** The account s3rver signs requests for; its key pairs are the access keys it knows. */
+  export const DUMMY_ACCOUNT: { createKeyPair(accessKeyId: string, secretAccessKey: string): void };
 }

@@ -5,7 +5,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES } from '../../lib/local/emulators';
+import { LOCAL_REGION, LOCAL_RESOURCES } from '../../lib/local/emulators';
+import type { Credentials } from '../../lib/local/signed-gateway';
 import { type LocalHost, startLocalHost } from '../../lib/local/host';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
 import { BenchClient } from './http-client';
@@ -35,7 +36,7 @@ export interface BenchEnvironment {
 export async function startSeparated(): Promise<BenchEnvironment & { pids: { host: number; storage: number } }> {
   const dataDir = await mkdtemp(join(benchDir(), 'drive-bench-'));
   const storage = await spawnUntil(['test/bench/storage-process.ts', join(dataDir, 'storage')], {}, /^(\{.*\})$/m);
-  const endpoints = JSON.parse(storage.match) as { dynamodb: string; s3: string };
+  const endpoints = JSON.parse(storage.match) as { dynamodb: string; s3: string; credentials: Credentials };
   const host = await spawnUntil(['test/bench/host-process.ts', join(dataDir, 'host')], {
     DRIVE_STORAGE: storage.match,
     DRIVE_API_KEYS: `${DRIVE}:${BENCH_KEY}`,
@@ -43,7 +44,7 @@ export async function startSeparated(): Promise<BenchEnvironment & { pids: { hos
     // A warm Lambda container trusts a verified key for 30 s; measure that, not the local default of 0.
     DRIVE_KEY_CACHE_SECONDS: '30',
   }, /listening on (http:\/\/\S+)/);
-  const clients = storageClients(endpoints.dynamodb, endpoints.s3);
+  const clients = storageClients(endpoints.dynamodb, endpoints.s3, endpoints.credentials);
   const env = environment(host.match, clients);
   return {
     pids: { host: host.child.pid!, storage: storage.child.pid! },
@@ -111,7 +112,10 @@ export async function startHostInProcess(rateLimits: string): Promise<BenchEnvir
   process.env.DRIVE_RATE_LIMITS = rateLimits;
   process.env.DRIVE_KEY_CACHE_SECONDS = '30';
   const host: LocalHost = await startLocalHost({ port: 0, dataDir, apiKeys: `${DRIVE}:${BENCH_KEY}`, log: () => undefined });
-  const clients = storageClients(process.env.DRIVE_DYNAMODB_ENDPOINT!, process.env.DRIVE_S3_ENDPOINT!);
+  const clients = storageClients(process.env.DRIVE_DYNAMODB_ENDPOINT!, process.env.DRIVE_S3_ENDPOINT!, {
+    accessKeyId: process.env.AWS_ACCESS_KEY_ID!,
+    secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY!,
+  });
   const env = environment(host.url, clients);
   // The same module instances the host loaded for its handlers.
   const handlerClients = { dynamodb: (await import('../../functions/aws/dynamodb.js')).dynamodb, s3: (await import('../../functions/aws/s3.js')).s3 };
@@ -128,9 +132,9 @@ export async function startHostInProcess(rateLimits: string): Promise<BenchEnvir
   };
 }
 
-function storageClients(dynamodbEndpoint: string, s3Endpoint: string) {
+function storageClients(dynamodbEndpoint: string, s3Endpoint: string, credentials: Credentials) {
   // Tuned as the handlers' clients are: the floor is the least work that could do the job.
-  const config = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, cacheMiddleware: true };
+  const config = { region: LOCAL_REGION, credentials, cacheMiddleware: true };
   return {
     s3: new S3Client({ ...config, endpoint: s3Endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }),
     dynamodb: new DynamoDBClient({ ...config, endpoint: dynamodbEndpoint }),

@@ -2,13 +2,13 @@ import { startLocalHost } from '../../lib/local/host';
 
 /** The local host serving the handlers over storage in another process (DRIVE_STORAGE = its endpoints, JSON). */
 async function main(): Promise<void> {
-  const storage = JSON.parse(process.env.DRIVE_STORAGE!) as { dynamodb: string; s3: string };
+  const storage = JSON.parse(process.env.DRIVE_STORAGE!) as { dynamodb: string; s3: string; credentials: { accessKeyId: string; secretAccessKey: string } };
   const host = await startLocalHost({
     port: 0,
     dataDir: process.argv[2],
     apiKeys: process.env.DRIVE_API_KEYS,
     log: () => undefined,
-    storage: { dynamodbEndpoint: storage.dynamodb, s3Endpoint: storage.s3 },
+    storage: { dynamodbEndpoint: storage.dynamodb, s3Endpoint: storage.s3, credentials: storage.credentials },
   });
   console.log(`Drive API listening on ${host.url}`);
   process.on('SIGTERM', () => void host.close().then(() => process.exit(0)));

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES } from '../../lib/local/emulators';
+import { LOCAL_REGION, LOCAL_RESOURCES, localCredentials } from '../../lib/local/emulators';
 import { removeDataDir, startHost } from '../support/local-host';
 
 const KEY = 'memory-key-0123456789abcdefghijklmn';
@@ -23,7 +23,7 @@ export async function measureDownloadMemory(mib: number): Promise<MemoryResult> 
   const host = await startHost({ DRIVE_API_KEYS: `memory:${KEY}`, DRIVE_RATE_LIMITS: 'off' });
   try {
     const endpoints = JSON.parse(await readFile(join(host.dataDir, 'endpoints.json'), 'utf8')) as { pid: number; s3: string; dynamodb: string };
-    const config = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+    const config = { region: LOCAL_REGION, credentials: await localCredentials(host.dataDir) };
     const s3 = new S3Client({ ...config, endpoint: endpoints.s3, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED' });
     const dynamodb = new DynamoDBClient({ ...config, endpoint: endpoints.dynamodb });
     const size = mib * 1024 * 1024;

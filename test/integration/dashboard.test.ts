@@ -44,12 +44,12 @@ describe('the dashboard on the local host', () => {
     expect(post.status).toBe(404);
   });
 
-  it("lets the page's origin (by either name) and DRIVE_CORS_ORIGINS PUT parts to the embedded S3, and no other origin", async () => {
+  it("lets the page's origin (by either name) PUT parts to the embedded S3, and no other origin: DRIVE_CORS_ORIGINS opens the API, never the emulators", async () => {
     const port = new URL(host.url).port;
-    for (const origin of [host.url, `http://localhost:${port}`, ORIGIN]) {
+    for (const origin of [host.url, `http://localhost:${port}`]) {
       const answer = await partPreflight(origin);
       expect({ origin, status: answer.status, methods: answer.headers.get('access-control-allow-methods') }).toEqual({ origin, status: 200, methods: 'PUT' });
     }
-    expect((await partPreflight('https://elsewhere.example')).status).toBe(403);
+    for (const origin of [ORIGIN, 'https://elsewhere.example']) expect({ origin, status: (await partPreflight(origin)).status }).toEqual({ origin, status: 403 });
   });
 });

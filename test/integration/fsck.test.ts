@@ -3,6 +3,7 @@ import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { keyOf, toItem } from '../../functions/aws/dynamo-node-store';
+import { localCredentials } from '../../lib/local/emulators';
 import { DriveClient, type FileJson, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
 import { type RunningHost, removeDataDir, startHost, stopHost } from '../support/local-host';
@@ -35,7 +36,7 @@ describe('npm run fsck', () => {
 
     // Damage, straight through the SDK on the running host's emulators.
     const endpoints = JSON.parse(await readFile(join(host.dataDir, 'endpoints.json'), 'utf8')) as Record<string, string>;
-    const config = { region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } };
+    const config = { region: 'us-east-1', credentials: await localCredentials(host.dataDir) };
     const s3 = new S3Client({ ...config, endpoint: endpoints.s3, forcePathStyle: true });
     const dynamodb = new DynamoDBClient({ ...config, endpoint: endpoints.dynamodb });
     const lostBytes = uploaded.body.data[1];

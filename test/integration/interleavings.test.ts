@@ -11,14 +11,14 @@ import { listFolder } from '../../functions/core/list-folder';
 import { commitFiles, uploadFiles } from '../../functions/core/upload';
 import { ROOT, parentOf } from '../../functions/core/paths';
 import type { DriveNode, FileNode, NodeStore, ObjectStore } from '../../functions/core/ports';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
+import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
 import { removeDataDir } from '../support/local-host';
 
 // The rare interleavings of racing writers, forced step by step on the embedded DynamoDB: a store that
 // runs a rival's calls at one exact point of the operation under test.
 
 let dataDir: string;
-let dynamo: { endpoint: string; close(): Promise<void> };
+let dynamo: Awaited<ReturnType<typeof startEmbeddedDynamo>>;
 let client: DynamoDBClient;
 let store: DynamoNodeStore;
 let drive: string;
@@ -27,7 +27,7 @@ let driveCount = 0;
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'drive-interleavings-'));
   dynamo = await startEmbeddedDynamo(dataDir);
-  client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: dynamo.credentials });
   store = new DynamoNodeStore(client, LOCAL_RESOURCES.nodesTable);
 });
 

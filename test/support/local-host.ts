@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { localCredentials } from '../../lib/local/emulators';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -74,7 +75,7 @@ export async function removeDataDir(dir: string): Promise<void> {
 /** SDK clients of the running host's embedded S3 and DynamoDB, and the names of its bucket and tables. */
 async function storageOf(dataDir: string) {
   const endpoints = JSON.parse(await readFile(join(dataDir, 'endpoints.json'), 'utf8')) as Record<string, string>;
-  const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+  const credentials = await localCredentials(dataDir);
   const s3 = new S3Client({ endpoint: endpoints.s3, region: 'us-east-1', credentials, forcePathStyle: true });
   const dynamodb = new DynamoDBClient({ endpoint: endpoints.dynamodb, region: 'us-east-1', credentials });
   const destroy = () => {

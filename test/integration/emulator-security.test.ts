@@ -1,0 +1,122 @@
+import { DynamoDBClient, ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { CREDENTIALS_FILE, LOCAL_RESOURCES, localCredentials } from '../../lib/local/emulators';
+import { DriveClient, type FileJson, json } from '../support/api-client';
+import { type RunningHost, startHost, stopHost } from '../support/local-host';
+
+// Nothing on this machine reaches the data but through Drive's API or a request signed with the host's own
+// credentials (issue 12): the embedded S3 and DynamoDB sit behind gateways that check SigV4 as AWS does.
+
+const KEY = 'emulator-key-0123456789abcdefghijklmn';
+
+let host: RunningHost;
+let endpoints: { s3: string; dynamodb: string };
+let file: FileJson;
+
+beforeAll(async () => {
+  host = await startHost({ DRIVE_API_KEYS: `emu:${KEY}:admin`, DRIVE_RATE_LIMITS: 'off', DRIVE_CORS_ORIGINS: 'https://app.example.com' });
+  endpoints = JSON.parse(await readFile(join(host.dataDir, 'endpoints.json'), 'utf8')) as typeof endpoints;
+  const uploaded = await json<{ data: FileJson[] }>(new DriveClient(host.url, KEY).upload([{ data: 'secret bytes', filename: 'payroll.csv' }]));
+  file = uploaded.body.data[0];
+});
+
+afterAll(() => stopHost(host));
+
+const objectKey = () => `emu/${file.id}`;
+const s3With = (credentials: { accessKeyId: string; secretAccessKey: string }) =>
+  new S3Client({ endpoint: endpoints.s3, forcePathStyle: true, region: 'us-east-1', credentials, requestChecksumCalculation: 'WHEN_REQUIRED', maxAttempts: 1 });
+
+async function expectS3Refusal(response: Promise<Response>, code: string): Promise<void> {
+  const res = await response;
+  expect(res.status).toBe(403);
+  expect(await res.text()).toContain(`<Code>${code}</Code>`);
+}
+
+describe('the embedded S3', () => {
+  it('refuses unsigned requests to list, read, write and delete, with S3 XML errors', async () => {
+    const object = `${endpoints.s3}/${LOCAL_RESOURCES.bucket}/${objectKey()}`;
+    await expectS3Refusal(fetch(`${endpoints.s3}/${LOCAL_RESOURCES.bucket}?list-type=2`), 'AccessDenied');
+    await expectS3Refusal(fetch(object), 'AccessDenied');
+    await expectS3Refusal(fetch(object, { method: 'PUT', body: 'overwritten' }), 'AccessDenied');
+    await expectS3Refusal(fetch(object, { method: 'DELETE' }), 'AccessDenied');
+    expect(await (await new DriveClient(host.url, KEY).download({ path: file.path })).text()).toBe('secret bytes');
+  });
+
+  it("refuses the emulators' old fixed credentials and a wrong secret", async () => {
+    const { accessKeyId } = await localCredentials(host.dataDir);
+    for (const [credentials, code] of [
+      [{ accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, 'AccessDenied'],
+      [{ accessKeyId, secretAccessKey: 'not-the-secret' }, 'SignatureDoesNotMatch'],
+    ] as const) {
+      const s3 = s3With(credentials);
+      await expect(s3.send(new ListObjectsV2Command({ Bucket: LOCAL_RESOURCES.bucket }))).rejects.toMatchObject({ name: code, $metadata: { httpStatusCode: 403 } });
+      await expect(s3.send(new PutObjectCommand({ Bucket: LOCAL_RESOURCES.bucket, Key: objectKey(), Body: 'x' }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 403 } });
+      s3.destroy();
+    }
+  });
+
+  it('refuses, even signed, an upload id or part number that would lead a path out of its folder', async () => {
+    const s3 = s3With(await localCredentials(host.dataDir));
+    const before = await readdir(join(host.dataDir, 'dynamodb'));
+    for (const uploadId of ['../../../dynamodb', '..%2F..%2Fdashboard', '0123']) {
+      await expect(s3.send(new UploadPartCommand({ Bucket: LOCAL_RESOURCES.bucket, Key: 'emu/x', UploadId: uploadId, PartNumber: 1, Body: 'evil' }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
+    }
+    await expect(s3.send(new PutObjectCommand({ Bucket: LOCAL_RESOURCES.bucket, Key: 'emu/../../escape', Body: 'evil' }))).rejects.toMatchObject({ $metadata: { httpStatusCode: expect.any(Number) } });
+    expect(await readdir(join(host.dataDir, 'dynamodb'))).toEqual(before);
+    await expect(stat(join(dirname(host.dataDir), 'escape._S3rver_object'))).rejects.toThrow();
+    expect((await new DriveClient(host.url, KEY).list()).status).toBe(200);
+    s3.destroy();
+  });
+
+  it('checks presigned URLs as S3 does: signature, expiry, the signed method and key', async () => {
+    const credentials = await localCredentials(host.dataDir);
+    const s3 = s3With(credentials);
+    const get = new GetObjectCommand({ Bucket: LOCAL_RESOURCES.bucket, Key: objectKey() });
+    const good = await getSignedUrl(s3, get, { expiresIn: 60 });
+    expect(await (await fetch(good)).text()).toBe('secret bytes');
+
+    const expired = await getSignedUrl(s3, get, { expiresIn: 60, signingDate: new Date(Date.now() - 3_600_000) });
+    await expectS3Refusal(fetch(expired), 'AccessDenied');
+    await expectS3Refusal(fetch(good.replace(file.id, 'another-id')), 'SignatureDoesNotMatch');
+    await expectS3Refusal(fetch(good, { method: 'DELETE' }), 'SignatureDoesNotMatch');
+    await expectS3Refusal(fetch(good.replace(/X-Amz-Signature=[0-9a-f]{4}/, 'X-Amz-Signature=0000')), 'SignatureDoesNotMatch');
+    expect(await (await new DriveClient(host.url, KEY).download({ path: file.path })).text()).toBe('secret bytes');
+    s3.destroy();
+  });
+
+  it('answers a browser preflight for part uploads from the page only, never from DRIVE_CORS_ORIGINS', async () => {
+    const preflight = (origin: string) =>
+      fetch(`${endpoints.s3}/${LOCAL_RESOURCES.bucket}/emu/part?partNumber=1&uploadId=${'0'.repeat(32)}`, {
+        method: 'OPTIONS',
+        headers: { Origin: origin, 'Access-Control-Request-Method': 'PUT' },
+      });
+    expect((await preflight(host.url)).status).toBe(200);
+    expect((await preflight('https://app.example.com')).status).toBe(403);
+  });
+});
+
+describe('the embedded DynamoDB', () => {
+  it('refuses a PutItem of an admin key with the old fixed credentials, and an unsigned request', async () => {
+    const dynamodb = new DynamoDBClient({ endpoint: endpoints.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, maxAttempts: 1 });
+    const item = { pk: { S: 'key#0000' }, keyId: { S: 'evil' }, drive: { S: 'emu' }, role: { S: 'admin' }, prefix: { S: '/' } };
+    await expect(dynamodb.send(new PutItemCommand({ TableName: LOCAL_RESOURCES.accessTable, Item: item }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 403 } });
+    dynamodb.destroy();
+    const unsigned = await fetch(endpoints.dynamodb, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': 'DynamoDB_20120810.ListTables' },
+      body: '{}',
+    });
+    expect(unsigned.status).toBe(403);
+  });
+
+  it('answers requests signed with the credentials in the data dir, a file only its owner may read', async () => {
+    const credentials = await localCredentials(host.dataDir);
+    const dynamodb = new DynamoDBClient({ endpoint: endpoints.dynamodb, region: 'us-east-1', credentials });
+    expect((await dynamodb.send(new ListTablesCommand({}))).TableNames).toContain(LOCAL_RESOURCES.nodesTable);
+    dynamodb.destroy();
+    expect((await stat(join(host.dataDir, CREDENTIALS_FILE))).mode & 0o777).toBe(0o600);
+  });
+});
