@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import S3rver from 's3rver';
 import { DUMMY_ACCOUNT } from 's3rver/lib/models/account';
 import { type Credentials, type GatewayError, startGateway } from './signed-gateway';
-import { multipartGaps } from './s3rver-multipart';
+import { checkPartEtags, multipartGaps } from './s3rver-multipart';
+import S3Error from 's3rver/lib/models/error';
 import { removeInterruptedWrites } from './s3rver-recovery';
 import { ACCESS_PARTITION_KEY, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY } from '../../functions/aws/schema';
 
@@ -71,6 +72,7 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
     await removeInterruptedWrites(join(dataDir, 's3', LOCAL_RESOURCES.bucket));
     const s3 = new S3rver({ directory: join(dataDir, 's3'), silent: true, configureBuckets: [{ name: LOCAL_RESOURCES.bucket, configs: [] }] });
     s3.middleware.unshift(multipartGaps(join(dataDir, 's3')));
+    checkPartEtags(s3.store, join(dataDir, 's3'), (message) => new S3Error('InvalidPart', message));
     // s3rver looks the signing key up by its id (it checks no V4 signature itself; the gateway does).
     DUMMY_ACCOUNT.createKeyPair(dynamo.credentials.accessKeyId, dynamo.credentials.secretAccessKey);
     await s3.configureBuckets();

@@ -1,11 +1,11 @@
-import { DeleteItemCommand, type DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { fromSessionItem } from '../../functions/aws/dynamo-upload-sessions';
+import { DynamoUploadSessions, fromSessionItem } from '../../functions/aws/dynamo-upload-sessions';
 import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
 import { S3MultipartStore } from '../../functions/aws/s3-multipart-store';
 import { S3ObjectStore } from '../../functions/aws/s3-object-store';
-import { discardUpload } from '../../functions/core/large-upload';
-import { UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../../functions/aws/schema';
+import { CLAIM_LEASE_MS, discardUpload } from '../../functions/core/large-upload';
+import { UPLOADS_TTL_ATTRIBUTE } from '../../functions/aws/schema';
 
 /**
  * What DynamoDB's TTL and the bucket's lifecycle rule do in AWS, which the emulators lack: upload
@@ -18,6 +18,7 @@ export async function sweepExpiredUploads(
   s3: S3Client,
   resources: { uploadsTable: string; nodesTable: string; bucket: string },
 ): Promise<number> {
+  const sessions = new DynamoUploadSessions(dynamodb, resources.uploadsTable);
   const stores = {
     nodes: new DynamoNodeStore(dynamodb, resources.nodesTable),
     objects: new S3ObjectStore(s3, resources.bucket),
@@ -36,9 +37,13 @@ export async function sweepExpiredUploads(
       }),
     );
     for (const item of page.Items ?? []) {
-      const session = fromSessionItem(item);
+      const expired = fromSessionItem(item);
+      // Claimed first, as a completion claims it: a `complete` in flight keeps its session (and its
+      // assembled object) until it is done; the next sweep finds the session if it is still there.
+      const session = await sessions.claim(expired.drive, expired.id, CLAIM_LEASE_MS);
+      if (!session || session === 'busy') continue;
       await discardUpload(stores, session);
-      await dynamodb.send(new DeleteItemCommand({ TableName: resources.uploadsTable, Key: { [UPLOADS_PARTITION_KEY]: { S: session.id } } }));
+      await sessions.remove(session.id);
       ended++;
     }
     start = page.LastEvaluatedKey;

@@ -24,6 +24,8 @@ declare module 's3rver' {
     constructor(options: S3rverOptions);
     /** Koa's middleware list (S3rver is a Koa app), composed when it starts listening. */
     middleware: unknown[];
+    /** Where it keeps buckets and objects (its filesystem store). */
+    store: { putObjectMultipart(bucket: string, uploadId: string, parts: { number: number; etag: string }[]): Promise<unknown> };
     /** The server `run()` would keep; set it when listening by `listen()`, so that `close()` finds it. */
     httpServer?: import('node:http').Server;
     run(): Promise<AddressInfo>;
@@ -34,6 +36,14 @@ declare module 's3rver' {
     close(callback: (error?: Error) => void): void;
   }
   export = S3rver;
+}
+
+declare module 's3rver/lib/models/error' {
+  /** An error s3rver renders as S3's XML, with the status S3 gives its code. */
+  class S3Error extends Error {
+    constructor(code: string, message: string, detail?: Record<string, string>);
+  }
+  export = S3Error;
 }
 
 declare module 's3rver/lib/models/account' {

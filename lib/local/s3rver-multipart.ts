@@ -59,3 +59,27 @@ export function multipartGaps(directory: string) {
 function escapeXml(value: string): string {
   return value.replace(/[<>&'"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
+
+/** The part of s3rver's store that assembles a multipart upload. */
+interface MultipartAssembler {
+  putObjectMultipart(bucket: string, uploadId: string, parts: { number: number; etag: string }[]): Promise<unknown>;
+}
+
+/**
+ * Makes s3rver refuse, as S3 does (`InvalidPart`), to assemble a part whose ETag is not the one it holds:
+ * s3rver assembles whatever part files are there, so a part uploaded again after its ETag was read would
+ * slip in unnoticed.
+ */
+export function checkPartEtags(store: MultipartAssembler, directory: string, invalidPart: (message: string) => Error): void {
+  const assemble = store.putObjectMultipart.bind(store);
+  store.putObjectMultipart = async (bucket, uploadId, parts) => {
+    const folder = join(directory, bucket, '._S3rver_uploads', uploadId.replace(/[^0-9a-f]/g, ''));
+    for (const part of parts) {
+      const held = await readFile(join(folder, `${part.number}.md5`), 'utf8').catch(() => undefined);
+      if (held?.trim() !== part.etag.replace(/"/g, '')) {
+        throw invalidPart('One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not match the part\'s entity tag.');
+      }
+    }
+    return assemble(bucket, uploadId, parts);
+  };
+}

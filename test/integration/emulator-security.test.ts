@@ -1,5 +1,14 @@
 import { DynamoDBClient, ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -84,6 +93,20 @@ describe('the embedded S3', () => {
     await expectS3Refusal(fetch(good, { method: 'DELETE' }), 'SignatureDoesNotMatch');
     await expectS3Refusal(fetch(good.replace(/X-Amz-Signature=[0-9a-f]{4}/, 'X-Amz-Signature=0000')), 'SignatureDoesNotMatch');
     expect(await (await new DriveClient(host.url, KEY).download({ path: file.path })).text()).toBe('secret bytes');
+    s3.destroy();
+  });
+
+  it('assembles a multipart upload only from parts with the ETags it holds, as S3 does (InvalidPart)', async () => {
+    const s3 = s3With(await localCredentials(host.dataDir));
+    const target = { Bucket: LOCAL_RESOURCES.bucket, Key: 'emu/assembled' };
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand(target));
+    const first = await s3.send(new UploadPartCommand({ ...target, UploadId, PartNumber: 1, Body: 'first' }));
+    // Part 1 sent again after its first ETag was read: that ETag no longer names what is stored.
+    await s3.send(new UploadPartCommand({ ...target, UploadId, PartNumber: 1, Body: 'again' }));
+    await expect(
+      s3.send(new CompleteMultipartUploadCommand({ ...target, UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: first.ETag }] } })),
+    ).rejects.toMatchObject({ name: 'InvalidPart', $metadata: { httpStatusCode: 400 } });
+    await s3.send(new AbortMultipartUploadCommand({ ...target, UploadId }));
     s3.destroy();
   });
 
