@@ -193,8 +193,10 @@ export class DriveStack extends Stack {
         .allowBucket(bucket, 'ListBucket'),
       // Keys are found by a filtered Scan of the access table (few keys, admin calls; no index to pay for).
       'list-keys': make('list-keys').allowTable(access, 'Scan'),
-      'create-key': make('create-key').allowTable(access, 'PutItem'),
-      'revoke-key': make('revoke-key').allowTable(access, 'Scan'),
+      // The drive's roster of live admin keys (one item) keeps the last-admin rule atomic; a drive from before
+      // the roster gets one made from a Scan of its keys.
+      'create-key': make('create-key').allowTable(access, 'PutItem', 'Scan'),
+      'revoke-key': make('revoke-key').allowTable(access, 'Scan', 'PutItem'),
       dashboard,
       sweep: this.scheduled(SCHEDULED[0], environment, logRetention)
         .allowTable(uploads, 'Scan', 'BatchWriteItem')

@@ -2,6 +2,7 @@ import {
   type AttributeValue,
   ConditionalCheckFailedException,
   type DynamoDBClient,
+  GetItemCommand,
   PutItemCommand,
   ScanCommand,
   type ScanCommandOutput,
@@ -66,6 +67,9 @@ export class DynamoKeyAdmin {
       await this.client.send(
         new PutItemCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PK } }),
       );
+      // The key first, then the roster: a crash between leaves an admin the roster does not count, which only
+      // makes the last-admin rule stricter, never an admin counted that does not exist.
+      if (record.role === 'admin') await this.roster(drive, 'ADD', record.keyId);
       return { record, secret, created: true };
     } catch (error) {
       // The same secret again (DRIVE_API_KEYS on every start): the stored key stands.
@@ -99,7 +103,9 @@ export class DynamoKeyAdmin {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return { record: toRecord(Attributes!) };
+      const record = toRecord(Attributes!);
+      await this.roster(record.drive, record.role === 'admin' ? 'ADD' : 'DELETE', record.keyId);
+      return { record };
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return 'revoked';
       throw error;
@@ -123,9 +129,10 @@ export class DynamoKeyAdmin {
     if (!item) return undefined;
     const record = toRecord(item);
     if (record.revokedAt) return record;
-    if (drive && record.role === 'admin') {
-      const admins = (await this.list(drive)).filter((key) => key.role === 'admin' && !key.revokedAt);
-      if (admins.length <= 1) return 'last admin';
+    if (record.role === 'admin') {
+      // Through the API (`drive` given) the drive keeps one live admin; the key tool and DRIVE_API_KEYS may take the last.
+      if (drive && !(await this.leaveRoster(drive, record.keyId))) return 'last admin';
+      if (!drive) await this.roster(record.drive, 'DELETE', record.keyId);
     }
     const revokedAt = new Date().toISOString();
     await this.client.send(
@@ -137,6 +144,60 @@ export class DynamoKeyAdmin {
       }),
     );
     return { ...record, revokedAt };
+  }
+
+  /**
+   * Takes `keyId` off its drive's roster of live admin keys in one conditional write that keeps at least one
+   * on it: of two admins revoking each other at once, exactly one wins. True if it is off the roster now
+   * (also when an earlier revoke took it off and stopped before revoking the key), false for the last one.
+   */
+  private async leaveRoster(drive: string, keyId: string): Promise<boolean> {
+    await this.ensureRoster(drive);
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.table,
+          Key: { [PK]: { S: rosterKey(drive) } },
+          UpdateExpression: 'DELETE #live :key',
+          ConditionExpression: 'contains(#live, :id) AND size(#live) > :one',
+          ExpressionAttributeNames: { '#live': 'live' },
+          ExpressionAttributeValues: { ':key': { SS: [keyId] }, ':id': { S: keyId }, ':one': { N: '1' } },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const roster = await this.client.send(new GetItemCommand({ TableName: this.table, Key: { [PK]: { S: rosterKey(drive) } }, ConsistentRead: true }));
+      return !(roster.Item?.live?.SS ?? []).includes(keyId);
+    }
+  }
+
+  /** Adds `keyId` to (or deletes it from) `drive`'s roster of live admin keys, unconditionally. */
+  private async roster(drive: string, action: 'ADD' | 'DELETE', keyId: string): Promise<void> {
+    await this.ensureRoster(drive);
+    await this.client.send(
+      new UpdateItemCommand({
+        TableName: this.table,
+        Key: { [PK]: { S: rosterKey(drive) } },
+        UpdateExpression: `${action} #live :key`,
+        ExpressionAttributeNames: { '#live': 'live' },
+        ExpressionAttributeValues: { ':key': { SS: [keyId] } },
+      }),
+    );
+  }
+
+  /** Makes the drive's roster from its live admin keys if it has none yet (drives from before it existed). */
+  private async ensureRoster(drive: string): Promise<void> {
+    const held = await this.client.send(new GetItemCommand({ TableName: this.table, Key: { [PK]: { S: rosterKey(drive) } }, ConsistentRead: true }));
+    if (held.Item) return;
+    const admins = (await this.list(drive)).filter((key) => key.role === 'admin' && !key.revokedAt).map((key) => key.keyId);
+    const item: Record<string, AttributeValue> = { [PK]: { S: rosterKey(drive) }, drive: { S: drive }, ...(admins.length > 0 ? { live: { SS: admins } } : {}) };
+    try {
+      await this.client.send(new PutItemCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PK } }));
+    } catch (error) {
+      // Another request made it first: theirs stands.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
   }
 
   // Keys are few and these are admin calls, so a filtered scan of the access table does; no index to pay for.
@@ -158,6 +219,11 @@ export class DynamoKeyAdmin {
     } while (start);
     return items;
   }
+}
+
+/** The access-table item listing a drive's live admin keys (the last-admin rule's one item to update). */
+function rosterKey(drive: string): string {
+  return `admins#${drive}`;
 }
 
 function toRecord(item: Record<string, AttributeValue>): ApiKeyRecord {

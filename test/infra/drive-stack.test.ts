@@ -108,8 +108,8 @@ describe('DriveStack', () => {
       ],
       'abort-upload': ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket'],
       'list-keys': ['dynamodb:Scan'],
-      'create-key': ['dynamodb:PutItem'],
-      'revoke-key': ['dynamodb:Scan'],
+      'create-key': ['dynamodb:PutItem', 'dynamodb:Scan'],
+      'revoke-key': ['dynamodb:PutItem', 'dynamodb:Scan'],
     };
     for (const [endpoint, actions] of Object.entries(expected)) {
       expect({ endpoint, actions: actionsOf(endpoint as keyof DriveStack['functions']) }).toEqual({ endpoint, actions: [...base, ...actions].sort() });

@@ -215,3 +215,25 @@ describe('admin routes: /drive/keys (an extension of the spec)', () => {
     }
   });
 });
+
+describe('two admins revoking each other at once', () => {
+  it('leaves each drive exactly one live admin: one revoke wins, the other gets 409 (10 drives)', async () => {
+    const drives = Array.from({ length: 10 }, (_, i) => `race${i}`);
+    const secrets = drives.map((drive) => [`${drive}-first-admin-0123456789abcdefghij`, `${drive}-second-admin-0123456789abcdefgh`]);
+    const raced = await startHost({ DRIVE_RATE_LIMITS: 'off', DRIVE_API_KEYS: drives.flatMap((drive, i) => secrets[i].map((secret) => `${drive}:${secret}:admin`)).join(',') });
+    try {
+      for (const [i, drive] of drives.entries()) {
+        const [a, b] = secrets[i].map((secret) => new DriveClient(raced.url, secret));
+        const listed = await json<{ data: { keys: KeyJson[] } }>(a.request('GET', '/drive/keys'));
+        const idOf = (secret: string) => listed.body.data.keys.find((key) => key.last4 === secret.slice(-4))!.id;
+        const [byA, byB] = await Promise.all([a.request('DELETE', `/drive/keys/${idOf(secrets[i][1])}`), b.request('DELETE', `/drive/keys/${idOf(secrets[i][0])}`)]);
+        expect({ drive, statuses: [byA.status, byB.status].sort() }).toEqual({ drive, statuses: [200, 409] });
+        const answers = await Promise.all([a, b].map((client) => client.request('GET', '/drive/keys')));
+        expect({ drive, working: answers.filter((answer) => answer.status === 200).length }).toEqual({ drive, working: 1 });
+      }
+    } finally {
+      await stopHost(raced);
+    }
+  });
+});
+
