@@ -97,8 +97,9 @@ function renderBreadcrumbs(list, folder) {
  * @param {Listing | undefined} listing the folder as last listed
  */
 async function uploadAsking(files, folder, listing) {
-  const existing = new Set(listing?.files.map((file) => file.name));
-  const replaced = files.filter((file) => existing.has(file.name));
+  // The API stores names in NFC; a Mac's files arrive in NFD, so compare as the API will.
+  const existing = new Set(listing?.files.map((file) => file.name.normalize('NFC')));
+  const replaced = files.filter((file) => existing.has(file.name.normalize('NFC')));
   if (replaced.length > 0) {
     const confirmed = await confirmAction({
       title: replaced.length === 1 ? `Replace “${replaced[0].name}”?` : `Replace ${replaced.length} files?`,

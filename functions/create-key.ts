@@ -2,7 +2,7 @@ import { guard } from './aws/dynamodb';
 import { keyAdmin } from './aws/key-admin';
 import { ROLES, type Role, accessProblem } from './core/access';
 import { badRequest, invalid } from './core/errors';
-import { ROOT, parsePath } from './core/paths';
+import { ROOT, checkVisible, parsePath } from './core/paths';
 import { jsonHandler } from './http/api-handler';
 import { bodyOf } from './http/event';
 import { jsonObject, optionalString } from './http/json-body';
@@ -21,6 +21,7 @@ export const handler = jsonHandler('keys', guard, async (event, caller) => {
   const name = optionalString(body, 'name');
   if (name === undefined) throw badRequest(`name is required: a label for the key, like ${EXAMPLE}`);
   if (name.trim() === '' || name.length > 100 || CONTROL.test(name)) throw invalid('name must be 1 to 100 characters, without control characters');
+  checkVisible(name, 'name');
   const role = optionalString(body, 'role') ?? 'read-write';
   if (!(ROLES as string[]).includes(role)) throw invalid(`role must be one of ${ROLES.join(', ')} (got ${JSON.stringify(role.slice(0, 40))})`);
   const rawPrefix = optionalString(body, 'prefix');

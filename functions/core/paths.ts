@@ -8,6 +8,12 @@ export const MAX_PATH_DEPTH = 64;
 
 // C0 controls, DEL and C1 controls: invisible in listings and unsafe in headers.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/**
+ * Characters that make two different names look alike: format characters (zero-width, BOM, bidi controls:
+ * Unicode's Cf), spaces other than U+0020 (NBSP and the rest of Zs), and U+FFFD, which stands where a name's
+ * bytes were not valid UTF-8 (two different names would alias as one).
+ */
+const LOOKALIKE = /[\p{Cf}\p{Zs}\u{FFFD}]/u;
 
 /**
  * Parses a client-supplied path into its canonical form (NFC, no trailing slash), or throws a
@@ -65,6 +71,16 @@ function checkLength(path: string, param: string): void {
 // A lone surrogate cannot be encoded as UTF-8, so no URL or header could name the file.
 function checkUnicode(value: string, param: string): void {
   if (!value.isWellFormed()) throw invalid(`${param} is not valid Unicode (it has a lone surrogate)`);
+  const lookalike = [...value].find((ch) => ch !== ' ' && LOOKALIKE.test(ch));
+  if (lookalike) {
+    const what = lookalike === '\uFFFD' ? 'U+FFFD, where bytes that are not valid UTF-8 were' : `U+${lookalike.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}, an invisible or look-alike character`;
+    throw invalid(`${param} contains ${what}; names must not`);
+  }
+}
+
+/** Throws a validation error naming `param` if `value` holds a character that would make it look like another name. */
+export function checkVisible(value: string, param: string): void {
+  checkUnicode(value, param);
 }
 
 /** The folder that holds `path` (the root holds itself). */

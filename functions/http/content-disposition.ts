@@ -7,12 +7,17 @@ export function attachment(name: string): string {
   return `attachment; filename="${asciiFallback(name)}"; filename*=UTF-8''${encodeRfc8187(name)}`;
 }
 
-// Accents dropped, anything else outside printable ASCII (and the quoted-string specials " and \) as "_".
+/**
+ * Accents dropped, anything else outside printable ASCII (and the quoted-string specials " and \, and the
+ * path separator /, which NFKD can make of a fullwidth ／) as "_"; a result a client could take for a path
+ * (".", "..", empty, or only dots) becomes "download".
+ */
 function asciiFallback(name: string): string {
-  return name
+  const ascii = name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^\x20-\x7e]|["\\]/g, '_');
+    .replace(/[^\x20-\x7e]|["\\/]/g, '_');
+  return /^\.*$/.test(ascii.trim()) ? 'download' : ascii;
 }
 
 // RFC 8187 value-chars: encodeURIComponent leaves ' ( ) * unescaped, which attr-char does not allow.

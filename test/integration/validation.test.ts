@@ -211,3 +211,29 @@ describe('query parameters', () => {
     expect(body.error.message).toContain('folder');
   });
 });
+
+describe('names', () => {
+  it('refuses with 422 a filename whose bytes are not valid UTF-8, rather than store it as U+FFFD', async () => {
+    const head = Buffer.from('--n\r\nContent-Disposition: form-data; name="files"; filename="caf');
+    const body = Buffer.concat([head, Buffer.from([0xe9, 0xff]), Buffer.from('.txt"\r\n\r\nx\r\n--n--\r\n')]);
+    const { status, body: answer } = await json<ErrorJson>(drive.request('POST', '/drive/upload', { body, headers: { 'Content-Type': 'multipart/form-data; boundary=n' } }));
+    expect({ status, code: answer.error.code }).toEqual({ status: 422, code: 'validation_error' });
+    expect(answer.error.message).toContain('U+FFFD');
+  });
+
+  it('refuses a name that differs from another only by an invisible character', async () => {
+    expect((await drive.upload([{ data: 'a', filename: 'twin.txt' }], [{ folder: '/names' }])).status).toBe(200);
+    const { status, body } = await json<ErrorJson>(drive.upload([{ data: 'b', filename: 'twin\u200B.txt' }], [{ folder: '/names' }]));
+    expect({ status, code: body.error.code }).toEqual({ status: 422, code: 'validation_error' });
+  });
+
+  it('serves a name of fullwidth dots and slashes with a fallback filename that is no path', async () => {
+    const name = '\uFF0E\uFF0E\uFF0F\uFF0E\uFF0E\uFF0F.bashrc';
+    expect((await drive.upload([{ data: 'x', filename: name }], [{ folder: '/names' }])).status).toBe(200);
+    const res = await drive.download({ folder: '/names', name });
+    expect(res.status).toBe(200);
+    const fallback = /filename="([^"]*)"/.exec(res.headers.get('content-disposition') ?? '')![1];
+    expect(fallback).not.toContain('/');
+    expect(fallback).not.toMatch(/^\.{1,2}$/);
+  });
+});

@@ -64,3 +64,22 @@ describe('path helpers', () => {
     expect([...paths].sort(comparePaths)).toEqual(['/B', '/a', '/b', '/z', '/ä', '/é']);
   });
 });
+
+describe('names that would look like another name', () => {
+  it.each([
+    ['a zero-width space', '/report\u200B.pdf', 'U+200B'],
+    ['a byte order mark', '/\uFEFFreport.pdf', 'U+FEFF'],
+    ['a no-break space', '/annual\u00A0report.pdf', 'U+00A0'],
+    ['a right-to-left override', '/invoice\u202Efdp.exe', 'U+202E'],
+    ['an isolate', '/a\u2066b', 'U+2066'],
+    ['the replacement character of bytes that were not UTF-8', '/caf\uFFFD.txt', 'U+FFFD'],
+  ])('refuses %s, naming it', (_, path, code) => {
+    expect(() => parsePath(path, 'path')).toThrow(code);
+    expect(() => parseName(path.slice(1), 'name')).toThrow(code);
+  });
+
+  it('accepts plain spaces and the letters of any script', () => {
+    expect(parsePath('/annual report/日本語/café.pdf', 'path')).toBe('/annual report/日本語/café.pdf');
+  });
+});
+

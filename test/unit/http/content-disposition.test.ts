@@ -10,3 +10,17 @@ describe('Function: attachment (RFC 6266)', () => {
     expect(attachment(name)).toBe(header);
   });
 });
+
+describe('the ASCII fallback never reads as a path', () => {
+  it.each([
+    ['\uFF0E\uFF0E\uFF0F\uFF0E\uFF0E\uFF0F.bashrc', '.._.._.bashrc'],
+    ['\uFF0E\uFF0E', 'download'],
+    ['\uFF0E', 'download'],
+    ['\u2024\u2024', 'download'],
+  ])('%j falls back to %j', (name, fallback) => {
+    const header = attachment(name);
+    expect(header).toContain(`filename="${fallback}"`);
+    expect(/filename="([^"]*)"/.exec(header)![1]).not.toMatch(/\/|^\.{0,2}$/);
+  });
+});
+
