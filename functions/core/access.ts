@@ -59,12 +59,16 @@ export function mayReplace(caller: Pick<Caller, 'role'>): boolean {
 }
 
 /**
- * What a key may be told of a conflict: an `upload-only` key may not see the drive, so it learns only that
- * its request could not be stored, not what stands where.
+ * What a key may be told of a conflict: an `upload-only` key may not see the drive, and a key confined to a
+ * folder may not see above it, so a conflict that would say what stands where they may not look says only
+ * that the request could not be stored.
  */
-export function conflictFor(caller: Pick<Caller, 'role'>, error: unknown): unknown {
-  if (caller.role !== 'upload-only' || !(error instanceof DriveError) || error.code !== 'conflict') return error;
-  return conflict('a destination, or a folder above one, is taken; this key may neither replace nor see what is there');
+export function conflictFor(caller: Pick<Caller, 'role' | 'prefix'>, error: unknown): unknown {
+  if (!(error instanceof DriveError) || error.code !== 'conflict') return error;
+  const named = error.message.match(/\/[^\s;,]*/g) ?? [];
+  const outside = named.some((path) => !withinPrefix(caller, path));
+  if (caller.role !== 'upload-only' && !outside) return error;
+  return conflict(`a destination, or a folder above one, is taken; this key may ${caller.role === 'upload-only' ? 'neither replace nor see' : 'not see'} what is there`);
 }
 
 /** Throws `forbidden` naming `param` if `path` lies outside the caller's prefix. */

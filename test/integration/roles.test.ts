@@ -107,6 +107,19 @@ describe('key roles (an extension of the spec)', () => {
     expect(listed.body.data.files.map((f) => f.path)).toContain('/reports/q3.txt');
   });
 
+  it('tells a key confined to a folder nothing of what stands above it', async () => {
+    const admin = client(SECRETS.admin);
+    await admin.upload([{ data: 'x', filename: 'taken' }], [{ folder: '/' }]);
+    const scoped = new DriveClient(host.url, SECRETS.scoped);
+    // /reports is the key's folder; a file at /reports/q3.txt is inside it, and may be named.
+    const inside = await json<ErrorJson>(scoped.upload([{ data: 'x', filename: 'y.txt' }], [{ folder: '/reports/q3.txt' }]));
+    expect(inside.status).toBe(409);
+    expect(inside.body.error.message).toContain('/reports/q3.txt');
+    const created = await json<ErrorJson>(scoped.createFolder({ path: '/reports/q3.txt/deeper' }));
+    expect(created.status).toBe(409);
+    expect(created.body.error.message).not.toMatch(/\/taken|\/payroll/);
+  });
+
   it("refuses a key confined elsewhere the large upload another key of the drive started, without saying where it writes", async () => {
     const started = await json<{ data: { upload_id: string } }>(sendJson(client(SECRETS.readWrite), 'POST', '/drive/uploads', { path: '/payroll/big.bin', size: 10 }));
     const id = started.body.data.upload_id;

@@ -1,0 +1,27 @@
+import { conflictFor } from '../../../functions/core/access';
+import { conflict, notFound } from '../../../functions/core/errors';
+
+describe('Function: conflictFor (what a key may be told of a conflict)', () => {
+  const scoped = { role: 'read-write' as const, prefix: '/reports' };
+
+  it('keeps a conflict that names only paths inside the key’s folder', () => {
+    const error = conflict('/reports/q3.txt is a file, so nothing can be stored below it');
+    expect(conflictFor(scoped, error)).toBe(error);
+  });
+
+  it('says nothing of a path above or beside the key’s folder', () => {
+    const told = conflictFor(scoped, conflict('/archive is a file, so nothing can be stored below it')) as Error;
+    expect(told.message).not.toContain('/archive');
+    expect(told.message).toContain('may not see');
+  });
+
+  it('tells an upload-only key only that its request could not be stored', () => {
+    const told = conflictFor({ role: 'upload-only', prefix: '/' }, conflict('/inbox/payroll.csv is taken; this key may not replace what is there')) as Error;
+    expect(told.message).not.toMatch(/inbox|payroll/);
+  });
+
+  it('leaves other errors as they are', () => {
+    const missing = notFound('folder /archive does not exist');
+    expect(conflictFor(scoped, missing)).toBe(missing);
+  });
+});
