@@ -1,6 +1,6 @@
 import { guard, nodes } from './aws/dynamodb';
 import { confine } from './core/access';
-import { listFolder } from './core/list-folder';
+import { type FolderPage, listFolder, listFolderPage } from './core/list-folder';
 import { ROOT, parsePath } from './core/paths';
 import { jsonHandler } from './http/api-handler';
 import { invalid } from './core/errors';
@@ -9,15 +9,55 @@ import { fileEntryView, folderEntryView } from './http/views';
 
 /**
  * GET /drive/list?folder=&recursive= → the folder's files and folders. `include=etag` (an extension) adds
- * each file's content hash, so a client can tell which of its files are already stored.
+ * each file's content hash, so a client can tell which of its files are already stored; `limit` and
+ * `cursor` (an extension) page the folder's own entries, adding `next_cursor` to the answer.
  */
 export const handler = jsonHandler('list', guard, async (event, caller) => {
   const folder = parsePath(queryParam(event, 'folder') ?? ROOT, 'folder', { allowTrailingSlash: true });
   confine(caller, folder, 'folder');
   const etag = includesEtag(queryParam(event, 'include'));
-  const listing = await listFolder(nodes, caller.drive, folder, booleanParam(event, 'recursive'));
-  return { folder: listing.folder, files: listing.files.map((file) => fileEntryView(file, { etag })), folders: listing.folders.map(folderEntryView) };
+  const recursive = booleanParam(event, 'recursive');
+  const paging = pagingOf(queryParam(event, 'limit'), queryParam(event, 'cursor'), folder);
+  if (paging && recursive) throw invalid('limit and cursor page a folder\'s own entries; recursive listings are not paged yet');
+  const listing = paging ? await listFolderPage(nodes, caller.drive, folder, paging.limit, paging.after) : await listFolder(nodes, caller.drive, folder, recursive);
+  const entries = { folder: listing.folder, files: listing.files.map((file) => fileEntryView(file, { etag })), folders: listing.folders.map(folderEntryView) };
+  if (!paging) return entries;
+  const after = (listing as FolderPage).after;
+  return { ...entries, next_cursor: after === undefined ? null : encodeCursor(folder, after) };
 });
+
+/** Most entries one page may hold. */
+const MAX_PAGE = 1000;
+
+/**
+ * Paging (an extension of the spec) when `limit` or `cursor` is given: `limit` 1 to 1,000 (default 1,000),
+ * and `cursor` the `next_cursor` of the page before, for the same folder.
+ */
+function pagingOf(limit: string | undefined, cursor: string | undefined, folder: string): { limit: number; after?: string } | undefined {
+  if (limit === undefined && cursor === undefined) return undefined;
+  const size = limit === undefined ? MAX_PAGE : Number(limit);
+  if (!/^[0-9]{1,4}$/.test(limit ?? '1000') || size < 1 || size > MAX_PAGE) throw invalid(`limit must be a whole number from 1 to ${MAX_PAGE} (got ${JSON.stringify((limit ?? '').slice(0, 20))})`);
+  return { limit: size, ...(cursor === undefined ? {} : { after: decodeCursor(cursor, folder) }) };
+}
+
+/** An opaque cursor: the listing's folder and the last name its page held. */
+function encodeCursor(folder: string, after: string): string {
+  return Buffer.from(JSON.stringify([folder, after])).toString('base64url');
+}
+
+function decodeCursor(cursor: string, folder: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    value = undefined;
+  }
+  if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== 'string' || typeof value[1] !== 'string' || value[1] === '') {
+    throw invalid('cursor is not one this API gave; pass the next_cursor of the page before, as it was');
+  }
+  if (value[0] !== folder) throw invalid('cursor belongs to the listing of another folder; page each folder with its own cursors');
+  return value[1];
+}
 
 function includesEtag(include: string | undefined): boolean {
   if (include === undefined) return false;

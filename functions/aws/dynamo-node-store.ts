@@ -66,6 +66,14 @@ export class DynamoNodeStore implements NodeStore {
     return nodes;
   }
 
+  async childrenPage(drive: string, folder: string, limit: number, after?: string): Promise<{ nodes: DriveNode[]; last?: string }> {
+    // One Query of `limit` items from where the last page stopped: a page costs what it holds, whatever the folder's size.
+    const start = after === undefined ? undefined : { [PK]: { S: partitionOf(drive, folder) }, [SK]: { S: after } };
+    const out = await this.client.send(new QueryCommand({ ...this.childrenOf(drive, folder), Limit: limit, ExclusiveStartKey: start }));
+    const nodes = (out.Items ?? []).map(fromItem);
+    return { nodes, ...(out.LastEvaluatedKey ? { last: out.LastEvaluatedKey[SK].S! } : {}) };
+  }
+
   async hasChildren(drive: string, folder: string): Promise<boolean> {
     const out = await this.client.send(new QueryCommand({ ...this.childrenOf(drive, folder), Limit: 1, ProjectionExpression: '#pk' }));
     return (out.Items?.length ?? 0) > 0;

@@ -66,6 +66,11 @@ export interface NodeStore {
   getMany(drive: string, paths: readonly string[]): Promise<Map<string, DriveNode>>;
   /** Every direct child of `folder`, all pages. */
   children(drive: string, folder: string): Promise<DriveNode[]>;
+  /**
+   * At most `limit` direct children of `folder` whose names come after `after` (all, without it), in name
+   * byte order; `last` names the last one read when more may follow.
+   */
+  childrenPage(drive: string, folder: string, limit: number, after?: string): Promise<{ nodes: DriveNode[]; last?: string }>;
   /** Whether `folder` has at least one child. */
   hasChildren(drive: string, folder: string): Promise<boolean>;
   /** Writes `folder` unless a node holds its path; returns the folder there afterwards (marks included), or undefined for a file. */

@@ -39,6 +39,9 @@ class MemoryNodes implements NodeStore {
     else this.items.delete(path);
     return true;
   }
+  async childrenPage(): Promise<never> {
+    throw new Error('not used');
+  }
   async markDeleting(): Promise<never> {
     throw new Error('not used');
   }
