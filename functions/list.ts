@@ -1,18 +1,20 @@
+import { Readable } from 'node:stream';
 import { guard, nodes } from './aws/dynamodb';
 import { confine } from './core/access';
+import { invalid } from './core/errors';
 import { type FolderPage, listFolder, listFolderPage } from './core/list-folder';
 import { ROOT, parsePath } from './core/paths';
-import { jsonHandler } from './http/api-handler';
-import { invalid } from './core/errors';
+import { streamingHandler } from './http/api-handler';
 import { booleanParam, queryParam } from './http/event';
 import { fileEntryView, folderEntryView } from './http/views';
 
 /**
  * GET /drive/list?folder=&recursive= → the folder's files and folders. `include=etag` (an extension) adds
  * each file's content hash, so a client can tell which of its files are already stored; `limit` and
- * `cursor` (an extension) page the folder's own entries, adding `next_cursor` to the answer.
+ * `cursor` (an extension) page the folder's own entries, adding `next_cursor` to the answer. The answer
+ * streams (as downloads do), so a listing of any size answers whole, past a buffered Lambda's 6 MB.
  */
-export const handler = jsonHandler('list', guard, async (event, caller) => {
+export const handler = awslambda.streamifyResponse(streamingHandler('list', guard, async (event, caller) => {
   const folder = parsePath(queryParam(event, 'folder') ?? ROOT, 'folder', { allowTrailingSlash: true });
   confine(caller, folder, 'folder');
   const etag = includesEtag(queryParam(event, 'include'));
@@ -20,11 +22,36 @@ export const handler = jsonHandler('list', guard, async (event, caller) => {
   const paging = pagingOf(queryParam(event, 'limit'), queryParam(event, 'cursor'), folder);
   if (paging && recursive) throw invalid('limit and cursor page a folder\'s own entries; recursive listings are not paged yet');
   const listing = paging ? await listFolderPage(nodes, caller.drive, folder, paging.limit, paging.after) : await listFolder(nodes, caller.drive, folder, recursive);
-  const entries = { folder: listing.folder, files: listing.files.map((file) => fileEntryView(file, { etag })), folders: listing.folders.map(folderEntryView) };
-  if (!paging) return entries;
-  const after = (listing as FolderPage).after;
-  return { ...entries, next_cursor: after === undefined ? null : encodeCursor(folder, after) };
-});
+  const after = paging ? (listing as FolderPage).after : undefined;
+  const body = Readable.from(
+    listingJson(
+      listing.folder,
+      listing.files.map((file) => fileEntryView(file, { etag })),
+      listing.folders.map(folderEntryView),
+      paging ? { next_cursor: after === undefined ? null : encodeCursor(folder, after) } : {},
+    ),
+  );
+  return { statusCode: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body };
+}));
+
+/** Entries written at once: the answer streams in pieces of this many, never as one string of the whole. */
+const ENTRIES_PER_CHUNK = 500;
+
+/** The spec's `{"data": {folder, files, folders}}` (with `extra` in `data`), as a stream of JSON text. */
+function* listingJson(folder: string, files: readonly unknown[], folders: readonly unknown[], extra: Record<string, unknown>): Generator<string> {
+  yield `{"data":{"folder":${JSON.stringify(folder)},"files":[`;
+  yield* entriesJson(files);
+  yield '],"folders":[';
+  yield* entriesJson(folders);
+  const more = Object.entries(extra).map(([key, value]) => `,${JSON.stringify(key)}:${JSON.stringify(value)}`).join('');
+  yield `]${more}}}`;
+}
+
+function* entriesJson(entries: readonly unknown[]): Generator<string> {
+  for (let i = 0; i < entries.length; i += ENTRIES_PER_CHUNK) {
+    yield (i > 0 ? ',' : '') + entries.slice(i, i + ENTRIES_PER_CHUNK).map((entry) => JSON.stringify(entry)).join(',');
+  }
+}
 
 /** Most entries one page may hold. */
 const MAX_PAGE = 1000;

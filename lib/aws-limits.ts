@@ -34,7 +34,8 @@ export const MAX_REQUEST_BODY_BYTES = 4_500_000;
 export const FUNCTION_SIZING: Record<HandlerName, { memorySize: number; timeoutSeconds: number }> = {
   upload: { memorySize: 1024, timeoutSeconds: 29 },
   download: { memorySize: 512, timeoutSeconds: AWS_LIMITS.streamedTimeoutSeconds },
-  list: { memorySize: 512, timeoutSeconds: 29 },
+  // Streams its answer, for up to a stream's 15 minutes; the memory (and CPU with it) walks big trees.
+  list: { memorySize: 1024, timeoutSeconds: AWS_LIMITS.streamedTimeoutSeconds },
   'create-folder': { memorySize: 256, timeoutSeconds: 29 },
   'delete-folder': { memorySize: 512, timeoutSeconds: 29 },
   // Signs up to 2,000 part URLs.

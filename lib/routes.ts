@@ -39,7 +39,8 @@ export const ROUTES: readonly ApiRoute[] = [
   { method: 'GET', path: '/drive/download', handler: 'download', endpoint: 'download', entry: 'functions/download.ts', streaming: true },
   // The same function answers HEAD from the record alone; streamed like GET, so the response has one shape.
   { method: 'HEAD', path: '/drive/download', handler: 'download', endpoint: 'download', entry: 'functions/download.ts', streaming: true },
-  { method: 'GET', path: '/drive/list', handler: 'list', endpoint: 'list', entry: 'functions/list.ts', streaming: false },
+  // Streamed, so that a listing of any size answers whole: a buffered answer stops at Lambda's 6 MB.
+  { method: 'GET', path: '/drive/list', handler: 'list', endpoint: 'list', entry: 'functions/list.ts', streaming: true },
   { method: 'POST', path: '/drive/folders', handler: 'create-folder', endpoint: 'create-folder', entry: 'functions/create-folder.ts', streaming: false },
   { method: 'DELETE', path: '/drive/folders', handler: 'delete-folder', endpoint: 'delete-folder', entry: 'functions/delete-folder.ts', streaming: false },
   // Large files (an extension of the spec): a multipart upload straight to S3. Each takes upload tokens.

@@ -39,17 +39,18 @@ describe('DriveStack', () => {
     expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'keys', '{key_id}', '{file}']));
   });
 
-  it('streams GET and HEAD of downloads from the one download function, and buffers the rest', () => {
+  it('streams GET and HEAD of downloads from the one download function, and listings from the list function; buffers the rest', () => {
     const streamed = template.findResources('AWS::ApiGateway::Method', { Properties: { Integration: { ResponseTransferMode: 'STREAM', TimeoutInMillis: 900_000 } } });
     const methods = Object.values(streamed) as { Properties: { HttpMethod: string; Integration: unknown } }[];
-    expect(methods.map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'HEAD']);
+    expect(methods.map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'GET', 'HEAD']);
     const downloadFunction = stack.getLogicalId(stack.functions.download.node.defaultChild as never);
-    for (const method of methods) {
-      expect(JSON.stringify(method.Properties.Integration)).toContain('response-streaming-invocations');
-      expect(JSON.stringify(method.Properties.Integration)).toContain(downloadFunction);
-    }
-    // Both methods sit on the one /drive/download resource.
-    expect(new Set(methods.map((m) => JSON.stringify((m.Properties as unknown as { ResourceId: unknown }).ResourceId))).size).toBe(1);
+    const listFunction = stack.getLogicalId(stack.functions.list.node.defaultChild as never);
+    for (const method of methods) expect(JSON.stringify(method.Properties.Integration)).toContain('response-streaming-invocations');
+    const downloads = methods.filter((m) => JSON.stringify(m.Properties.Integration).includes(downloadFunction));
+    expect(downloads.map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'HEAD']);
+    expect(methods.filter((m) => JSON.stringify(m.Properties.Integration).includes(listFunction)).map((m) => m.Properties.HttpMethod)).toEqual(['GET']);
+    // Both download methods sit on the one /drive/download resource.
+    expect(new Set(downloads.map((m) => JSON.stringify((m.Properties as unknown as { ResourceId: unknown }).ResourceId))).size).toBe(1);
     // One function serves both methods: one function per handler, eleven for the API, the dashboard's and the sweep.
     template.resourceCountIs('AWS::Lambda::Function', 13);
   });
