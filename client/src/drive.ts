@@ -197,6 +197,21 @@ export class Drive {
     return report;
   }
 
+  /**
+   * The folder's own entries a page at a time (`limit` each, at most 1,000), in path byte order, following
+   * the API's cursors: memory holds one page, however large the folder. Each page is a `Listing` of the
+   * files and folders it holds.
+   */
+  async *listPages(folder = '/', options: { limit?: number; etags?: boolean; signal?: AbortSignal } = {}): AsyncGenerator<Listing> {
+    let cursor: string | undefined;
+    do {
+      const url = this.transport.url('/drive/list', { folder, limit: String(options.limit ?? 1000), cursor, include: options.etags ? 'etag' : undefined });
+      const page = await this.json<Listing & { next_cursor: string | null }>({ method: 'GET', url, bucket: 'list', signal: options.signal }, `GET /drive/list of ${folder}`);
+      cursor = page.next_cursor ?? undefined;
+      yield { folder: page.folder, files: page.files, folders: page.folders };
+    } while (cursor);
+  }
+
   /** Lists a folder (`/` by default); `recursive` lists every depth, `etags` adds each file's content hash. */
   async list(folder = '/', options: { recursive?: boolean; etags?: boolean; signal?: AbortSignal } = {}): Promise<Listing> {
     const url = this.transport.url('/drive/list', { folder, recursive: options.recursive ? 'true' : undefined, include: options.etags ? 'etag' : undefined });

@@ -67,10 +67,15 @@ export class DynamoNodeStore implements NodeStore {
   }
 
   async childrenPage(drive: string, folder: string, limit: number, after?: string): Promise<{ nodes: DriveNode[]; last?: string }> {
-    // One Query of `limit` items from where the last page stopped: a page costs what it holds, whatever the folder's size.
+    // One Query from where the last page stopped, of one item more than the page: a page costs what it holds,
+    // whatever the folder's size, and the extra item tells whether another page follows (DynamoDB's own
+    // LastEvaluatedKey would promise one after a page that ends the folder exactly).
     const start = after === undefined ? undefined : { [PK]: { S: partitionOf(drive, folder) }, [SK]: { S: after } };
-    const out = await this.client.send(new QueryCommand({ ...this.childrenOf(drive, folder), Limit: limit, ExclusiveStartKey: start }));
-    const nodes = (out.Items ?? []).map(fromItem);
+    const out = await this.client.send(new QueryCommand({ ...this.childrenOf(drive, folder), Limit: limit + 1, ExclusiveStartKey: start }));
+    const items = out.Items ?? [];
+    const nodes = items.slice(0, limit).map(fromItem);
+    if (items.length > limit) return { nodes, last: nameOf(nodes.at(-1)!.path) };
+    // A Query stops at 1 MB of items too: then the page is shorter, and more follow.
     return { nodes, ...(out.LastEvaluatedKey ? { last: out.LastEvaluatedKey[SK].S! } : {}) };
   }
 

@@ -68,7 +68,7 @@ export interface NodeStore {
   children(drive: string, folder: string): Promise<DriveNode[]>;
   /**
    * At most `limit` direct children of `folder` whose names come after `after` (all, without it), in name
-   * byte order; `last` names the last one read when more may follow.
+   * byte order; `last` names the last one read when more follow (a page may be shorter than `limit`).
    */
   childrenPage(drive: string, folder: string, limit: number, after?: string): Promise<{ nodes: DriveNode[]; last?: string }>;
   /** Whether `folder` has at least one child. */

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Drive } from '../drive';
+import type { Listing } from '../types';
 import type { Command } from './args';
 import { UsageError } from './args';
 import type { Output } from './output';
@@ -10,16 +11,29 @@ import { formatBytes } from './progress';
 
 type Of<N extends Command['name']> = Extract<Command, { name: N }>;
 
-/** `drive ls [-r] [/folder]`: folders as `path/`, files with size and creation time, in path order. */
+/**
+ * `drive ls [-r] [/folder]`: folders as `path/`, files with size and creation time, in path order. A folder's
+ * own entries come a page at a time, so memory does not grow with the folder; `-r` and `--json` take the
+ * whole listing.
+ */
 export async function lsCommand(command: Of<'ls'>, drive: Drive, out: Output, signal: AbortSignal): Promise<number> {
-  const listing = await drive.list(command.folder, { recursive: command.recursive, signal });
+  if (command.recursive || out.json) {
+    const listing = await drive.list(command.folder, { recursive: command.recursive, signal });
+    printRows(listing, out);
+    out.document(listing);
+    return 0;
+  }
+  for await (const page of drive.listPages(command.folder, { signal })) printRows(page, out);
+  return 0;
+}
+
+/** The listing's entries as `ls` lines, in path order. */
+function printRows(listing: Listing, out: Output): void {
   const rows = [
     ...listing.folders.map((folder) => ({ path: folder.path, text: `${''.padStart(10)}  ${''.padEnd(24)}  ${folder.path}/` })),
     ...listing.files.map((file) => ({ path: file.path, text: `${formatBytes(file.size).padStart(10)}  ${file.created_at.padEnd(24)}  ${file.path}` })),
   ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   for (const row of rows) out.line(row.text);
-  out.document(listing);
-  return 0;
 }
 
 /** `drive get /path [-o file]`: into `./<name>` by default, `-o -` to stdout. */

@@ -60,6 +60,23 @@ describe('Class: DynamoNodeStore', () => {
     });
   });
 
+  describe('Method: childrenPage', () => {
+    it('reads one item past the page to tell whether another follows', async () => {
+      dynamodb.on(QueryCommand).resolvesOnce({ Items: [folderItem('/p/a'), folderItem('/p/b'), folderItem('/p/c')], LastEvaluatedKey: { pk: { S: 'd#/p' }, sk: { S: 'c' } } });
+
+      expect(await store.childrenPage('d', '/p', 2)).toEqual({ nodes: [expect.objectContaining({ path: '/p/a' }), expect.objectContaining({ path: '/p/b' })], last: 'b' });
+      expect(dynamodb.commandCalls(QueryCommand)[0].args[0].input.Limit).toBe(3);
+    });
+
+    it('goes on after a page cut short by the 1 MB a Query returns at most', async () => {
+      dynamodb.on(QueryCommand).resolvesOnce({ Items: [folderItem('/p/a')], LastEvaluatedKey: { pk: { S: 'd#/p' }, sk: { S: 'a' } } }).resolvesOnce({ Items: [folderItem('/p/b')] });
+
+      expect(await store.childrenPage('d', '/p', 5)).toEqual({ nodes: [expect.objectContaining({ path: '/p/a' })], last: 'a' });
+      expect(await store.childrenPage('d', '/p', 5, 'a')).toEqual({ nodes: [expect.objectContaining({ path: '/p/b' })] });
+      expect(dynamodb.commandCalls(QueryCommand)[1].args[0].input.ExclusiveStartKey).toEqual({ pk: { S: 'd#/p' }, sk: { S: 'a' } });
+    });
+  });
+
   describe('Method: markDeleting', () => {
     const folder = { kind: 'folder' as const, id: 'id-/a', path: '/a', createdAt: '2026-01-01T00:00:00.000Z' };
 
