@@ -7,7 +7,7 @@ import { WALK_CONCURRENCY, byDepth } from './tree';
 /** Files whose bytes go in one call to the object store (S3's DeleteObjects takes 1,000 keys). */
 const FILE_BATCH = 1000;
 /** Record deletes in flight: each is its own conditional write (a batch write cannot be conditional). */
-const DELETE_CONCURRENCY = 16;
+const DELETE_CONCURRENCY = 32;
 /** Looks for files that writers left in folders being deleted before the delete gives up with a 409. */
 const LATE_ROUNDS = 5;
 

@@ -38,7 +38,9 @@ export function createLocalServer(routes: readonly MountedRoute[], log: (line: s
   const budget = { buffered: 0 };
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
   // Timeouts are checked every second (Node's default, 30 s, would let a slow sender stay twice as long).
-  const server = createServer({ requestTimeout, headersTimeout: requestTimeout, connectionsCheckingInterval: 1000 }, (req, res) => {
+  // Idle keep-alive connections are kept a minute (as API Gateway's front does), well past any client's own
+  // idle timeout, so a client never sends on a connection the host is closing.
+  const server = createServer({ requestTimeout, headersTimeout: requestTimeout, connectionsCheckingInterval: 1000, keepAliveTimeout: 61_000 }, (req, res) => {
     const started = Date.now();
     res.on('finish', () => log(`${req.method} ${req.url?.split('?')[0]} ${res.statusCode} ${Date.now() - started}ms`));
     handle(routes, req, res, budget, options).catch((error: unknown) => {
