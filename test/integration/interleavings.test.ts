@@ -180,9 +180,11 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
 
   it('a recursive delete killed part-way leaves no bytes without a record, hides the folder, and the same delete again finishes it', async () => {
     const objects = objectStore();
-    await upload(store, objects, Array.from({ length: 40 }, (_, i) => file(`/big/${i % 4}/f${i}.txt`)));
+    // More files than the delete sends at once, so some are still there when it dies.
+    await upload(store, objects, Array.from({ length: 120 }, (_, i) => file(`/big/${i % 4}/f${i}.txt`)));
     const process = mortal(store, objects);
     let removed = 0;
+    // Killed as the 15th record delete ends: those on their way finish (a few dozen at most), the rest never go.
     const nodes = interceptedStore(() => undefined, (method) => (method === 'revert' && ++removed === 15 ? process.kill() : undefined), process.nodes);
 
     await expect(deleteFolder({ nodes, objects: process.objects }, drive, '/big', true)).rejects.toThrow('killed');
