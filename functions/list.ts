@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { guard, nodes } from './aws/dynamodb';
 import { confine } from './core/access';
 import { invalid } from './core/errors';
-import { type FolderPage, listFolder, listFolderPage } from './core/list-folder';
+import { type FolderPage, listFolder, listFolderPage, listTreePage } from './core/list-folder';
 import { ROOT, parsePath } from './core/paths';
 import { streamingHandler } from './http/api-handler';
 import { booleanParam, queryParam } from './http/event';
@@ -19,16 +19,19 @@ export const handler = awslambda.streamifyResponse(streamingHandler('list', guar
   confine(caller, folder, 'folder');
   const etag = includesEtag(queryParam(event, 'include'));
   const recursive = booleanParam(event, 'recursive');
-  const paging = pagingOf(queryParam(event, 'limit'), queryParam(event, 'cursor'), folder);
-  if (paging && recursive) throw invalid('limit and cursor page a folder\'s own entries; recursive listings are not paged yet');
-  const listing = paging ? await listFolderPage(nodes, caller.drive, folder, paging.limit, paging.after) : await listFolder(nodes, caller.drive, folder, recursive);
+  const paging = pagingOf(queryParam(event, 'limit'), queryParam(event, 'cursor'), folder, recursive);
+  const listing = !paging
+    ? await listFolder(nodes, caller.drive, folder, recursive)
+    : recursive
+      ? await listTreePage(nodes, caller.drive, folder, paging.limit, paging.after)
+      : await listFolderPage(nodes, caller.drive, folder, paging.limit, paging.after);
   const after = paging ? (listing as FolderPage).after : undefined;
   const body = Readable.from(
     listingJson(
       listing.folder,
       listing.files.map((file) => fileEntryView(file, { etag })),
       listing.folders.map(folderEntryView),
-      paging ? { next_cursor: after === undefined ? null : encodeCursor(folder, after) } : {},
+      paging ? { next_cursor: after === undefined ? null : encodeCursor(folder, after, recursive) } : {},
     ),
   );
   return { statusCode: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body };
@@ -60,29 +63,34 @@ const MAX_PAGE = 1000;
  * Paging (an extension of the spec) when `limit` or `cursor` is given: `limit` 1 to 1,000 (default 1,000),
  * and `cursor` the `next_cursor` of the page before, for the same folder.
  */
-function pagingOf(limit: string | undefined, cursor: string | undefined, folder: string): { limit: number; after?: string } | undefined {
+function pagingOf(limit: string | undefined, cursor: string | undefined, folder: string, recursive: boolean): { limit: number; after?: string } | undefined {
   if (limit === undefined && cursor === undefined) return undefined;
   const size = limit === undefined ? MAX_PAGE : Number(limit);
   if (!/^[0-9]{1,4}$/.test(limit ?? '1000') || size < 1 || size > MAX_PAGE) throw invalid(`limit must be a whole number from 1 to ${MAX_PAGE} (got ${JSON.stringify((limit ?? '').slice(0, 20))})`);
-  return { limit: size, ...(cursor === undefined ? {} : { after: decodeCursor(cursor, folder) }) };
+  return { limit: size, ...(cursor === undefined ? {} : { after: decodeCursor(cursor, folder, recursive) }) };
 }
 
-/** An opaque cursor: the listing's folder and the last name its page held. */
-function encodeCursor(folder: string, after: string): string {
-  return Buffer.from(JSON.stringify([folder, after])).toString('base64url');
+/** An opaque cursor: the listing's folder, the last name (or, recursive, path) its page held, and which kind it is. */
+function encodeCursor(folder: string, after: string, recursive: boolean): string {
+  return Buffer.from(JSON.stringify([folder, after, recursive ? 1 : 0])).toString('base64url');
 }
 
-function decodeCursor(cursor: string, folder: string): string {
+function decodeCursor(cursor: string, folder: string, recursive: boolean): string {
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
     value = undefined;
   }
-  if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== 'string' || typeof value[1] !== 'string' || value[1] === '') {
+  if (!Array.isArray(value) || value.length !== 3 || typeof value[0] !== 'string' || typeof value[1] !== 'string' || value[1] === '') {
     throw invalid('cursor is not one this API gave; pass the next_cursor of the page before, as it was');
   }
   if (value[0] !== folder) throw invalid('cursor belongs to the listing of another folder; page each folder with its own cursors');
+  if (value[2] !== (recursive ? 1 : 0)) throw invalid(`cursor belongs to a ${recursive ? 'folder' : 'recursive'} listing; keep recursive as it was for every page`);
+  // A recursive cursor names a path below the folder; it is checked as any path is.
+  if (recursive && !(value[1].startsWith(folder === ROOT ? '/' : `${folder}/`) && parsePath(value[1], 'cursor') === value[1])) {
+    throw invalid('cursor is not one this API gave; pass the next_cursor of the page before, as it was');
+  }
   return value[1];
 }
 

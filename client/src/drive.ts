@@ -198,14 +198,15 @@ export class Drive {
   }
 
   /**
-   * The folder's own entries a page at a time (`limit` each, at most 1,000), in path byte order, following
-   * the API's cursors: memory holds one page, however large the folder. Each page is a `Listing` of the
-   * files and folders it holds.
+   * The folder's entries a page at a time (`limit` each, at most 1,000), following the API's cursors: its own
+   * entries in path byte order, or with `recursive` every entry below it, depth first. Memory holds one page,
+   * however large the folder. Each page is a `Listing` of the files and folders it holds.
    */
-  async *listPages(folder = '/', options: { limit?: number; etags?: boolean; signal?: AbortSignal } = {}): AsyncGenerator<Listing> {
+  async *listPages(folder = '/', options: { limit?: number; recursive?: boolean; etags?: boolean; signal?: AbortSignal } = {}): AsyncGenerator<Listing> {
     let cursor: string | undefined;
     do {
-      const url = this.transport.url('/drive/list', { folder, limit: String(options.limit ?? 1000), cursor, include: options.etags ? 'etag' : undefined });
+      const query = { folder, limit: String(options.limit ?? 1000), cursor, recursive: options.recursive ? 'true' : undefined, include: options.etags ? 'etag' : undefined };
+      const url = this.transport.url('/drive/list', query);
       const page = await this.json<Listing & { next_cursor: string | null }>({ method: 'GET', url, bucket: 'list', signal: options.signal }, `GET /drive/list of ${folder}`);
       cursor = page.next_cursor ?? undefined;
       yield { folder: page.folder, files: page.files, folders: page.folders };

@@ -1,6 +1,6 @@
 import { notFound } from './errors';
-import { ROOT, comparePaths } from './paths';
-import type { FileNode, FolderNode, NodeStore } from './ports';
+import { ROOT, comparePaths, nameOf } from './paths';
+import type { DriveNode, FileNode, FolderNode, NodeStore } from './ports';
 import { walk } from './tree';
 
 /** One page of a folder's listing: its entries and where the next page starts, if one may follow. */
@@ -27,6 +27,56 @@ export async function listFolderPage(nodes: NodeStore, drive: string, folder: st
     else if (node.deleting === undefined) folders.push(node);
   }
   return { folder, files, folders, ...(page.last !== undefined ? { after: page.last } : {}) };
+}
+
+/**
+ * One page of everything below `root`, depth first: each folder's entries in name byte order, a folder's own
+ * entries right after it, at most `limit` of them, resuming after the path `after` (the last entry of the page
+ * before). A page reads at most its entries, one Query per folder it enters and one per folder above `after`;
+ * following the pages returns every entry that stays exactly once. The last page may be empty. Folders a
+ * delete has taken are left out, with everything below them.
+ */
+export async function listTreePage(nodes: NodeStore, drive: string, root: string, limit: number, after?: string): Promise<FolderPage> {
+  const self = root === ROOT ? undefined : await nodes.get(drive, root);
+  if (root !== ROOT && (self?.kind !== 'folder' || self.deleting !== undefined)) {
+    throw notFound(self?.kind === 'file' ? `${root} is a file, not a folder` : `folder ${root} does not exist`);
+  }
+  // The walk's stack: each folder entered, the children read and not yet taken, and where its next Query starts.
+  type Frame = { folder: string; pending: DriveNode[]; start?: string; exhausted: boolean };
+  const frames: Frame[] = [{ folder: root, pending: [], exhausted: false }];
+  if (after !== undefined) {
+    // Resume: each folder from the root down to `after`'s goes on after the child on the way to `after`.
+    const below = after.slice(root === ROOT ? 1 : root.length + 1).split('/');
+    let folder = root;
+    for (const name of below) {
+      frames.at(-1)!.start = name;
+      folder = folder === ROOT ? `/${name}` : `${folder}/${name}`;
+      if (folder !== after) frames.push({ folder, pending: [], exhausted: false });
+    }
+    const last = await nodes.get(drive, after);
+    if (last?.kind === 'folder' && last.deleting === undefined) frames.push({ folder: after, pending: [], exhausted: false });
+  }
+  const taken: DriveNode[] = [];
+  while (taken.length < limit && frames.length > 0) {
+    const top = frames.at(-1)!;
+    if (top.pending.length === 0 && !top.exhausted) {
+      const page = await nodes.childrenPage(drive, top.folder, limit - taken.length, top.start);
+      top.pending = page.nodes;
+      top.exhausted = page.last === undefined;
+    }
+    const node = top.pending.shift();
+    if (!node) {
+      frames.pop();
+      continue;
+    }
+    top.start = nameOf(node.path);
+    if (node.kind === 'folder' && node.deleting !== undefined) continue;
+    taken.push(node);
+    if (node.kind === 'folder') frames.push({ folder: node.path, pending: [], exhausted: false });
+  }
+  const files = taken.filter((node): node is FileNode => node.kind === 'file').sort((a, b) => comparePaths(a.path, b.path));
+  const folders = taken.filter((node): node is FolderNode => node.kind === 'folder').sort((a, b) => comparePaths(a.path, b.path));
+  return { folder: root, files, folders, ...(frames.length > 0 && taken.length > 0 ? { after: taken.at(-1)!.path } : {}) };
 }
 
 export interface FolderListing {

@@ -68,10 +68,54 @@ describe('GET /drive/list with limit and cursor', () => {
     ['limit=1001', { limit: '1001' }],
     ['limit=abc', { limit: 'abc' }],
     ['a cursor not from this API', { limit: '5', cursor: 'bm90IGEgY3Vyc29y' }],
-    ['limit with recursive=true', { limit: '5', recursive: 'true' }],
   ])('refuses %s with 422, naming the parameter', async (_, query) => {
     const { status, body } = await json<ErrorJson>(drive.list({ folder: '/paged', ...query }));
     expect({ status, code: body.error.code }).toEqual({ status: 422, code: 'validation_error' });
+  });
+
+  it('pages a recursive listing depth first: every entry below the folder once, each page at most `limit`', async () => {
+    const files = ['a/1.txt', 'a/b/2.txt', 'a/b/c/3.txt', 'a/b/c/4.txt', 'd/5.txt', 'e.txt', 'f/g/h/6.txt', 'a b/7.txt'];
+    expect((await drive.upload(files.map((name) => ({ data: name, filename: 'x' })), files.map((name) => ({ path: `/tree/${name}` })))).status).toBe(200);
+    expect((await drive.createFolder({ path: '/tree/empty/deeper' })).status).toBe(200);
+    const whole = await json<{ data: ListingJson }>(drive.list({ folder: '/tree', recursive: 'true' }));
+    const expected = [...whole.body.data.files, ...whole.body.data.folders].map((entry) => entry.path).sort();
+
+    for (const limit of [1, 3, 1000]) {
+      const pages: Page[] = [];
+      let cursor: string | null = null;
+      do {
+        const res: { status: number; body: { data: Page } } = await json<{ data: Page }>(drive.list({ folder: '/tree', recursive: 'true', limit: String(limit), ...(cursor ? { cursor } : {}) }));
+        expect(res.status).toBe(200);
+        pages.push(res.body.data);
+        cursor = res.body.data.next_cursor;
+      } while (cursor);
+      const seen = pathsOf(pages);
+      expect({ limit, seen: [...seen].sort() }).toEqual({ limit, seen: expected });
+      for (const page of pages) expect(page.files.length + page.folders.length).toBeLessThanOrEqual(limit);
+    }
+  });
+
+  it('returns each entry below the folder that stays throughout exactly once, while others come and go', async () => {
+    const whole = await json<{ data: ListingJson }>(drive.list({ folder: '/tree', recursive: 'true' }));
+    const stayed = [...whole.body.data.files, ...whole.body.data.folders].map((entry) => entry.path).filter((path) => !path.startsWith('/tree/d'));
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page === 0 || cursor; page++) {
+      const res: { body: { data: Page } } = await json<{ data: Page }>(drive.list({ folder: '/tree', recursive: 'true', limit: '2', ...(cursor ? { cursor } : {}) }));
+      seen.push(...pathsOf([res.body.data]));
+      cursor = res.body.data.next_cursor;
+      await drive.upload([{ data: 'new', filename: `new-${page}.txt` }], [{ folder: page % 2 === 0 ? '/tree/a/b' : '/tree/zz' }]);
+      if (page === 3) await drive.deleteFolder({ path: '/tree/d', recursive: 'true' });
+    }
+    for (const path of stayed) expect({ path, times: seen.filter((p) => p === path).length }).toEqual({ path, times: 1 });
+    expect(new Set(seen).size).toBe(seen.length);
+  });
+
+  it('refuses a cursor of a folder listing for a recursive one, and the other way round', async () => {
+    const flat = await json<{ data: Page }>(drive.list({ folder: '/paged', limit: '2' }));
+    const deep = await json<{ data: Page }>(drive.list({ folder: '/paged', limit: '2', recursive: 'true' }));
+    expect((await drive.list({ folder: '/paged', limit: '2', recursive: 'true', cursor: flat.body.data.next_cursor! })).status).toBe(422);
+    expect((await drive.list({ folder: '/paged', limit: '2', cursor: deep.body.data.next_cursor! })).status).toBe(422);
   });
 
   it("refuses a cursor of another folder's listing", async () => {

@@ -12,18 +12,18 @@ import { formatBytes } from './progress';
 type Of<N extends Command['name']> = Extract<Command, { name: N }>;
 
 /**
- * `drive ls [-r] [/folder]`: folders as `path/`, files with size and creation time, in path order. A folder's
- * own entries come a page at a time, so memory does not grow with the folder; `-r` and `--json` take the
- * whole listing.
+ * `drive ls [-r] [/folder]`: folders as `path/`, files with size and creation time. The entries come a page
+ * at a time (with `-r`, depth first), so memory does not grow with the folder; `--json` takes the whole
+ * listing, in the API's shape.
  */
 export async function lsCommand(command: Of<'ls'>, drive: Drive, out: Output, signal: AbortSignal): Promise<number> {
-  if (command.recursive || out.json) {
+  if (out.json) {
     const listing = await drive.list(command.folder, { recursive: command.recursive, signal });
     printRows(listing, out);
     out.document(listing);
     return 0;
   }
-  for await (const page of drive.listPages(command.folder, { signal })) printRows(page, out);
+  for await (const page of drive.listPages(command.folder, { recursive: command.recursive, signal })) printRows(page, out);
   return 0;
 }
 

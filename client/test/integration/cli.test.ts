@@ -96,6 +96,11 @@ describe('drive CLI against the local host', () => {
     expect(plain.code).toBe(0);
     expect(plain.stdout.toString().trim().split('\n').map((line) => line.trim().split(/\s+/).at(-1))).toEqual(['/cli/2026/', '/cli/report.csv']);
 
+    // Without --json, -r comes a page at a time, depth first: every path once.
+    const paged = await runCli(['ls', '-r', '/cli'], env);
+    for (const path of ['/cli/2026/', '/cli/2026/01/', '/cli/2026/01/a.bin', '/cli/2026/01/b.bin', '/cli/2026/02/c.bin', '/cli/report.csv']) {
+      expect(paged.stdout.toString().split('\n').filter((line) => line.endsWith(` ${path}`) || line.endsWith(`  ${path}`))).toHaveLength(1);
+    }
     const deep = await runCli(['ls', '-r', '/cli', '--json'], env);
     const listing = deep.json<{ folder: string; files: { path: string }[]; folders: { path: string }[] }>();
     expect(listing.folder).toBe('/cli');
