@@ -1,18 +1,30 @@
-import { guard, nodes } from './aws/dynamodb';
+import { guard, jobs, nodes } from './aws/dynamodb';
+import { millisecondsEnv } from './aws/env';
 import { objects } from './aws/s3';
+import { jobQueue } from './aws/sqs';
 import { confine } from './core/access';
-import { deleteFolder } from './core/delete-folder';
+import { REQUEST_DELETE_BUDGET_MS, acceptDelete, deleteResult } from './core/delete-folder';
 import { invalid } from './core/errors';
 import { parsePath } from './core/paths';
 import { jsonHandler } from './http/api-handler';
-import { booleanParam, queryParam } from './http/event';
+import { baseUrlOf, booleanParam, queryParam } from './http/event';
+import { Reply } from './http/respond';
+import { jobUrl, jobView } from './http/views';
 
-/** DELETE /drive/folders?path=&recursive= → what was deleted. */
+/** How long a request deletes before it hands the rest to the worker; tests set it to 0 to make every recursive delete a job. */
+const budgetMs = millisecondsEnv('DRIVE_DELETE_BUDGET_MS', REQUEST_DELETE_BUDGET_MS);
+
+/**
+ * DELETE /drive/folders?path=&recursive= → what was deleted; or, for a tree too big to delete within the
+ * request's budget, `202 Accepted` with the job that finishes it and a `Location` to read it at.
+ */
 export const handler = jsonHandler('delete-folder', guard, async (event, caller) => {
   const raw = queryParam(event, 'path');
   if (raw === undefined || raw === '') throw invalid('path is required: the folder to delete, e.g. ?path=/reports');
   const path = parsePath(raw, 'path', { allowTrailingSlash: true });
   confine(caller, path, 'path');
-  const filesDeleted = await deleteFolder({ nodes, objects }, caller.drive, path, booleanParam(event, 'recursive'));
-  return { deleted: true, path, files_deleted: filesDeleted };
+  const outcome = await acceptDelete({ nodes, objects, jobs, queue: jobQueue }, caller.drive, path, booleanParam(event, 'recursive'), budgetMs);
+  if (outcome.done) return deleteResult(path, outcome.filesDeleted);
+  const baseUrl = baseUrlOf(event);
+  return new Reply(202, { job: jobView(outcome.job, baseUrl) }, { Location: jobUrl(outcome.job, baseUrl) });
 });

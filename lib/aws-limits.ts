@@ -37,7 +37,11 @@ export const FUNCTION_SIZING: Record<HandlerName, { memorySize: number; timeoutS
   // Streams its answer, for up to a stream's 15 minutes; the memory (and CPU with it) walks big trees.
   list: { memorySize: 1024, timeoutSeconds: AWS_LIMITS.streamedTimeoutSeconds },
   'create-folder': { memorySize: 256, timeoutSeconds: 29 },
+  // Deletes for REQUEST_DELETE_BUDGET_MS (10 s), then hands the rest to the worker.
   'delete-folder': { memorySize: 512, timeoutSeconds: 29 },
+  // One step of a delete job: STEP_DELETE_BUDGET_MS (4 minutes) of deleting, then the job goes on in a new message.
+  'delete-worker': { memorySize: 512, timeoutSeconds: 300 },
+  'get-job': { memorySize: 256, timeoutSeconds: 29 },
   // Signs up to 2,000 part URLs.
   'start-upload': { memorySize: 512, timeoutSeconds: 29 },
   'complete-upload': { memorySize: 512, timeoutSeconds: 29 },

@@ -1,3 +1,4 @@
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -70,6 +71,12 @@ export class DriveFunction extends NodejsFunction {
   /** Lets the handler call `actions` on `bucket` itself. */
   allowBucket(bucket: IBucket, ...actions: string[]): this {
     this.addToRolePolicy(new PolicyStatement({ actions: actions.map((action) => `s3:${action}`), resources: [bucket.bucketArn] }));
+    return this;
+  }
+
+  /** Lets the handler send messages to `queue`. */
+  allowSend(queue: IQueue): this {
+    queue.grantSendMessages(this);
     return this;
   }
 

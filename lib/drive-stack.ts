@@ -17,14 +17,16 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../functions/aws/schema';
 import { CORS_REQUEST_HEADERS } from '../functions/http/cors';
 import { FUNCTION_SIZING, GATEWAY_ERRORS } from './aws-limits';
 import { DriveFunction } from './drive-function';
-import { BINARY_MEDIA_TYPES, DASHBOARD_ROUTES, type HandlerName, ROUTES, SCHEDULED, type ScheduledFunction } from './routes';
+import { BINARY_MEDIA_TYPES, DASHBOARD_ROUTES, type HandlerName, QUEUE_WORKERS, ROUTES, SCHEDULED, type ScheduledFunction } from './routes';
 
 export interface DriveStackProps extends StackProps {
   /** API Gateway stage, the first segment of every URL. @default 'v1' */
@@ -67,6 +69,8 @@ const fixedErrorBody = (error: keyof typeof GATEWAY_ERRORS) => errorBody(GATEWAY
 export class DriveStack extends Stack {
   readonly api: RestApi;
   readonly alarms: Alarm[] = [];
+  /** Delete-job messages the worker failed five times; the alarm `JobsDeadLettered` watches it. */
+  readonly deadLetters: Queue;
   readonly functions: Record<HandlerName, DriveFunction>;
 
   constructor(scope: Construct, id: string, props: DriveStackProps = {}) {
@@ -122,6 +126,18 @@ export class DriveStack extends Stack {
       timeToLiveAttribute: UPLOADS_TTL_ATTRIBUTE,
     });
 
+    // Delete jobs: the queue feeding the worker, and where a message goes after the worker failed it five times.
+    const worker = QUEUE_WORKERS[0];
+    const deadLetters = new Queue(this, 'JobsDeadLetters', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    const jobsQueue = new Queue(this, 'Jobs', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // AWS's advice for a queue a function reads: hidden six times the function's timeout while a step runs.
+      visibilityTimeout: Duration.seconds(6 * FUNCTION_SIZING[worker.handler].timeoutSeconds),
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: worker.maxReceives },
+    });
+    this.deadLetters = deadLetters;
+
     const environment = {
       DRIVE_NODES_TABLE: nodes.tableName,
       DRIVE_ACCESS_TABLE: access.tableName,
@@ -131,6 +147,7 @@ export class DriveStack extends Stack {
       ...(props.largeUploads?.expiry ? { DRIVE_UPLOAD_EXPIRY_SECONDS: String(props.largeUploads.expiry.toSeconds()) } : {}),
       DRIVE_KEY_CACHE_SECONDS: '30',
       ...(corsOrigins.length > 0 ? { DRIVE_CORS_ORIGINS: corsOrigins.join(',') } : {}),
+      DRIVE_JOB_QUEUE_URL: jobsQueue.queueUrl,
     };
     const make = (handler: HandlerName): DriveFunction => {
       const route = ROUTES.find((r) => r.handler === handler)!;
@@ -168,13 +185,26 @@ export class DriveStack extends Stack {
         .allowObjects(bucket, 'PutObject', 'DeleteObject'),
       // ListBucket makes S3 answer a missing key with NoSuchKey rather than AccessDenied, which the download
       // needs to tell a file replaced mid-read (read the record again) from a failure.
-      download: make('download').allowTable(nodes, 'GetItem').allowObjects(bucket, 'GetObject').allowBucket(bucket, 'ListBucket'),
-      list: make('list').allowTable(nodes, 'GetItem', 'Query'),
+      download: make('download').allowTable(nodes, 'GetItem', 'BatchGetItem').allowObjects(bucket, 'GetObject').allowBucket(bucket, 'ListBucket'),
+      // BatchGetItem reads the folders above the one listed (a delete may have taken one).
+      list: make('list').allowTable(nodes, 'GetItem', 'BatchGetItem', 'Query'),
       // Query (here and in upload): a failed mkdir -p keeps a folder another upload has stored a file in.
       'create-folder': make('create-folder').allowTable(nodes, 'BatchGetItem', 'UpdateItem', 'DeleteItem', 'Query'),
       // UpdateItem marks folders as being deleted; each record goes by a conditional DeleteItem; a record
       // replaced meanwhile is read again (BatchGetItem).
-      'delete-folder': make('delete-folder').allowTable(nodes, 'GetItem', 'BatchGetItem', 'Query', 'DeleteItem', 'UpdateItem').allowObjects(bucket, 'DeleteObject'),
+      // The job is noted (PutItem), advanced and ended (UpdateItem) in the uploads table, and sent on to the worker.
+      'delete-folder': make('delete-folder')
+        .allowTable(nodes, 'GetItem', 'Query', 'DeleteItem', 'UpdateItem')
+        .allowTable(uploads, 'PutItem', 'UpdateItem')
+        .allowObjects(bucket, 'DeleteObject')
+        .allowSend(jobsQueue),
+      'get-job': make('get-job').allowTable(uploads, 'GetItem'),
+      // A step: the job read (GetItem) and advanced (UpdateItem), the tree deleted as the request does, the job sent on.
+      'delete-worker': this.queueWorker(worker, jobsQueue, environment, logRetention)
+        .allowTable(uploads, 'GetItem', 'UpdateItem')
+        .allowTable(nodes, 'GetItem', 'Query', 'DeleteItem', 'UpdateItem')
+        .allowObjects(bucket, 'DeleteObject')
+        .allowSend(jobsQueue),
       // PutObject covers CreateMultipartUpload and the UploadPart URLs it signs; abort undoes a failed start.
       'start-upload': make('start-upload').allowTable(nodes, 'GetItem').allowTable(uploads, 'PutItem').allowObjects(bucket, 'PutObject', 'AbortMultipartUpload'),
       // ListMultipartUploadParts checks the parts, PutObject completes, GetObject is the HeadObject of the result
@@ -198,12 +228,14 @@ export class DriveStack extends Stack {
       'create-key': make('create-key').allowTable(access, 'PutItem', 'Scan'),
       'revoke-key': make('revoke-key').allowTable(access, 'Scan', 'PutItem'),
       dashboard,
+      // The journal (Scan, BatchWriteItem) and the stalled jobs (the same Scan), sent again.
       sweep: this.scheduled(SCHEDULED[0], environment, logRetention)
         .allowTable(uploads, 'Scan', 'BatchWriteItem')
         .allowTable(nodes, 'BatchGetItem')
-        .allowObjects(bucket, 'DeleteObject'),
+        .allowObjects(bucket, 'DeleteObject')
+        .allowSend(jobsQueue),
     };
-    for (const fn of [this.functions.upload, this.functions.download, this.functions['delete-folder'], this.functions['start-upload'], this.functions['complete-upload'], this.functions['abort-upload'], this.functions.sweep]) {
+    for (const fn of [this.functions.upload, this.functions.download, this.functions['delete-folder'], this.functions['delete-worker'], this.functions['start-upload'], this.functions['complete-upload'], this.functions['abort-upload'], this.functions.sweep]) {
       Validations.of(fn.role!).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*]`,
         reason: 'Objects are named by file id, unknown until upload; the statement is limited to this bucket and to the actions the handler calls.',
@@ -304,6 +336,13 @@ export class DriveStack extends Stack {
     return handler;
   }
 
+  /** A function that a queue feeds, a message at a time, reporting the messages it failed (retried, then dead-lettered). */
+  private queueWorker(worker: (typeof QUEUE_WORKERS)[number], queue: Queue, environment: Record<string, string>, logRetention: RetentionDays): DriveFunction {
+    const fn = new DriveFunction(this, fnId(worker.handler), { entry: worker.entry, ...SIZING(worker.handler), logRetention, logRemovalPolicy: RemovalPolicy.DESTROY, environment });
+    fn.addEventSource(new SqsEventSource(queue, { batchSize: 1, reportBatchItemFailures: true }));
+    return fn;
+  }
+
   /** API Gateway's own errors in the spec's JSON shape, with the spec's codes. */
   private addErrorResponses(corsOrigins: string[]): void {
     // Gateway responses carry fixed headers, so with several origins they cannot echo one: any origin may read
@@ -342,6 +381,16 @@ export class DriveStack extends Stack {
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
         alarmDescription: 'More than 1% of API requests answered 5xx in 2 of the last 3 five-minute periods',
+      }),
+    );
+    this.alarms.push(
+      new Alarm(this, 'JobsDeadLettered', {
+        metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: 'A delete job step failed five times; its job stays running and the sweep sends it again, but something keeps failing it',
       }),
     );
     for (const [handler, fn] of Object.entries(this.functions)) {

@@ -7,6 +7,8 @@ export type HandlerName =
   | 'list'
   | 'create-folder'
   | 'delete-folder'
+  | 'get-job'
+  | 'delete-worker'
   | 'start-upload'
   | 'complete-upload'
   | 'abort-upload'
@@ -43,6 +45,8 @@ export const ROUTES: readonly ApiRoute[] = [
   { method: 'GET', path: '/drive/list', handler: 'list', endpoint: 'list', entry: 'functions/list.ts', streaming: true },
   { method: 'POST', path: '/drive/folders', handler: 'create-folder', endpoint: 'create-folder', entry: 'functions/create-folder.ts', streaming: false },
   { method: 'DELETE', path: '/drive/folders', handler: 'delete-folder', endpoint: 'delete-folder', entry: 'functions/delete-folder.ts', streaming: false },
+  // A delete too big for one request answers 202 with a job (an extension); its client reads the job here.
+  { method: 'GET', path: '/drive/jobs/{job_id}', handler: 'get-job', endpoint: 'jobs', entry: 'functions/get-job.ts', streaming: false },
   // Large files (an extension of the spec): a multipart upload straight to S3. Each takes upload tokens.
   { method: 'POST', path: '/drive/uploads', handler: 'start-upload', endpoint: 'upload', entry: 'functions/start-upload.ts', streaming: false },
   { method: 'POST', path: '/drive/uploads/{upload_id}/complete', handler: 'complete-upload', endpoint: 'upload', entry: 'functions/complete-upload.ts', streaming: false },
@@ -94,6 +98,24 @@ export interface ScheduledFunction {
 export const SCHEDULED: readonly ScheduledFunction[] = [
   // Deletes the bytes interrupted uploads left (functions/core/journal.ts).
   { handler: 'sweep', entry: 'functions/sweep.ts', everyMinutes: 5 },
+];
+
+/**
+ * A function fed by a queue: SQS with an event source mapping in AWS (one message at a time, and a
+ * dead-letter queue after `maxReceives` failures), the host's embedded queue locally.
+ */
+export interface QueueWorker {
+  handler: HandlerName;
+  entry: string;
+  /** The queue's name in the stack and on the host. */
+  queue: string;
+  /** Deliveries of one message before it goes to the dead-letter queue. */
+  maxReceives: number;
+}
+
+export const QUEUE_WORKERS: readonly QueueWorker[] = [
+  // Finishes recursive deletes too big for one request (functions/core/delete-folder.ts).
+  { handler: 'delete-worker', entry: 'functions/delete-worker.ts', queue: 'jobs', maxReceives: 5 },
 ];
 
 /** Request types API Gateway passes to the function base64-encoded, bytes intact. */

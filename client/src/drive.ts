@@ -11,7 +11,7 @@ import { uploadLarge } from './large-upload';
 import { mapLimit } from './pool';
 import type { Clock } from './rate-limit-pacer';
 import { DEFAULT_RETRY, type RetryOptions, Transport, type TransportStats, discard } from './transport';
-import type { DriveFile, DriveFolder, FileHead, FolderDeletion, Listing } from './types';
+import type { DeleteJob, DriveFile, DriveFolder, FileHead, FolderDeletion, Listing } from './types';
 import { type FormFile, METADATA_FIXED_BYTES, REQUEST_FIXED_BYTES, fileCost, uploadForm } from './upload-form';
 
 const MiB = 1024 * 1024;
@@ -102,6 +102,10 @@ interface Planned {
  * ones go in parallel parts straight to S3, every request waits for its rate-limit token, and failures are
  * retried only where a repeat cannot do harm (see `Transport`).
  */
+/** How long the first wait before reading a delete job is; each wait doubles, up to `JOB_POLL_MAX_MS`. */
+const JOB_POLL_FIRST_MS = 250;
+const JOB_POLL_MAX_MS = 5000;
+
 export class Drive {
   private readonly transport: Transport;
   private readonly concurrency: number;
@@ -230,16 +234,32 @@ export class Drive {
   /**
    * Deletes a folder (with `recursive`, everything in it). Retried after a 5xx or a lost answer, since an
    * interrupted recursive delete is finished by the next one; a `404` to such a retry means the folder is
-   * gone, which is what was asked, and resolves with `alreadyGone`.
+   * gone, which is what was asked, and resolves with `alreadyGone`. A tree too big for one request answers
+   * `202` with a job: it is read until done (waits growing from a quarter second to five), with
+   * `onProgress` told each time, and its result is the answer. The folder is gone for readers from the `202`.
    */
-  async deleteFolder(path: string, options: { recursive?: boolean; signal?: AbortSignal } = {}): Promise<FolderDeletion> {
+  async deleteFolder(path: string, options: { recursive?: boolean; signal?: AbortSignal; onProgress?: (job: DeleteJob) => void } = {}): Promise<FolderDeletion> {
     const url = this.transport.url('/drive/folders', { path, recursive: options.recursive ? 'true' : undefined });
     const { response, uncertain } = await this.transport.send({ method: 'DELETE', url, bucket: 'delete-folder', signal: options.signal });
     if (response.status === 404 && uncertain) {
       await discard(response);
       return { deleted: true, path, files_deleted: 0, alreadyGone: true };
     }
-    return this.data<FolderDeletion>(response, `DELETE /drive/folders of ${path}`);
+    if (response.status !== 202) return this.data<FolderDeletion>(response, `DELETE /drive/folders of ${path}`);
+    let { job } = await this.data<{ job: DeleteJob }>(response, `DELETE /drive/folders of ${path}`);
+    for (let wait = JOB_POLL_FIRST_MS; job.status !== 'done'; wait = Math.min(JOB_POLL_MAX_MS, wait * 2)) {
+      options.onProgress?.(job);
+      await this.transport.sleep(wait, options.signal);
+      ({ job } = await this.job(job.id, options.signal));
+    }
+    options.onProgress?.(job);
+    return job.result ?? { deleted: true, path, files_deleted: job.files_deleted };
+  }
+
+  /** The delete job `id` (`GET /drive/jobs/{id}`), read at this client's base URL: the key goes nowhere else. */
+  async job(id: string, signal?: AbortSignal): Promise<{ job: DeleteJob }> {
+    const route = `/drive/jobs/${encodeURIComponent(id)}`;
+    return this.json<{ job: DeleteJob }>({ method: 'GET', url: this.transport.url(route), bucket: 'jobs', signal }, `GET ${route}`);
   }
 
   /** The size, ETag and type of the file at `path` (`HEAD`, no bytes); rejects with `not_found` if there is none. */

@@ -53,6 +53,22 @@ export interface FolderDeletion {
   alreadyGone?: boolean;
 }
 
+/** A delete too big for one request, as `GET /drive/jobs/{id}` reports it (the server answered `202`). */
+export interface DeleteJob {
+  id: string;
+  type: 'delete-folder';
+  status: 'running' | 'done';
+  path: string;
+  /** Files deleted so far. */
+  files_deleted: number;
+  created_at: string;
+  updated_at: string;
+  /** Where the job is read. */
+  url: string;
+  /** The delete's answer, once `status` is `done`. */
+  result: { deleted: boolean; path: string; files_deleted: number } | null;
+}
+
 /** The answer to `POST /drive/uploads`: a large-upload session with a presigned URL per part. */
 export interface UploadSession {
   upload_id: string;

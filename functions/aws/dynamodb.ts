@@ -3,6 +3,7 @@ import { parseRateLimits } from '../core/access';
 import { createGuard } from '../http/guard';
 import { DynamoKeyStore, DynamoRateLimiter } from './dynamo-access';
 import { DynamoNodeStore } from './dynamo-node-store';
+import { DynamoJobStore } from './dynamo-jobs';
 import { DynamoUploadJournal } from './dynamo-upload-journal';
 import { requireEnv } from './env';
 
@@ -18,6 +19,9 @@ export const nodes = new DynamoNodeStore(dynamodb, requireEnv('DRIVE_NODES_TABLE
 
 /** The upload journal, beside the upload sessions. */
 export const journal = new DynamoUploadJournal(dynamodb, requireEnv('DRIVE_UPLOADS_TABLE'));
+
+/** Delete jobs, beside the upload sessions. */
+export const jobs = new DynamoJobStore(dynamodb, requireEnv('DRIVE_UPLOADS_TABLE'));
 
 export const accessTable = requireEnv('DRIVE_ACCESS_TABLE');
 

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DriveError, conflict, forbidden } from './errors';
 
-/** The endpoints, by the names used for their rate-limit buckets; `keys` is the admin routes' (an extension). */
-export type Endpoint = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'keys';
+/** The endpoints, by the names used for their rate-limit buckets; `keys` (the admin routes) and `jobs` (reading a delete job) are extensions. */
+export type Endpoint = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'keys' | 'jobs';
 
-/** Requests per minute per API key (spec section 8; `keys` is ours). */
+/** Requests per minute per API key (spec section 8; `keys` and `jobs` are ours: a client polls a job with backoff). */
 export const SPEC_RATE_LIMITS: Readonly<Record<Endpoint, number>> = {
   upload: 100,
   download: 500,
@@ -12,14 +12,15 @@ export const SPEC_RATE_LIMITS: Readonly<Record<Endpoint, number>> = {
   'create-folder': 100,
   'delete-folder': 50,
   keys: 60,
+  jobs: 300,
 };
 
 /** What a key may do (an extension of the spec): each role's endpoints are in `ROLE_ENDPOINTS`. */
 export type Role = 'admin' | 'read-write' | 'read-only' | 'upload-only';
 
 export const ROLE_ENDPOINTS: Readonly<Record<Role, readonly Endpoint[]>> = {
-  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'keys'],
-  'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder'],
+  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'keys', 'jobs'],
+  'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'jobs'],
   'read-only': ['download', 'list'],
   // A job that pushes files: it may make the folders its uploads make anyway, and nothing it cannot undo.
   'upload-only': ['upload', 'create-folder'],

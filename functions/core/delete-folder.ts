@@ -1,31 +1,122 @@
-import { mapLimit, settleLimit } from './concurrency';
+import { randomUUID } from 'node:crypto';
+import { mapLimit } from './concurrency';
 import { conflict, invalid, notFound } from './errors';
 import { ROOT } from './paths';
-import type { FileNode, FolderNode, NodeStore, ObjectStore } from './ports';
-import { WALK_CONCURRENCY, byDepth } from './tree';
+import type { DeleteJob, FileNode, FolderNode, JobQueue, JobStore, NodeStore, ObjectStore } from './ports';
+import { WALK_CONCURRENCY } from './tree';
 
-/** Files whose bytes go in one call to the object store (S3's DeleteObjects takes 1,000 keys). */
-const FILE_BATCH = 1000;
+/** Children read at a time: one Query, and the files of one S3 DeleteObjects call (it takes 1,000 keys). */
+const PAGE = 1000;
 /** Record deletes in flight: each is its own conditional write (a batch write cannot be conditional). */
 const DELETE_CONCURRENCY = 32;
-/** Looks for files that writers left in folders being deleted before the delete gives up with a 409. */
-const LATE_ROUNDS = 5;
+/**
+ * Record deletes a second in one folder. A folder's records share a DynamoDB partition, which takes 1,000
+ * writes a second; staying under it leaves room for the folder's other writers and no throttling to retry.
+ */
+export const PARTITION_DELETES_PER_SECOND = 800;
+/** Steps in a row that delete nothing before the delete gives up with a 409 (files replaced as fast as they go). */
+const IDLE_STEPS = 5;
+/** How often a long step notes that its job is alive, when it deletes no files to count. */
+const HEARTBEAT_MS = 15_000;
+/**
+ * How long a delete request works before it hands the rest to the worker: a third of API Gateway's 29 s, so
+ * that a slow store or a cold start still answers well inside it.
+ */
+export const REQUEST_DELETE_BUDGET_MS = 10_000;
+/** How long one step of the worker works (its function may run 5 minutes): then it sends the job on. */
+export const STEP_DELETE_BUDGET_MS = 4 * 60_000;
+/** A running job that has not advanced for this long lost its worker (a crash, a timeout): the sweep sends it again. */
+export const JOB_STALL_MS = 2 * 60_000;
+
+type Stores = { nodes: NodeStore; objects: ObjectStore };
+type JobDeps = Stores & { jobs: JobStore; queue: JobQueue };
+
+/** What a delete request gets: the spec's answer, or a job that goes on after it (`202`). */
+export type DeleteOutcome = { done: true; filesDeleted: number } | { done: false; job: DeleteJob };
 
 /**
- * Deletes the folder at `path`; with `recursive`, everything below it too, as the protocol in ports.ts
- * says: the folders are marked first (gone for readers, closed to writers), then each file's bytes go before
- * its record, then the folders deepest first. An interrupted delete leaves marked folders that the same
- * delete again finishes, and never bytes without a record. Returns the number of files deleted.
+ * Deletes the folder at `path` whole, however long it takes (fsck's repair; the API uses `acceptDelete`).
+ * With `recursive`, everything below it goes too, as the protocol in ports.ts says. Returns the files deleted.
  */
-export async function deleteFolder(deps: { nodes: NodeStore; objects: ObjectStore }, drive: string, path: string, recursive: boolean): Promise<number> {
-  if (path === ROOT) throw invalid('path "/" is the root folder, which cannot be deleted');
-  const found = await deps.nodes.get(drive, path);
-  if (found?.kind === 'file') throw notFound(`${path} is a file, not a folder`);
-  if (!found) throw notFound(`folder ${path} does not exist`);
+export async function deleteFolder(deps: Stores, drive: string, path: string, recursive: boolean): Promise<number> {
+  const found = await folderToDelete(deps.nodes, drive, path);
   if (!recursive) return deleteEmpty(deps.nodes, drive, found);
   const root = await deps.nodes.markDeleting(drive, found, 'recursive');
   if (!root) throw notFound(`folder ${path} does not exist`);
-  return deleteTree(deps, drive, root);
+  let filesDeleted = 0;
+  await drainTree(deps, drive, root, { outOfTime: () => false, deleted: async (files) => void (filesDeleted += files) });
+  return filesDeleted;
+}
+
+/**
+ * `DELETE /drive/folders`: a folder without `recursive` goes at once (or a `409` if it has children). A
+ * recursive delete marks the folder (from then on it is gone for readers and refuses new children), notes a
+ * job, and deletes for at most `budgetMs`: the whole tree in that time answers as the spec says; a bigger one
+ * hands the job to the worker, through the queue, and the request answers with the job.
+ */
+export async function acceptDelete(deps: JobDeps, drive: string, path: string, recursive: boolean, budgetMs: number): Promise<DeleteOutcome> {
+  const found = await folderToDelete(deps.nodes, drive, path);
+  if (!recursive) return { done: true, filesDeleted: await deleteEmpty(deps.nodes, drive, found) };
+  const root = await deps.nodes.markDeleting(drive, found, 'recursive');
+  if (!root) throw notFound(`folder ${path} does not exist`);
+  // The job is noted before any work: a request that dies mid-way leaves it running, and the sweep resumes it.
+  const now = new Date().toISOString();
+  const job: DeleteJob = { id: randomUUID(), drive, path, folderId: root.id, status: 'running', filesDeleted: 0, createdAt: now, updatedAt: now };
+  await deps.jobs.create(job);
+  const deadline = Date.now() + budgetMs;
+  let filesDeleted = 0;
+  const done = await drainTree(deps, drive, root, {
+    outOfTime: () => Date.now() >= deadline,
+    deleted: async (files) => void (filesDeleted += files),
+  });
+  if (done) {
+    await deps.jobs.finish(job.id, filesDeleted);
+    return { done: true, filesDeleted };
+  }
+  await deps.jobs.advanced(job.id, filesDeleted);
+  await deps.queue.send(job);
+  return { done: false, job: { ...job, filesDeleted, updatedAt: new Date().toISOString() } };
+}
+
+/**
+ * The worker's step: advances the job `id` for at most `budgetMs`, then sends it to the queue again if it is
+ * not done. A step that dies part-way is sent again by the queue (or, failing that, the sweep), and the next
+ * step goes on from what is left: every file and folder it deletes goes by a conditional write, so two steps
+ * of one job at once are safe, and count each file once.
+ */
+export async function advanceJob(deps: JobDeps, id: string, drive: string, budgetMs: number): Promise<DeleteJob | undefined> {
+  const job = await deps.jobs.get(drive, id);
+  if (!job || job.status === 'done') return job;
+  const root = await deps.nodes.get(job.drive, job.path);
+  if (root?.kind !== 'folder' || root.id !== job.folderId) {
+    // Another delete of the same folder (a repeat of the request, fsck) finished it.
+    await deps.jobs.finish(job.id, 0);
+    return { ...job, status: 'done' };
+  }
+  const deadline = Date.now() + budgetMs;
+  const done = await drainTree(deps, job.drive, root, {
+    outOfTime: () => Date.now() >= deadline,
+    deleted: (files) => deps.jobs.advanced(job.id, files),
+  });
+  if (done) await deps.jobs.finish(job.id, 0);
+  else await deps.queue.send(job);
+  return deps.jobs.get(drive, id);
+}
+
+/** Run by the sweep: sends again every job no step has advanced for `JOB_STALL_MS`. Returns how many. */
+export async function resumeStalledJobs(deps: { jobs: JobStore; queue: JobQueue }, now = new Date(), stallMs = JOB_STALL_MS): Promise<number> {
+  const stalled = await deps.jobs.stalled(new Date(now.getTime() - stallMs));
+  for (const job of stalled) await deps.queue.send(job);
+  return stalled.length;
+}
+
+/** The folder at `path`, or the spec's `404` (and `422` for the root). */
+async function folderToDelete(nodes: NodeStore, drive: string, path: string): Promise<FolderNode> {
+  if (path === ROOT) throw invalid('path "/" is the root folder, which cannot be deleted');
+  const found = await nodes.get(drive, path);
+  if (found?.kind === 'file') throw notFound(`${path} is a file, not a folder`);
+  if (!found) throw notFound(`folder ${path} does not exist`);
+  return found;
 }
 
 /** Deletes `folder` if it has no children; a `409` if it has, with the folder left as it was. */
@@ -45,79 +136,78 @@ async function deleteEmpty(nodes: NodeStore, drive: string, folder: FolderNode):
 }
 
 /**
- * Deletes everything below the marked folder `root`, and `root`. A round walks the tree, deletes the files,
- * then the folders deepest first; a folder found with children at the last look (a writer that stored into
- * it and died before it could withdraw) sends the delete round again.
+ * Deletes everything below the marked folder `root`, and `root`, depth first, a page at a time, until
+ * `outOfTime`: returns true when the tree is gone, false when time ran out first. Nothing but the marks is
+ * remembered between pages, so a later call (another step, after a crash) goes on from what is left.
+ *
+ * A step reads the first page of the deepest folder it has entered: its files go (bytes, then records), its
+ * subfolders are marked and entered, and a folder whose page comes back empty is removed. Each folder is
+ * marked before its children are read: a writer that stores into it later reads the mark after its write
+ * and withdraws; one that died before withdrawing left a child that the next page holds. Memory stays at a
+ * page plus the folders entered and not yet removed.
  */
-async function deleteTree(deps: { nodes: NodeStore; objects: ObjectStore }, drive: string, root: FolderNode): Promise<number> {
-  let deleted = 0;
-  for (let round = 0; round < LATE_ROUNDS; round++) {
-    const { files, folders } = await markedWalk(deps.nodes, drive, root);
-    deleted += await deleteFiles(deps, drive, files);
-    if (await deleteFolders(deps.nodes, drive, [root, ...folders])) return deleted;
-  }
-  throw conflict(`files keep arriving in ${root.path} while it is deleted; repeat the delete to finish it`);
-}
-
-/**
- * Every file and folder below the marked folder `root`. Each folder is marked before its children are read:
- * a writer that stores into it later reads the mark after its write and withdraws what it wrote.
- */
-async function markedWalk(nodes: NodeStore, drive: string, root: FolderNode): Promise<{ files: FileNode[]; folders: FolderNode[] }> {
-  const files: FileNode[] = [];
-  const folders: FolderNode[] = [];
-  let level = [root];
-  while (level.length > 0) {
-    const children = (await mapLimit(level, WALK_CONCURRENCY, (folder) => nodes.children(drive, folder.path))).flat();
-    for (const child of children) if (child.kind === 'file') files.push(child);
-    const marked = await mapLimit(
-      children.filter((child): child is FolderNode => child.kind === 'folder'),
-      WALK_CONCURRENCY,
-      (folder) => nodes.markDeleting(drive, folder, 'recursive'),
-    );
-    level = marked.filter((folder): folder is FolderNode => folder !== undefined);
-    folders.push(...level);
-  }
-  return { files, folders };
-}
-
-/**
- * Deletes the bytes of `files`, then each record where it still has the id seen: an interruption between
- * the two leaves records without bytes in marked folders (hidden, and finished by the next delete), never
- * bytes without a record. A record replaced meanwhile is a late file: its bytes and record go too. Returns
- * how many records it deleted.
- */
-async function deleteFiles(deps: { nodes: NodeStore; objects: ObjectStore }, drive: string, files: readonly FileNode[]): Promise<number> {
-  let deleted = 0;
-  for (let start = 0; start < files.length; start += FILE_BATCH) {
-    let batch = files.slice(start, start + FILE_BATCH);
-    for (let round = 0; batch.length > 0; round++) {
-      if (round === LATE_ROUNDS) throw conflict(`files keep replacing each other in a folder being deleted; repeat the delete to finish it`);
-      await deps.objects.deleteMany(batch.map((file) => file.objectKey));
-      const gone = await mapLimit(batch, DELETE_CONCURRENCY, (file) => deps.nodes.revert(drive, file.path, file.id));
-      deleted += gone.filter(Boolean).length;
-      const changed = batch.filter((_, i) => !gone[i]).map((file) => file.path);
-      const now = await deps.nodes.getMany(drive, changed);
-      batch = [...now.values()].filter((node): node is FileNode => node.kind === 'file');
+async function drainTree(deps: Stores, drive: string, root: FolderNode, progress: { outOfTime: () => boolean; deleted: (files: number) => Promise<void> }): Promise<boolean> {
+  const entered: FolderNode[] = [root];
+  const pacer = new PartitionPacer(PARTITION_DELETES_PER_SECOND);
+  let idle = 0;
+  let lastNote = Date.now();
+  while (entered.length > 0) {
+    if (progress.outOfTime()) return false;
+    const folder = entered.at(-1)!;
+    const { nodes: page } = await deps.nodes.childrenPage(drive, folder.path, PAGE);
+    if (page.length === 0) {
+      // Gone already (another step took it) or removed now: either way it is done.
+      await deps.nodes.removeFolder(drive, folder);
+      entered.pop();
+      idle = 0;
+      continue;
     }
-  }
-  return deleted;
-}
-
-/**
- * Deletes `folders` (all marked) deepest first, a depth at a time, each once it has no children. Returns
- * false, leaving the shallower ones, if one still has children.
- */
-async function deleteFolders(nodes: NodeStore, drive: string, folders: readonly FolderNode[]): Promise<boolean> {
-  for (const level of byDepth(folders, (folder) => folder.path, 'deepest first')) {
-    const results = await settleLimit(level, DELETE_CONCURRENCY, async (folder) => {
-      if (await nodes.hasChildren(drive, folder.path)) return false;
-      await nodes.removeFolder(drive, folder);
-      return true;
-    });
-    const failure = results.find((result) => result.status === 'rejected');
-    if (failure) throw failure.reason;
-    if (results.some((result) => result.status === 'fulfilled' && !result.value)) return false;
+    const files = page.filter((node): node is FileNode => node.kind === 'file');
+    const deleted = files.length > 0 ? await deleteFiles(deps, drive, files, pacer) : 0;
+    const subfolders = page.filter((node): node is FolderNode => node.kind === 'folder');
+    const marked = await mapLimit(subfolders, WALK_CONCURRENCY, (sub) => (sub.deleting === 'recursive' ? Promise.resolve(sub) : deps.nodes.markDeleting(drive, sub, 'recursive')));
+    // Entered in reverse, so the first in name order is taken next.
+    entered.push(...marked.filter((sub): sub is FolderNode => sub !== undefined).reverse());
+    if (deleted > 0 || Date.now() - lastNote >= HEARTBEAT_MS) {
+      await progress.deleted(deleted);
+      lastNote = Date.now();
+    }
+    idle = deleted > 0 || marked.length > 0 ? 0 : idle + 1;
+    if (idle === IDLE_STEPS) throw conflict(`files keep replacing each other in ${folder.path} while it is deleted; repeat the delete to finish it`);
   }
   return true;
+}
+
+/**
+ * Deletes the bytes of `files` (one folder's), then each record where it still has the id seen: an
+ * interruption between the two leaves records without bytes in a marked folder (hidden, and finished by the
+ * next step), never bytes without a record. A record replaced meanwhile is left for the next page to read
+ * again. Returns how many records it deleted.
+ */
+async function deleteFiles(deps: Stores, drive: string, files: readonly FileNode[], pacer: PartitionPacer): Promise<number> {
+  await deps.objects.deleteMany(files.map((file) => file.objectKey));
+  const gone = await mapLimit(files, DELETE_CONCURRENCY, async (file) => {
+    await pacer.take();
+    return deps.nodes.revert(drive, file.path, file.id);
+  });
+  return gone.filter(Boolean).length;
+}
+
+/** Spaces writes to one partition at most `perSecond` apart, on average; `take` waits for the next slot. */
+class PartitionPacer {
+  private next = Date.now();
+  constructor(private readonly perSecond: number) {}
+
+  async take(): Promise<void> {
+    const now = Date.now();
+    // A second's worth may go at once (a burst), never more.
+    this.next = Math.max(this.next, now - 1000) + 1000 / this.perSecond;
+    const wait = this.next - now - 1000;
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+/** The spec's answer for a finished delete. */
+export function deleteResult(path: string, filesDeleted: number): { deleted: true; path: string; files_deleted: number } {
+  return { deleted: true, path, files_deleted: filesDeleted };
 }

@@ -2,6 +2,7 @@ import { notFound } from './errors';
 import { ROOT, comparePaths, nameOf } from './paths';
 import type { DriveNode, FileNode, FolderNode, NodeStore } from './ports';
 import { walk } from './tree';
+import { reachable } from './visibility';
 
 /** One page of a folder's listing: its entries and where the next page starts, if one may follow. */
 export interface FolderPage extends FolderListing {
@@ -16,8 +17,8 @@ export interface FolderPage extends FolderListing {
  * has taken is left out (a page may then hold fewer than `limit`).
  */
 export async function listFolderPage(nodes: NodeStore, drive: string, folder: string, limit: number, after?: string): Promise<FolderPage> {
-  const [self, page] = await Promise.all([folder === ROOT ? undefined : nodes.get(drive, folder), nodes.childrenPage(drive, folder, limit, after)]);
-  if (folder !== ROOT && (self?.kind !== 'folder' || self.deleting !== undefined)) {
+  const [self, page, seen] = await Promise.all([folder === ROOT ? undefined : nodes.get(drive, folder), nodes.childrenPage(drive, folder, limit, after), reachable(nodes, drive, folder)]);
+  if (folder !== ROOT && (self?.kind !== 'folder' || self.deleting !== undefined || !seen)) {
     throw notFound(self?.kind === 'file' ? `${folder} is a file, not a folder` : `folder ${folder} does not exist`);
   }
   const files: FileNode[] = [];
@@ -37,8 +38,8 @@ export async function listFolderPage(nodes: NodeStore, drive: string, folder: st
  * delete has taken are left out, with everything below them.
  */
 export async function listTreePage(nodes: NodeStore, drive: string, root: string, limit: number, after?: string): Promise<FolderPage> {
-  const self = root === ROOT ? undefined : await nodes.get(drive, root);
-  if (root !== ROOT && (self?.kind !== 'folder' || self.deleting !== undefined)) {
+  const [self, seen] = await Promise.all([root === ROOT ? undefined : nodes.get(drive, root), reachable(nodes, drive, root)]);
+  if (root !== ROOT && (self?.kind !== 'folder' || self.deleting !== undefined || !seen)) {
     throw notFound(self?.kind === 'file' ? `${root} is a file, not a folder` : `folder ${root} does not exist`);
   }
   // The walk's stack: each folder entered, the children read and not yet taken, and where its next Query starts.
@@ -92,11 +93,12 @@ export interface FolderListing {
 export async function listFolder(nodes: NodeStore, drive: string, folder: string, recursive: boolean): Promise<FolderListing> {
   const taken = (node: FolderNode) => node.deleting !== undefined;
   // The folder's own record, read alongside its children: children alone would list a folder being deleted.
-  const [self, entries] = await Promise.all([
+  const [self, seen, entries] = await Promise.all([
     folder === ROOT ? undefined : nodes.get(drive, folder),
+    reachable(nodes, drive, folder),
     recursive ? walk(nodes, drive, folder, taken) : nodes.children(drive, folder).then((children) => children.filter((child) => child.kind === 'file' || !taken(child))),
   ]);
-  if (folder !== ROOT && (self?.kind !== 'folder' || taken(self))) throw notFound(self?.kind === 'file' ? `${folder} is a file, not a folder` : `folder ${folder} does not exist`);
+  if (folder !== ROOT && (self?.kind !== 'folder' || taken(self) || !seen)) throw notFound(self?.kind === 'file' ? `${folder} is a file, not a folder` : `folder ${folder} does not exist`);
   const files: FileNode[] = [];
   const folders: FolderNode[] = [];
   for (const entry of entries) {

@@ -131,6 +131,44 @@ export interface UploadJournal {
   openKeys(): Promise<string[]>;
 }
 
+/**
+ * A recursive delete (an extension of the spec): taken by a request, which answers `200` if the tree goes
+ * within its time budget, else `202` with the job, which the worker finishes in steps.
+ */
+export interface DeleteJob {
+  /** The id clients see (a UUID). */
+  id: string;
+  drive: string;
+  /** The folder being deleted, and the id of the folder the delete marked there. */
+  path: string;
+  folderId: string;
+  status: 'running' | 'done';
+  /** Files deleted so far; at the end, all of them. */
+  filesDeleted: number;
+  createdAt: string;
+  /** When a request or the worker last advanced the job: one that stops advancing is resumed (`resumeStalledJobs`). */
+  updatedAt: string;
+}
+
+/** Delete jobs, each kept a day after it ends for clients to read. */
+export interface JobStore {
+  create(job: DeleteJob): Promise<void>;
+  /** The job `id` of `drive`, or undefined (another drive's jobs are not found). */
+  get(drive: string, id: string): Promise<DeleteJob | undefined>;
+  /** Adds `files` to the job's count and notes it advanced now. */
+  advanced(id: string, files: number): Promise<void>;
+  /** Ends the job: done, with `files` more deleted. */
+  finish(id: string, files: number): Promise<void>;
+  /** Running jobs that have not advanced since `before`. */
+  stalled(before: Date): Promise<DeleteJob[]>;
+}
+
+/** The queue that feeds the delete worker (SQS in AWS, the host's embedded queue locally). */
+export interface JobQueue {
+  /** Asks the worker to advance `job`: at least once, maybe more, as a step is safe to run twice. */
+  send(job: Pick<DeleteJob, 'id' | 'drive'>): Promise<void>;
+}
+
 /** A large upload in progress: bytes go straight to S3 in parts; the record is written on completion. */
 export interface UploadSession {
   /** The `upload_id` clients see. */

@@ -4,9 +4,9 @@ import { pipeline } from 'node:stream/promises';
 import { type Caller, type Endpoint, conflictFor } from '../core/access';
 import { corsHeaders } from './cors';
 import type { Guard } from './guard';
-import { type Headers, errorResponse, ok } from './respond';
+import { type Headers, Reply, errorResponse, ok, replied } from './respond';
 
-/** A buffered endpoint: guard, then `operation`, whose result is sent in the `data` envelope. */
+/** A buffered endpoint: guard, then `operation`, whose result is sent in the `data` envelope (a `Reply` picks its own status). */
 export function jsonHandler(
   endpoint: Endpoint,
   guard: Guard,
@@ -19,7 +19,8 @@ export function jsonHandler(
       const admitted = await guard(endpoint, event);
       headers = { ...headers, ...admitted.headers };
       caller = admitted.caller;
-      return ok(await operation(event, caller), headers);
+      const result = await operation(event, caller);
+      return result instanceof Reply ? replied(result, headers) : ok(result, headers);
     } catch (error) {
       // Worded for the key: a conflict tells it nothing it may not see.
       return errorResponse(caller ? conflictFor(caller, error) : error, headers);

@@ -60,9 +60,18 @@ export function baseUrlOf(event: APIGatewayProxyEvent): string {
   return `${scheme}://${host}${prefix}`;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /** The `{upload_id}` of the route; anything but an id this API issued cannot name a session. */
 export function uploadIdOf(event: APIGatewayProxyEvent): string {
   const id = event.pathParameters?.upload_id ?? '';
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) throw notFound(`no upload session ${JSON.stringify(id.slice(0, 80))}`);
+  if (!UUID.test(id)) throw notFound(`no upload session ${JSON.stringify(id.slice(0, 80))}`);
+  return id;
+}
+
+/** The `{job_id}` of the route; anything but an id this API issued cannot name a job. */
+export function jobIdOf(event: APIGatewayProxyEvent): string {
+  const id = event.pathParameters?.job_id ?? '';
+  if (!UUID.test(id)) throw notFound(`no job ${JSON.stringify(id.slice(0, 80))}`);
   return id;
 }

@@ -31,6 +31,7 @@ const ACTION: Record<Endpoint, string> = {
   'create-folder': 'create folders',
   'delete-folder': 'delete folders',
   keys: 'manage API keys',
+  jobs: 'read delete jobs',
 };
 
 /** How often a warm container records a key's use: "last used" is accurate to about this. */

@@ -10,6 +10,20 @@ export function ok(payload: unknown, headers: Headers = {}): APIGatewayProxyResu
   return { statusCode: 200, headers: { 'Content-Type': JSON_TYPE, ...headers }, body: JSON.stringify({ data: payload }) };
 }
 
+/** An answer other than `ok`'s: its status, the payload for the `data` envelope, and headers of its own. */
+export class Reply {
+  constructor(
+    readonly statusCode: number,
+    readonly payload: unknown,
+    readonly headers: Headers = {},
+  ) {}
+}
+
+/** `reply` as a response, with `headers` under its own. */
+export function replied(reply: Reply, headers: Headers = {}): APIGatewayProxyResult {
+  return { ...ok(reply.payload), statusCode: reply.statusCode, headers: { 'Content-Type': JSON_TYPE, ...headers, ...reply.headers } };
+}
+
 /**
  * The spec's error body for `error`. Only a `DriveError` is shown to the client; anything else is a
  * bug or an outage, logged here and sent as a bare `internal_error`.

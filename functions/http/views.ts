@@ -1,5 +1,5 @@
 import type { ApiKeyRecord } from '../aws/api-key-admin';
-import type { FileNode, FolderNode } from '../core/ports';
+import type { DeleteJob, FileNode, FolderNode } from '../core/ports';
 import { nameOf } from '../core/paths';
 
 /** A File as upload returns it (spec section 2). */
@@ -47,4 +47,27 @@ export function folderView(folder: FolderNode) {
 // Slashes are legal in a query value and keep the URL readable.
 function encodeQueryValue(value: string): string {
   return encodeURIComponent(value).replace(/%2F/g, '/');
+}
+
+/**
+ * A delete job (an extension of the spec): where it stands, its own URL, and once done the `result` the
+ * spec's delete answer would have carried (`null` until then).
+ */
+export function jobView(job: DeleteJob, baseUrl: string) {
+  return {
+    id: job.id,
+    type: 'delete-folder',
+    status: job.status,
+    path: job.path,
+    files_deleted: job.filesDeleted,
+    created_at: job.createdAt,
+    updated_at: job.updatedAt,
+    url: jobUrl(job, baseUrl),
+    result: job.status === 'done' ? { deleted: true, path: job.path, files_deleted: job.filesDeleted } : null,
+  };
+}
+
+/** Where a client reads the job: `GET /drive/jobs/{id}`. */
+export function jobUrl(job: Pick<DeleteJob, 'id'>, baseUrl: string): string {
+  return `${baseUrl}/drive/jobs/${job.id}`;
 }

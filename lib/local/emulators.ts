@@ -15,6 +15,7 @@ import S3rver from 's3rver';
 import { DUMMY_ACCOUNT } from 's3rver/lib/models/account';
 import { type Credentials, type GatewayError, startGateway } from './signed-gateway';
 import { checkPartEtags, multipartGaps } from './s3rver-multipart';
+import { type DeletingStore, deleteInConstantTime } from './s3rver-deletes';
 import S3Error from 's3rver/lib/models/error';
 import { removeInterruptedWrites } from './s3rver-recovery';
 import { ACCESS_PARTITION_KEY, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY } from '../../functions/aws/schema';
@@ -73,6 +74,7 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
     const s3 = new S3rver({ directory: join(dataDir, 's3'), silent: true, configureBuckets: [{ name: LOCAL_RESOURCES.bucket, configs: [] }] });
     s3.middleware.unshift(multipartGaps(join(dataDir, 's3')));
     checkPartEtags(s3.store, join(dataDir, 's3'), (message) => new S3Error('InvalidPart', message));
+    deleteInConstantTime(s3.store as unknown as DeletingStore);
     // s3rver looks the signing key up by its id (it checks no V4 signature itself; the gateway does).
     DUMMY_ACCOUNT.createKeyPair(dynamo.credentials.accessKeyId, dynamo.credentials.secretAccessKey);
     await s3.configureBuckets();

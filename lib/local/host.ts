@@ -7,7 +7,9 @@ import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
 import { DynamoKeyStore } from '../../functions/aws/dynamo-access';
 import { DRIVE_ID, ROLES, type Role, hashSecret } from '../../functions/core/access';
 import { parsePath } from '../../functions/core/paths';
-import { DASHBOARD_ROUTES, ROUTES, SCHEDULED } from '../routes';
+import { DASHBOARD_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED } from '../routes';
+import { FUNCTION_SIZING } from '../aws-limits';
+import { type QueueFeed, startEmbeddedQueues } from './embedded-queue';
 import { ENDPOINTS_FILE, LOCAL_REGION, LOCAL_RESOURCES, allowBrowserUploads, runningHost, startEmulators } from './emulators';
 import type { Credentials } from './signed-gateway';
 import { sweepExpiredUploads } from './expiry';
@@ -44,6 +46,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const running = await runningHost(dataDir);
   if (running) throw new Error(`another Drive host (pid ${running.pid}) is serving ${dataDir}; stop it or choose another DRIVE_DATA_DIR`);
   const emulators = options.storage ? { ...options.storage, close: async () => undefined } : await startEmulators(dataDir);
+  // SQS for the queue workers, as the stack has it; the host delivers its messages as Lambda's event source would.
+  const queues = await startEmbeddedQueues(dataDir, QUEUE_WORKERS.map((worker) => worker.queue), LOCAL_REGION, emulators.credentials);
 
   // The handler modules build their clients from the environment when first imported, as in Lambda.
   Object.assign(process.env, {
@@ -63,6 +67,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     DRIVE_PART_UPLOAD_ORIGIN: emulators.s3Endpoint,
     // The host serves plain HTTP; the `url` of an upload says so (API Gateway serves HTTPS).
     DRIVE_API_SCHEME: 'http',
+    DRIVE_SQS_ENDPOINT: queues.endpoint,
+    DRIVE_JOB_QUEUE_URL: queues.queueUrl('jobs'),
   });
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
@@ -94,6 +100,13 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     const stopped = Date.now();
     const { rateLimiter } = (await import(join(PROJECT_ROOT, 'functions/aws/dynamodb.ts'))) as { rateLimiter: { useClock(clock: () => number): void } };
     rateLimiter.useClock(() => stopped);
+  }
+
+  // Queue workers run from the same modules, fed by the embedded queue.
+  for (const worker of QUEUE_WORKERS) {
+    const module = (await import(join(PROJECT_ROOT, worker.entry))) as { handler: QueueFeed['handler'] };
+    const timeoutMs = FUNCTION_SIZING[worker.handler].timeoutSeconds * 1000;
+    queues.feed(worker.queue, { handler: module.handler, timeoutMs, visibilityMs: 6 * timeoutMs, maxReceives: worker.maxReceives, concurrency: 4, log });
   }
 
   // Scheduled functions (EventBridge in AWS) run on the sweep timer, from the same modules.
@@ -134,6 +147,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       });
       await rm(endpointsFile, { force: true });
       keyReader.destroy();
+      await queues.close();
       await emulators.close();
     },
   };

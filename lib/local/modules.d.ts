@@ -50,3 +50,11 @@ declare module 's3rver/lib/models/account' {
   /** The account s3rver signs requests for; its key pairs are the access keys it knows. */
   export const DUMMY_ACCOUNT: { createKeyPair(accessKeyId: string, secretAccessKey: string): void };
 }
+
+declare module 's3rver/lib/stores/filesystem' {
+  /** s3rver's store of buckets and objects as files under `rootDirectory`. */
+  class FilesystemStore {
+    constructor(rootDirectory: string);
+  }
+  export = FilesystemStore;
+}

@@ -10,7 +10,7 @@ export interface Credentials {
 
 /** What the gateway stands in front of: its AWS service name, and the private socket its emulator listens on. */
 export interface GatewayTarget {
-  service: 's3' | 'dynamodb';
+  service: 's3' | 'dynamodb' | 'sqs';
   socketPath: string;
   region: string;
   credentials: Credentials;
@@ -60,8 +60,8 @@ export async function startGateway(target: GatewayTarget): Promise<{ endpoint: s
 async function handle(target: GatewayTarget, signer: SignatureV4, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(`http://localhost${req.url ?? '/'}`);
   const preflight = req.method === 'OPTIONS' && target.service === 's3' && req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;
-  // DynamoDB's signature covers the body's hash, so the body is read first; S3's names its hash in a header.
-  const body = target.service === 'dynamodb' ? await readAll(req, MAX_DYNAMODB_BODY) : undefined;
+  // DynamoDB's and SQS's signatures cover the body's hash, so the body is read first; S3's names its hash in a header.
+  const body = target.service !== 's3' ? await readAll(req, MAX_DYNAMODB_BODY) : undefined;
   if (body === 'too large') return refuse(res, target.service, { status: 413, code: 'RequestEntityTooLarge', message: 'the request is larger than the service takes' });
   if (!preflight) {
     const problem = await checkSignature(signer, target, req, url, body);
@@ -199,7 +199,7 @@ function forward(socketPath: string, req: IncomingMessage, res: ServerResponse, 
   });
 }
 
-function refuse(res: ServerResponse, service: 's3' | 'dynamodb', error: GatewayError): void {
+function refuse(res: ServerResponse, service: GatewayTarget['service'], error: GatewayError): void {
   if (res.headersSent) return void res.destroy();
   if (service === 's3') {
     const xml = `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${error.code}</Code><Message>${escapeXml(error.message)}</Message></Error>`;

@@ -15,6 +15,9 @@ const template = Template.fromStack(stack);
 type Statement = { Action: string | string[]; Resource: unknown };
 
 /** Every IAM action granted to the role of the function for `endpoint`. */
+/** What `grantSendMessages` allows. */
+const SEND = ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'];
+
 function actionsOf(endpoint: keyof DriveStack['functions']): string[] {
   const roleId = stack.getLogicalId(stack.functions[endpoint].role!.node.defaultChild as never);
   const policies = template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } });
@@ -33,10 +36,10 @@ describe('DriveStack', () => {
       });
     }
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod);
-    // The API's twelve, and the dashboard's GET / and GET /{file}.
-    expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual(['DELETE', 'DELETE', 'DELETE', 'GET', 'GET', 'GET', 'GET', 'GET', 'HEAD', 'POST', 'POST', 'POST', 'POST', 'POST']);
+    // The API's thirteen, and the dashboard's GET / and GET /{file}.
+    expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual(['DELETE', 'DELETE', 'DELETE', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'HEAD', 'POST', 'POST', 'POST', 'POST', 'POST']);
     const resources = Object.values(template.findResources('AWS::ApiGateway::Resource')).map((r) => (r as { Properties: { PathPart: string } }).Properties.PathPart);
-    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'keys', '{key_id}', '{file}']));
+    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'keys', '{key_id}', 'jobs', '{job_id}', '{file}']));
   });
 
   it('streams GET and HEAD of downloads from the one download function, and listings from the list function; buffers the rest', () => {
@@ -51,8 +54,8 @@ describe('DriveStack', () => {
     expect(methods.filter((m) => JSON.stringify(m.Properties.Integration).includes(listFunction)).map((m) => m.Properties.HttpMethod)).toEqual(['GET']);
     // Both download methods sit on the one /drive/download resource.
     expect(new Set(downloads.map((m) => JSON.stringify((m.Properties as unknown as { ResourceId: unknown }).ResourceId))).size).toBe(1);
-    // One function serves both methods: one function per handler, eleven for the API, the dashboard's and the sweep.
-    template.resourceCountIs('AWS::Lambda::Function', 13);
+    // One function serves both methods: one function per handler, twelve for the API, the dashboard's, the sweep and the delete worker.
+    template.resourceCountIs('AWS::Lambda::Function', 15);
   });
 
   it('passes multipart bodies as binary', () => {
@@ -81,26 +84,30 @@ describe('DriveStack', () => {
 
   it('runs every handler on ARM64 with the newest Node.js runtime, with its own log group', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(13);
+    expect(Object.keys(functions)).toHaveLength(15);
     for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
     }
-    template.resourceCountIs('AWS::Logs::LogGroup', 14);
+    template.resourceCountIs('AWS::Logs::LogGroup', 16);
   });
 
   it('grants each function exactly the calls it makes, on its own resources', () => {
     const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
     const base = ['dynamodb:GetItem', 'dynamodb:UpdateItem', ...logs];
-    const expected: Record<Exclude<keyof DriveStack['functions'], 'dashboard' | 'sweep'>, string[]> = {
+    const expected: Record<Exclude<keyof DriveStack['functions'], 'dashboard' | 'sweep' | 'delete-worker'>, string[]> = {
       upload: [
         ...['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records
         ...['dynamodb:BatchWriteItem', 'dynamodb:PutItem'], // the journal
         ...['s3:DeleteObject', 's3:PutObject'],
       ],
-      download: ['dynamodb:GetItem', 's3:GetObject', 's3:ListBucket'],
-      list: ['dynamodb:GetItem', 'dynamodb:Query'],
+      download: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 's3:GetObject', 's3:ListBucket'],
+      list: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'],
       'create-folder': ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
-      'delete-folder': ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'],
+      'delete-folder': [
+        ...['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'], // the tree
+        ...['dynamodb:PutItem', 'dynamodb:UpdateItem', ...SEND], // the job
+      ],
+      'get-job': ['dynamodb:GetItem'],
       'start-upload': ['dynamodb:GetItem', 'dynamodb:PutItem', 's3:AbortMultipartUpload', 's3:PutObject'],
       'complete-upload': [
         ...['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], // sessions
@@ -118,8 +125,32 @@ describe('DriveStack', () => {
     // The dashboard serves files from its bundle: it may write its logs and nothing else.
     expect(actionsOf('dashboard')).toEqual(logs);
     // The sweep reads the journal and the records it names, and deletes what no record points to.
-    expect(actionsOf('sweep')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Scan', ...logs, 's3:DeleteObject'].sort());
+    // and sends stalled delete jobs to the worker again.
+    expect(actionsOf('sweep')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Scan', ...logs, 's3:DeleteObject', ...SEND].sort());
+    // The worker reads its queue (the event source), and deletes as the request does.
+    expect(actionsOf('delete-worker')).toEqual(
+      [
+        ...['dynamodb:GetItem', 'dynamodb:UpdateItem'], // the job
+        ...['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'], // the tree
+        ...['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'],
+        ...SEND,
+        ...logs,
+      ].sort(),
+    );
     expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toContain('"Resource":"*"');
+  });
+
+  it('feeds delete jobs to their worker from an encrypted queue, a message at a time, with a dead-letter queue after 5 failures', () => {
+    template.resourceCountIs('AWS::SQS::Queue', 2);
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: 6 * 300,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', Namespace: 'AWS/SQS', Threshold: 1 });
+    // The functions that send jobs know the queue.
+    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ DRIVE_JOB_QUEUE_URL: Match.anyValue() }) } });
   });
 
   it('runs the sweep of interrupted uploads every 5 minutes', () => {
@@ -214,14 +245,14 @@ describe('DriveStack', () => {
   });
 
   it('alarms on the API 5xx rate and on errors and throttles of every function', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 13 * 2);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 15 * 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('errors') })]) });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
   });
 
   it('answers CORS preflight for the configured origins on every resource, and on API Gateway\'s own errors', () => {
     const options = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
-    expect(options).toHaveLength(12); // /, /drive, the four resources of the spec, three of large uploads, two of keys, the dashboard's /{file}
+    expect(options).toHaveLength(14); // /, /drive, the four resources of the spec, three of large uploads, two of keys, two of jobs, the dashboard's /{file}
     for (const method of options) expect(JSON.stringify(method)).toContain('https://app.example.com');
     // Preflights allow HEAD and the request headers of ranged and conditional downloads.
     for (const method of options) {

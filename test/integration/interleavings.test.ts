@@ -5,12 +5,14 @@ import { join } from 'node:path';
 import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
 import { DynamoUploadJournal } from '../../functions/aws/dynamo-upload-journal';
 import { JOURNAL_SWEEP_AFTER_MS, sweepJournal } from '../../functions/core/journal';
-import { deleteFolder } from '../../functions/core/delete-folder';
+import { acceptDelete, deleteFolder } from '../../functions/core/delete-folder';
+import { openFile } from '../../functions/core/download';
+import { Readable } from 'node:stream';
 import { ensureFolders } from '../../functions/core/folders';
-import { listFolder } from '../../functions/core/list-folder';
+import { listFolder, listFolderPage, listTreePage } from '../../functions/core/list-folder';
 import { commitFiles, uploadFiles } from '../../functions/core/upload';
 import { ROOT, parentOf } from '../../functions/core/paths';
-import type { DriveNode, FileNode, NodeStore, ObjectStore } from '../../functions/core/ports';
+import type { DeleteJob, DriveNode, FileNode, JobStore, NodeStore, ObjectStore } from '../../functions/core/ports';
 import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
 import { removeDataDir } from '../support/local-host';
 
@@ -139,7 +141,7 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     const deleterNodes = interceptedStore(
       () => undefined,
       async (method, args) => {
-        if (method === 'children' && args[1] === '/t') {
+        if (method === 'childrenPage' && args[1] === '/t') {
           openGate();
           await replaced;
         }
@@ -152,6 +154,36 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     expect(await store.get(drive, '/t/a.txt')).toBeUndefined();
     expect(await store.get(drive, '/t')).toBeUndefined();
     await expectNothingOrphaned(objects);
+  });
+
+  it('a delete that answers with a job hides everything below its folder at once, before the worker reaches it', async () => {
+    const objects = objectStore();
+    const readable = { ...objects, open: async (key: string) => (objects.keys.has(key) ? { body: Readable.from([]), size: 0 } : undefined) };
+    await upload(store, objects, [file('/job/a/b/deep.txt'), file('/job/top.txt')]);
+    const jobs = new Map<string, DeleteJob>();
+    const jobStore: JobStore = {
+      create: async (job) => void jobs.set(job.id, job),
+      get: async (_drive, id) => jobs.get(id),
+      advanced: async () => undefined,
+      finish: async () => undefined,
+      stalled: async () => [],
+    };
+    const sent: string[] = [];
+
+    // No time to delete anything: the request marks /job, notes the job and hands it on; no worker runs.
+    const outcome = await acceptDelete({ nodes: store, objects, jobs: jobStore, queue: { send: async (job) => void sent.push(job.id) } }, drive, '/job', true, 0);
+
+    expect(outcome.done).toBe(false);
+    expect(sent).toHaveLength(1);
+    expect(await store.get(drive, '/job/a/b/deep.txt')).toBeDefined();
+    for (const folder of ['/job', '/job/a', '/job/a/b']) {
+      await expect(listFolderPage(store, drive, folder, 10)).rejects.toMatchObject({ code: 'not_found' });
+      await expect(listTreePage(store, drive, folder, 10)).rejects.toMatchObject({ code: 'not_found' });
+      await expect(listFolder(store, drive, folder, false)).rejects.toMatchObject({ code: 'not_found' });
+    }
+    for (const path of ['/job/a/b/deep.txt', '/job/top.txt']) {
+      await expect(openFile({ nodes: store, objects: readable }, drive, path, () => ({ bytes: 'all' as const }))).rejects.toMatchObject({ code: 'not_found' });
+    }
   });
 
   it('a replacing upload that finishes before the delete looks into the folder: the delete takes the new file', async () => {

@@ -65,7 +65,17 @@ export async function mkdirCommand(command: Of<'mkdir'>, drive: Drive, out: Outp
 
 /** `drive rm [-r] /folder`: without `-r` only an empty folder goes. */
 export async function rmCommand(command: Of<'rm'>, drive: Drive, out: Output, signal: AbortSignal): Promise<number> {
-  const deletion = await drive.deleteFolder(command.path, { recursive: command.recursive, signal });
+  let reported = -1;
+  const deletion = await drive.deleteFolder(command.path, {
+    recursive: command.recursive,
+    signal,
+    // A big tree goes on in a job on the server: say so once, then each time its count moves.
+    onProgress: (job) => {
+      if (job.status === 'done' || job.files_deleted === reported) return;
+      out.warn(reported < 0 ? `${job.path} is gone for readers; deleting what was in it (job ${job.id}): ${job.files_deleted} file(s) so far` : `  ${job.files_deleted} file(s) deleted`);
+      reported = job.files_deleted;
+    },
+  });
   out.line(deletion.alreadyGone ? `${command.path} is gone (a retry found it already deleted)` : `deleted ${deletion.path} (${deletion.files_deleted} file(s))`);
   out.document(deletion);
   return 0;

@@ -1,0 +1,102 @@
+import { type AttributeValue, type DynamoDBClient, GetItemCommand, PutItemCommand, ScanCommand, type ScanCommandOutput, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import type { DeleteJob, JobStore } from '../core/ports';
+import { UPLOADS_PARTITION_KEY as PK, UPLOADS_TTL_ATTRIBUTE as TTL } from './schema';
+
+type Item = Record<string, AttributeValue>;
+
+/** Jobs share the upload sessions' table (the work in flight) under ids of their own. */
+export const JOB_ID_PREFIX = 'job#';
+/** How long a finished job stays readable (then DynamoDB's TTL removes it). */
+const KEEP_DONE_SECONDS = 24 * 60 * 60;
+
+/** Delete jobs, one item each; a running job has no TTL, so only its end starts the clock on it. */
+export class DynamoJobStore implements JobStore {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly table: string,
+  ) {}
+
+  async create(job: DeleteJob): Promise<void> {
+    await this.client.send(new PutItemCommand({ TableName: this.table, Item: toItem(job), ConditionExpression: 'attribute_not_exists(#id)', ExpressionAttributeNames: { '#id': PK } }));
+  }
+
+  async get(drive: string, id: string): Promise<DeleteJob | undefined> {
+    const { Item } = await this.client.send(new GetItemCommand({ TableName: this.table, Key: { [PK]: { S: `${JOB_ID_PREFIX}${id}` } }, ConsistentRead: true }));
+    // Another drive's job is not found: its key learns nothing, not even that the id exists.
+    return Item && Item.drive?.S === drive ? fromItem(Item) : undefined;
+  }
+
+  async advanced(id: string, files: number): Promise<void> {
+    await this.update(id, 'SET #updated = :now ADD #files :files', { ':files': { N: String(files) } });
+  }
+
+  async finish(id: string, files: number): Promise<void> {
+    const expires = Math.floor(Date.now() / 1000) + KEEP_DONE_SECONDS;
+    await this.update(id, 'SET #updated = :now, #status = :done, #ttl = :expires ADD #files :files', {
+      ':files': { N: String(files) },
+      ':done': { S: 'done' },
+      ':expires': { N: String(expires) },
+    });
+  }
+
+  async stalled(before: Date): Promise<DeleteJob[]> {
+    // The table holds only work in flight, so a filtered scan stays small (as the journal's does).
+    const jobs: DeleteJob[] = [];
+    let start: ScanCommandOutput['LastEvaluatedKey'];
+    do {
+      const page: ScanCommandOutput = await this.client.send(
+        new ScanCommand({
+          TableName: this.table,
+          ConsistentRead: true,
+          FilterExpression: 'begins_with(#id, :prefix) AND #status = :running AND #updated < :before',
+          ExpressionAttributeNames: { '#id': PK, '#status': 'status', '#updated': 'updatedAt' },
+          ExpressionAttributeValues: { ':prefix': { S: JOB_ID_PREFIX }, ':running': { S: 'running' }, ':before': { S: before.toISOString() } },
+          ExclusiveStartKey: start,
+        }),
+      );
+      jobs.push(...(page.Items ?? []).map(fromItem));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return jobs;
+  }
+
+  /** An update of the job `id`, if it exists (a job is never made by an update). */
+  private async update(id: string, expression: string, values: Item): Promise<void> {
+    await this.client.send(
+      new UpdateItemCommand({
+        TableName: this.table,
+        Key: { [PK]: { S: `${JOB_ID_PREFIX}${id}` } },
+        UpdateExpression: expression,
+        ConditionExpression: 'attribute_exists(#id)',
+        ExpressionAttributeNames: { '#id': PK, '#updated': 'updatedAt', '#files': 'filesDeleted', ...(expression.includes('#status') ? { '#status': 'status', '#ttl': TTL } : {}) },
+        ExpressionAttributeValues: { ':now': { S: new Date().toISOString() }, ...values },
+      }),
+    );
+  }
+}
+
+function toItem(job: DeleteJob): Item {
+  return {
+    [PK]: { S: `${JOB_ID_PREFIX}${job.id}` },
+    drive: { S: job.drive },
+    path: { S: job.path },
+    folderId: { S: job.folderId },
+    status: { S: job.status },
+    filesDeleted: { N: String(job.filesDeleted) },
+    createdAt: { S: job.createdAt },
+    updatedAt: { S: job.updatedAt },
+  };
+}
+
+function fromItem(item: Item): DeleteJob {
+  return {
+    id: item[PK].S!.slice(JOB_ID_PREFIX.length),
+    drive: item.drive.S!,
+    path: item.path.S!,
+    folderId: item.folderId.S!,
+    status: item.status.S === 'done' ? 'done' : 'running',
+    filesDeleted: Number(item.filesDeleted.N),
+    createdAt: item.createdAt.S!,
+    updatedAt: item.updatedAt.S!,
+  };
+}

@@ -1,0 +1,20 @@
+import { ancestorsOf } from './paths';
+import type { NodeStore } from './ports';
+
+/**
+ * Whether readers may see what is at `path` as far as the folders above it go: each is there, and none is
+ * taken by a recursive delete. A delete marks the folder it was asked for before it answers and the
+ * folders below as it reaches them, so a read by path looks at every mark above: one batched read, made
+ * alongside the read of the node itself. A folder above that is missing hides the path too (a record left
+ * below a removed folder is fsck's to repair, not a reader's to find).
+ */
+export async function reachable(nodes: NodeStore, drive: string, path: string): Promise<boolean> {
+  const above = ancestorsOf(path);
+  if (above.length === 0) return true;
+  const found = await nodes.getMany(drive, above);
+  return above.every((folder) => {
+    const node = found.get(folder);
+    // An `empty` mark above a path is a delete that will find the folder not empty and give up.
+    return node?.kind === 'folder' && node.deleting !== 'recursive';
+  });
+}

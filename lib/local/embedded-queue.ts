@@ -1,0 +1,240 @@
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, readdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Credentials, startGateway } from './signed-gateway';
+
+/** The account id in the queue URLs the host makes (it has no AWS account). */
+const LOCAL_ACCOUNT = '000000000000';
+/** SQS's largest message body. */
+const MAX_MESSAGE_BYTES = 256 * 1024;
+
+/** A message as the embedded queue keeps it: one file each, so that it outlives the host. */
+interface StoredMessage {
+  id: string;
+  body: string;
+  sentAt: number;
+  receiveCount: number;
+  /** Not delivered before this (epoch ms): a delay, or a delivery in progress (SQS's visibility timeout). */
+  visibleAt: number;
+}
+
+export interface EmbeddedQueues {
+  /** Where SQS clients send (the gateway in front of the queues). */
+  endpoint: string;
+  /** The URL of the queue `name`, as SQS names queues; the SDK sends to the URL's own host. */
+  queueUrl(name: string): string;
+  /** Feeds the queue `name` to `worker`, as Lambda's SQS event source mapping does; returns a stop. */
+  feed(name: string, worker: QueueFeed): () => Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface QueueFeed {
+  handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
+  /** The function's timeout: a step not done by then counts as failed (Lambda would stop it). */
+  timeoutMs: number;
+  /** Deliveries before the message goes to the dead-letter folder. */
+  maxReceives: number;
+  /** How long a delivered message stays hidden (6 × the function's timeout, as in the stack). */
+  visibilityMs: number;
+  /** Steps run at once (Lambda scales an SQS event source out; the host runs a few). */
+  concurrency: number;
+  log: (line: string) => void;
+}
+
+/**
+ * An embedded SQS for the host: `SendMessage` over AWS's JSON protocol, behind the same SigV4 gateway as the
+ * other emulators, with each message a file under `<dataDir>/queues/<name>/`. A feed delivers the messages
+ * one at a time to the queue's worker handler, deletes those it handled, and after `maxReceives` failed
+ * deliveries moves a message to `<name>-dead-letters/`. A host that stops ends every step it was running, so
+ * at start every message is visible again (in AWS, they would be once their visibility timeout passed).
+ */
+export async function startEmbeddedQueues(dataDir: string, names: readonly string[], region: string, credentials: Credentials): Promise<EmbeddedQueues> {
+  const root = join(dataDir, 'queues');
+  for (const name of names) {
+    await mkdir(join(root, name), { recursive: true });
+    await mkdir(join(root, `${name}-dead-letters`), { recursive: true });
+    for (const message of await readMessages(join(root, name))) await store(join(root, name), { ...message, visibleAt: 0 });
+  }
+  const wake = new Map<string, () => void>();
+  const socketDir = await mkdtemp(join(tmpdir(), 'drive-sqs-'));
+  const socketPath = join(socketDir, 'sqs.sock');
+  const server = createServer((req, res) => {
+    req.on('error', () => undefined);
+    res.on('error', () => undefined);
+    answer(req, res, root, names, (name) => wake.get(name)?.()).catch((error: unknown) => reply(res, 500, { __type: 'com.amazonaws.sqs#InternalError', message: String(error) }));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => resolve());
+  });
+  const gateway = await startGateway({ service: 'sqs', socketPath, region, credentials });
+  const feeds: (() => Promise<void>)[] = [];
+  return {
+    endpoint: gateway.endpoint,
+    queueUrl: (name) => `${gateway.endpoint}/${LOCAL_ACCOUNT}/${name}`,
+    feed: (name, worker) => {
+      const stop = feedQueue(root, name, worker, (poke) => wake.set(name, poke));
+      feeds.push(stop);
+      return stop;
+    },
+    close: async () => {
+      await Promise.all(feeds.map((stop) => stop()));
+      await gateway.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await rm(socketDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Answers one request of AWS's JSON protocol: `SendMessage` to a known queue; anything else is refused as SQS would. */
+async function answer(req: IncomingMessage, res: ServerResponse, root: string, names: readonly string[], sent: (name: string) => void): Promise<void> {
+  const body = await readBody(req, MAX_MESSAGE_BYTES + 64 * 1024);
+  const target = String(req.headers['x-amz-target'] ?? '');
+  if (target !== 'AmazonSQS.SendMessage') return reply(res, 400, { __type: 'com.amazonaws.sqs#UnsupportedOperation', message: `the embedded queue takes SendMessage only, not ${target.slice(0, 60)}` });
+  let input: { QueueUrl?: unknown; MessageBody?: unknown; DelaySeconds?: unknown };
+  try {
+    input = JSON.parse(body?.toString('utf8') ?? '') as typeof input;
+  } catch {
+    return reply(res, 400, { __type: 'com.amazonaws.sqs#InvalidParameterValue', message: 'the request is not JSON' });
+  }
+  const name = typeof input.QueueUrl === 'string' ? /^https?:\/\/[^/]+\/\d{12}\/([\w-]{1,80})$/.exec(input.QueueUrl)?.[1] : undefined;
+  if (!name || !names.includes(name)) return reply(res, 400, { __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: 'The specified queue does not exist.' });
+  if (typeof input.MessageBody !== 'string' || input.MessageBody === '' || Buffer.byteLength(input.MessageBody) > MAX_MESSAGE_BYTES) {
+    return reply(res, 400, { __type: 'com.amazonaws.sqs#InvalidParameterValue', message: `MessageBody must be 1 to ${MAX_MESSAGE_BYTES} bytes` });
+  }
+  const delay = input.DelaySeconds === undefined ? 0 : Number(input.DelaySeconds);
+  if (!Number.isInteger(delay) || delay < 0 || delay > 900) return reply(res, 400, { __type: 'com.amazonaws.sqs#InvalidParameterValue', message: 'DelaySeconds must be 0 to 900' });
+  const message: StoredMessage = { id: randomUUID(), body: input.MessageBody, sentAt: Date.now(), receiveCount: 0, visibleAt: Date.now() + delay * 1000 };
+  await store(join(root, name), message);
+  sent(name);
+  reply(res, 200, { MessageId: message.id, MD5OfMessageBody: createHash('md5').update(message.body).digest('hex') });
+}
+
+/** Delivers the visible messages of queue `name` to `worker`, up to `concurrency` at once, until stopped. */
+function feedQueue(root: string, name: string, worker: QueueFeed, onWake: (poke: () => void) => void): () => Promise<void> {
+  const dir = join(root, name);
+  const running = new Map<string, Promise<void>>();
+  let stopped = false;
+  let poke: (() => void) | undefined;
+  onWake(() => poke?.());
+  const rest = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      poke = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  const step = async (message: StoredMessage) => {
+    const failed = await deliver(name, message, worker);
+    if (!failed) await unlink(join(dir, `${message.id}.json`)).catch(() => undefined);
+    else if (message.receiveCount >= worker.maxReceives) {
+      await rename(join(dir, `${message.id}.json`), join(root, `${name}-dead-letters`, `${message.id}.json`)).catch(() => undefined);
+      worker.log(`a message of queue ${name} failed ${message.receiveCount} times; it is in queues/${name}-dead-letters`);
+    }
+  };
+  const loop = (async () => {
+    while (!stopped) {
+      const now = Date.now();
+      const visible = (await readMessages(dir)).filter((message) => message.visibleAt <= now && !running.has(message.id)).sort((a, b) => a.sentAt - b.sentAt);
+      for (const next of visible.slice(0, Math.max(0, worker.concurrency - running.size))) {
+        const message = { ...next, receiveCount: next.receiveCount + 1, visibleAt: now + worker.visibilityMs };
+        await store(dir, message);
+        running.set(message.id, step(message).finally(() => {
+          running.delete(message.id);
+          poke?.();
+        }));
+      }
+      await rest(500);
+    }
+    // Steps still running are left to end as they may: a host that stops ends them (the messages stay for the next start).
+  })();
+  return async () => {
+    stopped = true;
+    poke?.();
+    await loop;
+  };
+}
+
+/** Invokes the worker with the message as an SQS event; true if the step failed (threw, timed out, or reported it). */
+async function deliver(name: string, message: StoredMessage, worker: QueueFeed): Promise<boolean> {
+  const event: SQSEvent = {
+    Records: [
+      {
+        messageId: message.id,
+        receiptHandle: `${message.id}:${message.receiveCount}`,
+        body: message.body,
+        attributes: { ApproximateReceiveCount: String(message.receiveCount), SentTimestamp: String(message.sentAt), SenderId: LOCAL_ACCOUNT, ApproximateFirstReceiveTimestamp: String(Date.now()) },
+        messageAttributes: {},
+        md5OfBody: createHash('md5').update(message.body).digest('hex'),
+        eventSource: 'aws:sqs',
+        eventSourceARN: `arn:aws:sqs:local:${LOCAL_ACCOUNT}:${name}`,
+        awsRegion: 'local',
+      },
+    ],
+  };
+  const context = { functionName: name, awsRequestId: randomUUID(), getRemainingTimeInMillis: () => worker.timeoutMs } as unknown as Context;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const outcome = await Promise.race([
+      worker.handler(JSON.parse(JSON.stringify(event)) as SQSEvent, context),
+      new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), worker.timeoutMs))),
+    ]);
+    if (outcome === 'late') {
+      worker.log(`the worker of queue ${name} did not finish within ${worker.timeoutMs / 1000} s; the message comes back after its visibility timeout`);
+      return true;
+    }
+    return (outcome?.batchItemFailures ?? []).some((failure) => failure.itemIdentifier === message.id);
+  } catch (error) {
+    worker.log(`the worker of queue ${name} failed: ${String(error)}`);
+    return true;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readMessages(dir: string): Promise<StoredMessage[]> {
+  const messages: StoredMessage[] = [];
+  for (const file of await readdir(dir).catch(() => [] as string[])) {
+    if (!file.endsWith('.json')) continue;
+    try {
+      messages.push(JSON.parse(await readFile(join(dir, file), 'utf8')) as StoredMessage);
+    } catch {
+      // Being written or removed this moment: the next look finds it whole, or gone.
+    }
+  }
+  return messages;
+}
+
+/** Writes the message whole or not at all (a new file renamed over the old). */
+async function store(dir: string, message: StoredMessage): Promise<void> {
+  const temporary = join(dir, `.${message.id}.${randomUUID()}.tmp`);
+  await writeFile(temporary, JSON.stringify(message));
+  await rename(temporary, join(dir, `${message.id}.json`));
+}
+
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) return resolve(undefined);
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', () => resolve(undefined));
+  });
+}
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.0' });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,229 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DriveClient, type ErrorJson, json } from '../support/api-client';
+import { runFsck } from '../support/fsck';
+import { type RunningHost, removeDataDir, startHost, stopHost, storedState } from '../support/local-host';
+
+// Deletes of any size (an extension): a recursive delete answers the spec's 200 when the tree goes within
+// the request's budget, else 202 with a job that the worker (fed by the host's embedded SQS) finishes.
+// DRIVE_DELETE_BUDGET_MS=0 makes every recursive delete of a non-empty tree a job, and a short
+// DRIVE_DELETE_STEP_MS makes each job cross several worker steps, so both paths are exercised whatever the
+// machine's speed.
+
+const ADMIN = 'jobs-admin-0123456789abcdefghijklmnop';
+const READER = 'jobs-reader-0123456789abcdefghijklmno';
+const CONFINED = 'jobs-confined-0123456789abcdefghijklm';
+const STRANGER = 'jobs-stranger-0123456789abcdefghijklm';
+
+interface JobJson {
+  id: string;
+  type: string;
+  status: 'running' | 'done';
+  path: string;
+  files_deleted: number;
+  created_at: string;
+  updated_at: string;
+  url: string;
+  result: { deleted: boolean; path: string; files_deleted: number } | null;
+}
+
+const env = {
+  DRIVE_API_KEYS: [`jobs:${ADMIN}:admin`, `jobs:${READER}:read-only`, `jobs:${CONFINED}:read-write:/mine`, `other:${STRANGER}:admin`].join(','),
+  DRIVE_RATE_LIMITS: 'off',
+  DRIVE_DELETE_BUDGET_MS: '0',
+  DRIVE_DELETE_STEP_MS: '30',
+};
+
+let host: RunningHost;
+let drive: DriveClient;
+
+beforeAll(async () => {
+  host = await startHost(env);
+  drive = new DriveClient(host.url, ADMIN);
+});
+
+afterAll(() => stopHost(host));
+
+/** Uploads `count` files spread over `folders` subfolders of `root`, 50 a request. */
+async function seed(client: DriveClient, root: string, count: number, folders: number): Promise<void> {
+  for (let start = 0; start < count; start += 50) {
+    const files = Array.from({ length: Math.min(50, count - start) }, (_, i) => ({ data: `file ${start + i}`, filename: `f${start + i}.txt` }));
+    const res = await client.upload(files, files.map((_, i) => ({ folder: `${root}/d${(start + i) % folders}/e${(start + i) % 3}` })));
+    expect(res.status).toBe(200);
+  }
+}
+
+/** Reads the job at `url` until it is done (or 60 s pass). */
+async function until(url: string, client = drive): Promise<JobJson> {
+  for (const started = Date.now(); Date.now() - started < 60_000; ) {
+    const res = await json<{ data: { job: JobJson } }>(fetch(url, { headers: { Authorization: `Bearer ${client.key}` } }));
+    expect(res.status).toBe(200);
+    if (res.body.data.job.status === 'done') return res.body.data.job;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`job ${url} did not finish within 60 s`);
+}
+
+describe('DELETE /drive/folders?recursive=true past the request budget', () => {
+  it('answers 202 with the job and its Location; the job reports progress, then the spec result, over several worker steps', async () => {
+    await seed(drive, '/big', 240, 4);
+
+    const res = await drive.deleteFolder({ path: '/big', recursive: 'true' });
+    const body = (await res.json()) as { data: { job: JobJson } };
+
+    expect(res.status).toBe(202);
+    const job = body.data.job;
+    expect(job).toMatchObject({ type: 'delete-folder', status: 'running', path: '/big', result: null });
+    expect(job.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(res.headers.get('location')).toBe(`${host.url}/drive/jobs/${job.id}`);
+    expect(job.url).toBe(res.headers.get('location'));
+
+    const done = await until(job.url);
+    expect(done.result).toEqual({ deleted: true, path: '/big', files_deleted: 240 });
+    expect(done.files_deleted).toBe(240);
+    // Several steps, each sent on by the last through the queue.
+    const steps = host.output().split('\n').filter((line) => line.includes('advanced a delete job') && line.includes(job.id));
+    expect(steps.length).toBeGreaterThan(1);
+
+    const { objectKeys, nodeItems } = await storedState(host.dataDir);
+    expect(objectKeys).toEqual([]);
+    expect(nodeItems.filter((item) => item.path?.S?.startsWith('/big'))).toEqual([]);
+  });
+
+  it('takes the folder away from readers and writers from the moment it answers', async () => {
+    await seed(drive, '/gone', 150, 3);
+    const res = await json<{ data: { job: JobJson } }>(drive.deleteFolder({ path: '/gone', recursive: 'true' }));
+    expect(res.status).toBe(202);
+
+    // Whatever the worker has done so far, the folder is not there for anyone.
+    expect((await drive.list({ folder: '/gone' })).status).toBe(404);
+    expect((await drive.list({ folder: '/gone/d0' })).status).toBe(404);
+    const root = await json<{ data: { folders: { path: string }[] } }>(drive.list({ folder: '/' }));
+    expect(root.body.data.folders.map((folder) => folder.path)).not.toContain('/gone');
+    expect((await drive.upload([{ data: 'late', filename: 'late.txt' }], [{ folder: '/gone/d1' }])).status).toBe(409);
+    expect((await drive.createFolder({ path: '/gone/d2/new' })).status).toBe(409);
+    expect((await drive.download({ path: '/gone/d0/e0/f0.txt' })).status).toBe(404);
+
+    const done = await until(res.body.data.job.url);
+    expect(done.result).toEqual({ deleted: true, path: '/gone', files_deleted: 150 });
+    // Once it is gone, the path is free again.
+    expect((await drive.createFolder({ path: '/gone' })).status).toBe(200);
+  });
+
+  it('still deletes an empty tree, and a folder without recursive, in the request, as the spec says', async () => {
+    expect((await drive.createFolder({ path: '/hollow/a/b' })).status).toBe(200);
+    const hollow = await json<{ data: unknown }>(drive.deleteFolder({ path: '/hollow', recursive: 'true' }));
+    // No file to delete: folders only, each removed in the request's first pages (the budget is checked between pages).
+    expect([200, 202]).toContain(hollow.status);
+    expect((await drive.createFolder({ path: '/empty' })).status).toBe(200);
+    const empty = await json<{ data: unknown }>(drive.deleteFolder({ path: '/empty' }));
+    expect(empty).toMatchObject({ status: 200, body: { data: { deleted: true, path: '/empty', files_deleted: 0 } } });
+  });
+
+  it('shows a job only to keys that may see its folder: another drive, a read-only key, a key confined elsewhere', async () => {
+    await seed(drive, '/secret', 60, 2);
+    const res = await json<{ data: { job: JobJson } }>(drive.deleteFolder({ path: '/secret', recursive: 'true' }));
+    expect(res.status).toBe(202);
+    const url = res.body.data.job.url;
+    const as = (key: string) => json<ErrorJson>(fetch(url, { headers: { Authorization: `Bearer ${key}` } }));
+
+    const stranger = await as(STRANGER);
+    expect(stranger).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+    expect(stranger.body.error.message).not.toContain('/secret');
+    expect((await as(READER)).status).toBe(403);
+    expect((await as(CONFINED)).status).toBe(404);
+    await until(url);
+    expect(await json<ErrorJson>(fetch(`${host.url}/drive/jobs/not-a-job`, { headers: { Authorization: `Bearer ${ADMIN}` } }))).toMatchObject({
+      status: 404,
+      body: { error: { code: 'not_found' } },
+    });
+    expect((await fetch(url)).status).toBe(401);
+  });
+
+  it('answers the spec 200 within the budget when there is one (the default, 10 s)', async () => {
+    const quick = await startHost({ DRIVE_API_KEYS: `quick:${ADMIN}`, DRIVE_RATE_LIMITS: 'off' });
+    try {
+      const client = new DriveClient(quick.url, ADMIN);
+      await seed(client, '/small', 100, 2);
+      const res = await json<{ data: unknown }>(client.deleteFolder({ path: '/small', recursive: 'true' }));
+      expect(res).toMatchObject({ status: 200, body: { data: { deleted: true, path: '/small', files_deleted: 100 } } });
+    } finally {
+      await stopHost(quick);
+    }
+  });
+});
+
+describe('a delete job across a crash', () => {
+  it('goes on after the host is killed mid-job and started again, and leaves fsck clean', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'drive-jobs-'));
+    try {
+      let running = await startHost({ ...env, DRIVE_DELETE_STEP_MS: '10' }, dataDir);
+      const client = new DriveClient(running.url, ADMIN);
+      await seed(client, '/doomed', 300, 6);
+      const res = await json<{ data: { job: JobJson } }>(client.deleteFolder({ path: '/doomed', recursive: 'true' }));
+      expect(res.status).toBe(202);
+      // Killed as soon as the worker has taken a step: the job's message is still in the queue's folder.
+      for (let i = 0; i < 200 && !running.output().includes('advanced a delete job'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await running.stop('SIGKILL')).toBeNull();
+
+      running = await startHost(env, dataDir);
+      try {
+        const url = res.body.data.job.url.replace(/^http:\/\/127\.0\.0\.1:\d+/, running.url);
+        const done = await until(url, new DriveClient(running.url, ADMIN));
+        expect(done.result).toEqual({ deleted: true, path: '/doomed', files_deleted: 300 });
+        expect((await new DriveClient(running.url, ADMIN).list({ folder: '/doomed' })).status).toBe(404);
+      } finally {
+        await running.stop();
+      }
+      const fsck = await runFsck(dataDir);
+      expect(fsck).toMatchObject({ code: 0 });
+      expect(fsck.output).toMatch(/0 {2}objects no record points to/);
+    } finally {
+      await removeDataDir(dataDir);
+    }
+  });
+
+  it('is sent again by the sweep when the request died before handing it to the queue', async () => {
+    // The request's budget outlasts the kill: it dies deleting, with its job noted and no message sent.
+    const slow = { ...env, DRIVE_DELETE_BUDGET_MS: '600000' };
+    let running = await startHost(slow);
+    const dataDir = running.dataDir;
+    try {
+      const client = new DriveClient(running.url, ADMIN);
+      await seed(client, '/cut', 400, 8);
+      const pending = client.deleteFolder({ path: '/cut', recursive: 'true' }).catch(() => undefined);
+      for (let i = 0; i < 500 && !/DELETE|deleted/.test(await storedDeleteProgress(dataDir)); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await running.stop('SIGKILL')).toBeNull();
+      await pending;
+
+      // The sweep sends every running job that has not advanced for DRIVE_JOB_STALL_MS.
+      running = await startHost({ ...env, DRIVE_JOB_STALL_MS: '0', DRIVE_LOCAL_SWEEP_SECONDS: '0.2' }, dataDir);
+      for (let i = 0; i < 600; i++) {
+        const { nodeItems, objectKeys } = await storedState(dataDir);
+        if (objectKeys.length === 0 && !nodeItems.some((item) => item.path?.S?.startsWith('/cut'))) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const { nodeItems, objectKeys } = await storedState(dataDir);
+      expect(objectKeys).toEqual([]);
+      expect(nodeItems.filter((item) => item.path?.S?.startsWith('/cut'))).toEqual([]);
+      expect(running.output()).toContain('sent stalled delete jobs to the worker again');
+      await running.stop();
+      const fsck = await runFsck(dataDir);
+      expect(fsck).toMatchObject({ code: 0 });
+    } finally {
+      await running.stop();
+      await removeDataDir(dataDir);
+    }
+  });
+});
+
+/** A marker that the delete has started: the folder's mark, read from the stored records. */
+async function storedDeleteProgress(dataDir: string): Promise<string> {
+  try {
+    const { nodeItems } = await storedState(dataDir);
+    return nodeItems.some((item) => item.path?.S === '/cut' && item.deleting?.S === 'recursive') ? 'deleted' : '';
+  } catch {
+    return '';
+  }
+}
