@@ -153,13 +153,29 @@ export async function waitOut(seconds, message, signal) {
 }
 
 /**
- * `folder`'s files and folders; with `recursive`, every nested one.
+ * One page of `folder` (at most `limit` entries; with `recursive`, of everything below it, depth first),
+ * starting at `cursor`; `next_cursor` is null on the last page.
  * @param {string} folder
- * @param {{ recursive?: boolean, signal?: AbortSignal }} [options]
- * @returns {Promise<Listing>}
+ * @param {{ limit: number, cursor?: string | null, recursive?: boolean, signal?: AbortSignal }} options
+ * @returns {Promise<Listing & { next_cursor: string | null }>}
  */
-export function listFolder(folder, options = {}) {
-  return data('drive/list', { query: { folder, ...(options.recursive ? { recursive: 'true' } : {}) }, signal: options.signal });
+export function listPage(folder, options) {
+  const query = { folder, limit: String(options.limit), ...(options.cursor ? { cursor: options.cursor } : {}), ...(options.recursive ? { recursive: 'true' } : {}) };
+  return data('drive/list', { query, signal: options.signal });
+}
+
+/**
+ * Whether a file is at `path` (a HEAD of its download: no bytes).
+ * @param {string} path
+ */
+export async function fileExists(path) {
+  try {
+    await request('drive/download', { method: 'HEAD', query: { path } });
+    return true;
+  } catch (failure) {
+    if (failure instanceof ApiError && failure.status === 404) return false;
+    throw failure;
+  }
 }
 
 /**
@@ -171,13 +187,37 @@ export function createFolder(path) {
   return data('drive/folders', { method: 'POST', json: { path } });
 }
 
+/** @typedef {{ id: string, status: 'running' | 'done', path: string, files_deleted: number, result: Deletion | null }} DeleteJob */
+/** @typedef {{ deleted: boolean, path: string, files_deleted: number }} Deletion */
+
 /**
- * Deletes `path` and everything in it.
+ * Deletes `path` and everything in it: the deletion, or for a tree too big for one request (`202`) the job
+ * that goes on deleting it (the folder is already gone for readers); `waitForJob` follows it to its end.
  * @param {string} path
- * @returns {Promise<{ deleted: boolean, path: string, files_deleted: number }>}
+ * @returns {Promise<{ done: Deletion } | { job: DeleteJob }>}
  */
-export function deleteFolder(path) {
-  return data('drive/folders', { method: 'DELETE', query: { path, recursive: 'true' } });
+export async function deleteFolder(path) {
+  const response = await request('drive/folders', { method: 'DELETE', query: { path, recursive: 'true' } });
+  const body = await response.json();
+  return response.status === 202 ? { job: body.data.job } : { done: body.data };
+}
+
+/**
+ * Reads `job` until it is done, waiting a quarter second at first and up to five seconds between reads,
+ * telling `onProgress` each time; resolves with its result.
+ * @param {DeleteJob} job
+ * @param {(job: DeleteJob) => void} onProgress
+ * @returns {Promise<Deletion>}
+ */
+export async function waitForJob(job, onProgress) {
+  for (let wait = 250; job.status !== 'done'; wait = Math.min(5000, wait * 2)) {
+    onProgress(job);
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    /** @type {{ job: DeleteJob }} */
+    const read = await data(`drive/jobs/${encodeURIComponent(job.id)}`);
+    job = read.job;
+  }
+  return job.result ?? { deleted: true, path: job.path, files_deleted: job.files_deleted };
 }
 
 /**

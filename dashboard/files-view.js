@@ -1,9 +1,10 @@
 // @ts-check
 /**
- * Files: one folder at a time, with breadcrumbs, its folders and files, and the actions on them (new
- * folder, upload by picker or drop, download, delete a folder after showing what it holds).
+ * Files: one folder at a time, a page of its entries at a time (a folder of 100,000 files shows its first
+ * page as fast as one of ten, and the page holds at most PAGE_SIZE rows), with breadcrumbs and the actions
+ * on them (new folder, upload by picker or drop, download, delete a folder after showing what it holds).
  */
-import { createFolder, deleteFolder, downloadFile, listFolder } from './api.js';
+import { createFolder, deleteFolder, downloadFile, fileExists, listPage, waitForJob } from './api.js';
 import { alertError, announce, byId, confirmAction, find, formatBytes, fromTemplate, h, messageOf, openDialog, plural, setBusy, showFormError, timeElement } from './ui.js';
 import { enqueueUploads } from './uploads.js';
 
@@ -12,6 +13,12 @@ import { enqueueUploads } from './uploads.js';
 
 /** How many of a folder's entries the delete confirmation names. */
 const NAMED_IN_CONFIRMATION = 8;
+/** Rows on a page of a folder. */
+const PAGE_SIZE = 200;
+/** Uploads finishing within this long of each other update the page once. */
+const UPLOADED_SETTLE_MS = 400;
+/** Names checked at once, when a folder spans pages, for files an upload would replace. */
+const EXISTS_CONCURRENCY = 6;
 
 /**
  * The address of `folder`'s view: `#/files/<segments, URL-encoded>`.
@@ -49,13 +56,26 @@ export async function renderFiles(main, folder, signal) {
   // At the root the trail would only repeat the heading.
   find(view, '.breadcrumbs', HTMLElement).hidden = folder === '/';
 
-  /** What the folder held when last listed: uploads over a file of the same name ask first. */
-  /** @type {Listing | undefined} */
+  /** The page shown: uploads over a file of the same name ask first. */
+  /** @type {(Listing & { next_cursor: string | null }) | undefined} */
   let shown;
+  /** The cursors of the pages before and of this one (null for the first): Previous goes back one. */
+  /** @type {(string | null)[]} */
+  const cursors = [null];
   const reload = async () => {
-    shown = (await loadListing(view, folder, signal, reload)) ?? shown;
+    shown = (await loadListing(view, folder, signal, reload, cursors)) ?? shown;
   };
-  const upload = (/** @type {File[]} */ files) => uploadAsking(files, folder, shown);
+  find(view, '[data-action="next-page"]', HTMLButtonElement).addEventListener('click', () => {
+    if (!shown?.next_cursor) return;
+    cursors.push(shown.next_cursor);
+    reload();
+  });
+  find(view, '[data-action="previous-page"]', HTMLButtonElement).addEventListener('click', () => {
+    if (cursors.length < 2) return;
+    cursors.pop();
+    reload();
+  });
+  const upload = (/** @type {File[]} */ files) => uploadAsking(files, folder, shown, cursors.length > 1);
   find(view, '[data-action="new-folder"]', HTMLButtonElement).addEventListener('click', () => newFolder(folder, reload));
   const deleteButton = find(view, '[data-action="delete-folder"]', HTMLButtonElement);
   deleteButton.hidden = folder === '/';
@@ -66,11 +86,19 @@ export async function renderFiles(main, folder, signal) {
     picker.value = '';
   });
   wireDropZone(view, upload);
+  // A batch of uploads lists the page once, after the last of a burst, not once a file.
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let settle;
   const onUploaded = (/** @type {Event} */ event) => {
-    if (/** @type {CustomEvent<{ folder: string }>} */ (event).detail.folder === folder) reload();
+    if (/** @type {CustomEvent<{ folder: string }>} */ (event).detail.folder !== folder) return;
+    clearTimeout(settle);
+    settle = setTimeout(reload, UPLOADED_SETTLE_MS);
   };
   document.addEventListener('drive:uploaded', onUploaded);
-  signal.addEventListener('abort', () => document.removeEventListener('drive:uploaded', onUploaded), { once: true });
+  signal.addEventListener('abort', () => {
+    document.removeEventListener('drive:uploaded', onUploaded);
+    clearTimeout(settle);
+  }, { once: true });
   await reload();
 }
 
@@ -94,12 +122,25 @@ function renderBreadcrumbs(list, folder) {
  * holds (the API replaces them: a new file, the old bytes deleted).
  * @param {File[]} files
  * @param {string} folder
- * @param {Listing | undefined} listing the folder as last listed
+ * @param {(Listing & { next_cursor: string | null }) | undefined} listing the page shown
+ * @param {boolean} pagesBefore whether pages come before the one shown
  */
-async function uploadAsking(files, folder, listing) {
+async function uploadAsking(files, folder, listing, pagesBefore) {
   // The API stores names in NFC; a Mac's files arrive in NFD, so compare as the API will.
   const existing = new Set(listing?.files.map((file) => file.name.normalize('NFC')));
-  const replaced = files.filter((file) => existing.has(file.name.normalize('NFC')));
+  /** @type {File[]} */
+  let replaced = files.filter((file) => existing.has(file.name.normalize('NFC')));
+  if (listing && (listing.next_cursor || pagesBefore)) {
+    // The folder spans pages: the names not on this one are asked about, a few at a time.
+    const unknown = files.filter((file) => !existing.has(file.name.normalize('NFC')));
+    const found = new Array(unknown.length).fill(false);
+    let next = 0;
+    const ask = async () => {
+      for (let i = next++; i < unknown.length; i = next++) found[i] = await fileExists(`${folder === '/' ? '' : folder}/${unknown[i].name.normalize('NFC')}`).catch(() => false);
+    };
+    await Promise.all(Array.from({ length: EXISTS_CONCURRENCY }, ask));
+    replaced = [...replaced, ...unknown.filter((_, i) => found[i])];
+  }
   if (replaced.length > 0) {
     const confirmed = await confirmAction({
       title: replaced.length === 1 ? `Replace “${replaced[0].name}”?` : `Replace ${replaced.length} files?`,
@@ -116,23 +157,25 @@ async function uploadAsking(files, folder, listing) {
 }
 
 /**
- * Lists `folder` into the view's table, and returns the listing (undefined if it failed or the view is gone).
+ * Lists a page of `folder` (the one `cursors` ends with) into the view's table, and returns it (undefined
+ * if it failed or the view is gone).
  * @param {HTMLElement} view
  * @param {string} folder
  * @param {AbortSignal} signal
- * @param {() => Promise<void>} reload lists the folder again (after a subfolder is deleted)
- * @returns {Promise<Listing | undefined>}
+ * @param {() => Promise<void>} reload lists the page again (after a subfolder is deleted)
+ * @param {(string | null)[]} cursors
+ * @returns {Promise<(Listing & { next_cursor: string | null }) | undefined>}
  */
-async function loadListing(view, folder, signal, reload) {
+async function loadListing(view, folder, signal, reload, cursors) {
   const loading = find(view, '[data-loading]', HTMLElement);
   const error = find(view, '[data-error]', HTMLElement);
   const table = find(view, 'table', HTMLTableElement);
   const empty = find(view, '[data-empty]', HTMLElement);
   view.setAttribute('aria-busy', 'true');
-  /** @type {Listing} */
+  /** @type {Listing & { next_cursor: string | null }} */
   let listing;
   try {
-    listing = await listFolder(folder, { signal });
+    listing = await listPage(folder, { limit: PAGE_SIZE, cursor: cursors.at(-1), signal });
   } catch (failure) {
     if (signal.aborted) return undefined;
     loading.hidden = true;
@@ -151,7 +194,13 @@ async function loadListing(view, folder, signal, reload) {
   ];
   find(table, 'tbody', HTMLElement).replaceChildren(...rows);
   table.hidden = rows.length === 0;
-  empty.hidden = rows.length !== 0;
+  empty.hidden = rows.length !== 0 || cursors.length > 1;
+  const pager = find(view, '[data-pager]', HTMLElement);
+  pager.hidden = cursors.length === 1 && !listing.next_cursor;
+  const first = (cursors.length - 1) * PAGE_SIZE;
+  find(pager, '[data-page-label]', HTMLElement).textContent = rows.length === 0 ? `Page ${cursors.length}` : `Items ${first + 1}–${first + rows.length}`;
+  find(pager, '[data-action="previous-page"]', HTMLButtonElement).disabled = cursors.length === 1;
+  find(pager, '[data-action="next-page"]', HTMLButtonElement).disabled = !listing.next_cursor;
   return listing;
 }
 
@@ -252,16 +301,17 @@ async function newFolder(parent, onCreated) {
 }
 
 /**
- * Shows what deleting `path` takes with it (counts, total size, the first few names), and deletes it all
- * once confirmed.
+ * Shows what deleting `path` takes with it, from one small page of its tree (the first few names; counts
+ * and total size when that page is all of it, else that more go), and deletes it all once confirmed. A tree
+ * too big for one request goes on in a job: the folder is gone at once, and the job's progress is announced.
  * @param {string} path
  * @param {() => void} afterDelete
  */
 async function confirmDeleteFolder(path, afterDelete) {
-  /** @type {Listing} */
+  /** @type {Listing & { next_cursor: string | null }} */
   let tree;
   try {
-    tree = await listFolder(path, { recursive: true });
+    tree = await listPage(path, { recursive: true, limit: NAMED_IN_CONFIRMATION });
   } catch (failure) {
     return alertError(`Could not read ${path}: ${messageOf(failure)}`);
   }
@@ -273,15 +323,17 @@ async function confirmDeleteFolder(path, afterDelete) {
   const inside = (/** @type {string} */ entry) => entry.slice(path.length + 1);
   const summary = entries.length === 0
     ? 'The folder is empty.'
-    : `${plural(tree.files.length, 'file')} (${formatBytes(bytes)}) and ${plural(tree.folders.length, 'folder')} will be deleted with it.`;
-  /** @type {{ files_deleted: number } | undefined} */
+    : tree.next_cursor
+      ? `More than ${plural(entries.length, 'item')} (files and folders, at every depth) will be deleted with it.`
+      : `${plural(tree.files.length, 'file')} (${formatBytes(bytes)}) and ${plural(tree.folders.length, 'folder')} will be deleted with it.`;
+  /** @type {Awaited<ReturnType<typeof deleteFolder>> | undefined} */
   let result;
   const done = await confirmAction({
     title: `Delete “${nameOf(path)}” and everything in it?`,
     body: [
       h('p', { 'data-summary': true }, summary),
       entries.length > 0 && h('ul', { class: 'doomed' }, ...entries.slice(0, NAMED_IN_CONFIRMATION).map((entry) => h('li', {}, h('span', { class: 'path' }, inside(entry.path)), ' ', h('span', { class: 'muted' }, entry.detail)))),
-      entries.length > NAMED_IN_CONFIRMATION && h('p', { class: 'muted' }, `…and ${plural(entries.length - NAMED_IN_CONFIRMATION, 'more item')}.`),
+      tree.next_cursor && h('p', { class: 'muted' }, '…and more.'),
       h('p', { class: 'warning-text' }, 'Deleting is permanent: Drive keeps no copy.'),
     ],
     confirmLabel: 'Delete folder',
@@ -290,8 +342,18 @@ async function confirmDeleteFolder(path, afterDelete) {
     },
   });
   if (!done || !result) return;
-  announce(`Deleted ${path} and ${plural(result.files_deleted, 'file')} in it.`);
+  if ('done' in result) {
+    announce(`Deleted ${path} and ${plural(result.done.files_deleted, 'file')} in it.`);
+    return afterDelete();
+  }
+  // Gone for readers already; the server deletes the rest, and this page follows it.
   afterDelete();
+  try {
+    const finished = await waitForJob(result.job, (job) => announce(`Deleting ${path}: ${plural(job.files_deleted, 'file')} deleted so far…`));
+    announce(`Deleted ${path} and ${plural(finished.files_deleted, 'file')} in it.`);
+  } catch (failure) {
+    alertError(`${path} is gone, but following its delete failed: ${messageOf(failure)}. The delete goes on without this page.`);
+  }
 }
 
 /**

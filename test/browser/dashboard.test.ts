@@ -79,7 +79,8 @@ function hasFocusWithin(selector: string): Promise<boolean> {
 
 beforeAll(async () => {
   await mkdir(SCREENSHOTS, { recursive: true });
-  host = await startHost({ DRIVE_API_KEYS: `default:${ADMIN}:admin,default:${READER}:read-only`, DRIVE_RATE_LIMITS: 'off' });
+  // Every recursive delete of a tree is a job (no request budget), so the page follows one to its end.
+  host = await startHost({ DRIVE_API_KEYS: `default:${ADMIN}:admin,default:${READER}:read-only`, DRIVE_RATE_LIMITS: 'off', DRIVE_DELETE_BUDGET_MS: '0' });
   s3Origin = (JSON.parse(await readFile(join(host.dataDir, 'endpoints.json'), 'utf8')) as { s3: string }).s3;
   browser = await launchChromium();
   // Reduced motion: no transitions, so each screenshot shows a view as it settles.
@@ -334,6 +335,46 @@ describe('the dashboard, in Chromium', () => {
     await expect(page.locator('.drop-zone.dragging').count()).resolves.toBe(0);
     const saved = await api('/drive/download?path=/dropped.txt', ADMIN);
     expect(Buffer.from(await saved.arrayBuffer()).equals(dropped)).toBe(true);
+  });
+
+  it('shows a big folder a page at a time, and confirms its delete from one small page of it', async () => {
+    // 450 files: three pages of at most 200 rows.
+    for (let start = 0; start < 450; start += 90) {
+      const form = new FormData();
+      for (let i = start; i < start + 90; i++) form.append('files', new Blob([`row ${i}`]), `row-${String(i).padStart(3, '0')}.txt`);
+      form.append('metadata', JSON.stringify(Array.from({ length: 90 }, () => ({ folder: '/many' }))));
+      expect((await api('/drive/upload', ADMIN, { method: 'POST', body: form })).status).toBe(200);
+    }
+    const lists: string[] = [];
+    const onRequest = (request: { url(): string }) => (request.url().includes('/drive/list') ? lists.push(request.url()) : undefined);
+    page.on('request', onRequest);
+    await page.goto(`${host.url}/#/files/many`);
+
+    await page.getByText('Items 1–200').waitFor();
+    await expect(page.locator('.listing tbody tr').count()).resolves.toBe(200);
+    await expect(page.locator('.listing tbody tr').first().textContent()).resolves.toContain('row-000.txt');
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByText('Items 201–400').waitFor();
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByText('Items 401–450').waitFor();
+    await expect(page.locator('.listing tbody tr').count()).resolves.toBe(50);
+    await expect(page.getByRole('button', { name: 'Next' }).isDisabled()).resolves.toBe(true);
+    await page.getByRole('button', { name: 'Previous' }).click();
+    await page.getByText('Items 201–400').waitFor();
+    await screenshot('13a-paged-folder');
+    // Every listing asked for a page, never the whole folder.
+    expect(lists.length).toBeGreaterThanOrEqual(4);
+    for (const url of lists) expect(new URL(url).searchParams.get('limit')).not.toBeNull();
+
+    await page.getByRole('button', { name: 'Delete folder…' }).click();
+    await expect(visibleText('#confirm-body [data-summary]')).resolves.toBe('More than 8 items (files and folders, at every depth) will be deleted with it.');
+    await expect(page.locator('#confirm-body .doomed li').count()).resolves.toBe(8);
+    // The confirmation read one page of 8 entries.
+    expect(new URL(lists.at(-1)!).searchParams.get('limit')).toBe('8');
+    await page.getByRole('button', { name: 'Delete folder', exact: true }).click();
+    await page.getByText('Deleted /many and 450 files in it.').waitFor();
+    page.off('request', onRequest);
+    expect((await api('/drive/list?folder=/many', ADMIN)).status).toBe(404);
   });
 
   it('signs a tab out, saying why, when its key is revoked elsewhere', async () => {
