@@ -14,12 +14,12 @@ export interface ExistingSplit {
 }
 
 /**
- * Which `files` the drive already holds: one recursive listing of `to`, then, for each file of the same
+ * Which `files` the drive already holds: the pages of a recursive listing of `to`, then, for each file of the same
  * size there, the local file's ETag computed the way that copy's was (plain MD5 for one upload request,
  * S3's multipart form for a large upload), so a match means the same bytes, not just the same size.
  */
 export async function splitExisting(drive: Drive, files: readonly LocalFile[], to: string, signal?: AbortSignal): Promise<ExistingSplit> {
-  const stored = await storedFiles(drive, to, signal);
+  const stored = await storedFiles(drive, files, to, signal);
   const split: ExistingSplit = { missing: [], existing: [], unprovable: 0 };
   const same = await mapLimit(
     files,
@@ -40,11 +40,19 @@ export async function splitExisting(drive: Drive, files: readonly LocalFile[], t
   return split;
 }
 
-/** Every file below `to`, by path; none when `to` does not exist yet. */
-async function storedFiles(drive: Drive, to: string, signal?: AbortSignal): Promise<Map<string, DriveFileEntry>> {
+/**
+ * The files below `to` that `files` would write to, by path; none when `to` does not exist yet. The listing
+ * is read a page at a time, and only the entries the upload would write are kept: memory grows with the
+ * local files, never with the drive's folder.
+ */
+async function storedFiles(drive: Drive, files: readonly LocalFile[], to: string, signal?: AbortSignal): Promise<Map<string, DriveFileEntry>> {
+  const wanted = new Set(files.map((file) => file.remote));
+  const stored = new Map<string, DriveFileEntry>();
   try {
-    const listing = await drive.list(to, { recursive: true, etags: true, signal });
-    return new Map(listing.files.map((file) => [file.path, file]));
+    for await (const page of drive.listPages(to, { recursive: true, etags: true, signal })) {
+      for (const file of page.files) if (wanted.has(file.path)) stored.set(file.path, file);
+    }
+    return stored;
   } catch (error) {
     if (error instanceof DriveError && error.code === 'not_found') return new Map();
     throw error;

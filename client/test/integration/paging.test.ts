@@ -1,4 +1,8 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type RunningHost, startHost, stopHost } from '../../../test/support/local-host';
+import { splitExisting } from '../../src/cli/skip-existing';
 import { Drive } from '../../src/drive';
 
 // The client's pages of a folder (an extension of the API: limit and cursor).
@@ -32,5 +36,32 @@ describe('Method: listPages', () => {
       '/pages/f4.txt',
       '/pages/sub',
     ]);
+  });
+});
+
+describe('drive upload --skip-existing (splitExisting)', () => {
+  it('reads what the drive holds a page at a time, keeping only the entries the upload would write', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'drive-skip-'));
+    try {
+      await writeFile(join(dir, 'f1.txt'), '1');
+      await writeFile(join(dir, 'new.txt'), 'new');
+      const files = [
+        { local: join(dir, 'f1.txt'), remote: '/pages/f1.txt', size: 1 },
+        { local: join(dir, 'new.txt'), remote: '/pages/new.txt', size: 3 },
+      ];
+      const whole = jest.spyOn(drive, 'list').mockRejectedValue(new Error('the whole listing was asked for'));
+      const pages = jest.spyOn(drive, 'listPages');
+
+      const split = await splitExisting(drive, files, '/pages');
+
+      expect(split.existing.map((file) => file.remote)).toEqual(['/pages/f1.txt']);
+      expect(split.missing.map((file) => file.remote)).toEqual(['/pages/new.txt']);
+      expect(whole).not.toHaveBeenCalled();
+      expect(pages).toHaveBeenCalledWith('/pages', expect.objectContaining({ recursive: true, etags: true }));
+      whole.mockRestore();
+      pages.mockRestore();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
