@@ -47,7 +47,7 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case 'list': {
-        printTable(await admin.list());
+        printTable(await admin.listAll());
         return 0;
       }
       case 'revoke': {

@@ -22,7 +22,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../functions/aws/schema';
+import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, KEYS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../functions/aws/schema';
 import { CORS_REQUEST_HEADERS } from '../functions/http/cors';
 import { FUNCTION_SIZING, GATEWAY_ERRORS } from './aws-limits';
 import { DriveFunction } from './drive-function';
@@ -118,6 +118,12 @@ export class DriveStack extends Stack {
       ...tableDefaults,
       partitionKey: { name: ACCESS_PARTITION_KEY, type: AttributeType.STRING },
       timeToLiveAttribute: ACCESS_TTL_ATTRIBUTE,
+    });
+    // GET /drive/keys and revoke query a drive's keys rather than scan every drive's.
+    access.addGlobalSecondaryIndex({
+      indexName: KEYS_BY_DRIVE_INDEX.name,
+      partitionKey: { name: KEYS_BY_DRIVE_INDEX.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: KEYS_BY_DRIVE_INDEX.sortKey, type: AttributeType.STRING },
     });
 
     const uploads = new Table(this, 'Uploads', {
@@ -221,12 +227,13 @@ export class DriveStack extends Stack {
         .allowTable(nodes, 'GetItem')
         .allowObjects(bucket, 'AbortMultipartUpload', 'GetObject', 'DeleteObject')
         .allowBucket(bucket, 'ListBucket'),
-      // Keys are found by a filtered Scan of the access table (few keys, admin calls; no index to pay for).
-      'list-keys': make('list-keys').allowTable(access, 'Scan'),
+      // A Query of the keys-by-drive index: the drive's keys, never a scan of every drive's.
+      'list-keys': make('list-keys').allowTable(access, 'Query'),
       // The drive's roster of live admin keys (one item) keeps the last-admin rule atomic; a drive from before
       // the roster gets one made from a Scan of its keys.
       'create-key': make('create-key').allowTable(access, 'PutItem', 'Scan'),
-      'revoke-key': make('revoke-key').allowTable(access, 'Scan', 'PutItem'),
+      // The key is found among the drive's (Query); a drive from before the roster gets one made from a Scan.
+      'revoke-key': make('revoke-key').allowTable(access, 'Query', 'Scan', 'PutItem'),
       dashboard,
       // The journal (Scan, BatchWriteItem) and the stalled jobs (the same Scan), sent again.
       sweep: this.scheduled(SCHEDULED[0], environment, logRetention)
@@ -239,6 +246,14 @@ export class DriveStack extends Stack {
       Validations.of(fn.role!).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*]`,
         reason: 'Objects are named by file id, unknown until upload; the statement is limited to this bucket and to the actions the handler calls.',
+      });
+    }
+
+    for (const fn of Object.values(this.functions)) {
+      if (!fn.role) continue;
+      Validations.of(fn.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(access.node.defaultChild as never)}.Arn>/index/*]`,
+        reason: "The access table's one index (keys by drive), which the table grant names by wildcard; the actions are the handler's own.",
       });
     }
 

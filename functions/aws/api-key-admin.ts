@@ -4,6 +4,8 @@ import {
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
+  QueryCommand,
+  type QueryCommandOutput,
   ScanCommand,
   type ScanCommandOutput,
   UpdateItemCommand,
@@ -11,7 +13,7 @@ import {
 import { randomBytes } from 'node:crypto';
 import { type Caller, DEFAULT_ROLE, DRIVE_ID, type Role, accessProblem, hashSecret, newSecret } from '../core/access';
 import { callerOf, keyItemKey } from './dynamo-access';
-import { ACCESS_PARTITION_KEY as PK } from './schema';
+import { KEYS_BY_DRIVE_INDEX, ACCESS_PARTITION_KEY as PK } from './schema';
 
 /** What the access table holds of an API key: never the secret, only its hash (in the item's key). */
 export interface ApiKeyRecord extends Caller {
@@ -112,10 +114,18 @@ export class DynamoKeyAdmin {
     }
   }
 
-  /** Every key (of `drive`, if given), revoked ones included, oldest first. */
-  async list(drive?: string): Promise<ApiKeyRecord[]> {
-    const items = drive ? await this.scanKeys('#drive = :drive', { ':drive': { S: drive } }) : await this.scanKeys();
-    return items.map(toRecord).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  /**
+   * Every key of `drive`, revoked ones included, oldest first: a Query of the keys-by-drive index, whose cost
+   * is the drive's keys, not every drive's. The index is eventually consistent: a key made a moment ago may
+   * be missing for about a second.
+   */
+  async list(drive: string): Promise<ApiKeyRecord[]> {
+    return (await this.keysOf(drive)).map(toRecord);
+  }
+
+  /** Every key of every drive, oldest first (the key tool): a Scan of the access table. */
+  async listAll(): Promise<ApiKeyRecord[]> {
+    return (await this.scanKeys()).map(toRecord).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   /**
@@ -124,8 +134,9 @@ export class DynamoKeyAdmin {
    * which would leave nobody to manage its keys.
    */
   async revoke(keyId: string, drive?: string): Promise<ApiKeyRecord | 'last admin' | undefined> {
-    const items = await this.scanKeys('keyId = :id', { ':id': { S: keyId } });
-    const item = items.find((candidate) => !drive || candidate.drive?.S === drive);
+    // Through the API, among the drive's keys (a Query); the key tool, which names no drive, scans.
+    const items = drive ? (await this.keysOf(drive)).filter((candidate) => candidate.keyId?.S === keyId) : await this.scanKeys('keyId = :id', { ':id': { S: keyId } });
+    const item = items[0];
     if (!item) return undefined;
     const record = toRecord(item);
     if (record.revokedAt) return record;
@@ -190,7 +201,9 @@ export class DynamoKeyAdmin {
   private async ensureRoster(drive: string): Promise<void> {
     const held = await this.client.send(new GetItemCommand({ TableName: this.table, Key: { [PK]: { S: rosterKey(drive) } }, ConsistentRead: true }));
     if (held.Item) return;
-    const admins = (await this.list(drive)).filter((key) => key.role === 'admin' && !key.revokedAt).map((key) => key.keyId);
+    // A consistent read of every key (the index may lag): once per drive, for drives from before the roster.
+    const keys = (await this.scanKeys('#drive = :drive', { ':drive': { S: drive } })).map(toRecord);
+    const admins = keys.filter((key) => key.role === 'admin' && !key.revokedAt).map((key) => key.keyId);
     const item: Record<string, AttributeValue> = { [PK]: { S: rosterKey(drive) }, drive: { S: drive }, ...(admins.length > 0 ? { live: { SS: admins } } : {}) };
     try {
       await this.client.send(new PutItemCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PK } }));
@@ -200,7 +213,28 @@ export class DynamoKeyAdmin {
     }
   }
 
-  // Keys are few and these are admin calls, so a filtered scan of the access table does; no index to pay for.
+  /** The key items of `drive`, oldest first, from the keys-by-drive index (all projected). */
+  private async keysOf(drive: string): Promise<Record<string, AttributeValue>[]> {
+    const items: Record<string, AttributeValue>[] = [];
+    let start: QueryCommandOutput['LastEvaluatedKey'];
+    do {
+      const page: QueryCommandOutput = await this.client.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: KEYS_BY_DRIVE_INDEX.name,
+          KeyConditionExpression: '#drive = :drive',
+          ExpressionAttributeNames: { '#drive': KEYS_BY_DRIVE_INDEX.partitionKey },
+          ExpressionAttributeValues: { ':drive': { S: drive } },
+          ExclusiveStartKey: start,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return items;
+  }
+
+  // The key tool's view of every drive, and the once-per-drive roster: a filtered scan of the access table.
   private async scanKeys(filter?: string, values: Record<string, AttributeValue> = {}): Promise<Record<string, AttributeValue>[]> {
     const items: Record<string, AttributeValue>[] = [];
     let start: ScanCommandOutput['LastEvaluatedKey'];

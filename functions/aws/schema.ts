@@ -2,6 +2,11 @@
 export const NODES_PARTITION_KEY = 'pk';
 export const NODES_SORT_KEY = 'sk';
 export const ACCESS_PARTITION_KEY = 'pk';
+/**
+ * The access table's index of API keys by drive, oldest first: only key items carry both attributes (a
+ * drive's admin roster has no `createdAt`, rate-limit buckets no `drive`), so it holds nothing else.
+ */
+export const KEYS_BY_DRIVE_INDEX = { name: 'keysByDrive', partitionKey: 'drive', sortKey: 'createdAt' } as const;
 /** Epoch seconds after which DynamoDB's TTL may remove an item (rate-limit buckets). */
 export const ACCESS_TTL_ATTRIBUTE = 'expiresAt';
 export const UPLOADS_PARTITION_KEY = 'id';

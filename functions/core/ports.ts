@@ -55,9 +55,13 @@ export type PutFileResult = { ok: true; replaced?: FileNode } | { ok: false };
  *   upload again, or fsck, repairs.
  * - A delete marks each folder `deleting` before it reads the folder's children, so of a writer and a
  *   delete racing on one folder, at least one sees the other (each writes, then reads). It then deletes each
- *   file's bytes, then its record (conditional on the id it saw), and each folder deepest first once it is
- *   empty. An interruption leaves marked folders, hidden from readers, holding records whose bytes may be
- *   gone; the same delete again finishes them. It never leaves bytes without a record.
+ *   file's bytes, then its record (conditional on the id it saw), and each folder once it is empty, depth
+ *   first, a page at a time. A recursive delete notes its job (`JobStore`) before its first write, so an
+ *   interruption anywhere leaves a running job, which the queue or the sweep sends on. An interruption
+ *   leaves marked folders, hidden from readers, holding records whose bytes may be gone; the job (or the
+ *   same delete again) finishes them. It never leaves bytes without a record.
+ * - A reader by path (a listing of a folder, a download) reads every folder above it too: a path below a
+ *   folder marked `recursive` is gone, though the delete has not reached it yet.
  */
 export interface NodeStore {
   /** The node at `path`, or undefined. */

@@ -1,8 +1,13 @@
 import {
+  type AttributeValue,
   CreateTableCommand,
+  type CreateTableCommandInput,
+  DeleteTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  PutItemCommand,
   ResourceNotFoundException,
+  ScanCommand,
 } from '@aws-sdk/client-dynamodb';
 import { PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
 import dynalite from 'dynalite';
@@ -18,7 +23,7 @@ import { checkPartEtags, multipartGaps } from './s3rver-multipart';
 import { type DeletingStore, deleteInConstantTime } from './s3rver-deletes';
 import S3Error from 's3rver/lib/models/error';
 import { removeInterruptedWrites } from './s3rver-recovery';
-import { ACCESS_PARTITION_KEY, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY } from '../../functions/aws/schema';
+import { ACCESS_PARTITION_KEY, KEYS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY } from '../../functions/aws/schema';
 
 /** Names the local host gives its tables and bucket. */
 export const LOCAL_RESOURCES = { nodesTable: 'drive-nodes', accessTable: 'drive-access', uploadsTable: 'drive-uploads', bucket: 'drive-files' } as const;
@@ -182,7 +187,19 @@ export async function runningHost(dataDir: string): Promise<{ pid: number; dynam
   } catch {
     return undefined;
   }
+  // A host killed outright leaves its file behind: believed only while its process lives and its DynamoDB answers.
+  if (!alive(recorded.pid)) return undefined;
   return (await answers(recorded.dynamodb, await localCredentials(dataDir))) ? recorded : undefined;
+}
+
+/** Whether a process `pid` runs on this machine (one of another user's counts). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Whether the embedded DynamoDB at `endpoint` answers within a second. */
@@ -196,6 +213,40 @@ async function answers(endpoint: string, credentials: Credentials): Promise<bool
     return (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== undefined;
   } finally {
     client.destroy();
+  }
+}
+
+/**
+ * Gives a table made before its indexes existed the indexes (a data dir from an earlier version): dynalite
+ * cannot add an index to a table, so the table is made again with them and its items copied back.
+ */
+async function addIndexes(client: DynamoDBClient, table: CreateTableCommandInput): Promise<void> {
+  const items: Record<string, AttributeValue>[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: table.TableName, ConsistentRead: true, ExclusiveStartKey: start }));
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  await client.send(new DeleteTableCommand({ TableName: table.TableName }));
+  await waitFor(client, table.TableName!, 'gone');
+  await client.send(new CreateTableCommand({ ...table, BillingMode: 'PAY_PER_REQUEST' }));
+  await waitFor(client, table.TableName!, 'ACTIVE');
+  for (const item of items) await client.send(new PutItemCommand({ TableName: table.TableName, Item: item }));
+}
+
+/** Waits until the table is `ACTIVE`, or `gone`. */
+async function waitFor(client: DynamoDBClient, name: string, state: 'ACTIVE' | 'gone'): Promise<void> {
+  for (;;) {
+    const status = await client.send(new DescribeTableCommand({ TableName: name })).then(
+      (out) => out.Table?.TableStatus,
+      (error: unknown) => {
+        if (error instanceof ResourceNotFoundException) return 'gone';
+        throw error;
+      },
+    );
+    if (status === state) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -216,7 +267,21 @@ async function createTables(endpoint: string, credentials: Credentials): Promise
     {
       TableName: LOCAL_RESOURCES.accessTable,
       KeySchema: [{ AttributeName: ACCESS_PARTITION_KEY, KeyType: 'HASH' as const }],
-      AttributeDefinitions: [{ AttributeName: ACCESS_PARTITION_KEY, AttributeType: 'S' as const }],
+      AttributeDefinitions: [
+        { AttributeName: ACCESS_PARTITION_KEY, AttributeType: 'S' as const },
+        { AttributeName: KEYS_BY_DRIVE_INDEX.partitionKey, AttributeType: 'S' as const },
+        { AttributeName: KEYS_BY_DRIVE_INDEX.sortKey, AttributeType: 'S' as const },
+      ],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: KEYS_BY_DRIVE_INDEX.name,
+          KeySchema: [
+            { AttributeName: KEYS_BY_DRIVE_INDEX.partitionKey, KeyType: 'HASH' as const },
+            { AttributeName: KEYS_BY_DRIVE_INDEX.sortKey, KeyType: 'RANGE' as const },
+          ],
+          Projection: { ProjectionType: 'ALL' as const },
+        },
+      ],
     },
     {
       TableName: LOCAL_RESOURCES.uploadsTable,
@@ -227,7 +292,9 @@ async function createTables(endpoint: string, credentials: Credentials): Promise
   try {
     for (const table of tables) {
       try {
-        await client.send(new DescribeTableCommand({ TableName: table.TableName }));
+        const { Table } = await client.send(new DescribeTableCommand({ TableName: table.TableName }));
+        const missing = (table.GlobalSecondaryIndexes ?? []).filter((index) => !Table?.GlobalSecondaryIndexes?.some((held) => held.IndexName === index.IndexName));
+        if (missing.length > 0) await addIndexes(client, table);
       } catch (error) {
         if (!(error instanceof ResourceNotFoundException)) throw error;
         await client.send(new CreateTableCommand({ ...table, BillingMode: 'PAY_PER_REQUEST' }));

@@ -79,7 +79,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     const keys = new DynamoKeyAdmin(dynamodb, LOCAL_RESOURCES.accessTable);
     const configured = parseApiKeys(options.apiKeys);
     await reconcileApiKeys(keys, configured, log);
-    if (configured.length === 0 && (await keys.list()).length === 0) {
+    if (configured.length === 0 && (await keys.listAll()).length === 0) {
       // The first key manages the others (the dashboard signs in with it).
       const { record, secret } = await keys.create('default', 'created by npm start', { role: 'admin' });
       createdKey = { drive: record.drive, secret };
@@ -206,7 +206,7 @@ async function reconcileApiKeys(keys: DynamoKeyAdmin, configured: ReturnType<typ
     if (outcome === 'revoked') log(`DRIVE_API_KEYS entry ${i + 1} names a key that was revoked; it stays revoked`);
     else listed.add(outcome.record.keyId);
   }
-  for (const key of await keys.list()) {
+  for (const key of await keys.listAll()) {
     if (key.name === FROM_ENV && !key.revokedAt && !listed.has(key.keyId)) {
       await keys.revoke(key.keyId);
       log(`revoked key ${key.keyId} (drive ${key.drive}): DRIVE_API_KEYS no longer lists it`);

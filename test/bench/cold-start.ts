@@ -37,7 +37,7 @@ export async function measureColdStarts(): Promise<ColdStart[]> {
         entry,
         sdkClients
           .map((client) => {
-            const name = client === 'client-s3' ? 'S3Client' : 'DynamoDBClient';
+            const name = ({ 'client-s3': 'S3Client', 'client-sqs': 'SQSClient' } as Record<string, string>)[client] ?? 'DynamoDBClient';
             return `import { ${name} } from '@aws-sdk/${client}';\nexport const ${name.toLowerCase()} = new ${name}({});\n`;
           })
           .join(''),

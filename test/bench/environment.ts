@@ -64,12 +64,12 @@ export async function startSeparated(): Promise<BenchEnvironment & { pids: { hos
  * Where the storage keeps its files: in memory (/dev/shm) where there is one, since a run writes gigabytes
  * and the disk's write-back otherwise swings the figures from round to round; real S3 is not this disk.
  */
-function benchDir(): string {
+export function benchDir(): string {
   return process.env.BENCH_DATA_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir());
 }
 
 /** Starts `node --import tsx <args>` and waits for a line of its output to match `pattern` (group 1). */
-async function spawnUntil(args: string[], env: Record<string, string>, pattern: RegExp): Promise<{ child: ChildProcess; match: string }> {
+export async function spawnUntil(args: string[], env: Record<string, string>, pattern: RegExp): Promise<{ child: ChildProcess; match: string }> {
   // BENCH_PROFILE_DIR=<dir> writes a CPU profile of each process there when it stops.
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
   const child = spawn(process.execPath, [...profile, '--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

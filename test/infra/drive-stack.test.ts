@@ -115,9 +115,9 @@ describe('DriveStack', () => {
         ...['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:ListMultipartUploadParts', 's3:PutObject'],
       ],
       'abort-upload': ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket'],
-      'list-keys': ['dynamodb:Scan'],
+      'list-keys': ['dynamodb:Query'],
       'create-key': ['dynamodb:PutItem', 'dynamodb:Scan'],
-      'revoke-key': ['dynamodb:PutItem', 'dynamodb:Scan'],
+      'revoke-key': ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
     };
     for (const [endpoint, actions] of Object.entries(expected)) {
       expect({ endpoint, actions: actionsOf(endpoint as keyof DriveStack['functions']) }).toEqual({ endpoint, actions: [...base, ...actions].sort() });
@@ -151,6 +151,22 @@ describe('DriveStack', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', Namespace: 'AWS/SQS', Threshold: 1 });
     // The functions that send jobs know the queue.
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ DRIVE_JOB_QUEUE_URL: Match.anyValue() }) } });
+  });
+
+  it('lists a drive\'s keys from an index of keys by drive, never a scan of every drive\'s', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      GlobalSecondaryIndexes: [
+        Match.objectLike({
+          IndexName: 'keysByDrive',
+          KeySchema: [
+            { AttributeName: 'drive', KeyType: 'HASH' },
+            { AttributeName: 'createdAt', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        }),
+      ],
+    });
+    expect(actionsOf('list-keys')).not.toContain('dynamodb:Scan');
   });
 
   it('runs the sweep of interrupted uploads every 5 minutes', () => {
