@@ -1,4 +1,5 @@
-import { type AttributeValue, type DynamoDBClient, GetItemCommand, PutItemCommand, ScanCommand, type ScanCommandOutput, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { scanAll } from './batches';
 import type { DeleteJob, JobStore } from '../core/ports';
 import { UPLOADS_PARTITION_KEY as PK, UPLOADS_TTL_ATTRIBUTE as TTL } from './schema';
 
@@ -41,23 +42,14 @@ export class DynamoJobStore implements JobStore {
 
   async stalled(before: Date): Promise<DeleteJob[]> {
     // The table holds only work in flight, so a filtered scan stays small (as the journal's does).
-    const jobs: DeleteJob[] = [];
-    let start: ScanCommandOutput['LastEvaluatedKey'];
-    do {
-      const page: ScanCommandOutput = await this.client.send(
-        new ScanCommand({
-          TableName: this.table,
-          ConsistentRead: true,
-          FilterExpression: 'begins_with(#id, :prefix) AND #status = :running AND #updated < :before',
-          ExpressionAttributeNames: { '#id': PK, '#status': 'status', '#updated': 'updatedAt' },
-          ExpressionAttributeValues: { ':prefix': { S: JOB_ID_PREFIX }, ':running': { S: 'running' }, ':before': { S: before.toISOString() } },
-          ExclusiveStartKey: start,
-        }),
-      );
-      jobs.push(...(page.Items ?? []).map(fromItem));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return jobs;
+    const items = await scanAll(this.client, {
+      TableName: this.table,
+      ConsistentRead: true,
+      FilterExpression: 'begins_with(#id, :prefix) AND #status = :running AND #updated < :before',
+      ExpressionAttributeNames: { '#id': PK, '#status': 'status', '#updated': 'updatedAt' },
+      ExpressionAttributeValues: { ':prefix': { S: JOB_ID_PREFIX }, ':running': { S: 'running' }, ':before': { S: before.toISOString() } },
+    });
+    return items.map(fromItem);
   }
 
   /** An update of the job `id`, if it exists (a job is never made by an update). */

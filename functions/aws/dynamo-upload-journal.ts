@@ -1,7 +1,7 @@
-import { type AttributeValue, BatchWriteItemCommand, type DynamoDBClient, PutItemCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, BatchWriteItemCommand, type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import type { JournalEntry, UploadJournal } from '../core/ports';
-import { BATCH_ATTEMPTS, backoff, chunk } from './batches';
+import { BATCH_ATTEMPTS, backoff, chunk, scanAll } from './batches';
 import { UPLOADS_PARTITION_KEY as PK } from './schema';
 
 type Item = Record<string, AttributeValue>;
@@ -59,23 +59,14 @@ export class DynamoUploadJournal implements UploadJournal {
 
   /** Every open entry: the table holds only uploads in flight, so a scan stays small. */
   private async scan(): Promise<JournalEntry[]> {
-    const entries: JournalEntry[] = [];
-    let start: ScanCommandOutput['LastEvaluatedKey'];
-    do {
-      const page: ScanCommandOutput = await this.client.send(
-        new ScanCommand({
-          TableName: this.table,
-          ConsistentRead: true,
-          FilterExpression: 'begins_with(#id, :prefix)',
-          ExpressionAttributeNames: { '#id': PK },
-          ExpressionAttributeValues: { ':prefix': { S: ID_PREFIX } },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) entries.push(fromItem(item));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return entries;
+    const items = await scanAll(this.client, {
+      TableName: this.table,
+      ConsistentRead: true,
+      FilterExpression: 'begins_with(#id, :prefix)',
+      ExpressionAttributeNames: { '#id': PK },
+      ExpressionAttributeValues: { ':prefix': { S: ID_PREFIX } },
+    });
+    return items.map(fromItem);
   }
 }
 

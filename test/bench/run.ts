@@ -47,6 +47,13 @@ interface CallLine {
 /** `npm run bench`: Drive against the floor of its own storage; prints tables and writes a JSON report. */
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  if (args.includes('--scale')) {
+    // The scale section runs on its own (it takes minutes): test/bench/scale.ts, with the rest of the arguments.
+    const { spawnSync } = await import('node:child_process');
+    const run = spawnSync(process.execPath, ['--import', 'tsx', resolve(ROOT, 'test/bench/scale.ts'), ...args.filter((a) => a !== '--scale')], { stdio: 'inherit', cwd: ROOT });
+    process.exitCode = run.status ?? 1;
+    return;
+  }
   if (args.includes('--calls')) {
     console.log(JSON.stringify(await countCalls()));
     return;

@@ -1,6 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DeleteJob } from '../../client/src/types';
 import { DriveClient, type ErrorJson, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
 import { type RunningHost, removeDataDir, startHost, stopHost, storedState } from '../support/local-host';
@@ -16,17 +17,7 @@ const READER = 'jobs-reader-0123456789abcdefghijklmno';
 const CONFINED = 'jobs-confined-0123456789abcdefghijklm';
 const STRANGER = 'jobs-stranger-0123456789abcdefghijklm';
 
-interface JobJson {
-  id: string;
-  type: string;
-  status: 'running' | 'done';
-  path: string;
-  files_deleted: number;
-  created_at: string;
-  updated_at: string;
-  url: string;
-  result: { deleted: boolean; path: string; files_deleted: number } | null;
-}
+type JobJson = DeleteJob;
 
 const env = {
   DRIVE_API_KEYS: [`jobs:${ADMIN}:admin`, `jobs:${READER}:read-only`, `jobs:${CONFINED}:read-write:/mine`, `other:${STRANGER}:admin`].join(','),
