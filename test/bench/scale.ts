@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
 import { mapLimit } from '../../functions/core/concurrency';
@@ -80,7 +80,7 @@ async function main(): Promise<void> {
         const res = await fetch(`${host.url}/drive/upload`, { method: 'POST', body: form, headers: { Authorization: `Bearer ${BENCH_KEY}` } });
         if (res.status !== 200) throw new Error(`seeding upload answered ${res.status}: ${await res.text()}`);
       });
-      const before = await countStored(dynamodb, s3, '/doomed');
+      const before = await countStored(dynamodb, join(dataDir, 'storage', 's3', LOCAL_RESOURCES.bucket), '/doomed');
       log(`Deleting them, the host killed ${kills} times on the way…`);
       const t0 = Date.now();
       const answer = await fetch(`${host.url}/drive/folders?path=/doomed&recursive=true`, { method: 'DELETE', headers: { Authorization: `Bearer ${BENCH_KEY}` } });
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
       }
       const job = body.data.job ? await finished(host.url, body.data.job.id) : undefined;
       const seconds = (Date.now() - t0) / 1000;
-      const after = await countStored(dynamodb, s3, '/doomed');
+      const after = await countStored(dynamodb, join(dataDir, 'storage', 's3', LOCAL_RESOURCES.bucket), '/doomed');
       report.delete = { files: before.objects, records: before.records, status: answer.status, killedAtSeconds: killedAt, seconds, filesPerSecond: before.objects / seconds, job, left: after };
     }
 
@@ -169,8 +169,8 @@ async function finished(url: string, id: string): Promise<unknown> {
   }
 }
 
-/** The records whose path starts with `prefix`, and every object of the bucket. */
-async function countStored(dynamodb: DynamoDBClient, s3: S3Client, prefix: string): Promise<{ records: number; objects: number }> {
+/** The records whose path starts with `prefix`, and every object of the bench's drive. */
+async function countStored(dynamodb: DynamoDBClient, bucketDir: string, prefix: string): Promise<{ records: number; objects: number }> {
   const { ScanCommand } = await import('@aws-sdk/client-dynamodb');
   let records = 0;
   let start: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue> | undefined;
@@ -179,13 +179,8 @@ async function countStored(dynamodb: DynamoDBClient, s3: S3Client, prefix: strin
     records += page.Count ?? 0;
     start = page.LastEvaluatedKey;
   } while (start);
-  let objects = 0;
-  let token: string | undefined;
-  do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: LOCAL_RESOURCES.bucket, ContinuationToken: token }));
-    objects += page.KeyCount ?? 0;
-    token = page.NextContinuationToken;
-  } while (token);
+  // The objects, counted in the embedded S3's own folder (s3rver keeps each as `<key>._S3rver_object`).
+  const objects = (await readdir(join(bucketDir, DRIVE)).catch(() => [] as string[])).filter((name) => name.endsWith('._S3rver_object')).length;
   return { records, objects };
 }
 
