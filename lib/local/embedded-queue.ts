@@ -141,15 +141,20 @@ function feedQueue(root: string, name: string, worker: QueueFeed, onWake: (poke:
   };
   const loop = (async () => {
     while (!stopped) {
-      const now = Date.now();
-      const visible = (await readMessages(dir)).filter((message) => message.visibleAt <= now && !running.has(message.id)).sort((a, b) => a.sentAt - b.sentAt);
-      for (const next of visible.slice(0, Math.max(0, worker.concurrency - running.size))) {
-        const message = { ...next, receiveCount: next.receiveCount + 1, visibleAt: now + worker.visibilityMs };
-        await store(dir, message);
-        running.set(message.id, step(message).finally(() => {
-          running.delete(message.id);
-          poke?.();
-        }));
+      try {
+        const now = Date.now();
+        const visible = (await readMessages(dir)).filter((message) => message.visibleAt <= now && !running.has(message.id)).sort((a, b) => a.sentAt - b.sentAt);
+        for (const next of visible.slice(0, Math.max(0, worker.concurrency - running.size))) {
+          const message = { ...next, receiveCount: next.receiveCount + 1, visibleAt: now + worker.visibilityMs };
+          await store(dir, message);
+          running.set(message.id, step(message).catch((error: unknown) => worker.log(`queue ${name}: ${String(error)}`)).finally(() => {
+            running.delete(message.id);
+            poke?.();
+          }));
+        }
+      } catch (error) {
+        // A disk that refuses a write this moment: the feed goes on, and the message is there next time.
+        worker.log(`the feed of queue ${name} failed to read or write a message: ${String(error)}`);
       }
       await rest(500);
     }
