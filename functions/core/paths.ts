@@ -101,9 +101,27 @@ export function ancestorsOf(path: string): string[] {
   return out;
 }
 
-/** Orders paths by their UTF-8 bytes, the order DynamoDB sorts keys in. */
+/**
+ * Orders paths by their UTF-8 bytes, the order DynamoDB sorts keys in, without encoding them: UTF-8 byte
+ * order is code point order, which is UTF-16 code unit order except that surrogates (U+D800–U+DFFF, the
+ * halves of code points past U+FFFF) sort above U+E000–U+FFFF. A sort calls this n·log n times, so it
+ * allocates nothing.
+ */
 export function comparePaths(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+/** A UTF-16 code unit moved so that surrogates rank above every other unit from U+E000 up. */
+function codePointRank(unit: number): number {
+  if (unit >= 0xe000) return unit - 0x800;
+  if (unit >= 0xd800) return unit + 0x2000;
+  return unit;
 }
 
 function quote(value: string): string {

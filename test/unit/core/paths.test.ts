@@ -63,6 +63,16 @@ describe('path helpers', () => {
     const paths = ['/b', '/a', '/B', '/é', '/z', '/ä'];
     expect([...paths].sort(comparePaths)).toEqual(['/B', '/a', '/b', '/z', '/ä', '/é']);
   });
+
+  it('orders code points past U+FFFF above U+E000–U+FFFF, as their UTF-8 bytes do', () => {
+    // UTF-16 puts 😀 (U+1F600, surrogates D83D DE00) before U+FF21 'Ａ'; UTF-8 puts it after (F0… > EF…).
+    const paths = ['/\u{1F600}', '/\uFF21', '/\uE000', '/a', '/\u{10000}x', '/\u{10000}', '/\uD7FF'];
+    const bytes = [...paths].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    expect([...paths].sort(comparePaths)).toEqual(bytes);
+    expect(bytes).toEqual(['/a', '/\uD7FF', '/\uE000', '/\uFF21', '/\u{10000}', '/\u{10000}x', '/\u{1F600}']);
+    expect(comparePaths('/a', '/a')).toBe(0);
+    expect(Math.sign(comparePaths('/a', '/a/b'))).toBe(-1);
+  });
 });
 
 describe('names that would look like another name', () => {
