@@ -2,8 +2,9 @@ import { Readable } from 'node:stream';
 import { guard, nodes } from './aws/dynamodb';
 import { confine } from './core/access';
 import { invalid } from './core/errors';
-import { type FolderPage, listFolder, listFolderPage, listTreePage } from './core/list-folder';
+import { listFolder, listPage } from './core/list-folder';
 import { ROOT, parsePath } from './core/paths';
+import type { FileNode, FolderNode } from './core/ports';
 import { streamingHandler } from './http/api-handler';
 import { booleanParam, queryParam } from './http/event';
 import { fileEntryView, folderEntryView } from './http/views';
@@ -11,8 +12,9 @@ import { fileEntryView, folderEntryView } from './http/views';
 /**
  * GET /drive/list?folder=&recursive= → the folder's files and folders. `include=etag` (an extension) adds
  * each file's content hash, so a client can tell which of its files are already stored; `limit` and
- * `cursor` (an extension) page the folder's own entries, adding `next_cursor` to the answer. The answer
- * streams (as downloads do), so a listing of any size answers whole, past a buffered Lambda's 6 MB.
+ * `cursor` (an extension) page the listing, adding `next_cursor` to the answer. The answer streams (as
+ * downloads do), read from the table as it is sent, so a listing of any size answers whole, past a buffered
+ * Lambda's 6 MB, in bounded memory.
  */
 export const handler = awslambda.streamifyResponse(streamingHandler('list', guard, async (event, caller) => {
   const folder = parsePath(queryParam(event, 'folder') ?? ROOT, 'folder', { allowTrailingSlash: true });
@@ -20,40 +22,50 @@ export const handler = awslambda.streamifyResponse(streamingHandler('list', guar
   const etag = includesEtag(queryParam(event, 'include'));
   const recursive = booleanParam(event, 'recursive');
   const paging = pagingOf(queryParam(event, 'limit'), queryParam(event, 'cursor'), folder, recursive);
-  const listing = !paging
-    ? await listFolder(nodes, caller.drive, folder, recursive)
-    : recursive
-      ? await listTreePage(nodes, caller.drive, folder, paging.limit, paging.after)
-      : await listFolderPage(nodes, caller.drive, folder, paging.limit, paging.after);
-  const after = paging ? (listing as FolderPage).after : undefined;
-  const body = Readable.from(
-    listingJson(
-      listing.folder,
-      listing.files.map((file) => fileEntryView(file, { etag })),
-      listing.folders.map(folderEntryView),
-      paging ? { next_cursor: after === undefined ? null : encodeCursor(folder, after, recursive) } : {},
-    ),
-  );
-  return { statusCode: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body };
+  const fileView = (file: FileNode) => fileEntryView(file, { etag });
+  if (paging) {
+    const page = await listPage(nodes, caller.drive, folder, { recursive, ...paging });
+    const next_cursor = page.after === undefined ? null : encodeCursor(folder, page.after, recursive);
+    return { statusCode: 200, headers: JSON_TYPE, body: Readable.from(listingJson(page.folder, page.files, page.folders, fileView, { next_cursor })) };
+  }
+  // The spec's whole listing, read as it is sent: a page of the table at a time, at any size.
+  const listing = await listFolder(nodes, caller.drive, folder, recursive);
+  return { statusCode: 200, headers: JSON_TYPE, body: Readable.from(listingJson(listing.folder, listing.files, listing.folders, fileView, {})) };
 }));
+
+const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
 
 /** Entries written at once: the answer streams in pieces of this many, never as one string of the whole. */
 const ENTRIES_PER_CHUNK = 500;
 
 /** The spec's `{"data": {folder, files, folders}}` (with `extra` in `data`), as a stream of JSON text. */
-function* listingJson(folder: string, files: readonly unknown[], folders: readonly unknown[], extra: Record<string, unknown>): Generator<string> {
+async function* listingJson(
+  folder: string,
+  files: Iterable<FileNode> | AsyncIterable<FileNode>,
+  folders: Iterable<FolderNode> | AsyncIterable<FolderNode>,
+  fileView: (file: FileNode) => unknown,
+  extra: Record<string, unknown>,
+): AsyncGenerator<string> {
   yield `{"data":{"folder":${JSON.stringify(folder)},"files":[`;
-  yield* entriesJson(files);
+  yield* entriesJson(files, fileView);
   yield '],"folders":[';
-  yield* entriesJson(folders);
+  yield* entriesJson(folders, folderEntryView);
   const more = Object.entries(extra).map(([key, value]) => `,${JSON.stringify(key)}:${JSON.stringify(value)}`).join('');
   yield `]${more}}}`;
 }
 
-function* entriesJson(entries: readonly unknown[]): Generator<string> {
-  for (let i = 0; i < entries.length; i += ENTRIES_PER_CHUNK) {
-    yield (i > 0 ? ',' : '') + entries.slice(i, i + ENTRIES_PER_CHUNK).map((entry) => JSON.stringify(entry)).join(',');
+async function* entriesJson<T>(entries: Iterable<T> | AsyncIterable<T>, view: (entry: T) => unknown): AsyncGenerator<string> {
+  let chunk: string[] = [];
+  let first = true;
+  for await (const entry of entries) {
+    chunk.push(JSON.stringify(view(entry)));
+    if (chunk.length === ENTRIES_PER_CHUNK) {
+      yield (first ? '' : ',') + chunk.join(',');
+      first = false;
+      chunk = [];
+    }
   }
+  if (chunk.length > 0) yield (first ? '' : ',') + chunk.join(',');
 }
 
 /** Most entries one page may hold. */

@@ -1,84 +1,7 @@
 import { notFound } from './errors';
-import { ROOT, comparePaths, nameOf } from './paths';
+import { ROOT, comparePaths, joinPath, nameOf } from './paths';
 import type { DriveNode, FileNode, FolderNode, NodeStore } from './ports';
-import { walk } from './tree';
 import { reachable } from './visibility';
-
-/** One page of a folder's listing: its entries and where the next page starts, if one may follow. */
-export interface FolderPage extends FolderListing {
-  /** The name the next page starts after; undefined on the last page. */
-  after?: string;
-}
-
-/**
- * One page of the direct children of `folder`: at most `limit` entries whose names come after `after`, in
- * name byte order (which is path byte order within a folder). Paging by the last name read returns every
- * entry that stays in the folder exactly once, whatever is added or deleted meanwhile. A folder a delete
- * has taken is left out (a page may then hold fewer than `limit`).
- */
-export async function listFolderPage(nodes: NodeStore, drive: string, folder: string, limit: number, after?: string): Promise<FolderPage> {
-  const [self, page, seen] = await Promise.all([folder === ROOT ? undefined : nodes.get(drive, folder), nodes.childrenPage(drive, folder, limit, after), reachable(nodes, drive, folder)]);
-  if (folder !== ROOT && (self?.kind !== 'folder' || self.deleting !== undefined || !seen)) {
-    throw notFound(self?.kind === 'file' ? `${folder} is a file, not a folder` : `folder ${folder} does not exist`);
-  }
-  const files: FileNode[] = [];
-  const folders: FolderNode[] = [];
-  for (const node of page.nodes) {
-    if (node.kind === 'file') files.push(node);
-    else if (node.deleting === undefined) folders.push(node);
-  }
-  return { folder, files, folders, ...(page.last !== undefined ? { after: page.last } : {}) };
-}
-
-/**
- * One page of everything below `root`, depth first: each folder's entries in name byte order, a folder's own
- * entries right after it, at most `limit` of them, resuming after the path `after` (the last entry of the page
- * before). A page reads at most its entries, one Query per folder it enters and one per folder above `after`;
- * following the pages returns every entry that stays exactly once. The last page may be empty. Folders a
- * delete has taken are left out, with everything below them.
- */
-export async function listTreePage(nodes: NodeStore, drive: string, root: string, limit: number, after?: string): Promise<FolderPage> {
-  const [self, seen] = await Promise.all([root === ROOT ? undefined : nodes.get(drive, root), reachable(nodes, drive, root)]);
-  if (root !== ROOT && (self?.kind !== 'folder' || self.deleting !== undefined || !seen)) {
-    throw notFound(self?.kind === 'file' ? `${root} is a file, not a folder` : `folder ${root} does not exist`);
-  }
-  // The walk's stack: each folder entered, the children read and not yet taken, and where its next Query starts.
-  type Frame = { folder: string; pending: DriveNode[]; start?: string; exhausted: boolean };
-  const frames: Frame[] = [{ folder: root, pending: [], exhausted: false }];
-  if (after !== undefined) {
-    // Resume: each folder from the root down to `after`'s goes on after the child on the way to `after`.
-    const below = after.slice(root === ROOT ? 1 : root.length + 1).split('/');
-    let folder = root;
-    for (const name of below) {
-      frames.at(-1)!.start = name;
-      folder = folder === ROOT ? `/${name}` : `${folder}/${name}`;
-      if (folder !== after) frames.push({ folder, pending: [], exhausted: false });
-    }
-    const last = await nodes.get(drive, after);
-    if (last?.kind === 'folder' && last.deleting === undefined) frames.push({ folder: after, pending: [], exhausted: false });
-  }
-  const taken: DriveNode[] = [];
-  while (taken.length < limit && frames.length > 0) {
-    const top = frames.at(-1)!;
-    if (top.pending.length === 0 && !top.exhausted) {
-      const page = await nodes.childrenPage(drive, top.folder, limit - taken.length, top.start);
-      top.pending = page.nodes;
-      top.exhausted = page.last === undefined;
-    }
-    const node = top.pending.shift();
-    if (!node) {
-      frames.pop();
-      continue;
-    }
-    top.start = nameOf(node.path);
-    if (node.kind === 'folder' && node.deleting !== undefined) continue;
-    taken.push(node);
-    if (node.kind === 'folder') frames.push({ folder: node.path, pending: [], exhausted: false });
-  }
-  const files = taken.filter((node): node is FileNode => node.kind === 'file').sort((a, b) => comparePaths(a.path, b.path));
-  const folders = taken.filter((node): node is FolderNode => node.kind === 'folder').sort((a, b) => comparePaths(a.path, b.path));
-  return { folder: root, files, folders, ...(frames.length > 0 && taken.length > 0 ? { after: taken.at(-1)!.path } : {}) };
-}
 
 export interface FolderListing {
   folder: string;
@@ -86,26 +9,154 @@ export interface FolderListing {
   folders: FolderNode[];
 }
 
+/** One page of a listing: its entries and the path the next page starts after; undefined on the last page. */
+export interface FolderPage extends FolderListing {
+  after?: string;
+}
+
+/** The spec's listing as it is read: files first, then folders, each in path byte order. */
+export interface StreamedListing {
+  folder: string;
+  files: AsyncIterable<FileNode>;
+  /** Iterate only after `files`: it may hand on the folders that walk met. */
+  folders: AsyncIterable<FolderNode>;
+}
+
+/** Children read by one Query of an unpaged listing. */
+const QUERY_PAGE = 1000;
+
 /**
- * The files and folders in `folder` (at every depth when `recursive`), each list ordered by path bytes.
- * A folder a delete has taken is gone for readers, with everything below it.
+ * Folders an unpaged listing keeps from its walk over the files, so as not to walk again for them (about
+ * 300 bytes each); past this many it walks a second time and keeps none: memory stays bounded either way.
  */
-export async function listFolder(nodes: NodeStore, drive: string, folder: string, recursive: boolean): Promise<FolderListing> {
-  const taken = (node: FolderNode) => node.deleting !== undefined;
-  // The folder's own record, read alongside its children: children alone would list a folder being deleted.
-  const [self, seen, entries] = await Promise.all([
-    folder === ROOT ? undefined : nodes.get(drive, folder),
-    reachable(nodes, drive, folder),
-    recursive ? walk(nodes, drive, folder, taken) : nodes.children(drive, folder).then((children) => children.filter((child) => child.kind === 'file' || !taken(child))),
-  ]);
-  if (folder !== ROOT && (self?.kind !== 'folder' || taken(self) || !seen)) throw notFound(self?.kind === 'file' ? `${folder} is a file, not a folder` : `folder ${folder} does not exist`);
-  const files: FileNode[] = [];
-  const folders: FolderNode[] = [];
-  for (const entry of entries) {
-    if (entry.kind === 'file') files.push(entry);
-    else folders.push(entry);
+export const FOLDERS_HELD = 20_000;
+
+/** Throws 404 unless readers may list `folder`: there, a folder, not taken by a delete, nor any folder above it. */
+async function checkListable(nodes: NodeStore, drive: string, folder: string): Promise<void> {
+  if (folder === ROOT) return;
+  const [self, seen] = await Promise.all([nodes.get(drive, folder), reachable(nodes, drive, folder)]);
+  if (self?.kind !== 'folder' || self.deleting !== undefined || !seen) {
+    throw notFound(self?.kind === 'file' ? `${folder} is a file, not a folder` : `folder ${folder} does not exist`);
   }
-  files.sort((a, b) => comparePaths(a.path, b.path));
-  folders.sort((a, b) => comparePaths(a.path, b.path));
-  return { folder, files, folders };
+}
+
+/**
+ * The entries below `folder` (its own, or at every depth when `recursive`) whose paths come after `after`, in
+ * path byte order, read lazily: one Query at a time of at most `want()` children (plus one, to tell whether
+ * more follow), so memory holds a page per folder on the way down, never the folder or the tree. A folder a
+ * delete has taken is left out with everything below it.
+ *
+ * Path byte order is a walk that enters each folder where its name followed by `/` sorts among its siblings:
+ * `/a` comes before `/a-b`, and `/a/x` after it (`-` sorts below `/`). The folders whose entries are still
+ * to come wait on a stack; each is a prefix of the name last read, so it holds at most a name's length.
+ */
+export function entriesBelow(
+  nodes: NodeStore,
+  drive: string,
+  folder: string,
+  options: { recursive: boolean; after?: string; want?: () => number },
+): AsyncGenerator<DriveNode> {
+  const want = options.want ?? (() => QUERY_PAGE);
+  return walkFolder(nodes, drive, folder, options.recursive, want, options.after);
+}
+
+type Waiting = { folder: string; after?: string };
+
+async function* walkFolder(nodes: NodeStore, drive: string, folder: string, recursive: boolean, want: () => number, after?: string): AsyncGenerator<DriveNode> {
+  const waiting: Waiting[] = [];
+  let start: string | undefined;
+  if (after !== undefined) {
+    // The names after `after`'s own start after the rest of its path (no name holds `/`)...
+    const rest = after.slice(folder === ROOT ? 1 : folder.length + 1);
+    start = rest;
+    // ...and the folders whose entries follow it though their names come before: `first` if `after` lies in
+    // it or is it, and each prefix of `first` followed by a byte below `/`, whose entries sort after `first`.
+    if (recursive) {
+      const slash = rest.indexOf('/');
+      const first = slash < 0 ? rest : rest.slice(0, slash);
+      const names: string[] = [];
+      for (let i = 1; i < first.length; i++) if (first.charCodeAt(i) < 0x2f) names.push(first.slice(0, i));
+      names.push(first);
+      const found = await nodes.getMany(drive, names.map((name) => joinPath(folder, name)));
+      // Shortest first: the longest, whose entries come first, ends on top.
+      for (const name of names) {
+        const node = found.get(joinPath(folder, name));
+        if (node?.kind === 'folder' && node.deleting === undefined) waiting.push({ folder: node.path, ...(name === first && slash >= 0 ? { after } : {}) });
+      }
+    }
+  }
+  for (;;) {
+    const page = await nodes.childrenPage(drive, folder, Math.max(1, Math.min(QUERY_PAGE, want())), start);
+    for (const node of page.nodes) {
+      const name = nameOf(node.path);
+      while (waiting.length > 0 && comparePaths(`${nameOf(waiting.at(-1)!.folder)}/`, name) < 0) {
+        const next = waiting.pop()!;
+        yield* walkFolder(nodes, drive, next.folder, recursive, want, next.after);
+      }
+      if (node.kind === 'folder' && node.deleting !== undefined) continue;
+      yield node;
+      if (recursive && node.kind === 'folder') waiting.push({ folder: node.path });
+    }
+    if (page.last === undefined) break;
+    start = page.last;
+  }
+  while (waiting.length > 0) {
+    const next = waiting.pop()!;
+    yield* walkFolder(nodes, drive, next.folder, recursive, want, next.after);
+  }
+}
+
+/**
+ * One page of the listing of `folder` (at every depth when `recursive`): at most `limit` entries, the next
+ * after the path `after` (the last of the page before), in path byte order, so the pages in turn are the
+ * listing's order. A page reads at most its entries plus one, one Query per folder it enters, and on resuming
+ * one Query and one batched read per folder above `after`: its cost is the page's, not the folder's or the
+ * tree's. Following the pages returns every entry that stays throughout exactly once, whatever comes and goes.
+ */
+export async function listPage(nodes: NodeStore, drive: string, folder: string, options: { recursive: boolean; limit: number; after?: string }): Promise<FolderPage> {
+  const taken: DriveNode[] = [];
+  // One entry past the page tells whether another follows, so the last page is never an empty one.
+  const want = () => options.limit + 1 - taken.length;
+  const read = async () => {
+    for await (const node of entriesBelow(nodes, drive, folder, { recursive: options.recursive, after: options.after, want })) {
+      taken.push(node);
+      if (taken.length > options.limit) break;
+    }
+  };
+  // The check and the first Query at once: a folder that is not there has no children to read.
+  await Promise.all([checkListable(nodes, drive, folder), read()]);
+  const more = taken.length > options.limit;
+  const entries = more ? taken.slice(0, options.limit) : taken;
+  return {
+    folder,
+    files: entries.filter((node): node is FileNode => node.kind === 'file'),
+    folders: entries.filter((node): node is FolderNode => node.kind === 'folder'),
+    ...(more ? { after: entries.at(-1)!.path } : {}),
+  };
+}
+
+/**
+ * The spec's whole listing of `folder` (at every depth when `recursive`), checked first (404) and then read as
+ * it is sent: the files in one walk, the folders from what that walk kept or, past `FOLDERS_HELD`, from a
+ * second. Memory holds a Query's page per level and at most `FOLDERS_HELD` folders, at any size.
+ */
+export async function listFolder(nodes: NodeStore, drive: string, folder: string, recursive: boolean, foldersHeld = FOLDERS_HELD): Promise<StreamedListing> {
+  await checkListable(nodes, drive, folder);
+  let held: FolderNode[] | undefined = [];
+  let filesRead = false;
+  async function* files(): AsyncGenerator<FileNode> {
+    for await (const node of entriesBelow(nodes, drive, folder, { recursive })) {
+      if (node.kind === 'file') yield node;
+      else if (held !== undefined) {
+        held.push(node);
+        if (held.length > foldersHeld) held = undefined;
+      }
+    }
+    filesRead = true;
+  }
+  async function* folders(): AsyncGenerator<FolderNode> {
+    if (filesRead && held !== undefined) return yield* held;
+    for await (const node of entriesBelow(nodes, drive, folder, { recursive })) if (node.kind === 'folder') yield node;
+  }
+  return { folder, files: files(), folders: folders() };
 }

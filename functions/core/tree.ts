@@ -1,44 +1,5 @@
-import type { DriveNode, FolderNode, NodeStore } from './ports';
-
-/** Folders queried at once when walking a tree: parallel enough to hide latency, bounded to spare the table. */
+/** Folders read or marked at once in a tree: parallel enough to hide latency, bounded to spare the table. */
 export const WALK_CONCURRENCY = 16;
-
-/**
- * Every node below `root` at any depth, walking folders breadth-first with bounded parallel queries; a
- * folder `skip` names is left out with everything below it.
- */
-export function walk(nodes: NodeStore, drive: string, root: string, skip: (folder: FolderNode) => boolean = () => false): Promise<DriveNode[]> {
-  const found: DriveNode[] = [];
-  const queue = [root];
-  let active = 0;
-  let failed = false;
-  return new Promise((resolve, reject) => {
-    const pump = () => {
-      if (failed) return;
-      if (queue.length === 0 && active === 0) return resolve(found);
-      while (active < WALK_CONCURRENCY && queue.length > 0) {
-        const folder = queue.shift()!;
-        active++;
-        nodes.children(drive, folder).then(
-          (children) => {
-            active--;
-            for (const child of children) {
-              if (child.kind === 'folder' && skip(child)) continue;
-              found.push(child);
-              if (child.kind === 'folder') queue.push(child.path);
-            }
-            pump();
-          },
-          (error: unknown) => {
-            failed = true;
-            reject(error);
-          },
-        );
-      }
-    };
-    pump();
-  });
-}
 
 /** Depth of a canonical path: `/a` is 1, `/a/b` is 2. */
 export function depthOf(path: string): number {

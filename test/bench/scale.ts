@@ -5,7 +5,7 @@ import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
 import { mapLimit } from '../../functions/core/concurrency';
-import { listFolderPage, listTreePage } from '../../functions/core/list-folder';
+import { listPage } from '../../functions/core/list-folder';
 import { LOCAL_REGION, LOCAL_RESOURCES } from '../../lib/local/emulators';
 import type { Credentials } from '../../lib/local/signed-gateway';
 import { removeDataDir } from '../support/local-host';
@@ -141,7 +141,7 @@ async function pageCost(url: string, counter: CallCounter, nodes: DynamoNodeStor
   do {
     let next: string | undefined;
     const counted = await counter.during(async () => {
-      next = (recursive ? await listTreePage(nodes, DRIVE, folder, 1000, after) : await listFolderPage(nodes, DRIVE, folder, 1000, after)).after;
+      next = (await listPage(nodes, DRIVE, folder, { recursive, limit: 1000, after })).after;
     });
     calls.push(Object.values(counted).reduce((a, b) => a + b, 0));
     after = next;

@@ -9,7 +9,7 @@ import { acceptDelete, deleteFolder } from '../../functions/core/delete-folder';
 import { openFile } from '../../functions/core/download';
 import { Readable } from 'node:stream';
 import { ensureFolders } from '../../functions/core/folders';
-import { listFolder, listFolderPage, listTreePage } from '../../functions/core/list-folder';
+import { listFolder, listPage } from '../../functions/core/list-folder';
 import { commitFiles, uploadFiles } from '../../functions/core/upload';
 import { ROOT, parentOf } from '../../functions/core/paths';
 import type { DeleteJob, DriveNode, FileNode, JobStore, NodeStore, ObjectStore } from '../../functions/core/ports';
@@ -177,8 +177,8 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     expect(sent).toHaveLength(1);
     expect(await store.get(drive, '/job/a/b/deep.txt')).toBeDefined();
     for (const folder of ['/job', '/job/a', '/job/a/b']) {
-      await expect(listFolderPage(store, drive, folder, 10)).rejects.toMatchObject({ code: 'not_found' });
-      await expect(listTreePage(store, drive, folder, 10)).rejects.toMatchObject({ code: 'not_found' });
+      await expect(listPage(store, drive, folder, { recursive: false, limit: 10 })).rejects.toMatchObject({ code: 'not_found' });
+      await expect(listPage(store, drive, folder, { recursive: true, limit: 10 })).rejects.toMatchObject({ code: 'not_found' });
       await expect(listFolder(store, drive, folder, false)).rejects.toMatchObject({ code: 'not_found' });
     }
     for (const path of ['/job/a/b/deep.txt', '/job/top.txt']) {
@@ -222,7 +222,7 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     await expect(deleteFolder({ nodes, objects: process.objects }, drive, '/big', true)).rejects.toThrow('killed');
 
     await expectNothingOrphaned(objects);
-    expect((await listFolder(store, drive, ROOT, false)).folders.map((folder) => folder.path)).toEqual([]);
+    expect((await listPage(store, drive, ROOT, { recursive: false, limit: 1000 })).folders.map((folder) => folder.path)).toEqual([]);
     await expect(listFolder(store, drive, '/big', true)).rejects.toMatchObject({ code: 'not_found' });
     await expect(upload(store, objects, [file('/big/0/new.txt')])).rejects.toMatchObject({ code: 'conflict' });
 

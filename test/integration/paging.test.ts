@@ -36,6 +36,7 @@ async function allPages(limit: number, between: (page: number) => Promise<void> 
   return pages;
 }
 
+const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 const pathsOf = (pages: Page[]) => pages.flatMap((page) => [...page.files, ...page.folders].map((entry) => entry.path));
 
 describe('GET /drive/list with limit and cursor', () => {
@@ -73,7 +74,7 @@ describe('GET /drive/list with limit and cursor', () => {
     expect({ status, code: body.error.code }).toEqual({ status: 422, code: 'validation_error' });
   });
 
-  it('pages a recursive listing depth first: every entry below the folder once, each page at most `limit`', async () => {
+  it('pages a recursive listing in path byte order: every entry below the folder once, the pages in turn in order, each at most `limit`', async () => {
     const files = ['a/1.txt', 'a/b/2.txt', 'a/b/c/3.txt', 'a/b/c/4.txt', 'd/5.txt', 'e.txt', 'f/g/h/6.txt', 'a b/7.txt'];
     expect((await drive.upload(files.map((name) => ({ data: name, filename: 'x' })), files.map((name) => ({ path: `/tree/${name}` })))).status).toBe(200);
     expect((await drive.createFolder({ path: '/tree/empty/deeper' })).status).toBe(200);
@@ -91,6 +92,9 @@ describe('GET /drive/list with limit and cursor', () => {
       } while (cursor);
       const seen = pathsOf(pages);
       expect({ limit, seen: [...seen].sort() }).toEqual({ limit, seen: expected });
+      // `/tree/a b` sorts between `/tree/a` and `/tree/a/1.txt` (a space is below `/`): pages follow path bytes, not the walk.
+      const inTurn = pages.flatMap((page) => [...page.files, ...page.folders].map((entry) => entry.path).sort(byBytes));
+      expect({ limit, inTurn }).toEqual({ limit, inTurn: [...expected].sort(byBytes) });
       for (const page of pages) expect(page.files.length + page.folders.length).toBeLessThanOrEqual(limit);
     }
   });

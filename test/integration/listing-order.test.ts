@@ -1,0 +1,173 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
+import { mapLimit } from '../../functions/core/concurrency';
+import { ensureFolders } from '../../functions/core/folders';
+import { listFolder, listPage } from '../../functions/core/list-folder';
+import { parentOf } from '../../functions/core/paths';
+import type { FileNode, NodeStore } from '../../functions/core/ports';
+import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
+import { removeDataDir } from '../support/local-host';
+
+// Listings in the spec's order (path bytes) at every depth, paged or whole, read from the table as they are
+// sent: on the embedded DynamoDB, through the store the list function uses.
+
+let dataDir: string;
+let dynamo: Awaited<ReturnType<typeof startEmbeddedDynamo>>;
+let client: DynamoDBClient;
+let store: DynamoNodeStore;
+let driveCount = 0;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'drive-listing-order-'));
+  dynamo = await startEmbeddedDynamo(dataDir);
+  client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: dynamo.credentials });
+  store = new DynamoNodeStore(client, LOCAL_RESOURCES.nodesTable);
+});
+
+afterAll(async () => {
+  client.destroy();
+  await dynamo.close();
+  await removeDataDir(dataDir);
+});
+
+const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/** A new drive holding files at `paths` (their folders made first, as uploads make them). */
+async function driveWith(paths: readonly string[], folders: readonly string[] = []): Promise<string> {
+  const drive = `order-${++driveCount}`;
+  const parents = [...new Set([...paths.map(parentOf), ...folders])].filter((folder) => folder !== '/');
+  await ensureFolders(store, drive, parents, new Date().toISOString());
+  await mapLimit(paths, 32, (path) => {
+    const file: FileNode = { kind: 'file', id: path, path, size: 1, contentType: 'text/plain', createdAt: '2026-11-25T00:00:00.000Z', objectKey: `${drive}/${path}`, etag: 'e' };
+    return store.putFile(drive, file);
+  });
+  return drive;
+}
+
+/** Every page at `limit`, in turn: the paths of each page's entries, files then folders. */
+async function pagesOf(drive: string, folder: string, recursive: boolean, limit: number): Promise<{ files: string[]; folders: string[] }[]> {
+  const pages = [];
+  let after: string | undefined;
+  do {
+    const page = await listPage(store, drive, folder, { recursive, limit, after });
+    pages.push({ files: page.files.map((file) => file.path), folders: page.folders.map((sub) => sub.path) });
+    expect(page.files.length + page.folders.length).toBeLessThanOrEqual(limit);
+    after = page.after;
+  } while (after !== undefined);
+  return pages;
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+// Names that sort below `/` (space, `!`, `-`, `.`) put a sibling between a folder and what it holds:
+// `/t/a` < `/t/a b` < `/t/a-b` < `/t/a.txt` < `/t/a/x`.
+const TREE = ['/t/a/x.txt', '/t/a/b/y.txt', '/t/a/b-c/z.txt', '/t/a b/1.txt', '/t/a-b/2.txt', '/t/a.txt', '/t/a!', '/t/a-/3.txt', '/t/ab', '/t/é/4.txt', '/t/\u{1F600}.txt', '/t/\uFF21.txt'];
+
+describe('recursive listings in path byte order', () => {
+  it('the whole listing: files, then folders, each in path byte order', async () => {
+    const drive = await driveWith(TREE, ['/t/empty/deeper']);
+    const listing = await listFolder(store, drive, '/t', true);
+    const files = (await collect(listing.files)).map((file) => file.path);
+    const folders = (await collect(listing.folders)).map((folder) => folder.path);
+    expect(files).toEqual([...TREE].sort(byBytes));
+    expect(folders).toEqual(['/t/a', '/t/a b', '/t/a-', '/t/a-b', '/t/a/b', '/t/a/b-c', '/t/empty', '/t/empty/deeper', '/t/é'].sort(byBytes));
+    expect(folders[0]).toBe('/t/a');
+  });
+
+  it.each([1, 2, 3, 5, 1000])('pages of %i, one after another, are the listing in path byte order', async (limit) => {
+    const drive = await driveWith(TREE, ['/t/empty/deeper']);
+    const pages = await pagesOf(drive, '/t', true, limit);
+    const all = pages.flatMap((page) => [...page.files, ...page.folders].sort(byBytes));
+    expect(all).toEqual([...all].sort(byBytes));
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.length).toBe(TREE.length + 9);
+    if (limit < all.length) expect(pages.length).toBe(Math.ceil(all.length / limit));
+  });
+
+  it('resumes inside a folder whose siblings sort between it and its entries', async () => {
+    const drive = await driveWith(['/r/a/1.txt', '/r/a/2.txt', '/r/a-x.txt', '/r/a.b/3.txt', '/r/b.txt']);
+    // After /r/a/1.txt come the rest of /r/a, then /r/b.txt; /r/a-x.txt and /r/a.b sort before /r/a/.
+    const page = await listPage(store, drive, '/r', { recursive: true, limit: 10, after: '/r/a/1.txt' });
+    expect([...page.files, ...page.folders].map((node) => node.path).sort(byBytes)).toEqual(['/r/a/2.txt', '/r/b.txt']);
+    // After /r/a-x.txt: /r/a.b, its file, then /r/a's files (a/ sorts after a.b), then /r/b.txt.
+    const next = await listPage(store, drive, '/r', { recursive: true, limit: 10, after: '/r/a-x.txt' });
+    expect([...next.files, ...next.folders].map((node) => node.path).sort(byBytes)).toEqual(['/r/a.b', '/r/a.b/3.txt', '/r/a/1.txt', '/r/a/2.txt', '/r/b.txt']);
+  });
+});
+
+/** The store, counting the children it reads and the Queries it makes. */
+function counting(target: NodeStore) {
+  const seen = { queries: 0, children: 0, wholeFolders: 0 };
+  const nodes = new Proxy(target, {
+    get(t, method: keyof NodeStore) {
+      const real = t[method] as (...args: unknown[]) => Promise<unknown>;
+      if (method === 'children') {
+        return async (...args: unknown[]) => {
+          seen.wholeFolders++;
+          return real.apply(t, args);
+        };
+      }
+      if (method !== 'childrenPage') return real.bind(t);
+      return async (...args: unknown[]) => {
+        seen.queries++;
+        const page = (await real.apply(t, args)) as { nodes: unknown[] };
+        seen.children += page.nodes.length;
+        return page;
+      };
+    },
+  });
+  return { nodes, seen };
+}
+
+describe('the whole listing is read as it is sent', () => {
+  it('reads a page of the folder at a time: the first file costs one Query of at most 1,001 children', async () => {
+    const paths = Array.from({ length: 2500 }, (_, i) => `/big/f${String(i).padStart(5, '0')}`);
+    const drive = await driveWith(paths);
+    const { nodes, seen } = counting(store);
+    const listing = await listFolder(nodes, drive, '/big', false);
+    const files = listing.files[Symbol.asyncIterator]();
+    expect((await files.next()).value?.path).toBe('/big/f00000');
+    expect({ queries: seen.queries, wholeFolders: seen.wholeFolders }).toEqual({ queries: 1, wholeFolders: 0 });
+    expect(seen.children).toBeLessThanOrEqual(1001);
+    let count = 1;
+    while (!(await files.next()).done) count++;
+    expect(count).toBe(2500);
+    expect(seen.queries).toBe(3);
+  });
+
+  it('walks again for the folders when it met more than it holds, and keeps the order', async () => {
+    const drive = `order-${++driveCount}`;
+    const folders = Array.from({ length: 1200 }, (_, i) => `/many/d${String(i).padStart(6, '0')}`);
+    await ensureFolders(store, drive, ['/many', ...folders], new Date().toISOString());
+    const { nodes, seen } = counting(store);
+    const listing = await listFolder(nodes, drive, '/many', false, 1000);
+    expect(await collect(listing.files)).toEqual([]);
+    const firstWalk = seen.queries;
+    const listed = (await collect(listing.folders)).map((folder) => folder.path);
+    expect(listed).toEqual(folders);
+    expect({ firstWalk, queries: seen.queries }).toEqual({ firstWalk: 2, queries: 4 });
+  });
+
+  it('hands on the folders its walk over the files met, when they are few', async () => {
+    const drive = await driveWith(['/few/a/1.txt', '/few/b.txt', '/few/c/2.txt']);
+    const { nodes, seen } = counting(store);
+    const listing = await listFolder(nodes, drive, '/few', true);
+    expect((await collect(listing.files)).map((file) => file.path)).toEqual(['/few/a/1.txt', '/few/b.txt', '/few/c/2.txt']);
+    const queries = seen.queries;
+    expect((await collect(listing.folders)).map((folder) => folder.path)).toEqual(['/few/a', '/few/c']);
+    expect(seen.queries).toBe(queries);
+  });
+
+  it('answers 404 before anything is read for a folder that is not there, or a file', async () => {
+    const drive = await driveWith(['/here/file.txt']);
+    await expect(listFolder(store, drive, '/nowhere', true)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(listFolder(store, drive, '/here/file.txt', false)).rejects.toMatchObject({ code: 'not_found', message: expect.stringContaining('is a file') });
+  });
+});
