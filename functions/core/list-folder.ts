@@ -25,6 +25,9 @@ export interface StreamedListing {
 /** Children read by one Query of an unpaged listing. */
 const QUERY_PAGE = 1000;
 
+/** Folders an unpaged recursive listing asks for ahead of the walk, per level: parallel enough to hide latency. */
+const PREFETCH = 16;
+
 /**
  * Folders an unpaged listing keeps from its walk over the files, so as not to walk again for them (about
  * 300 bytes each); past this many it walks a second time and keeps none: memory stays bounded either way.
@@ -43,8 +46,9 @@ async function checkListable(nodes: NodeStore, drive: string, folder: string): P
 /**
  * The entries below `folder` (its own, or at every depth when `recursive`) whose paths come after `after`, in
  * path byte order, read lazily: one Query at a time of at most `want()` children (plus one, to tell whether
- * more follow), so memory holds a page per folder on the way down, never the folder or the tree. A folder a
- * delete has taken is left out with everything below it.
+ * more follow), so memory holds a page per folder on the way down, never the folder or the tree; `prefetch`
+ * also asks for the first page of that many folders of a page ahead of the walk. A folder a delete has taken
+ * is left out with everything below it.
  *
  * Path byte order is a walk that enters each folder where its name followed by `/` sorts among its siblings:
  * `/a` comes before `/a-b`, and `/a/x` after it (`-` sorts below `/`). The folders whose entries are still
@@ -54,15 +58,30 @@ export function entriesBelow(
   nodes: NodeStore,
   drive: string,
   folder: string,
-  options: { recursive: boolean; after?: string; want?: () => number },
+  options: { recursive: boolean; after?: string; want?: () => number; prefetch?: number },
 ): AsyncGenerator<DriveNode> {
-  const want = options.want ?? (() => QUERY_PAGE);
-  return walkFolder(nodes, drive, folder, options.recursive, want, options.after);
+  const walk: Walk = { nodes, drive, recursive: options.recursive, want: options.want ?? (() => QUERY_PAGE), prefetch: options.prefetch ?? 0 };
+  return walkFolder(walk, folder, options.after);
 }
 
-type Waiting = { folder: string; after?: string };
+interface Walk {
+  nodes: NodeStore;
+  drive: string;
+  recursive: boolean;
+  /** Children the reader may still take: a Query reads no more than these (the next page's first included). */
+  want: () => number;
+  /** Folders of a page whose first Query starts before the walk enters them (0: each when entered). */
+  prefetch: number;
+}
 
-async function* walkFolder(nodes: NodeStore, drive: string, folder: string, recursive: boolean, want: () => number, after?: string): AsyncGenerator<DriveNode> {
+type ChildrenPage = Awaited<ReturnType<NodeStore['childrenPage']>>;
+
+/** A folder whose entries come later: where they start, and its first page if already asked for. */
+type Waiting = { folder: string; after?: string; first?: Promise<ChildrenPage> };
+
+async function* walkFolder(walk: Walk, folder: string, after?: string, first?: Promise<ChildrenPage>): AsyncGenerator<DriveNode> {
+  const { nodes, drive, recursive } = walk;
+  const read = (of: string, start?: string) => nodes.childrenPage(drive, of, Math.max(1, walk.want()), start);
   const waiting: Waiting[] = [];
   let start: string | undefined;
   if (after !== undefined) {
@@ -73,37 +92,49 @@ async function* walkFolder(nodes: NodeStore, drive: string, folder: string, recu
     // it or is it, and each prefix of `first` followed by a byte below `/`, whose entries sort after `first`.
     if (recursive) {
       const slash = rest.indexOf('/');
-      const first = slash < 0 ? rest : rest.slice(0, slash);
+      const head = slash < 0 ? rest : rest.slice(0, slash);
       const names: string[] = [];
-      for (let i = 1; i < first.length; i++) if (first.charCodeAt(i) < 0x2f) names.push(first.slice(0, i));
-      names.push(first);
+      for (let i = 1; i < head.length; i++) if (head.charCodeAt(i) < 0x2f) names.push(head.slice(0, i));
+      names.push(head);
       const found = await nodes.getMany(drive, names.map((name) => joinPath(folder, name)));
       // Shortest first: the longest, whose entries come first, ends on top.
       for (const name of names) {
         const node = found.get(joinPath(folder, name));
-        if (node?.kind === 'folder' && node.deleting === undefined) waiting.push({ folder: node.path, ...(name === first && slash >= 0 ? { after } : {}) });
+        if (node?.kind === 'folder' && node.deleting === undefined) waiting.push({ folder: node.path, ...(name === head && slash >= 0 ? { after } : {}) });
       }
     }
   }
+  const enter = (next: Waiting) => walkFolder(walk, next.folder, next.after, next.first);
   for (;;) {
-    const page = await nodes.childrenPage(drive, folder, Math.max(1, Math.min(QUERY_PAGE, want())), start);
+    const page = await (first ?? read(folder, start));
+    first = undefined;
+    // The first Query of the next few folders of the page, started ahead (each failure heard when entered).
+    const ahead = recursive && walk.prefetch > 0 ? page.nodes.filter((node) => node.kind === 'folder' && node.deleting === undefined) : [];
+    const early = new Map<string, Promise<ChildrenPage>>();
+    let asked = 0;
+    const askAhead = () => {
+      for (; asked < ahead.length && early.size < walk.prefetch; asked++) {
+        const query = read(ahead[asked].path);
+        query.catch(() => undefined);
+        early.set(ahead[asked].path, query);
+      }
+    };
+    askAhead();
     for (const node of page.nodes) {
       const name = nameOf(node.path);
-      while (waiting.length > 0 && comparePaths(`${nameOf(waiting.at(-1)!.folder)}/`, name) < 0) {
-        const next = waiting.pop()!;
-        yield* walkFolder(nodes, drive, next.folder, recursive, want, next.after);
-      }
+      while (waiting.length > 0 && comparePaths(`${nameOf(waiting.at(-1)!.folder)}/`, name) < 0) yield* enter(waiting.pop()!);
       if (node.kind === 'folder' && node.deleting !== undefined) continue;
       yield node;
-      if (recursive && node.kind === 'folder') waiting.push({ folder: node.path });
+      if (recursive && node.kind === 'folder') {
+        waiting.push({ folder: node.path, first: early.get(node.path) });
+        early.delete(node.path);
+        askAhead();
+      }
     }
     if (page.last === undefined) break;
     start = page.last;
   }
-  while (waiting.length > 0) {
-    const next = waiting.pop()!;
-    yield* walkFolder(nodes, drive, next.folder, recursive, want, next.after);
-  }
+  while (waiting.length > 0) yield* enter(waiting.pop()!);
 }
 
 /**
@@ -145,7 +176,7 @@ export async function listFolder(nodes: NodeStore, drive: string, folder: string
   let held: FolderNode[] | undefined = [];
   let filesRead = false;
   async function* files(): AsyncGenerator<FileNode> {
-    for await (const node of entriesBelow(nodes, drive, folder, { recursive })) {
+    for await (const node of entriesBelow(nodes, drive, folder, { recursive, prefetch: PREFETCH })) {
       if (node.kind === 'file') yield node;
       else if (held !== undefined) {
         held.push(node);
@@ -156,7 +187,7 @@ export async function listFolder(nodes: NodeStore, drive: string, folder: string
   }
   async function* folders(): AsyncGenerator<FolderNode> {
     if (filesRead && held !== undefined) return yield* held;
-    for await (const node of entriesBelow(nodes, drive, folder, { recursive })) if (node.kind === 'folder') yield node;
+    for await (const node of entriesBelow(nodes, drive, folder, { recursive, prefetch: PREFETCH })) if (node.kind === 'folder') yield node;
   }
   return { folder, files: files(), folders: folders() };
 }
