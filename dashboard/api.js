@@ -12,7 +12,7 @@ import { readKey } from './session.js';
  * @typedef {{ folder: string, files: FileEntry[], folders: FolderEntry[] }} Listing
  * @typedef {'admin' | 'read-write' | 'read-only' | 'upload-only'} Role
  * @typedef {{ id: string, name: string, role: Role, prefix: string, created_at: string, last_used_at: string | null, last4: string, revoked_at: string | null }} ApiKey
- * @typedef {{ upload_id: string, path: string, size: number, part_size: number, parts: { number: number, url: string }[], expires_at: string }} UploadSession
+ * @typedef {{ upload_id: string, path: string, size: number, part_size: number, part_count: number, parts: { number: number, url: string }[], next_part: number | null, expires_at: string }} UploadSession
  */
 
 /** An answer of the API other than a success, with the API's own code and message (or a network failure, status 0). */
@@ -258,6 +258,18 @@ export function startUpload(file, folder, signal) {
   // The API accepts a plain media type; browsers sometimes report others (or none), which S3 need not know.
   const contentType = /^[\w.+-]+\/[\w.+-]+$/.test(file.type) ? { content_type: file.type } : {};
   return data('drive/uploads', { method: 'POST', json: { folder, name: file.name, size: file.size, ...contentType }, signal });
+}
+
+/**
+ * URLs for at most `limit` parts of a large upload from part `from` on: the pages after the start's.
+ * @param {string} uploadId
+ * @param {number} from
+ * @param {number} limit
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<{ parts: { number: number, url: string }[], next_part: number | null }>}
+ */
+export function partUrls(uploadId, from, limit, signal) {
+  return data(`drive/uploads/${encodeURIComponent(uploadId)}/parts`, { query: { from: String(from), limit: String(limit) }, signal });
 }
 
 /**

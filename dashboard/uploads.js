@@ -4,7 +4,7 @@
  * a small file in one `POST drive/upload`, a large one in parts sent straight to S3 through the presigned
  * URLs of `POST drive/uploads`, then `complete` (or, on any failure or a cancel, the session is aborted).
  */
-import { ApiError, abortUpload, completeUpload, sendWithProgress, startUpload, uploadSmallFile } from './api.js';
+import { ApiError, abortUpload, completeUpload, partUrls, sendWithProgress, startUpload, uploadSmallFile } from './api.js';
 import { alertError, announce, byId, formatBytes, h, messageOf, plural } from './ui.js';
 
 /**
@@ -171,14 +171,16 @@ async function uploadLargeFile(file, folder, onProgress, signal) {
   /** @type {Map<number, number>} */
   const sent = new Map();
   try {
-    const etags = await mapLimit(session.parts, PARTS_AT_ONCE, async (part) => {
-      const start = (part.number - 1) * session.part_size;
+    const urlOf = partUrlSource(session, parts.signal);
+    const numbers = Array.from({ length: session.part_count ?? session.parts.length }, (_, i) => i + 1);
+    const etags = await mapLimit(numbers, PARTS_AT_ONCE, async (number) => {
+      const start = (number - 1) * session.part_size;
       const slice = file.slice(start, Math.min(start + session.part_size, file.size));
-      const etag = await putPart(part.url, slice, (loaded) => {
-        sent.set(part.number, loaded);
+      const etag = await putPart(await urlOf(number), slice, (loaded) => {
+        sent.set(number, loaded);
         onProgress([...sent.values()].reduce((sum, n) => sum + n, 0));
       }, parts.signal);
-      return { number: part.number, etag };
+      return { number, etag };
     }).catch((error) => {
       parts.abort(error);
       throw error;
@@ -190,6 +192,42 @@ async function uploadLargeFile(file, folder, onProgress, signal) {
   } finally {
     signal.removeEventListener('abort', stopParts);
   }
+}
+
+/** Part URLs asked for at once past the start's (the API gives at most 1,000 a page). */
+const PART_URLS_PAGE = 1000;
+
+/**
+ * Each part's URL: the start's, then a page at a time from the API as the parts come due (in order, a few at
+ * once), each forgotten once taken.
+ * @param {import('./api.js').UploadSession} session
+ * @param {AbortSignal} signal
+ * @returns {(number: number) => Promise<string>}
+ */
+function partUrlSource(session, signal) {
+  /** @type {Map<number, string>} */
+  const urls = new Map(session.parts.map((part) => [part.number, part.url]));
+  /** @type {Map<number, Promise<void>>} */
+  const pages = new Map();
+  const base = session.parts.length + 1;
+  return async (number) => {
+    if (!urls.has(number)) {
+      const from = base + Math.floor((number - base) / PART_URLS_PAGE) * PART_URLS_PAGE;
+      let page = pages.get(from);
+      if (!page) {
+        page = partUrls(session.upload_id, from, PART_URLS_PAGE, signal).then((answer) => {
+          for (const part of answer.parts) urls.set(part.number, part.url);
+        });
+        page.finally(() => pages.delete(from)).catch(() => undefined);
+        pages.set(from, page);
+      }
+      await page;
+    }
+    const url = urls.get(number);
+    if (url === undefined) throw new ApiError(200, 'unexpected_response', `The API gave no URL for part ${number} of the file.`);
+    urls.delete(number);
+    return url;
+  };
 }
 
 /**

@@ -5,6 +5,7 @@ import { confine } from './core/access';
 import { startUpload } from './core/large-upload';
 import { targetPath } from './core/upload';
 import { jsonHandler } from './http/api-handler';
+import { partUrlsView } from './http/views';
 import { bodyOf } from './http/event';
 import { jsonObject, optionalString } from './http/json-body';
 
@@ -16,7 +17,8 @@ const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}([ \\t]*;[ \\t]*${TOKEN}=(${TOK
 
 /**
  * POST /drive/uploads with `{ path | folder+name | name, size, content_type? }` → a multipart upload
- * session: presigned URLs for each part, to PUT the bytes straight to S3, then `complete`.
+ * session: presigned URLs for its first parts (the rest from GET /drive/uploads/{id}/parts), to PUT the
+ * bytes straight to S3, then `complete`.
  */
 export const handler = jsonHandler('upload', guard, async (event, caller) => {
   const body = jsonObject(bodyOf(event), ['path', 'folder', 'name', 'size', 'content_type'], EXAMPLE);
@@ -26,13 +28,14 @@ export const handler = jsonHandler('upload', guard, async (event, caller) => {
   };
   const path = targetPath(target, unnamed, (field) => field);
   confine(caller, path, 'path');
-  const { session, urls } = await startUpload(largeUploads, caller.drive, { path, size: sizeOf(body.size), contentType: contentTypeOf(body) }, largeUploadLimits);
+  const { session, parts } = await startUpload(largeUploads, caller.drive, { path, size: sizeOf(body.size), contentType: contentTypeOf(body) }, largeUploadLimits);
   return {
     upload_id: session.id,
     path: session.path,
     size: session.size,
     part_size: session.partSize,
-    parts: urls.map((url, i) => ({ number: i + 1, url })),
+    part_count: session.partCount,
+    ...partUrlsView(parts),
     expires_at: session.expiresAt,
   };
 });

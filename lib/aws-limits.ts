@@ -44,6 +44,8 @@ export const FUNCTION_SIZING: Record<HandlerName, { memorySize: number; timeoutS
   'get-job': { memorySize: 256, timeoutSeconds: 29 },
   // Signs up to 2,000 part URLs.
   'start-upload': { memorySize: 512, timeoutSeconds: 29 },
+  // Signs at most 1,000 part URLs a request.
+  'upload-parts': { memorySize: 512, timeoutSeconds: 29 },
   'complete-upload': { memorySize: 512, timeoutSeconds: 29 },
   'abort-upload': { memorySize: 256, timeoutSeconds: 29 },
   'list-keys': { memorySize: 256, timeoutSeconds: 29 },

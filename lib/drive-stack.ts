@@ -213,6 +213,8 @@ export class DriveStack extends Stack {
         .allowSend(jobsQueue),
       // PutObject covers CreateMultipartUpload and the UploadPart URLs it signs; abort undoes a failed start.
       'start-upload': make('start-upload').allowTable(nodes, 'GetItem').allowTable(uploads, 'PutItem').allowObjects(bucket, 'PutObject', 'AbortMultipartUpload'),
+      // The session read (GetItem); PutObject covers the UploadPart URLs it signs.
+      'upload-parts': make('upload-parts').allowTable(uploads, 'GetItem').allowObjects(bucket, 'PutObject'),
       // ListMultipartUploadParts checks the parts, PutObject completes, GetObject is the HeadObject of the result
       // (ListBucket makes a missing object NotFound rather than AccessDenied); the rest writes the record as an
       // upload does, or discards an expired upload. Sessions are claimed (UpdateItem), read when a claim is
@@ -242,7 +244,7 @@ export class DriveStack extends Stack {
         .allowObjects(bucket, 'DeleteObject')
         .allowSend(jobsQueue),
     };
-    for (const fn of [this.functions.upload, this.functions.download, this.functions['delete-folder'], this.functions['delete-worker'], this.functions['start-upload'], this.functions['complete-upload'], this.functions['abort-upload'], this.functions.sweep]) {
+    for (const fn of [this.functions.upload, this.functions.download, this.functions['delete-folder'], this.functions['delete-worker'], this.functions['start-upload'], this.functions['upload-parts'], this.functions['complete-upload'], this.functions['abort-upload'], this.functions.sweep]) {
       Validations.of(fn.role!).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*]`,
         reason: 'Objects are named by file id, unknown until upload; the statement is limited to this bucket and to the actions the handler calls.',

@@ -10,6 +10,7 @@ export type HandlerName =
   | 'get-job'
   | 'delete-worker'
   | 'start-upload'
+  | 'upload-parts'
   | 'complete-upload'
   | 'abort-upload'
   | 'list-keys'
@@ -49,6 +50,7 @@ export const ROUTES: readonly ApiRoute[] = [
   { method: 'GET', path: '/drive/jobs/{job_id}', handler: 'get-job', endpoint: 'jobs', entry: 'functions/get-job.ts', streaming: false },
   // Large files (an extension of the spec): a multipart upload straight to S3. Each takes upload tokens.
   { method: 'POST', path: '/drive/uploads', handler: 'start-upload', endpoint: 'upload', entry: 'functions/start-upload.ts', streaming: false },
+  { method: 'GET', path: '/drive/uploads/{upload_id}/parts', handler: 'upload-parts', endpoint: 'upload', entry: 'functions/upload-parts.ts', streaming: false },
   { method: 'POST', path: '/drive/uploads/{upload_id}/complete', handler: 'complete-upload', endpoint: 'upload', entry: 'functions/complete-upload.ts', streaming: false },
   { method: 'DELETE', path: '/drive/uploads/{upload_id}', handler: 'abort-upload', endpoint: 'upload', entry: 'functions/abort-upload.ts', streaming: false },
   // API keys, for admin keys (an extension of the spec: the dashboard's Settings → API Keys).

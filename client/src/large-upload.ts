@@ -27,17 +27,19 @@ const ABORT_TIMEOUT_MS = 10_000;
 
 /**
  * Uploads a file through the large-upload session: start it, PUT every part straight to its presigned
- * S3 URL (several at once, each retried on its own by the transport), then complete it. When anything
+ * S3 URL (several at once, each retried on its own by the transport; URLs past the start's are asked for a
+ * page at a time), then complete it. When anything
  * fails, or the signal aborts, the session is aborted so that S3 drops the parts.
  */
 export async function uploadLarge(transport: Transport, file: LargeFile, options: LargeUploadOptions): Promise<DriveFile> {
   const session = await startSession(transport, file, options.signal);
   try {
+    const urls = new PartUrls(transport, session, options.signal);
     const parts = await mapLimit(
       partRanges(file.data.size, session.part_size),
       options.partConcurrency,
       async (range) => {
-        const etag = await putPart(transport, session, range.number, file.data.slice(range.start, range.end), options.signal);
+        const etag = await putPart(transport, session, range.number, await urls.take(range.number), file.data.slice(range.start, range.end), options.signal);
         options.onPartDone?.(range.end - range.start);
         return { number: range.number, etag };
       },
@@ -67,16 +69,68 @@ async function startSession(transport: Transport, file: LargeFile, signal?: Abor
   if (!response.ok) throw await errorFromResponse(response, 'POST /drive/uploads');
   const session = ((await response.json()) as { data: UploadSession }).data;
   const expected = partRanges(file.data.size, session.part_size).length;
-  if (session.parts.length !== expected || session.parts.some((part, i) => part.number !== i + 1)) {
+  // The first URLs, in order from part 1; all of them unless the server says where the next page starts.
+  const count = session.part_count ?? session.parts.length;
+  const paged = typeof session.next_part === 'number';
+  if (count !== expected || (!paged && session.parts.length !== expected) || (paged && session.next_part !== session.parts.length + 1) || session.parts.some((part, i) => part.number !== i + 1)) {
     await abortSession(transport, session.upload_id);
-    throw new DriveError('unexpected_response', `the upload session has ${session.parts.length} part URLs; a file of ${file.data.size} bytes in parts of ${session.part_size} needs ${expected}`, response.status);
+    throw new DriveError('unexpected_response', `the upload session has ${count} parts; a file of ${file.data.size} bytes in parts of ${session.part_size} needs ${expected}`, response.status);
   }
   return session;
 }
 
+/** Part URLs asked for at once, past the start's: the server gives at most 1,000 a page. */
+const PART_URLS_PAGE = 1000;
+
+/**
+ * Each part's URL: from the start's answer, then from `GET /drive/uploads/{id}/parts` a page at a time as the
+ * parts come due (they are taken in order, a few at once), so a 10,000-part upload holds a page of URLs, not all.
+ */
+class PartUrls {
+  private readonly urls = new Map<number, string>();
+  private readonly pages = new Map<number, Promise<void>>();
+  private readonly base: number;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly session: UploadSession,
+    private readonly signal?: AbortSignal,
+  ) {
+    for (const part of session.parts) this.urls.set(part.number, part.url);
+    this.base = session.parts.length + 1;
+  }
+
+  /** The URL of part `number`, forgotten once taken. */
+  async take(number: number): Promise<string> {
+    if (!this.urls.has(number)) await this.page(this.base + Math.floor((number - this.base) / PART_URLS_PAGE) * PART_URLS_PAGE);
+    const url = this.urls.get(number);
+    if (url === undefined) throw new DriveError('unexpected_response', `the server gave no URL for part ${number} of ${this.session.path}`, 200);
+    this.urls.delete(number);
+    return url;
+  }
+
+  private page(from: number): Promise<void> {
+    let pending = this.pages.get(from);
+    if (!pending) {
+      pending = this.fetch(from).finally(() => this.pages.delete(from));
+      this.pages.set(from, pending);
+    }
+    return pending;
+  }
+
+  private async fetch(from: number): Promise<void> {
+    const route = `/drive/uploads/${encodeURIComponent(this.session.upload_id)}/parts`;
+    const url = this.transport.url(route, { from: String(from), limit: String(PART_URLS_PAGE) });
+    const { response } = await this.transport.send({ method: 'GET', url, bucket: 'upload', signal: this.signal });
+    if (!response.ok) throw await errorFromResponse(response, `GET ${route}`);
+    const page = ((await response.json()) as { data: Pick<UploadSession, 'parts'> }).data;
+    for (const part of page.parts) this.urls.set(part.number, part.url);
+  }
+}
+
 /** PUTs one part to S3 (no API key: the URL is signed) and returns its ETag. Safe to retry: a part sent again replaces itself. */
-async function putPart(transport: Transport, session: UploadSession, number: number, bytes: Blob, signal?: AbortSignal): Promise<string> {
-  const { response } = await transport.send({ method: 'PUT', url: session.parts[number - 1].url, body: bytes, signal });
+async function putPart(transport: Transport, session: UploadSession, number: number, url: string, bytes: Blob, signal?: AbortSignal): Promise<string> {
+  const { response } = await transport.send({ method: 'PUT', url, body: bytes, signal });
   if (!response.ok) throw await errorFromResponse(response, `PUT of part ${number} of ${session.path}`);
   await discard(response);
   const etag = response.headers.get('etag');

@@ -75,7 +75,11 @@ export interface UploadSession {
   path: string;
   size: number;
   part_size: number;
+  /** Parts the file is cut into; the first URLs come in `parts`, the rest from `GET /drive/uploads/{id}/parts`. */
+  part_count?: number;
   parts: { number: number; url: string }[];
+  /** The first part whose URL `parts` does not hold; null (or absent, from a server before paging) when it holds them all. */
+  next_part?: number | null;
   expires_at: string;
 }
 

@@ -53,6 +53,11 @@ export class DynamoUploadSessions implements UploadSessionStore {
     return Item?.drive?.S === drive ? 'busy' : undefined;
   }
 
+  async get(drive: string, id: string): Promise<UploadSession | undefined> {
+    const { Item } = await this.client.send(new GetItemCommand({ TableName: this.table, Key: { [PK]: { S: id } }, ConsistentRead: true }));
+    return Item?.drive?.S === drive ? fromSessionItem(Item) : undefined;
+  }
+
   async release(id: string): Promise<void> {
     try {
       await this.client.send(

@@ -31,8 +31,8 @@ export class S3MultipartStore implements MultipartStore {
     return out.UploadId;
   }
 
-  partUrls(key: string, multipartId: string, count: number, expiresInSeconds: number): Promise<string[]> {
-    const numbers = Array.from({ length: count }, (_, i) => i + 1);
+  partUrls(key: string, multipartId: string, first: number, count: number, expiresInSeconds: number): Promise<string[]> {
+    const numbers = Array.from({ length: count }, (_, i) => first + i);
     return mapLimit(numbers, SIGN_CONCURRENCY, (PartNumber) =>
       getSignedUrl(this.signer, new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: multipartId, PartNumber }), { expiresIn: expiresInSeconds }),
     );

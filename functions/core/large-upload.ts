@@ -10,11 +10,16 @@ import { commitFiles } from './upload';
 const MiB = 1024 * 1024;
 /** The smallest part offered: S3 needs 5 MiB for every part but the last; 8 MiB is what its own tools use. */
 export const MIN_PART_BYTES = 8 * MiB;
+/** The most parts one upload is cut into: S3's own limit. Their URLs are issued a page at a time. */
+export const MAX_PARTS = 10_000;
 /**
- * The most parts one upload is cut into (S3 allows 10,000). Every part is a presigned URL in the start
- * response, about 1 KB each with Lambda's session token, and the response must stay well inside 6 MB.
+ * Part URLs in the start answer; the rest come from `partUrlsPage`, a page at a time. Signing is CPU work
+ * (about 0.3 ms a URL) and each URL is about 2 KB with a Lambda role's session token, so neither a start nor
+ * a page grows with the file.
  */
-export const MAX_PARTS = 2000;
+export const FIRST_PART_URLS = 100;
+/** The most part URLs one page gives. */
+export const MAX_PART_URLS_PAGE = 1000;
 /** The longest a session may last: the bucket's lifecycle rule aborts multipart uploads a day after they start. */
 export const MAX_UPLOAD_EXPIRY_SECONDS = 24 * 3600;
 /** S3's largest object. */
@@ -41,9 +46,18 @@ export interface LargeUploadRequest {
   contentType?: string;
 }
 
+/** Presigned URLs for a run of an upload's parts, from part `first` on, and the part the next run starts at. */
+export interface PartUrls {
+  first: number;
+  urls: string[];
+  /** The first part after these; undefined when these reach the last part. */
+  next?: number;
+}
+
 export interface StartedUpload {
   session: UploadSession;
-  urls: string[];
+  /** The first `FIRST_PART_URLS` parts' URLs. */
+  parts: PartUrls;
 }
 
 /** Bytes per part for a file of `size` bytes: whole MiB, at least 8 MiB, at most `MAX_PARTS` parts. */
@@ -83,13 +97,42 @@ export async function startUpload(deps: LargeUploadDeps, drive: string, request:
       createdAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + limits.expirySeconds * 1000).toISOString(),
     };
-    const urls = await deps.parts.partUrls(objectKey, multipartId, session.partCount, limits.expirySeconds);
+    const parts = await signParts(deps.parts, session, 1, FIRST_PART_URLS, now.getTime());
     await deps.sessions.put(session);
-    return { session, urls };
+    return { session, parts };
   } catch (error) {
     await cleanUp(() => deps.parts.abort(objectKey, multipartId));
     throw error;
   }
+}
+
+/**
+ * URLs for at most `limit` parts of the upload `id` of `drive`, from part `first` on, valid until the session
+ * ends: the pages after the start's, or fresh URLs for parts whose URLs a client lost. 404 for no such
+ * session (or another drive's, or one expired), 422 for a part the upload does not have.
+ */
+export async function partUrlsPage(
+  deps: Pick<LargeUploadDeps, 'parts' | 'sessions'>,
+  drive: string,
+  id: string,
+  first: number,
+  limit: number,
+  check: (path: string) => void = () => undefined,
+): Promise<{ session: UploadSession; parts: PartUrls }> {
+  const session = await deps.sessions.get(drive, id);
+  if (!session || Date.parse(session.expiresAt) <= Date.now()) throw notFound(`upload session ${id} does not exist, or has ended`);
+  check(session.path);
+  if (first > session.partCount) throw invalid(`from must be a part of this upload, 1 to ${session.partCount} (got ${first})`);
+  return { session, parts: await signParts(deps.parts, session, first, limit, Date.now()) };
+}
+
+/** Signs parts `first` to at most `first + limit - 1` of `session`, each URL valid until the session expires. */
+async function signParts(parts: MultipartStore, session: UploadSession, first: number, limit: number, now: number): Promise<PartUrls> {
+  const count = Math.min(limit, session.partCount - first + 1);
+  const expiresIn = Math.max(1, Math.floor((Date.parse(session.expiresAt) - now) / 1000));
+  const urls = await parts.partUrls(session.objectKey, session.multipartId, first, count, expiresIn);
+  const next = first + count;
+  return { first, urls, ...(next <= session.partCount ? { next } : {}) };
 }
 
 /** How long a completion or abort holds its session: past the function's timeout, so a dead holder's claim lapses. */

@@ -195,6 +195,8 @@ export interface UploadSession {
 /** Upload sessions, each removed by the store once past `expiresAt` (eventually). */
 export interface UploadSessionStore {
   put(session: UploadSession): Promise<void>;
+  /** The session `id` of `drive`, claimed or not; undefined if there is none (or it is another drive's). */
+  get(drive: string, id: string): Promise<UploadSession | undefined>;
   /**
    * Claims the session `id` of `drive` for `leaseMs`, so that one request at a time completes or aborts it:
    * returns it, `'busy'` while another claim holds it, or undefined if there is none (or it is another drive's).
@@ -218,8 +220,8 @@ export interface StoredPart {
 export interface MultipartStore {
   /** Starts a multipart upload of the object `key`; returns its id. */
   begin(key: string, contentType: string): Promise<string>;
-  /** Presigned URLs for parts 1..`count`, each valid for `expiresInSeconds`. */
-  partUrls(key: string, multipartId: string, count: number, expiresInSeconds: number): Promise<string[]>;
+  /** Presigned URLs for parts `first` to `first + count - 1`, each valid for `expiresInSeconds`. */
+  partUrls(key: string, multipartId: string, first: number, count: number, expiresInSeconds: number): Promise<string[]>;
   /** The parts uploaded so far, by number; undefined if the upload no longer exists. */
   listParts(key: string, multipartId: string): Promise<StoredPart[] | undefined>;
   /**

@@ -1,4 +1,5 @@
 import type { ApiKeyRecord } from '../aws/api-key-admin';
+import type { PartUrls } from '../core/large-upload';
 import type { DeleteJob, FileNode, FolderNode } from '../core/ports';
 import { nameOf } from '../core/paths';
 
@@ -70,4 +71,9 @@ export function jobView(job: DeleteJob, baseUrl: string) {
 /** Where a client reads the job: `GET /drive/jobs/{id}`. */
 export function jobUrl(job: Pick<DeleteJob, 'id'>, baseUrl: string): string {
   return `${baseUrl}/drive/jobs/${job.id}`;
+}
+
+/** A run of part URLs as the large-upload routes give them: `parts`, and `next_part` (null after the last part). */
+export function partUrlsView(parts: PartUrls) {
+  return { parts: parts.urls.map((url, i) => ({ number: parts.first + i, url })), next_part: parts.next ?? null };
 }

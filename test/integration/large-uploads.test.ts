@@ -300,9 +300,79 @@ describe('large uploads: presigned multipart (an extension of the spec)', () => 
   it('needs a key on every route', async () => {
     const anonymous = new DriveClient(host.url, 'not-a-key');
     const id = '00000000-0000-0000-0000-000000000000';
-    for (const res of [await start(anonymous, { path: '/x', size: 1 }), await complete(anonymous, id, []), await abort(anonymous, id)]) {
+    for (const res of [await start(anonymous, { path: '/x', size: 1 }), await complete(anonymous, id, []), await abort(anonymous, id), await partsPage(anonymous, id, {})]) {
       expect(res.status).toBe(401);
     }
+  });
+});
+
+function partsPage(client: DriveClient, id: string, query: Record<string, string>) {
+  return json<{ data: StartJson & { part_count: number; next_part: number | null } } & ErrorJson>(client.request('GET', `/drive/uploads/${id}/parts?${new URLSearchParams(query)}`));
+}
+
+describe('part URLs a page at a time', () => {
+  it('starts with the first 100 part URLs and gives the rest from GET /drive/uploads/{id}/parts, up to S3\'s 10,000 parts', async () => {
+    // 10,000 parts of 8 MiB: no bytes are sent, only URLs signed.
+    const { status, body } = await start(drive, { path: '/paged-parts/huge.bin', size: 10_000 * 8 * MiB });
+    expect(status).toBe(200);
+    const session = body.data as StartJson & { part_count: number; next_part: number | null };
+    expect({ part_size: session.part_size, part_count: session.part_count, urls: session.parts.length, next_part: session.next_part }).toEqual({ part_size: 8 * MiB, part_count: 10_000, urls: 100, next_part: 101 });
+    expect(session.parts.map((part) => part.number)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+
+    const numbers: number[] = [];
+    let from: number | null = session.next_part;
+    while (from !== null) {
+      const page = await partsPage(drive, session.upload_id, { from: String(from), limit: '1000' });
+      expect(page.status).toBe(200);
+      expect(page.body.data.parts.length).toBeLessThanOrEqual(1000);
+      for (const part of page.body.data.parts) {
+        expect(Number(new URL(part.url).searchParams.get('partNumber'))).toBe(part.number);
+        numbers.push(part.number);
+      }
+      from = page.body.data.next_part;
+    }
+    expect(numbers).toEqual(Array.from({ length: 9_900 }, (_, i) => i + 101));
+
+    const defaults = await partsPage(drive, session.upload_id, {});
+    expect({ first: defaults.body.data.parts[0].number, count: defaults.body.data.parts.length, next: defaults.body.data.next_part }).toEqual({ first: 1, count: 100, next: 101 });
+    expect((await abort(drive, session.upload_id)).status).toBe(200);
+    expect((await partsPage(drive, session.upload_id, {})).status).toBe(404);
+  });
+
+  it('stores a file whose parts were sent to URLs from a later page', async () => {
+    const data = randomBytes(8 * MiB + 10);
+    const { body } = await start(drive, { path: '/paged-parts/two.bin', size: data.length });
+    const again = await partsPage(drive, body.data.upload_id, { from: '2', limit: '1' });
+    expect(again.body.data.parts.map((part) => part.number)).toEqual([2]);
+    expect(again.body.data.next_part).toBeNull();
+    const parts = [
+      { number: 1, etag: await putPart(body.data.parts[0].url, data.subarray(0, 8 * MiB)) },
+      { number: 2, etag: await putPart(again.body.data.parts[0].url, data.subarray(8 * MiB)) },
+    ];
+    expect((await complete(drive, body.data.upload_id, parts)).status).toBe(200);
+    const res = await drive.download({ path: '/paged-parts/two.bin' });
+    expect(sha256(Buffer.from(await res.arrayBuffer()))).toBe(sha256(data));
+    await expectFsckClean();
+  });
+
+  it.each([
+    ['from=0', { from: '0' }, 'from must be a whole number'],
+    ['from=3 of 2 parts', { from: '3' }, 'from must be a part of this upload, 1 to 2'],
+    ['limit=0', { limit: '0' }, 'limit must be a whole number from 1 to 1,000'],
+    ['limit=1001', { limit: '1001' }, 'limit must be a whole number from 1 to 1,000'],
+    ['limit=1e3', { limit: '1e3' }, 'limit must be a whole number'],
+  ])('refuses %s with 422, naming the parameter', async (_, query, message) => {
+    const { body } = await start(drive, { path: '/paged-parts/bad.bin', size: 8 * MiB + 1 });
+    const res = await partsPage(drive, body.data.upload_id, query);
+    expect({ status: res.status, message: res.body.error?.message }).toEqual({ status: 422, message: expect.stringContaining(message) });
+    await abort(drive, body.data.upload_id);
+  });
+
+  it("answers another drive's session, or one this API never issued, with 404", async () => {
+    const { body } = await start(drive, { path: '/paged-parts/mine.bin', size: 8 * MiB + 1 });
+    expect((await partsPage(other, body.data.upload_id, {})).status).toBe(404);
+    expect((await partsPage(drive, '00000000-0000-0000-0000-000000000000', {})).status).toBe(404);
+    await abort(drive, body.data.upload_id);
   });
 });
 

@@ -66,6 +66,40 @@ describe('Class: Drive, large files', () => {
     expect(calls['DELETE /drive/uploads/up-1']).toBeUndefined();
   });
 
+  it('asks for the URLs past the start\'s a page at a time, from the part the start names as next', async () => {
+    // Prepare: the start gives part 1's URL only; parts 2 and 3 come from the parts route.
+    const { fetcher, calls } = fakeServer({
+      'POST /drive/uploads': () => jsonResponse(200, { data: { ...session, part_count: 3, parts: session.parts.slice(0, 1), next_part: 2 } }),
+      'GET /drive/uploads/up-1/parts': (request) => {
+        expect([request.url.searchParams.get('from'), request.url.searchParams.get('limit')]).toEqual(['2', '1000']);
+        return jsonResponse(200, { data: { upload_id: 'up-1', parts: session.parts.slice(1), next_part: null } });
+      },
+    });
+
+    // Act
+    const stored = await driveWith(fetcher).upload({ path: '/big.bin', data: new Blob([bytes]) });
+
+    // Assess
+    expect(stored).toEqual(file);
+    expect(calls['GET /drive/uploads/up-1/parts']).toBe(1);
+    expect([calls['PUT part 1'], calls['PUT part 2'], calls['PUT part 3']]).toEqual([1, 1, 1]);
+  });
+
+  it('aborts the session when a page of part URLs cannot be had', async () => {
+    const { fetcher, calls } = fakeServer({
+      'POST /drive/uploads': () => jsonResponse(200, { data: { ...session, part_count: 3, parts: session.parts.slice(0, 1), next_part: 2 } }),
+      'GET /drive/uploads/up-1/parts': () => jsonResponse(404, { error: { code: 'not_found', message: 'upload session up-1 does not exist, or has ended' } }),
+    });
+    await expect(driveWith(fetcher).upload({ path: '/big.bin', data: new Blob([bytes]) })).rejects.toMatchObject({ code: 'not_found' });
+    expect(calls['DELETE /drive/uploads/up-1']).toBe(1);
+  });
+
+  it('refuses a session whose part count does not fit the file', async () => {
+    const { fetcher, calls } = fakeServer({ 'POST /drive/uploads': () => jsonResponse(200, { data: { ...session, part_count: 4, parts: session.parts.slice(0, 1), next_part: 2 } }) });
+    await expect(driveWith(fetcher).upload({ path: '/big.bin', data: new Blob([bytes]) })).rejects.toMatchObject({ code: 'unexpected_response' });
+    expect(calls['DELETE /drive/uploads/up-1']).toBe(1);
+  });
+
   it('retries a part that fails on its own, without sending the others again', async () => {
     const { fetcher, calls } = fakeServer({ 'PUT part 2': (_, n) => (n <= 2 ? new Response('<Error><Code>SlowDown</Code></Error>', { status: 503 }) : undefined) });
     await driveWith(fetcher).upload({ path: '/big.bin', data: new Blob([bytes]) });

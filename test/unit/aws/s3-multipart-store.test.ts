@@ -34,7 +34,7 @@ describe('Class: S3MultipartStore', () => {
   });
 
   it('signs one UploadPart URL per part, each naming its part and the upload, valid for the given time', async () => {
-    const urls = await store.partUrls('d/key', 'upload-1', 3, 900);
+    const urls = await store.partUrls('d/key', 'upload-1', 1, 3, 900);
     expect(urls).toHaveLength(3);
     urls.forEach((url, i) => {
       const query = new URL(url).searchParams;
@@ -57,7 +57,7 @@ describe('the deployed wiring of large uploads (functions/aws/large-uploads.ts)'
     });
     const { largeUploads } = wiring;
 
-    const [url] = await largeUploads.parts.partUrls('d/key', 'upload-1', 1, 60);
+    const [url] = await largeUploads.parts.partUrls('d/key', 'upload-1', 1, 1, 60);
 
     const names = [...new URL(url).searchParams.keys()];
     expect(names).toEqual(expect.arrayContaining(['partNumber', 'uploadId', 'X-Amz-Signature']));
@@ -65,7 +65,7 @@ describe('the deployed wiring of large uploads (functions/aws/large-uploads.ts)'
   });
 
   it('would otherwise sign the CRC32 of an empty body into every URL (the reason for the signer)', async () => {
-    const url = await new S3MultipartStore(new S3Client({ region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } }), 'b').partUrls('d/key', 'u', 1, 60);
+    const url = await new S3MultipartStore(new S3Client({ region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } }), 'b').partUrls('d/key', 'u', 1, 1, 60);
     expect(new URL(url[0]).searchParams.get('x-amz-checksum-crc32')).toBe('AAAAAA==');
   });
 });

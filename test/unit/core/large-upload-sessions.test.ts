@@ -106,6 +106,10 @@ class MemorySessions implements UploadSessionStore {
   async put(session: UploadSession) {
     this.sessions.set(session.id, { session });
   }
+  async get(drive: string, id: string) {
+    const held = this.sessions.get(id);
+    return held?.session.drive === drive ? held.session : undefined;
+  }
   async claim(drive: string, id: string, leaseMs: number) {
     const held = this.sessions.get(id);
     if (!held || held.session.drive !== drive) return undefined;

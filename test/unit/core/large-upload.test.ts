@@ -9,8 +9,9 @@ describe('Function: partSizeFor', () => {
     [8 * MiB + 1, 8 * MiB, 2],
     [200 * MiB, 8 * MiB, 25],
     [2000 * 8 * MiB, 8 * MiB, 2000],
-    [2000 * 8 * MiB + 1, 9 * MiB, 1778],
-    [S3_MAX_OBJECT_BYTES, 2622 * MiB, 2000],
+    [10_000 * 8 * MiB, 8 * MiB, 10_000],
+    [10_000 * 8 * MiB + 1, 9 * MiB, 8889],
+    [S3_MAX_OBJECT_BYTES, 525 * MiB, 9987],
   ])('cuts %d bytes into parts of %d (%d parts)', (size, partSize, parts) => {
     expect(partSizeFor(size)).toBe(partSize);
     expect(Math.ceil(size / partSizeFor(size))).toBe(parts);

@@ -1,0 +1,26 @@
+import { guard } from './aws/dynamodb';
+import { largeUploads } from './aws/large-uploads';
+import { invalid } from './core/errors';
+import { FIRST_PART_URLS, MAX_PART_URLS_PAGE, partUrlsPage, sessionWithin } from './core/large-upload';
+import { jsonHandler } from './http/api-handler';
+import { queryParam, uploadIdOf } from './http/event';
+import { partUrlsView } from './http/views';
+
+/**
+ * GET /drive/uploads/{upload_id}/parts?from=&limit= → presigned URLs for parts `from` (default 1) on, at most
+ * `limit` (1 to 1,000; default 100), and `next_part`: the pages after the start's, or fresh URLs for lost ones.
+ */
+export const handler = jsonHandler('upload', guard, async (event, caller) => {
+  const id = uploadIdOf(event);
+  const from = wholeNumber(queryParam(event, 'from'), 'from', 1, Number.MAX_SAFE_INTEGER) ?? 1;
+  const limit = wholeNumber(queryParam(event, 'limit'), 'limit', 1, MAX_PART_URLS_PAGE) ?? FIRST_PART_URLS;
+  const { session, parts } = await partUrlsPage(largeUploads, caller.drive, id, from, limit, (path) => sessionWithin(caller, id, path));
+  return { upload_id: session.id, part_size: session.partSize, part_count: session.partCount, ...partUrlsView(parts), expires_at: session.expiresAt };
+});
+
+function wholeNumber(value: string | undefined, name: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!/^[0-9]{1,16}$/.test(value) || number < min || number > max) throw invalid(`${name} must be a whole number from ${min} to ${max.toLocaleString('en')} (got ${JSON.stringify(value.slice(0, 20))})`);
+  return number;
+}
