@@ -30,19 +30,32 @@ export const MAX_REQUEST_BODY_BYTES = 4_500_000;
 /**
  * Memory (MB) and timeout (seconds) per function: uploads parse up to 4.5 MB of multipart; downloads stream
  * for up to 15 minutes (past the first 10 MB API Gateway paces a stream at 2 MB/s).
+ *
+ * Lambda gives CPU in proportion to memory, one vCPU at 1,769 MB (AWS's Lambda guide, "memory and
+ * computing power"). For work that is CPU-bound, more memory up to that point costs nothing per item: the
+ * price per GB-second rises as the seconds fall. List and delete are sized from `npm run bench:scale`'s
+ * CPU figures (README, "Performance at scale"), measured on the handlers' own code in the local host.
  */
+const ONE_VCPU_MB = 1769;
 export const FUNCTION_SIZING: Record<HandlerName, { memorySize: number; timeoutSeconds: number }> = {
   upload: { memorySize: 1024, timeoutSeconds: 29 },
   download: { memorySize: 512, timeoutSeconds: AWS_LIMITS.streamedTimeoutSeconds },
-  // Streams its answer, for up to a stream's 15 minutes; the memory (and CPU with it) walks big trees.
+  // Streams its answer, for up to a stream's 15 minutes, holding a page per level. A page of 1,000 from one
+  // folder took 23–36 ms of CPU, a recursive page (about 500 folders, a Query each) 365 ms, which 1,024 MB
+  // (0.58 vCPU) keeps near 0.6 s; memory is not what binds (an unpaged 100,000-file answer grew the host by
+  // under 30 MiB). An unpaged answer at the stream's 200 MB (about 1.3 million files) needs about 21 s of CPU.
   list: { memorySize: 1024, timeoutSeconds: AWS_LIMITS.streamedTimeoutSeconds },
   'create-folder': { memorySize: 256, timeoutSeconds: 29 },
-  // Deletes for REQUEST_DELETE_BUDGET_MS (10 s), then hands the rest to the worker.
-  'delete-folder': { memorySize: 512, timeoutSeconds: 29 },
-  // One step of a delete job: STEP_DELETE_BUDGET_MS (4 minutes) of deleting, then the job goes on in a new message.
-  'delete-worker': { memorySize: 512, timeoutSeconds: 300 },
+  // Deletes for REQUEST_DELETE_BUDGET_MS (10 s), then hands the rest to the worker. A delete took 613 ms of
+  // CPU per 1,000 files: at 512 MB (0.29 vCPU) that is about 470 files a second, under half of one
+  // partition's 1,000 writes a second; a whole vCPU deletes about 1,600 a second (some 16,000 in the
+  // request's 10 s) at the same cost per file.
+  'delete-folder': { memorySize: ONE_VCPU_MB, timeoutSeconds: 29 },
+  // One step of a delete job: STEP_DELETE_BUDGET_MS (4 minutes) of deleting, then the job goes on in a new
+  // message. Sized as delete-folder, for the same CPU per file.
+  'delete-worker': { memorySize: ONE_VCPU_MB, timeoutSeconds: 300 },
   'get-job': { memorySize: 256, timeoutSeconds: 29 },
-  // Signs up to 2,000 part URLs.
+  // Signs the first 100 part URLs.
   'start-upload': { memorySize: 512, timeoutSeconds: 29 },
   // Signs at most 1,000 part URLs a request.
   'upload-parts': { memorySize: 512, timeoutSeconds: 29 },

@@ -91,6 +91,16 @@ describe('DriveStack', () => {
     template.resourceCountIs('AWS::Logs::LogGroup', 17);
   });
 
+  it('sizes list and delete from the scale bench: deletes get a whole vCPU (1,769 MB), list 1,024 MB and a stream\'s 15 minutes', () => {
+    const sizing = (name: keyof DriveStack['functions']) => {
+      const fn = template.findResources('AWS::Lambda::Function')[stack.getLogicalId(stack.functions[name].node.defaultChild as never)] as { Properties: { MemorySize: number; Timeout: number } };
+      return { name, memory: fn.Properties.MemorySize, timeout: fn.Properties.Timeout };
+    };
+    expect(sizing('delete-folder')).toEqual({ name: 'delete-folder', memory: 1769, timeout: 29 });
+    expect(sizing('delete-worker')).toEqual({ name: 'delete-worker', memory: 1769, timeout: 300 });
+    expect(sizing('list')).toEqual({ name: 'list', memory: 1024, timeout: 900 });
+  });
+
   it('grants each function exactly the calls it makes, on its own resources', () => {
     const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
     const base = ['dynamodb:GetItem', 'dynamodb:UpdateItem', ...logs];
