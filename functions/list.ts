@@ -3,7 +3,7 @@ import { guard, nodes } from './aws/dynamodb';
 import { confine } from './core/access';
 import { invalid } from './core/errors';
 import { listFolder, listPage } from './core/list-folder';
-import { ROOT, parsePath } from './core/paths';
+import { ROOT, parentOf, parsePath } from './core/paths';
 import type { FileNode, FolderNode } from './core/ports';
 import { streamingHandler } from './http/api-handler';
 import { booleanParam, queryParam } from './http/event';
@@ -99,8 +99,9 @@ function decodeCursor(cursor: string, folder: string, recursive: boolean): strin
   }
   if (value[0] !== folder) throw invalid('cursor belongs to the listing of another folder; page each folder with its own cursors');
   if (value[2] !== (recursive ? 1 : 0)) throw invalid(`cursor belongs to a ${recursive ? 'folder' : 'recursive'} listing; keep recursive as it was for every page`);
-  // A recursive cursor names a path below the folder; it is checked as any path is.
-  if (recursive && !(value[1].startsWith(folder === ROOT ? '/' : `${folder}/`) && parsePath(value[1], 'cursor') === value[1])) {
+  // A cursor names the path of an entry below the folder (a child of it, unless recursive), checked as any path is.
+  const below = value[1].startsWith(folder === ROOT ? '/' : `${folder}/`) && parsePath(value[1], 'cursor') === value[1];
+  if (!below || (!recursive && parentOf(value[1]) !== folder)) {
     throw invalid('cursor is not one this API gave; pass the next_cursor of the page before, as it was');
   }
   return value[1];

@@ -176,16 +176,29 @@ function downloadUrl(transport: Transport, path: string): string {
   return `${transport.url('/drive/download')}?path=${encodeURIComponent(path).replace(/%2F/g, '/')}`;
 }
 
-/** The listing entry of the file at `path`, if it is there with `size` bytes. */
+/**
+ * The listing entry of the file at `path`, if it is there with `size` bytes: the folder's pages, in path
+ * byte order, until the page that holds the path or passes it, so memory holds one page whatever the folder.
+ */
 async function storedFile(transport: Transport, path: string, size: number, signal?: AbortSignal): Promise<DriveFileEntry | undefined> {
   const folder = path.slice(0, path.lastIndexOf('/')) || '/';
-  const { response } = await transport.send({ method: 'GET', url: transport.url('/drive/list', { folder, include: 'etag' }), bucket: 'list', signal });
-  if (!response.ok) {
-    await discard(response);
-    return undefined;
-  }
-  const listing = ((await response.json()) as { data: Listing }).data;
-  return listing.files.find((file) => file.path === path && file.size === size);
+  const after = (a: string | undefined, b: string) => a !== undefined && Buffer.compare(Buffer.from(a), Buffer.from(b)) > 0;
+  let cursor: string | undefined;
+  do {
+    const url = transport.url('/drive/list', { folder, include: 'etag', limit: '1000', cursor });
+    const { response } = await transport.send({ method: 'GET', url, bucket: 'list', signal });
+    if (!response.ok) {
+      await discard(response);
+      return undefined;
+    }
+    const page = ((await response.json()) as { data: Listing & { next_cursor?: string | null } }).data;
+    const found = page.files.find((file) => file.path === path);
+    if (found) return found.size === size ? found : undefined;
+    // Every later page holds paths after this page's (each list in path order): past the target, it is not there.
+    if (after(page.files.at(-1)?.path, path) || after(page.folders.at(-1)?.path, path)) return undefined;
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return undefined;
 }
 
 /**

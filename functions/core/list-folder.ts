@@ -60,7 +60,7 @@ export function entriesBelow(
   folder: string,
   options: { recursive: boolean; after?: string; want?: () => number; prefetch?: number },
 ): AsyncGenerator<DriveNode> {
-  const walk: Walk = { nodes, drive, recursive: options.recursive, want: options.want ?? (() => QUERY_PAGE), prefetch: options.prefetch ?? 0 };
+  const walk: Walk = { nodes, drive, recursive: options.recursive, want: options.want ?? (() => QUERY_PAGE), prefetch: options.prefetch ?? 0, held: 0 };
   return walkFolder(walk, folder, options.after);
 }
 
@@ -70,8 +70,10 @@ interface Walk {
   recursive: boolean;
   /** Children the reader may still take: a Query reads no more than these (the next page's first included). */
   want: () => number;
-  /** Folders of a page whose first Query starts before the walk enters them (0: each when entered). */
+  /** Folders whose first Query may start before the walk enters them (0: each when entered), in the whole walk. */
   prefetch: number;
+  /** First pages asked for ahead and not yet entered: they count against `prefetch` until then. */
+  held: number;
 }
 
 type ChildrenPage = Awaited<ReturnType<NodeStore['childrenPage']>>;
@@ -107,16 +109,20 @@ async function* walkFolder(walk: Walk, folder: string, after?: string, first?: P
   const enter = (next: Waiting) => walkFolder(walk, next.folder, next.after, next.first);
   for (;;) {
     const page = await (first ?? read(folder, start));
+    if (first) walk.held--;
     first = undefined;
     // The first Query of the next few folders of the page, started ahead (each failure heard when entered).
+    // Pages asked for ahead are held until their folders are entered, which siblings whose names are prefixes
+    // of each other put off (`a`, `a `, `a  `…): so they count against `prefetch` over the whole walk.
     const ahead = recursive && walk.prefetch > 0 ? page.nodes.filter((node) => node.kind === 'folder' && node.deleting === undefined) : [];
     const early = new Map<string, Promise<ChildrenPage>>();
     let asked = 0;
     const askAhead = () => {
-      for (; asked < ahead.length && early.size < walk.prefetch; asked++) {
+      for (; asked < ahead.length && walk.held < walk.prefetch; asked++) {
         const query = read(ahead[asked].path);
         query.catch(() => undefined);
         early.set(ahead[asked].path, query);
+        walk.held++;
       }
     };
     askAhead();
@@ -167,16 +173,24 @@ export async function listPage(nodes: NodeStore, drive: string, folder: string, 
 }
 
 /**
- * The spec's whole listing of `folder` (at every depth when `recursive`), checked first (404) and then read as
- * it is sent: the files in one walk, the folders from what that walk kept or, past `FOLDERS_HELD`, from a
+ * The spec's whole listing of `folder` (at every depth when `recursive`), checked first (404), its first Query
+ * made, and the rest read as it is sent (a failure past that point cuts the answer short, as with downloads): the files in one walk, the folders from what that walk kept or, past `FOLDERS_HELD`, from a
  * second. Memory holds a Query's page per level and at most `FOLDERS_HELD` folders, at any size.
  */
 export async function listFolder(nodes: NodeStore, drive: string, folder: string, recursive: boolean, foldersHeld = FOLDERS_HELD): Promise<StreamedListing> {
   await checkListable(nodes, drive, folder);
+  // The first Query is made before the answer starts, so that its failure is an error answer, not a cut one.
+  const walk = entriesBelow(nodes, drive, folder, { recursive, prefetch: PREFETCH });
+  const head = await walk.next();
+  async function* entries(): AsyncGenerator<DriveNode> {
+    if (head.done) return;
+    yield head.value;
+    yield* walk;
+  }
   let held: FolderNode[] | undefined = [];
   let filesRead = false;
   async function* files(): AsyncGenerator<FileNode> {
-    for await (const node of entriesBelow(nodes, drive, folder, { recursive, prefetch: PREFETCH })) {
+    for await (const node of entries()) {
       if (node.kind === 'file') yield node;
       else if (held !== undefined) {
         held.push(node);

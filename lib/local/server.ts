@@ -44,9 +44,13 @@ export function createLocalServer(routes: readonly MountedRoute[], log: (line: s
     const started = Date.now();
     res.on('finish', () => log(`${req.method} ${req.url?.split('?')[0]} ${res.statusCode} ${Date.now() - started}ms`));
     handle(routes, req, res, budget, options).catch((error: unknown) => {
-      // A client that hung up is no failure of the handler's: a line in the log, below error level.
-      if (req.destroyed || res.destroyed) return log(`${req.method} ${req.url?.split('?')[0]}: the client closed the connection before the answer (${String(error)})`);
-      // What API Gateway sends when the integration fails.
+      // A client that hung up is no failure of the handler's: a line in the log, below error level. (Not
+      // `req.destroyed`: a request whose body has been read is destroyed too, though its client still waits.)
+      if (req.socket.destroyed || res.destroyed) {
+        log(`${req.method} ${req.url?.split('?')[0]}: the client closed the connection before the answer (${String(error)})`);
+        return void res.destroy();
+      }
+      // What API Gateway sends when the integration fails; past the first byte, the connection closes there.
       sendGatewayError(res, { status: 502, error: 'serverError', reason: `the handler failed: ${String(error)}` });
     });
   });

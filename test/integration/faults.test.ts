@@ -101,3 +101,31 @@ describe('faults in recursive delete', () => {
     await expectClean();
   });
 });
+
+describe('faults in listing', () => {
+  it('a listing whose first Query fails answers 500 in JSON, before any byte of the answer, paged or not', async () => {
+    const all = files('l', 3);
+    expect((await drive.upload(all, all.map(() => ({ folder: '/listed/deep' })))).status).toBe(200);
+    for (const query of [{ folder: '/listed' }, { folder: '/listed', recursive: 'true' }, { folder: '/listed', limit: '2' }] as Record<string, string>[]) {
+      await inject([{ command: 'Query', times: 1, mode: 'error' }]);
+      await expectInternalError(drive.list(query));
+      await inject([]);
+      expect((await drive.list(query)).status).toBe(200);
+    }
+  });
+});
+
+describe('faults in a streamed answer', () => {
+  it('a failure once the answer has begun closes the connection where the bytes stop, as Lambda does: the client is not left waiting', async () => {
+    const all = files('s', 2);
+    expect((await drive.upload(all, all.map(() => ({ folder: '/streamed/deep' })))).status).toBe(200);
+    // The first Query (of /streamed) is made before the answer starts; the second (of /streamed/deep) fails mid-answer.
+    await inject([{ command: 'Query', skip: 1, times: 1, mode: 'error' }]);
+    const res = await drive.list({ folder: '/streamed', recursive: 'true' });
+    expect(res.status).toBe(200);
+    await expect(res.text()).rejects.toThrow();
+    await inject([]);
+    expect(host.output()).toMatch(/the handler failed: InjectedFault/);
+    expect((await drive.list({ folder: '/streamed', recursive: 'true' })).status).toBe(200);
+  });
+});

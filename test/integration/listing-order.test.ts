@@ -165,6 +165,20 @@ describe('the whole listing is read as it is sent', () => {
     expect(seen.queries).toBe(queries);
   });
 
+  it('asks ahead for at most 16 folders\' first pages, even when siblings named as prefixes of each other put them all off', async () => {
+    // `a`, `a!`, `a!!`…: each sorts before the one before it plus `/`, so the walk enters none until it has read them all.
+    const names = Array.from({ length: 40 }, (_, i) => `a${'!'.repeat(i)}`);
+    const drive = await driveWith(names.map((name) => `/chain/${name}/f.txt`));
+    const { nodes, seen } = counting(store);
+    const listing = await listFolder(nodes, drive, '/chain', true);
+    const files = listing.files[Symbol.asyncIterator]();
+    expect((await files.next()).value?.path).toBe(`/chain/${names.at(-1)}/f.txt`);
+    expect(seen.queries).toBeLessThanOrEqual(1 + 16 + 1);
+    let count = 1;
+    while (!(await files.next()).done) count++;
+    expect({ count, queries: seen.queries }).toEqual({ count: 40, queries: 41 });
+  });
+
   it('answers 404 before anything is read for a folder that is not there, or a file', async () => {
     const drive = await driveWith(['/here/file.txt']);
     await expect(listFolder(store, drive, '/nowhere', true)).rejects.toMatchObject({ code: 'not_found' });

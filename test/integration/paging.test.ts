@@ -69,6 +69,9 @@ describe('GET /drive/list with limit and cursor', () => {
     ['limit=1001', { limit: '1001' }],
     ['limit=abc', { limit: 'abc' }],
     ['a cursor not from this API', { limit: '5', cursor: 'bm90IGEgY3Vyc29y' }],
+    // Before listings were read in path order, a folder's cursor held a bare name: now it must name a child's path.
+    ['a cursor holding a bare name', { limit: '5', cursor: Buffer.from(JSON.stringify(['/paged', 'f03.txt', 0])).toString('base64url') }],
+    ['a cursor naming a path deeper than a child', { limit: '5', cursor: Buffer.from(JSON.stringify(['/paged', '/paged/a/x.txt', 0])).toString('base64url') }],
   ])('refuses %s with 422, naming the parameter', async (_, query) => {
     const { status, body } = await json<ErrorJson>(drive.list({ folder: '/paged', ...query }));
     expect({ status, code: body.error.code }).toEqual({ status: 422, code: 'validation_error' });

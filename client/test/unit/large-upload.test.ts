@@ -151,6 +151,24 @@ describe('Class: Drive, large files', () => {
     expect(calls['GET /drive/list']).toBe(1);
   });
 
+  it('after a lost answer, looks for the file a page of the folder at a time, and stops at the page past its path', async () => {
+    const { url: _url, ...entry } = file;
+    const { fetcher, calls } = fakeServer({
+      'POST /drive/uploads/up-1/complete': (_, n) => {
+        if (n === 1) throw networkFailure('ECONNRESET');
+        return jsonResponse(404, { error: { code: 'not_found', message: 'no upload session up-1' } });
+      },
+      'GET /drive/list': (request, n) => {
+        expect([request.url.searchParams.get('limit'), request.url.searchParams.get('cursor')]).toEqual(['1000', n === 1 ? null : 'page-2']);
+        // The first page ends before /big.bin; the second passes it without holding it.
+        const files = n === 1 ? [{ ...entry, path: '/a.bin', name: 'a.bin', etag: fileEtag }] : [{ ...entry, path: '/c.bin', name: 'c.bin', etag: fileEtag }];
+        return jsonResponse(200, { data: { folder: '/', files, folders: [], next_cursor: `page-${n + 1}` } });
+      },
+    });
+    await expect(driveWith(fetcher).upload({ path: '/big.bin', data: new Blob([bytes]) })).rejects.toMatchObject({ code: 'not_found' });
+    expect(calls['GET /drive/list']).toBe(2);
+  });
+
   it('after a lost answer, a 404 with a different file at the path (another ETag) is a failure', async () => {
     const { fetcher } = fakeServer({
       'POST /drive/uploads/up-1/complete': (_, n) => {
