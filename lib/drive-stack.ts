@@ -204,6 +204,13 @@ export class DriveStack extends Stack {
         .allowTable(uploads, 'PutItem', 'UpdateItem')
         .allowObjects(bucket, 'DeleteObject')
         .allowSend(jobsQueue),
+      // Files and the folders above them read in batches (BatchGetItem), each record removed conditionally on its
+      // id (DeleteItem), one replaced meanwhile read again (GetItem); the journal notes the bytes first (PutItem)
+      // and is closed after (BatchWriteItem).
+      'delete-files': make('delete-files')
+        .allowTable(nodes, 'BatchGetItem', 'GetItem', 'DeleteItem')
+        .allowTable(uploads, 'PutItem', 'BatchWriteItem')
+        .allowObjects(bucket, 'DeleteObject'),
       'get-job': make('get-job').allowTable(uploads, 'GetItem'),
       // A step: the job read (GetItem) and advanced (UpdateItem), the tree deleted as the request does, the job sent on.
       'delete-worker': this.queueWorker(worker, jobsQueue, environment, logRetention)
@@ -244,7 +251,7 @@ export class DriveStack extends Stack {
         .allowObjects(bucket, 'DeleteObject')
         .allowSend(jobsQueue),
     };
-    for (const fn of [this.functions.upload, this.functions.download, this.functions['delete-folder'], this.functions['delete-worker'], this.functions['start-upload'], this.functions['upload-parts'], this.functions['complete-upload'], this.functions['abort-upload'], this.functions.sweep]) {
+    for (const fn of [this.functions.upload, this.functions.download, this.functions['delete-folder'], this.functions['delete-files'], this.functions['delete-worker'], this.functions['start-upload'], this.functions['upload-parts'], this.functions['complete-upload'], this.functions['abort-upload'], this.functions.sweep]) {
       Validations.of(fn.role!).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*]`,
         reason: 'Objects are named by file id, unknown until upload; the statement is limited to this bucket and to the actions the handler calls.',

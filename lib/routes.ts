@@ -7,6 +7,7 @@ export type HandlerName =
   | 'list'
   | 'create-folder'
   | 'delete-folder'
+  | 'delete-files'
   | 'get-job'
   | 'delete-worker'
   | 'start-upload'
@@ -46,6 +47,8 @@ export const ROUTES: readonly ApiRoute[] = [
   { method: 'GET', path: '/drive/list', handler: 'list', endpoint: 'list', entry: 'functions/list.ts', streaming: true },
   { method: 'POST', path: '/drive/folders', handler: 'create-folder', endpoint: 'create-folder', entry: 'functions/create-folder.ts', streaming: false },
   { method: 'DELETE', path: '/drive/folders', handler: 'delete-folder', endpoint: 'delete-folder', entry: 'functions/delete-folder.ts', streaming: false },
+  // Deleting files by path (an extension: the spec deletes only folders).
+  { method: 'DELETE', path: '/drive/files', handler: 'delete-files', endpoint: 'files', entry: 'functions/delete-files.ts', streaming: false },
   // A delete too big for one request answers 202 with a job (an extension); its client reads the job here.
   { method: 'GET', path: '/drive/jobs/{job_id}', handler: 'get-job', endpoint: 'jobs', entry: 'functions/get-job.ts', streaming: false },
   // Large files (an extension of the spec): a multipart upload straight to S3. Each takes upload tokens.

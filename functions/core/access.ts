@@ -1,8 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DriveError, conflict, forbidden } from './errors';
 
-/** The endpoints, by the names used for their rate-limit buckets; `keys` (the admin routes) and `jobs` (reading a delete job) are extensions. */
-export type Endpoint = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'keys' | 'jobs';
+/**
+ * The endpoints, by the names used for their rate-limit buckets; `keys` (the admin routes), `jobs` (reading a
+ * delete job) and `files` (deleting files; moves and copies will share it) are extensions.
+ */
+export type Endpoint = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs';
 
 /** Requests per minute per API key (spec section 8; `keys` and `jobs` are ours: a client polls a job with backoff). */
 export const SPEC_RATE_LIMITS: Readonly<Record<Endpoint, number>> = {
@@ -11,6 +14,7 @@ export const SPEC_RATE_LIMITS: Readonly<Record<Endpoint, number>> = {
   list: 300,
   'create-folder': 100,
   'delete-folder': 50,
+  files: 100,
   keys: 60,
   jobs: 300,
 };
@@ -19,8 +23,8 @@ export const SPEC_RATE_LIMITS: Readonly<Record<Endpoint, number>> = {
 export type Role = 'admin' | 'read-write' | 'read-only' | 'upload-only';
 
 export const ROLE_ENDPOINTS: Readonly<Record<Role, readonly Endpoint[]>> = {
-  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'keys', 'jobs'],
-  'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'jobs'],
+  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'keys', 'jobs'],
+  'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'jobs'],
   'read-only': ['download', 'list'],
   // A job that pushes files: it may make the folders its uploads make anyway, and nothing it cannot undo.
   'upload-only': ['upload', 'create-folder'],

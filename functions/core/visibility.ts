@@ -1,5 +1,5 @@
 import { ancestorsOf } from './paths';
-import type { NodeStore } from './ports';
+import type { DriveNode, NodeStore } from './ports';
 
 /**
  * Whether readers may see what is at `path` as far as the folders above it go: each is there, and none is
@@ -11,8 +11,12 @@ import type { NodeStore } from './ports';
 export async function reachable(nodes: NodeStore, drive: string, path: string): Promise<boolean> {
   const above = ancestorsOf(path);
   if (above.length === 0) return true;
-  const found = await nodes.getMany(drive, above);
-  return above.every((folder) => {
+  return reachableIn(await nodes.getMany(drive, above), path);
+}
+
+/** `reachable`, from nodes already read (every folder above `path` among them, if it exists). */
+export function reachableIn(found: ReadonlyMap<string, DriveNode>, path: string): boolean {
+  return ancestorsOf(path).every((folder) => {
     const node = found.get(folder);
     // An `empty` mark above a path is a delete that will find the folder not empty and give up.
     return node?.kind === 'folder' && node.deleting !== 'recursive';

@@ -30,6 +30,7 @@ const ACTION: Record<Endpoint, string> = {
   list: 'list folders',
   'create-folder': 'create folders',
   'delete-folder': 'delete folders',
+  files: 'delete files',
   keys: 'manage API keys',
   jobs: 'read delete jobs',
 };

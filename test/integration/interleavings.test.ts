@@ -6,6 +6,7 @@ import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
 import { DynamoUploadJournal } from '../../functions/aws/dynamo-upload-journal';
 import { JOURNAL_SWEEP_AFTER_MS, sweepJournal } from '../../functions/core/journal';
 import { acceptDelete, deleteFolder } from '../../functions/core/delete-folder';
+import { deleteFiles } from '../../functions/core/delete-files';
 import { openFile } from '../../functions/core/download';
 import { Readable } from 'node:stream';
 import { ensureFolders } from '../../functions/core/folders';
@@ -308,6 +309,51 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     expect(objects.keys.size).toBe(1);
     expect(await store.get(drive, '/k/j0.txt')).toMatchObject({ kind: 'file' });
     expect(await journal.openKeys()).not.toContain([...objects.keys][0]);
+  });
+
+  it('a file delete killed after its records, before their bytes: the sweep deletes the bytes; one killed before keeps record and bytes', async () => {
+    const objects = objectStore();
+    const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
+    await upload(store, objects, [file('/fd/a.txt', 'fa'), file('/fd/b.txt', 'fb')]);
+    // Killed after the first record removed: its bytes stay until the sweep; the other file stays whole.
+    const late = mortal(store, objects);
+    const killedLate = interceptedStore(() => undefined, (method) => (method === 'revert' ? late.kill() : undefined), late.nodes);
+    await expect(deleteFiles({ nodes: killedLate, objects: late.objects, journal }, drive, ['/fd/a.txt', '/fd/b.txt'])).rejects.toThrow('killed');
+    // Both deletes were in flight when the first returned: the records are gone, their bytes not yet.
+    const left = (await Promise.all(['/fd/a.txt', '/fd/b.txt'].map((path) => store.get(drive, path)))).filter((node): node is DriveNode => node !== undefined);
+    expect(left.length).toBeLessThan(2);
+    expect(objects.keys.size).toBe(2);
+
+    expect(await sweepJournal({ nodes: store, objects, journal }, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS + 1000))).toBeGreaterThanOrEqual(1);
+    await expectNothingOrphaned(objects);
+    expect([...objects.keys]).toEqual(left.map((node) => (node as FileNode).objectKey));
+
+    // Killed before any record went: record and bytes stay, through the sweep.
+    await upload(store, objects, [file('/fd/c.txt', 'fc')]);
+    const early = mortal(store, objects);
+    const killedEarly = interceptedStore((method) => (method === 'revert' ? early.kill() : undefined), () => undefined, early.nodes);
+    await expect(deleteFiles({ nodes: killedEarly, objects: early.objects, journal }, drive, ['/fd/c.txt'])).rejects.toThrow('killed');
+    await sweepJournal({ nodes: store, objects, journal }, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS + 1000));
+    await expectNothingOrphaned(objects);
+    expect(await store.get(drive, '/fd/c.txt')).toMatchObject({ kind: 'file', objectKey: `${drive}/fc` });
+    expect(objects.keys.has(`${drive}/fc`)).toBe(true);
+  });
+
+  it('a file delete that read a file an upload then replaces: the new file goes too, and the old bytes stay the replacer\'s', async () => {
+    const objects = objectStore();
+    const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
+    await upload(store, objects, [file('/fr/a.txt', 'old')]);
+    let replacedOnce = false;
+    const nodes = interceptedStore(async (method) => {
+      if (method === 'revert' && !replacedOnce) {
+        replacedOnce = true;
+        await upload(store, objects, [file('/fr/a.txt', 'new')]);
+      }
+    });
+    await expect(deleteFiles({ nodes, objects, journal }, drive, ['/fr/a.txt'])).resolves.toEqual({ deleted: ['/fr/a.txt'], notFound: [] });
+    expect(await store.get(drive, '/fr/a.txt')).toBeUndefined();
+    await expectNothingOrphaned(objects);
+    expect(objects.keys.size).toBe(0);
   });
 
   it('the journal: a completed upload closes its entry', async () => {
