@@ -11,7 +11,7 @@ import { uploadLarge } from './large-upload';
 import { mapLimit } from './pool';
 import type { Clock } from './rate-limit-pacer';
 import { DEFAULT_RETRY, type RetryOptions, Transport, type TransportStats, discard } from './transport';
-import type { DeleteJob, DriveFile, DriveFolder, FileHead, FolderDeletion, Listing } from './types';
+import type { DeleteJob, DriveFile, DriveFolder, FileHead, FilesDeletion, FolderDeletion, Listing } from './types';
 import { type FormFile, METADATA_FIXED_BYTES, REQUEST_FIXED_BYTES, fileCost, uploadForm } from './upload-form';
 
 const MiB = 1024 * 1024;
@@ -105,6 +105,8 @@ interface Planned {
 /** How long the first wait before reading a delete job is; each wait doubles, up to `JOB_POLL_MAX_MS`. */
 const JOB_POLL_FIRST_MS = 250;
 const JOB_POLL_MAX_MS = 5000;
+/** Paths one `DELETE /drive/files` may name. */
+const MAX_FILES_PER_DELETE = 1000;
 
 export class Drive {
   private readonly transport: Transport;
@@ -229,6 +231,25 @@ export class Drive {
       { method: 'POST', url: this.transport.url('/drive/folders'), bucket: 'create-folder', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path }), signal: options.signal },
       `POST /drive/folders of ${path}`,
     );
+  }
+
+  /**
+   * Deletes the files at `paths` (`DELETE /drive/files`), 1,000 a request, in the order given; a folder at any
+   * path of a request fails it (`conflict`) and that request deletes nothing. Retried after a 5xx or a lost
+   * answer, like any delete: a file an attempt deleted before its answer was lost is then `not_found`.
+   */
+  async deleteFiles(paths: readonly string[], options: { signal?: AbortSignal } = {}): Promise<FilesDeletion> {
+    const result: FilesDeletion = { deleted: [], not_found: [] };
+    for (let i = 0; i < paths.length; i += MAX_FILES_PER_DELETE) {
+      const batch = paths.slice(i, i + MAX_FILES_PER_DELETE);
+      const answer = await this.json<FilesDeletion>(
+        { method: 'DELETE', url: this.transport.url('/drive/files'), bucket: 'files', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ paths: batch }), signal: options.signal },
+        `DELETE /drive/files of ${batch.length === 1 ? batch[0] : `${batch.length} paths`}`,
+      );
+      result.deleted.push(...answer.deleted);
+      result.not_found.push(...answer.not_found);
+    }
+    return result;
   }
 
   /**

@@ -40,6 +40,12 @@ export interface DriveFolder {
   created_at: string;
 }
 
+/** What deleting files did: the paths whose file is gone, and those that held none. */
+export interface FilesDeletion {
+  deleted: string[];
+  not_found: string[];
+}
+
 /** What deleting a folder did. */
 export interface FolderDeletion {
   deleted: boolean;

@@ -27,7 +27,7 @@ export type Command =
   | ({ name: 'ls'; folder: string; recursive: boolean } & Globals)
   | ({ name: 'get'; path: string; output?: string } & Globals)
   | ({ name: 'mkdir'; paths: string[] } & Globals)
-  | ({ name: 'rm'; path: string; recursive: boolean } & Globals);
+  | ({ name: 'rm'; paths: string[]; recursive: boolean } & Globals);
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -94,7 +94,8 @@ export function parseCommand(argv: readonly string[]): Command {
       if (positionals.length === 0) throw new UsageError('mkdir needs a folder path');
       return { name, ...globals, paths: positionals.map((path) => drivePath(path, 'folder')) };
     default:
-      return { name: 'rm', ...globals, path: drivePath(single(positionals, 'rm', 'folder'), 'folder'), recursive: values.recursive === true };
+      if (positionals.length === 0) throw new UsageError('rm needs at least one path: a file, or a folder (with -r, everything in it)');
+      return { name: 'rm', ...globals, paths: positionals.map((path) => drivePath(path, 'path')), recursive: values.recursive === true };
   }
 }
 
@@ -151,7 +152,7 @@ Usage:
   drive ls [-r] [/folder]
   drive get /path [-o file | -o -]
   drive mkdir /a/b [/c/d …]
-  drive rm [-r] /folder
+  drive rm [-r] /path [/path …]
 
 Options everywhere:
   --url <url>        the API's base URL (default: $DRIVE_URL)
@@ -169,7 +170,7 @@ upload:
 
 ls:     -r, --recursive   every depth
 get:    -o, --output      the local file (default: ./<name>; "-" for stdout)
-rm:     -r, --recursive   the folder and everything in it
+rm:     files go; a folder goes if empty, or with -r (--recursive) with everything in it
 
 Exit codes: 0 done; 1 a file or the operation failed (a summary says which); 2 bad usage;
 130 interrupted (SIGINT/SIGTERM; what finished is reported).

@@ -3,7 +3,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { Drive } from '../drive';
-import type { Listing } from '../types';
+import { DriveError } from '../errors';
+import type { FilesDeletion, FolderDeletion, Listing } from '../types';
 import type { Command } from './args';
 import { UsageError } from './args';
 import type { Output } from './output';
@@ -63,11 +64,46 @@ export async function mkdirCommand(command: Of<'mkdir'>, drive: Drive, out: Outp
   return 0;
 }
 
-/** `drive rm [-r] /folder`: without `-r` only an empty folder goes. */
+/**
+ * `drive rm [-r] /path…`: the files among the paths go in one request (1,000 a request); a path that is a
+ * folder goes as a folder, only if empty unless `-r`. A path that holds nothing is reported, and exits 1.
+ */
 export async function rmCommand(command: Of<'rm'>, drive: Drive, out: Output, signal: AbortSignal): Promise<number> {
+  const folders: string[] = [];
+  let files: FilesDeletion = { deleted: [], not_found: [] };
+  try {
+    files = await drive.deleteFiles(command.paths, { signal });
+  } catch (error) {
+    // A folder among the paths fails the whole request: then each path on its own, as a file or a folder.
+    if (!(error instanceof DriveError && error.code === 'conflict')) throw error;
+    for (const path of command.paths) {
+      try {
+        const one = await drive.deleteFiles([path], { signal });
+        files.deleted.push(...one.deleted);
+        files.not_found.push(...one.not_found);
+      } catch (failure) {
+        if (!(failure instanceof DriveError && failure.code === 'conflict')) throw failure;
+        folders.push(path);
+      }
+    }
+  }
+  for (const path of files.deleted) out.line(`deleted ${path}`);
+  const deletions = [];
+  for (const path of folders) {
+    const deletion = await deleteFolder(drive, path, command.recursive, out, signal);
+    deletions.push(deletion);
+    out.line(deletion.alreadyGone ? `${path} is gone (a retry found it already deleted)` : `deleted ${deletion.path} (${deletion.files_deleted} file(s))`);
+  }
+  for (const path of files.not_found) out.warn(`${path}: no such file or folder`);
+  out.document({ deleted: files.deleted, not_found: files.not_found, folders: deletions });
+  return files.not_found.length > 0 ? 1 : 0;
+}
+
+/** A folder (without `recursive`, only if empty), following a big delete's job and saying how it goes. */
+function deleteFolder(drive: Drive, path: string, recursive: boolean, out: Output, signal: AbortSignal): Promise<FolderDeletion> {
   let reported = -1;
-  const deletion = await drive.deleteFolder(command.path, {
-    recursive: command.recursive,
+  return drive.deleteFolder(path, {
+    recursive,
     signal,
     // A big tree goes on in a job on the server: say so once, then each time its count moves.
     onProgress: (job) => {
@@ -76,7 +112,4 @@ export async function rmCommand(command: Of<'rm'>, drive: Drive, out: Output, si
       reported = job.files_deleted;
     },
   });
-  out.line(deletion.alreadyGone ? `${command.path} is gone (a retry found it already deleted)` : `deleted ${deletion.path} (${deletion.files_deleted} file(s))`);
-  out.document(deletion);
-  return 0;
 }

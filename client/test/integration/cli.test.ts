@@ -160,8 +160,21 @@ describe('drive CLI against the local host', () => {
 
     const all = await runCli(['rm', '-r', '/cli', '--json'], env);
     expect(all.code).toBe(0);
-    expect(all.json()).toEqual({ deleted: true, path: '/cli', files_deleted: 4 });
+    expect(all.json()).toEqual({ deleted: [], not_found: [], folders: [{ deleted: true, path: '/cli', files_deleted: 4 }] });
     await expect(new Drive({ baseUrl: host.url, apiKey: KEY }).list('/cli')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('rm deletes files, and folders among them as folders; a path that holds nothing exits 1', async () => {
+    const client = new Drive({ baseUrl: host.url, apiKey: KEY });
+    await client.uploadMany(['/rm/a.txt', '/rm/b.txt', '/rm/sub/c.txt'].map((path) => ({ path, data: new Blob([path]) })));
+    const files = await runCli(['rm', '/rm/a.txt', '/rm/b.txt', '--json'], env);
+    expect({ code: files.code, out: files.json() }).toEqual({ code: 0, out: { deleted: ['/rm/a.txt', '/rm/b.txt'], not_found: [], folders: [] } });
+
+    const mixed = await runCli(['rm', '-r', '/rm/sub', '/rm/missing.txt'], env);
+    expect(mixed.code).toBe(1);
+    expect(String(mixed.stdout)).toContain('deleted /rm/sub (1 file(s))');
+    expect(mixed.stderr).toContain('/rm/missing.txt: no such file or folder');
+    expect((await client.list('/rm')).files).toEqual([]);
   });
 
   it('rejects a wrong key with exit 1 and unauthorized', async () => {

@@ -34,7 +34,8 @@ describe('Function: parseCommand', () => {
     expect(parseCommand(['ls'])).toMatchObject({ name: 'ls', folder: '/', recursive: false });
     expect(parseCommand(['get', '/a/b.txt', '-o', 'local.txt'])).toMatchObject({ name: 'get', path: '/a/b.txt', output: 'local.txt' });
     expect(parseCommand(['mkdir', '/a/b', '/c'])).toMatchObject({ name: 'mkdir', paths: ['/a/b', '/c'] });
-    expect(parseCommand(['rm', '-r', '/a'])).toMatchObject({ name: 'rm', path: '/a', recursive: true });
+    expect(parseCommand(['rm', '-r', '/a'])).toMatchObject({ name: 'rm', paths: ['/a'], recursive: true });
+    expect(parseCommand(['rm', '/a.txt', '/b/c.txt'])).toMatchObject({ name: 'rm', paths: ['/a.txt', '/b/c.txt'], recursive: false });
     expect(parseCommand(['rm', '/a'])).toMatchObject({ recursive: false });
   });
 
@@ -56,6 +57,7 @@ describe('Function: parseCommand', () => {
     [['get'], /get needs a path/],
     [['get', 'a.txt'], /path must be a drive path/],
     [['rm', '-o', 'x', '/a'], /Unknown option '-o'/],
+    [['rm'], /rm needs at least one path/],
     [['--json'], /no command given/],
   ])('refuses %j with a UsageError', (argv, message) => {
     expect(() => parseCommand(argv)).toThrow(UsageError);
