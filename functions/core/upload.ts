@@ -161,12 +161,14 @@ async function undo(
       if (result.value.error !== undefined) return result.value.bytesFree ? { ours } : {};
       if (!result.value.ok) return { ours };
       const { replaced, replacedUnknown } = result.value;
+      // Once ours is gone, by our undo or by another's hand (a delete took it, or a writer replaced it and
+      // frees its bytes), what it replaced can never come back: only this undo could have put it back.
       if (doomed(file.path)) {
-        return (await nodes.revert(drive, file.path, file.id)) ? { ours, replaced: replaced?.objectKey } : {};
+        return (await nodes.revert(drive, file.path, file.id)) ? { ours, replaced: replaced?.objectKey } : { replaced: replaced?.objectKey };
       }
       // A record whose write reply was lost stays: undoing it would drop the file it replaced, which is unknown.
       if (replacedUnknown) return {};
-      return (await nodes.revert(drive, file.path, file.id, replaced)) ? { ours } : {};
+      return (await nodes.revert(drive, file.path, file.id, replaced)) ? { ours } : { replaced: replaced?.objectKey };
     });
     const keys = freed.flatMap(({ ours, replaced }) => [...(ours && !options.keepBytes ? [ours] : []), ...(replaced ? [replaced] : [])]);
     if (keys.length > 0) await objects.deleteMany(keys);

@@ -311,6 +311,39 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     expect(await journal.openKeys()).not.toContain([...objects.keys][0]);
   });
 
+  it('an upload that replaced a file just before a delete took its folder: the replaced file\'s bytes go too', async () => {
+    const objects = objectStore();
+    await upload(store, objects, [file('/t2/a.txt', 'old')]);
+    // The upload's record replaces the old one; then the delete takes /t2 and the new record before the upload reads /t2 again.
+    let written!: () => void;
+    const replaced = new Promise<void>((resolve) => (written = resolve));
+    let resume!: () => void;
+    const resumed = new Promise<void>((resolve) => (resume = resolve));
+    const uploaderNodes = interceptedStore(
+      () => undefined,
+      async (method) => {
+        if (method !== 'putFile') return;
+        written();
+        await resumed;
+      },
+    );
+    const uploading = upload(uploaderNodes, objects, [file('/t2/a.txt', 'new')]).then(() => 'stored', (error: Error) => error.message);
+    await replaced;
+    // The delete removes the new record, then the upload reads /t2 again, sees the mark, and undoes what it can.
+    const deleterNodes = interceptedStore(
+      () => undefined,
+      async (method, args) => {
+        if (method !== 'revert' || args[1] !== '/t2/a.txt') return;
+        resume();
+        await uploading;
+      },
+    );
+    await expect(deleteFolder({ nodes: deleterNodes, objects }, drive, '/t2', true)).resolves.toBe(1);
+    expect(await uploading).toContain('being deleted');
+    await expectNothingOrphaned(objects);
+    expect([...objects.keys]).toEqual([]);
+  });
+
   it('a file delete killed after its records, before their bytes: the sweep deletes the bytes; one killed before keeps record and bytes', async () => {
     const objects = objectStore();
     const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
