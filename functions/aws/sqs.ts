@@ -9,8 +9,9 @@ export class SqsJobQueue implements JobQueue {
     private readonly queueUrl: string,
   ) {}
 
-  async send(job: Pick<DeleteJob, 'id' | 'drive'>): Promise<void> {
-    await this.client.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify({ job: job.id, drive: job.drive }) }));
+  async send(job: Pick<DeleteJob, 'id' | 'drive'>, options: { delaySeconds?: number } = {}): Promise<void> {
+    const delay = options.delaySeconds ? { DelaySeconds: Math.min(900, Math.ceil(options.delaySeconds)) } : {};
+    await this.client.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify({ job: job.id, drive: job.drive }), ...delay }));
   }
 }
 
@@ -27,10 +28,10 @@ export function parseJobMessage(body: string): { job: string; drive: string } | 
 /** The queue of this container, its client built at the first send (the functions that never send need no URL). */
 let queue: SqsJobQueue | undefined;
 export const jobQueue: JobQueue = {
-  send: (job) => {
+  send: (job, options) => {
     // `DRIVE_SQS_ENDPOINT` points the client at the local host's embedded queue.
     const endpoint = process.env.DRIVE_SQS_ENDPOINT;
     queue ??= new SqsJobQueue(new SQSClient(endpoint ? { endpoint } : {}), requireEnv('DRIVE_JOB_QUEUE_URL'));
-    return queue.send(job);
+    return queue.send(job, options);
   },
 };

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { mapLimit } from './concurrency';
+import { cleanUp } from './clean-up';
 import { conflict, invalid, notFound } from './errors';
 import { ROOT } from './paths';
 import type { DeleteJob, FileNode, FolderNode, JobQueue, JobStore, NodeStore, ObjectStore } from './ports';
 import { WALK_CONCURRENCY } from './tree';
+import { reachable } from './visibility';
 
 /** Children read at a time: one Query, and the files of one S3 DeleteObjects call (it takes 1,000 keys). */
 const PAGE = 1000;
@@ -27,6 +29,15 @@ export const REQUEST_DELETE_BUDGET_MS = 10_000;
 export const STEP_DELETE_BUDGET_MS = 4 * 60_000;
 /** A running job that has not advanced for this long lost its worker (a crash, a timeout): the sweep sends it again. */
 export const JOB_STALL_MS = 2 * 60_000;
+/**
+ * How long a step with `budgetMs` holds its job: past its budget (the last page may run over) and, for the
+ * worker's 4 minutes, its function's 5-minute timeout, so that only a dead step's claim lapses. A message
+ * delivered twice, or sent again by the sweep, finds the job claimed and comes back when the claim would have
+ * lapsed, so one step at a time writes to the tree, and a step that died is followed within a lease.
+ */
+export function stepLeaseMs(budgetMs: number): number {
+  return Math.ceil(budgetMs * 1.25) + 5000;
+}
 
 type Stores = { nodes: NodeStore; objects: ObjectStore };
 type JobDeps = Stores & { jobs: JobStore; queue: JobQueue };
@@ -65,15 +76,18 @@ export async function acceptDelete(deps: JobDeps, drive: string, path: string, r
   await deps.jobs.create(job);
   const deadline = Date.now() + budgetMs;
   let filesDeleted = 0;
+  // Counted into the job as each page goes, as the worker counts: a request that dies keeps its count.
   const done = await drainTree(deps, drive, root, {
     outOfTime: () => Date.now() >= deadline,
-    deleted: async (files) => void (filesDeleted += files),
+    deleted: async (files) => {
+      filesDeleted += files;
+      await deps.jobs.advanced(job.id, files);
+    },
   });
   if (done) {
-    await deps.jobs.finish(job.id, filesDeleted);
+    await deps.jobs.finish(job.id, 0);
     return { done: true, filesDeleted };
   }
-  await deps.jobs.advanced(job.id, filesDeleted);
   await deps.queue.send(job);
   return { done: false, job: { ...job, filesDeleted, updatedAt: new Date().toISOString() } };
 }
@@ -85,21 +99,39 @@ export async function acceptDelete(deps: JobDeps, drive: string, path: string, r
  * of one job at once are safe, and count each file once.
  */
 export async function advanceJob(deps: JobDeps, id: string, drive: string, budgetMs: number): Promise<DeleteJob | undefined> {
-  const job = await deps.jobs.get(drive, id);
-  if (!job || job.status === 'done') return job;
-  const root = await deps.nodes.get(job.drive, job.path);
-  if (root?.kind !== 'folder' || root.id !== job.folderId) {
-    // Another delete of the same folder (a repeat of the request, fsck) finished it.
-    await deps.jobs.finish(job.id, 0);
-    return { ...job, status: 'done' };
+  const leaseMs = stepLeaseMs(budgetMs);
+  const job = await deps.jobs.claim(drive, id, leaseMs);
+  if (job === 'busy') {
+    // Another step holds it (and sends it on), or held it and died: this message comes back once that claim lapses.
+    await deps.queue.send({ id, drive }, { delaySeconds: Math.ceil(leaseMs / 1000) });
+    return deps.jobs.get(drive, id);
   }
-  const deadline = Date.now() + budgetMs;
-  const done = await drainTree(deps, job.drive, root, {
-    outOfTime: () => Date.now() >= deadline,
-    deleted: (files) => deps.jobs.advanced(job.id, files),
-  });
-  if (done) await deps.jobs.finish(job.id, 0);
-  else await deps.queue.send(job);
+  if (!job || job.status === 'done') return job;
+  let done: boolean;
+  try {
+    const root = await deps.nodes.get(job.drive, job.path);
+    if (root?.kind !== 'folder' || root.id !== job.folderId || root.deleting !== 'recursive') {
+      // Another delete of the same folder (fsck's repair) finished it.
+      done = true;
+    } else {
+      const deadline = Date.now() + budgetMs;
+      done = await drainTree(deps, job.drive, root, {
+        outOfTime: () => Date.now() >= deadline,
+        deleted: (files) => deps.jobs.advanced(job.id, files),
+      });
+    }
+  } catch (error) {
+    // The claim goes at once, so that the queue's next delivery or the sweep can go on.
+    await cleanUp(() => deps.jobs.release(job.id));
+    throw error;
+  }
+  if (done) {
+    await deps.jobs.finish(job.id, 0);
+  } else {
+    // Released before it is sent, so that the step the message starts may claim it.
+    await deps.jobs.release(job.id);
+    await deps.queue.send(job);
+  }
   return deps.jobs.get(drive, id);
 }
 
@@ -110,12 +142,15 @@ export async function resumeStalledJobs(deps: { jobs: JobStore; queue: JobQueue 
   return stalled.length;
 }
 
-/** The folder at `path`, or the spec's `404` (and `422` for the root). */
+/**
+ * The folder at `path`, or the spec's `404` (and `422` for the root). A folder below one a recursive delete
+ * has taken is gone already (404); the taken folder itself may be deleted again, which finishes that delete.
+ */
 async function folderToDelete(nodes: NodeStore, drive: string, path: string): Promise<FolderNode> {
   if (path === ROOT) throw invalid('path "/" is the root folder, which cannot be deleted');
-  const found = await nodes.get(drive, path);
-  if (found?.kind === 'file') throw notFound(`${path} is a file, not a folder`);
-  if (!found) throw notFound(`folder ${path} does not exist`);
+  const [found, seen] = await Promise.all([nodes.get(drive, path), reachable(nodes, drive, path)]);
+  if (found?.kind === 'file' && seen) throw notFound(`${path} is a file, not a folder`);
+  if (found?.kind !== 'folder' || !seen) throw notFound(`folder ${path} does not exist`);
   return found;
 }
 
@@ -157,15 +192,27 @@ async function drainTree(deps: Stores, drive: string, root: FolderNode, progress
     const { nodes: page } = await deps.nodes.childrenPage(drive, folder.path, PAGE);
     if (page.length === 0) {
       // Gone already (another step took it) or removed now: either way it is done.
+      await pacer.take();
       await deps.nodes.removeFolder(drive, folder);
       entered.pop();
       idle = 0;
       continue;
     }
+    // The folder read again after its page: if it is no longer the one this delete marked (another step
+    // finished it, and a writer has made the path anew), nothing of the page is this delete's to touch.
+    const still = await deps.nodes.get(drive, folder.path);
+    if (still?.kind !== 'folder' || still.id !== folder.id || still.deleting !== 'recursive') {
+      entered.pop();
+      continue;
+    }
     const files = page.filter((node): node is FileNode => node.kind === 'file');
     const deleted = files.length > 0 ? await deleteFiles(deps, drive, files, pacer) : 0;
     const subfolders = page.filter((node): node is FolderNode => node.kind === 'folder');
-    const marked = await mapLimit(subfolders, WALK_CONCURRENCY, (sub) => (sub.deleting === 'recursive' ? Promise.resolve(sub) : deps.nodes.markDeleting(drive, sub, 'recursive')));
+    const marked = await mapLimit(subfolders, WALK_CONCURRENCY, async (sub) => {
+      if (sub.deleting === 'recursive') return sub;
+      await pacer.take();
+      return deps.nodes.markDeleting(drive, sub, 'recursive');
+    });
     // Entered in reverse, so the first in name order is taken next.
     entered.push(...marked.filter((sub): sub is FolderNode => sub !== undefined).reverse());
     if (deleted > 0 || Date.now() - lastNote >= HEARTBEAT_MS) {
@@ -193,17 +240,28 @@ async function deleteFiles(deps: Stores, drive: string, files: readonly FileNode
   return gone.filter(Boolean).length;
 }
 
-/** Spaces writes to one partition at most `perSecond` apart, on average; `take` waits for the next slot. */
-class PartitionPacer {
-  private next = Date.now();
-  constructor(private readonly perSecond: number) {}
+/** How far ahead of the pace writes may go at once: a tenth of a second's worth, so no second holds much more than `perSecond`. */
+const BURST_MS = 100;
+
+/**
+ * Spaces a delete's writes (records, and folders marked and removed) to the folder it is in, whose records
+ * share a partition, at most `perSecond` apart on average; `take` waits for the next slot. One step at a time
+ * works on a job (its claim), so one pacer speaks for the job.
+ */
+export class PartitionPacer {
+  private next: number;
+  constructor(
+    private readonly perSecond: number,
+    private readonly clock: { now: () => number; sleep: (ms: number) => Promise<void> } = { now: Date.now, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) },
+  ) {
+    this.next = clock.now();
+  }
 
   async take(): Promise<void> {
-    const now = Date.now();
-    // A second's worth may go at once (a burst), never more.
-    this.next = Math.max(this.next, now - 1000) + 1000 / this.perSecond;
-    const wait = this.next - now - 1000;
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const now = this.clock.now();
+    this.next = Math.max(this.next, now - BURST_MS) + 1000 / this.perSecond;
+    const wait = this.next - now - BURST_MS;
+    if (wait > 0) await this.clock.sleep(wait);
   }
 }
 

@@ -159,6 +159,13 @@ export interface JobStore {
   create(job: DeleteJob): Promise<void>;
   /** The job `id` of `drive`, or undefined (another drive's jobs are not found). */
   get(drive: string, id: string): Promise<DeleteJob | undefined>;
+  /**
+   * Claims the job `id` of `drive` for `leaseMs`, so that one step at a time works on it: returns it, `'busy'`
+   * while another step's claim holds, or undefined if there is none. A claim whose step died lapses.
+   */
+  claim(drive: string, id: string, leaseMs: number): Promise<DeleteJob | 'busy' | undefined>;
+  /** Gives up a claim. */
+  release(id: string): Promise<void>;
   /** Adds `files` to the job's count and notes it advanced now. */
   advanced(id: string, files: number): Promise<void>;
   /** Ends the job: done, with `files` more deleted. */
@@ -169,8 +176,8 @@ export interface JobStore {
 
 /** The queue that feeds the delete worker (SQS in AWS, the host's embedded queue locally). */
 export interface JobQueue {
-  /** Asks the worker to advance `job`: at least once, maybe more, as a step is safe to run twice. */
-  send(job: Pick<DeleteJob, 'id' | 'drive'>): Promise<void>;
+  /** Asks the worker to advance `job` (after `delaySeconds`, at most 900): at least once, maybe more, as a step is safe to run twice. */
+  send(job: Pick<DeleteJob, 'id' | 'drive'>, options?: { delaySeconds?: number }): Promise<void>;
 }
 
 /** A large upload in progress: bytes go straight to S3 in parts; the record is written on completion. */

@@ -208,13 +208,34 @@ async function readMessages(dir: string): Promise<StoredMessage[]> {
   const messages: StoredMessage[] = [];
   for (const file of await readdir(dir).catch(() => [] as string[])) {
     if (!file.endsWith('.json')) continue;
+    let text: string;
     try {
-      messages.push(JSON.parse(await readFile(join(dir, file), 'utf8')) as StoredMessage);
+      text = await readFile(join(dir, file), 'utf8');
     } catch {
-      // Being written or removed this moment: the next look finds it whole, or gone.
+      // Removed this moment (a file is only ever written whole, under another name, then renamed).
+      continue;
     }
+    const message = wellFormed(text, file.slice(0, -'.json'.length));
+    // Not one this queue wrote: set aside beside the dead letters, where an operator finds it.
+    if (!message) await rename(join(dir, file), join(`${dir}-dead-letters`, `malformed-${randomUUID()}.json`)).catch(() => undefined);
+    else messages.push(message);
   }
   return messages;
+}
+
+/** The message a file holds, if it is one this queue wrote under that file's name; undefined otherwise. */
+function wellFormed(text: string, name: string): StoredMessage | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const message = value as Record<string, unknown>;
+  const numbers = [message.sentAt, message.receiveCount, message.visibleAt].every((n) => typeof n === 'number' && Number.isFinite(n));
+  if (message.id !== name || !/^[\w-]+$/.test(name) || typeof message.body !== 'string' || !numbers) return undefined;
+  return message as unknown as StoredMessage;
 }
 
 /** Writes the message whole or not at all (a new file renamed over the old). */

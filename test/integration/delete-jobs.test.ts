@@ -95,6 +95,9 @@ describe('DELETE /drive/folders?recursive=true past the request budget', () => {
     expect((await drive.upload([{ data: 'late', filename: 'late.txt' }], [{ folder: '/gone/d1' }])).status).toBe(409);
     expect((await drive.createFolder({ path: '/gone/d2/new' })).status).toBe(409);
     expect((await drive.download({ path: '/gone/d0/e0/f0.txt' })).status).toBe(404);
+    // A folder below it is gone too, for deletes as for readers.
+    expect((await drive.deleteFolder({ path: '/gone/d1', recursive: 'true' })).status).toBe(404);
+    expect((await drive.deleteFolder({ path: '/gone/d2/e0' })).status).toBe(404);
 
     const done = await until(res.body.data.job.url);
     expect(done.result).toEqual({ deleted: true, path: '/gone', files_deleted: 150 });

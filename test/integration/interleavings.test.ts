@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
 import { DynamoUploadJournal } from '../../functions/aws/dynamo-upload-journal';
 import { JOURNAL_SWEEP_AFTER_MS, sweepJournal } from '../../functions/core/journal';
-import { acceptDelete, deleteFolder } from '../../functions/core/delete-folder';
+import { acceptDelete, advanceJob, deleteFolder } from '../../functions/core/delete-folder';
+import { DynamoJobStore } from '../../functions/aws/dynamo-jobs';
 import { deleteFiles } from '../../functions/core/delete-files';
 import { openFile } from '../../functions/core/download';
 import { Readable } from 'node:stream';
@@ -165,6 +166,8 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     const jobStore: JobStore = {
       create: async (job) => void jobs.set(job.id, job),
       get: async (_drive, id) => jobs.get(id),
+      claim: async (_drive, id) => jobs.get(id),
+      release: async () => undefined,
       advanced: async () => undefined,
       finish: async () => undefined,
       stalled: async () => [],
@@ -342,6 +345,39 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     expect(await uploading).toContain('being deleted');
     await expectNothingOrphaned(objects);
     expect([...objects.keys]).toEqual([]);
+  });
+
+  it('a delete step that fell behind, whose tree another delete finished and a writer made anew, touches nothing new', async () => {
+    const objects = objectStore();
+    const jobs = new DynamoJobStore(client, LOCAL_RESOURCES.uploadsTable);
+    const queue = { send: async () => undefined };
+    await upload(store, objects, [file('/s/x/old.txt'), file('/s/y.txt')]);
+    const accepted = await acceptDelete({ nodes: store, objects, jobs, queue }, drive, '/s', true, 0);
+    if (accepted.done) throw new Error('expected a job');
+    // Step A enters /s/x and stops before reading it.
+    let paused!: () => void;
+    const atRead = new Promise<void>((resolve) => (paused = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let first = true;
+    const nodesA = interceptedStore(async (method, args) => {
+      if (method === 'childrenPage' && args[1] === '/s/x' && first) {
+        first = false;
+        paused();
+        await released;
+      }
+    });
+    const stepA = advanceJob({ nodes: nodesA, objects, jobs, queue }, accepted.job.id, drive, 60_000);
+    await atRead;
+    // The same delete again finishes the tree; then the user uploads into /s/x anew.
+    await expect(acceptDelete({ nodes: store, objects, jobs, queue }, drive, '/s', true, 60_000)).resolves.toMatchObject({ done: true });
+    await upload(store, objects, [file('/s/x/new.txt', 'new-id')]);
+    release();
+    await stepA;
+    expect(await store.get(drive, '/s/x/new.txt')).toMatchObject({ kind: 'file', id: 'new-id' });
+    expect(objects.keys.has(`${drive}/new-id`)).toBe(true);
+    expect(await store.get(drive, '/s/x')).toMatchObject({ kind: 'folder' });
+    await expectNothingOrphaned(objects);
   });
 
   it('a file delete killed after its records, before their bytes: the sweep deletes the bytes; one killed before keeps record and bytes', async () => {
