@@ -3,12 +3,24 @@ import { createReadStream } from 'node:fs';
 
 const MiB = 1024 * 1024;
 
+/** The most parts Drive cuts a large upload into: S3's 10,000 now; 2,000 before 2026-11-25. */
+const PART_LIMITS = [10_000, 2_000];
+
 /**
- * The part size Drive gives a large upload of `size` bytes: whole MiB, at least 8 MiB, at most 2,000 parts.
- * A pure function of the size, so a file's multipart ETag can be computed without asking the server.
+ * The part size Drive gives a large upload of `size` bytes: whole MiB, at least 8 MiB, at most 10,000 parts.
+ * A pure function of the size, so a file's multipart ETag can be computed without asking the server. Given
+ * the `parts` a stored copy's ETag names (its `-<parts>`), the size that cut it into that many: files stored
+ * while Drive allowed 2,000 parts were cut in larger parts past 15.6 GiB.
  */
-export function partSizeFor(size: number): number {
-  return Math.max(8 * MiB, Math.ceil(size / 2000 / MiB) * MiB);
+export function partSizeFor(size: number, parts?: number): number {
+  const sizes = PART_LIMITS.map((limit) => Math.max(8 * MiB, Math.ceil(size / limit / MiB) * MiB));
+  return (parts !== undefined ? sizes.find((partSize) => Math.max(1, Math.ceil(size / partSize)) === parts) : undefined) ?? sizes[0];
+}
+
+/** The number of parts a multipart ETag names (`…-<parts>`), or undefined for another form. */
+export function partsOf(etag: string): number | undefined {
+  const parts = /-([1-9][0-9]*)$/.exec(etag)?.[1];
+  return parts === undefined ? undefined : Number(parts);
 }
 
 /** The byte ranges `[start, end)` of a file of `size` bytes cut into parts of `partSize` (every part full but the last). */
@@ -39,15 +51,15 @@ export function partEtagDigest(etag: string): Buffer {
 
 /**
  * The `etag` Drive would give `bytes` stored the `form` way: `single`, hex MD5; `multipart`, S3's form
- * with parts cut at `partSizeFor(size)`.
+ * with parts cut at `partSizeFor(size, parts)` (`parts`: what the stored copy's ETag names, if known).
  */
-export async function contentEtag(bytes: AsyncIterable<Uint8Array>, size: number, form: 'single' | 'multipart'): Promise<string> {
+export async function contentEtag(bytes: AsyncIterable<Uint8Array>, size: number, form: 'single' | 'multipart', parts?: number): Promise<string> {
   if (form === 'single') {
     const hash = createHash('md5');
     for await (const chunk of bytes) hash.update(chunk);
     return hash.digest('hex');
   }
-  const partSize = partSizeFor(size);
+  const partSize = partSizeFor(size, parts);
   const digests: Buffer[] = [];
   let part = createHash('md5');
   let inPart = 0;
@@ -70,6 +82,6 @@ export async function contentEtag(bytes: AsyncIterable<Uint8Array>, size: number
 }
 
 /** `contentEtag` of a local file. */
-export function fileContentEtag(file: string, size: number, form: 'single' | 'multipart'): Promise<string> {
-  return contentEtag(createReadStream(file, { highWaterMark: MiB }), size, form);
+export function fileContentEtag(file: string, size: number, form: 'single' | 'multipart', parts?: number): Promise<string> {
+  return contentEtag(createReadStream(file, { highWaterMark: MiB }), size, form, parts);
 }

@@ -5,5 +5,5 @@ export { DriveError, isAbortError } from './errors';
 export type { DriveErrorCode } from './errors';
 export type { RetryOptions, TransportStats, Bucket } from './transport';
 export type { DeleteJob, DriveFile, DriveFileEntry, DriveFolder, DriveFolderEntry, FileHead, FilesDeletion, FolderDeletion, Listing, UploadSession } from './types';
-export { contentEtag, etagForm, fileContentEtag, multipartEtag, partSizeFor } from './content-etag';
+export { contentEtag, etagForm, fileContentEtag, multipartEtag, partSizeFor, partsOf } from './content-etag';
 export type { Clock } from './rate-limit-pacer';

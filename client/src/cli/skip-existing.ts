@@ -1,4 +1,4 @@
-import { etagForm, fileContentEtag } from '../content-etag';
+import { etagForm, fileContentEtag, partsOf } from '../content-etag';
 import type { Drive } from '../drive';
 import { DriveError } from '../errors';
 import { mapLimit } from '../pool';
@@ -32,7 +32,7 @@ export async function splitExisting(drive: Drive, files: readonly LocalFile[], t
         split.unprovable++;
         return false;
       }
-      return (await fileContentEtag(file.local, file.size, form)) === entry.etag;
+      return (await fileContentEtag(file.local, file.size, form, partsOf(entry.etag ?? ''))) === entry.etag;
     },
     signal,
   );

@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { contentEtag, etagForm, fileContentEtag, multipartEtag, partRanges, partSizeFor } from '../../src/content-etag';
+import { partSizeFor as serverPartSizeFor } from '../../../functions/core/large-upload';
+import { contentEtag, etagForm, fileContentEtag, multipartEtag, partRanges, partSizeFor, partsOf } from '../../src/content-etag';
 
 const MiB = 1024 * 1024;
 const md5 = (bytes: Uint8Array) => createHash('md5').update(bytes).digest();
@@ -12,11 +13,23 @@ async function* chunksOf(bytes: Buffer, size: number): AsyncIterable<Uint8Array>
 }
 
 describe('Function: partSizeFor', () => {
-  it('is 8 MiB up to 2,000 parts of it, then whole MiB so that no file has more than 2,000 parts', () => {
+  it('is 8 MiB up to 10,000 parts of it, then whole MiB so that no file has more than 10,000 parts', () => {
     expect(partSizeFor(1)).toBe(8 * MiB);
-    expect(partSizeFor(2000 * 8 * MiB)).toBe(8 * MiB);
-    expect(partSizeFor(2000 * 8 * MiB + 1)).toBe(9 * MiB);
-    expect(partSizeFor(5 * 1024 * 1024 * MiB)).toBe(2622 * MiB);
+    expect(partSizeFor(10_000 * 8 * MiB)).toBe(8 * MiB);
+    expect(partSizeFor(10_000 * 8 * MiB + 1)).toBe(9 * MiB);
+    expect(partSizeFor(5 * 1024 * 1024 * MiB)).toBe(525 * MiB);
+    // As the server cuts it (functions/core/large-upload.ts), a size alone gives today's parts.
+    expect(partSizeFor(20 * 1024 * MiB)).toBe(serverPartSizeFor(20 * 1024 * MiB));
+    expect(partSizeFor(5 * 1024 * 1024 * MiB)).toBe(serverPartSizeFor(5 * 1024 * 1024 * MiB));
+  });
+
+  it('gives the part size that cut a stored copy into the parts its ETag names, from before 2,000 parts became 10,000', () => {
+    // 20 GiB: 2,000 parts of 11 MiB then (1,862 parts), 2,560 parts of 8 MiB now.
+    expect(partSizeFor(20 * 1024 * MiB, 1862)).toBe(11 * MiB);
+    expect(partSizeFor(20 * 1024 * MiB, 2560)).toBe(8 * MiB);
+    expect(partSizeFor(20 * 1024 * MiB, 7)).toBe(8 * MiB);
+    expect(partsOf('0123456789abcdef0123456789abcdef-1862')).toBe(1862);
+    expect(partsOf('0123456789abcdef0123456789abcdef')).toBeUndefined();
   });
 });
 
