@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
 import { DynamoKeyStore } from '../../functions/aws/dynamo-access';
+import { DynamoJobStore } from '../../functions/aws/dynamo-jobs';
 import { DRIVE_ID, ROLES, type Role, hashSecret } from '../../functions/core/access';
 import { parsePath } from '../../functions/core/paths';
 import { DASHBOARD_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED } from '../routes';
@@ -84,6 +85,10 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       const { record, secret } = await keys.create('default', 'created by npm start', { role: 'admin' });
       createdKey = { drive: record.drive, secret };
     }
+    // No step runs before the host does: a job's claim that a killed host left goes now, as its messages
+    // become visible again now (in AWS a dead step's claim lapses with its lease).
+    const jobs = new DynamoJobStore(dynamodb, LOCAL_RESOURCES.uploadsTable);
+    for (const job of await jobs.stalled(new Date('9999-12-31T00:00:00.000Z'))) await jobs.release(job.id);
   } finally {
     dynamodb.destroy();
   }

@@ -178,6 +178,37 @@ describe('a delete job across a crash', () => {
     }
   });
 
+  it('goes on at once after a host killed in the middle of a long step starts again: the dead step\'s claim goes with it', async () => {
+    const long = { ...env, DRIVE_DELETE_STEP_MS: '600000' };
+    const dataDir = await mkdtemp(join(tmpdir(), 'drive-jobs-'));
+    try {
+      let running = await startHost(long, dataDir);
+      const client = new DriveClient(running.url, ADMIN);
+      await seed(client, '/long', 2000, 2);
+      const res = await json<{ data: { job: JobJson } }>(client.deleteFolder({ path: '/long', recursive: 'true' }));
+      expect(res.status).toBe(202);
+      // Killed once the step has deleted a page, while it still holds the job (its claim would last 750 s).
+      let job = res.body.data.job;
+      for (let i = 0; i < 500 && job.files_deleted === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        job = (await json<{ data: { job: JobJson } }>(client.request('GET', `/drive/jobs/${job.id}`))).body.data.job;
+      }
+      expect({ status: job.status, started: job.files_deleted > 0 }).toEqual({ status: 'running', started: true });
+      expect(await running.stop('SIGKILL')).toBeNull();
+
+      running = await startHost(long, dataDir);
+      try {
+        const done = await until(res.body.data.job.url.replace(/^http:\/\/127\.0\.0\.1:\d+/, running.url), new DriveClient(running.url, ADMIN));
+        expect(done.status).toBe('done');
+      } finally {
+        await running.stop();
+      }
+      expect(await runFsck(dataDir)).toMatchObject({ code: 0 });
+    } finally {
+      await removeDataDir(dataDir);
+    }
+  });
+
   it('is sent again by the sweep when the request died before handing it to the queue', async () => {
     // The request's budget outlasts the kill: it dies deleting, with its job noted and no message sent.
     const slow = { ...env, DRIVE_DELETE_BUDGET_MS: '600000' };
