@@ -61,6 +61,13 @@ export class BenchClient {
     return this.send('DELETE', `/drive/folders?${new URLSearchParams({ path, recursive: 'true' })}`);
   }
 
+  /** Whether the delete job `id` is done (`GET /drive/jobs/{id}`, its body read). */
+  async jobDone(id: string): Promise<boolean> {
+    const res = await fetch(new URL(`/drive/jobs/${id}`, this.baseUrl), { headers: { Authorization: `Bearer ${this.key}` } });
+    if (res.status !== 200) throw new Error(`job ${id}: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { data: { job: { status: string } } }).data.job.status === 'done';
+  }
+
   close(): void {
     this.agent.destroy();
   }
