@@ -236,18 +236,25 @@ export class Drive {
   /**
    * Deletes the files at `paths` (`DELETE /drive/files`), 1,000 a request, in the order given; a folder at any
    * path of a request fails it (`conflict`) and that request deletes nothing. Retried after a 5xx or a lost
-   * answer, like any delete: a file an attempt deleted before its answer was lost is then `not_found`.
+   * answer, like any delete: the paths such a retry finds empty are `already_gone` (deleted by the attempt
+   * whose answer was lost, or never there), not `not_found`.
    */
   async deleteFiles(paths: readonly string[], options: { signal?: AbortSignal } = {}): Promise<FilesDeletion> {
-    const result: FilesDeletion = { deleted: [], not_found: [] };
+    const result: FilesDeletion = { deleted: [], not_found: [], already_gone: [] };
     for (let i = 0; i < paths.length; i += MAX_FILES_PER_DELETE) {
       const batch = paths.slice(i, i + MAX_FILES_PER_DELETE);
-      const answer = await this.json<FilesDeletion>(
-        { method: 'DELETE', url: this.transport.url('/drive/files'), bucket: 'files', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ paths: batch }), signal: options.signal },
-        `DELETE /drive/files of ${batch.length === 1 ? batch[0] : `${batch.length} paths`}`,
-      );
+      const { response, uncertain } = await this.transport.send({
+        method: 'DELETE',
+        url: this.transport.url('/drive/files'),
+        bucket: 'files',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ paths: batch }),
+        signal: options.signal,
+      });
+      const answer = await this.data<FilesDeletion>(response, `DELETE /drive/files of ${batch.length === 1 ? batch[0] : `${batch.length} paths`}`);
       result.deleted.push(...answer.deleted);
-      result.not_found.push(...answer.not_found);
+      // After an attempt with no clear answer, a path the retry found empty may be one that attempt deleted.
+      (uncertain ? result.already_gone : result.not_found).push(...answer.not_found);
     }
     return result;
   }

@@ -44,6 +44,11 @@ export interface DriveFolder {
 export interface FilesDeletion {
   deleted: string[];
   not_found: string[];
+  /**
+   * Paths a retry found empty after an attempt that got no clear answer: that attempt deleted them (its
+   * answer is lost), or they held nothing. Either way no file is there.
+   */
+  already_gone: string[];
 }
 
 /** What deleting a folder did. */

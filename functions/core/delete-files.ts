@@ -1,5 +1,5 @@
 import { mapLimit } from './concurrency';
-import { conflict } from './errors';
+import { conflict, invalid } from './errors';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
 import { ancestorsOf } from './paths';
 import type { DriveNode, FileNode, NodeStore, ObjectStore, UploadJournal } from './ports';
@@ -7,6 +7,8 @@ import { reachableIn } from './visibility';
 
 /** Paths one request may delete: a bounded request, as an upload's files are. */
 export const MAX_FILES_PER_DELETE = 1000;
+/** Distinct folders (parents included) one request's paths may lie in: each is read, as an upload's are. */
+export const MAX_FOLDERS_PER_DELETE = 1000;
 
 /** Record deletes in flight at once. */
 const DELETE_CONCURRENCY = 16;
@@ -23,7 +25,8 @@ export interface DeletedFiles {
 
 /**
  * Deletes the files at `paths` of `drive` (distinct, canonical): every path is read first, with every folder
- * above it, and a folder at any path fails the whole request (409) before anything is deleted; a path with no
+ * above it (at most `MAX_FOLDERS_PER_DELETE` of those, else 422), and a folder at any path fails the whole
+ * request (409) before anything is deleted; a path with no
  * file, or below a folder a delete has taken, is not found. Then, as the protocol in ports.ts orders a delete
  * of bytes: the files' object keys are noted in the journal, each record is removed conditionally on the id
  * read (a file replaced meanwhile is read again and deleted in its turn), and the bytes of the records removed
@@ -34,7 +37,7 @@ export async function deleteFiles(deps: { nodes: NodeStore; objects: ObjectStore
   const { nodes } = deps;
   const found = await visibleNodes(nodes, drive, paths);
   const folder = paths.find((path) => found.get(path)?.kind === 'folder');
-  if (folder !== undefined) throw conflict(`${folder} is a folder; delete it with DELETE /drive/folders`);
+  if (folder !== undefined) throw conflict(`${folder} is a folder; folders are deleted through the folders route (with recursive=true for everything in them)`);
 
   const files = paths.map((path) => found.get(path)).filter((node): node is FileNode => node?.kind === 'file');
   const entries = files.length > 0 ? await deps.journal.open(drive, files, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS)) : [];
@@ -51,7 +54,14 @@ export async function deleteFiles(deps: { nodes: NodeStore; objects: ObjectStore
       if (attempt === ATTEMPTS) throw conflict(`${file.path} changed ${ATTEMPTS} times while it was being deleted; try again`);
       // Replaced (its bytes are the replacer's to free) or removed since: read what stands there now.
       const now: DriveNode | undefined = await nodes.get(drive, file.path);
-      if (now?.kind === 'folder') return;
+      if (!now) {
+        // Removed: by this delete, whose reply was lost and retried, or by another delete. Either way no
+        // record can come back pointing to its bytes (an undo puts one back only over its own), so they go.
+        gone.add(file.path);
+        removedKeys.push(file.objectKey);
+        return;
+      }
+      if (now.kind === 'folder') return;
       if (now && now.id !== file.id) await deps.journal.open(drive, [now], new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS)).then((ids) => entries.push(...ids));
       file = now;
     }
@@ -69,6 +79,9 @@ export async function deleteFiles(deps: { nodes: NodeStore; objects: ObjectStore
 async function visibleNodes(nodes: NodeStore, drive: string, paths: readonly string[]): Promise<Map<string, DriveNode>> {
   const above = new Set<string>();
   for (const path of paths) for (const folder of ancestorsOf(path)) above.add(folder);
+  if (above.size > MAX_FOLDERS_PER_DELETE) {
+    throw invalid(`the paths lie in ${above.size} folders (parents included); one request may reach at most ${MAX_FOLDERS_PER_DELETE}: send the rest in another`);
+  }
   const read = await nodes.getMany(drive, [...new Set([...paths, ...above])]);
   const visible = new Map<string, DriveNode>();
   for (const path of paths) {

@@ -5,7 +5,7 @@ import { type Caller, withinPrefix } from './access';
 import { DriveError, conflict, forbidden, invalid, notFound } from './errors';
 import { ROOT, nameOf, parentOf } from './paths';
 import type { FileNode, MultipartStore, NodeStore, ObjectStore, StoredPart, UploadSession, UploadSessionStore } from './ports';
-import { commitFiles } from './upload';
+import { RecordTaken, commitFiles } from './upload';
 
 const MiB = 1024 * 1024;
 /** The smallest part offered: S3 needs 5 MiB for every part but the last; 8 MiB is what its own tools use. */
@@ -194,7 +194,11 @@ export async function completeUpload(
       // The assembled bytes stay on a failure: the session still names them, and a retry commits them.
       await commitFiles(deps, drive, [file], { keepBytes: true, replace: options.replace });
     } catch (error) {
-      if (error instanceof DriveError && error.code === 'conflict') {
+      // Another request took the record this completion wrote: the object is its to free (or to keep, for a
+      // writer that may put the record back), and the session ends so that no retry records it again.
+      if (error instanceof RecordTaken) {
+        await end();
+      } else if (error instanceof DriveError && error.code === 'conflict') {
         await cleanUp(() => deps.objects.deleteMany([session.objectKey]));
         await end();
       }

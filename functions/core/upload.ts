@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mapLimit, settleLimit } from './concurrency';
 import { contentTypeFor } from './content-type';
-import { badRequest, conflict, invalid } from './errors';
+import { DriveError, badRequest, conflict, invalid } from './errors';
 import { beingDeleted, ensureFolders, recheckFolders, removeUnused } from './folders';
 import { ROOT, ancestorsOf, childPath, joinPath, nameOf, parentOf, parseName, parsePath } from './paths';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
@@ -125,8 +125,10 @@ export async function commitFiles(
       if (attempt === FOLDER_ATTEMPTS) throw conflict(`the folders of this upload were deleted while it ran; try again`);
     }
   } catch (error) {
-    await undo(deps, drive, files, results, options);
+    const taken = await undo(deps, drive, files, results, options);
     await removeUnused(nodes, drive, created);
+    // Bytes kept for another try are not ours to keep once another request took the record that held them.
+    if (options.keepBytes && taken.length > 0) throw new RecordTaken(taken[0]);
     throw error;
   }
 
@@ -136,9 +138,21 @@ export async function commitFiles(
 }
 
 /**
+ * A commit failed after another request took a record it had written (a delete removed it, or a writer
+ * replaced it): the bytes that record held are that request's to free, or to keep, now. Nothing of the commit
+ * stands at the path, and another try must not write it again (a large upload ends its session).
+ */
+export class RecordTaken extends DriveError {
+  constructor(readonly path: string) {
+    super('conflict', `${path} was deleted or replaced by another request while this one stored it; nothing of this upload is stored there`);
+  }
+}
+
+/**
  * Undoes the record writes of a failed commit, where each still stands, and deletes the bytes no record
  * points to any more. A record in a folder a delete has taken is removed, not put back: what it replaced
  * goes with the folder, bytes included. Bytes whose record may still come back stay (see `writeRecord`).
+ * Returns the paths whose record another request had taken before the undo reached it.
  */
 async function undo(
   deps: { nodes: NodeStore; objects: ObjectStore },
@@ -146,8 +160,9 @@ async function undo(
   files: readonly FileNode[],
   results: readonly PromiseSettledResult<WrittenRecord>[],
   options: { keepBytes?: boolean },
-): Promise<void> {
+): Promise<string[]> {
   const { nodes, objects } = deps;
+  const taken: string[] = [];
   await cleanUp(async () => {
     // Unknown (the read failed): undo as if no delete had taken them; the delete finds what stays.
     const { deleting } = await recheckFolders(nodes, drive, [...new Set(files.map((file) => parentOf(file.path)))]).catch(() => ({ deleting: [] as string[] }));
@@ -164,15 +179,20 @@ async function undo(
       // Once ours is gone, by our undo or by another's hand (a delete took it, or a writer replaced it and
       // frees its bytes), what it replaced can never come back: only this undo could have put it back.
       if (doomed(file.path)) {
-        return (await nodes.revert(drive, file.path, file.id)) ? { ours, replaced: replaced?.objectKey } : { replaced: replaced?.objectKey };
+        if (await nodes.revert(drive, file.path, file.id)) return { ours, replaced: replaced?.objectKey };
+        taken.push(file.path);
+        return { replaced: replaced?.objectKey };
       }
       // A record whose write reply was lost stays: undoing it would drop the file it replaced, which is unknown.
       if (replacedUnknown) return {};
-      return (await nodes.revert(drive, file.path, file.id, replaced)) ? { ours } : { replaced: replaced?.objectKey };
+      if (await nodes.revert(drive, file.path, file.id, replaced)) return { ours };
+      taken.push(file.path);
+      return { replaced: replaced?.objectKey };
     });
     const keys = freed.flatMap(({ ours, replaced }) => [...(ours && !options.keepBytes ? [ours] : []), ...(replaced ? [replaced] : [])]);
     if (keys.length > 0) await objects.deleteMany(keys);
   });
+  return taken;
 }
 
 /**

@@ -90,6 +90,12 @@ describe('DELETE /drive/files', () => {
     expect({ status: res.status, message: res.body.error.message }).toEqual({ status, message: expect.stringContaining(message) });
   });
 
+  it('refuses paths that lie in more than 1,000 folders (each is read), with 422 naming the count', async () => {
+    const paths = Array.from({ length: 600 }, (_, i) => `/wide/${i}/deeper/f.txt`);
+    const res = await deleteFilesByBody(drive, { paths });
+    expect({ status: res.status, message: res.body.error.message }).toEqual({ status: 422, message: expect.stringContaining('1201 folders') });
+  });
+
   it('takes 1,000 paths in one request', async () => {
     const paths = Array.from({ length: 1000 }, (_, i) => `/thousand/${i}.txt`);
     for (let i = 0; i < paths.length; i += 250) await put(drive, paths.slice(i, i + 250));
@@ -116,6 +122,10 @@ describe('DELETE /drive/files and keys', () => {
     expect({ status: outside.status, message: outside.body.error.message }).toEqual({ status: 403, message: expect.stringContaining('path[1] /private/p.txt is outside /team') });
     expect((await drive.download({ path: '/team/t.txt' })).status).toBe(200);
     expect(await deleteFiles(confined, ['/team/t.txt'])).toEqual({ status: 200, body: { data: { deleted: ['/team/t.txt'], not_found: [] } } });
+    // A folder inside its own folder is named to it, as to any key.
+    await put(drive, ['/team/sub/inner.txt']);
+    const folder = await deleteFiles(confined, ['/team/sub']);
+    expect({ status: folder.status, message: folder.body.error.message }).toEqual({ status: 409, message: expect.stringContaining('/team/sub is a folder') });
   });
 
   it("never reaches another drive's files: they are not found, and stay", async () => {

@@ -13,8 +13,9 @@ import { Readable } from 'node:stream';
 import { ensureFolders } from '../../functions/core/folders';
 import { listFolder, listPage } from '../../functions/core/list-folder';
 import { commitFiles, uploadFiles } from '../../functions/core/upload';
+import { completeUpload, startUpload } from '../../functions/core/large-upload';
 import { ROOT, parentOf } from '../../functions/core/paths';
-import type { DeleteJob, DriveNode, FileNode, JobStore, NodeStore, ObjectStore } from '../../functions/core/ports';
+import type { DeleteJob, DriveNode, FileNode, JobStore, MultipartStore, NodeStore, ObjectStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
 import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
 import { removeDataDir } from '../support/local-host';
 
@@ -378,6 +379,90 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     expect(objects.keys.has(`${drive}/new-id`)).toBe(true);
     expect(await store.get(drive, '/s/x')).toMatchObject({ kind: 'folder' });
     await expectNothingOrphaned(objects);
+  });
+
+  it('a file delete whose record delete was applied but its reply lost (the retry finds nothing): deleted, bytes and all', async () => {
+    const objects = objectStore();
+    const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
+    await upload(store, objects, [file('/lost/a.txt', 'la')]);
+    // As the SDK's retry of an applied conditional delete sees it: the condition fails on an empty path.
+    const lossy = new Proxy(store, {
+      get(t, method: keyof NodeStore) {
+        const real = (t[method] as (...args: unknown[]) => Promise<unknown>).bind(t);
+        if (method !== 'revert') return real;
+        return async (...args: unknown[]) => {
+          await real(...args);
+          return false;
+        };
+      },
+    });
+    await expect(deleteFiles({ nodes: lossy, objects, journal }, drive, ['/lost/a.txt'])).resolves.toEqual({ deleted: ['/lost/a.txt'], notFound: [] });
+    expect([...objects.keys]).toEqual([]);
+    await expectNothingOrphaned(objects);
+  });
+
+  it('a large-upload completion whose record a file delete took before it failed: the session ends, and no retry records bytes the delete removes', async () => {
+    const MiB = 1024 * 1024;
+    const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
+    const held = new Map<string, number>();
+    const objects: ObjectStore = { put: async () => undefined, open: async () => undefined, deleteMany: async (keys) => keys.forEach((key) => held.delete(key)) };
+    const multipart = new Map<string, string>();
+    const parts: MultipartStore = {
+      begin: async (key) => (multipart.set('mp', key), 'mp'),
+      partUrls: async (_key, _id, first, count) => Array.from({ length: count }, (_, i) => `https://s3.test/part${first + i}`),
+      listParts: async (_key, id) => (multipart.has(id) ? [{ number: 1, etag: '"e1"', size: 8 * MiB }] : undefined),
+      complete: async (key, id) => (multipart.delete(id) ? (held.set(key, 8 * MiB), 'done') : 'gone'),
+      head: async (key) => (held.has(key) ? { size: held.get(key)!, etag: 'e-1' } : undefined),
+      abort: async (_key, id) => void multipart.delete(id),
+    };
+    const kept = new Map<string, { session: UploadSession; until: number }>();
+    const sessions: UploadSessionStore = {
+      put: async (session) => void kept.set(session.id, { session, until: 0 }),
+      get: async (_drive, id) => kept.get(id)?.session,
+      claim: async (_drive, id, lease) => {
+        const one = kept.get(id);
+        if (!one) return undefined;
+        if (one.until > Date.now()) return 'busy';
+        one.until = Date.now() + lease;
+        return one.session;
+      },
+      release: async (id) => void (kept.get(id) && (kept.get(id)!.until = 0)),
+      remove: async (id) => void kept.delete(id),
+    };
+    const { session } = await startUpload({ nodes: store, objects, parts, sessions }, drive, { path: '/lu/big.bin', size: 8 * MiB }, { maxFileBytes: 100 * MiB, expirySeconds: 3600 });
+    // After the completion's record, a file delete removes it (its bytes wait until the retry has run); then
+    // the completion's next read fails, as a throttled read would.
+    let bytesMayGo!: () => void;
+    const bytesGate = new Promise<void>((resolve) => (bytesMayGo = resolve));
+    let recordGone!: () => void;
+    const recordTaken = new Promise<void>((resolve) => (recordGone = resolve));
+    const slowObjects: ObjectStore = { ...objects, deleteMany: async (keys) => (recordGone(), await bytesGate, objects.deleteMany(keys)) };
+    let deleting: Promise<unknown> | undefined;
+    let wrote = false;
+    let failed = false;
+    const firstNodes = new Proxy(store, {
+      get(t, method: keyof NodeStore) {
+        const real = (t[method] as (...args: unknown[]) => Promise<unknown>).bind(t);
+        return async (...args: unknown[]) => {
+          if (method === 'getMany' && wrote && !failed) {
+            failed = true;
+            deleting = deleteFiles({ nodes: store, objects: slowObjects, journal }, drive, ['/lu/big.bin']);
+            await recordTaken;
+            throw new Error('throttled');
+          }
+          const out = await real(...args);
+          if (method === 'putFile') wrote = true;
+          return out;
+        };
+      },
+    });
+    const sent = [{ number: 1, etag: '"e1"' }];
+    await expect(completeUpload({ nodes: firstNodes, objects, parts, sessions }, drive, session.id, sent)).rejects.toMatchObject({ code: 'conflict' });
+    await expect(completeUpload({ nodes: store, objects, parts, sessions }, drive, session.id, sent)).rejects.toMatchObject({ code: 'not_found' });
+    bytesMayGo();
+    await expect(deleting).resolves.toEqual({ deleted: ['/lu/big.bin'], notFound: [] });
+    expect(await store.get(drive, '/lu/big.bin')).toBeUndefined();
+    expect([...held.keys()]).toEqual([]);
   });
 
   it('a file delete killed after its records, before their bytes: the sweep deletes the bytes; one killed before keeps record and bytes', async () => {

@@ -70,7 +70,7 @@ export async function mkdirCommand(command: Of<'mkdir'>, drive: Drive, out: Outp
  */
 export async function rmCommand(command: Of<'rm'>, drive: Drive, out: Output, signal: AbortSignal): Promise<number> {
   const folders: string[] = [];
-  let files: FilesDeletion = { deleted: [], not_found: [] };
+  let files: FilesDeletion = { deleted: [], not_found: [], already_gone: [] };
   try {
     files = await drive.deleteFiles(command.paths, { signal });
   } catch (error) {
@@ -81,6 +81,7 @@ export async function rmCommand(command: Of<'rm'>, drive: Drive, out: Output, si
         const one = await drive.deleteFiles([path], { signal });
         files.deleted.push(...one.deleted);
         files.not_found.push(...one.not_found);
+        files.already_gone.push(...one.already_gone);
       } catch (failure) {
         if (!(failure instanceof DriveError && failure.code === 'conflict')) throw failure;
         folders.push(path);
@@ -88,6 +89,7 @@ export async function rmCommand(command: Of<'rm'>, drive: Drive, out: Output, si
     }
   }
   for (const path of files.deleted) out.line(`deleted ${path}`);
+  for (const path of files.already_gone) out.line(`${path} is gone (a retry found it already deleted)`);
   const deletions = [];
   for (const path of folders) {
     const deletion = await deleteFolder(drive, path, command.recursive, out, signal);
@@ -95,7 +97,7 @@ export async function rmCommand(command: Of<'rm'>, drive: Drive, out: Output, si
     out.line(deletion.alreadyGone ? `${path} is gone (a retry found it already deleted)` : `deleted ${deletion.path} (${deletion.files_deleted} file(s))`);
   }
   for (const path of files.not_found) out.warn(`${path}: no such file or folder`);
-  out.document({ deleted: files.deleted, not_found: files.not_found, folders: deletions });
+  out.document({ deleted: files.deleted, not_found: files.not_found, already_gone: files.already_gone, folders: deletions });
   return files.not_found.length > 0 ? 1 : 0;
 }
 

@@ -160,7 +160,7 @@ describe('drive CLI against the local host', () => {
 
     const all = await runCli(['rm', '-r', '/cli', '--json'], env);
     expect(all.code).toBe(0);
-    expect(all.json()).toEqual({ deleted: [], not_found: [], folders: [{ deleted: true, path: '/cli', files_deleted: 4 }] });
+    expect(all.json()).toEqual({ deleted: [], not_found: [], already_gone: [], folders: [{ deleted: true, path: '/cli', files_deleted: 4 }] });
     await expect(new Drive({ baseUrl: host.url, apiKey: KEY }).list('/cli')).rejects.toMatchObject({ code: 'not_found' });
   });
 
@@ -168,7 +168,7 @@ describe('drive CLI against the local host', () => {
     const client = new Drive({ baseUrl: host.url, apiKey: KEY });
     await client.uploadMany(['/rm/a.txt', '/rm/b.txt', '/rm/sub/c.txt'].map((path) => ({ path, data: new Blob([path]) })));
     const files = await runCli(['rm', '/rm/a.txt', '/rm/b.txt', '--json'], env);
-    expect({ code: files.code, out: files.json() }).toEqual({ code: 0, out: { deleted: ['/rm/a.txt', '/rm/b.txt'], not_found: [], folders: [] } });
+    expect({ code: files.code, out: files.json() }).toEqual({ code: 0, out: { deleted: ['/rm/a.txt', '/rm/b.txt'], not_found: [], already_gone: [], folders: [] } });
 
     const mixed = await runCli(['rm', '-r', '/rm/sub', '/rm/missing.txt'], env);
     expect(mixed.code).toBe(1);

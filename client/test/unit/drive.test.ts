@@ -111,6 +111,27 @@ describe('Class: Drive', () => {
     });
   });
 
+  describe('Method: deleteFiles', () => {
+    it('sends the paths as a JSON body, 1,000 a request, and gathers the answers', async () => {
+      const paths = Array.from({ length: 1500 }, (_, i) => `/f/${i}`);
+      const fetcher = fakeFetch(async (request) => {
+        const { paths: sent } = JSON.parse(await request.body!.text()) as { paths: string[] };
+        return jsonResponse(200, { data: { deleted: sent.slice(1), not_found: sent.slice(0, 1) } });
+      });
+      const result = await driveWith(fetcher).deleteFiles(paths);
+      expect(fetcher.requests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual(['DELETE /drive/files', 'DELETE /drive/files']);
+      expect({ deleted: result.deleted.length, notFound: result.not_found, alreadyGone: result.already_gone }).toEqual({ deleted: 1498, notFound: ['/f/0', '/f/1000'], alreadyGone: [] });
+    });
+
+    it('calls the paths a retry after a lost answer finds empty already gone, not missing', async () => {
+      const fetcher = fakeFetch((_, i) => {
+        if (i === 0) throw networkFailure('ECONNRESET');
+        return jsonResponse(200, { data: { deleted: [], not_found: ['/a.txt'] } });
+      });
+      expect(await driveWith(fetcher).deleteFiles(['/a.txt'])).toEqual({ deleted: [], not_found: [], already_gone: ['/a.txt'] });
+    });
+  });
+
   describe('Method: stat', () => {
     it('reads size and ETag from HEAD, and names a bodiless 404 not_found', async () => {
       const fetcher = fakeFetch((request) =>
