@@ -1,4 +1,5 @@
-import { type AttributeValue, ConditionalCheckFailedException, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { claimItem, releaseItem } from './claims';
 import { scanAll } from './batches';
 import type { DeleteJob, JobStore } from '../core/ports';
 import { UPLOADS_PARTITION_KEY as PK, UPLOADS_TTL_ATTRIBUTE as TTL } from './schema';
@@ -28,40 +29,12 @@ export class DynamoJobStore implements JobStore {
   }
 
   async claim(drive: string, id: string, leaseMs: number): Promise<DeleteJob | 'busy' | undefined> {
-    const now = Date.now();
-    try {
-      const { Attributes } = await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.table,
-          Key: { [PK]: { S: `${JOB_ID_PREFIX}${id}` } },
-          UpdateExpression: 'SET #claim = :until',
-          ConditionExpression: '#drive = :drive AND (attribute_not_exists(#claim) OR #claim < :now)',
-          ExpressionAttributeNames: { '#drive': 'drive', '#claim': 'claimedUntil' },
-          ExpressionAttributeValues: { ':drive': { S: drive }, ':now': { N: String(now) }, ':until': { N: String(now + leaseMs) } },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return Attributes && fromItem(Attributes);
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
-    return (await this.get(drive, id)) ? 'busy' : undefined;
+    const claimed = await claimItem(this.client, this.table, keyOf(id), drive, leaseMs);
+    return claimed === 'busy' || claimed === undefined ? claimed : fromItem(claimed);
   }
 
   async release(id: string): Promise<void> {
-    try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.table,
-          Key: { [PK]: { S: `${JOB_ID_PREFIX}${id}` } },
-          UpdateExpression: 'REMOVE #claim',
-          ConditionExpression: 'attribute_exists(#id)',
-          ExpressionAttributeNames: { '#claim': 'claimedUntil', '#id': PK },
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+    await releaseItem(this.client, this.table, keyOf(id));
   }
 
   async advanced(id: string, files: number): Promise<void> {
@@ -102,6 +75,10 @@ export class DynamoJobStore implements JobStore {
       }),
     );
   }
+}
+
+function keyOf(id: string): Item {
+  return { [PK]: { S: `${JOB_ID_PREFIX}${id}` } };
 }
 
 function toItem(job: DeleteJob): Item {

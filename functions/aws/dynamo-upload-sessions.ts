@@ -1,13 +1,6 @@
-import {
-  type AttributeValue,
-  ConditionalCheckFailedException,
-  DeleteItemCommand,
-  type DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, DeleteItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { UploadSession, UploadSessionStore } from '../core/ports';
+import { claimItem, releaseItem } from './claims';
 import { UPLOADS_PARTITION_KEY as PK, UPLOADS_TTL_ATTRIBUTE as TTL } from './schema';
 
 type Item = Record<string, AttributeValue>;
@@ -31,26 +24,8 @@ export class DynamoUploadSessions implements UploadSessionStore {
    * both proceed, and another drive's key learns nothing, not even that the id exists.
    */
   async claim(drive: string, id: string, leaseMs: number): Promise<UploadSession | 'busy' | undefined> {
-    const now = Date.now();
-    try {
-      const { Attributes } = await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.table,
-          Key: { [PK]: { S: id } },
-          UpdateExpression: 'SET #claim = :until',
-          ConditionExpression: '#drive = :drive AND (attribute_not_exists(#claim) OR #claim < :now)',
-          ExpressionAttributeNames: { '#drive': 'drive', '#claim': 'claimedUntil' },
-          ExpressionAttributeValues: { ':drive': { S: drive }, ':now': { N: String(now) }, ':until': { N: String(now + leaseMs) } },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return Attributes && fromSessionItem(Attributes);
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
-    // Refused: no such session, another drive's, or claimed. Only the owner may learn which.
-    const { Item } = await this.client.send(new GetItemCommand({ TableName: this.table, Key: { [PK]: { S: id } }, ConsistentRead: true }));
-    return Item?.drive?.S === drive ? 'busy' : undefined;
+    const claimed = await claimItem(this.client, this.table, { [PK]: { S: id } }, drive, leaseMs);
+    return claimed === 'busy' || claimed === undefined ? claimed : fromSessionItem(claimed);
   }
 
   async get(drive: string, id: string): Promise<UploadSession | undefined> {
@@ -59,20 +34,7 @@ export class DynamoUploadSessions implements UploadSessionStore {
   }
 
   async release(id: string): Promise<void> {
-    try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.table,
-          Key: { [PK]: { S: id } },
-          UpdateExpression: 'REMOVE #claim',
-          // An update of a missing key would create an item: a session ended meanwhile stays ended.
-          ConditionExpression: 'attribute_exists(#id)',
-          ExpressionAttributeNames: { '#claim': 'claimedUntil', '#id': PK },
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+    await releaseItem(this.client, this.table, { [PK]: { S: id } });
   }
 
   async remove(id: string): Promise<void> {

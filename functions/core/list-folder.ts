@@ -174,8 +174,9 @@ export async function listPage(nodes: NodeStore, drive: string, folder: string, 
 
 /**
  * The spec's whole listing of `folder` (at every depth when `recursive`), checked first (404), its first Query
- * made, and the rest read as it is sent (a failure past that point cuts the answer short, as with downloads): the files in one walk, the folders from what that walk kept or, past `FOLDERS_HELD`, from a
- * second. Memory holds a Query's page per level and at most `FOLDERS_HELD` folders, at any size.
+ * made, and the rest read as it is sent (a failure past that point cuts the answer short, as with downloads):
+ * the files in one walk, the folders from what that walk kept or, past `foldersHeld`, from a second. Memory
+ * holds a Query's page per level and at most `foldersHeld` folders, at any size.
  */
 export async function listFolder(nodes: NodeStore, drive: string, folder: string, recursive: boolean, foldersHeld = FOLDERS_HELD): Promise<StreamedListing> {
   await checkListable(nodes, drive, folder);
