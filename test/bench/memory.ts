@@ -57,7 +57,9 @@ export async function measureDownloadMemory(mib: number): Promise<MemoryResult> 
   }
 }
 
+/** A process's resident memory in MiB; 0 once it has exited (a zombie's status has no VmRSS line, a reaped one no file). */
 async function rssMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+  return kb === undefined ? 0 : Number(kb) / 1024;
 }
