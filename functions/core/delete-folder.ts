@@ -68,12 +68,16 @@ export async function deleteFolder(deps: Stores, drive: string, path: string, re
 export async function acceptDelete(deps: JobDeps, drive: string, path: string, recursive: boolean, budgetMs: number): Promise<DeleteOutcome> {
   const found = await folderToDelete(deps.nodes, drive, path);
   if (!recursive) return { done: true, filesDeleted: await deleteEmpty(deps.nodes, drive, found) };
-  const root = await deps.nodes.markDeleting(drive, found, 'recursive');
-  if (!root) throw notFound(`folder ${path} does not exist`);
-  // The job is noted before any work: a request that dies mid-way leaves it running, and the sweep resumes it.
+  // The job is noted before any write, the mark included: a request that dies at any point after it leaves it
+  // running, and the sweep sends it to a worker, which marks the folder if the request did not get to.
   const now = new Date().toISOString();
-  const job: DeleteJob = { id: randomUUID(), drive, path, folderId: root.id, status: 'running', filesDeleted: 0, createdAt: now, updatedAt: now };
+  const job: DeleteJob = { id: randomUUID(), drive, path, folderId: found.id, status: 'running', filesDeleted: 0, createdAt: now, updatedAt: now };
   await deps.jobs.create(job);
+  const root = await deps.nodes.markDeleting(drive, found, 'recursive');
+  if (!root) {
+    await deps.jobs.finish(job.id, 0);
+    throw notFound(`folder ${path} does not exist`);
+  }
   const deadline = Date.now() + budgetMs;
   let filesDeleted = 0;
   // Counted into the job as each page goes, as the worker counts: a request that dies keeps its count.
@@ -109,9 +113,11 @@ export async function advanceJob(deps: JobDeps, id: string, drive: string, budge
   if (!job || job.status === 'done') return job;
   let done: boolean;
   try {
-    const root = await deps.nodes.get(job.drive, job.path);
-    if (root?.kind !== 'folder' || root.id !== job.folderId || root.deleting !== 'recursive') {
-      // Another delete of the same folder (fsck's repair) finished it.
+    const found = await deps.nodes.get(job.drive, job.path);
+    // The folder the request took, marked now if the request died before it could; gone if another delete of
+    // the same folder (fsck's repair) finished it.
+    const root = found?.kind === 'folder' && found.id === job.folderId ? (found.deleting === 'recursive' ? found : await deps.nodes.markDeleting(job.drive, found, 'recursive')) : undefined;
+    if (!root) {
       done = true;
     } else {
       const deadline = Date.now() + budgetMs;

@@ -348,6 +348,23 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     expect([...objects.keys]).toEqual([]);
   });
 
+  it('a delete request killed after noting its job, before marking its folder: the worker marks it and deletes the tree', async () => {
+    const objects = objectStore();
+    const jobs = new DynamoJobStore(client, LOCAL_RESOURCES.uploadsTable);
+    const queue = { send: async () => undefined };
+    await upload(store, objects, [file('/early/a/1.txt'), file('/early/2.txt')]);
+    const dying = mortal(store, objects);
+    const killedAtMark = interceptedStore((method) => (method === 'markDeleting' ? dying.kill() : undefined), () => undefined, dying.nodes);
+    await expect(acceptDelete({ nodes: killedAtMark, objects: dying.objects, jobs, queue }, drive, '/early', true, 60_000)).rejects.toThrow('killed');
+    const [job] = (await jobs.stalled(new Date('9999-12-31T00:00:00.000Z'))).filter((one) => one.drive === drive && one.path === '/early');
+    expect(job).toMatchObject({ status: 'running' });
+
+    await expect(advanceJob({ nodes: store, objects, jobs, queue }, job.id, drive, 60_000)).resolves.toMatchObject({ status: 'done', filesDeleted: 2 });
+    expect(await store.get(drive, '/early')).toBeUndefined();
+    expect(objects.keys.size).toBe(0);
+    await expectNothingOrphaned(objects);
+  });
+
   it('a delete step that fell behind, whose tree another delete finished and a writer made anew, touches nothing new', async () => {
     const objects = objectStore();
     const jobs = new DynamoJobStore(client, LOCAL_RESOURCES.uploadsTable);
