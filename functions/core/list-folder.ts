@@ -179,10 +179,13 @@ export async function listPage(nodes: NodeStore, drive: string, folder: string, 
  * holds a Query's page per level and at most `foldersHeld` folders, at any size.
  */
 export async function listFolder(nodes: NodeStore, drive: string, folder: string, recursive: boolean, foldersHeld = FOLDERS_HELD): Promise<StreamedListing> {
-  await checkListable(nodes, drive, folder);
-  // The first Query is made before the answer starts, so that its failure is an error answer, not a cut one.
+  // The first Query is made before the answer starts, so that its failure is an error answer, not a cut one;
+  // alongside the check, as a page's is (a folder that is not there has no children to read).
   const walk = entriesBelow(nodes, drive, folder, { recursive, prefetch: PREFETCH });
-  const head = await walk.next();
+  const [checked, first] = await Promise.allSettled([checkListable(nodes, drive, folder), walk.next()]);
+  if (checked.status === 'rejected') throw checked.reason;
+  if (first.status === 'rejected') throw first.reason;
+  const head = first.value;
   async function* entries(): AsyncGenerator<DriveNode> {
     if (head.done) return;
     yield head.value;
