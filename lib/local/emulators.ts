@@ -23,6 +23,7 @@ import { checkPartEtags, multipartGaps } from './s3rver-multipart';
 import { type DeletingStore, deleteInConstantTime } from './s3rver-deletes';
 import S3Error from 's3rver/lib/models/error';
 import { removeInterruptedWrites } from './s3rver-recovery';
+import { dynamoTransactions, recoverTransactions } from './dynamo-transactions';
 import { ACCESS_PARTITION_KEY, KEYS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY } from '../../functions/aws/schema';
 
 /** Names the local host gives its tables and bucket. */
@@ -160,7 +161,10 @@ export async function startEmbeddedDynamo(dataDir: string): Promise<{ endpoint: 
     dynamo.once('error', reject);
     dynamo.listen(socketPath, () => resolve());
   });
-  const gateway = await startGateway({ service: 'dynamodb', socketPath, region: LOCAL_REGION, credentials });
+  // Before any request: a host killed mid-transaction left its writes half-applied.
+  const walDir = join(dataDir, 'dynamodb-transactions');
+  await recoverTransactions(socketPath, walDir);
+  const gateway = await startGateway({ service: 'dynamodb', socketPath, region: LOCAL_REGION, credentials, transactions: dynamoTransactions(socketPath, walDir) });
   const close = async () => {
     await gateway.close();
     await new Promise<void>((resolve) => dynamo.close(() => resolve()));

@@ -2,6 +2,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Transactions } from './dynamo-transactions';
 
 export interface Credentials {
   accessKeyId: string;
@@ -16,6 +17,8 @@ export interface GatewayTarget {
   credentials: Credentials;
   /** A refusal of a request that is signed but asks for what no Drive call asks (an id or key a path could escape with). */
   refuse?: (req: IncomingMessage, url: URL) => GatewayError | undefined;
+  /** DynamoDB's transactions, which the emulator lacks: every other request runs under their shared lock. */
+  transactions?: Transactions;
 }
 
 /** A refusal, in the service's own error shape. */
@@ -69,7 +72,14 @@ async function handle(target: GatewayTarget, signer: SignatureV4, req: IncomingM
     const refusal = target.refuse?.(req, url);
     if (refusal) return refuse(res, target.service, refusal);
   }
-  await forward(target.socketPath, req, res, body);
+  const { transactions } = target;
+  if (!transactions) return forward(target.socketPath, req, res, body);
+  if (req.headers['x-amz-target'] === 'DynamoDB_20120810.TransactWriteItems') {
+    const answer = await transactions.transactWrite(body ?? Buffer.alloc(0), { authorization: String(req.headers.authorization), 'x-amz-date': String(req.headers['x-amz-date']) });
+    res.writeHead(answer.status, { 'Content-Type': 'application/x-amz-json-1.0', ...(answer.errorType ? { 'x-amzn-ErrorType': answer.errorType } : {}) });
+    return void res.end(answer.body);
+  }
+  await transactions.shared(() => forward(target.socketPath, req, res, body));
 }
 
 /** Why the request's signature is not the host's, or undefined if it is. */

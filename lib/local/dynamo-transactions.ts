@@ -1,0 +1,337 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { join } from 'node:path';
+
+/**
+ * DynamoDB's `TransactWriteItems`, which dynalite lacks, made of its single-item writes: all of a
+ * transaction's writes apply, or none does, and no other request sees the ones in between.
+ *
+ * - Isolation: every other request to the emulator holds a shared lock while it runs; a transaction holds it
+ *   alone (`SharedLock`), so it runs between requests, never beside one.
+ * - Conditions: each write goes to dynalite with its own condition, in order. The first refused one undoes
+ *   the writes before it (from the images read at the start), and every condition is then checked against
+ *   the state the transaction began on, so `CancellationReasons` names each item's outcome, as AWS does.
+ *   A `ConditionCheck` is checked as a conditional delete whose item is then put back.
+ * - Crashes: the images are written to a file in `walDir` before the first write and removed after the last.
+ *   A host killed in between leaves the file, and `recoverTransactions` puts the images back when the
+ *   emulator starts again: the transaction did not happen, as its caller (whose connection died with the
+ *   host) cannot tell from its not happening.
+ *
+ * Not emulated: `ClientRequestToken` idempotency, `ReturnConsumedCapacity`, and the 4 MB size limit.
+ */
+export interface Transactions {
+  /** Runs `work` (any other request) under the shared lock. */
+  shared<T>(work: () => Promise<T>): Promise<T>;
+  /** The answer to a `TransactWriteItems` request `body`. */
+  transactWrite(body: Buffer, headers: Record<string, string>): Promise<{ status: number; body: string; errorType?: string }>;
+}
+
+/** A transaction's most items, as in AWS. */
+const MAX_ITEMS = 100;
+
+type Attributes = Record<string, unknown>;
+
+interface TransactItem {
+  ConditionCheck?: Operation;
+  Put?: Operation & { Item: Attributes };
+  Delete?: Operation;
+  Update?: Operation & { UpdateExpression: string };
+}
+
+interface Operation {
+  TableName: string;
+  Key?: Attributes;
+  ConditionExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Attributes;
+  ReturnValuesOnConditionCheckFailure?: 'ALL_OLD' | 'NONE';
+}
+
+/** One item's state before the transaction: what to put back (or delete, if it was absent). */
+interface Image {
+  table: string;
+  key: Attributes;
+  before?: Attributes;
+}
+
+export function dynamoTransactions(socketPath: string, walDir: string): Transactions {
+  const lock = new SharedLock();
+  const call = caller(socketPath);
+  const keyNames = new Map<string, string[]>();
+
+  const keyOf = async (table: string, item: Attributes, headers: Record<string, string>): Promise<Attributes> => {
+    let names = keyNames.get(table);
+    if (!names) {
+      const described = await call('DescribeTable', { TableName: table }, headers);
+      if (described.status !== 200) throw new Refused(described);
+      names = (described.json.Table as { KeySchema: { AttributeName: string }[] }).KeySchema.map((key) => key.AttributeName);
+      keyNames.set(table, names);
+    }
+    return Object.fromEntries(names.map((name) => [name, item[name]]));
+  };
+
+  return {
+    shared: (work) => lock.shared(work),
+    transactWrite: (body, headers) =>
+      lock.exclusive(async () => {
+        let input: { TransactItems?: TransactItem[] };
+        try {
+          input = JSON.parse(body.toString('utf8')) as typeof input;
+        } catch {
+          return error('SerializationException', 'the request body is not JSON');
+        }
+        const items = input.TransactItems;
+        if (!Array.isArray(items) || items.length < 1 || items.length > MAX_ITEMS) {
+          return error('ValidationException', `1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length between 1 and ${MAX_ITEMS}`);
+        }
+        const ops = items.map(operationOf);
+        if (ops.some((op) => op === undefined)) return error('ValidationException', 'each TransactItem must hold exactly one of ConditionCheck, Put, Delete, Update');
+
+        try {
+          const images: Image[] = [];
+          for (const op of ops as Op[]) {
+            const key = op.kind === 'Put' ? await keyOf(op.input.TableName, op.input.Item, headers) : (op.input.Key ?? {});
+            const read = await call('GetItem', { TableName: op.input.TableName, Key: key, ConsistentRead: true }, headers);
+            if (read.status !== 200) throw new Refused(read);
+            images.push({ table: op.input.TableName, key, before: read.json.Item as Attributes | undefined });
+          }
+          const ids = images.map((image) => `${image.table}\u0000${JSON.stringify(image.key)}`);
+          if (new Set(ids).size !== ids.length) return error('ValidationException', 'Transaction request cannot include multiple operations on one item');
+
+          const wal = join(walDir, `tx-${randomUUID()}.json`);
+          await mkdir(walDir, { recursive: true });
+          await writeFile(wal, JSON.stringify(images), { flush: true });
+          const applied: Image[] = [];
+          let failedAt = -1;
+          let failure: Reply | undefined;
+          for (let i = 0; i < ops.length; i++) {
+            const answer = await apply(call, ops[i] as Op, headers);
+            if (answer.status === 200) {
+              applied.push(images[i]);
+              continue;
+            }
+            failedAt = i;
+            failure = answer;
+            break;
+          }
+          // A condition check's item goes back in any case; a refused transaction's writes go back too.
+          const undo = failure ? applied : images.filter((_, i) => (ops[i] as Op).kind === 'ConditionCheck');
+          await restore(call, undo, headers);
+          await rm(wal, { force: true });
+          if (!failure) return { status: 200, body: '{}' };
+          if (!isConditionFailure(failure)) return { status: failure.status, body: failure.text, errorType: String(failure.json.__type ?? '') };
+
+          // Refused: every condition is judged against the state the transaction began on, as AWS reports them.
+          const reasons: { Code: string; Message?: string; Item?: Attributes }[] = [];
+          for (let i = 0; i < ops.length; i++) {
+            const op = ops[i] as Op;
+            const refused = i === failedAt || (i > failedAt && op.input.ConditionExpression !== undefined && !(await holds(call, op, images[i], headers)));
+            if (!refused) reasons.push({ Code: 'None' });
+            else reasons.push({ Code: 'ConditionalCheckFailed', Message: 'The conditional request failed', ...(op.input.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' && images[i].before ? { Item: images[i].before } : {}) });
+          }
+          return {
+            status: 400,
+            errorType: 'TransactionCanceledException',
+            body: JSON.stringify({
+              __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+              message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(', ')}]`,
+              CancellationReasons: reasons,
+            }),
+          };
+        } catch (thrown) {
+          if (thrown instanceof Refused) return { status: thrown.reply.status, body: thrown.reply.text, errorType: String(thrown.reply.json.__type ?? '') };
+          throw thrown;
+        }
+      }),
+  };
+}
+
+/**
+ * Puts back the images of transactions a killed host left half-applied (see `dynamoTransactions`), before
+ * the emulator serves any request.
+ */
+export async function recoverTransactions(socketPath: string, walDir: string): Promise<number> {
+  let files: string[];
+  try {
+    files = (await readdir(walDir)).filter((name) => name.startsWith('tx-') && name.endsWith('.json'));
+  } catch {
+    return 0;
+  }
+  const call = caller(socketPath);
+  for (const name of files) {
+    let images: Image[] | undefined;
+    try {
+      images = JSON.parse(await readFile(join(walDir, name), 'utf8')) as Image[];
+    } catch {
+      // Cut off while it was written: no write of its transaction had begun.
+    }
+    if (images) await restore(call, images, RECOVERY_HEADERS);
+    await rm(join(walDir, name), { force: true });
+  }
+  return files.length;
+}
+
+type Op = { kind: 'ConditionCheck' | 'Delete'; input: Operation } | { kind: 'Put'; input: Operation & { Item: Attributes } } | { kind: 'Update'; input: Operation & { UpdateExpression: string } };
+
+function operationOf(item: TransactItem): Op | undefined {
+  if (item === null || typeof item !== 'object') return undefined;
+  const kinds = (['ConditionCheck', 'Put', 'Delete', 'Update'] as const).filter((kind) => item[kind] !== undefined);
+  if (kinds.length !== 1) return undefined;
+  const kind = kinds[0];
+  const input = item[kind];
+  if (input === null || typeof input !== 'object' || typeof input.TableName !== 'string') return undefined;
+  if (kind === 'ConditionCheck' && typeof input.ConditionExpression !== 'string') return undefined;
+  return { kind, input } as Op;
+}
+
+/** Applies one operation as dynalite's own conditional write. */
+function apply(call: Call, op: Op, headers: Record<string, string>): Promise<Reply> {
+  const { ReturnValuesOnConditionCheckFailure: _, ...input } = op.input;
+  switch (op.kind) {
+    case 'Put':
+      return call('PutItem', input, headers);
+    case 'Update':
+      return call('UpdateItem', input, headers);
+    case 'Delete':
+    case 'ConditionCheck':
+      // A check is a conditional delete whose item the transaction puts back.
+      return call('DeleteItem', input, headers);
+  }
+}
+
+/** Whether `op`'s condition holds on the item as `image` saw it (checked by a conditional delete, then undone). */
+async function holds(call: Call, op: Op, image: Image, headers: Record<string, string>): Promise<boolean> {
+  const { TableName, ConditionExpression, ExpressionAttributeNames, ExpressionAttributeValues } = op.input;
+  const names = ExpressionAttributeNames && usedNames(ExpressionAttributeNames, ConditionExpression ?? '');
+  const values = ExpressionAttributeValues && usedNames(ExpressionAttributeValues, ConditionExpression ?? '');
+  const answer = await call('DeleteItem', { TableName, Key: image.key, ConditionExpression, ExpressionAttributeNames: names, ExpressionAttributeValues: values }, headers);
+  await restore(call, [image], headers);
+  return answer.status === 200;
+}
+
+/** The entries of `map` that `expression` names (an update's names and values would be refused as unused). */
+function usedNames<T>(map: Record<string, T>, expression: string): Record<string, T> | undefined {
+  const used = Object.entries(map).filter(([name]) => new RegExp(`${name.replace(/[#:]/g, '\\$&')}(?![A-Za-z0-9_])`).test(expression));
+  return used.length > 0 ? Object.fromEntries(used) : undefined;
+}
+
+/** Puts each item back as it was: its image, or nothing. */
+async function restore(call: Call, images: readonly Image[], headers: Record<string, string>): Promise<void> {
+  for (const image of [...images].reverse()) {
+    const answer = image.before ? await call('PutItem', { TableName: image.table, Item: image.before }, headers) : await call('DeleteItem', { TableName: image.table, Key: image.key }, headers);
+    if (answer.status !== 200) throw new Error(`could not undo a transaction's write to ${image.table}: ${answer.text}`);
+  }
+}
+
+function isConditionFailure(reply: Reply): boolean {
+  return String(reply.json.__type ?? '').endsWith('#ConditionalCheckFailedException');
+}
+
+interface Reply {
+  status: number;
+  text: string;
+  json: Record<string, unknown>;
+}
+
+type Call = (action: string, input: unknown, headers: Record<string, string>) => Promise<Reply>;
+
+/** A reply of dynalite's that ends the transaction as it is (a validation error, an unknown table). */
+class Refused extends Error {
+  constructor(readonly reply: Reply) {
+    super(reply.text);
+  }
+}
+
+/** dynalite checks an Authorization header's form, not its signature (the gateway checked the caller's). */
+const RECOVERY_HEADERS = {
+  authorization: 'AWS4-HMAC-SHA256 Credential=DRIVELOCAL/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=0',
+  'x-amz-date': '20260101T000000Z',
+};
+
+/** Calls dynalite on its socket, with the signing headers of the request being served. */
+function caller(socketPath: string): Call {
+  return (action, input, headers) =>
+    new Promise((resolve, reject) => {
+      const payload = Buffer.from(JSON.stringify(input));
+      const req = request(
+        {
+          socketPath,
+          method: 'POST',
+          path: '/',
+          headers: {
+            authorization: headers.authorization ?? RECOVERY_HEADERS.authorization,
+            'x-amz-date': headers['x-amz-date'] ?? RECOVERY_HEADERS['x-amz-date'],
+            'x-amz-target': `DynamoDB_20120810.${action}`,
+            'content-type': 'application/x-amz-json-1.0',
+            'content-length': payload.length,
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', reject);
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let json: Record<string, unknown> = {};
+            try {
+              json = JSON.parse(text) as Record<string, unknown>;
+            } catch {
+              // An empty or non-JSON answer: its status says enough.
+            }
+            resolve({ status: res.statusCode ?? 500, text, json });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+}
+
+function error(type: string, message: string): { status: number; body: string; errorType: string } {
+  return { status: 400, errorType: type, body: JSON.stringify({ __type: `com.amazon.coral.validate#${type}`, message }) };
+}
+
+/**
+ * A readers–writer lock, first come first served: shared holders run together; an exclusive one waits for
+ * them to finish, and those that come after it wait for it.
+ */
+export class SharedLock {
+  private readers = 0;
+  private writer = false;
+  private readonly waiting: { exclusive: boolean; start: () => void }[] = [];
+
+  shared<T>(work: () => Promise<T>): Promise<T> {
+    return this.run(false, work);
+  }
+
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return this.run(true, work);
+  }
+
+  private async run<T>(exclusive: boolean, work: () => Promise<T>): Promise<T> {
+    await new Promise<void>((start) => {
+      this.waiting.push({ exclusive, start });
+      this.grant();
+    });
+    try {
+      return await work();
+    } finally {
+      if (exclusive) this.writer = false;
+      else this.readers--;
+      this.grant();
+    }
+  }
+
+  private grant(): void {
+    while (this.waiting.length > 0 && !this.writer) {
+      const next = this.waiting[0];
+      if (next.exclusive && this.readers > 0) return;
+      this.waiting.shift();
+      if (next.exclusive) this.writer = true;
+      else this.readers++;
+      next.start();
+      if (next.exclusive) return;
+    }
+  }
+}
