@@ -1,4 +1,4 @@
-import { guard, journal, nodes } from './aws/dynamodb';
+import { guard, journal, nodes, records } from './aws/dynamodb';
 import { objects } from './aws/s3';
 import { confine, conflictFor } from './core/access';
 import { MAX_FILES_PER_DELETE, deleteFiles } from './core/delete-files';
@@ -19,7 +19,7 @@ export const handler = jsonHandler('files', guard, async (event, caller) => {
   const paths = pathsOf(event.multiValueQueryStringParameters, bodyOf(event));
   paths.forEach((path, i) => confine(caller, path, `path[${i}]`));
   try {
-    const { deleted, notFound } = await deleteFiles({ nodes, objects, journal }, caller.drive, paths);
+    const { deleted, notFound } = await deleteFiles({ nodes, objects, journal, records }, caller.drive, paths);
     return { deleted, not_found: notFound };
   } catch (error) {
     throw conflictFor(caller, error);

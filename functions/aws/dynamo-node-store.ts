@@ -248,6 +248,7 @@ export function toItem(drive: string, node: DriveNode): Item {
     item.contentType = { S: node.contentType };
     item.objectKey = { S: node.objectKey };
     item.etag = { S: node.etag };
+    if (node.pending) item.pending = { S: node.pending };
   }
   return item;
 }
@@ -257,5 +258,5 @@ export function fromItem(item: Item): DriveNode {
   const common = { id: item.id.S!, path: item.path.S!, createdAt: item.createdAt.S! };
   if (item.kind.S === 'folder') return { kind: 'folder', ...common, ...(item.deleting?.S ? { deleting: item.deleting.S as DeleteMark } : {}) };
   // Records from before content hashes carry none: their id stands in, which no hash matches.
-  return { kind: 'file', ...common, size: Number(item.size.N), contentType: item.contentType.S!, objectKey: item.objectKey.S!, etag: item.etag?.S ?? item.id.S! };
+  return { kind: 'file', ...common, size: Number(item.size.N), contentType: item.contentType.S!, objectKey: item.objectKey.S!, etag: item.etag?.S ?? item.id.S!, ...(item.pending?.S ? { pending: item.pending.S } : {}) };
 }

@@ -24,21 +24,15 @@ export class DynamoUploadJournal implements UploadJournal {
   async open(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date): Promise<string[]> {
     const ids: string[] = [];
     for (const group of bySize(files)) {
-      const id = `${ID_PREFIX}${randomUUID()}`;
-      const item: Item = {
-        [PK]: { S: id },
-        drive: { S: drive },
-        files: { S: JSON.stringify(group.map((file) => [file.path, file.objectKey])) },
-        sweepAfter: { S: sweepAfter.toISOString() },
-      };
+      const item = journalItem(drive, group, sweepAfter);
       await this.client.send(new PutItemCommand({ TableName: this.table, Item: item }));
-      ids.push(id);
+      for (let i = 0; i < group.length; i++) ids.push(item[PK].S!);
     }
     return ids;
   }
 
   async close(ids: readonly string[]): Promise<void> {
-    for (const batch of chunk(ids, 25)) {
+    for (const batch of chunk([...new Set(ids)], 25)) {
       let requests = batch.map((id) => ({ DeleteRequest: { Key: { [PK]: { S: id } } } }));
       for (let attempt = 0; requests.length > 0; attempt++) {
         if (attempt === BATCH_ATTEMPTS) throw new Error(`BatchWriteItem left ${requests.length} journal entries unclosed after ${attempt} attempts`);
@@ -68,6 +62,16 @@ export class DynamoUploadJournal implements UploadJournal {
     });
     return items.map(fromItem);
   }
+}
+
+/** A new journal entry's item, naming `files` (few enough for one item): for writes that open one in a transaction. */
+export function journalItem(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date): Item {
+  return {
+    [PK]: { S: `${ID_PREFIX}${randomUUID()}` },
+    drive: { S: drive },
+    files: { S: JSON.stringify(files.map((file) => [file.path, file.objectKey])) },
+    sweepAfter: { S: sweepAfter.toISOString() },
+  };
 }
 
 function fromItem(item: Item): JournalEntry {

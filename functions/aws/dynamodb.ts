@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { parseRateLimits } from '../core/access';
 import { createGuard } from '../http/guard';
 import { DynamoKeyStore, DynamoRateLimiter } from './dynamo-access';
+import { DynamoFileRecords } from './dynamo-file-records';
 import { DynamoNodeStore } from './dynamo-node-store';
 import { DynamoJobStore } from './dynamo-jobs';
 import { DynamoUploadJournal } from './dynamo-upload-journal';
@@ -19,6 +20,9 @@ export const nodes = new DynamoNodeStore(dynamodb, requireEnv('DRIVE_NODES_TABLE
 
 /** The upload journal, beside the upload sessions. */
 export const journal = new DynamoUploadJournal(dynamodb, requireEnv('DRIVE_UPLOADS_TABLE'));
+
+/** Moves and removals of file records with the journal, as single transactions. */
+export const records = new DynamoFileRecords(dynamodb, requireEnv('DRIVE_NODES_TABLE'), requireEnv('DRIVE_UPLOADS_TABLE'));
 
 /** Delete jobs, beside the upload sessions. */
 export const jobs = new DynamoJobStore(dynamodb, requireEnv('DRIVE_UPLOADS_TABLE'));

@@ -2,7 +2,7 @@ import { mapLimit } from './concurrency';
 import { conflict, invalid } from './errors';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
 import { ancestorsOf } from './paths';
-import type { DriveNode, FileNode, NodeStore, ObjectStore, UploadJournal } from './ports';
+import type { DriveNode, FileNode, FileRecords, NodeStore, ObjectStore, UploadJournal } from './ports';
 import { reachableIn } from './visibility';
 
 /** Paths one request may delete: a bounded request, as an upload's files are. */
@@ -27,48 +27,42 @@ export interface DeletedFiles {
  * Deletes the files at `paths` of `drive` (distinct, canonical): every path is read first, with every folder
  * above it (at most `MAX_FOLDERS_PER_DELETE` of those, else 422), and a folder at any path fails the whole
  * request (409) before anything is deleted; a path with no
- * file, or below a folder a delete has taken, is not found. Then, as the protocol in ports.ts orders a delete
- * of bytes: the files' object keys are noted in the journal, each record is removed conditionally on the id
- * read (a file replaced meanwhile is read again and deleted in its turn), and the bytes of the records removed
- * are deleted. A crash anywhere leaves either a record with its bytes or bytes the journal names for the
- * sweep, never a record without bytes.
+ * file, or below a folder a delete has taken, is not found. Then each record is removed conditionally on the
+ * id read, with a journal entry for its bytes in the same write (`FileRecords.remove`; a file replaced
+ * meanwhile is read again and deleted in its turn), and the bytes of the records removed are deleted. A
+ * crash anywhere leaves either a record with its bytes or bytes the journal names for the sweep, never a
+ * record without bytes.
  */
-export async function deleteFiles(deps: { nodes: NodeStore; objects: ObjectStore; journal: UploadJournal }, drive: string, paths: readonly string[]): Promise<DeletedFiles> {
+export async function deleteFiles(deps: { nodes: NodeStore; objects: ObjectStore; journal: UploadJournal; records: FileRecords }, drive: string, paths: readonly string[]): Promise<DeletedFiles> {
   const { nodes } = deps;
   const found = await visibleNodes(nodes, drive, paths);
   const folder = paths.find((path) => found.get(path)?.kind === 'folder');
   if (folder !== undefined) throw conflict(`${folder} is a folder; folders are deleted through the folders route (with recursive=true for everything in them)`);
 
   const files = paths.map((path) => found.get(path)).filter((node): node is FileNode => node?.kind === 'file');
-  const entries = files.length > 0 ? await deps.journal.open(drive, files, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS)) : [];
   const gone = new Set<string>();
-  const removedKeys: string[] = [];
+  const removed: { objectKey: string; entry: string }[] = [];
   await mapLimit(files, DELETE_CONCURRENCY, async (first) => {
-    let file: FileNode | undefined = first;
-    for (let attempt = 1; file; attempt++) {
-      if (await nodes.revert(drive, file.path, file.id)) {
+    let file: FileNode = first;
+    for (let attempt = 1; ; attempt++) {
+      // The record goes and the journal notes its bytes in one write (FileRecords in ports.ts).
+      const entry = await deps.records.remove(drive, file, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS));
+      if (entry !== undefined) {
         gone.add(file.path);
-        removedKeys.push(file.objectKey);
+        removed.push({ objectKey: file.objectKey, entry });
         return;
       }
       if (attempt === ATTEMPTS) throw conflict(`${file.path} changed ${ATTEMPTS} times while it was being deleted; try again`);
-      // Replaced (its bytes are the replacer's to free) or removed since: read what stands there now.
+      // Replaced (its bytes are the replacer's to free), or removed or moved away by another request (whose
+      // bytes are that request's): read what stands there now.
       const now: DriveNode | undefined = await nodes.get(drive, file.path);
-      if (!now) {
-        // Removed: by this delete, whose reply was lost and retried, or by another delete. Either way no
-        // record can come back pointing to its bytes (an undo puts one back only over its own), so they go.
-        gone.add(file.path);
-        removedKeys.push(file.objectKey);
-        return;
-      }
-      if (now.kind === 'folder') return;
-      if (now && now.id !== file.id) await deps.journal.open(drive, [now], new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS)).then((ids) => entries.push(...ids));
+      if (!now || now.kind === 'folder') return;
       file = now;
     }
   });
   // Only the bytes of records this request removed: a record it did not remove still points to its own.
-  if (removedKeys.length > 0) await deps.objects.deleteMany(removedKeys);
-  await closeJournal(deps.journal, entries);
+  if (removed.length > 0) await deps.objects.deleteMany(removed.map((file) => file.objectKey));
+  await closeJournal(deps.journal, removed.map((file) => file.entry));
   return { deleted: paths.filter((path) => gone.has(path)), notFound: paths.filter((path) => !gone.has(path)) };
 }
 

@@ -189,6 +189,8 @@ export async function completeUpload(
       createdAt: new Date().toISOString(),
       objectKey: session.objectKey,
       etag,
+      // Until the session ends, an expiry may judge its object by this path: no move meanwhile (ports.ts).
+      pending: session.id,
     };
     try {
       // The assembled bytes stay on a failure: the session still names them, and a retry commits them.

@@ -14,6 +14,12 @@ export interface FileNode {
    * the hex MD5 of the parts' MD5s followed by `-<parts>`. Clients compute it locally to tell a file unchanged.
    */
   etag: string;
+  /**
+   * The uploads-table item (a journal entry, or a large upload's session) that still names this record's
+   * bytes under its path: set by the upload that wrote the record, and stale once that item is gone. A
+   * record is not moved while it stands (see `FileRecords`).
+   */
+  pending?: string;
 }
 
 /** A folder; the root `/` exists implicitly and has no node. */
@@ -97,6 +103,43 @@ export interface NodeStore {
   removeFolder(drive: string, folder: FolderNode): Promise<boolean>;
 }
 
+/**
+ * Writes that change where a file's record is and the bookkeeping of its bytes at once: each is one
+ * DynamoDB transaction, all or nothing. They keep the protocol's promise that each object is named by at
+ * most one record, and that a journal entry names bytes only while no record may still point to them:
+ * - A move puts the record at its new path and deletes it at its old in one write, conditional on the id
+ *   read at the old path, on each parent folder standing unmarked (a delete marks a folder before it reads
+ *   its children, so it either sees the record where the move left it, or the move sees its mark), on what
+ *   it replaces, and on the record's `pending` item being gone: the sweep and an expired session judge bytes
+ *   by the path that item names, so a record they may still judge stays there.
+ * - A removal deletes the record (conditional on its id) and notes its bytes in the journal in one write,
+ *   so the entry exists only if no record points to them; the bytes go next, then the entry.
+ * Both are made with an idempotency token: a retry after a lost reply finds its own write done, and an
+ * outcome never rests on reading an empty path (which a move also leaves).
+ */
+export interface FileRecords {
+  /** Moves `file` (as read at its path) to `to`, under the conditions above. */
+  move(drive: string, file: FileNode, to: string, expected: MoveExpectation): Promise<MoveOutcome>;
+  /**
+   * Removes the record of `file` if it still holds its id, and opens a journal entry for its bytes (to be
+   * swept after `sweepAfter`) in the same write: returns the entry's id, or undefined if the record changed.
+   */
+  remove(drive: string, file: FileNode, sweepAfter: Date): Promise<string | undefined>;
+}
+
+/** What a move expects to find: the folders it reads as the parents (none for the root), and the file it replaces. */
+export interface MoveExpectation {
+  sourceParent?: FolderNode;
+  destinationParent?: FolderNode;
+  /** The file at `to` the move replaces (its bytes are noted in the journal in the same write); none: `to` is empty. */
+  replacing?: FileNode;
+  /** When the journal entry for replaced bytes may be swept. */
+  sweepAfter: Date;
+}
+
+/** A move done (with the journal entry naming the bytes it replaced), or which expectation failed. */
+export type MoveOutcome = { moved: true; journal?: string } | { moved: false; changed: 'source' | 'destination' | 'folders' | 'pending' };
+
 /** The bytes of files, under opaque keys. */
 export interface ObjectStore {
   /** Stores `body` under `key`. */
@@ -125,9 +168,9 @@ export interface JournalEntry {
  * crash) leaves its entry open, and the sweep (`sweepJournal`) deletes the bytes no record points to.
  */
 export interface UploadJournal {
-  /** Notes `files` of `drive`, to be swept after `sweepAfter` unless closed first; returns the entries' ids. */
+  /** Notes `files` of `drive`, to be swept after `sweepAfter` unless closed first; returns the id of each file's entry (files share one). */
   open(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date): Promise<string[]>;
-  /** Closes entries whose bytes are accounted for. */
+  /** Closes entries whose bytes are accounted for (an id named twice is closed once). */
   close(ids: readonly string[]): Promise<void>;
   /** The open entries past their `sweepAfter`. */
   due(now: Date): Promise<JournalEntry[]>;

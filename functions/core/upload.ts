@@ -69,6 +69,8 @@ export async function uploadFiles(
   // Noted before the bytes are stored: whatever stops this request, the sweep finds what it left. A failed
   // request leaves its entry open too, for the sweep to check what its clean-up may have missed.
   const entries = deps.journal ? await deps.journal.open(drive, files, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS)) : [];
+  // Each record names its entry until the entry closes: a move waits for that (FileRecords in ports.ts).
+  entries.forEach((entry, i) => (files[i].pending = entry));
   const stored = await settleLimit(files, WRITE_CONCURRENCY, (file, i) => objects.put(file.objectKey, parts[i].data, file.contentType));
   const putFailure = stored.find((result) => result.status === 'rejected');
   if (putFailure) {

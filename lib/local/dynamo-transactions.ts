@@ -18,7 +18,11 @@ import { join } from 'node:path';
  *   emulator starts again: the transaction did not happen, as its caller (whose connection died with the
  *   host) cannot tell from its not happening.
  *
- * Not emulated: `ClientRequestToken` idempotency, `ReturnConsumedCapacity`, and the 4 MB size limit.
+ * - Idempotency: a `ClientRequestToken` that made a transaction in the last 10 minutes is answered as that
+ *   transaction was, without making it again (a different request under the same token is refused), as in
+ *   AWS. The SDK sends one with every transaction and keeps it across retries.
+ *
+ * Not emulated: `ReturnConsumedCapacity`, and the 4 MB size limit.
  */
 export interface Transactions {
   /** Runs `work` (any other request) under the shared lock. */
@@ -29,6 +33,8 @@ export interface Transactions {
 
 /** A transaction's most items, as in AWS. */
 const MAX_ITEMS = 100;
+/** How long AWS remembers a transaction's `ClientRequestToken`. */
+const TOKEN_MS = 10 * 60_000;
 
 type Attributes = Record<string, unknown>;
 
@@ -59,6 +65,8 @@ export function dynamoTransactions(socketPath: string, walDir: string): Transact
   const lock = new SharedLock();
   const call = caller(socketPath);
   const keyNames = new Map<string, string[]>();
+  /** The transactions made in the last `TOKEN_MS`, by token: their request, without the token. */
+  const made = new Map<string, { request: string; at: number }>();
 
   const keyOf = async (table: string, item: Attributes, headers: Record<string, string>): Promise<Attributes> => {
     let names = keyNames.get(table);
@@ -75,11 +83,19 @@ export function dynamoTransactions(socketPath: string, walDir: string): Transact
     shared: (work) => lock.shared(work),
     transactWrite: (body, headers) =>
       lock.exclusive(async () => {
-        let input: { TransactItems?: TransactItem[] };
+        let input: { TransactItems?: TransactItem[]; ClientRequestToken?: string };
         try {
           input = JSON.parse(body.toString('utf8')) as typeof input;
         } catch {
           return error('SerializationException', 'the request body is not JSON');
+        }
+        const now = Date.now();
+        for (const [held, { at }] of made) if (now - at > TOKEN_MS) made.delete(held);
+        const { ClientRequestToken: token, ...request } = input;
+        const again = token === undefined ? undefined : made.get(token);
+        if (again) {
+          if (again.request !== JSON.stringify(request)) return error('IdempotentParameterMismatchException', 'the ClientRequestToken was used with another request');
+          return { status: 200, body: '{}' };
         }
         const items = input.TransactItems;
         if (!Array.isArray(items) || items.length < 1 || items.length > MAX_ITEMS) {
@@ -119,7 +135,10 @@ export function dynamoTransactions(socketPath: string, walDir: string): Transact
           const undo = failure ? applied : images.filter((_, i) => (ops[i] as Op).kind === 'ConditionCheck');
           await restore(call, undo, headers);
           await rm(wal, { force: true });
-          if (!failure) return { status: 200, body: '{}' };
+          if (!failure) {
+            if (token !== undefined) made.set(token, { request: JSON.stringify(request), at: now });
+            return { status: 200, body: '{}' };
+          }
           if (!isConditionFailure(failure)) return { status: failure.status, body: failure.text, errorType: String(failure.json.__type ?? '') };
 
           // Refused: every condition is judged against the state the transaction began on, as AWS reports them.

@@ -2,6 +2,7 @@ import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DynamoFileRecords } from '../../functions/aws/dynamo-file-records';
 import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
 import { DynamoUploadJournal } from '../../functions/aws/dynamo-upload-journal';
 import { JOURNAL_SWEEP_AFTER_MS, sweepJournal } from '../../functions/core/journal';
@@ -15,7 +16,7 @@ import { listFolder, listPage } from '../../functions/core/list-folder';
 import { commitFiles, uploadFiles } from '../../functions/core/upload';
 import { completeUpload, startUpload } from '../../functions/core/large-upload';
 import { ROOT, parentOf } from '../../functions/core/paths';
-import type { DeleteJob, DriveNode, FileNode, JobStore, MultipartStore, NodeStore, ObjectStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
+import type { DeleteJob, DriveNode, FileNode, FileRecords, JobStore, MultipartStore, NodeStore, ObjectStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
 import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
 import { removeDataDir } from '../support/local-host';
 
@@ -26,6 +27,7 @@ let dataDir: string;
 let dynamo: Awaited<ReturnType<typeof startEmbeddedDynamo>>;
 let client: DynamoDBClient;
 let store: DynamoNodeStore;
+let records: DynamoFileRecords;
 let drive: string;
 let driveCount = 0;
 
@@ -34,6 +36,7 @@ beforeAll(async () => {
   dynamo = await startEmbeddedDynamo(dataDir);
   client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: dynamo.credentials });
   store = new DynamoNodeStore(client, LOCAL_RESOURCES.nodesTable);
+  records = new DynamoFileRecords(client, LOCAL_RESOURCES.nodesTable, LOCAL_RESOURCES.uploadsTable);
 });
 
 afterAll(async () => {
@@ -57,6 +60,21 @@ function interceptedStore(before: Hook, after: Hook = () => undefined, target: N
         await before(method, args);
         const result = await real.apply(t, args);
         await after(method, args);
+        return result;
+      };
+    },
+  });
+}
+
+/** `target` with `before` and `after` run around each of its calls: `interceptedStore` for any port. */
+function intercepted<T extends object>(target: T, before: (method: string) => Promise<void> | void, after: (method: string) => Promise<void> | void = () => undefined): T {
+  return new Proxy(target, {
+    get(t, method: string) {
+      const real = Reflect.get(t, method) as (...args: unknown[]) => Promise<unknown>;
+      return async (...args: unknown[]) => {
+        await before(method);
+        const result = await real.apply(t, args);
+        await after(method);
         return result;
       };
     },
@@ -104,7 +122,7 @@ async function expectNothingOrphaned(objects: { keys: Set<string> }): Promise<vo
 }
 
 /** A process that dies at a point: once `kill()` is called, every later call of the store or the bucket fails. */
-function mortal(nodes: NodeStore, objects: ObjectStore & { keys: Set<string> }) {
+function mortal(nodes: NodeStore, objects: ObjectStore & { keys: Set<string> }, fileRecords: FileRecords = records) {
   let dead = false;
   const guard = <T extends object>(target: T): T =>
     new Proxy(target, {
@@ -117,7 +135,7 @@ function mortal(nodes: NodeStore, objects: ObjectStore & { keys: Set<string> }) 
         };
       },
     });
-  return { nodes: guard(nodes), objects: guard(objects), kill: () => void (dead = true) };
+  return { nodes: guard(nodes), objects: guard(objects), records: guard(fileRecords), kill: () => void (dead = true) };
 }
 
 describe('the write-ordering protocol (functions/core/ports.ts), forced step by step on the embedded DynamoDB', () => {
@@ -398,22 +416,28 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     await expectNothingOrphaned(objects);
   });
 
-  it('a file delete whose record delete was applied but its reply lost (the retry finds nothing): deleted, bytes and all', async () => {
+  it('a file delete whose record delete was applied but its reply lost (the SDK tries again): deleted, bytes and all', async () => {
     const objects = objectStore();
     const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
     await upload(store, objects, [file('/lost/a.txt', 'la')]);
-    // As the SDK's retry of an applied conditional delete sees it: the condition fails on an empty path.
-    const lossy = new Proxy(store, {
-      get(t, method: keyof NodeStore) {
-        const real = (t[method] as (...args: unknown[]) => Promise<unknown>).bind(t);
-        if (method !== 'revert') return real;
-        return async (...args: unknown[]) => {
-          await real(...args);
-          return false;
-        };
+    // The first transaction reaches the table, and its reply is lost on the way back: the SDK sends it again.
+    const lossy = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: dynamo.credentials });
+    let lost = 0;
+    lossy.middlewareStack.add(
+      (next, context) => async (args) => {
+        const out = await next(args);
+        if (context.commandName === 'TransactWriteItemsCommand' && lost++ === 0) throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError', $metadata: {} });
+        return out;
       },
-    });
-    await expect(deleteFiles({ nodes: lossy, objects, journal }, drive, ['/lost/a.txt'])).resolves.toEqual({ deleted: ['/lost/a.txt'], notFound: [] });
+      { step: 'deserialize', name: 'loseFirstReply' },
+    );
+    try {
+      const lossyRecords = new DynamoFileRecords(lossy, LOCAL_RESOURCES.nodesTable, LOCAL_RESOURCES.uploadsTable);
+      await expect(deleteFiles({ nodes: store, objects, journal, records: lossyRecords }, drive, ['/lost/a.txt'])).resolves.toEqual({ deleted: ['/lost/a.txt'], notFound: [] });
+    } finally {
+      lossy.destroy();
+    }
+    expect(lost).toBe(2);
     expect([...objects.keys]).toEqual([]);
     await expectNothingOrphaned(objects);
   });
@@ -463,7 +487,7 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
         return async (...args: unknown[]) => {
           if (method === 'getMany' && wrote && !failed) {
             failed = true;
-            deleting = deleteFiles({ nodes: store, objects: slowObjects, journal }, drive, ['/lu/big.bin']);
+            deleting = deleteFiles({ nodes: store, objects: slowObjects, journal, records }, drive, ['/lu/big.bin']);
             await recordTaken;
             throw new Error('throttled');
           }
@@ -488,8 +512,8 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     await upload(store, objects, [file('/fd/a.txt', 'fa'), file('/fd/b.txt', 'fb')]);
     // Killed after the first record removed: its bytes stay until the sweep; the other file stays whole.
     const late = mortal(store, objects);
-    const killedLate = interceptedStore(() => undefined, (method) => (method === 'revert' ? late.kill() : undefined), late.nodes);
-    await expect(deleteFiles({ nodes: killedLate, objects: late.objects, journal }, drive, ['/fd/a.txt', '/fd/b.txt'])).rejects.toThrow('killed');
+    const killedLate = intercepted(late.records, () => undefined, (method) => (method === 'remove' ? late.kill() : undefined));
+    await expect(deleteFiles({ nodes: late.nodes, objects: late.objects, journal, records: killedLate }, drive, ['/fd/a.txt', '/fd/b.txt'])).rejects.toThrow('killed');
     // Both deletes were in flight when the first returned: the records are gone, their bytes not yet.
     const left = (await Promise.all(['/fd/a.txt', '/fd/b.txt'].map((path) => store.get(drive, path)))).filter((node): node is DriveNode => node !== undefined);
     expect(left.length).toBeLessThan(2);
@@ -502,8 +526,8 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     // Killed before any record went: record and bytes stay, through the sweep.
     await upload(store, objects, [file('/fd/c.txt', 'fc')]);
     const early = mortal(store, objects);
-    const killedEarly = interceptedStore((method) => (method === 'revert' ? early.kill() : undefined), () => undefined, early.nodes);
-    await expect(deleteFiles({ nodes: killedEarly, objects: early.objects, journal }, drive, ['/fd/c.txt'])).rejects.toThrow('killed');
+    const killedEarly = intercepted(early.records, (method) => (method === 'remove' ? early.kill() : undefined));
+    await expect(deleteFiles({ nodes: early.nodes, objects: early.objects, journal, records: killedEarly }, drive, ['/fd/c.txt'])).rejects.toThrow('killed');
     await sweepJournal({ nodes: store, objects, journal }, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS + 1000));
     await expectNothingOrphaned(objects);
     expect(await store.get(drive, '/fd/c.txt')).toMatchObject({ kind: 'file', objectKey: `${drive}/fc` });
@@ -515,13 +539,13 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
     await upload(store, objects, [file('/fr/a.txt', 'old')]);
     let replacedOnce = false;
-    const nodes = interceptedStore(async (method) => {
-      if (method === 'revert' && !replacedOnce) {
+    const racing = intercepted(records, async (method) => {
+      if (method === 'remove' && !replacedOnce) {
         replacedOnce = true;
         await upload(store, objects, [file('/fr/a.txt', 'new')]);
       }
     });
-    await expect(deleteFiles({ nodes, objects, journal }, drive, ['/fr/a.txt'])).resolves.toEqual({ deleted: ['/fr/a.txt'], notFound: [] });
+    await expect(deleteFiles({ nodes: store, objects, journal, records: racing }, drive, ['/fr/a.txt'])).resolves.toEqual({ deleted: ['/fr/a.txt'], notFound: [] });
     expect(await store.get(drive, '/fr/a.txt')).toBeUndefined();
     await expectNothingOrphaned(objects);
     expect(objects.keys.size).toBe(0);

@@ -1,0 +1,102 @@
+import { type AttributeValue, type DynamoDBClient, TransactWriteItemsCommand, TransactionCanceledException, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
+import type { FileNode, FileRecords, FolderNode, MoveExpectation, MoveOutcome } from '../core/ports';
+import { BATCH_ATTEMPTS, backoff } from './batches';
+import { keyOf, toItem } from './dynamo-node-store';
+import { journalItem } from './dynamo-upload-journal';
+import { UPLOADS_PARTITION_KEY } from './schema';
+
+type Item = Record<string, AttributeValue>;
+
+/**
+ * `FileRecords` as DynamoDB transactions across the nodes table and the uploads table (the journal's and
+ * the sessions'). The SDK gives each transaction an idempotency token and keeps it across its retries, so a
+ * retry after a lost reply is answered as the first try was.
+ */
+export class DynamoFileRecords implements FileRecords {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly nodesTable: string,
+    private readonly uploadsTable: string,
+  ) {}
+
+  async move(drive: string, file: FileNode, to: string, expected: MoveExpectation): Promise<MoveOutcome> {
+    const { pending: _, ...moved } = { ...file, path: to };
+    const items: { item: TransactWriteItem; changed: 'source' | 'destination' | 'folders' | 'pending' }[] = [
+      {
+        changed: 'destination',
+        item: {
+          Put: {
+            TableName: this.nodesTable,
+            Item: toItem(drive, moved),
+            ...(expected.replacing ? sameId(expected.replacing.id) : { ConditionExpression: 'attribute_not_exists(#id)', ExpressionAttributeNames: { '#id': 'id' } }),
+          },
+        },
+      },
+      { changed: 'source', item: { Delete: { TableName: this.nodesTable, Key: keyOf(drive, file.path), ...sameId(file.id) } } },
+    ];
+    for (const folder of new Set([expected.sourceParent, expected.destinationParent])) {
+      if (folder) items.push({ changed: 'folders', item: { ConditionCheck: { TableName: this.nodesTable, Key: keyOf(drive, folder.path), ...standing(folder) } } });
+    }
+    if (file.pending) {
+      items.push({
+        changed: 'pending',
+        item: { ConditionCheck: { TableName: this.uploadsTable, Key: { [UPLOADS_PARTITION_KEY]: { S: file.pending } }, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': UPLOADS_PARTITION_KEY } } },
+      });
+    }
+    let journal: string | undefined;
+    if (expected.replacing) {
+      const entry = journalItem(drive, [expected.replacing], expected.sweepAfter);
+      journal = entry[UPLOADS_PARTITION_KEY].S!;
+      items.push({ changed: 'destination', item: { Put: { TableName: this.uploadsTable, Item: entry } } });
+    }
+    const failed = await this.transact(items.map(({ item }) => item));
+    if (failed === undefined) return { moved: true, ...(journal ? { journal } : {}) };
+    return { moved: false, changed: items[failed].changed };
+  }
+
+  async remove(drive: string, file: FileNode, sweepAfter: Date): Promise<string | undefined> {
+    const entry = journalItem(drive, [file], sweepAfter);
+    const failed = await this.transact([
+      { Delete: { TableName: this.nodesTable, Key: keyOf(drive, file.path), ...sameId(file.id) } },
+      { Put: { TableName: this.uploadsTable, Item: entry } },
+    ]);
+    return failed === undefined ? entry[UPLOADS_PARTITION_KEY].S! : undefined;
+  }
+
+  /**
+   * Runs the transaction: undefined if it was made, else the index of the first item whose condition failed.
+   * One cancelled because another transaction held an item meanwhile is tried again (the same token: the
+   * first try made nothing).
+   */
+  private async transact(items: TransactWriteItem[]): Promise<number | undefined> {
+    const command = new TransactWriteItemsCommand({ TransactItems: items, ClientRequestToken: randomUUID() });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.client.send(command);
+        return undefined;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const reasons = error.CancellationReasons ?? [];
+        const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+        if (failed >= 0) return failed;
+        if (attempt === BATCH_ATTEMPTS || !reasons.some((reason) => reason.Code === 'TransactionConflict')) throw error;
+        await backoff(attempt);
+      }
+    }
+  }
+}
+
+/** A condition that the item holds the record with id `id`. */
+function sameId(id: string): Pick<NonNullable<TransactWriteItem['Delete']>, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
+  return { ConditionExpression: '#id = :id', ExpressionAttributeNames: { '#id': 'id' }, ExpressionAttributeValues: { ':id': { S: id } } };
+}
+
+/** A condition that `folder` stands, with its id, and no delete has marked it. */
+function standing(folder: FolderNode): { ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Item } {
+  return {
+    ConditionExpression: '#id = :id AND #kind = :folder AND attribute_not_exists(#deleting)',
+    ExpressionAttributeNames: { '#id': 'id', '#kind': 'kind', '#deleting': 'deleting' },
+    ExpressionAttributeValues: { ':id': { S: folder.id }, ':folder': { S: 'folder' } },
+  };
+}
