@@ -1,9 +1,10 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { jobs, nodes } from './aws/dynamodb';
+import { jobs, journal, nodes, records } from './aws/dynamodb';
 import { millisecondsEnv } from './aws/env';
 import { objects } from './aws/s3';
 import { jobQueue, parseJobMessage } from './aws/sqs';
-import { STEP_DELETE_BUDGET_MS, advanceJob } from './core/delete-folder';
+import { STEP_DELETE_BUDGET_MS } from './core/delete-folder';
+import { advanceJob } from './core/jobs';
 
 /** How long a step works before it sends the job on; tests make it short to see a job cross several steps. */
 const budgetMs = millisecondsEnv('DRIVE_DELETE_STEP_MS', STEP_DELETE_BUDGET_MS);
@@ -23,10 +24,10 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
       continue;
     }
     try {
-      const job = await advanceJob({ nodes, objects, jobs, queue: jobQueue }, message.job, message.drive, budgetMs);
-      console.log(JSON.stringify({ level: 'info', message: 'advanced a delete job', job: message.job, status: job?.status ?? 'unknown', files_deleted: job?.filesDeleted }));
+      const job = await advanceJob({ nodes, objects, jobs, journal, records, queue: jobQueue }, message.job, message.drive, budgetMs);
+      console.log(JSON.stringify({ level: 'info', message: 'advanced a job', job: message.job, status: job?.status ?? 'unknown', files: job?.files }));
     } catch (error) {
-      console.error(JSON.stringify({ level: 'error', message: 'a delete job step failed', job: message.job, error: String(error) }));
+      console.error(JSON.stringify({ level: 'error', message: 'a job step failed', job: message.job, error: String(error) }));
       failures.push({ itemIdentifier: record.messageId });
     }
   }

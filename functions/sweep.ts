@@ -2,7 +2,8 @@ import { jobs, journal, nodes } from './aws/dynamodb';
 import { millisecondsEnv } from './aws/env';
 import { objects } from './aws/s3';
 import { jobQueue } from './aws/sqs';
-import { JOB_STALL_MS, resumeStalledJobs } from './core/delete-folder';
+import { JOB_STALL_MS } from './core/delete-folder';
+import { resumeStalledJobs } from './core/jobs';
 import { sweepJournal } from './core/journal';
 
 /** How long a running job may go without advancing before the sweep sends it again (tests shorten it). */

@@ -56,6 +56,9 @@ export const FUNCTION_SIZING: Record<HandlerName, { memorySize: number; timeoutS
   'delete-worker': { memorySize: ONE_VCPU_MB, timeoutSeconds: 300 },
   // At most 1,000 files a request: a batched read, a conditional delete each, one DeleteObjects per 1,000.
   'delete-files': { memorySize: 512, timeoutSeconds: 29 },
+  // A file moves in one transaction; a folder moves for REQUEST_DELETE_BUDGET_MS (10 s), a transaction a
+  // file, then the worker goes on: sized as delete-folder, whose work per file it mirrors.
+  move: { memorySize: ONE_VCPU_MB, timeoutSeconds: 29 },
   'get-job': { memorySize: 256, timeoutSeconds: 29 },
   // Signs the first 100 part URLs.
   'start-upload': { memorySize: 512, timeoutSeconds: 29 },

@@ -205,17 +205,27 @@ export class DriveStack extends Stack {
         .allowObjects(bucket, 'DeleteObject')
         .allowSend(jobsQueue),
       // Files and the folders above them read in batches (BatchGetItem), each record removed conditionally on its
-      // id (DeleteItem), one replaced meanwhile read again (GetItem); the journal notes the bytes first (PutItem)
-      // and is closed after (BatchWriteItem).
+      // id with a journal entry for its bytes, in one transaction (DeleteItem, PutItem), one replaced meanwhile
+      // read again (GetItem); the journal is closed after (BatchWriteItem).
       'delete-files': make('delete-files')
         .allowTable(nodes, 'BatchGetItem', 'GetItem', 'DeleteItem')
         .allowTable(uploads, 'PutItem', 'BatchWriteItem')
         .allowObjects(bucket, 'DeleteObject'),
+      // A file moves in one transaction (its items: PutItem, DeleteItem, ConditionCheckItem) across the nodes and
+      // uploads tables; the bytes it replaces are noted in the journal (PutItem) and deleted. A folder move reads
+      // (BatchGetItem, Query, GetItem), marks (UpdateItem), makes folders (PutItem, UpdateItem), removes emptied
+      // ones (DeleteItem), and notes, advances and sends its job as a delete does.
+      move: make('move')
+        .allowTable(nodes, 'BatchGetItem', 'GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem')
+        .allowTable(uploads, 'ConditionCheckItem', 'PutItem', 'UpdateItem', 'BatchWriteItem')
+        .allowObjects(bucket, 'DeleteObject')
+        .allowSend(jobsQueue),
       'get-job': make('get-job').allowTable(uploads, 'GetItem'),
-      // A step: the job read (GetItem) and advanced (UpdateItem), the tree deleted as the request does, the job sent on.
+      // A step: the job read (GetItem) and advanced (UpdateItem), the tree deleted as the request does, or moved
+      // as the move request does (its transactions' items), the job sent on.
       'delete-worker': this.queueWorker(worker, jobsQueue, environment, logRetention)
-        .allowTable(uploads, 'GetItem', 'UpdateItem')
-        .allowTable(nodes, 'GetItem', 'Query', 'DeleteItem', 'UpdateItem')
+        .allowTable(uploads, 'GetItem', 'UpdateItem', 'ConditionCheckItem')
+        .allowTable(nodes, 'BatchGetItem', 'GetItem', 'Query', 'PutItem', 'DeleteItem', 'UpdateItem', 'ConditionCheckItem')
         .allowObjects(bucket, 'DeleteObject')
         .allowSend(jobsQueue),
       // PutObject covers CreateMultipartUpload and the UploadPart URLs it signs; abort undoes a failed start.
@@ -251,7 +261,7 @@ export class DriveStack extends Stack {
         .allowObjects(bucket, 'DeleteObject')
         .allowSend(jobsQueue),
     };
-    for (const fn of [this.functions.upload, this.functions.download, this.functions['delete-folder'], this.functions['delete-files'], this.functions['delete-worker'], this.functions['start-upload'], this.functions['upload-parts'], this.functions['complete-upload'], this.functions['abort-upload'], this.functions.sweep]) {
+    for (const fn of [this.functions.upload, this.functions.download, this.functions['delete-folder'], this.functions['delete-files'], this.functions.move, this.functions['delete-worker'], this.functions['start-upload'], this.functions['upload-parts'], this.functions['complete-upload'], this.functions['abort-upload'], this.functions.sweep]) {
       Validations.of(fn.role!).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*]`,
         reason: 'Objects are named by file id, unknown until upload; the statement is limited to this bucket and to the actions the handler calls.',

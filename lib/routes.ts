@@ -8,6 +8,7 @@ export type HandlerName =
   | 'create-folder'
   | 'delete-folder'
   | 'delete-files'
+  | 'move'
   | 'get-job'
   | 'delete-worker'
   | 'start-upload'
@@ -49,7 +50,9 @@ export const ROUTES: readonly ApiRoute[] = [
   { method: 'DELETE', path: '/drive/folders', handler: 'delete-folder', endpoint: 'delete-folder', entry: 'functions/delete-folder.ts', streaming: false },
   // Deleting files by path (an extension: the spec deletes only folders).
   { method: 'DELETE', path: '/drive/files', handler: 'delete-files', endpoint: 'files', entry: 'functions/delete-files.ts', streaming: false },
-  // A delete too big for one request answers 202 with a job (an extension); its client reads the job here.
+  // Moving a file or folder (an extension): a folder too big for one request answers 202 with a job.
+  { method: 'POST', path: '/drive/move', handler: 'move', endpoint: 'files', entry: 'functions/move.ts', streaming: false },
+  // A delete or move too big for one request answers 202 with a job (an extension); its client reads the job here.
   { method: 'GET', path: '/drive/jobs/{job_id}', handler: 'get-job', endpoint: 'jobs', entry: 'functions/get-job.ts', streaming: false },
   // Large files (an extension of the spec): a multipart upload straight to S3. Each takes upload tokens.
   { method: 'POST', path: '/drive/uploads', handler: 'start-upload', endpoint: 'upload', entry: 'functions/start-upload.ts', streaming: false },

@@ -35,8 +35,10 @@ export class DynamoFileRecords implements FileRecords {
       },
       { changed: 'source', item: { Delete: { TableName: this.nodesTable, Key: keyOf(drive, file.path), ...sameId(file.id) } } },
     ];
-    for (const folder of new Set([expected.sourceParent, expected.destinationParent])) {
-      if (folder) items.push({ changed: 'folders', item: { ConditionCheck: { TableName: this.nodesTable, Key: keyOf(drive, folder.path), ...standing(folder) } } });
+    // One check a folder: a transaction may name an item once (a rename has one parent at both ends).
+    const parents = new Map([expected.sourceParent, expected.destinationParent].filter((folder) => folder !== undefined).map((folder) => [folder.path, folder]));
+    for (const folder of parents.values()) {
+      items.push({ changed: 'folders', item: { ConditionCheck: { TableName: this.nodesTable, Key: keyOf(drive, folder.path), ...standing(folder) } } });
     }
     if (file.pending) {
       items.push({

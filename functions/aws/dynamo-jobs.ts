@@ -1,7 +1,7 @@
 import { type AttributeValue, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { claimItem, releaseItem } from './claims';
 import { scanAll } from './batches';
-import type { DeleteJob, JobStore } from '../core/ports';
+import type { Job, JobStore } from '../core/ports';
 import { UPLOADS_PARTITION_KEY as PK, UPLOADS_TTL_ATTRIBUTE as TTL } from './schema';
 
 type Item = Record<string, AttributeValue>;
@@ -11,24 +11,24 @@ export const JOB_ID_PREFIX = 'job#';
 /** How long a finished job stays readable (then DynamoDB's TTL removes it). */
 const KEEP_DONE_SECONDS = 24 * 60 * 60;
 
-/** Delete jobs, one item each; a running job has no TTL, so only its end starts the clock on it. */
+/** Jobs, one item each; a running job has no TTL, so only its end starts the clock on it. */
 export class DynamoJobStore implements JobStore {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly table: string,
   ) {}
 
-  async create(job: DeleteJob): Promise<void> {
+  async create(job: Job): Promise<void> {
     await this.client.send(new PutItemCommand({ TableName: this.table, Item: toItem(job), ConditionExpression: 'attribute_not_exists(#id)', ExpressionAttributeNames: { '#id': PK } }));
   }
 
-  async get(drive: string, id: string): Promise<DeleteJob | undefined> {
+  async get(drive: string, id: string): Promise<Job | undefined> {
     const { Item } = await this.client.send(new GetItemCommand({ TableName: this.table, Key: { [PK]: { S: `${JOB_ID_PREFIX}${id}` } }, ConsistentRead: true }));
     // Another drive's job is not found: its key learns nothing, not even that the id exists.
     return Item && Item.drive?.S === drive ? fromItem(Item) : undefined;
   }
 
-  async claim(drive: string, id: string, leaseMs: number): Promise<DeleteJob | 'busy' | undefined> {
+  async claim(drive: string, id: string, leaseMs: number): Promise<Job | 'busy' | undefined> {
     const claimed = await claimItem(this.client, this.table, keyOf(id), drive, leaseMs);
     return claimed === 'busy' || claimed === undefined ? claimed : fromItem(claimed);
   }
@@ -41,16 +41,17 @@ export class DynamoJobStore implements JobStore {
     await this.update(id, 'SET #updated = :now ADD #files :files', { ':files': { N: String(files) } });
   }
 
-  async finish(id: string, files: number): Promise<void> {
+  async finish(id: string, files: number, ended?: Job['ended']): Promise<void> {
     const expires = Math.floor(Date.now() / 1000) + KEEP_DONE_SECONDS;
-    await this.update(id, 'SET #updated = :now, #status = :done, #ttl = :expires ADD #files :files', {
+    await this.update(id, `SET #updated = :now, #status = :done, #ttl = :expires${ended ? ', #ended = :ended' : ''} ADD #files :files`, {
       ':files': { N: String(files) },
       ':done': { S: 'done' },
       ':expires': { N: String(expires) },
+      ...(ended ? { ':ended': { S: ended } } : {}),
     });
   }
 
-  async stalled(before: Date): Promise<DeleteJob[]> {
+  async stalled(before: Date): Promise<Job[]> {
     // The table holds only work in flight, so a filtered scan stays small (as the journal's does).
     const items = await scanAll(this.client, {
       TableName: this.table,
@@ -70,7 +71,7 @@ export class DynamoJobStore implements JobStore {
         Key: { [PK]: { S: `${JOB_ID_PREFIX}${id}` } },
         UpdateExpression: expression,
         ConditionExpression: 'attribute_exists(#id)',
-        ExpressionAttributeNames: { '#id': PK, '#updated': 'updatedAt', '#files': 'filesDeleted', ...(expression.includes('#status') ? { '#status': 'status', '#ttl': TTL } : {}) },
+        ExpressionAttributeNames: { '#id': PK, '#updated': 'updatedAt', '#files': 'filesDeleted', ...(expression.includes('#status') ? { '#status': 'status', '#ttl': TTL } : {}), ...(expression.includes('#ended') ? { '#ended': 'ended' } : {}) },
         ExpressionAttributeValues: { ':now': { S: new Date().toISOString() }, ...values },
       }),
     );
@@ -81,27 +82,32 @@ function keyOf(id: string): Item {
   return { [PK]: { S: `${JOB_ID_PREFIX}${id}` } };
 }
 
-function toItem(job: DeleteJob): Item {
+function toItem(job: Job): Item {
   return {
     [PK]: { S: `${JOB_ID_PREFIX}${job.id}` },
     drive: { S: job.drive },
     path: { S: job.path },
     folderId: { S: job.folderId },
     status: { S: job.status },
-    filesDeleted: { N: String(job.filesDeleted) },
+    // `filesDeleted`: the name from before moves, kept so that jobs in flight across an update read on.
+    filesDeleted: { N: String(job.files) },
+    ...(job.kind === 'move' ? { kind: { S: 'move' }, to: { S: job.to! } } : {}),
     createdAt: { S: job.createdAt },
     updatedAt: { S: job.updatedAt },
   };
 }
 
-function fromItem(item: Item): DeleteJob {
+function fromItem(item: Item): Job {
   return {
     id: item[PK].S!.slice(JOB_ID_PREFIX.length),
     drive: item.drive.S!,
     path: item.path.S!,
     folderId: item.folderId.S!,
     status: item.status.S === 'done' ? 'done' : 'running',
-    filesDeleted: Number(item.filesDeleted.N),
+    kind: item.kind?.S === 'move' ? 'move' : 'delete',
+    ...(item.to?.S ? { to: item.to.S } : {}),
+    files: Number(item.filesDeleted.N),
+    ...(item.ended?.S ? { ended: item.ended.S as Job['ended'] } : {}),
     createdAt: item.createdAt.S!,
     updatedAt: item.updatedAt.S!,
   };

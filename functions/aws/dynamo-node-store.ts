@@ -85,6 +85,7 @@ export class DynamoNodeStore implements NodeStore {
   }
 
   async createFolder(drive: string, folder: FolderNode): Promise<FolderNode | undefined> {
+    if (folder.moving) return this.createMarked(drive, folder);
     // One update that creates the folder or leaves an existing one as it is, and says which (ALL_OLD);
     // only a file fails the condition, so no read is needed either way.
     try {
@@ -103,6 +104,18 @@ export class DynamoNodeStore implements NodeStore {
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return undefined;
       throw error;
+    }
+  }
+
+  /** A folder made with its move's mark, only where nothing stands: the mark must never land on a folder made by another request. */
+  private async createMarked(drive: string, folder: FolderNode): Promise<FolderNode | undefined> {
+    try {
+      await this.client.send(new PutItemCommand({ TableName: this.table, Item: toItem(drive, folder), ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PK } }));
+      return folder;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const held = await this.get(drive, folder.path);
+      return held?.kind === 'folder' ? held : undefined;
     }
   }
 
@@ -159,8 +172,9 @@ export class DynamoNodeStore implements NodeStore {
           TableName: this.table,
           Key: keyOf(drive, folder.path),
           UpdateExpression: 'SET #deleting = :mark',
-          ConditionExpression: `#kind = :folder AND #id = :id${keep}`,
-          ExpressionAttributeNames: { '#kind': 'kind', '#id': 'id', '#deleting': 'deleting' },
+          // A folder a move has taken is not marked: the delete waits for the move (see `moving`).
+          ConditionExpression: `#kind = :folder AND #id = :id AND attribute_not_exists(#moving)${keep}`,
+          ExpressionAttributeNames: { '#kind': 'kind', '#id': 'id', '#deleting': 'deleting', '#moving': 'moving' },
           ExpressionAttributeValues: { ':folder': { S: 'folder' }, ':id': { S: folder.id }, ':mark': { S: mark } },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -170,9 +184,43 @@ export class DynamoNodeStore implements NodeStore {
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const held = error.Item ? fromItem(error.Item) : await this.get(drive, folder.path);
-      // Marked `recursive` already: that delete has it, and this one joins it.
+      // Marked `recursive` already (that delete has it, and this one joins it), or taken by a move (the caller
+      // sees its `moving`).
       return held?.kind === 'folder' && held.id === folder.id ? held : undefined;
     }
+  }
+
+  async markMoving(drive: string, folder: FolderNode, job: string): Promise<FolderNode | undefined> {
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.table,
+          Key: keyOf(drive, folder.path),
+          UpdateExpression: 'SET #moving = :job',
+          ConditionExpression: '#kind = :folder AND #id = :id AND attribute_not_exists(#deleting) AND (attribute_not_exists(#moving) OR #moving = :job)',
+          ExpressionAttributeNames: { '#kind': 'kind', '#id': 'id', '#deleting': 'deleting', '#moving': 'moving' },
+          ExpressionAttributeValues: { ':folder': { S: 'folder' }, ':id': { S: folder.id }, ':job': { S: job } },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return fromItem(Attributes!) as FolderNode;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  }
+
+  async unmarkMoving(drive: string, folder: FolderNode, job: string): Promise<boolean> {
+    return this.conditionally(() =>
+      this.client.send(new UpdateItemCommand({
+        TableName: this.table,
+        Key: keyOf(drive, folder.path),
+        UpdateExpression: 'REMOVE #moving',
+        ConditionExpression: '#id = :id AND #moving = :job',
+        ExpressionAttributeNames: { '#id': 'id', '#moving': 'moving' },
+        ExpressionAttributeValues: { ':id': { S: folder.id }, ':job': { S: job } },
+      })),
+    );
   }
 
   async unmarkDeleting(drive: string, folder: FolderNode): Promise<boolean> {
@@ -243,6 +291,7 @@ export function toItem(drive: string, node: DriveNode): Item {
     createdAt: { S: node.createdAt },
   };
   if (node.kind === 'folder' && node.deleting) item.deleting = { S: node.deleting };
+  if (node.kind === 'folder' && node.moving) item.moving = { S: node.moving };
   if (node.kind === 'file') {
     item.size = { N: String(node.size) };
     item.contentType = { S: node.contentType };
@@ -256,7 +305,9 @@ export function toItem(drive: string, node: DriveNode): Item {
 /** The node an item holds. */
 export function fromItem(item: Item): DriveNode {
   const common = { id: item.id.S!, path: item.path.S!, createdAt: item.createdAt.S! };
-  if (item.kind.S === 'folder') return { kind: 'folder', ...common, ...(item.deleting?.S ? { deleting: item.deleting.S as DeleteMark } : {}) };
+  if (item.kind.S === 'folder') {
+    return { kind: 'folder', ...common, ...(item.deleting?.S ? { deleting: item.deleting.S as DeleteMark } : {}), ...(item.moving?.S ? { moving: item.moving.S } : {}) };
+  }
   // Records from before content hashes carry none: their id stands in, which no hash matches.
   return { kind: 'file', ...common, size: Number(item.size.N), contentType: item.contentType.S!, objectKey: item.objectKey.S!, etag: item.etag?.S ?? item.id.S!, ...(item.pending?.S ? { pending: item.pending.S } : {}) };
 }

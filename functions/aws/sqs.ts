@@ -1,5 +1,5 @@
 import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
-import type { DeleteJob, JobQueue } from '../core/ports';
+import type { Job, JobQueue } from '../core/ports';
 import { requireEnv } from './env';
 
 /** The delete worker's queue; the client sends to the queue URL's own host (the host's embedded queue locally). */
@@ -9,7 +9,7 @@ export class SqsJobQueue implements JobQueue {
     private readonly queueUrl: string,
   ) {}
 
-  async send(job: Pick<DeleteJob, 'id' | 'drive'>, options: { delaySeconds?: number } = {}): Promise<void> {
+  async send(job: Pick<Job, 'id' | 'drive'>, options: { delaySeconds?: number } = {}): Promise<void> {
     const delay = options.delaySeconds ? { DelaySeconds: Math.min(900, Math.ceil(options.delaySeconds)) } : {};
     await this.client.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify({ job: job.id, drive: job.drive }), ...delay }));
   }

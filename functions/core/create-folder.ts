@@ -1,5 +1,5 @@
 import { conflict, invalid } from './errors';
-import { beingDeleted, ensureFolders, recheckFolders, removeUnused } from './folders';
+import { beingDeleted, beingMoved, ensureFolders, recheckFolders, removeUnused } from './folders';
 import { ROOT, parentOf } from './paths';
 import type { FolderNode, NodeStore } from './ports';
 
@@ -16,10 +16,10 @@ export async function createFolder(nodes: NodeStore, drive: string, path: string
   const now = new Date().toISOString();
   for (let attempt = 1; ; attempt++) {
     const { folders, created } = await ensureFolders(nodes, drive, [path], now);
-    const { missing, deleting } = await recheckFolders(nodes, drive, [parentOf(path)]);
-    if (deleting.length > 0) {
+    const { missing, deleting, moving } = await recheckFolders(nodes, drive, [parentOf(path)]);
+    if (deleting.length > 0 || moving.length > 0) {
       await removeUnused(nodes, drive, created);
-      throw beingDeleted(deleting[0]);
+      throw deleting.length > 0 ? beingDeleted(deleting[0]) : beingMoved(moving[0]);
     }
     if (missing.length === 0) return folders.get(path)!;
     if (attempt === ATTEMPTS) throw conflict(`the folders above ${path} were deleted while it was being created; try again`);

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { mapLimit } from './concurrency';
-import { cleanUp } from './clean-up';
 import { conflict, invalid, notFound } from './errors';
 import { ROOT } from './paths';
-import type { DeleteJob, FileNode, FolderNode, JobQueue, JobStore, NodeStore, ObjectStore } from './ports';
+import type { Job, FileNode, FolderNode, JobQueue, JobStore, NodeStore, ObjectStore } from './ports';
 import { WALK_CONCURRENCY } from './tree';
+import { beingMoved } from './folders';
 import { reachable } from './visibility';
 
 /** Children read at a time: one Query, and the files of one S3 DeleteObjects call (it takes 1,000 keys). */
@@ -43,7 +43,7 @@ type Stores = { nodes: NodeStore; objects: ObjectStore };
 type JobDeps = Stores & { jobs: JobStore; queue: JobQueue };
 
 /** What a delete request gets: the spec's answer, or a job that goes on after it (`202`). */
-export type DeleteOutcome = { done: true; filesDeleted: number } | { done: false; job: DeleteJob };
+export type DeleteOutcome = { done: true; filesDeleted: number } | { done: false; job: Job };
 
 /**
  * Deletes the folder at `path` whole, however long it takes (fsck's repair; the API uses `acceptDelete`).
@@ -54,8 +54,10 @@ export async function deleteFolder(deps: Stores, drive: string, path: string, re
   if (!recursive) return deleteEmpty(deps.nodes, drive, found);
   const root = await deps.nodes.markDeleting(drive, found, 'recursive');
   if (!root) throw notFound(`folder ${path} does not exist`);
+  if (root.deleting !== 'recursive') throw beingMoved(path);
   let filesDeleted = 0;
-  await drainTree(deps, drive, root, { outOfTime: () => false, deleted: async (files) => void (filesDeleted += files) });
+  const drained = await drainTree(deps, drive, root, { outOfTime: () => false, deleted: async (files) => void (filesDeleted += files) });
+  if (drained === 'waiting') throw conflict(`a folder in ${path} is being moved; delete again once that move is done`);
   return filesDeleted;
 }
 
@@ -71,81 +73,49 @@ export async function acceptDelete(deps: JobDeps, drive: string, path: string, r
   // The job is noted before any write, the mark included: a request that dies at any point after it leaves it
   // running, and the sweep sends it to a worker, which marks the folder if the request did not get to.
   const now = new Date().toISOString();
-  const job: DeleteJob = { id: randomUUID(), drive, path, folderId: found.id, status: 'running', filesDeleted: 0, createdAt: now, updatedAt: now };
+  const job: Job = { id: randomUUID(), drive, kind: 'delete', path, folderId: found.id, status: 'running', files: 0, createdAt: now, updatedAt: now };
   await deps.jobs.create(job);
   const root = await deps.nodes.markDeleting(drive, found, 'recursive');
-  if (!root) {
+  if (!root || root.deleting !== 'recursive') {
     await deps.jobs.finish(job.id, 0);
-    throw notFound(`folder ${path} does not exist`);
+    throw root ? beingMoved(path) : notFound(`folder ${path} does not exist`);
   }
   const deadline = Date.now() + budgetMs;
   let filesDeleted = 0;
   // Counted into the job as each page goes, as the worker counts: a request that dies keeps its count.
-  const done = await drainTree(deps, drive, root, {
+  const drained = await drainTree(deps, drive, root, {
     outOfTime: () => Date.now() >= deadline,
     deleted: async (files) => {
       filesDeleted += files;
       await deps.jobs.advanced(job.id, files);
     },
   });
-  if (done) {
+  if (drained === 'done') {
     await deps.jobs.finish(job.id, 0);
     return { done: true, filesDeleted };
   }
-  await deps.queue.send(job);
-  return { done: false, job: { ...job, filesDeleted, updatedAt: new Date().toISOString() } };
+  await deps.queue.send(job, drained === 'waiting' ? { delaySeconds: MOVE_WAIT_SECONDS } : {});
+  return { done: false, job: { ...job, files: filesDeleted, updatedAt: new Date().toISOString() } };
 }
 
 /**
- * The worker's step: advances the job `id` for at most `budgetMs`, then sends it to the queue again if it is
- * not done. A step that dies part-way is sent again by the queue (or, failing that, the sweep), and the next
- * step goes on from what is left: every file and folder it deletes goes by a conditional write, so two steps
- * of one job at once are safe, and count each file once.
+ * One step of the delete job `job`, for at most `budgetMs` (`advanceJob` in jobs.ts claims it and hands it
+ * on): every file and folder it deletes goes by a conditional write, so a step that dies part-way is
+ * followed by one that goes on from what is left, and counts each file once.
  */
-export async function advanceJob(deps: JobDeps, id: string, drive: string, budgetMs: number): Promise<DeleteJob | undefined> {
-  const leaseMs = stepLeaseMs(budgetMs);
-  const job = await deps.jobs.claim(drive, id, leaseMs);
-  if (job === 'busy') {
-    // Another step holds it (and sends it on), or held it and died: this message comes back once that claim lapses.
-    await deps.queue.send({ id, drive }, { delaySeconds: Math.ceil(leaseMs / 1000) });
-    return deps.jobs.get(drive, id);
-  }
-  if (!job || job.status === 'done') return job;
-  let done: boolean;
-  try {
-    const found = await deps.nodes.get(job.drive, job.path);
-    // The folder the request took, marked now if the request died before it could; gone if another delete of
-    // the same folder (fsck's repair) finished it.
-    const root = found?.kind === 'folder' && found.id === job.folderId ? (found.deleting === 'recursive' ? found : await deps.nodes.markDeleting(job.drive, found, 'recursive')) : undefined;
-    if (!root) {
-      done = true;
-    } else {
-      const deadline = Date.now() + budgetMs;
-      done = await drainTree(deps, job.drive, root, {
-        outOfTime: () => Date.now() >= deadline,
-        deleted: (files) => deps.jobs.advanced(job.id, files),
-      });
-    }
-  } catch (error) {
-    // The claim goes at once, so that the queue's next delivery or the sweep can go on.
-    await cleanUp(() => deps.jobs.release(job.id));
-    throw error;
-  }
-  if (done) {
-    await deps.jobs.finish(job.id, 0);
-  } else {
-    // Released before it is sent, so that the step the message starts may claim it.
-    await deps.jobs.release(job.id);
-    await deps.queue.send(job);
-  }
-  return deps.jobs.get(drive, id);
-}
-
-/** Run by the sweep: sends again every job no step has advanced for `JOB_STALL_MS`. Returns how many. */
-export async function resumeStalledJobs(deps: { jobs: JobStore; queue: JobQueue }, now = new Date(), stallMs = JOB_STALL_MS): Promise<number> {
-  const stalled = await deps.jobs.stalled(new Date(now.getTime() - stallMs));
-  for (const job of stalled) await deps.queue.send(job);
-  return stalled.length;
+export async function deleteStep(deps: Stores & { jobs: JobStore }, job: Job, budgetMs: number): Promise<Drained> {
+  const found = await deps.nodes.get(job.drive, job.path);
+  // The folder the request took, marked now if the request died before it could; gone if another delete of
+  // the same folder (fsck's repair) finished it.
+  const root = found?.kind === 'folder' && found.id === job.folderId ? (found.deleting === 'recursive' ? found : await deps.nodes.markDeleting(job.drive, found, 'recursive')) : undefined;
+  if (!root) return 'done';
+  // A move took it between the request's note and its mark: the delete goes on once the move is done.
+  if (root.deleting !== 'recursive') return 'waiting';
+  const deadline = Date.now() + budgetMs;
+  return drainTree(deps, job.drive, root, {
+    outOfTime: () => Date.now() >= deadline,
+    deleted: (files) => deps.jobs.advanced(job.id, files),
+  });
 }
 
 /**
@@ -167,6 +137,7 @@ async function deleteEmpty(nodes: NodeStore, drive: string, folder: FolderNode):
   const marked = await nodes.markDeleting(drive, folder, 'empty');
   if (!marked) throw notFound(`folder ${folder.path} does not exist`);
   if (marked.deleting === 'recursive') throw inProgress();
+  if (marked.deleting === undefined) throw beingMoved(folder.path);
   // Marked before looking: a writer that stores into it now reads the mark after its write and withdraws.
   if (await nodes.hasChildren(drive, folder.path)) {
     await nodes.unmarkDeleting(drive, marked);
@@ -178,7 +149,8 @@ async function deleteEmpty(nodes: NodeStore, drive: string, folder: FolderNode):
 
 /**
  * Deletes everything below the marked folder `root`, and `root`, depth first, a page at a time, until
- * `outOfTime`: returns true when the tree is gone, false when time ran out first. Nothing but the marks is
+ * `outOfTime`: returns `done` when the tree is gone, `out of time` when time ran out first, `waiting` when
+ * what is left lies in a folder a move has taken (the delete goes on once the move is done). Nothing but the marks is
  * remembered between pages, so a later call (another step, after a crash) goes on from what is left.
  *
  * A step reads the first page of the deepest folder it has entered: its files go (bytes, then records), its
@@ -187,13 +159,14 @@ async function deleteEmpty(nodes: NodeStore, drive: string, folder: FolderNode):
  * and withdraws; one that died before withdrawing left a child that the next page holds. Memory stays at a
  * page plus the folders entered and not yet removed.
  */
-async function drainTree(deps: Stores, drive: string, root: FolderNode, progress: { outOfTime: () => boolean; deleted: (files: number) => Promise<void> }): Promise<boolean> {
+async function drainTree(deps: Stores, drive: string, root: FolderNode, progress: { outOfTime: () => boolean; deleted: (files: number) => Promise<void> }): Promise<Drained> {
   const entered: FolderNode[] = [root];
   const pacer = new PartitionPacer(PARTITION_DELETES_PER_SECOND);
   let idle = 0;
   let lastNote = Date.now();
+  const waits = new Set<string>();
   while (entered.length > 0) {
-    if (progress.outOfTime()) return false;
+    if (progress.outOfTime()) return 'out of time';
     const folder = entered.at(-1)!;
     const { nodes: page } = await deps.nodes.childrenPage(drive, folder.path, PAGE);
     if (page.length === 0) {
@@ -219,17 +192,32 @@ async function drainTree(deps: Stores, drive: string, root: FolderNode, progress
       await pacer.take();
       return deps.nodes.markDeleting(drive, sub, 'recursive');
     });
+    // A subfolder a move has taken comes back unmarked: the delete leaves it, and its folder, for later.
+    // So does a folder that holds one (it waits too, and its folder after it).
+    const entering = marked.filter((sub): sub is FolderNode => sub?.deleting === 'recursive' && !waits.has(sub.id));
+    const moving = marked.some((sub) => sub !== undefined && (sub.deleting !== 'recursive' || waits.has(sub.id)));
     // Entered in reverse, so the first in name order is taken next.
-    entered.push(...marked.filter((sub): sub is FolderNode => sub !== undefined).reverse());
+    entered.push(...entering.reverse());
     if (deleted > 0 || Date.now() - lastNote >= HEARTBEAT_MS) {
       await progress.deleted(deleted);
       lastNote = Date.now();
     }
-    idle = deleted > 0 || marked.length > 0 ? 0 : idle + 1;
+    if (moving && deleted === 0 && entering.length === 0) {
+      waits.add(folder.id);
+      entered.pop();
+      continue;
+    }
+    idle = deleted > 0 || entering.length > 0 ? 0 : idle + 1;
     if (idle === IDLE_STEPS) throw conflict(`files keep replacing each other in ${folder.path} while it is deleted; repeat the delete to finish it`);
   }
-  return true;
+  return waits.size > 0 ? 'waiting' : 'done';
 }
+
+/** How a run of `drainTree` ended: the tree gone, time up, or all that is left waits for a move in it to end. */
+export type Drained = 'done' | 'out of time' | 'waiting';
+
+/** How long a delete that waits for a move in its tree waits before it looks again. */
+export const MOVE_WAIT_SECONDS = 30;
 
 /**
  * Deletes the bytes of `files` (one folder's), then each record where it still has the id seen: an

@@ -12,6 +12,9 @@ const CREATE_CONCURRENCY = 8;
 /** The 409 for a folder a delete has taken: it is gone for readers, so the message says no more than that. */
 export const beingDeleted = (path: string) => conflict(`folder ${path} is being deleted; it takes no new files or folders`);
 
+/** The 409 for a folder a move has taken, at either end of the move. */
+export const beingMoved = (path: string) => conflict(`folder ${path} is being moved; it takes no new files or folders until the move is done`);
+
 /**
  * Makes each of `paths` a folder, with its missing parents, like `mkdir -p`, and returns the folders by
  * path (`paths` and every ancestor). Reads them all at once (and `alsoRead`); creates the missing ones top-down, a depth at a
@@ -58,10 +61,10 @@ export async function ensureFolders(
 
 /**
  * The protocol's look after a write (ports.ts): reads again the folders `paths` and their ancestors, which
- * something was just stored below. Tells which are missing now (a delete removed them meanwhile) and which
- * a delete has taken.
+ * something was just stored below. Tells which are missing now (a delete removed them meanwhile), which
+ * a delete has taken, and which a move has.
  */
-export async function recheckFolders(nodes: NodeStore, drive: string, paths: readonly string[]): Promise<{ missing: string[]; deleting: string[] }> {
+export async function recheckFolders(nodes: NodeStore, drive: string, paths: readonly string[]): Promise<{ missing: string[]; deleting: string[]; moving: string[] }> {
   const wanted = [...new Set(paths.flatMap((path) => [...ancestorsOf(path), path]))].filter((path) => path !== ROOT);
   const now = await nodes.getMany(drive, wanted);
   return {
@@ -69,6 +72,10 @@ export async function recheckFolders(nodes: NodeStore, drive: string, paths: rea
     deleting: wanted.filter((path) => {
       const node = now.get(path);
       return node?.kind === 'folder' && node.deleting !== undefined;
+    }),
+    moving: wanted.filter((path) => {
+      const node = now.get(path);
+      return node?.kind === 'folder' && node.moving !== undefined;
     }),
   };
 }
@@ -79,6 +86,7 @@ function usable(node: DriveNode | { kind: 'file'; path: string }, asked: readonl
     throw conflict(asked.includes(node.path) ? `${node.path} is a file, so it cannot be a folder` : `${node.path} is a file, so nothing can be stored below it`);
   }
   if (node.deleting) throw beingDeleted(node.path);
+  if (node.moving) throw beingMoved(node.path);
   return node;
 }
 

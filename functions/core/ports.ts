@@ -33,6 +33,12 @@ export interface FolderNode {
    * delete removes it. `recursive` deletes everything below; `empty` removes it only if it has no children.
    */
   deleting?: DeleteMark;
+  /**
+   * The id of the move job that took the folder, at either end: the folder being moved, and the folder it
+   * is moved to. Readers see both (each file is at its old path or its new one, never both); writers and
+   * deletes are refused until the move is done.
+   */
+  moving?: string;
 }
 
 export type DeleteMark = 'recursive' | 'empty';
@@ -83,7 +89,10 @@ export interface NodeStore {
   childrenPage(drive: string, folder: string, limit: number, after?: string): Promise<{ nodes: DriveNode[]; last?: string }>;
   /** Whether `folder` has at least one child. */
   hasChildren(drive: string, folder: string): Promise<boolean>;
-  /** Writes `folder` unless a node holds its path; returns the folder there afterwards (marks included), or undefined for a file. */
+  /**
+   * Writes `folder` unless a node holds its path; returns the folder there afterwards (marks included), or
+   * undefined for a file. A folder with a `moving` mark is written only where nothing stands.
+   */
   createFolder(drive: string, folder: FolderNode): Promise<FolderNode | undefined>;
   /** Writes `file` unless a folder holds its path (or, with `replace: false`, anything); reports the file it replaced. */
   putFile(drive: string, file: FileNode, options?: { replace?: boolean }): Promise<PutFileResult>;
@@ -94,9 +103,17 @@ export interface NodeStore {
   revert(drive: string, path: string, id: string, previous?: DriveNode): Promise<boolean>;
   /**
    * Marks the folder `folder` (by id) as taken by a delete (`recursive` wins over `empty`); returns it as
-   * marked, or undefined if that folder is no longer there.
+   * marked, or undefined if that folder is no longer there. A folder a move has taken is returned unmarked,
+   * with its `moving`: the delete must wait for the move.
    */
   markDeleting(drive: string, folder: FolderNode, mark: DeleteMark): Promise<FolderNode | undefined>;
+  /**
+   * Marks the folder `folder` (by id) as taken by the move `job`, unless a delete or another move has it;
+   * returns it as marked, or undefined.
+   */
+  markMoving(drive: string, folder: FolderNode, job: string): Promise<FolderNode | undefined>;
+  /** Clears the move `job`'s mark from the folder `folder` (by id); false if it does not hold it. */
+  unmarkMoving(drive: string, folder: FolderNode, job: string): Promise<boolean>;
   /** Clears an `empty` mark of the folder `folder` (by id): the delete gave up; false if it is not there. */
   unmarkDeleting(drive: string, folder: FolderNode): Promise<boolean>;
   /** Removes the folder `folder` if it is still there with its id and a delete mark; false otherwise. */
@@ -179,48 +196,58 @@ export interface UploadJournal {
 }
 
 /**
- * A recursive delete (an extension of the spec): taken by a request, which answers `200` if the tree goes
- * within its time budget, else `202` with the job, which the worker finishes in steps.
+ * Work on a folder too big for one request (an extension of the spec): a recursive delete, or a folder move.
+ * Taken by a request, which answers `200` if the work is done within its time budget, else `202` with the
+ * job, which the worker finishes in steps.
  */
-export interface DeleteJob {
+export interface Job {
   /** The id clients see (a UUID). */
   id: string;
   drive: string;
-  /** The folder being deleted, and the id of the folder the delete marked there. */
+  /** `delete`: everything in `path` goes. `move`: the folder at `path`, with everything in it, goes to `to`. */
+  kind: 'delete' | 'move';
+  /** The folder the job works on, and the id of the folder it marked there. */
   path: string;
   folderId: string;
+  /** A move's destination (where the folder keeps its id). */
+  to?: string;
   status: 'running' | 'done';
-  /** Files deleted so far; at the end, all of them. */
-  filesDeleted: number;
+  /** Files deleted (or moved) so far; at the end, all of them. */
+  files: number;
+  /**
+   * How a move that is done ended: `moved`, or `stopped` when something it could not wait out blocked it (a
+   * path in the destination taken by another request): what had moved stays moved, the rest stays put.
+   */
+  ended?: 'moved' | 'stopped';
   createdAt: string;
   /** When a request or the worker last advanced the job: one that stops advancing is resumed (`resumeStalledJobs`). */
   updatedAt: string;
 }
 
-/** Delete jobs, each kept a day after it ends for clients to read. */
+/** Jobs, each kept a day after it ends for clients to read. */
 export interface JobStore {
-  create(job: DeleteJob): Promise<void>;
+  create(job: Job): Promise<void>;
   /** The job `id` of `drive`, or undefined (another drive's jobs are not found). */
-  get(drive: string, id: string): Promise<DeleteJob | undefined>;
+  get(drive: string, id: string): Promise<Job | undefined>;
   /**
    * Claims the job `id` of `drive` for `leaseMs`, so that one step at a time works on it: returns it, `'busy'`
    * while another step's claim holds, or undefined if there is none. A claim whose step died lapses.
    */
-  claim(drive: string, id: string, leaseMs: number): Promise<DeleteJob | 'busy' | undefined>;
+  claim(drive: string, id: string, leaseMs: number): Promise<Job | 'busy' | undefined>;
   /** Gives up a claim. */
   release(id: string): Promise<void>;
   /** Adds `files` to the job's count and notes it advanced now. */
   advanced(id: string, files: number): Promise<void>;
-  /** Ends the job: done, with `files` more deleted. */
-  finish(id: string, files: number): Promise<void>;
+  /** Ends the job: done, with `files` more deleted or moved (and, for a move, how it `ended`). */
+  finish(id: string, files: number, ended?: Job['ended']): Promise<void>;
   /** Running jobs that have not advanced since `before`. */
-  stalled(before: Date): Promise<DeleteJob[]>;
+  stalled(before: Date): Promise<Job[]>;
 }
 
-/** The queue that feeds the delete worker (SQS in AWS, the host's embedded queue locally). */
+/** The queue that feeds the job worker (SQS in AWS, the host's embedded queue locally). */
 export interface JobQueue {
   /** Asks the worker to advance `job` (after `delaySeconds`, at most 900): at least once, maybe more, as a step is safe to run twice. */
-  send(job: Pick<DeleteJob, 'id' | 'drive'>, options?: { delaySeconds?: number }): Promise<void>;
+  send(job: Pick<Job, 'id' | 'drive'>, options?: { delaySeconds?: number }): Promise<void>;
 }
 
 /** A large upload in progress: bytes go straight to S3 in parts; the record is written on completion. */

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { mapLimit, settleLimit } from './concurrency';
 import { contentTypeFor } from './content-type';
 import { DriveError, badRequest, conflict, invalid } from './errors';
-import { beingDeleted, ensureFolders, recheckFolders, removeUnused } from './folders';
+import { beingDeleted, beingMoved, ensureFolders, recheckFolders, removeUnused } from './folders';
 import { ROOT, ancestorsOf, childPath, joinPath, nameOf, parentOf, parseName, parsePath } from './paths';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
 import type { DriveNode, FileNode, FolderNode, NodeStore, ObjectStore, PutFileResult, UploadJournal } from './ports';
@@ -121,8 +121,9 @@ export async function commitFiles(
           if (!result.value.ok) throw taken(files[i].path);
         });
       }
-      const { missing, deleting } = await recheckFolders(nodes, drive, parents);
+      const { missing, deleting, moving } = await recheckFolders(nodes, drive, parents);
       if (deleting.length > 0) throw beingDeleted(deleting[0]);
+      if (moving.length > 0) throw beingMoved(moving[0]);
       if (missing.length === 0) break;
       if (attempt === FOLDER_ATTEMPTS) throw conflict(`the folders of this upload were deleted while it ran; try again`);
     }

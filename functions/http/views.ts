@@ -1,6 +1,6 @@
 import type { ApiKeyRecord } from '../aws/api-key-admin';
 import type { PartUrls } from '../core/large-upload';
-import type { DeleteJob, FileNode, FolderNode } from '../core/ports';
+import type { Job, FileNode, FolderNode } from '../core/ports';
 import { nameOf } from '../core/paths';
 
 /** A File as upload returns it (spec section 2). */
@@ -51,25 +51,37 @@ function encodeQueryValue(value: string): string {
 }
 
 /**
- * A delete job (an extension of the spec): where it stands, its own URL, and once done the `result` the
- * spec's delete answer would have carried (`null` until then).
+ * A job (an extension of the spec): where it stands, its own URL, and once done the `result` the
+ * synchronous answer would have carried (`null` until then): a delete's `{deleted, path, files_deleted}`, a
+ * move's Folder entry at its new path. A move that stopped short has `result: null` and an `error`.
  */
-export function jobView(job: DeleteJob, baseUrl: string) {
+export function jobView(job: Job, baseUrl: string) {
+  const common = { id: job.id, status: job.status, created_at: job.createdAt, updated_at: job.updatedAt, url: jobUrl(job, baseUrl) };
+  if (job.kind === 'move') {
+    const done = job.status === 'done';
+    return {
+      ...common,
+      type: 'move-folder' as const,
+      path: job.path,
+      to: job.to!,
+      files_moved: job.files,
+      result: done && job.ended !== 'stopped' ? folderEntryView({ kind: 'folder', id: job.folderId, path: job.to!, createdAt: job.createdAt }) : null,
+      ...(done && job.ended === 'stopped'
+        ? { error: { code: 'conflict', message: `the move stopped: a path in ${job.to} was taken by another request meanwhile; what had moved is there, the rest is still in ${job.path}` } }
+        : {}),
+    };
+  }
   return {
-    id: job.id,
-    type: 'delete-folder',
-    status: job.status,
+    ...common,
+    type: 'delete-folder' as const,
     path: job.path,
-    files_deleted: job.filesDeleted,
-    created_at: job.createdAt,
-    updated_at: job.updatedAt,
-    url: jobUrl(job, baseUrl),
-    result: job.status === 'done' ? { deleted: true, path: job.path, files_deleted: job.filesDeleted } : null,
+    files_deleted: job.files,
+    result: job.status === 'done' ? { deleted: true, path: job.path, files_deleted: job.files } : null,
   };
 }
 
 /** Where a client reads the job: `GET /drive/jobs/{id}`. */
-export function jobUrl(job: Pick<DeleteJob, 'id'>, baseUrl: string): string {
+export function jobUrl(job: Pick<Job, 'id'>, baseUrl: string): string {
   return `${baseUrl}/drive/jobs/${job.id}`;
 }
 

@@ -37,7 +37,7 @@ describe('DriveStack', () => {
     }
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod);
     // The API's fifteen, and the dashboard's GET / and GET /{file}.
-    expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual(['DELETE', 'DELETE', 'DELETE', 'DELETE', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'HEAD', 'POST', 'POST', 'POST', 'POST', 'POST']);
+    expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual(['DELETE', 'DELETE', 'DELETE', 'DELETE', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'HEAD', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST']);
     const resources = Object.values(template.findResources('AWS::ApiGateway::Resource')).map((r) => (r as { Properties: { PathPart: string } }).Properties.PathPart);
     expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'parts', 'keys', '{key_id}', 'jobs', '{job_id}', '{file}']));
   });
@@ -55,7 +55,7 @@ describe('DriveStack', () => {
     // Both download methods sit on the one /drive/download resource.
     expect(new Set(downloads.map((m) => JSON.stringify((m.Properties as unknown as { ResourceId: unknown }).ResourceId))).size).toBe(1);
     // One function serves both methods: one function per handler, fourteen for the API, the dashboard's, the sweep and the delete worker.
-    template.resourceCountIs('AWS::Lambda::Function', 17);
+    template.resourceCountIs('AWS::Lambda::Function', 18);
   });
 
   it('passes multipart bodies as binary', () => {
@@ -84,11 +84,11 @@ describe('DriveStack', () => {
 
   it('runs every handler on ARM64 with the newest Node.js runtime, with its own log group', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(17);
+    expect(Object.keys(functions)).toHaveLength(18);
     for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
     }
-    template.resourceCountIs('AWS::Logs::LogGroup', 18);
+    template.resourceCountIs('AWS::Logs::LogGroup', 19);
   });
 
   it('sizes list and delete from the scale bench: deletes get a whole vCPU (1,769 MB), list 1,024 MB and a stream\'s 15 minutes', () => {
@@ -99,6 +99,7 @@ describe('DriveStack', () => {
     expect(sizing('delete-folder')).toEqual({ name: 'delete-folder', memory: 1769, timeout: 29 });
     expect(sizing('delete-worker')).toEqual({ name: 'delete-worker', memory: 1769, timeout: 300 });
     expect(sizing('list')).toEqual({ name: 'list', memory: 1024, timeout: 900 });
+    expect(sizing('move')).toEqual({ name: 'move', memory: 1769, timeout: 29 });
   });
 
   it('grants each function exactly the calls it makes, on its own resources', () => {
@@ -118,6 +119,11 @@ describe('DriveStack', () => {
         ...['dynamodb:PutItem', 'dynamodb:UpdateItem', ...SEND], // the job
       ],
       'delete-files': ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:BatchWriteItem', 'dynamodb:PutItem', 's3:DeleteObject'],
+      move: [
+        ...['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records and folders
+        ...['dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', ...SEND], // the journal and the job
+        's3:DeleteObject',
+      ],
       'get-job': ['dynamodb:GetItem'],
       'start-upload': ['dynamodb:GetItem', 'dynamodb:PutItem', 's3:AbortMultipartUpload', 's3:PutObject'],
       'upload-parts': ['dynamodb:GetItem', 's3:PutObject'],
@@ -142,8 +148,8 @@ describe('DriveStack', () => {
     // The worker reads its queue (the event source), and deletes as the request does.
     expect(actionsOf('delete-worker')).toEqual(
       [
-        ...['dynamodb:GetItem', 'dynamodb:UpdateItem'], // the job
-        ...['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'], // the tree
+        ...['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], // the job, and a moved file's upload
+        ...['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'], // the tree
         ...['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'],
         ...SEND,
         ...logs,
@@ -273,14 +279,14 @@ describe('DriveStack', () => {
   });
 
   it('alarms on the API 5xx rate and on errors and throttles of every function', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 17 * 2);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 18 * 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('errors') })]) });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
   });
 
   it('answers CORS preflight for the configured origins on every resource, and on API Gateway\'s own errors', () => {
     const options = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
-    expect(options).toHaveLength(16); // /, /drive, the four resources of the spec, /drive/files, four of large uploads, two of keys, two of jobs, the dashboard's /{file}
+    expect(options).toHaveLength(17); // /, /drive, the four resources of the spec, /drive/files, /drive/move, four of large uploads, two of keys, two of jobs, the dashboard's /{file}
     for (const method of options) expect(JSON.stringify(method)).toContain('https://app.example.com');
     // Preflights allow HEAD and the request headers of ranged and conditional downloads.
     for (const method of options) {

@@ -74,7 +74,7 @@ describe('DELETE /drive/folders?recursive=true past the request budget', () => {
     expect(done.result).toEqual({ deleted: true, path: '/big', files_deleted: 240 });
     expect(done.files_deleted).toBe(240);
     // Several steps, each sent on by the last through the queue.
-    const steps = host.output().split('\n').filter((line) => line.includes('advanced a delete job') && line.includes(job.id));
+    const steps = host.output().split('\n').filter((line) => line.includes('advanced a job') && line.includes(job.id));
     expect(steps.length).toBeGreaterThan(1);
 
     const { objectKeys, nodeItems } = await storedState(host.dataDir);
@@ -158,7 +158,7 @@ describe('a delete job across a crash', () => {
       const res = await json<{ data: { job: JobJson } }>(client.deleteFolder({ path: '/doomed', recursive: 'true' }));
       expect(res.status).toBe(202);
       // Killed as soon as the worker has taken a step: the job's message is still in the queue's folder.
-      for (let i = 0; i < 200 && !running.output().includes('advanced a delete job'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (let i = 0; i < 200 && !running.output().includes('advanced a job'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
       expect(await running.stop('SIGKILL')).toBeNull();
 
       running = await startHost(env, dataDir);

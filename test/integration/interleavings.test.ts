@@ -6,7 +6,8 @@ import { DynamoFileRecords } from '../../functions/aws/dynamo-file-records';
 import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
 import { DynamoUploadJournal } from '../../functions/aws/dynamo-upload-journal';
 import { JOURNAL_SWEEP_AFTER_MS, sweepJournal } from '../../functions/core/journal';
-import { acceptDelete, advanceJob, deleteFolder } from '../../functions/core/delete-folder';
+import { acceptDelete, deleteFolder } from '../../functions/core/delete-folder';
+import { advanceJob } from '../../functions/core/jobs';
 import { DynamoJobStore } from '../../functions/aws/dynamo-jobs';
 import { deleteFiles } from '../../functions/core/delete-files';
 import { openFile } from '../../functions/core/download';
@@ -16,7 +17,7 @@ import { listFolder, listPage } from '../../functions/core/list-folder';
 import { commitFiles, uploadFiles } from '../../functions/core/upload';
 import { completeUpload, startUpload } from '../../functions/core/large-upload';
 import { ROOT, parentOf } from '../../functions/core/paths';
-import type { DeleteJob, DriveNode, FileNode, FileRecords, JobStore, MultipartStore, NodeStore, ObjectStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
+import type { Job, DriveNode, FileNode, FileRecords, JobStore, MultipartStore, NodeStore, ObjectStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
 import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
 import { removeDataDir } from '../support/local-host';
 
@@ -181,7 +182,7 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     const objects = objectStore();
     const readable = { ...objects, open: async (key: string) => (objects.keys.has(key) ? { body: Readable.from([]), size: 0 } : undefined) };
     await upload(store, objects, [file('/job/a/b/deep.txt'), file('/job/top.txt')]);
-    const jobs = new Map<string, DeleteJob>();
+    const jobs = new Map<string, Job>();
     const jobStore: JobStore = {
       create: async (job) => void jobs.set(job.id, job),
       get: async (_drive, id) => jobs.get(id),
@@ -377,7 +378,7 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     const [job] = (await jobs.stalled(new Date('9999-12-31T00:00:00.000Z'))).filter((one) => one.drive === drive && one.path === '/early');
     expect(job).toMatchObject({ status: 'running' });
 
-    await expect(advanceJob({ nodes: store, objects, jobs, queue }, job.id, drive, 60_000)).resolves.toMatchObject({ status: 'done', filesDeleted: 2 });
+    await expect(advanceJob({ nodes: store, objects, jobs, queue, records, journal: new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable) }, job.id, drive, 60_000)).resolves.toMatchObject({ status: 'done', files: 2 });
     expect(await store.get(drive, '/early')).toBeUndefined();
     expect(objects.keys.size).toBe(0);
     await expectNothingOrphaned(objects);
@@ -403,7 +404,7 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
         await released;
       }
     });
-    const stepA = advanceJob({ nodes: nodesA, objects, jobs, queue }, accepted.job.id, drive, 60_000);
+    const stepA = advanceJob({ nodes: nodesA, objects, jobs, queue, records, journal: new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable) }, accepted.job.id, drive, 60_000);
     await atRead;
     // The same delete again finishes the tree; then the user uploads into /s/x anew.
     await expect(acceptDelete({ nodes: store, objects, jobs, queue }, drive, '/s', true, 60_000)).resolves.toMatchObject({ done: true });

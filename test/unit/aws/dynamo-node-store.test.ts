@@ -88,7 +88,7 @@ describe('Class: DynamoNodeStore', () => {
 
       expect(await store.markDeleting('d', folder, 'recursive')).toEqual({ ...folder, deleting: 'recursive' });
       expect(await store.markDeleting('d', folder, 'recursive')).toBeUndefined();
-      expect(dynamodb.commandCalls(UpdateItemCommand)[0].args[0].input.ConditionExpression).toBe('#kind = :folder AND #id = :id');
+      expect(dynamodb.commandCalls(UpdateItemCommand)[0].args[0].input.ConditionExpression).toBe('#kind = :folder AND #id = :id AND attribute_not_exists(#moving)');
     });
 
     it('never turns a recursive delete into an empty-folder one: the folder comes back as the recursive delete marked it', async () => {

@@ -48,6 +48,12 @@ class MemoryNodes implements NodeStore {
   async unmarkDeleting(): Promise<never> {
     throw new Error('not used');
   }
+  async markMoving(): Promise<never> {
+    throw new Error('not used');
+  }
+  async unmarkMoving(): Promise<never> {
+    throw new Error('not used');
+  }
   async removeFolder(): Promise<never> {
     throw new Error('not used');
   }

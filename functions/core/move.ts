@@ -1,0 +1,256 @@
+import { cleanUp } from './clean-up';
+import { mapLimit } from './concurrency';
+import { type Drained, MOVE_WAIT_SECONDS, PARTITION_DELETES_PER_SECOND, PartitionPacer } from './delete-folder';
+import { conflict, invalid, notFound } from './errors';
+import { beingDeleted, beingMoved, ensureFolders, recheckFolders, removeUnused } from './folders';
+import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
+import { ROOT, ancestorsOf, joinPath, nameOf, parentOf } from './paths';
+import type { DriveNode, FileNode, FileRecords, FolderNode, Job, JobQueue, JobStore, NodeStore, ObjectStore, UploadJournal } from './ports';
+import { reachableIn } from './visibility';
+import { randomUUID } from 'node:crypto';
+
+/** Times a file move reads again and retries when what it read changed before its write. */
+const ATTEMPTS = 3;
+/** Children of a folder read at a time by a folder move. */
+const PAGE = 1000;
+/** File moves in flight at once in a folder move: each is its own transaction. */
+const MOVE_CONCURRENCY = 16;
+/** Pages in a row that move nothing before a folder move stops (paths in its destination taken by others). */
+const IDLE_STEPS = 5;
+
+export type MoveDeps = { nodes: NodeStore; records: FileRecords; objects: ObjectStore; journal: UploadJournal };
+type JobDeps = MoveDeps & { jobs: JobStore; queue: JobQueue };
+
+/** What a move request gets: the node at its new path, or a job that goes on after it (`202`). */
+export type MoveOutcome = { done: true; node: FileNode | FolderNode } | { done: false; job: Job };
+
+/**
+ * `POST /drive/move`: the file or folder at `from` goes to `to`, keeping its id (and a file its bytes: object
+ * keys are ids, so no byte is copied). Missing folders above `to` are made. A file may replace a file with
+ * `overwrite`; nothing replaces a folder, and a folder replaces nothing.
+ *
+ * A file moves in one transaction (`FileRecords.move`). A folder moves file by file, each in its own: the
+ * move marks the folder, makes the destination folder (marked too), and moves what is inside a page at a
+ * time, making each subfolder at the destination before its files, and removing each source folder once it
+ * is empty. At every moment each file is at its old path or its new one, never both, never neither;
+ * readers see the two trees fill and empty. Writers and deletes are refused at both marked folders until
+ * the move is done (a delete of a folder above waits for it). A tree too big for `budgetMs` answers with
+ * the job, which the worker finishes.
+ */
+export async function acceptMove(deps: JobDeps, drive: string, from: string, to: string, options: { overwrite?: boolean }, budgetMs: number): Promise<MoveOutcome> {
+  if (from === ROOT) throw invalid('from "/" is the root folder, which cannot be moved');
+  if (to === ROOT) throw invalid('to "/" is the root folder, which always exists; name a path below it');
+  const read = await deps.nodes.getMany(drive, [from, to, ...ancestorsOf(from), ...ancestorsOf(to)]);
+  const source = read.get(from);
+  if (!source || !reachableIn(read, from) || (source.kind === 'folder' && source.deleting)) throw notFound(`no file or folder at ${from}`);
+  if (source.kind === 'file') return { done: true, node: await moveFile(deps, drive, from, to, options.overwrite === true) };
+  return moveFolder(deps, drive, source, to, read, budgetMs);
+}
+
+/**
+ * Refuses `to` when something above it stands in the way: a file, or a folder a delete or a move has taken.
+ * `read` holds every folder above `to` that exists.
+ */
+function checkAbove(read: ReadonlyMap<string, DriveNode>, to: string): void {
+  for (const folder of ancestorsOf(to)) {
+    const node = read.get(folder);
+    if (node?.kind === 'file') throw conflict(`${folder} is a file, so nothing can be stored below it`);
+    if (node?.deleting) throw beingDeleted(folder);
+    if (node?.moving) throw beingMoved(folder);
+  }
+}
+
+/** Moves the file at `from` to `to`, read again and retried if what stands at either end changes first. */
+async function moveFile(deps: MoveDeps, drive: string, from: string, to: string, overwrite: boolean): Promise<FileNode> {
+  const { nodes } = deps;
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const read = await nodes.getMany(drive, [from, to, ...ancestorsOf(from), ...ancestorsOf(to)]);
+    const source = read.get(from);
+    if (source?.kind !== 'file' || !reachableIn(read, from)) throw notFound(`no file or folder at ${from}`);
+    if (from === to) return source;
+    checkAbove(read, to);
+    const target = read.get(to);
+    if (target?.kind === 'folder') throw conflict(`${to} is a folder; a file cannot replace a folder`);
+    if (target && !overwrite) throw conflict(`${to} is taken; pass "overwrite": true to replace the file there`);
+
+    const { folders, created } = await ensureFolders(nodes, drive, [parentOf(to)], source.createdAt);
+    const sourceParent = read.get(parentOf(from));
+    const outcome = await deps.records.move(drive, source, to, {
+      sourceParent: sourceParent?.kind === 'folder' ? sourceParent : undefined,
+      destinationParent: folders.get(parentOf(to)),
+      replacing: target,
+      sweepAfter: new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS),
+    });
+    if (outcome.moved) {
+      // The replaced file's record is gone, and the journal names its bytes until they are.
+      if (target && outcome.journal) {
+        await cleanUp(() => deps.objects.deleteMany([target.objectKey]));
+        await closeJournal(deps.journal, [outcome.journal]);
+      }
+      const { pending: _, ...moved } = { ...source, path: to };
+      return moved;
+    }
+    await removeUnused(nodes, drive, created);
+    if (outcome.changed === 'pending') throw conflict(`${from} is still being stored by the upload that wrote it; try again in a minute`);
+  }
+  throw conflict(`${from} or ${to} changed ${ATTEMPTS} times while the move was being made; try again`);
+}
+
+/** Starts the move of `source` to `to` (see `acceptMove`): checks, notes the job, marks both ends, and moves for `budgetMs`. */
+async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: string, read: ReadonlyMap<string, DriveNode>, budgetMs: number): Promise<MoveOutcome> {
+  const from = source.path;
+  if (to.startsWith(`${from}/`)) throw invalid(`cannot move folder ${from} into itself (${to})`);
+  if (to === from) return { done: true, node: source };
+  if (source.moving) throw beingMoved(from);
+  for (const folder of ancestorsOf(from)) if (read.get(folder)?.kind === 'folder' && (read.get(folder) as FolderNode).moving) throw beingMoved(folder);
+  checkAbove(read, to);
+  if (read.has(to)) throw conflict(`${to} is taken; a folder replaces nothing, so move it to a path where nothing stands`);
+
+  const now = new Date().toISOString();
+  const { created } = await ensureFolders(deps.nodes, drive, [parentOf(to)], now);
+  // Noted before any mark: a request that dies after this leaves a running job, which the sweep sends on.
+  const job: Job = { id: randomUUID(), drive, kind: 'move', path: from, to, folderId: source.id, status: 'running', files: 0, createdAt: now, updatedAt: now };
+  await deps.jobs.create(job);
+  const refuse = async (error: Error): Promise<never> => {
+    await cleanUp(async () => {
+      await deps.nodes.revert(drive, to, source.id);
+      await deps.nodes.unmarkMoving(drive, source, job.id);
+      await removeUnused(deps.nodes, drive, created);
+    });
+    await deps.jobs.finish(job.id, 0, 'stopped');
+    throw error;
+  };
+  const marked = await deps.nodes.markMoving(drive, source, job.id);
+  if (!marked) return refuse(conflict(`${from} changed while the move began (deleted, moved, or being deleted); try again`));
+  const destination = await deps.nodes.createFolder(drive, { kind: 'folder', id: source.id, path: to, createdAt: source.createdAt, moving: job.id });
+  if (destination?.id !== source.id) return refuse(conflict(`${to} is taken; a folder replaces nothing, so move it to a path where nothing stands`));
+  // Marked, then read (the protocol in ports.ts): a delete or move that took a folder above either end
+  // meanwhile is seen here, or sees these marks.
+  const above = await recheckFolders(deps.nodes, drive, [parentOf(from), parentOf(to)]);
+  if (above.deleting.length > 0) return refuse(beingDeleted(above.deleting[0]));
+  if (above.moving.length > 0) return refuse(beingMoved(above.moving[0]));
+  if (above.missing.length > 0) return refuse(conflict(`the folders above ${to} were deleted while the move began; try again`));
+
+  const deadline = Date.now() + budgetMs;
+  let moved = 0;
+  const outcome = await drainMove(deps, job, marked, destination, {
+    outOfTime: () => Date.now() >= deadline,
+    moved: async (files) => {
+      moved += files;
+      await deps.jobs.advanced(job.id, files);
+    },
+  });
+  if (outcome === 'done') {
+    await finishMove(deps, job, marked, destination);
+    return { done: true, node: { ...destination, moving: undefined } };
+  }
+  if (outcome === 'stopped') return stopMove(deps, job, marked, destination);
+  await deps.queue.send(job, outcome === 'waiting' ? { delaySeconds: MOVE_WAIT_SECONDS } : {});
+  return { done: false, job: { ...job, files: moved, updatedAt: new Date().toISOString() } };
+}
+
+/**
+ * One step of the move job `job`, for at most `budgetMs` (`advanceJob` claims it and hands it on). It marks
+ * and makes what the request did not get to (a request that died after noting the job), then moves what is
+ * left at the source.
+ */
+export async function moveStep(deps: MoveDeps & { jobs: JobStore }, job: Job, budgetMs: number): Promise<Drained | 'stopped'> {
+  const { nodes } = deps;
+  const read = await nodes.getMany(job.drive, [job.path, job.to!]);
+  const found = read.get(job.path);
+  const atSource = found?.kind === 'folder' && found.id === job.folderId ? found : undefined;
+  let destination = read.get(job.to!);
+  if (!atSource) {
+    // The source is gone: the last step removed it (and may have died before it unmarked the destination).
+    if (destination?.kind === 'folder' && destination.moving === job.id) await nodes.unmarkMoving(job.drive, destination, job.id);
+    return 'done';
+  }
+  const source = atSource.moving === job.id ? atSource : await nodes.markMoving(job.drive, atSource, job.id);
+  if (!source) return 'stopped';
+  if (!destination) destination = await nodes.createFolder(job.drive, { kind: 'folder', id: job.folderId, path: job.to!, createdAt: source.createdAt, moving: job.id });
+  if (destination?.kind !== 'folder' || destination.id !== job.folderId || destination.moving !== job.id) {
+    await nodes.unmarkMoving(job.drive, source, job.id);
+    return 'stopped';
+  }
+  const deadline = Date.now() + budgetMs;
+  const outcome = await drainMove(deps, job, source, destination, { outOfTime: () => Date.now() >= deadline, moved: (files) => deps.jobs.advanced(job.id, files) });
+  if (outcome === 'done') await finishMove(deps, job, source, destination);
+  if (outcome === 'stopped') await clearMarks(deps.nodes, job, source, destination);
+  return outcome;
+}
+
+/** The end of a move: the emptied source folder goes, then the destination's mark. */
+async function finishMove(deps: { nodes: NodeStore; jobs: JobStore }, job: Job, source: FolderNode, destination: FolderNode): Promise<void> {
+  await deps.nodes.revert(job.drive, source.path, source.id);
+  await deps.nodes.unmarkMoving(job.drive, destination, job.id);
+  await deps.jobs.finish(job.id, 0, 'moved');
+}
+
+async function stopMove(deps: { nodes: NodeStore; jobs: JobStore }, job: Job, source: FolderNode, destination: FolderNode): Promise<never> {
+  await clearMarks(deps.nodes, job, source, destination);
+  await deps.jobs.finish(job.id, 0, 'stopped');
+  throw conflict(`the move stopped: a path in ${job.to} was taken by another request meanwhile; what had moved is there, the rest is still in ${job.path}`);
+}
+
+async function clearMarks(nodes: NodeStore, job: Job, source: FolderNode, destination: FolderNode): Promise<void> {
+  await nodes.unmarkMoving(job.drive, source, job.id);
+  await nodes.unmarkMoving(job.drive, destination, job.id);
+}
+
+/**
+ * Moves everything below the marked folder `top` into `destination`, depth first, a page at a time, until
+ * `outOfTime`. Nothing but what is left at the source is remembered between pages: a later step goes on
+ * from there. Returns `done` when the source holds nothing more, `waiting` when what is left waits for
+ * another request (a delete of a folder inside it, a file its upload has not closed), `stopped` when paths
+ * at the destination stay taken.
+ */
+async function drainMove(deps: MoveDeps, job: Job, top: FolderNode, destination: FolderNode, progress: { outOfTime: () => boolean; moved: (files: number) => Promise<void> }): Promise<Drained | 'stopped'> {
+  const { nodes } = deps;
+  const entered: { source: FolderNode; destination: FolderNode }[] = [{ source: top, destination }];
+  const pacer = new PartitionPacer(PARTITION_DELETES_PER_SECOND);
+  const waits = new Set<string>();
+  let idle = 0;
+  while (entered.length > 0) {
+    if (progress.outOfTime()) return 'out of time';
+    const { source, destination: into } = entered.at(-1)!;
+    const { nodes: page } = await nodes.childrenPage(job.drive, source.path, PAGE);
+    if (page.length === 0) {
+      // Emptied: it goes (the top last, by `finishMove`, once everything is across).
+      if (source !== top) await nodes.revert(job.drive, source.path, source.id);
+      entered.pop();
+      continue;
+    }
+    const files = page.filter((node): node is FileNode => node.kind === 'file');
+    const outcomes = await mapLimit(files, MOVE_CONCURRENCY, async (file) => {
+      await pacer.take();
+      return deps.records.move(job.drive, file, joinPath(into.path, nameOf(file.path)), { sourceParent: source, destinationParent: into, sweepAfter: new Date() });
+    });
+    const moved = outcomes.filter((outcome) => outcome.moved).length;
+    const blocked = outcomes.some((outcome) => !outcome.moved && (outcome.changed === 'pending' || outcome.changed === 'folders'));
+    const entering: { source: FolderNode; destination: FolderNode }[] = [];
+    let held = blocked;
+    for (const sub of page.filter((node): node is FolderNode => node.kind === 'folder')) {
+      // A folder a delete (or another move) took inside the source: the move waits for it to be done.
+      if (sub.deleting || (sub.moving && sub.moving !== job.id) || waits.has(sub.id)) {
+        held = true;
+        continue;
+      }
+      await pacer.take();
+      const made = await nodes.createFolder(job.drive, { kind: 'folder', id: sub.id, path: joinPath(into.path, nameOf(sub.path)), createdAt: sub.createdAt });
+      if (made === undefined) return 'stopped';
+      entering.push({ source: sub, destination: made });
+    }
+    // Entered in reverse, so the first in name order is taken next.
+    entered.push(...entering.reverse());
+    if (moved > 0) await progress.moved(moved);
+    if (moved > 0 || entering.length > 0) {
+      idle = 0;
+    } else if (held) {
+      waits.add(source.id);
+      entered.splice(entered.length - 1, 1);
+    } else if (++idle === IDLE_STEPS) {
+      return 'stopped';
+    }
+  }
+  return waits.size > 0 ? 'waiting' : 'done';
+}

@@ -1,0 +1,255 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DriveClient, type ErrorJson, type FileEntryJson, type FolderEntryJson, type ListingJson, json } from '../support/api-client';
+import { runFsck } from '../support/fsck';
+import { type RunningHost, removeDataDir, startHost, stopHost, storedState } from '../support/local-host';
+
+// POST /drive/move (an extension of the spec): a file in one transaction, keeping its id and bytes; a folder
+// file by file, a job past the request's budget. fsck is clean after each.
+
+const ADMIN = 'move-admin-0123456789abcdefghijklmnop';
+const READER = 'move-reader-0123456789abcdefghijklmno';
+const PUSHER = 'move-pusher-0123456789abcdefghijklmno';
+const CONFINED = 'move-confined-0123456789abcdefghijklm';
+const OTHER = 'move-other-0123456789abcdefghijklmnop';
+
+const KEYS = [`m:${ADMIN}:admin`, `m:${READER}:read-only`, `m:${PUSHER}:upload-only`, `m:${CONFINED}:read-write:/team`, `n:${OTHER}`].join(',');
+
+interface MoveJob {
+  id: string;
+  type: string;
+  status: 'running' | 'done';
+  path: string;
+  to: string;
+  files_moved: number;
+  url: string;
+  result: FolderEntryJson | null;
+}
+
+let host: RunningHost;
+let drive: DriveClient;
+
+beforeAll(async () => {
+  host = await startHost({ DRIVE_API_KEYS: KEYS, DRIVE_RATE_LIMITS: 'off' });
+  drive = new DriveClient(host.url, ADMIN);
+});
+
+afterAll(() => stopHost(host));
+
+function move(client: DriveClient, body: unknown) {
+  return json<{ data: FileEntryJson & FolderEntryJson & { job: MoveJob } } & ErrorJson>(
+    client.request('POST', '/drive/move', { body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }),
+  );
+}
+
+async function put(client: DriveClient, paths: string[]): Promise<void> {
+  for (let i = 0; i < paths.length; i += 50) {
+    const batch = paths.slice(i, i + 50);
+    const res = await client.upload(
+      batch.map((path) => ({ data: `bytes of ${path}`, filename: 'x' })),
+      batch.map((path) => ({ path })),
+    );
+    expect(res.status).toBe(200);
+  }
+}
+
+async function text(client: DriveClient, path: string): Promise<string | number> {
+  const res = await client.download({ path });
+  return res.status === 200 ? res.text() : res.status;
+}
+
+async function tree(client: DriveClient, folder: string): Promise<string[] | number> {
+  const res = await json<{ data: ListingJson }>(client.list({ folder, recursive: 'true' }));
+  if (res.status !== 200) return res.status;
+  return [...res.body.data.files.map((f) => f.path), ...res.body.data.folders.map((f) => `${f.path}/`)].sort();
+}
+
+async function expectFsckClean(dataDir = host.dataDir): Promise<void> {
+  const fsck = await runFsck(dataDir);
+  expect(fsck).toEqual({ code: 0, output: expect.stringContaining('clean') });
+}
+
+describe('POST /drive/move: a file', () => {
+  it('moves the file, id and bytes kept, making the folders above its new path', async () => {
+    await put(drive, ['/mv/a.txt']);
+    const before = await storedState(host.dataDir);
+    const listed = await json<{ data: ListingJson }>(drive.list({ folder: '/mv' }));
+    const id = listed.body.data.files[0].id;
+
+    const res = await move(drive, { from: '/mv/a.txt', to: '/archive/2026/b.txt' });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ id, name: 'b.txt', path: '/archive/2026/b.txt', size: 18, created_at: expect.any(String) });
+    expect(await text(drive, '/archive/2026/b.txt')).toBe('bytes of /mv/a.txt');
+    expect(await text(drive, '/mv/a.txt')).toBe(404);
+    // Not a byte copied: the same objects as before the move.
+    expect((await storedState(host.dataDir)).objectKeys.sort()).toEqual(before.objectKeys.sort());
+    await expectFsckClean();
+  });
+
+  it('renames in place, and a move onto itself is the file as it is', async () => {
+    await put(drive, ['/ren/old name.txt']);
+    expect((await move(drive, { from: '/ren/old name.txt', to: '/ren/new name.txt' })).body.data.path).toBe('/ren/new name.txt');
+    expect(await tree(drive, '/ren')).toEqual(['/ren/new name.txt']);
+    expect((await move(drive, { from: '/ren/new name.txt', to: '/ren/new name.txt' })).body.data.path).toBe('/ren/new name.txt');
+  });
+
+  it('refuses a taken destination with 409, and replaces a file with overwrite (its bytes deleted)', async () => {
+    await put(drive, ['/ow/a.txt', '/ow/b.txt']);
+    const taken = await move(drive, { from: '/ow/a.txt', to: '/ow/b.txt' });
+    expect(taken).toMatchObject({ status: 409, body: { error: { code: 'conflict', message: expect.stringContaining('"overwrite": true') } } });
+    const objects = (await storedState(host.dataDir)).objectKeys.length;
+
+    const replaced = await move(drive, { from: '/ow/a.txt', to: '/ow/b.txt', overwrite: true });
+    expect(replaced.status).toBe(200);
+    expect(await text(drive, '/ow/b.txt')).toBe('bytes of /ow/a.txt');
+    expect(await tree(drive, '/ow')).toEqual(['/ow/b.txt']);
+    expect((await storedState(host.dataDir)).objectKeys.length).toBe(objects - 1);
+    await expectFsckClean();
+  });
+
+  it('answers every error row with its status, moving nothing', async () => {
+    await put(drive, ['/err/f.txt', '/err/sub/g.txt']);
+    const cases: [unknown, number, string, string][] = [
+      [{ from: '/err/missing.txt', to: '/err/x.txt' }, 404, 'not_found', '/err/missing.txt'],
+      [{ from: '/err/f.txt', to: '/err/sub', overwrite: true }, 409, 'conflict', 'is a folder'],
+      [{ from: '/err/sub/g.txt', to: '/err/f.txt/g.txt' }, 409, 'conflict', '/err/f.txt is a file'],
+      [{ from: '/err/sub', to: '/err/sub/deeper' }, 422, 'validation_error', 'into itself'],
+      [{ from: '/', to: '/x' }, 422, 'validation_error', 'root'],
+      [{ from: '/err/f.txt', to: '/' }, 422, 'validation_error', 'root'],
+      [{ from: '/err/sub', to: '/err/f.txt' }, 409, 'conflict', 'taken'],
+      ['not json', 400, 'bad_request', 'JSON'],
+      [{ from: '/err/f.txt' }, 400, 'bad_request', 'to is required'],
+      [{ from: 7, to: '/x' }, 400, 'bad_request', 'from must be a string'],
+      [{ from: '/err/f.txt', to: '/err/y.txt', overwrite: 'yes' }, 400, 'bad_request', 'overwrite'],
+      [{ from: '/err/f.txt', to: '/err/y.txt', also: 1 }, 400, 'bad_request', 'unknown field'],
+      ['{"__proto__": {"from": "/err/f.txt"}, "to": "/err/y.txt"}', 400, 'bad_request', '__proto__'],
+      [{ from: 'err/f.txt', to: '/err/y.txt' }, 422, 'validation_error', 'from'],
+    ];
+    for (const [body, status, code, words] of cases) {
+      const res = await move(drive, body);
+      expect({ body, status: res.status, code: res.body.error?.code }).toEqual({ body, status, code });
+      expect(res.body.error.message).toContain(words);
+    }
+    expect(await tree(drive, '/err')).toEqual(['/err/f.txt', '/err/sub/', '/err/sub/g.txt']);
+    await expectFsckClean();
+  });
+
+  it('takes keys that may write, within their folder, and never another drive\'s files', async () => {
+    await put(drive, ['/team/t.txt', '/private/p.txt']);
+    expect((await move(new DriveClient(host.url, READER), { from: '/team/t.txt', to: '/team/u.txt' })).status).toBe(403);
+    expect((await move(new DriveClient(host.url, PUSHER), { from: '/team/t.txt', to: '/team/u.txt' })).status).toBe(403);
+    const confined = new DriveClient(host.url, CONFINED);
+    expect((await move(confined, { from: '/private/p.txt', to: '/team/p.txt' })).status).toBe(403);
+    expect((await move(confined, { from: '/team/t.txt', to: '/private/t.txt' })).status).toBe(403);
+    expect((await move(confined, { from: '/team/t.txt', to: '/team/sub/t.txt' })).status).toBe(200);
+    // Another drive's key finds nothing at the path, and moves nothing.
+    expect((await move(new DriveClient(host.url, OTHER), { from: '/private/p.txt', to: '/stolen.txt' })).status).toBe(404);
+    expect(await text(drive, '/private/p.txt')).toBe('bytes of /private/p.txt');
+  });
+});
+
+describe('POST /drive/move: a folder', () => {
+  it('moves the folder with everything in it, ids kept, and answers its Folder entry', async () => {
+    await put(drive, ['/proj/a.txt', '/proj/src/b.txt', '/proj/src/deep/c.txt']);
+    await drive.createFolder({ path: '/proj/empty' });
+    const ids = new Map((await json<{ data: ListingJson }>(drive.list({ folder: '/proj', recursive: 'true' }))).body.data.folders.map((f) => [f.path.replace('/proj', '/done/proj'), f.id]));
+
+    const res = await move(drive, { from: '/proj', to: '/done/proj' });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ id: expect.any(String), name: 'proj', path: '/done/proj' });
+    expect(await tree(drive, '/done/proj')).toEqual(['/done/proj/a.txt', '/done/proj/empty/', '/done/proj/src/', '/done/proj/src/b.txt', '/done/proj/src/deep/', '/done/proj/src/deep/c.txt']);
+    expect(await tree(drive, '/proj')).toBe(404);
+    expect(await text(drive, '/done/proj/src/deep/c.txt')).toBe('bytes of /proj/src/deep/c.txt');
+    const moved = (await json<{ data: ListingJson }>(drive.list({ folder: '/done/proj', recursive: 'true' }))).body.data.folders;
+    for (const folder of moved) expect({ path: folder.path, id: folder.id }).toEqual({ path: folder.path, id: ids.get(folder.path) });
+    await expectFsckClean();
+  });
+});
+
+/** Reads the job at `url` until it is done (or 60 s pass). */
+async function until(url: string, client: DriveClient): Promise<MoveJob> {
+  for (const started = Date.now(); Date.now() - started < 60_000; ) {
+    const res = await json<{ data: { job: MoveJob } }>(fetch(url, { headers: { Authorization: `Bearer ${client.key}` } }));
+    expect(res.status).toBe(200);
+    if (res.body.data.job.status === 'done') return res.body.data.job;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`job ${url} did not finish within 60 s`);
+}
+
+describe('a folder move past the request budget', () => {
+  const env = { DRIVE_API_KEYS: KEYS, DRIVE_RATE_LIMITS: 'off', DRIVE_MOVE_BUDGET_MS: '0', DRIVE_DELETE_STEP_MS: '20' };
+  const paths = Array.from({ length: 240 }, (_, i) => `/big/d${i % 4}/e${i % 3}/f${i}.txt`);
+
+  it('answers 202 with a job that the worker finishes, over several steps', async () => {
+    const jobs = await startHost(env);
+    try {
+      const client = new DriveClient(jobs.url, ADMIN);
+      await put(client, paths);
+      const res = await move(client, { from: '/big', to: '/moved/big' });
+      expect(res.status).toBe(202);
+      expect(res.body.data.job).toMatchObject({ type: 'move-folder', status: 'running', path: '/big', to: '/moved/big' });
+      const done = await until(res.body.data.job.url, client);
+      expect(done).toMatchObject({ status: 'done', files_moved: 240, result: { name: 'big', path: '/moved/big' } });
+      const moved = await tree(client, '/moved/big');
+      expect((moved as string[]).filter((path) => !path.endsWith('/'))).toEqual(paths.map((path) => `/moved${path}`).sort());
+      expect(await tree(client, '/big')).toBe(404);
+      await expectFsckClean(jobs.dataDir);
+    } finally {
+      await stopHost(jobs);
+    }
+  });
+
+  it('goes on after the host is killed mid-move and started again: every file at its new path, fsck clean', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'drive-move-'));
+    try {
+      let running = await startHost({ ...env, DRIVE_DELETE_STEP_MS: '10' }, dataDir);
+      let client = new DriveClient(running.url, ADMIN);
+      await put(client, paths);
+      const res = await move(client, { from: '/big', to: '/moved/big' });
+      expect(res.status).toBe(202);
+      for (let i = 0; i < 500 && !running.output().includes('advanced a job'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await running.stop('SIGKILL')).toBeNull();
+
+      running = await startHost(env, dataDir);
+      try {
+        client = new DriveClient(running.url, ADMIN);
+        const done = await until(res.body.data.job.url.replace(/^http:\/\/127\.0\.0\.1:\d+/, running.url), client);
+        expect(done).toMatchObject({ status: 'done', result: { path: '/moved/big' } });
+        const moved = await tree(client, '/moved/big');
+        expect((moved as string[]).filter((path) => !path.endsWith('/'))).toEqual(paths.map((path) => `/moved${path}`).sort());
+        expect(await tree(client, '/big')).toBe(404);
+        for (const path of [paths[0], paths[239]]) expect(await text(client, `/moved${path}`)).toBe(`bytes of ${path}`);
+      } finally {
+        await running.stop();
+      }
+      await expectFsckClean(dataDir);
+    } finally {
+      await removeDataDir(dataDir);
+    }
+  });
+});
+
+describe('moves racing uploads and deletes on the same paths', () => {
+  it('leaves each file whole at one path, and fsck clean, after every round', async () => {
+    for (let round = 0; round < 6; round++) {
+      const dir = `/race${round}`;
+      await put(drive, [`${dir}/a.txt`, `${dir}/sub/b.txt`]);
+      const results = await Promise.all([
+        move(drive, { from: `${dir}/a.txt`, to: `${dir}/moved/a.txt` }),
+        drive.upload([{ data: 'new a', filename: 'a.txt' }], [{ folder: dir }]).then((r) => ({ status: r.status })),
+        json(drive.request('DELETE', `/drive/files?path=${encodeURIComponent(`${dir}/a.txt`)}`)),
+        move(drive, { from: `${dir}/a.txt`, to: `${dir}/other.txt`, overwrite: true }),
+        move(drive, { from: `${dir}/sub`, to: `${dir}/sub2` }),
+        drive.upload([{ data: 'new b', filename: 'c.txt' }], [{ folder: `${dir}/sub` }]).then((r) => ({ status: r.status })),
+        json(drive.request('DELETE', `/drive/folders?path=${encodeURIComponent(`${dir}/sub`)}&recursive=true`)),
+      ]);
+      for (const result of results) expect([200, 202, 404, 409]).toContain(result.status);
+      // Whatever won, every file listed downloads whole.
+      const listed = await tree(drive, dir);
+      for (const path of (listed as string[]).filter((p) => !p.endsWith('/'))) expect(await text(drive, path)).toMatch(/^(bytes of .*|new a|new b)$/);
+      await expectFsckClean();
+    }
+  });
+});
