@@ -1,4 +1,4 @@
-import { links, guard, nodes } from './aws/dynamodb';
+import { guard, links, nodes } from './aws/dynamodb';
 import { confine } from './core/access';
 import { badRequest, invalid } from './core/errors';
 import { createLink, linkLifetime } from './core/links';
