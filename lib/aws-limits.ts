@@ -69,6 +69,12 @@ export const FUNCTION_SIZING: Record<HandlerName, { memorySize: number; timeoutS
   'list-keys': { memorySize: 256, timeoutSeconds: 29 },
   'create-key': { memorySize: 256, timeoutSeconds: 29 },
   'revoke-key': { memorySize: 256, timeoutSeconds: 29 },
+  'create-link': { memorySize: 256, timeoutSeconds: 29 },
+  // A page of at most 100 links and one batched read of their files.
+  'list-links': { memorySize: 256, timeoutSeconds: 29 },
+  'revoke-link': { memorySize: 256, timeoutSeconds: 29 },
+  // Streams a file as download does, for up to a stream's 15 minutes.
+  'open-link': { memorySize: 512, timeoutSeconds: AWS_LIMITS.streamedTimeoutSeconds },
   // Answers from files held in memory.
   dashboard: { memorySize: 256, timeoutSeconds: 10 },
   // Reads the journal of uploads in flight and deletes what interrupted ones left.

@@ -22,11 +22,11 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, KEYS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../functions/aws/schema';
+import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, KEYS_BY_DRIVE_INDEX, LINKS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../functions/aws/schema';
 import { CORS_REQUEST_HEADERS } from '../functions/http/cors';
 import { FUNCTION_SIZING, GATEWAY_ERRORS } from './aws-limits';
 import { DriveFunction } from './drive-function';
-import { BINARY_MEDIA_TYPES, DASHBOARD_ROUTES, type HandlerName, QUEUE_WORKERS, ROUTES, SCHEDULED, type ScheduledFunction } from './routes';
+import { BINARY_MEDIA_TYPES, DASHBOARD_ROUTES, type HandlerName, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED, type ScheduledFunction } from './routes';
 
 export interface DriveStackProps extends StackProps {
   /** API Gateway stage, the first segment of every URL. @default 'v1' */
@@ -125,6 +125,12 @@ export class DriveStack extends Stack {
       partitionKey: { name: KEYS_BY_DRIVE_INDEX.partitionKey, type: AttributeType.STRING },
       sortKey: { name: KEYS_BY_DRIVE_INDEX.sortKey, type: AttributeType.STRING },
     });
+    // GET /drive/links queries a drive's share links, in path order (a link itself is found by its key).
+    access.addGlobalSecondaryIndex({
+      indexName: LINKS_BY_DRIVE_INDEX.name,
+      partitionKey: { name: LINKS_BY_DRIVE_INDEX.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: LINKS_BY_DRIVE_INDEX.sortKey, type: AttributeType.STRING },
+    });
 
     const uploads = new Table(this, 'Uploads', {
       ...tableDefaults,
@@ -156,7 +162,7 @@ export class DriveStack extends Stack {
       DRIVE_JOB_QUEUE_URL: jobsQueue.queueUrl,
     };
     const make = (handler: HandlerName): DriveFunction => {
-      const route = ROUTES.find((r) => r.handler === handler)!;
+      const route = [...ROUTES, ...LINK_ROUTES].find((r) => r.handler === handler)!;
       const fn = new DriveFunction(this, fnId(handler), {
         entry: route.entry,
         ...SIZING(handler),
@@ -164,7 +170,7 @@ export class DriveStack extends Stack {
         logRemovalPolicy: RemovalPolicy.DESTROY,
         environment,
       });
-      // Every API handler looks up keys and takes rate-limit tokens.
+      // Every API handler looks up keys (a share link's, its link) and takes rate-limit tokens.
       return fn.allowTable(access, 'GetItem', 'UpdateItem');
     };
     // The dashboard's page: static files copied into its bundle; no table, no bucket, no key.
@@ -253,6 +259,14 @@ export class DriveStack extends Stack {
       'create-key': make('create-key').allowTable(access, 'PutItem', 'Scan'),
       // The key is found among the drive's (Query); a drive from before the roster gets one made from a Scan.
       'revoke-key': make('revoke-key').allowTable(access, 'Query', 'Scan', 'PutItem'),
+      // The file and the folders above it read (GetItem, BatchGetItem), then the link stored (PutItem).
+      'create-link': make('create-link').allowTable(nodes, 'GetItem', 'BatchGetItem').allowTable(access, 'PutItem'),
+      // A Query of the links-by-drive index, and one batched read of the page's files (a replaced file's link is left out).
+      'list-links': make('list-links').allowTable(access, 'Query').allowTable(nodes, 'BatchGetItem'),
+      // One conditional DeleteItem of the link's item.
+      'revoke-link': make('revoke-link').allowTable(access, 'DeleteItem'),
+      // The link read by its key (GetItem) and its bucket updated (UpdateItem); then a download's reads.
+      'open-link': make('open-link').allowTable(nodes, 'GetItem', 'BatchGetItem').allowObjects(bucket, 'GetObject').allowBucket(bucket, 'ListBucket'),
       dashboard,
       // The journal (Scan, BatchWriteItem) and the stalled jobs (the same Scan), sent again.
       sweep: this.scheduled(SCHEDULED[0], environment, logRetention)
@@ -261,7 +275,7 @@ export class DriveStack extends Stack {
         .allowObjects(bucket, 'DeleteObject')
         .allowSend(jobsQueue),
     };
-    for (const fn of [this.functions.upload, this.functions.download, this.functions['delete-folder'], this.functions['delete-files'], this.functions.move, this.functions['delete-worker'], this.functions['start-upload'], this.functions['upload-parts'], this.functions['complete-upload'], this.functions['abort-upload'], this.functions.sweep]) {
+    for (const fn of [this.functions.upload, this.functions.download, this.functions['open-link'], this.functions['delete-folder'], this.functions['delete-files'], this.functions.move, this.functions['delete-worker'], this.functions['start-upload'], this.functions['upload-parts'], this.functions['complete-upload'], this.functions['abort-upload'], this.functions.sweep]) {
       Validations.of(fn.role!).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*]`,
         reason: 'Objects are named by file id, unknown until upload; the statement is limited to this bucket and to the actions the handler calls.',
@@ -272,7 +286,7 @@ export class DriveStack extends Stack {
       if (!fn.role) continue;
       Validations.of(fn.role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(access.node.defaultChild as never)}.Arn>/index/*]`,
-        reason: "The access table's one index (keys by drive), which the table grant names by wildcard; the actions are the handler's own.",
+        reason: "The access table's two indexes (keys and share links by drive), which the table grant names by wildcard; the actions are the handler's own.",
       });
     }
 
@@ -313,7 +327,7 @@ export class DriveStack extends Stack {
 
     // Body validation has no model to apply (bodies are checked in the functions); parameters it can check.
     const queryValidator = new RequestValidator(this, 'Validator', { restApi: this.api, validateRequestParameters: true, validateRequestBody: true });
-    for (const route of [...ROUTES, ...DASHBOARD_ROUTES]) {
+    for (const route of [...ROUTES, ...LINK_ROUTES, ...DASHBOARD_ROUTES]) {
       const integration = new LambdaIntegration(this.functions[route.handler], {
         proxy: true,
         // A streamed response may run as long as the function; buffered ones keep the 29 s default.

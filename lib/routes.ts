@@ -18,6 +18,10 @@ export type HandlerName =
   | 'list-keys'
   | 'create-key'
   | 'revoke-key'
+  | 'create-link'
+  | 'list-links'
+  | 'revoke-link'
+  | 'open-link'
   | 'dashboard'
   | 'sweep';
 
@@ -31,6 +35,8 @@ export interface Route {
   entry: string;
   /** Streamed through `awslambda.streamifyResponse` rather than returned whole. */
   streaming: boolean;
+  /** The path holds a secret (a share link's token): logs name the route, never the path called. */
+  secretPath?: boolean;
 }
 
 /** A route of the API: it takes an API key and tokens from a rate-limit bucket. */
@@ -63,6 +69,20 @@ export const ROUTES: readonly ApiRoute[] = [
   { method: 'GET', path: '/drive/keys', handler: 'list-keys', endpoint: 'keys', entry: 'functions/list-keys.ts', streaming: false },
   { method: 'POST', path: '/drive/keys', handler: 'create-key', endpoint: 'keys', entry: 'functions/create-key.ts', streaming: false },
   { method: 'DELETE', path: '/drive/keys/{key_id}', handler: 'revoke-key', endpoint: 'keys', entry: 'functions/revoke-key.ts', streaming: false },
+  // Share links (an extension of the spec): made, listed and revoked with a key; opened without one (LINK_ROUTES).
+  { method: 'POST', path: '/drive/links', handler: 'create-link', endpoint: 'links', entry: 'functions/create-link.ts', streaming: false },
+  { method: 'GET', path: '/drive/links', handler: 'list-links', endpoint: 'links', entry: 'functions/list-links.ts', streaming: false },
+  { method: 'DELETE', path: '/drive/links/{link_id}', handler: 'revoke-link', endpoint: 'links', entry: 'functions/revoke-link.ts', streaming: false },
+];
+
+/**
+ * What a share link's URL opens: the file, to anyone holding the token, with no key (the token is checked in
+ * the function). Under `/s/`, clear of the API's `/drive/…` and of the dashboard's one-segment `/{file}`;
+ * streamed, as downloads are, with HEAD from the same function.
+ */
+export const LINK_ROUTES: readonly Route[] = [
+  { method: 'GET', path: '/s/{token}', handler: 'open-link', entry: 'functions/open-link.ts', streaming: true, secretPath: true },
+  { method: 'HEAD', path: '/s/{token}', handler: 'open-link', entry: 'functions/open-link.ts', streaming: true, secretPath: true },
 ];
 
 /**

@@ -11,7 +11,7 @@ import { uploadLarge } from './large-upload';
 import { mapLimit } from './pool';
 import type { Clock } from './rate-limit-pacer';
 import { DEFAULT_RETRY, type RetryOptions, Transport, type TransportStats, discard } from './transport';
-import type { DeleteJob, DriveFile, DriveFolder, FileHead, FilesDeletion, FolderDeletion, Listing } from './types';
+import type { DeleteJob, DriveFile, DriveFolder, FileHead, FilesDeletion, FolderDeletion, Listing, ShareLink, ShareLinkEntry } from './types';
 import { type FormFile, METADATA_FIXED_BYTES, REQUEST_FIXED_BYTES, fileCost, uploadForm } from './upload-form';
 
 const MiB = 1024 * 1024;
@@ -288,6 +288,46 @@ export class Drive {
   async job(id: string, signal?: AbortSignal): Promise<{ job: DeleteJob }> {
     const route = `/drive/jobs/${encodeURIComponent(id)}`;
     return this.json<{ job: DeleteJob }>({ method: 'GET', url: this.transport.url(route), bucket: 'jobs', signal }, `GET ${route}`);
+  }
+
+  /**
+   * Makes a share link to the file at `path` (`POST /drive/links`): its `url` opens the file with no key for
+   * `expiresIn` seconds (default a day, at most 30 days), until revoked, or until the file is deleted or
+   * replaced. A retry after a lost answer may make a second link; the first, whose URL nobody saw, only expires.
+   */
+  async createLink(path: string, options: { expiresIn?: number; signal?: AbortSignal } = {}): Promise<ShareLink> {
+    const body = JSON.stringify(options.expiresIn === undefined ? { path } : { path, expires_in: options.expiresIn });
+    return this.json<ShareLink>(
+      { method: 'POST', url: this.transport.url('/drive/links'), bucket: 'links', headers: { 'Content-Type': 'application/json' }, body, signal: options.signal },
+      `POST /drive/links of ${path}`,
+    );
+  }
+
+  /** The drive's live share links, of the file at `path` or every one the key reaches, in path order, following the API's pages. */
+  async listLinks(path?: string, options: { signal?: AbortSignal } = {}): Promise<ShareLinkEntry[]> {
+    const links: ShareLinkEntry[] = [];
+    let cursor: string | undefined;
+    do {
+      const url = this.transport.url('/drive/links', { path, cursor });
+      const page = await this.json<{ links: ShareLinkEntry[]; next_cursor: string | null }>({ method: 'GET', url, bucket: 'links', signal: options.signal }, 'GET /drive/links');
+      links.push(...page.links);
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    return links;
+  }
+
+  /**
+   * Revokes the share link `id` (`DELETE /drive/links/{id}`): its URL answers `404` from then on. A `404` to a
+   * retry after a lost answer means the attempt whose answer was lost revoked it, and resolves.
+   */
+  async revokeLink(id: string, options: { signal?: AbortSignal } = {}): Promise<{ id: string; revoked: true }> {
+    const route = `/drive/links/${encodeURIComponent(id)}`;
+    const { response, uncertain } = await this.transport.send({ method: 'DELETE', url: this.transport.url(route), bucket: 'links', signal: options.signal });
+    if (response.status === 404 && uncertain) {
+      await discard(response);
+      return { id, revoked: true };
+    }
+    return this.data<{ id: string; revoked: true }>(response, `DELETE ${route}`);
   }
 
   /** The size, ETag and type of the file at `path` (`HEAD`, no bytes); rejects with `not_found` if there is none. */

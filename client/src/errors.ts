@@ -5,6 +5,8 @@
 export type DriveErrorCode =
   | 'bad_request'
   | 'unauthorized'
+  /** The key's role or prefix does not allow the call (an extension of the spec: key roles). */
+  | 'forbidden'
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'

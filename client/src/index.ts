@@ -4,6 +4,6 @@ export type { Download, DownloadOptions } from './download';
 export { DriveError, isAbortError } from './errors';
 export type { DriveErrorCode } from './errors';
 export type { RetryOptions, TransportStats, Bucket } from './transport';
-export type { DeleteJob, DriveFile, DriveFileEntry, DriveFolder, DriveFolderEntry, FileHead, FilesDeletion, FolderDeletion, Listing, UploadSession } from './types';
+export type { DeleteJob, DriveFile, DriveFileEntry, DriveFolder, DriveFolderEntry, FileHead, FilesDeletion, FolderDeletion, Listing, ShareLink, ShareLinkEntry, UploadSession } from './types';
 export { contentEtag, etagForm, fileContentEtag, multipartEtag, partSizeFor, partsOf } from './content-etag';
 export type { Clock } from './rate-limit-pacer';

@@ -3,7 +3,7 @@ import { DriveError, abortReason, errorName } from './errors';
 import { type Clock, RateLimitPacer, systemClock } from './rate-limit-pacer';
 
 /** The API's rate-limit buckets (one per endpoint and key); the large-upload routes take `upload` tokens. */
-export type Bucket = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'jobs';
+export type Bucket = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'jobs' | 'links';
 
 /** How failed attempts are retried. */
 export interface RetryOptions {

@@ -102,3 +102,21 @@ export interface FileHead {
   contentType: string | undefined;
   lastModified: string | undefined;
 }
+
+/** A share link as making it returns it: `url` opens the file with no key until `expires_at`, or a revoke. */
+export interface ShareLink {
+  /** The link's id (the SHA-256 of the token in `url`): what lists show and what revokes it. */
+  id: string;
+  /** The absolute URL; its token is shown in this answer only. */
+  url: string;
+  path: string;
+  expires_at: string;
+}
+
+/** A share link as listing shows it: never its URL, whose token the server does not keep. */
+export interface ShareLinkEntry {
+  id: string;
+  path: string;
+  created_at: string;
+  expires_at: string;
+}

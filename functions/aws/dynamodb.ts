@@ -3,6 +3,7 @@ import { parseRateLimits } from '../core/access';
 import { createGuard } from '../http/guard';
 import { DynamoKeyStore, DynamoRateLimiter } from './dynamo-access';
 import { DynamoFileRecords } from './dynamo-file-records';
+import { DynamoLinkStore } from './dynamo-links';
 import { DynamoNodeStore } from './dynamo-node-store';
 import { DynamoJobStore } from './dynamo-jobs';
 import { DynamoUploadJournal } from './dynamo-upload-journal';
@@ -32,11 +33,17 @@ export const accessTable = requireEnv('DRIVE_ACCESS_TABLE');
 /** Seconds a warm container trusts a verified key; a revoked key works there at most this long. */
 export const KEY_CACHE_SECONDS = Number(process.env.DRIVE_KEY_CACHE_SECONDS ?? 30);
 
+/** Share links, beside the API keys. */
+export const links = new DynamoLinkStore(dynamodb, accessTable);
+
 export const rateLimiter = new DynamoRateLimiter(dynamodb, accessTable);
+
+/** Requests per minute for each endpoint's bucket, or undefined when `DRIVE_RATE_LIMITS=off`. */
+export const rateLimits = parseRateLimits(process.env.DRIVE_RATE_LIMITS);
 
 export const guard = createGuard({
   keys: new DynamoKeyStore(dynamodb, accessTable),
   limiter: rateLimiter,
-  limits: parseRateLimits(process.env.DRIVE_RATE_LIMITS),
+  limits: rateLimits,
   keyCacheMs: KEY_CACHE_SECONDS * 1000,
 });

@@ -7,7 +7,12 @@ export const ACCESS_PARTITION_KEY = 'pk';
  * drive's admin roster has no `createdAt`, rate-limit buckets no `drive`), so it holds nothing else.
  */
 export const KEYS_BY_DRIVE_INDEX = { name: 'keysByDrive', partitionKey: 'drive', sortKey: 'createdAt' } as const;
-/** Epoch seconds after which DynamoDB's TTL may remove an item (rate-limit buckets). */
+/**
+ * The access table's index of share links by drive, in path order. Link items name their drive `linkDrive`,
+ * never `drive`, so they stay out of `keysByDrive`; key items have no `linkDrive`, so they stay out of this one.
+ */
+export const LINKS_BY_DRIVE_INDEX = { name: 'linksByDrive', partitionKey: 'linkDrive', sortKey: 'linkPath' } as const;
+/** Epoch seconds after which DynamoDB's TTL may remove an item (rate-limit buckets, share links). */
 export const ACCESS_TTL_ATTRIBUTE = 'expiresAt';
 export const UPLOADS_PARTITION_KEY = 'id';
 /** Epoch seconds after which DynamoDB's TTL may remove an upload session. */

@@ -3,11 +3,15 @@ import { DriveError, conflict, forbidden } from './errors';
 
 /**
  * The endpoints, by the names used for their rate-limit buckets; `keys` (the admin routes), `jobs` (reading a
- * delete job) and `files` (deleting files; moves and copies will share it) are extensions.
+ * delete job), `files` (deleting files; moves and copies will share it) and `links` (making, listing and
+ * revoking share links) are extensions.
  */
-export type Endpoint = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs';
+export type Endpoint = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links';
 
-/** Requests per minute per API key (spec section 8; `keys` and `jobs` are ours: a client polls a job with backoff). */
+/**
+ * Requests per minute per API key (spec section 8; `keys`, `jobs` and `links` are ours: a client polls a job
+ * with backoff). A share link's own keyless GETs take from a bucket per link at the `download` rate.
+ */
 export const SPEC_RATE_LIMITS: Readonly<Record<Endpoint, number>> = {
   upload: 100,
   download: 500,
@@ -17,15 +21,17 @@ export const SPEC_RATE_LIMITS: Readonly<Record<Endpoint, number>> = {
   files: 100,
   keys: 60,
   jobs: 300,
+  links: 100,
 };
 
 /** What a key may do (an extension of the spec): each role's endpoints are in `ROLE_ENDPOINTS`. */
 export type Role = 'admin' | 'read-write' | 'read-only' | 'upload-only';
 
 export const ROLE_ENDPOINTS: Readonly<Record<Role, readonly Endpoint[]>> = {
-  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'keys', 'jobs'],
-  'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'jobs'],
-  'read-only': ['download', 'list'],
+  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'keys', 'jobs', 'links'],
+  'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'jobs', 'links'],
+  // A link hands out what the key may read, so the roles that may read may share.
+  'read-only': ['download', 'list', 'links'],
   // A job that pushes files: it may make the folders its uploads make anyway, and nothing it cannot undo.
   'upload-only': ['upload', 'create-folder'],
 };

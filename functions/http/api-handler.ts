@@ -41,16 +41,28 @@ export function streamingHandler(
   guard: Guard,
   operation: (event: APIGatewayProxyEvent, caller: Caller) => Promise<StreamedResult>,
 ): StreamifyHandler<APIGatewayProxyEvent, void> {
+  return keylessStreamingHandler(async (event, answered) => {
+    const admitted = await guard(endpoint, event);
+    Object.assign(answered, admitted.headers);
+    return operation(event, admitted.caller);
+  });
+}
+
+/**
+ * A streamed route that takes no API key (share links): `operation` answers, or throws an error that is sent
+ * as JSON. Headers it puts in `answered` (rate limits) go on the answer whichever it is.
+ */
+export function keylessStreamingHandler(
+  operation: (event: APIGatewayProxyEvent, answered: Headers) => Promise<StreamedResult>,
+): StreamifyHandler<APIGatewayProxyEvent, void> {
   return async (event, responseStream) => {
     // A client that hangs up fails the stream, maybe before anything is written: the pipeline below, or the
     // next write, reports it; unheard, the 'error' event would end the process.
     responseStream.on('error', () => undefined);
-    let headers: Headers = corsHeaders(event);
+    const headers: Headers = corsHeaders(event);
     let result: StreamedResult;
     try {
-      const admitted = await guard(endpoint, event);
-      headers = { ...headers, ...admitted.headers };
-      result = await operation(event, admitted.caller);
+      result = await operation(event, headers);
     } catch (error) {
       const failure = errorResponse(error, headers);
       // A response to HEAD has no body (RFC 9110 §9.3.2), errors included.

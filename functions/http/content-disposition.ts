@@ -4,7 +4,16 @@
  * separator and cuts the name at it, and names in Drive may hold "\".
  */
 export function attachment(name: string): string {
-  return `attachment; filename="${asciiFallback(name)}"; filename*=UTF-8''${encodeRfc8187(name)}`;
+  return disposition('attachment', name);
+}
+
+/** `inline` with the filename as `attachment` gives it: what a browser shows in the tab, and saves under that name. */
+export function inline(name: string): string {
+  return disposition('inline', name);
+}
+
+function disposition(type: 'attachment' | 'inline', name: string): string {
+  return `${type}; filename="${asciiFallback(name)}"; filename*=UTF-8''${encodeRfc8187(name)}`;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { ByteSelection } from '../core/download';
 import { nameOf } from '../core/paths';
 import type { FileNode } from '../core/ports';
 import { type DownloadPlan, type DownloadRequest, httpDate, representationOf } from './conditional';
-import { attachment } from './content-disposition';
+import { attachment, inline } from './content-disposition';
 import { headerOf } from './event';
 import { contentRange } from './ranges';
 import type { Headers } from './respond';
@@ -25,8 +25,11 @@ export function bytesToRead(method: DownloadRequest['method'], plan: DownloadPla
   return plan.status === 206 ? plan.range : 'all';
 }
 
-/** The headers of a download: the validators on every answer, the file's own on 200 and 206. */
-export function downloadHeaders(file: FileNode, plan: DownloadPlan): Headers {
+/**
+ * The headers of a download: the validators on every answer, the file's own on 200 and 206. The file is an
+ * `attachment` unless `inline` is asked for (share links, for types a browser shows without running them).
+ */
+export function downloadHeaders(file: FileNode, plan: DownloadPlan, options: { inline?: boolean } = {}): Headers {
   const { etag, lastModified } = representationOf(file);
   const common: Headers = {
     ETag: etag,
@@ -43,7 +46,7 @@ export function downloadHeaders(file: FileNode, plan: DownloadPlan): Headers {
   const fileHeaders: Headers = {
     ...common,
     'Content-Type': file.contentType,
-    'Content-Disposition': attachment(nameOf(file.path)),
+    'Content-Disposition': (options.inline ? inline : attachment)(nameOf(file.path)),
   };
   if (plan.status === 200) return { ...fileHeaders, 'Content-Length': String(file.size) };
   return {

@@ -33,6 +33,7 @@ const ACTION: Record<Endpoint, string> = {
   files: 'delete files',
   keys: 'manage API keys',
   jobs: 'read delete jobs',
+  links: 'share files by link',
 };
 
 /** How often a warm container records a key's use: "last used" is accurate to about this. */
@@ -75,21 +76,28 @@ export function createGuard(deps: {
     if (!ROLE_ENDPOINTS[caller.role].includes(endpoint)) throw forbidden(`this key is ${caller.role}, which may not ${ACTION[endpoint]}`);
     await touch(hash);
     if (!deps.limits) return { caller, headers: {} };
-    const limit = deps.limits[endpoint];
-    const decision = await deps.limiter.take(`${caller.keyId}#${endpoint}`, limit);
-    const headers: Headers = {
-      'RateLimit-Limit': String(limit),
-      'RateLimit-Remaining': String(decision.remaining),
-      'RateLimit-Reset': String(decision.resetSeconds),
-    };
-    if (!decision.allowed) {
-      const wait = decision.retryAfterSeconds ?? 1;
-      throw new DriveError(
-        'rate_limited',
-        `rate limit of ${limit} requests per minute for this endpoint exceeded; retry in ${wait} second${wait === 1 ? '' : 's'}`,
-        { ...headers, 'Retry-After': String(wait) },
-      );
-    }
-    return { caller, headers };
+    return { caller, headers: await takeToken(deps.limiter, `${caller.keyId}#${endpoint}`, deps.limits[endpoint], 'this endpoint') };
   };
+}
+
+/**
+ * Takes a token from `bucket` and returns the `RateLimit-*` headers of the answer; throws `rate_limited`
+ * with `Retry-After` when the bucket is empty. `what` names the bucket in the message.
+ */
+export async function takeToken(limiter: RateLimiter, bucket: string, limit: number, what: string): Promise<Headers> {
+  const decision = await limiter.take(bucket, limit);
+  const headers: Headers = {
+    'RateLimit-Limit': String(limit),
+    'RateLimit-Remaining': String(decision.remaining),
+    'RateLimit-Reset': String(decision.resetSeconds),
+  };
+  if (!decision.allowed) {
+    const wait = decision.retryAfterSeconds ?? 1;
+    throw new DriveError(
+      'rate_limited',
+      `rate limit of ${limit} requests per minute for ${what} exceeded; retry in ${wait} second${wait === 1 ? '' : 's'}`,
+      { ...headers, 'Retry-After': String(wait) },
+    );
+  }
+  return headers;
 }

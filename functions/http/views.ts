@@ -1,5 +1,6 @@
 import type { ApiKeyRecord } from '../aws/api-key-admin';
 import type { PartUrls } from '../core/large-upload';
+import type { ShareLink } from '../core/links';
 import type { Job, FileNode, FolderNode } from '../core/ports';
 import { nameOf } from '../core/paths';
 
@@ -88,4 +89,9 @@ export function jobUrl(job: Pick<Job, 'id'>, baseUrl: string): string {
 /** A run of part URLs as the large-upload routes give them: `parts`, and `next_part` (null after the last part). */
 export function partUrlsView(parts: PartUrls) {
   return { parts: parts.urls.map((url, i) => ({ number: parts.first + i, url })), next_part: parts.next ?? null };
+}
+
+/** A share link as listing shows it: never its token (not stored), nor the key that made it. */
+export function linkView(link: ShareLink) {
+  return { id: link.id, path: link.path, created_at: link.createdAt, expires_at: new Date(link.expiresAt * 1000).toISOString() };
 }

@@ -24,7 +24,7 @@ import { type DeletingStore, deleteInConstantTime } from './s3rver-deletes';
 import S3Error from 's3rver/lib/models/error';
 import { removeInterruptedWrites } from './s3rver-recovery';
 import { dynamoTransactions, recoverTransactions } from './dynamo-transactions';
-import { ACCESS_PARTITION_KEY, KEYS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY } from '../../functions/aws/schema';
+import { ACCESS_PARTITION_KEY, KEYS_BY_DRIVE_INDEX, LINKS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY } from '../../functions/aws/schema';
 
 /** Names the local host gives its tables and bucket. */
 export const LOCAL_RESOURCES = { nodesTable: 'drive-nodes', accessTable: 'drive-access', uploadsTable: 'drive-uploads', bucket: 'drive-files' } as const;
@@ -275,6 +275,8 @@ async function createTables(endpoint: string, credentials: Credentials): Promise
         { AttributeName: ACCESS_PARTITION_KEY, AttributeType: 'S' as const },
         { AttributeName: KEYS_BY_DRIVE_INDEX.partitionKey, AttributeType: 'S' as const },
         { AttributeName: KEYS_BY_DRIVE_INDEX.sortKey, AttributeType: 'S' as const },
+        { AttributeName: LINKS_BY_DRIVE_INDEX.partitionKey, AttributeType: 'S' as const },
+        { AttributeName: LINKS_BY_DRIVE_INDEX.sortKey, AttributeType: 'S' as const },
       ],
       GlobalSecondaryIndexes: [
         {
@@ -282,6 +284,14 @@ async function createTables(endpoint: string, credentials: Credentials): Promise
           KeySchema: [
             { AttributeName: KEYS_BY_DRIVE_INDEX.partitionKey, KeyType: 'HASH' as const },
             { AttributeName: KEYS_BY_DRIVE_INDEX.sortKey, KeyType: 'RANGE' as const },
+          ],
+          Projection: { ProjectionType: 'ALL' as const },
+        },
+        {
+          IndexName: LINKS_BY_DRIVE_INDEX.name,
+          KeySchema: [
+            { AttributeName: LINKS_BY_DRIVE_INDEX.partitionKey, KeyType: 'HASH' as const },
+            { AttributeName: LINKS_BY_DRIVE_INDEX.sortKey, KeyType: 'RANGE' as const },
           ],
           Projection: { ProjectionType: 'ALL' as const },
         },

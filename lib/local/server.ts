@@ -42,12 +42,12 @@ export function createLocalServer(routes: readonly MountedRoute[], log: (line: s
   // idle timeout, so a client never sends on a connection the host is closing.
   const server = createServer({ requestTimeout, headersTimeout: requestTimeout, connectionsCheckingInterval: 1000, keepAliveTimeout: 61_000 }, (req, res) => {
     const started = Date.now();
-    res.on('finish', () => log(`${req.method} ${req.url?.split('?')[0]} ${res.statusCode} ${Date.now() - started}ms`));
+    res.on('finish', () => log(`${req.method} ${loggedPath(routes, req.url)} ${res.statusCode} ${Date.now() - started}ms`));
     handle(routes, req, res, budget, options).catch((error: unknown) => {
       // A client that hung up is no failure of the handler's: a line in the log, below error level. (Not
       // `req.destroyed`: a request whose body has been read is destroyed too, though its client still waits.)
       if (req.socket.destroyed || res.destroyed) {
-        log(`${req.method} ${req.url?.split('?')[0]}: the client closed the connection before the answer (${String(error)})`);
+        log(`${req.method} ${loggedPath(routes, req.url)}: the client closed the connection before the answer (${String(error)})`);
         return void res.destroy();
       }
       // What API Gateway sends when the integration fails; past the first byte, the connection closes there.
@@ -65,6 +65,12 @@ export function createLocalServer(routes: readonly MountedRoute[], log: (line: s
     socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   });
   return server;
+}
+
+/** The path a log line names: the one called, or for a route whose path holds a secret, the route's template. */
+function loggedPath(routes: readonly MountedRoute[], target: string | undefined): string {
+  const path = target?.split('?')[0] ?? '';
+  return routes.find(({ route }) => route.secretPath && matchPath(route.path, path))?.route.path ?? path;
 }
 
 async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res: ServerResponse, budget: { buffered: number }, options: LocalServerOptions): Promise<void> {

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DriveStack } from '../../lib/drive-stack';
-import { DASHBOARD_ROUTES, ROUTES } from '../../lib/routes';
+import { DASHBOARD_ROUTES, LINK_ROUTES, ROUTES } from '../../lib/routes';
 
 // One synthesis (five esbuild bundles) shared by every assertion.
 const app = new App();
@@ -28,34 +28,41 @@ function actionsOf(endpoint: keyof DriveStack['functions']): string[] {
 }
 
 describe('DriveStack', () => {
-  it('routes every route of the spec, HEAD of downloads, and the four of large uploads to Lambda proxy integrations', () => {
-    for (const route of ROUTES) {
+  it('routes every route of the spec, HEAD of downloads, the four of large uploads and those of share links to Lambda proxy integrations', () => {
+    for (const route of [...ROUTES, ...LINK_ROUTES]) {
       template.hasResourceProperties('AWS::ApiGateway::Method', {
         HttpMethod: route.method,
         Integration: Match.objectLike({ Type: 'AWS_PROXY' }),
       });
     }
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod);
-    // The API's fifteen, and the dashboard's GET / and GET /{file}.
-    expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual(['DELETE', 'DELETE', 'DELETE', 'DELETE', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'HEAD', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST']);
+    // The API's nineteen, a share link's GET and HEAD, and the dashboard's GET / and GET /{file}.
+    expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual([
+      ...['DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE'],
+      ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
+      ...['HEAD', 'HEAD'],
+      ...['POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST'],
+    ]);
     const resources = Object.values(template.findResources('AWS::ApiGateway::Resource')).map((r) => (r as { Properties: { PathPart: string } }).Properties.PathPart);
-    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'parts', 'keys', '{key_id}', 'jobs', '{job_id}', '{file}']));
+    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'parts', 'keys', '{key_id}', 'jobs', '{job_id}', '{file}', 'links', '{link_id}', 's', '{token}']));
   });
 
-  it('streams GET and HEAD of downloads from the one download function, and listings from the list function; buffers the rest', () => {
+  it('streams GET and HEAD of downloads from the one download function, of share links from the open-link function, and listings from the list function; buffers the rest', () => {
     const streamed = template.findResources('AWS::ApiGateway::Method', { Properties: { Integration: { ResponseTransferMode: 'STREAM', TimeoutInMillis: 900_000 } } });
     const methods = Object.values(streamed) as { Properties: { HttpMethod: string; Integration: unknown } }[];
-    expect(methods.map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'GET', 'HEAD']);
+    expect(methods.map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'GET', 'GET', 'HEAD', 'HEAD']);
     const downloadFunction = stack.getLogicalId(stack.functions.download.node.defaultChild as never);
     const listFunction = stack.getLogicalId(stack.functions.list.node.defaultChild as never);
     for (const method of methods) expect(JSON.stringify(method.Properties.Integration)).toContain('response-streaming-invocations');
     const downloads = methods.filter((m) => JSON.stringify(m.Properties.Integration).includes(downloadFunction));
     expect(downloads.map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'HEAD']);
     expect(methods.filter((m) => JSON.stringify(m.Properties.Integration).includes(listFunction)).map((m) => m.Properties.HttpMethod)).toEqual(['GET']);
+    const linkFunction = stack.getLogicalId(stack.functions['open-link'].node.defaultChild as never);
+    expect(methods.filter((m) => JSON.stringify(m.Properties.Integration).includes(linkFunction)).map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'HEAD']);
     // Both download methods sit on the one /drive/download resource.
     expect(new Set(downloads.map((m) => JSON.stringify((m.Properties as unknown as { ResourceId: unknown }).ResourceId))).size).toBe(1);
-    // One function serves both methods: one function per handler, fourteen for the API, the dashboard's, the sweep and the delete worker.
-    template.resourceCountIs('AWS::Lambda::Function', 18);
+    // One function serves both methods: one function per handler, nineteen for the API, the dashboard's, the sweep and the delete worker.
+    template.resourceCountIs('AWS::Lambda::Function', 22);
   });
 
   it('passes multipart bodies as binary', () => {
@@ -84,11 +91,11 @@ describe('DriveStack', () => {
 
   it('runs every handler on ARM64 with the newest Node.js runtime, with its own log group', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(18);
+    expect(Object.keys(functions)).toHaveLength(22);
     for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
     }
-    template.resourceCountIs('AWS::Logs::LogGroup', 19);
+    template.resourceCountIs('AWS::Logs::LogGroup', 23);
   });
 
   it('sizes list and delete from the scale bench: deletes get a whole vCPU (1,769 MB), list 1,024 MB and a stream\'s 15 minutes', () => {
@@ -136,6 +143,11 @@ describe('DriveStack', () => {
       'list-keys': ['dynamodb:Query'],
       'create-key': ['dynamodb:PutItem', 'dynamodb:Scan'],
       'revoke-key': ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
+      'create-link': ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
+      'list-links': ['dynamodb:BatchGetItem', 'dynamodb:Query'],
+      'revoke-link': ['dynamodb:DeleteItem'],
+      // The link and its rate-limit bucket (the base grant), then what a download reads.
+      'open-link': ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 's3:GetObject', 's3:ListBucket'],
     };
     for (const [endpoint, actions] of Object.entries(expected)) {
       expect({ endpoint, actions: actionsOf(endpoint as keyof DriveStack['functions']) }).toEqual({ endpoint, actions: [...base, ...actions].sort() });
@@ -171,7 +183,7 @@ describe('DriveStack', () => {
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ DRIVE_JOB_QUEUE_URL: Match.anyValue() }) } });
   });
 
-  it('lists a drive\'s keys from an index of keys by drive, never a scan of every drive\'s', () => {
+  it('lists a drive\'s keys and share links from indexes by drive, never a scan of every drive\'s', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       GlobalSecondaryIndexes: [
         Match.objectLike({
@@ -182,17 +194,26 @@ describe('DriveStack', () => {
           ],
           Projection: { ProjectionType: 'ALL' },
         }),
+        Match.objectLike({
+          IndexName: 'linksByDrive',
+          KeySchema: [
+            { AttributeName: 'linkDrive', KeyType: 'HASH' },
+            { AttributeName: 'linkPath', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        }),
       ],
     });
     expect(actionsOf('list-keys')).not.toContain('dynamodb:Scan');
+    expect(actionsOf('list-links')).not.toContain('dynamodb:Scan');
   });
 
   it('runs the sweep of interrupted uploads every 5 minutes', () => {
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED' });
   });
 
-  it('never lets the list or download function write', () => {
-    for (const endpoint of ['list', 'download'] as const) {
+  it('never lets the list, download or share-link function write (but for its rate-limit bucket)', () => {
+    for (const endpoint of ['list', 'download', 'open-link'] as const) {
       const writes = actionsOf(endpoint).filter((a) => /^(s3:(Put|Delete)|dynamodb:(Put|Delete|BatchWrite|Update(?!Item$)))/.test(a));
       expect(writes).toEqual([]);
     }
@@ -279,14 +300,16 @@ describe('DriveStack', () => {
   });
 
   it('alarms on the API 5xx rate and on errors and throttles of every function', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 18 * 2);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 22 * 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('errors') })]) });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
   });
 
   it('answers CORS preflight for the configured origins on every resource, and on API Gateway\'s own errors', () => {
     const options = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
-    expect(options).toHaveLength(17); // /, /drive, the four resources of the spec, /drive/files, /drive/move, four of large uploads, two of keys, two of jobs, the dashboard's /{file}
+    // /, /drive, the four resources of the spec, /drive/files, /drive/move, four of large uploads, two of keys, two of jobs,
+    // two of links, /s and /s/{token}, the dashboard's /{file}
+    expect(options).toHaveLength(21);
     for (const method of options) expect(JSON.stringify(method)).toContain('https://app.example.com');
     // Preflights allow HEAD and the request headers of ranged and conditional downloads.
     for (const method of options) {

@@ -1,4 +1,4 @@
-import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -90,6 +90,27 @@ export async function deleteStoredObject(dataDir: string, key: string): Promise<
   const { endpoints, s3, destroy } = await storageOf(dataDir);
   try {
     await s3.send(new DeleteObjectCommand({ Bucket: endpoints.bucket, Key: key }));
+  } finally {
+    destroy();
+  }
+}
+
+/**
+ * Moves the share link `id`'s expiry to `at` behind the API's back, as the passing of time would: expiry
+ * is tested without waiting for it.
+ */
+export async function setLinkExpiry(dataDir: string, id: string, at: Date): Promise<void> {
+  const { endpoints, dynamodb, destroy } = await storageOf(dataDir);
+  try {
+    await dynamodb.send(
+      new UpdateItemCommand({
+        TableName: endpoints.accessTable,
+        Key: { pk: { S: `link#${id}` } },
+        UpdateExpression: 'SET expiresAt = :at',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':at': { N: String(Math.floor(at.getTime() / 1000)) } },
+      }),
+    );
   } finally {
     destroy();
   }

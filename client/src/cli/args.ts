@@ -27,7 +27,11 @@ export type Command =
   | ({ name: 'ls'; folder: string; recursive: boolean } & Globals)
   | ({ name: 'get'; path: string; output?: string } & Globals)
   | ({ name: 'mkdir'; paths: string[] } & Globals)
-  | ({ name: 'rm'; paths: string[]; recursive: boolean } & Globals);
+  | ({ name: 'rm'; paths: string[]; recursive: boolean } & Globals)
+  | ({ name: 'link' } & LinkAction & Globals);
+
+/** What `drive link` does: make a link to a file, list links (of one file, or all), or revoke one. */
+export type LinkAction = { action: 'create'; path: string; expiresIn?: number } | { action: 'list'; path?: string } | { action: 'revoke'; id: string };
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -49,6 +53,7 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   get: { output: { type: 'string', short: 'o' } },
   mkdir: {},
   rm: { recursive: { type: 'boolean', short: 'r' } },
+  link: { expires: { type: 'string', short: 'e' }, list: { type: 'boolean', short: 'l' }, revoke: { type: 'string' } },
 };
 
 /** Parses the arguments after `drive` into a command; throws `UsageError` for anything it cannot run. */
@@ -93,6 +98,8 @@ export function parseCommand(argv: readonly string[]): Command {
     case 'mkdir':
       if (positionals.length === 0) throw new UsageError('mkdir needs a folder path');
       return { name, ...globals, paths: positionals.map((path) => drivePath(path, 'folder')) };
+    case 'link':
+      return { name, ...globals, ...linkAction(positionals, values) };
     default:
       if (positionals.length === 0) throw new UsageError('rm needs at least one path: a file, or a folder (with -r, everything in it)');
       return { name: 'rm', ...globals, paths: positionals.map((path) => drivePath(path, 'path')), recursive: values.recursive === true };
@@ -117,6 +124,33 @@ function commandIndex(argv: readonly string[]): number {
     else if (!arg.startsWith('-')) return i;
   }
   return -1;
+}
+
+/** `drive link /path [--expires 7d]`, `drive link --list [/path]` or `drive link --revoke <id>`. */
+function linkAction(positionals: string[], values: Record<string, string | boolean | undefined>): LinkAction {
+  const revoke = str(values.revoke);
+  if (values.list === true && revoke !== undefined) throw new UsageError('link takes --list or --revoke, not both');
+  if ((values.list === true || revoke !== undefined) && values.expires !== undefined) throw new UsageError('--expires is for making a link, not with --list or --revoke');
+  if (revoke !== undefined) {
+    if (positionals.length > 0) throw new UsageError('link --revoke takes the link id alone (see drive link --list)');
+    return { action: 'revoke', id: revoke };
+  }
+  if (values.list === true) {
+    const path = positionals.length === 0 ? undefined : single(positionals, 'link --list', 'path');
+    return { action: 'list', ...(path === undefined ? {} : { path: drivePath(path, 'path') }) };
+  }
+  const path = drivePath(single(positionals, 'link', 'file path'), 'path');
+  const expires = str(values.expires);
+  return { action: 'create', path, ...(expires === undefined ? {} : { expiresIn: duration(expires, '--expires') }) };
+}
+
+const SECONDS_PER: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** `90`, `90s`, `30m`, `12h` or `7d` as seconds. */
+export function duration(value: string, what: string): number {
+  const match = /^([1-9][0-9]{0,8})([smhd]?)$/.exec(value);
+  if (!match) throw new UsageError(`${what} must be a duration like 3600, 30m, 12h or 7d (got "${value}")`);
+  return Number(match[1]) * SECONDS_PER[match[2] || 's'];
 }
 
 function single(positionals: string[], command: string, what: string, fallback?: string): string {
@@ -153,6 +187,7 @@ Usage:
   drive get /path [-o file | -o -]
   drive mkdir /a/b [/c/d …]
   drive rm [-r] /path [/path …]
+  drive link /path [--expires 7d]  |  drive link --list [/path]  |  drive link --revoke <id>
 
 Options everywhere:
   --url <url>        the API's base URL (default: $DRIVE_URL)
@@ -171,6 +206,10 @@ upload:
 ls:     -r, --recursive   every depth
 get:    -o, --output      the local file (default: ./<name>; "-" for stdout)
 rm:     files go; a folder goes if empty, or with -r (--recursive) with everything in it
+link:   prints a URL that downloads the file with no key, until it expires or is revoked
+  -e, --expires <time>    how long it works: 3600 (seconds), 30m, 12h, 7d (default 1d, at most 30d)
+  -l, --list [/path]      the drive's live links (of one file): id, expiry, path; never their URLs
+  --revoke <id>           revoke a link by its id: its URL answers 404 from then on
 
 Exit codes: 0 done; 1 a file or the operation failed (a summary says which); 2 bad usage;
 130 interrupted (SIGINT/SIGTERM; what finished is reported).

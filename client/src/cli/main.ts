@@ -1,6 +1,7 @@
 import { Drive } from '../drive';
 import { isAbortError } from '../errors';
 import { type Command, USAGE, UsageError, connectionOf, parseCommand } from './args';
+import { linkCommand } from './link-command';
 import { getCommand, lsCommand, mkdirCommand, rmCommand } from './ls-get-mkdir-rm';
 import { type CliIo, Output } from './output';
 import { EXIT_INTERRUPTED, uploadCommand } from './upload-command';
@@ -53,6 +54,8 @@ export async function run(argv: readonly string[], io: CliIo = { stdout: process
         return await mkdirCommand(command, drive, out, interrupt.signal);
       case 'rm':
         return await rmCommand(command, drive, out, interrupt.signal);
+      case 'link':
+        return await linkCommand(command, drive, out, interrupt.signal);
     }
   } catch (error) {
     if (error instanceof UsageError) {

@@ -177,6 +177,27 @@ describe('drive CLI against the local host', () => {
     expect((await client.list('/rm')).files).toEqual([]);
   });
 
+  it('link prints a URL that opens the file with no key; --list shows it by id, never its URL; --revoke ends it', async () => {
+    const client = new Drive({ baseUrl: host.url, apiKey: KEY });
+    await client.upload({ path: '/shared/s.txt', data: 'shared bytes' });
+
+    const made = await runCli(['link', '/shared/s.txt', '--expires', '7d'], env);
+    expect(made.code).toBe(0);
+    const url = String(made.stdout).trim();
+    expect(url).toMatch(new RegExp(`^${host.url}/s/[A-Za-z0-9_-]{43}$`));
+    expect(await (await fetch(url)).text()).toBe('shared bytes');
+
+    const listed = await runCli(['link', '--list', '/shared/s.txt', '--json'], env);
+    const { links } = listed.json() as { links: { id: string; path: string; expires_at: string }[] };
+    expect(links).toHaveLength(1);
+    expect(Date.parse(links[0].expires_at) - Date.now()).toBeGreaterThan(7 * 86_400_000 - 60_000);
+    expect(String(listed.stdout)).not.toContain(url.slice(url.lastIndexOf('/') + 1));
+
+    const revoked = await runCli(['link', '--revoke', links[0].id], env);
+    expect({ code: revoked.code, out: String(revoked.stdout).trim() }).toEqual({ code: 0, out: `revoked ${links[0].id}` });
+    expect((await fetch(url)).status).toBe(404);
+  });
+
   it('rejects a wrong key with exit 1 and unauthorized', async () => {
     const run = await runCli(['ls', '--json'], driveEnv(host.url, 'not-a-key'));
     expect(run.code).toBe(1);

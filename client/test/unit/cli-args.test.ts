@@ -39,6 +39,17 @@ describe('Function: parseCommand', () => {
     expect(parseCommand(['rm', '/a'])).toMatchObject({ recursive: false });
   });
 
+  it('reads link: make (with --expires as seconds), --list (of one file or all), --revoke', () => {
+    expect(parseCommand(['link', '/a/b.txt'])).toMatchObject({ name: 'link', action: 'create', path: '/a/b.txt' });
+    expect(parseCommand(['link', '/a/b.txt', '--expires', '7d', '--json'])).toMatchObject({ name: 'link', action: 'create', path: '/a/b.txt', expiresIn: 604_800, json: true });
+    expect(parseCommand(['link', '/a/b.txt', '-e', '90'])).toMatchObject({ expiresIn: 90 });
+    expect(parseCommand(['link', '/a/b.txt', '-e', '30m'])).toMatchObject({ expiresIn: 1800 });
+    expect(parseCommand(['link', '/a/b.txt', '-e', '12h'])).toMatchObject({ expiresIn: 43_200 });
+    expect(parseCommand(['link', '--list'])).toEqual({ name: 'link', action: 'list', json: false, url: undefined, apiKey: undefined });
+    expect(parseCommand(['link', '-l', '/a/b.txt'])).toMatchObject({ name: 'link', action: 'list', path: '/a/b.txt' });
+    expect(parseCommand(['link', '--revoke', 'f'.repeat(64)])).toMatchObject({ name: 'link', action: 'revoke', id: 'f'.repeat(64) });
+  });
+
   it('answers help and version', () => {
     expect(parseCommand([])).toEqual({ name: 'help' });
     expect(parseCommand(['--help'])).toEqual({ name: 'help' });
@@ -59,6 +70,14 @@ describe('Function: parseCommand', () => {
     [['rm', '-o', 'x', '/a'], /Unknown option '-o'/],
     [['rm'], /rm needs at least one path/],
     [['--json'], /no command given/],
+    [['link'], /link needs a file path/],
+    [['link', 'a.txt'], /path must be a drive path/],
+    [['link', '/a', '/b'], /link takes one file path/],
+    [['link', '/a', '--expires', '1w'], /--expires must be a duration like 3600, 30m, 12h or 7d/],
+    [['link', '/a', '--expires', '0'], /--expires must be a duration/],
+    [['link', '--list', '--revoke', 'x'], /--list or --revoke, not both/],
+    [['link', '--list', '--expires', '1d'], /--expires is for making a link/],
+    [['link', '--revoke', 'x', '/a'], /takes the link id alone/],
   ])('refuses %j with a UsageError', (argv, message) => {
     expect(() => parseCommand(argv)).toThrow(UsageError);
     expect(() => parseCommand(argv)).toThrow(message);

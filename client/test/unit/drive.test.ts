@@ -132,6 +132,61 @@ describe('Class: Drive', () => {
     });
   });
 
+  describe('Method: createLink', () => {
+    it('posts the path and expires_in (seconds) and returns the link', async () => {
+      // Prepare
+      const link = { id: 'a'.repeat(64), url: `${BASE}/s/${'t'.repeat(43)}`, path: '/r.pdf', expires_at: '2026-01-08T00:00:00.000Z' };
+      const fetcher = fakeFetch(() => jsonResponse(200, { data: link }));
+
+      // Act
+      const made = await driveWith(fetcher).createLink('/r.pdf', { expiresIn: 604_800 });
+
+      // Assess
+      expect(made).toEqual(link);
+      expect(fetcher.requests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual(['POST /drive/links']);
+      expect(JSON.parse(await fetcher.requests[0].body!.text())).toEqual({ path: '/r.pdf', expires_in: 604_800 });
+    });
+
+    it('leaves expires_in to the server when not given, and passes a refusal on as a DriveError', async () => {
+      const fetcher = fakeFetch(() => jsonResponse(403, { error: { code: 'forbidden', message: 'this key is upload-only, which may not share files by link' } }));
+      await expect(driveWith(fetcher).createLink('/r.pdf')).rejects.toMatchObject({ code: 'forbidden', status: 403 });
+      expect(JSON.parse(await fetcher.requests[0].body!.text())).toEqual({ path: '/r.pdf' });
+    });
+  });
+
+  describe('Method: listLinks', () => {
+    it('follows next_cursor through every page, for one path', async () => {
+      // Prepare
+      const entry = (id: string) => ({ id, path: '/r.pdf', created_at: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-02T00:00:00.000Z' });
+      const fetcher = fakeFetch((request) =>
+        jsonResponse(200, { data: request.url.searchParams.get('cursor') ? { links: [entry('b')], next_cursor: null } : { links: [entry('a')], next_cursor: 'c1' } }),
+      );
+
+      // Act
+      const links = await driveWith(fetcher).listLinks('/r.pdf');
+
+      // Assess
+      expect(links.map((link) => link.id)).toEqual(['a', 'b']);
+      expect(fetcher.requests.map((r) => r.url.search)).toEqual(['?path=%2Fr.pdf', '?path=%2Fr.pdf&cursor=c1']);
+    });
+  });
+
+  describe('Method: revokeLink', () => {
+    it('revokes by id, and resolves when a retry after a lost answer finds the link gone (404)', async () => {
+      const fetcher = fakeFetch((_, i) => {
+        if (i === 0) throw networkFailure('ECONNRESET');
+        return jsonResponse(404, { error: { code: 'not_found', message: 'no link in this drive' } });
+      });
+      expect(await driveWith(fetcher).revokeLink('f'.repeat(64))).toEqual({ id: 'f'.repeat(64), revoked: true });
+      expect(fetcher.requests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual([`DELETE /drive/links/${'f'.repeat(64)}`, `DELETE /drive/links/${'f'.repeat(64)}`]);
+    });
+
+    it('rejects with not_found when the first and only answer is 404', async () => {
+      const fetcher = fakeFetch(() => jsonResponse(404, { error: { code: 'not_found', message: 'no link in this drive' } }));
+      await expect(driveWith(fetcher).revokeLink('x')).rejects.toMatchObject({ code: 'not_found', status: 404 });
+    });
+  });
+
   describe('Method: stat', () => {
     it('reads size and ETag from HEAD, and names a bodiless 404 not_found', async () => {
       const fetcher = fakeFetch((request) =>

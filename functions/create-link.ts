@@ -1,0 +1,28 @@
+import { guard, links, nodes } from './aws/dynamodb';
+import { confine } from './core/access';
+import { badRequest, invalid } from './core/errors';
+import { createLink, linkLifetime } from './core/links';
+import { ROOT, parsePath } from './core/paths';
+import { jsonHandler } from './http/api-handler';
+import { baseUrlOf, bodyOf } from './http/event';
+import { jsonObject, optionalString } from './http/json-body';
+import { linkView } from './http/views';
+
+const EXAMPLE = '{"path": "/reports/q3.pdf", "expires_in": 604800}';
+
+/**
+ * POST /drive/links with `{ path, expires_in? }` → a share link to the file: `url` opens it with no key until
+ * `expires_at` (a day by default, at most 30) or until it is revoked. The token in `url` is shown this once;
+ * only its SHA-256, the link's `id`, is stored.
+ */
+export const handler = jsonHandler('links', guard, async (event, caller) => {
+  const body = jsonObject(bodyOf(event), ['path', 'expires_in'], EXAMPLE);
+  const raw = optionalString(body, 'path');
+  if (raw === undefined) throw badRequest(`path is required: the file to share, like ${EXAMPLE}`);
+  const path = parsePath(raw, 'path');
+  if (path === ROOT) throw invalid('path must name a file, not the root');
+  confine(caller, path, 'path');
+  const { link, token } = await createLink({ nodes, links }, caller.drive, path, linkLifetime(body.expires_in), new Date());
+  const { id, expires_at } = linkView(link);
+  return { id, url: `${baseUrlOf(event)}/s/${token}`, path, expires_at };
+});

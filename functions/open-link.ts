@@ -1,0 +1,55 @@
+import { links, nodes, rateLimiter, rateLimits } from './aws/dynamodb';
+import { objects } from './aws/s3';
+import { openFile } from './core/download';
+import { DriveError, invalid } from './core/errors';
+import { findLink, linkGone, stillShared } from './core/links';
+import { keylessStreamingHandler } from './http/api-handler';
+import { planDownload, representationOf } from './http/conditional';
+import { bytesToRead, downloadHeaders, downloadRequestOf } from './http/download-response';
+import { queryParam } from './http/event';
+import { takeToken } from './http/guard';
+
+/**
+ * Types a browser shows without running anything in them. HTML, SVG and XML are not among them: the
+ * dashboard, which keeps API keys in the browser, is served from this origin.
+ */
+const SHOWN_INLINE = /^(image\/(png|jpeg|gif|webp|avif|bmp)|application\/pdf|text\/plain|audio\/[a-z0-9.+-]+|video\/[a-z0-9.+-]+)$/;
+
+/**
+ * GET /s/{token} (and HEAD), with no API key: the linked file, as GET /drive/download answers it (Range,
+ * If-None-Match, the same validators and caching), from a rate-limit bucket of its own per link. `404` once
+ * the link is revoked or expired, or its file is deleted, replaced, or below a folder being deleted. The
+ * file comes as an attachment; `?download=0` shows it in the tab instead, if its type is one a browser
+ * shows without running it.
+ */
+export const handler = awslambda.streamifyResponse(
+  keylessStreamingHandler(async (event, answered) => {
+    const link = await findLink(links, event.pathParameters?.token ?? '', new Date());
+    // Keyed by the link's id (the token's hash), never by anything of the key that made it.
+    if (rateLimits) Object.assign(answered, await takeToken(rateLimiter, `link#${link.id}`, rateLimits.download, 'this link'));
+    const shown = showInline(queryParam(event, 'download'));
+    // The URL is the secret: a file shown in the tab must not pass it on as a Referer, nor a search engine keep it.
+    Object.assign(answered, { 'Referrer-Policy': 'no-referrer', 'X-Robots-Tag': 'noindex' });
+    const request = downloadRequestOf(event);
+    try {
+      const { file, plan, body } = await openFile({ nodes, objects }, link.drive, link.path, (found) => {
+        if (!stillShared(link, found)) throw linkGone();
+        const chosen = planDownload(request, representationOf(found));
+        return { ...chosen, bytes: bytesToRead(request.method, chosen) };
+      });
+      const inline = shown && SHOWN_INLINE.test(file.contentType.split(';')[0].trim().toLowerCase());
+      return { statusCode: plan.status, headers: downloadHeaders(file, plan, { inline }), body };
+    } catch (error) {
+      // "no file at <path>" would tell the holder of the URL where the file was.
+      if (error instanceof DriveError && error.code === 'not_found') throw linkGone();
+      throw error;
+    }
+  }),
+);
+
+/** `download=0` asks to show the file in the tab; `1` (the default) to save it. */
+function showInline(value: string | undefined): boolean {
+  if (value === undefined || value === '1') return false;
+  if (value === '0') return true;
+  throw invalid(`download must be "0" (show in the browser, for types that are safe to) or "1" (save; the default) (got ${JSON.stringify(value.slice(0, 20))})`);
+}
