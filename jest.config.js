@@ -7,6 +7,8 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+    // The dashboard's pure modules (browser ES modules) are unit-tested through the same compiler's CommonJS.
+    '/dashboard/[^/]+\\.js$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
   },
   // Integration suites start a local host each; two workers keep the 2-core machine responsive.
   maxWorkers: 2,

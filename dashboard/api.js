@@ -189,6 +189,11 @@ export function createFolder(path) {
 
 /** @typedef {{ id: string, status: 'running' | 'done', path: string, files_deleted: number, result: Deletion | null }} DeleteJob */
 /** @typedef {{ deleted: boolean, path: string, files_deleted: number }} Deletion */
+/**
+ * A job of the API (a big delete, move or copy): `status` is `done` at its end, `failed` (with `error`) if it
+ * could not finish; anything else is still under way.
+ * @typedef {{ id: string, status: string, kind?: string, path?: string, error?: { code?: string, message?: string } | null }} Job
+ */
 
 /**
  * Deletes `path` and everything in it: the deletion, or for a tree too big for one request (`202`) the job
@@ -204,20 +209,156 @@ export async function deleteFolder(path) {
 
 /**
  * Reads `job` until it is done, waiting a quarter second at first and up to five seconds between reads,
- * telling `onProgress` each time; resolves with its result.
+ * telling `onProgress` each time; resolves with the finished job, or rejects with the error of a failed one.
+ * @template {Job} J
+ * @param {J} job
+ * @param {(job: J) => void} onProgress
+ * @returns {Promise<J>}
+ */
+export async function followJob(job, onProgress) {
+  for (let wait = 250; job.status !== 'done'; wait = Math.min(5000, wait * 2)) {
+    if (job.status === 'failed') throw new ApiError(200, job.error?.code ?? 'job_failed', job.error?.message ?? `Job ${job.id} failed.`);
+    onProgress(job);
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    /** @type {{ job: J }} */
+    const read = await data(`drive/jobs/${encodeURIComponent(job.id)}`);
+    job = read.job;
+  }
+  return job;
+}
+
+/**
+ * Follows a recursive delete's job to its end (see `followJob`); resolves with its result.
  * @param {DeleteJob} job
  * @param {(job: DeleteJob) => void} onProgress
  * @returns {Promise<Deletion>}
  */
 export async function waitForJob(job, onProgress) {
-  for (let wait = 250; job.status !== 'done'; wait = Math.min(5000, wait * 2)) {
-    onProgress(job);
-    await new Promise((resolve) => setTimeout(resolve, wait));
-    /** @type {{ job: DeleteJob }} */
-    const read = await data(`drive/jobs/${encodeURIComponent(job.id)}`);
-    job = read.job;
+  const done = await followJob(job, onProgress);
+  return done.result ?? { deleted: true, path: done.path, files_deleted: done.files_deleted };
+}
+
+/**
+ * Deletes the file at `path` (`DELETE drive/files`): `deleted` holds it, or `not_found` if it was already
+ * gone; a folder there is a 409.
+ * @param {string} path
+ * @returns {Promise<{ deleted: string[], not_found: string[] }>}
+ */
+export function deleteFile(path) {
+  return data('drive/files', { method: 'DELETE', query: { path } });
+}
+
+/**
+ * Moves or copies the file or folder at `from` to `to` (`POST drive/move`, `POST drive/copy`): the entry at
+ * its new path, or for a folder too big for one request (`202`) the job that goes on with it. A taken
+ * destination is a 409 unless `overwrite` (files only).
+ * @param {'move' | 'copy'} kind
+ * @param {{ from: string, to: string, overwrite?: boolean }} transfer
+ * @returns {Promise<{ entry: FileEntry | FolderEntry } | { job: Job }>}
+ */
+export async function moveOrCopy(kind, transfer) {
+  const response = await request(`drive/${kind}`, { method: 'POST', json: { from: transfer.from, to: transfer.to, overwrite: transfer.overwrite ?? false } });
+  const body = await response.json();
+  return response.status === 202 ? { job: body.data.job } : { entry: body.data };
+}
+
+/** @typedef {{ id: string, path: string, expires_at: string, created_at: string | null, url: string | null }} ShareLink */
+
+/**
+ * Makes a share link to the file at `path`, valid for `expiresIn` seconds: its `url` opens the file without a key.
+ * @param {string} path
+ * @param {number} expiresIn
+ * @returns {Promise<ShareLink & { url: string }>}
+ */
+export function createLink(path, expiresIn) {
+  return data('drive/links', { method: 'POST', json: { path, expires_in: expiresIn } });
+}
+
+/**
+ * The live share links to the file at `path`.
+ * @param {string} path
+ * @param {AbortSignal} [signal]
+ */
+export async function listLinks(path, signal) {
+  return linksOf(await data('drive/links', { query: { path }, signal }));
+}
+
+/**
+ * The links in the `data` of `GET drive/links`. The route is newer than this page: its field names are read
+ * here alone, so that a change to them is a change to this function.
+ * @param {unknown} listed
+ * @returns {ShareLink[]}
+ */
+export function linksOf(listed) {
+  const body = /** @type {{ links?: unknown, items?: unknown } | unknown[] | null} */ (listed);
+  const list = Array.isArray(body) ? body : (body?.links ?? body?.items ?? []);
+  if (!Array.isArray(list)) return [];
+  return list.map((/** @type {Record<string, unknown>} */ link) => ({
+    id: String(link.id),
+    path: String(link.path),
+    expires_at: String(link.expires_at ?? link.expiresAt ?? ''),
+    created_at: typeof link.created_at === 'string' ? link.created_at : null,
+    url: typeof link.url === 'string' ? link.url : null,
+  }));
+}
+
+/**
+ * Revokes a share link: its URL answers 404 from then on.
+ * @param {string} id
+ * @returns {Promise<{ id: string, revoked: boolean }>}
+ */
+export function revokeLink(id) {
+  return data(`drive/links/${encodeURIComponent(id)}`, { method: 'DELETE' });
+}
+
+/** @typedef {{ role: Role, prefix: string | null }} Access what a key may do; `prefix` null when the API did not say */
+
+/**
+ * What `key` may do, from the API. `GET drive/whoami` (`{role, prefix}`) is asked first, for when the API
+ * has it; until then the role is read from what the API refuses, with requests that change nothing: only an
+ * admin may list keys, only a writer reaches `DELETE drive/files` (which, with no path, is a 400 for it and
+ * deletes nothing), and only a reader reaches `GET drive/download` (with no path, a 400 too). A 403 is the
+ * role's refusal: the guard checks the role before anything in the request. An unknown key is a 401.
+ * @param {string} key
+ * @returns {Promise<Access>}
+ */
+export async function accessOf(key) {
+  try {
+    /** @type {{ role?: unknown, prefix?: unknown }} */
+    const me = await data('drive/whoami', { key });
+    if (isRole(me.role)) return { role: me.role, prefix: typeof me.prefix === 'string' ? me.prefix : null };
+  } catch (failure) {
+    if (!(failure instanceof ApiError) || failure.status === 401 || failure.status === 0) throw failure;
+    // No such route (404): probe.
   }
-  return job.result ?? { deleted: true, path: job.path, files_deleted: job.files_deleted };
+  if (await allowed('drive/keys', { key })) return { role: 'admin', prefix: null };
+  const [writes, reads] = await Promise.all([allowed('drive/files', { key, method: 'DELETE' }), allowed('drive/download', { key })]);
+  return { role: writes ? 'read-write' : reads ? 'read-only' : 'upload-only', prefix: null };
+}
+
+/**
+ * Whether the key's role may call the route: false for a 403, true for any other answer of the route
+ * (a 400 for a request that names nothing); throws for a 401, a network failure or a server error.
+ * @param {string} path
+ * @param {RequestOptions} options
+ */
+async function allowed(path, options) {
+  try {
+    await request(path, options);
+    return true;
+  } catch (failure) {
+    if (failure instanceof ApiError && failure.status === 403) return false;
+    if (failure instanceof ApiError && failure.status >= 400 && failure.status < 500 && failure.status !== 401 && failure.status !== 429) return true;
+    throw failure;
+  }
+}
+
+/**
+ * @param {unknown} value
+ * @returns {value is Role}
+ */
+export function isRole(value) {
+  return value === 'admin' || value === 'read-write' || value === 'read-only' || value === 'upload-only';
 }
 
 /**

@@ -1,13 +1,14 @@
 // @ts-check
 /**
- * The dashboard's entry point: sign-in, the two views (Files, Settings → API Keys) chosen by the address's
- * fragment, which works under any base path and never reaches the server, and the page-wide wiring.
+ * The dashboard's entry point: sign-in with a key of any role, the two views (Files, Settings → API Keys,
+ * the latter for admins) chosen by the address's fragment, which works under any base path and never
+ * reaches the server, and the page-wide wiring.
  */
-import { ApiError, apiEvents, listKeys } from './api.js';
-import { renderFiles } from './files-view.js';
+import { ApiError, accessOf, apiEvents } from './api.js';
+import { folderHref, renderFiles } from './files-view.js';
 import { renderKeys } from './keys-view.js';
-import { forgetKey, readKey, storeKey } from './session.js';
-import { announce, byId, clearError, find, fromTemplate, messageOf, showFormError, wireDialogCloseButtons } from './ui.js';
+import { abilities, forgetKey, readAccess, readKey, storeAccess, storeKey } from './session.js';
+import { alertError, announce, byId, clearError, find, fromTemplate, h, messageOf, showFormError, wireDialogCloseButtons } from './ui.js';
 import { cancelAllUploads, uploadsRunning, wireUploadsPanel } from './uploads.js';
 
 /** @typedef {{ view: 'files', folder: string } | { view: 'keys' }} Route */
@@ -35,16 +36,24 @@ function routeOf(hash) {
 /**
  * Shows the view of the address, or the sign-in form when this tab holds no key.
  * @param {{ focus?: boolean, notice?: string }} [options] focus: move focus to the new view's heading
+ * @returns {Promise<void> | void}
  */
 function render(options = {}) {
   viewLifetime.abort();
   viewLifetime = new AbortController();
-  const signedIn = readKey() !== undefined;
-  find(document, '.main-nav', HTMLElement).hidden = !signedIn;
-  byId('sign-out', HTMLButtonElement).hidden = !signedIn;
-  if (!signedIn) return renderSignIn(options.notice);
+  const key = readKey();
+  find(document, '.main-nav', HTMLElement).hidden = key === undefined;
+  byId('sign-out', HTMLButtonElement).hidden = key === undefined;
+  if (key === undefined) return renderSignIn(options.notice);
+  if (!readAccess()) return readAccessThenRender(key, options);
+  const may = abilities();
+  find(document, '[data-nav="keys"]', HTMLElement).closest('li')?.toggleAttribute('hidden', !may.manageKeys);
 
-  const route = routeOf(location.hash);
+  let route = routeOf(location.hash);
+  if (route.view === 'keys' && !may.manageKeys) {
+    alertError('Settings → API Keys needs an admin key; this key can only reach its files.');
+    route = { view: 'files', folder: '/' };
+  }
   for (const link of document.querySelectorAll('[data-nav]')) {
     if (link.getAttribute('data-nav') === route.view) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
@@ -52,6 +61,24 @@ function render(options = {}) {
   const shown = route.view === 'keys' ? renderKeys(main, viewLifetime.signal) : renderFiles(main, route.folder, viewLifetime.signal);
   if (options.focus) main.querySelector('h1')?.focus();
   return shown;
+}
+
+/**
+ * Asks the API what the tab's key may do (a tab signed in before it kept that), then renders.
+ * @param {string} key
+ * @param {{ focus?: boolean, notice?: string }} options
+ * @returns {Promise<void>}
+ */
+async function readAccessThenRender(key, options) {
+  main.replaceChildren(h('p', { class: 'loading' }, 'Loading…'));
+  try {
+    storeAccess(await accessOf(key));
+  } catch (failure) {
+    if (!(failure instanceof ApiError && failure.status === 401)) return alertError(messageOf(failure));
+    forgetKey();
+    return render({ notice: 'This tab was signed out: its key was revoked or is no longer valid. Sign in with another key.' });
+  }
+  return render(options);
 }
 
 /** @param {string} [notice] why the tab was signed out, if it was */
@@ -68,16 +95,18 @@ function renderSignIn(notice) {
     event.preventDefault();
     const key = input.value.trim();
     if (key === '') {
-      showFormError(error, 'Paste an admin API key to sign in.');
+      showFormError(error, 'Paste an API key to sign in.');
       return input.focus();
     }
     button.disabled = true;
     try {
-      // Only an admin key may list keys, so this one call checks both that the key works and that it is an admin.
-      await listKeys({ key });
-      storeKey(key);
+      // Checks the key and reads what it may do; the page then offers just that.
+      const access = await accessOf(key);
+      storeKey(key, access);
+      // A key confined to a folder opens there: it may not list the root.
+      if (access.prefix && access.prefix !== '/' && routeOf(location.hash).view === 'files') location.replace(folderHref(access.prefix));
       render({ focus: true });
-      announce('Signed in.');
+      announce(`Signed in with a${access.role === 'admin' ? 'n' : ''} ${access.role} key.`);
     } catch (failure) {
       showFormError(error, signInProblem(failure));
       input.focus();
@@ -94,7 +123,6 @@ function renderSignIn(notice) {
  */
 function signInProblem(error) {
   if (error instanceof ApiError && error.status === 401) return 'Drive does not know this key, or it has been revoked. Check that you pasted all of it.';
-  if (error instanceof ApiError && error.status === 403) return `This key works, but the dashboard needs an admin key (${error.message}).`;
   return messageOf(error);
 }
 
@@ -121,7 +149,7 @@ function start() {
     if (readKey() === undefined) return;
     cancelAllUploads();
     forgetKey();
-    render({ notice: 'This tab was signed out: its key was revoked or is no longer valid. Sign in with another admin key.' });
+    render({ notice: 'This tab was signed out: its key was revoked or is no longer valid. Sign in with another key.' });
     announce('Signed out.');
   });
   apiEvents.addEventListener('ratelimited', (event) => {

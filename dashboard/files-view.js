@@ -2,14 +2,21 @@
 /**
  * Files: one folder at a time, a page of its entries at a time (a folder of 100,000 files shows its first
  * page as fast as one of ten, and the page holds at most PAGE_SIZE rows), with breadcrumbs and the actions
- * on them (new folder, upload by picker or drop, download, delete a folder after showing what it holds).
+ * on them (new folder, upload by picker or drop, download, delete a folder after showing what it holds, and
+ * the row actions of entry-actions.js), each shown only to a key whose role may use it.
  */
-import { createFolder, deleteFolder, downloadFile, fileExists, listPage, waitForJob } from './api.js';
+import { ApiError, createFolder, deleteFolder, downloadFile, fileExists, listPage, waitForJob } from './api.js';
+import { confirmDeleteFile, entryActions, moreMenu } from './entry-actions.js';
+import { nextOrder, sortRows } from './listing-order.js';
+import { childPath, nameOf, parentOf } from './paths.js';
+import { abilities } from './session.js';
 import { alertError, announce, byId, confirmAction, find, formatBytes, fromTemplate, h, messageOf, openDialog, plural, setBusy, showFormError, timeElement } from './ui.js';
 import { enqueueUploads } from './uploads.js';
 
 /** @typedef {import('./api.js').Listing} Listing */
 /** @typedef {import('./api.js').FileEntry} FileEntry */
+/** @typedef {import('./listing-order.js').SortOrder} SortOrder */
+/** @typedef {ReturnType<typeof abilities>} Abilities */
 
 /** How many of a folder's entries the delete confirmation names. */
 const NAMED_IN_CONFIRMATION = 8;
@@ -28,16 +35,9 @@ export function folderHref(folder) {
   return folder === '/' ? '#/files/' : `#/files${folder.split('/').map(encodeURIComponent).join('/')}`;
 }
 
-/** @param {string} path */
-function nameOf(path) {
-  return path.slice(path.lastIndexOf('/') + 1);
-}
-
-/** @param {string} path */
-function parentOf(path) {
-  const cut = path.lastIndexOf('/');
-  return cut <= 0 ? '/' : path.slice(0, cut);
-}
+/** The order of the rows on a page, kept from folder to folder while the tab lives. */
+/** @type {SortOrder} */
+let order = { key: 'name', descending: false };
 
 /**
  * Shows `folder` in `main` until `signal` aborts (another view took over).
@@ -48,6 +48,7 @@ function parentOf(path) {
 export async function renderFiles(main, folder, signal) {
   main.replaceChildren(fromTemplate('files-view'));
   const view = find(main, '.files-view', HTMLElement);
+  const may = abilities();
   const title = folder === '/' ? 'All files' : nameOf(folder);
   document.title = `${title} · Files · Drive`;
   find(view, 'h1', HTMLElement).textContent = title;
@@ -55,6 +56,12 @@ export async function renderFiles(main, folder, signal) {
   renderBreadcrumbs(find(view, '.breadcrumbs ol', HTMLElement), folder);
   // At the root the trail would only repeat the heading.
   find(view, '.breadcrumbs', HTMLElement).hidden = folder === '/';
+  // Only what the key's role may do is offered; the API refuses the rest anyway.
+  find(view, '[data-action="new-folder"]', HTMLButtonElement).hidden = !may.createFolder;
+  find(view, '.file-button', HTMLElement).hidden = !may.upload;
+  find(view, '[data-drop-hint]', HTMLElement).hidden = !may.upload;
+  find(view, '[data-empty-upload]', HTMLElement).hidden = !may.upload;
+  wireGoToFolder(view);
 
   /** The page shown: uploads over a file of the same name ask first. */
   /** @type {(Listing & { next_cursor: string | null }) | undefined} */
@@ -63,6 +70,7 @@ export async function renderFiles(main, folder, signal) {
   /** @type {(string | null)[]} */
   const cursors = [null];
   const reload = async () => {
+    if (!may.list) return;
     shown = (await loadListing(view, folder, signal, reload, cursors)) ?? shown;
   };
   find(view, '[data-action="next-page"]', HTMLButtonElement).addEventListener('click', () => {
@@ -75,17 +83,20 @@ export async function renderFiles(main, folder, signal) {
     cursors.pop();
     reload();
   });
+  wireSortHeaders(view, () => shown && drawRows(view, shown, reload));
   const upload = (/** @type {File[]} */ files) => uploadAsking(files, folder, shown, cursors.length > 1);
-  find(view, '[data-action="new-folder"]', HTMLButtonElement).addEventListener('click', () => newFolder(folder, reload));
+  // A key that cannot list opens the folder it makes: it has no other way to see it.
+  find(view, '[data-action="new-folder"]', HTMLButtonElement).addEventListener('click', () => newFolder(folder, (path) => (may.list ? reload() : (location.hash = folderHref(path)))));
   const deleteButton = find(view, '[data-action="delete-folder"]', HTMLButtonElement);
-  deleteButton.hidden = folder === '/';
+  deleteButton.hidden = folder === '/' || !may.modify;
   deleteButton.addEventListener('click', () => confirmDeleteFolder(folder, () => (location.hash = folderHref(parentOf(folder)))));
   const picker = find(view, '[data-input="upload"]', HTMLInputElement);
   picker.addEventListener('change', () => {
     if (picker.files && picker.files.length > 0) upload([...picker.files]);
     picker.value = '';
   });
-  wireDropZone(view, upload);
+  if (may.upload) wireDropZone(view, upload);
+  if (!may.list) return showUnlisted(view, folder);
   // A batch of uploads lists the page once, after the last of a burst, not once a file.
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let settle;
@@ -102,6 +113,58 @@ export async function renderFiles(main, folder, signal) {
   await reload();
 }
 
+/**
+ * For a key that may not list (upload-only): the folder's name and where uploads go, with no listing.
+ * @param {HTMLElement} view
+ * @param {string} folder
+ */
+function showUnlisted(view, folder) {
+  find(view, '[data-loading]', HTMLElement).hidden = true;
+  const note = find(view, '[data-unlisted]', HTMLElement);
+  find(note, '[data-unlisted-folder]', HTMLElement).textContent = folder;
+  note.hidden = false;
+  find(view, '[data-goto]', HTMLElement).hidden = false;
+}
+
+/**
+ * The "Open folder" form: a path typed in, for a key that cannot list its way there (upload-only, or
+ * confined to a folder below the one asked for).
+ * @param {HTMLElement} view
+ */
+function wireGoToFolder(view) {
+  const form = find(view, '[data-goto] form', HTMLFormElement);
+  const input = find(form, 'input', HTMLInputElement);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const segments = input.value.split('/').filter((segment) => segment !== '');
+    location.hash = folderHref(segments.length === 0 ? '/' : `/${segments.join('/')}`);
+  });
+}
+
+/**
+ * The Name, Size and Modified headers sort the rows on the page (`redraw` draws them again); `aria-sort`
+ * says which way.
+ * @param {HTMLElement} view
+ * @param {() => void} redraw
+ */
+function wireSortHeaders(view, redraw) {
+  const headers = [...view.querySelectorAll('th[data-sort]')];
+  const mark = () => {
+    for (const header of headers) {
+      const key = header.getAttribute('data-sort');
+      if (key === order.key) header.setAttribute('aria-sort', order.descending ? 'descending' : 'ascending');
+      else header.removeAttribute('aria-sort');
+    }
+  };
+  for (const header of headers) {
+    find(header, 'button', HTMLButtonElement).addEventListener('click', () => {
+      order = nextOrder(order, /** @type {SortOrder['key']} */ (header.getAttribute('data-sort')));
+      mark();
+      redraw();
+    });
+  }
+  mark();
+}
 /**
  * `Drive / reports / 2024`, each an ancestor's link; the last is the current page.
  * @param {HTMLElement} list
@@ -136,7 +199,7 @@ async function uploadAsking(files, folder, listing, pagesBefore) {
     const found = new Array(unknown.length).fill(false);
     let next = 0;
     const ask = async () => {
-      for (let i = next++; i < unknown.length; i = next++) found[i] = await fileExists(`${folder === '/' ? '' : folder}/${unknown[i].name.normalize('NFC')}`).catch(() => false);
+      for (let i = next++; i < unknown.length; i = next++) found[i] = await fileExists(childPath(folder, unknown[i].name.normalize('NFC'))).catch(() => false);
     };
     await Promise.all(Array.from({ length: EXISTS_CONCURRENCY }, ask));
     replaced = [...replaced, ...unknown.filter((_, i) => found[i])];
@@ -162,7 +225,7 @@ async function uploadAsking(files, folder, listing, pagesBefore) {
  * @param {HTMLElement} view
  * @param {string} folder
  * @param {AbortSignal} signal
- * @param {() => Promise<void>} reload lists the page again (after a subfolder is deleted)
+ * @param {() => Promise<void>} reload lists the page again (after an entry is deleted, renamed or moved)
  * @param {(string | null)[]} cursors
  * @returns {Promise<(Listing & { next_cursor: string | null }) | undefined>}
  */
@@ -182,52 +245,84 @@ async function loadListing(view, folder, signal, reload, cursors) {
     table.hidden = true;
     empty.hidden = true;
     showFormError(error, failure);
+    // A key confined to a folder may not list this one (its 403 names the folder it may reach).
+    find(view, '[data-goto]', HTMLElement).hidden = !(failure instanceof ApiError && failure.status === 403);
     return undefined;
   } finally {
     view.removeAttribute('aria-busy');
   }
   loading.hidden = true;
   showFormError(error);
-  const rows = [
-    ...listing.folders.map((entry) => folderRow(entry.path, reload)),
-    ...listing.files.map((file) => fileRow(file)),
-  ];
-  find(table, 'tbody', HTMLElement).replaceChildren(...rows);
-  table.hidden = rows.length === 0;
-  empty.hidden = rows.length !== 0 || cursors.length > 1;
+  const count = drawRows(view, listing, reload);
+  table.hidden = count === 0;
+  empty.hidden = count !== 0 || cursors.length > 1;
   const pager = find(view, '[data-pager]', HTMLElement);
   pager.hidden = cursors.length === 1 && !listing.next_cursor;
   const first = (cursors.length - 1) * PAGE_SIZE;
-  find(pager, '[data-page-label]', HTMLElement).textContent = rows.length === 0 ? `Page ${cursors.length}` : `Items ${first + 1}–${first + rows.length}`;
+  find(pager, '[data-page-label]', HTMLElement).textContent = count === 0 ? `Page ${cursors.length}` : `Items ${first + 1}–${first + count}`;
   find(pager, '[data-action="previous-page"]', HTMLButtonElement).disabled = cursors.length === 1;
   find(pager, '[data-action="next-page"]', HTMLButtonElement).disabled = !listing.next_cursor;
   return listing;
 }
 
 /**
- * @param {string} path
+ * Fills the table with the page's rows in the chosen order (of this page only: the API pages in its own
+ * order), and returns how many there are.
+ * @param {HTMLElement} view
+ * @param {Listing} listing
  * @param {() => Promise<void>} reload
  */
-function folderRow(path, reload) {
+function drawRows(view, listing, reload) {
+  const may = abilities();
+  const entries = sortRows([
+    ...listing.folders.map((entry) => ({ ...entry, kind: /** @type {const} */ ('folder'), file: undefined })),
+    ...listing.files.map((file) => ({ ...file, kind: /** @type {const} */ ('file'), file })),
+  ], order);
+  const rows = entries.map((entry) => (entry.file ? fileRow(entry.file, may, reload) : folderRow(entry.path, may, reload)));
+  find(view, 'tbody', HTMLElement).replaceChildren(...rows);
+  return rows.length;
+}
+
+/**
+ * @param {string} path
+ * @param {Abilities} may
+ * @param {() => Promise<void>} reload
+ */
+function folderRow(path, may, reload) {
   const name = nameOf(path);
-  return h('tr', { 'data-kind': 'folder' },
+  const row = h('tr', { 'data-kind': 'folder' },
     h('th', { scope: 'row', class: 'name' }, h('a', { href: folderHref(path), class: 'entry folder' }, h('span', { class: 'icon', 'aria-hidden': 'true' }), name)),
     h('td', { class: 'num muted' }, h('span', { class: 'visually-hidden' }, 'Folder')),
     h('td', { class: 'when muted' }, ''),
-    h('td', { class: 'actions' }, h('button', { type: 'button', class: 'danger-quiet small', 'aria-label': `Delete folder ${name}`, onclick: () => confirmDeleteFolder(path, reload) }, 'Delete…')),
   );
+  const items = entryActions(row, { path, kind: 'folder' }, may, reload);
+  row.append(h('td', { class: 'actions' },
+    may.modify && h('button', { type: 'button', class: 'danger-quiet small', 'aria-label': `Delete folder ${name}`, onclick: () => confirmDeleteFolder(path, reload) }, 'Delete…'),
+    items.length > 0 && moreMenu(`More actions for ${name}`, items),
+  ));
+  return row;
 }
 
-/** @param {FileEntry} file */
-function fileRow(file) {
+/**
+ * @param {FileEntry} file
+ * @param {Abilities} may
+ * @param {() => Promise<void>} reload
+ */
+function fileRow(file, may, reload) {
   const button = h('button', { type: 'button', class: 'secondary small', 'aria-label': `Download ${file.name}` }, 'Download');
   button.addEventListener('click', () => download(file, button));
-  return h('tr', { 'data-kind': 'file' },
+  const row = h('tr', { 'data-kind': 'file' },
     h('th', { scope: 'row', class: 'name' }, h('span', { class: 'entry file' }, h('span', { class: 'icon', 'aria-hidden': 'true' }), file.name)),
     h('td', { class: 'num' }, formatBytes(file.size)),
     h('td', { class: 'when' }, timeElement(file.created_at)),
-    h('td', { class: 'actions' }, button),
   );
+  const items = entryActions(row, { path: file.path, kind: 'file' }, may, reload);
+  row.append(h('td', { class: 'actions' },
+    may.download && button,
+    may.modify && h('button', { type: 'button', class: 'danger-quiet small', 'aria-label': `Delete ${file.name}`, onclick: () => confirmDeleteFile(file.path, reload) }, 'Delete…'),
+    items.length > 0 && moreMenu(`More actions for ${file.name}`, items),
+  ));
+  return row;
 }
 
 /**
@@ -262,7 +357,7 @@ async function download(file, button) {
 /**
  * Asks for a folder name and creates it inside `parent` (`a/b` makes both).
  * @param {string} parent
- * @param {() => void} onCreated
+ * @param {(path: string) => void} onCreated
  */
 async function newFolder(parent, onCreated) {
   const dialog = byId('folder-dialog', HTMLDialogElement);
@@ -281,10 +376,10 @@ async function newFolder(parent, onCreated) {
     }
     setBusy(dialog, true);
     try {
-      const created = await createFolder(parent === '/' ? `/${name}` : `${parent}/${name}`);
+      const created = await createFolder(childPath(parent, name));
       dialog.close('done');
       announce(`Created the folder ${created.path}.`);
-      onCreated();
+      onCreated(created.path);
     } catch (failure) {
       showFormError(error, failure);
       input.focus();

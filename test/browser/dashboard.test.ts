@@ -28,6 +28,7 @@ declare class DataTransfer {
 const SCREENSHOTS = resolve(__dirname, '..', '..', 'test-results', 'screenshots');
 const ADMIN = `drv_admin_${randomBytes(16).toString('hex')}`;
 const READER = `drv_reader_${randomBytes(16).toString('hex')}`;
+const UPLOADER = `drv_uploader_${randomBytes(16).toString('hex')}`;
 const SMALL = Buffer.concat([Buffer.from('quarterly notes\n'), randomBytes(2048)]);
 const SMALL_V2 = Buffer.concat([Buffer.from('quarterly notes, revised\n'), randomBytes(2040)]);
 // Over the dashboard's 4 MiB threshold and the API's 8 MiB part size: two parts straight to S3.
@@ -80,7 +81,7 @@ function hasFocusWithin(selector: string): Promise<boolean> {
 beforeAll(async () => {
   await mkdir(SCREENSHOTS, { recursive: true });
   // Every recursive delete of a tree is a job (no request budget), so the page follows one to its end.
-  host = await startHost({ DRIVE_API_KEYS: `default:${ADMIN}:admin,default:${READER}:read-only`, DRIVE_RATE_LIMITS: 'off', DRIVE_DELETE_BUDGET_MS: '0' });
+  host = await startHost({ DRIVE_API_KEYS: `default:${ADMIN}:admin,default:${READER}:read-only,default:${UPLOADER}:upload-only`, DRIVE_RATE_LIMITS: 'off', DRIVE_DELETE_BUDGET_MS: '0' });
   s3Origin = (JSON.parse(await readFile(join(host.dataDir, 'endpoints.json'), 'utf8')) as { s3: string }).s3;
   browser = await launchChromium();
   // Reduced motion: no transitions, so each screenshot shows a view as it settles.
@@ -121,21 +122,17 @@ describe('the dashboard, in Chromium', () => {
     await screenshot('01-sign-in');
   });
 
-  it('refuses a key that is not an admin, or not a key at all, saying which', async () => {
-    await page.getByLabel('Admin API key').fill(READER);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(visibleText('#sign-in-error')).resolves.toContain('the dashboard needs an admin key (this key is read-only');
-    await screenshot('02-sign-in-refused');
-
-    await page.getByLabel('Admin API key').fill('drv_not_a_key_of_this_drive');
+  it('refuses a key that is not a key of this drive, saying so', async () => {
+    await page.getByRole('textbox', { name: 'API key' }).fill('drv_not_a_key_of_this_drive');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('Drive does not know this key').waitFor();
+    await screenshot('02-sign-in-refused');
 
     await expect(page.evaluate(() => sessionStorage.length)).resolves.toBe(0);
   });
 
   it('signs in with an admin key, kept in session storage only', async () => {
-    await page.getByLabel('Admin API key').fill(ADMIN);
+    await page.getByRole('textbox', { name: 'API key' }).fill(ADMIN);
     await page.getByRole('button', { name: 'Sign in' }).click();
 
     await page.getByRole('heading', { level: 1, name: 'All files' }).waitFor();
@@ -148,7 +145,7 @@ describe('the dashboard, in Chromium', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('heading', { level: 1, name: 'API Keys' }).waitFor();
     await page.locator('tr', { hasText: 'DRIVE_API_KEYS' }).first().waitFor();
-    expect(await page.locator('table.keys tbody tr').count()).toBe(2);
+    expect(await page.locator('table.keys tbody tr').count()).toBe(3);
     await screenshot('04-api-keys');
 
     // Keyboard: the button opens a modal dialog with focus inside; Escape closes it and focus comes back.
@@ -377,6 +374,206 @@ describe('the dashboard, in Chromium', () => {
     expect((await api('/drive/list?folder=/many', ADMIN)).status).toBe(404);
   });
 
+  it('sorts the rows of a page by name in natural order (case ignored), by size and by date, folders first', async () => {
+    await uploadTo('/sorting', [['file10.txt', 'x'.repeat(10)], ['file2.txt', 'x'.repeat(300)], ['File3.txt', 'x'.repeat(20)], ['file1.txt', 'x']]);
+    expect((await api('/drive/folders', ADMIN, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path: '/sorting/zeta' }) })).status).toBe(200);
+    await page.goto(`${host.url}/#/files/sorting`);
+    await page.getByRole('heading', { level: 1, name: 'sorting' }).waitFor();
+    await page.locator('tr', { hasText: 'file10.txt' }).waitFor();
+
+    // The API's byte order would be File3, file1, file10, file2.
+    await expect(rowNames()).resolves.toEqual(['zeta', 'file1.txt', 'file2.txt', 'File3.txt', 'file10.txt']);
+    await expect(page.locator('th[data-sort="name"]').getAttribute('aria-sort')).resolves.toBe('ascending');
+    await expect(page.getByRole('button', { name: 'Size' }).getAttribute('title')).resolves.toContain('Sorts the rows of this page');
+
+    // Keyboard: the headers are buttons.
+    await page.getByRole('button', { name: 'Size' }).focus();
+    await page.keyboard.press('Enter');
+    await expect(rowNames()).resolves.toEqual(['zeta', 'file2.txt', 'File3.txt', 'file10.txt', 'file1.txt']);
+    await expect(page.locator('th[data-sort="size"]').getAttribute('aria-sort')).resolves.toBe('descending');
+    await expect(page.locator('th[data-sort="name"]').getAttribute('aria-sort')).resolves.toBeNull();
+    await page.getByRole('button', { name: 'Size' }).click();
+    await expect(rowNames()).resolves.toEqual(['zeta', 'file1.txt', 'file10.txt', 'File3.txt', 'file2.txt']);
+    await screenshot('13b-sorted-by-size');
+    // Newest first: the upload went in the order given.
+    await page.getByRole('button', { name: 'Modified' }).click();
+    await expect(rowNames()).resolves.toEqual(['zeta', 'file1.txt', 'File3.txt', 'file2.txt', 'file10.txt']);
+    await page.getByRole('button', { name: 'Name' }).click();
+    await page.getByRole('button', { name: 'Name' }).click();
+    await expect(rowNames()).resolves.toEqual(['zeta', 'file10.txt', 'File3.txt', 'file2.txt', 'file1.txt']);
+    await page.getByRole('button', { name: 'Name' }).click();
+  });
+
+  it('deletes a file after a confirmation, and nothing when cancelled', async () => {
+    await page.getByRole('button', { name: 'Delete file10.txt' }).click();
+    await expect(isModal('#confirm-dialog')).resolves.toBe(true);
+    await expect(visibleText('#confirm-title')).resolves.toBe('Delete “file10.txt”?');
+    await expect(hasFocusWithin('#confirm-dialog')).resolves.toBe(true);
+    await screenshot('13c-delete-file');
+    await page.keyboard.press('Escape');
+    expect((await api('/drive/download?path=/sorting/file10.txt', ADMIN, { method: 'HEAD' })).status).toBe(200);
+
+    await page.getByRole('button', { name: 'Delete file10.txt' }).click();
+    await page.getByRole('button', { name: 'Delete file', exact: true }).click();
+    await page.getByText('Deleted /sorting/file10.txt.').waitFor();
+    await page.locator('tr', { hasText: 'file10.txt' }).waitFor({ state: 'detached' });
+    expect((await api('/drive/download?path=/sorting/file10.txt', ADMIN, { method: 'HEAD' })).status).toBe(404);
+  });
+
+  // needs POST /drive/move (branch being built in parallel; not on main at fcb4e85): unskip once merged.
+  test.skip('renames a file in place: Enter saves, Escape puts the name back, and a taken name offers Replace', async () => {
+    await page.goto(`${host.url}/#/files/sorting`);
+    await page.locator('tr', { hasText: 'file1.txt' }).waitFor();
+    await page.getByRole('button', { name: 'More actions for file1.txt' }).click();
+    await page.getByRole('button', { name: 'Rename' }).click();
+    const input = page.getByLabel('New name for file1.txt');
+    // The name before its extension is selected, so typing keeps ".txt".
+    await expect(input.evaluate((el) => [(el as unknown as { selectionStart: number }).selectionStart, (el as unknown as { selectionEnd: number }).selectionEnd])).resolves.toEqual([0, 5]);
+    await page.keyboard.press('Escape');
+    await expect(rowNames()).resolves.toContain('file1.txt');
+
+    await page.getByRole('button', { name: 'More actions for file1.txt' }).click();
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await input.fill('first.txt');
+    await page.keyboard.press('Enter');
+    await page.getByText('Renamed /sorting/file1.txt to /sorting/first.txt.').waitFor();
+    await page.locator('tr', { hasText: 'first.txt' }).waitFor();
+    expect((await api('/drive/download?path=/sorting/first.txt', ADMIN, { method: 'HEAD' })).status).toBe(200);
+
+    // A taken name: 409, then Replace overwrites.
+    await page.getByRole('button', { name: 'More actions for first.txt' }).click();
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByLabel('New name for first.txt').fill('file2.txt');
+    await page.keyboard.press('Enter');
+    await page.getByText('/sorting/file2.txt exists already').waitFor();
+    await screenshot('13d-rename-conflict');
+    await page.getByRole('button', { name: 'Replace', exact: true }).click();
+    await page.getByText('Renamed /sorting/first.txt to /sorting/file2.txt.').waitFor();
+    const listed = (await (await api('/drive/list?folder=/sorting', ADMIN)).json()) as { data: { files: { name: string; size: number }[] } };
+    expect(listed.data.files.map(({ name, size }) => ({ name, size }))).toEqual([{ name: 'File3.txt', size: 20 }, { name: 'file2.txt', size: 1 }]);
+  });
+
+  // needs POST /drive/move and POST /drive/copy (branch being built in parallel; not on main at fcb4e85): unskip once merged.
+  test.skip('moves and copies through the folder picker, and refuses a folder into itself', async () => {
+    await page.goto(`${host.url}/#/files/sorting`);
+    await page.locator('tr', { hasText: 'File3.txt' }).waitFor();
+
+    await page.getByRole('button', { name: 'More actions for File3.txt' }).click();
+    await page.getByRole('button', { name: 'Copy…' }).click();
+    await expect(isModal('#transfer-dialog')).resolves.toBe(true);
+    await expect(visibleText('#transfer-title')).resolves.toBe('Copy “File3.txt”');
+    await page.locator('#transfer-dialog').getByRole('button', { name: 'zeta' }).click();
+    await expect(visibleText('#transfer-target')).resolves.toBe('Copies it to /sorting/zeta/File3.txt');
+    expect(await unlabelledControls()).toEqual([]);
+    await screenshot('13e-copy-picker');
+    await page.getByRole('button', { name: 'Copy here' }).click();
+    await page.getByText('Copied /sorting/File3.txt to /sorting/zeta/File3.txt.').waitFor();
+
+    // The same again: the destination is taken, and Replace overwrites it.
+    await page.getByRole('button', { name: 'More actions for File3.txt' }).click();
+    await page.getByRole('button', { name: 'Move…' }).click();
+    await page.locator('#transfer-dialog').getByRole('button', { name: 'zeta' }).click();
+    await page.getByRole('button', { name: 'Move here' }).click();
+    await page.locator('#transfer-dialog').getByText('/sorting/zeta/File3.txt exists already').waitFor();
+    await page.locator('#transfer-dialog').getByRole('button', { name: 'Replace' }).click();
+    await page.getByText('Moved /sorting/File3.txt to /sorting/zeta/File3.txt.').waitFor();
+    await page.locator('tr', { hasText: 'File3.txt' }).waitFor({ state: 'detached' });
+    expect((await api('/drive/download?path=/sorting/zeta/File3.txt', ADMIN, { method: 'HEAD' })).status).toBe(200);
+
+    // A folder cannot be picked as its own destination; going up to the root works.
+    await page.getByRole('button', { name: 'More actions for zeta' }).click();
+    await page.getByRole('button', { name: 'Move…' }).click();
+    await expect(page.locator('#transfer-dialog').getByRole('button', { name: 'zeta' }).isDisabled()).resolves.toBe(true);
+    await page.locator('#transfer-dialog').getByRole('button', { name: 'All files' }).click();
+    await page.getByRole('button', { name: 'Move here' }).click();
+    await page.getByText('Moved /sorting/zeta to /zeta.').waitFor();
+    expect((await api('/drive/list?folder=/zeta', ADMIN)).status).toBe(200);
+  });
+
+  // needs POST /drive/links, GET /drive/links and DELETE /drive/links/{id} (branch links): unskip once merged.
+  test.skip('copies a share link with the expiry chosen, lists it, and revokes it', async () => {
+    await page.goto(`${host.url}/#/files/sorting`);
+    await page.locator('tr', { hasText: 'file2.txt' }).waitFor();
+    await page.getByRole('button', { name: 'More actions for file2.txt' }).click();
+    await page.getByRole('button', { name: 'Share link…' }).click();
+    await expect(isModal('#share-dialog')).resolves.toBe(true);
+    await expect(page.locator('#share-expiry option').allTextContents()).resolves.toEqual(['1 hour', '1 day', '7 days', '30 days']);
+    await page.getByLabel('Expires after').selectOption({ label: '7 days' });
+    await page.getByRole('button', { name: 'Copy link' }).click();
+    await page.getByText('The link is on the clipboard.').waitFor();
+    const url = await page.locator('#share-url').inputValue();
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(url);
+    // The link opens the file without a key.
+    const opened = await fetch(url);
+    expect(opened.status).toBe(200);
+    await page.locator('#share-dialog [data-links] li').first().waitFor();
+    await expect(page.locator('#share-dialog [data-links] li').count()).resolves.toBe(1);
+    expect(await unlabelledControls()).toEqual([]);
+    await screenshot('13f-share-link');
+
+    await page.locator('#share-dialog [data-links] li').getByRole('button', { name: /^Revoke/ }).click();
+    await page.getByText('Link revoked: it no longer opens the file.').waitFor();
+    await expect(page.locator('#share-dialog [data-links] li').count()).resolves.toBe(0);
+    expect((await fetch(url)).status).toBe(404);
+    await page.getByRole('button', { name: 'Done' }).click();
+    // The link leaves the page with the dialog.
+    await expect(page.locator('#share-url').inputValue()).resolves.toBe('');
+  });
+
+  it('signs in with a read-only key: it browses and downloads, with no write button and no Settings', async () => {
+    const reader = watched(await page.context().newPage());
+    try {
+      await reader.goto(`${host.url}/#/files/sorting`);
+      await reader.getByRole('textbox', { name: 'API key' }).fill(READER);
+      await reader.getByRole('button', { name: 'Sign in' }).click();
+      await reader.getByRole('heading', { level: 1, name: 'sorting' }).waitFor();
+      await reader.locator('tr', { hasText: 'file2.txt' }).waitFor();
+
+      await expect(reader.getByRole('button', { name: 'Download file2.txt' }).isVisible()).resolves.toBe(true);
+      for (const name of ['New folder', 'Upload files', 'Delete folder…']) await expect(reader.getByRole('button', { name, exact: true }).isVisible()).resolves.toBe(false);
+      await expect(reader.locator('.file-button').isVisible()).resolves.toBe(false);
+      await expect(reader.locator('tbody button', { hasText: /Delete|More/ }).count()).resolves.toBe(0);
+      await expect(reader.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).isVisible()).resolves.toBe(false);
+      await expect(reader.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Files' }).isVisible()).resolves.toBe(true);
+      await reader.screenshot({ path: join(SCREENSHOTS, '15-read-only.png'), fullPage: true });
+
+      // Settings by its address: the files instead, saying why.
+      await reader.goto(`${host.url}/#/settings/api-keys`);
+      await reader.getByText('Settings → API Keys needs an admin key').waitFor();
+      await reader.getByRole('heading', { level: 1, name: 'All files' }).waitFor();
+
+      const [download] = await Promise.all([reader.waitForEvent('download'), reader.goto(`${host.url}/#/files/sorting`).then(() => reader.getByRole('button', { name: 'Download file2.txt' }).click())]);
+      expect(download.suggestedFilename()).toBe('file2.txt');
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('signs in with an upload-only key: it uploads into the folder it names, and lists nothing', async () => {
+    const uploader = watched(await page.context().newPage());
+    try {
+      await uploader.goto(`${host.url}/#/files/sorting`);
+      await uploader.getByRole('textbox', { name: 'API key' }).fill(UPLOADER);
+      await uploader.getByRole('button', { name: 'Sign in' }).click();
+      await uploader.getByText('This key may upload here, but not list or download.').waitFor();
+      await expect(uploader.locator('table.listing').isVisible()).resolves.toBe(false);
+      await expect(uploader.getByRole('button', { name: 'New folder' }).isVisible()).resolves.toBe(true);
+      await expect(uploader.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).isVisible()).resolves.toBe(false);
+      await uploader.screenshot({ path: join(SCREENSHOTS, '16-upload-only.png'), fullPage: true });
+
+      await uploader.locator('input[type=file]').setInputFiles([{ name: 'pushed.txt', mimeType: 'text/plain', buffer: Buffer.from('pushed\n') }]);
+      await uploader.locator('.upload[data-state="done"]').first().waitFor();
+      expect((await api('/drive/download?path=/sorting/pushed.txt', ADMIN, { method: 'HEAD' })).status).toBe(200);
+
+      // It types a folder's path to go there, having no listing to click through.
+      await uploader.getByLabel('Open folder').fill('/elsewhere/deeper');
+      await uploader.getByRole('button', { name: 'Open', exact: true }).click();
+      await uploader.getByRole('heading', { level: 1, name: 'deeper' }).waitFor();
+    } finally {
+      await uploader.close();
+    }
+  });
+
   it('signs a tab out, saying why, when its key is revoked elsewhere', async () => {
     const created = (await (await api('/drive/keys', ADMIN, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'second admin', role: 'admin' }) })).json()) as { data: { key: { id: string }; secret: string } };
     secondAdmin = created.data.secret;
@@ -384,7 +581,7 @@ describe('the dashboard, in Chromium', () => {
     const other = watched(await page.context().newPage());
     try {
       await other.goto(`${host.url}/`);
-      await other.getByLabel('Admin API key').fill(secondAdmin);
+      await other.getByRole('textbox', { name: 'API key' }).fill(secondAdmin);
       await other.getByRole('button', { name: 'Sign in' }).click();
       await other.getByRole('heading', { level: 1, name: 'All files' }).waitFor();
 
@@ -407,7 +604,7 @@ describe('the dashboard, in Chromium', () => {
     await expect(page.evaluate(() => sessionStorage.length)).resolves.toBe(0);
 
     expect(requested.length).toBeGreaterThan(10);
-    for (const secret of [ADMIN, READER, createdSecret, secondAdmin]) {
+    for (const secret of [ADMIN, READER, UPLOADER, createdSecret, secondAdmin]) {
       expect(secret).not.toBe('');
       expect(requested.filter((url) => url.includes(secret) || decodeURIComponent(url).includes(secret))).toEqual([]);
       expect(page.url()).not.toContain(secret);
@@ -415,6 +612,22 @@ describe('the dashboard, in Chromium', () => {
     expect(pageErrors).toEqual([]);
   });
 });
+
+/** The names in the rows of the listing, top to bottom. */
+function rowNames(): Promise<string[]> {
+  return page.locator('.listing tbody th.name').allTextContents();
+}
+
+/** Uploads `files` (name, text) into `folder` through the API, one after the other, so newest first is their reverse. */
+async function uploadTo(folder: string, files: [string, string][]): Promise<void> {
+  for (const [name, text] of files) {
+    const form = new FormData();
+    form.append('files', new Blob([text]), name);
+    form.append('metadata', JSON.stringify([{ folder }]));
+    expect((await api('/drive/upload', ADMIN, { method: 'POST', body: form })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 
 /** The text of the element once it is visible. */
 async function visibleText(selector: string): Promise<string> {

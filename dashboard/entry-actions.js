@@ -1,0 +1,431 @@
+// @ts-check
+/**
+ * What can be done to one file or folder of a listing, besides downloading it: rename in place, move or copy
+ * into a folder picked by browsing, share links to a file, and delete a file. Each calls `onChanged` once the
+ * drive has changed, so the listing can be read again.
+ */
+import { ApiError, createLink, deleteFile, followJob, listLinks, listPage, moveOrCopy, revokeLink } from './api.js';
+import { destinationOf, isWithin, nameOf, parentOf, stemRange } from './paths.js';
+import { alertError, announce, byId, confirmAction, find, h, messageOf, openDialog, setBusy, showFormError, timeElement } from './ui.js';
+
+/** @typedef {{ path: string, kind: 'file' | 'folder' }} Entry */
+/** @typedef {import('./api.js').Job} Job */
+
+/** Folders read at once in the picker: one page of the list route. */
+const PICKER_PAGE = 200;
+
+/** The expiries offered for a share link, in seconds; the API's default (a day) is preselected. */
+export const LINK_EXPIRIES = /** @type {const} */ ([
+  { seconds: 3600, label: '1 hour' },
+  { seconds: 86_400, label: '1 day' },
+  { seconds: 7 * 86_400, label: '7 days' },
+  { seconds: 30 * 86_400, label: '30 days' },
+]);
+
+let menuCount = 0;
+
+/**
+ * A "More" button opening a small menu of `items` (a popover: Escape or a click elsewhere closes it, and focus
+ * goes back to the button). Arrow keys move between the items.
+ * @param {string} label the button's accessible name, like "More actions for report.pdf"
+ * @param {[string, () => void][]} items
+ * @returns {Node[]} the button and its menu, to place together
+ */
+export function moreMenu(label, items) {
+  const id = `row-menu-${++menuCount}`;
+  const buttons = items.map(([text, run]) =>
+    h('button', { type: 'button', class: 'quiet', onclick: () => {
+      menu.hidePopover();
+      run();
+    } }, text));
+  const menu = h('div', { id, popover: 'auto', class: 'row-menu', role: 'group', 'aria-label': label }, ...buttons);
+  const opener = h('button', { type: 'button', class: 'quiet small', popovertarget: id, 'aria-label': label, 'data-more': true }, 'More', h('span', { 'aria-hidden': 'true' }, ' ▾'));
+  menu.addEventListener('beforetoggle', (event) => {
+    if (/** @type {ToggleEvent} */ (event).newState !== 'open') return;
+    // Beside its button, or above it near the bottom of the window (the top layer ignores the table's box).
+    const box = opener.getBoundingClientRect();
+    menu.style.left = `${Math.max(8, box.right - 200)}px`;
+    menu.style.top = `${box.bottom + 4}px`;
+  });
+  menu.addEventListener('toggle', (event) => {
+    if (/** @type {ToggleEvent} */ (event).newState !== 'open') return;
+    const room = window.innerHeight - opener.getBoundingClientRect().bottom;
+    if (room < menu.offsetHeight + 12) menu.style.top = `${Math.max(8, opener.getBoundingClientRect().top - menu.offsetHeight - 4)}px`;
+    buttons[0]?.focus();
+  });
+  menu.addEventListener('keydown', (event) => {
+    const at = buttons.indexOf(/** @type {HTMLButtonElement} */ (document.activeElement));
+    const step = { ArrowDown: 1, ArrowUp: -1 }[event.key];
+    if (step === undefined || at < 0) return;
+    event.preventDefault();
+    buttons[(at + step + buttons.length) % buttons.length].focus();
+  });
+  return [opener, menu];
+}
+
+/**
+ * Turns the name cell of `row` into a form that renames `entry` (a move within its folder): Enter saves,
+ * Escape puts the name back. A taken name offers Replace (files only: the API replaces files, not folders).
+ * @param {HTMLTableRowElement} row
+ * @param {Entry} entry
+ * @param {() => void} onChanged
+ */
+export function renameInPlace(row, entry, onChanged) {
+  const cell = find(row, '.name', HTMLElement);
+  const before = [...cell.childNodes];
+  const name = nameOf(entry.path);
+  const input = h('input', { type: 'text', value: name, 'aria-label': `New name for ${name}`, autocomplete: 'off', spellcheck: 'false', maxlength: 255 });
+  const error = h('p', { class: 'form-error', role: 'alert', hidden: true });
+  const replace = h('button', { type: 'button', class: 'danger small', hidden: true }, 'Replace');
+  const save = h('button', { type: 'submit', class: 'primary small' }, 'Save');
+  const cancel = h('button', { type: 'button', class: 'small' }, 'Cancel');
+  const form = h('form', { class: 'rename-form', novalidate: true, 'aria-label': `Rename ${name}` }, input, save, cancel, replace, error);
+  const restore = () => {
+    cell.replaceChildren(...before);
+    row.querySelector('[data-more]')?.closest('button')?.focus();
+  };
+  const run = async (/** @type {boolean} */ overwrite) => {
+    const wanted = input.value.trim();
+    if (wanted === name) return restore();
+    const target = destinationOf(entry, parentOf(entry.path), wanted);
+    if ('problem' in target) {
+      showFormError(error, target.problem);
+      return input.focus();
+    }
+    for (const control of [input, save, cancel, replace]) control.disabled = true;
+    try {
+      const result = await moveOrCopy('move', { from: entry.path, to: target.to, overwrite });
+      cell.replaceChildren(...before);
+      await finish('move', entry, target.to, result, onChanged);
+    } catch (failure) {
+      replace.hidden = !(isConflict(failure) && entry.kind === 'file') || overwrite;
+      showFormError(error, conflictMessage(failure, target.to, entry));
+      input.focus();
+    } finally {
+      for (const control of [input, save, cancel, replace]) control.disabled = false;
+    }
+  };
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    run(false);
+  });
+  input.addEventListener('input', () => (replace.hidden = true));
+  input.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape') return;
+    event.preventDefault();
+    restore();
+  });
+  cancel.addEventListener('click', restore);
+  replace.addEventListener('click', () => run(true));
+  cell.replaceChildren(form);
+  input.focus();
+  input.setSelectionRange(...stemRange(name));
+}
+
+/**
+ * The Move or Copy dialog: a folder picker that browses the drive's folders a page at a time, the name to
+ * give (the entry's own, by default), and Replace when the destination is a file already.
+ * @param {'move' | 'copy'} kind
+ * @param {Entry} entry
+ * @param {() => void} onChanged
+ */
+export async function moveOrCopyDialog(kind, entry, onChanged) {
+  const dialog = byId('transfer-dialog', HTMLDialogElement);
+  const form = find(dialog, 'form', HTMLFormElement);
+  const crumbs = find(dialog, '[data-picker-crumbs]', HTMLElement);
+  const list = find(dialog, '[data-picker-folders]', HTMLElement);
+  const status = find(dialog, '[data-picker-status]', HTMLElement);
+  const more = find(dialog, '[data-picker-more]', HTMLButtonElement);
+  const nameInput = byId('transfer-name', HTMLInputElement);
+  const target = byId('transfer-target', HTMLElement);
+  const error = find(dialog, '.form-error', HTMLElement);
+  const submit = find(dialog, '[data-submit]', HTMLButtonElement);
+  const replace = find(dialog, '[data-replace]', HTMLButtonElement);
+  const verb = kind === 'move' ? 'Move' : 'Copy';
+  const name = nameOf(entry.path);
+
+  byId('transfer-title', HTMLElement).textContent = `${verb} “${name}”`;
+  submit.textContent = `${verb} here`;
+  nameInput.value = name;
+  showFormError(error);
+  replace.hidden = true;
+  let picked = parentOf(entry.path);
+  /** @type {string | null} */
+  let cursor = null;
+  let reading = new AbortController();
+
+  const describe = () => {
+    const destination = destinationOf(entry, picked, nameInput.value.trim());
+    target.textContent = 'to' in destination ? `${verb === 'Move' ? 'Moves' : 'Copies'} it to ${destination.to}` : destination.problem;
+    replace.hidden = true;
+  };
+  /** Shows `folder`'s subfolders (a page more of them with `append`). */
+  const browse = async (/** @type {string} */ folder, append = false) => {
+    reading.abort();
+    reading = new AbortController();
+    const signal = reading.signal;
+    if (!append) {
+      picked = folder;
+      cursor = null;
+      drawCrumbs();
+      list.replaceChildren();
+      describe();
+    }
+    status.textContent = 'Loading folders…';
+    more.hidden = true;
+    try {
+      const page = await listPage(folder, { limit: PICKER_PAGE, cursor, signal });
+      cursor = page.next_cursor;
+      list.append(...page.folders.map((sub) => h('li', {},
+        h('button', {
+          type: 'button',
+          class: 'quiet picker-folder',
+          // A folder cannot go into itself or below itself.
+          disabled: entry.kind === 'folder' && isWithin(sub.path, entry.path),
+          onclick: () => browse(sub.path).then(focusPicker),
+        }, h('span', { class: 'icon', 'aria-hidden': 'true' }), sub.name))));
+      status.textContent = list.childElementCount === 0 ? `No folders in ${folder}.` : '';
+      more.hidden = !cursor;
+    } catch (failure) {
+      if (signal.aborted) return;
+      status.textContent = `Could not read ${folder}: ${messageOf(failure)}`;
+    }
+  };
+  /** Focus on the first folder listed, or on the current one's crumb when it holds none. */
+  const focusPicker = () => {
+    const first = list.querySelector('button:not(:disabled)');
+    (first instanceof HTMLButtonElement ? first : find(crumbs, '[aria-current]', HTMLButtonElement)).focus();
+  };
+  const drawCrumbs = () => {
+    const segments = picked.split('/').filter((segment) => segment !== '');
+    const trail = [{ name: 'All files', path: '/' }, ...segments.map((segment, i) => ({ name: segment, path: `/${segments.slice(0, i + 1).join('/')}` }))];
+    crumbs.replaceChildren(...trail.map((crumb, i) =>
+      h('li', {}, h('button', { type: 'button', class: 'quiet small', 'aria-current': i === trail.length - 1 ? 'location' : undefined, onclick: () => browse(crumb.path) }, crumb.name))));
+  };
+  const run = async (/** @type {boolean} */ overwrite) => {
+    const destination = destinationOf(entry, picked, nameInput.value.trim());
+    if ('problem' in destination) {
+      showFormError(error, destination.problem);
+      return;
+    }
+    setBusy(dialog, true);
+    try {
+      const result = await moveOrCopy(kind, { from: entry.path, to: destination.to, overwrite });
+      dialog.close('done');
+      await finish(kind, entry, destination.to, result, onChanged);
+    } catch (failure) {
+      showFormError(error, conflictMessage(failure, destination.to, entry));
+      replace.hidden = !(isConflict(failure) && entry.kind === 'file') || overwrite;
+      if (!replace.hidden) replace.focus();
+    } finally {
+      setBusy(dialog, false);
+    }
+  };
+  const onSubmit = (/** @type {SubmitEvent} */ event) => {
+    event.preventDefault();
+    run(false);
+  };
+  const onReplace = () => run(true);
+  const onMore = () => browse(picked, true);
+  form.addEventListener('submit', onSubmit);
+  replace.addEventListener('click', onReplace);
+  more.addEventListener('click', onMore);
+  nameInput.addEventListener('input', describe);
+  const closed = openDialog(dialog);
+  await browse(picked);
+  focusPicker();
+  try {
+    await closed;
+  } finally {
+    reading.abort();
+    form.removeEventListener('submit', onSubmit);
+    replace.removeEventListener('click', onReplace);
+    more.removeEventListener('click', onMore);
+    nameInput.removeEventListener('input', describe);
+  }
+}
+
+/**
+ * @param {unknown} failure
+ */
+function isConflict(failure) {
+  return failure instanceof ApiError && failure.status === 409;
+}
+
+/**
+ * The API's message, with what to do about a taken destination.
+ * @param {unknown} failure
+ * @param {string} to
+ * @param {Entry} entry
+ */
+function conflictMessage(failure, to, entry) {
+  if (!isConflict(failure)) return messageOf(failure);
+  return entry.kind === 'file'
+    ? `${to} exists already (${messageOf(failure)}). Replace it, or choose another name.`
+    : `${to} exists already (${messageOf(failure)}). Choose another name or folder.`;
+}
+
+/**
+ * Says what a move or copy did, following its job when a big folder answered 202, then calls `onChanged`.
+ * @param {'move' | 'copy'} kind
+ * @param {Entry} entry
+ * @param {string} to
+ * @param {Awaited<ReturnType<typeof moveOrCopy>>} result
+ * @param {() => void} onChanged
+ */
+async function finish(kind, entry, to, result, onChanged) {
+  const done = kind === 'move' ? (parentOf(to) === parentOf(entry.path) ? 'Renamed' : 'Moved') : 'Copied';
+  const going = kind === 'move' ? 'Moving' : 'Copying';
+  if ('entry' in result) {
+    announce(`${done} ${entry.path} to ${result.entry.path ?? to}.`);
+    return onChanged();
+  }
+  onChanged();
+  try {
+    await followJob(result.job, () => announce(`${going} ${entry.path} to ${to}…`));
+    announce(`${done} ${entry.path} to ${to}.`);
+  } catch (failure) {
+    alertError(`${going} ${entry.path} to ${to} did not finish: ${messageOf(failure)}`);
+  }
+  onChanged();
+}
+
+/**
+ * Deletes the file at `path` after a confirmation.
+ * @param {string} path
+ * @param {() => void} onChanged
+ */
+export async function confirmDeleteFile(path, onChanged) {
+  /** @type {{ deleted: string[], not_found: string[] } | undefined} */
+  let result;
+  const done = await confirmAction({
+    title: `Delete “${nameOf(path)}”?`,
+    body: [
+      h('p', {}, h('span', { class: 'path' }, path), ' will be deleted.'),
+      h('p', { class: 'warning-text' }, 'Deleting is permanent: Drive keeps no copy, and its share links stop working.'),
+    ],
+    confirmLabel: 'Delete file',
+    action: async () => {
+      result = await deleteFile(path);
+    },
+  });
+  if (!done || !result) return;
+  announce(result.not_found.includes(path) ? `${path} was already gone.` : `Deleted ${path}.`);
+  onChanged();
+}
+
+/**
+ * The share dialog of the file at `path`: "Copy link" makes a link that expires after the time chosen, puts
+ * it on the clipboard and shows it; below, the file's live links, each with Revoke.
+ * @param {string} path
+ */
+export async function shareDialog(path) {
+  const dialog = byId('share-dialog', HTMLDialogElement);
+  const form = find(dialog, 'form', HTMLFormElement);
+  const expiry = byId('share-expiry', HTMLSelectElement);
+  const created = find(dialog, '[data-created]', HTMLElement);
+  const url = byId('share-url', HTMLInputElement);
+  const copy = find(dialog, '[data-copy]', HTMLButtonElement);
+  const error = find(dialog, '.form-error', HTMLElement);
+  const links = find(dialog, '[data-links]', HTMLElement);
+  const linksStatus = find(dialog, '[data-links-status]', HTMLElement);
+  const lifetime = new AbortController();
+
+  byId('share-title', HTMLElement).textContent = `Share “${nameOf(path)}”`;
+  expiry.replaceChildren(...LINK_EXPIRIES.map((choice) => h('option', { value: choice.seconds, selected: choice.seconds === 86_400 }, choice.label)));
+  created.hidden = true;
+  url.value = '';
+  showFormError(error);
+
+  const drawLinks = async () => {
+    linksStatus.textContent = 'Loading…';
+    try {
+      const live = await listLinks(path, lifetime.signal);
+      links.replaceChildren(...live.map((link) => {
+        const revoke = h('button', { type: 'button', class: 'danger-quiet small', 'aria-label': `Revoke the link that expires ${new Date(link.expires_at).toLocaleString()}` }, 'Revoke');
+        const item = h('li', { 'data-link-id': link.id },
+          h('span', {}, 'Expires ', timeElement(link.expires_at)),
+          link.created_at && h('span', { class: 'muted' }, ' · made ', timeElement(link.created_at)),
+          revoke);
+        revoke.addEventListener('click', async () => {
+          revoke.disabled = true;
+          try {
+            await revokeLink(link.id);
+            item.remove();
+            if (links.childElementCount === 0) linksStatus.textContent = 'No live links.';
+            announce('Link revoked: it no longer opens the file.');
+            copy.focus();
+          } catch (failure) {
+            showFormError(error, failure);
+            revoke.disabled = false;
+          }
+        });
+        return item;
+      }));
+      linksStatus.textContent = live.length === 0 ? 'No live links.' : '';
+    } catch (failure) {
+      if (!lifetime.signal.aborted) linksStatus.textContent = `Could not read the links: ${messageOf(failure)}`;
+    }
+  };
+  const copyUrl = async () => {
+    try {
+      await navigator.clipboard.writeText(url.value);
+      announce('The link is on the clipboard.');
+    } catch {
+      url.focus();
+      url.select();
+      announce('Copying was refused by the browser: the link is selected, press Ctrl+C (⌘C on a Mac).');
+    }
+  };
+  const onSubmit = async (/** @type {SubmitEvent} */ event) => {
+    event.preventDefault();
+    setBusy(dialog, true);
+    try {
+      const link = await createLink(path, Number(expiry.value));
+      url.value = link.url;
+      created.hidden = false;
+      find(created, '[data-expires]', HTMLElement).replaceChildren('Expires ', timeElement(link.expires_at), '.');
+      showFormError(error);
+      await copyUrl();
+      drawLinks();
+    } catch (failure) {
+      showFormError(error, failure);
+    } finally {
+      setBusy(dialog, false);
+    }
+  };
+  form.addEventListener('submit', onSubmit);
+  copy.addEventListener('click', copyUrl);
+  const closed = openDialog(dialog);
+  drawLinks();
+  try {
+    await closed;
+  } finally {
+    lifetime.abort();
+    form.removeEventListener('submit', onSubmit);
+    copy.removeEventListener('click', copyUrl);
+    // The link leaves the page with the dialog.
+    url.value = '';
+    links.replaceChildren();
+  }
+}
+
+/**
+ * The menu items for an entry, as the key's role allows them.
+ * @param {HTMLTableRowElement} row
+ * @param {Entry} entry
+ * @param {{ modify: boolean, share: boolean }} may
+ * @param {() => void} onChanged
+ * @returns {[string, () => void][]}
+ */
+export function entryActions(row, entry, may, onChanged) {
+  /** @type {[string, () => void][]} */
+  const items = [];
+  if (may.modify) {
+    items.push(['Rename', () => renameInPlace(row, entry, onChanged)]);
+    items.push(['Move…', () => moveOrCopyDialog('move', entry, onChanged)]);
+    items.push(['Copy…', () => moveOrCopyDialog('copy', entry, onChanged)]);
+  }
+  if (may.share && entry.kind === 'file') items.push(['Share link…', () => shareDialog(entry.path)]);
+  return items;
+}
