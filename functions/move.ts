@@ -42,7 +42,7 @@ export const handler = jsonHandler('files', guard, async (event, caller) => {
 /** A path field of the body: required, a string, canonical. */
 export function pathField(body: Record<string, unknown>, field: string): string {
   const value = body[field];
-  if (value === undefined || value === null) throw badRequest(`${field} is required in the body, like ${EXAMPLE}`);
+  if (value === undefined || value === null) throw badRequest(`${field} is required in the body, with from and to both paths`);
   if (typeof value !== 'string') throw badRequest(`${field} must be a string`);
   return parsePath(value, field, { allowTrailingSlash: true });
 }

@@ -59,6 +59,8 @@ export const FUNCTION_SIZING: Record<HandlerName, { memorySize: number; timeoutS
   // A file moves in one transaction; a folder moves for REQUEST_DELETE_BUDGET_MS (10 s), a transaction a
   // file, then the worker goes on: sized as delete-folder, whose work per file it mirrors.
   move: { memorySize: ONE_VCPU_MB, timeoutSeconds: 29 },
+  // One CopyObject (or, above 5 GiB, parts copied eight at a time, all in S3) and an upload's record writes.
+  copy: { memorySize: 512, timeoutSeconds: 29 },
   'get-job': { memorySize: 256, timeoutSeconds: 29 },
   // Signs the first 100 part URLs.
   'start-upload': { memorySize: 512, timeoutSeconds: 29 },

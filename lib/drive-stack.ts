@@ -226,6 +226,13 @@ export class DriveStack extends Stack {
         .allowTable(uploads, 'ConditionCheckItem', 'PutItem', 'UpdateItem', 'BatchWriteItem')
         .allowObjects(bucket, 'DeleteObject')
         .allowSend(jobsQueue),
+      // A copy is an upload whose bytes S3 copies: the journal first (PutItem, then BatchWriteItem to close), the
+      // object copied (GetObject on the source, PutObject on the copy; a copy in parts creates, completes and
+      // on failure aborts a multipart upload), then the record written as upload writes it.
+      copy: make('copy')
+        .allowTable(nodes, 'BatchGetItem', 'PutItem', 'UpdateItem', 'GetItem', 'DeleteItem', 'Query')
+        .allowTable(uploads, 'PutItem', 'BatchWriteItem')
+        .allowObjects(bucket, 'GetObject', 'PutObject', 'DeleteObject', 'AbortMultipartUpload'),
       'get-job': make('get-job').allowTable(uploads, 'GetItem'),
       // A step: the job read (GetItem) and advanced (UpdateItem), the tree deleted as the request does, or moved
       // as the move request does (its transactions' items), the job sent on.
@@ -275,7 +282,7 @@ export class DriveStack extends Stack {
         .allowObjects(bucket, 'DeleteObject')
         .allowSend(jobsQueue),
     };
-    for (const fn of [this.functions.upload, this.functions.download, this.functions['open-link'], this.functions['delete-folder'], this.functions['delete-files'], this.functions.move, this.functions['delete-worker'], this.functions['start-upload'], this.functions['upload-parts'], this.functions['complete-upload'], this.functions['abort-upload'], this.functions.sweep]) {
+    for (const fn of [this.functions.upload, this.functions.download, this.functions['open-link'], this.functions['delete-folder'], this.functions['delete-files'], this.functions.move, this.functions.copy, this.functions['delete-worker'], this.functions['start-upload'], this.functions['upload-parts'], this.functions['complete-upload'], this.functions['abort-upload'], this.functions.sweep]) {
       Validations.of(fn.role!).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*]`,
         reason: 'Objects are named by file id, unknown until upload; the statement is limited to this bucket and to the actions the handler calls.',

@@ -9,6 +9,7 @@ export type HandlerName =
   | 'delete-folder'
   | 'delete-files'
   | 'move'
+  | 'copy'
   | 'get-job'
   | 'delete-worker'
   | 'start-upload'
@@ -58,6 +59,8 @@ export const ROUTES: readonly ApiRoute[] = [
   { method: 'DELETE', path: '/drive/files', handler: 'delete-files', endpoint: 'files', entry: 'functions/delete-files.ts', streaming: false },
   // Moving a file or folder (an extension): a folder too big for one request answers 202 with a job.
   { method: 'POST', path: '/drive/move', handler: 'move', endpoint: 'files', entry: 'functions/move.ts', streaming: false },
+  // Copying a file (an extension): the bytes copied in S3, server-side.
+  { method: 'POST', path: '/drive/copy', handler: 'copy', endpoint: 'files', entry: 'functions/copy.ts', streaming: false },
   // A delete or move too big for one request answers 202 with a job (an extension); its client reads the job here.
   { method: 'GET', path: '/drive/jobs/{job_id}', handler: 'get-job', endpoint: 'jobs', entry: 'functions/get-job.ts', streaming: false },
   // Large files (an extension of the spec): a multipart upload straight to S3. Each takes upload tokens.

@@ -18,4 +18,5 @@ export function emulatorConfig() {
     : {};
 }
 
-export const objects = new S3ObjectStore(s3, requireEnv('DRIVE_BUCKET'));
+/** Objects above `DRIVE_SINGLE_COPY_MAX_BYTES` are copied in parts: unset, S3's 5 GiB (tests lower it to reach the parts path). */
+export const objects = new S3ObjectStore(s3, requireEnv('DRIVE_BUCKET'), Number(process.env.DRIVE_SINGLE_COPY_MAX_BYTES) || undefined);

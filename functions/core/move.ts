@@ -51,7 +51,7 @@ export async function acceptMove(deps: JobDeps, drive: string, from: string, to:
  * Refuses `to` when something above it stands in the way: a file, or a folder a delete or a move has taken.
  * `read` holds every folder above `to` that exists.
  */
-function checkAbove(read: ReadonlyMap<string, DriveNode>, to: string): void {
+export function checkAbove(read: ReadonlyMap<string, DriveNode>, to: string): void {
   for (const folder of ancestorsOf(to)) {
     const node = read.get(folder);
     if (node?.kind === 'file') throw conflict(`${folder} is a file, so nothing can be stored below it`);

@@ -170,6 +170,15 @@ export interface ObjectStore {
   deleteMany(keys: readonly string[]): Promise<void>;
 }
 
+/** Server-side copies of objects: no byte passes through the function. */
+export interface ObjectCopier {
+  /**
+   * Copies the object `from` (of `size` bytes) to `to`; returns the copy's content hash as S3 computes its
+   * ETag (unquoted), or undefined if there is no object `from`.
+   */
+  copy(from: string, to: string, size: number): Promise<string | undefined>;
+}
+
 /** Bytes an upload stores ahead of their records: each file's path and the key of its bytes. */
 export interface JournalEntry {
   id: string;

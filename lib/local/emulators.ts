@@ -23,6 +23,7 @@ import { checkPartEtags, multipartGaps } from './s3rver-multipart';
 import { type DeletingStore, deleteInConstantTime } from './s3rver-deletes';
 import S3Error from 's3rver/lib/models/error';
 import { removeInterruptedWrites } from './s3rver-recovery';
+import { type CopyingStore, faithfulCopies, uploadPartCopy } from './s3rver-copy';
 import { dynamoTransactions, recoverTransactions } from './dynamo-transactions';
 import { ACCESS_PARTITION_KEY, KEYS_BY_DRIVE_INDEX, LINKS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY } from '../../functions/aws/schema';
 
@@ -79,6 +80,8 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
     await removeInterruptedWrites(join(dataDir, 's3', LOCAL_RESOURCES.bucket));
     const s3 = new S3rver({ directory: join(dataDir, 's3'), silent: true, configureBuckets: [{ name: LOCAL_RESOURCES.bucket, configs: [] }] });
     s3.middleware.unshift(multipartGaps(join(dataDir, 's3')));
+    s3.middleware.unshift(uploadPartCopy(s3.store as unknown as CopyingStore, join(dataDir, 's3')));
+    faithfulCopies(s3.store as unknown as CopyingStore, (message) => new S3Error('InvalidRequest', message));
     checkPartEtags(s3.store, join(dataDir, 's3'), (message) => new S3Error('InvalidPart', message));
     deleteInConstantTime(s3.store as unknown as DeletingStore);
     // s3rver looks the signing key up by its id (it checks no V4 signature itself; the gateway does).
@@ -108,7 +111,7 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
  * `.` or `..` segment or a backslash, an upload id that is not the 32 hex digits s3rver makes, a part number
  * outside S3's 1 to 10,000.
  */
-function refuseUnsafeS3(_req: IncomingMessage, url: URL): GatewayError | undefined {
+function refuseUnsafeS3(req: IncomingMessage, url: URL): GatewayError | undefined {
   const invalid = (message: string): GatewayError => ({ status: 400, code: 'InvalidArgument', message });
   const [, bucket, ...key] = url.pathname.split('/');
   let segments: string[];
@@ -119,6 +122,18 @@ function refuseUnsafeS3(_req: IncomingMessage, url: URL): GatewayError | undefin
   }
   if (bucket !== '' && bucket !== LOCAL_RESOURCES.bucket) return { status: 404, code: 'NoSuchBucket', message: 'The specified bucket does not exist' };
   if (segments.some((segment) => segment === '.' || segment === '..' || segment.includes('\\') || segment.includes('/'))) return invalid('the key has a . or .. segment or a backslash');
+  // A copy's source is a path into the store as well: the same bucket, and no segment that climbs out of it.
+  const copySource = req.headers['x-amz-copy-source'];
+  if (copySource !== undefined) {
+    let source: string[];
+    try {
+      source = decodeURIComponent(String(copySource).replace(/^\//, '').split('?')[0]).split('/');
+    } catch {
+      return invalid('the copy source is not valid percent-encoding');
+    }
+    if (source[0] !== LOCAL_RESOURCES.bucket) return { status: 404, code: 'NoSuchBucket', message: 'The specified bucket does not exist' };
+    if (source.slice(1).some((segment) => segment === '' || segment === '.' || segment === '..' || segment.includes('\\'))) return invalid('the copy source has a . or .. segment or a backslash');
+  }
   const uploadId = url.searchParams.get('uploadId');
   if (uploadId !== null && !/^[0-9a-f]{32}$/.test(uploadId)) return { status: 404, code: 'NoSuchUpload', message: 'The specified upload does not exist.' };
   const partNumber = url.searchParams.get('partNumber');

@@ -2,15 +2,19 @@ import { DynamoDBClient, ListTablesCommand, PutItemCommand } from '@aws-sdk/clie
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
+  CopyObjectCommand,
   CreateMultipartUploadCommand,
+  DeleteObjectCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
+  UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CREDENTIALS_FILE, LOCAL_RESOURCES, localCredentials } from '../../lib/local/emulators';
 import { DriveClient, type FileJson, json } from '../support/api-client';
@@ -77,6 +81,24 @@ describe('the embedded S3', () => {
     expect(await readdir(join(host.dataDir, 'dynamodb'))).toEqual(before);
     await expect(stat(join(dirname(host.dataDir), 'escape._S3rver_object'))).rejects.toThrow();
     expect((await new DriveClient(host.url, KEY).list()).status).toBe(200);
+    s3.destroy();
+  });
+
+  it('refuses, even signed, a copy whose source would lead out of the bucket, and copies in parts as S3 does', async () => {
+    const s3 = s3With(await localCredentials(host.dataDir));
+    // A file outside the store, named as s3rver names objects, that a copy source climbing out would read.
+    await writeFile(join(host.dataDir, 'outside.txt._S3rver_object'), 'not the store');
+    for (const CopySource of [`${LOCAL_RESOURCES.bucket}/../../outside.txt`, `${LOCAL_RESOURCES.bucket}/emu/..%2F..%2F..%2Foutside.txt`, 'other-bucket/emu/x', `${LOCAL_RESOURCES.bucket}/emu\\x`]) {
+      await expect(s3.send(new CopyObjectCommand({ Bucket: LOCAL_RESOURCES.bucket, Key: 'emu/stolen', CopySource }))).rejects.toMatchObject({ $metadata: { httpStatusCode: expect.any(Number) } });
+    }
+    await expect(s3.send(new HeadObjectCommand({ Bucket: LOCAL_RESOURCES.bucket, Key: 'emu/stolen' }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
+    // UploadPartCopy, which s3rver lacks: a range of the object as a part.
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: LOCAL_RESOURCES.bucket, Key: 'emu/copied' }));
+    const part = await s3.send(new UploadPartCopyCommand({ Bucket: LOCAL_RESOURCES.bucket, Key: 'emu/copied', UploadId, PartNumber: 1, CopySource: `${LOCAL_RESOURCES.bucket}/${objectKey()}`, CopySourceRange: 'bytes=0-5' }));
+    await s3.send(new CompleteMultipartUploadCommand({ Bucket: LOCAL_RESOURCES.bucket, Key: 'emu/copied', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.CopyPartResult?.ETag }] } }));
+    const copied = await s3.send(new GetObjectCommand({ Bucket: LOCAL_RESOURCES.bucket, Key: 'emu/copied' }));
+    expect(await copied.Body!.transformToString()).toBe('secret');
+    await s3.send(new DeleteObjectCommand({ Bucket: LOCAL_RESOURCES.bucket, Key: 'emu/copied' }));
     s3.destroy();
   });
 

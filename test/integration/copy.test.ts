@@ -1,0 +1,136 @@
+import { DriveClient, type ErrorJson, type FileEntryJson, type ListingJson, json } from '../support/api-client';
+import { runFsck } from '../support/fsck';
+import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
+
+// POST /drive/copy (an extension of the spec): a new file, its bytes copied in S3, made as an upload is.
+// DRIVE_SINGLE_COPY_MAX_BYTES lowers the size above which an object is copied in parts (S3's 5 GiB), so
+// that the multipart copy runs on a small file.
+
+const ADMIN = 'copy-admin-0123456789abcdefghijklmnop';
+const READER = 'copy-reader-0123456789abcdefghijklmno';
+const CONFINED = 'copy-confined-0123456789abcdefghijklm';
+const OTHER = 'copy-other-0123456789abcdefghijklmnop';
+
+let host: RunningHost;
+let drive: DriveClient;
+
+beforeAll(async () => {
+  host = await startHost({
+    DRIVE_API_KEYS: [`c:${ADMIN}:admin`, `c:${READER}:read-only`, `c:${CONFINED}:read-write:/team`, `d:${OTHER}`].join(','),
+    DRIVE_RATE_LIMITS: 'off',
+    DRIVE_SINGLE_COPY_MAX_BYTES: String(64 * 1024),
+  });
+  drive = new DriveClient(host.url, ADMIN);
+});
+
+afterAll(() => stopHost(host));
+
+function copy(client: DriveClient, body: unknown) {
+  return json<{ data: FileEntryJson } & ErrorJson>(client.request('POST', '/drive/copy', { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }));
+}
+
+async function put(path: string, data: string | Buffer = `bytes of ${path}`): Promise<void> {
+  expect((await drive.upload([{ data, filename: 'x' }], [{ path }])).status).toBe(200);
+}
+
+async function etagOf(path: string): Promise<string> {
+  const res = await drive.download({ path });
+  await res.arrayBuffer();
+  return res.headers.get('etag') ?? '';
+}
+
+async function expectFsckClean(): Promise<void> {
+  expect(await runFsck(host.dataDir)).toEqual({ code: 0, output: expect.stringContaining('clean') });
+}
+
+describe('POST /drive/copy', () => {
+  it('makes a new file with its own id and bytes, leaving the original as it was', async () => {
+    await put('/cp/a.txt');
+    const original = (await json<{ data: ListingJson }>(drive.list({ folder: '/cp' }))).body.data.files[0];
+    const objects = (await storedState(host.dataDir)).objectKeys.length;
+
+    const res = await copy(drive, { from: '/cp/a.txt', to: '/backup/2026/a.txt' });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ id: expect.any(String), name: 'a.txt', path: '/backup/2026/a.txt', size: original.size, created_at: expect.any(String) });
+    expect(res.body.data.id).not.toBe(original.id);
+    expect(await (await drive.download({ path: '/backup/2026/a.txt' })).text()).toBe('bytes of /cp/a.txt');
+    expect(await (await drive.download({ path: '/cp/a.txt' })).text()).toBe('bytes of /cp/a.txt');
+    expect((await storedState(host.dataDir)).objectKeys.length).toBe(objects + 1);
+    // The copy's bytes are its own: deleting the original leaves the copy whole.
+    await drive.request('DELETE', '/drive/files?path=/cp/a.txt');
+    expect(await (await drive.download({ path: '/backup/2026/a.txt' })).text()).toBe('bytes of /cp/a.txt');
+    await expectFsckClean();
+  });
+
+  it('copies a file above the single-copy limit in parts, bytes and content hash intact', async () => {
+    const big = Buffer.alloc(300 * 1024, 7);
+    big.write('start');
+    await put('/cp/big.bin', big);
+    const res = await copy(drive, { from: '/cp/big.bin', to: '/cp/big copy.bin' });
+    expect(res.status).toBe(200);
+    const copied = Buffer.from(await (await drive.download({ path: '/cp/big copy.bin' })).arrayBuffer());
+    expect(copied.equals(big)).toBe(true);
+    // Copied in parts: S3's ETag of an assembled object, `-<parts>`.
+    expect(await etagOf('/cp/big copy.bin')).toMatch(/-1"$/);
+    await expectFsckClean();
+  });
+
+  it('refuses a taken destination with 409, and replaces a file with overwrite (its old bytes deleted)', async () => {
+    await put('/ow/a.txt');
+    await put('/ow/b.txt');
+    expect(await copy(drive, { from: '/ow/a.txt', to: '/ow/b.txt' })).toMatchObject({ status: 409, body: { error: { code: 'conflict' } } });
+    const objects = (await storedState(host.dataDir)).objectKeys.length;
+    expect((await copy(drive, { from: '/ow/a.txt', to: '/ow/b.txt', overwrite: true })).status).toBe(200);
+    expect(await (await drive.download({ path: '/ow/b.txt' })).text()).toBe('bytes of /ow/a.txt');
+    // One object in (the copy), one out (what it replaced).
+    expect((await storedState(host.dataDir)).objectKeys.length).toBe(objects);
+    await expectFsckClean();
+  });
+
+  it('answers every error row with its status, copying nothing', async () => {
+    await put('/err/f.txt');
+    await drive.createFolder({ path: '/err/sub' });
+    const objects = (await storedState(host.dataDir)).objectKeys.length;
+    const cases: [unknown, number, string][] = [
+      [{ from: '/err/missing.txt', to: '/err/x.txt' }, 404, 'not_found'],
+      [{ from: '/err/f.txt', to: '/err/sub', overwrite: true }, 409, 'conflict'],
+      [{ from: '/err/f.txt', to: '/err/f.txt/x.txt' }, 409, 'conflict'],
+      [{ from: '/err/f.txt', to: '/err/f.txt', overwrite: true }, 422, 'validation_error'],
+      [{ from: '/err/sub', to: '/err/sub2' }, 422, 'validation_error'],
+      [{ from: '/err/f.txt', to: '/' }, 422, 'validation_error'],
+      [{ from: '/err/f.txt' }, 400, 'bad_request'],
+      [{ from: '/err/f.txt', to: '/err/y.txt', overwrite: 1 }, 400, 'bad_request'],
+    ];
+    for (const [body, status, code] of cases) {
+      const res = await copy(drive, body);
+      expect({ body, status: res.status, code: res.body.error?.code }).toEqual({ body, status, code });
+    }
+    expect((await storedState(host.dataDir)).objectKeys.length).toBe(objects);
+    await expectFsckClean();
+  });
+
+  it('takes keys that may write, within their folder, and never another drive\'s files', async () => {
+    await put('/team/t.txt');
+    await put('/private/p.txt');
+    expect((await copy(new DriveClient(host.url, READER), { from: '/team/t.txt', to: '/team/u.txt' })).status).toBe(403);
+    const confined = new DriveClient(host.url, CONFINED);
+    expect((await copy(confined, { from: '/private/p.txt', to: '/team/p.txt' })).status).toBe(403);
+    expect((await copy(confined, { from: '/team/t.txt', to: '/private/t.txt' })).status).toBe(403);
+    expect((await copy(confined, { from: '/team/t.txt', to: '/team/u.txt' })).status).toBe(200);
+    expect((await copy(new DriveClient(host.url, OTHER), { from: '/private/p.txt', to: '/stolen.txt' })).status).toBe(404);
+  });
+
+  it('copies racing deletes of the original and uploads to the copy\'s path leave fsck clean', async () => {
+    for (let round = 0; round < 5; round++) {
+      await put(`/race${round}/a.txt`);
+      const results = await Promise.all([
+        copy(drive, { from: `/race${round}/a.txt`, to: `/race${round}/b.txt`, overwrite: true }),
+        json(drive.request('DELETE', `/drive/files?path=/race${round}/a.txt`)),
+        drive.upload([{ data: 'other', filename: 'b.txt' }], [{ folder: `/race${round}` }]).then((r) => ({ status: r.status })),
+        json(drive.request('DELETE', `/drive/folders?path=/race${round}&recursive=true`)),
+      ]);
+      for (const result of results) expect([200, 202, 404, 409]).toContain(result.status);
+      await expectFsckClean();
+    }
+  });
+});
