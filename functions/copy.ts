@@ -1,17 +1,28 @@
-import { guard, journal, nodes } from './aws/dynamodb';
+import { guard, jobs, journal, nodes } from './aws/dynamodb';
+import { millisecondsEnv } from './aws/env';
 import { objects } from './aws/s3';
+import { jobQueue } from './aws/sqs';
 import { confine, conflictFor } from './core/access';
-import { copyFile } from './core/copy';
+import { acceptCopy } from './core/copy';
+import { REQUEST_DELETE_BUDGET_MS } from './core/delete-folder';
 import { badRequest } from './core/errors';
 import { jsonHandler } from './http/api-handler';
-import { bodyOf } from './http/event';
+import { baseUrlOf, bodyOf } from './http/event';
 import { jsonObject } from './http/json-body';
-import { fileEntryView } from './http/views';
+import { Reply } from './http/respond';
+import { fileEntryView, folderEntryView, jobUrl, jobView } from './http/views';
 import { pathField } from './move';
 
 const EXAMPLE = '{"from": "/templates/invoice.docx", "to": "/clients/acme/invoice.docx"}';
 
-/** POST /drive/copy with `{"from", "to", "overwrite"?}` → the File entry of the copy: a new id, the bytes copied in S3. */
+/** How long a request copies a folder before it hands the rest to the worker; tests set it to 0 to make every folder copy a job. */
+const budgetMs = millisecondsEnv('DRIVE_COPY_BUDGET_MS', REQUEST_DELETE_BUDGET_MS);
+
+/**
+ * POST /drive/copy with `{"from", "to", "overwrite"?}` → the File or Folder entry of the copy (new ids, the
+ * bytes copied in S3); or, for a folder too big to copy within the request's budget, `202 Accepted` with the
+ * job that finishes it.
+ */
 export const handler = jsonHandler('files', guard, async (event, caller) => {
   const body = jsonObject(bodyOf(event), ['from', 'to', 'overwrite'], EXAMPLE);
   const from = pathField(body, 'from');
@@ -20,7 +31,10 @@ export const handler = jsonHandler('files', guard, async (event, caller) => {
   confine(caller, from, 'from');
   confine(caller, to, 'to');
   try {
-    return fileEntryView(await copyFile({ nodes, objects, journal }, caller.drive, from, to, body.overwrite === true));
+    const outcome = await acceptCopy({ nodes, objects, journal, jobs, queue: jobQueue }, caller.drive, from, to, { overwrite: body.overwrite === true }, budgetMs);
+    if (outcome.done) return outcome.node.kind === 'file' ? fileEntryView(outcome.node) : folderEntryView(outcome.node);
+    const baseUrl = baseUrlOf(event);
+    return new Reply(202, { job: jobView(outcome.job, baseUrl) }, { Location: jobUrl(outcome.job, baseUrl) });
   } catch (error) {
     throw conflictFor(caller, error);
   }

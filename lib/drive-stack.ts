@@ -229,17 +229,20 @@ export class DriveStack extends Stack {
       // A copy is an upload whose bytes S3 copies: the journal first (PutItem, then BatchWriteItem to close), the
       // object copied (GetObject on the source, PutObject on the copy; a copy in parts creates, completes and
       // on failure aborts a multipart upload), then the record written as upload writes it.
+      // A folder copy notes, advances and reads its job (uploads table) and sends it on, as a delete does.
       copy: make('copy')
         .allowTable(nodes, 'BatchGetItem', 'PutItem', 'UpdateItem', 'GetItem', 'DeleteItem', 'Query')
-        .allowTable(uploads, 'PutItem', 'BatchWriteItem')
-        .allowObjects(bucket, 'GetObject', 'PutObject', 'DeleteObject', 'AbortMultipartUpload'),
+        .allowTable(uploads, 'PutItem', 'BatchWriteItem', 'UpdateItem', 'GetItem')
+        .allowObjects(bucket, 'GetObject', 'PutObject', 'DeleteObject', 'AbortMultipartUpload')
+        .allowSend(jobsQueue),
       'get-job': make('get-job').allowTable(uploads, 'GetItem'),
-      // A step: the job read (GetItem) and advanced (UpdateItem), the tree deleted as the request does, or moved
-      // as the move request does (its transactions' items), the job sent on.
+      // A step: the job read (GetItem) and advanced (UpdateItem), the tree deleted as the request does, moved
+      // as the move request does (its transactions' items), or copied as the copy request does (the journal,
+      // the objects copied, the records written), the job sent on.
       'delete-worker': this.queueWorker(worker, jobsQueue, environment, logRetention)
-        .allowTable(uploads, 'GetItem', 'UpdateItem', 'ConditionCheckItem')
+        .allowTable(uploads, 'GetItem', 'UpdateItem', 'ConditionCheckItem', 'PutItem', 'BatchWriteItem')
         .allowTable(nodes, 'BatchGetItem', 'GetItem', 'Query', 'PutItem', 'DeleteItem', 'UpdateItem', 'ConditionCheckItem')
-        .allowObjects(bucket, 'DeleteObject')
+        .allowObjects(bucket, 'DeleteObject', 'GetObject', 'PutObject', 'AbortMultipartUpload')
         .allowSend(jobsQueue),
       // PutObject covers CreateMultipartUpload and the UploadPart URLs it signs; abort undoes a failed start.
       'start-upload': make('start-upload').allowTable(nodes, 'GetItem').allowTable(uploads, 'PutItem').allowObjects(bucket, 'PutObject', 'AbortMultipartUpload'),

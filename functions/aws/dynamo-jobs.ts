@@ -37,8 +37,9 @@ export class DynamoJobStore implements JobStore {
     await releaseItem(this.client, this.table, keyOf(id));
   }
 
-  async advanced(id: string, files: number): Promise<void> {
-    await this.update(id, 'SET #updated = :now ADD #files :files', { ':files': { N: String(files) } });
+  async advanced(id: string, files: number, cursor?: string): Promise<void> {
+    if (cursor === undefined) return this.update(id, 'SET #updated = :now ADD #files :files', { ':files': { N: String(files) } });
+    await this.update(id, 'SET #updated = :now, #cursor = :cursor ADD #files :files', { ':files': { N: String(files) }, ':cursor': { S: cursor } });
   }
 
   async finish(id: string, files: number, ended?: Job['ended']): Promise<void> {
@@ -71,7 +72,7 @@ export class DynamoJobStore implements JobStore {
         Key: { [PK]: { S: `${JOB_ID_PREFIX}${id}` } },
         UpdateExpression: expression,
         ConditionExpression: 'attribute_exists(#id)',
-        ExpressionAttributeNames: { '#id': PK, '#updated': 'updatedAt', '#files': 'filesDeleted', ...(expression.includes('#status') ? { '#status': 'status', '#ttl': TTL } : {}), ...(expression.includes('#ended') ? { '#ended': 'ended' } : {}) },
+        ExpressionAttributeNames: { '#id': PK, '#updated': 'updatedAt', '#files': 'filesDeleted', ...(expression.includes('#status') ? { '#status': 'status', '#ttl': TTL } : {}), ...(expression.includes('#ended') ? { '#ended': 'ended' } : {}), ...(expression.includes('#cursor') ? { '#cursor': 'cursor' } : {}) },
         ExpressionAttributeValues: { ':now': { S: new Date().toISOString() }, ...values },
       }),
     );
@@ -91,7 +92,8 @@ function toItem(job: Job): Item {
     status: { S: job.status },
     // `filesDeleted`: the name from before moves, kept so that jobs in flight across an update read on.
     filesDeleted: { N: String(job.files) },
-    ...(job.kind === 'move' ? { kind: { S: 'move' }, to: { S: job.to! } } : {}),
+    ...(job.kind !== 'delete' ? { kind: { S: job.kind }, to: { S: job.to! } } : {}),
+    ...(job.toId ? { toId: { S: job.toId } } : {}),
     createdAt: { S: job.createdAt },
     updatedAt: { S: job.updatedAt },
   };
@@ -104,8 +106,10 @@ function fromItem(item: Item): Job {
     path: item.path.S!,
     folderId: item.folderId.S!,
     status: item.status.S === 'done' ? 'done' : 'running',
-    kind: item.kind?.S === 'move' ? 'move' : 'delete',
+    kind: item.kind?.S === 'move' || item.kind?.S === 'copy' ? item.kind.S : 'delete',
     ...(item.to?.S ? { to: item.to.S } : {}),
+    ...(item.toId?.S ? { toId: item.toId.S } : {}),
+    ...(item.cursor?.S ? { cursor: item.cursor.S } : {}),
     files: Number(item.filesDeleted.N),
     ...(item.ended?.S ? { ended: item.ended.S as Job['ended'] } : {}),
     createdAt: item.createdAt.S!,

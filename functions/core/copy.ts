@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { conflict, invalid, notFound } from './errors';
+import { mapLimit } from './concurrency';
+import { DriveError, conflict, invalid, notFound } from './errors';
+import { ensureFolders } from './folders';
+import { listPage } from './list-folder';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
 import { checkAbove } from './move';
-import { ROOT, ancestorsOf } from './paths';
-import type { FileNode, NodeStore, ObjectCopier, ObjectStore, UploadJournal } from './ports';
+import { ROOT, ancestorsOf, comparePaths } from './paths';
+import type { FileNode, FolderNode, Job, JobQueue, JobStore, NodeStore, ObjectCopier, ObjectStore, UploadJournal } from './ports';
 import { commitFiles } from './upload';
 import { reachableIn } from './visibility';
 
@@ -15,13 +18,12 @@ export type CopyDeps = { nodes: NodeStore; objects: ObjectStore & ObjectCopier; 
  * written with the folders above it. A file at `to` is replaced only with `overwrite`; a folder never.
  */
 export async function copyFile(deps: CopyDeps, drive: string, from: string, to: string, overwrite: boolean): Promise<FileNode> {
-  if (from === ROOT) throw invalid('from "/" is the root folder; copying a folder is not supported yet');
   if (to === ROOT) throw invalid('to "/" is the root folder, which always exists; name a path below it');
   if (from === to) throw invalid('from and to are the same path; a copy needs a path of its own');
   const read = await deps.nodes.getMany(drive, [from, to, ...ancestorsOf(from), ...ancestorsOf(to)]);
   const source = read.get(from);
   if (!source || !reachableIn(read, from) || (source.kind === 'folder' && source.deleting)) throw notFound(`no file or folder at ${from}`);
-  if (source.kind === 'folder') throw invalid(`${from} is a folder; copying a folder is not supported yet: copy its files`);
+  if (source.kind === 'folder') throw invalid(`${from} is a folder`);
   checkAbove(read, to);
   const target = read.get(to);
   if (target?.kind === 'folder') throw conflict(`${to} is a folder; a file cannot replace a folder`);
@@ -41,4 +43,117 @@ export async function copyFile(deps: CopyDeps, drive: string, from: string, to: 
   await commitFiles(deps, drive, [stored], { replace: overwrite });
   await closeJournal(deps.journal, [entry]);
   return copy.etag === etag ? copy : { ...copy, etag };
+}
+
+/** Entries of the source read at a time by a folder copy: each file is copied in S3 and recorded. */
+const COPY_PAGE = 200;
+/** Files copied at once. */
+const COPY_CONCURRENCY = 8;
+
+type JobDeps = CopyDeps & { jobs: JobStore; queue: JobQueue };
+
+/** What a copy request gets: the new file or folder, or a job that goes on after it (`202`). */
+export type CopyOutcome = { done: true; node: FileNode | FolderNode } | { done: false; job: Job };
+
+/**
+ * `POST /drive/copy`: a file as `copyFile` copies it; a folder with everything in it, as a job that copies
+ * a page of the source at a time in the listing's order (path bytes, at every depth), noting how far it got,
+ * for at most `budgetMs` in the request and then in the worker's steps. The source is not locked: what is
+ * added to or removed from it while the copy runs is copied if the copy has not passed its path yet. Each
+ * file is copied as an upload stores one (journal, bytes, record), never replacing what stands at its new
+ * path, so a step that runs again skips what an earlier one copied.
+ */
+export async function acceptCopy(deps: JobDeps, drive: string, from: string, to: string, options: { overwrite?: boolean }, budgetMs: number): Promise<CopyOutcome> {
+  if (from === ROOT) throw invalid('from "/" is the root folder; copy the folders in it one at a time');
+  const read = await deps.nodes.getMany(drive, [from, to, ...ancestorsOf(from), ...ancestorsOf(to)]);
+  const source = read.get(from);
+  if (source?.kind !== 'folder') return { done: true, node: await copyFile(deps, drive, from, to, options.overwrite === true) };
+  if (!reachableIn(read, from) || source.deleting) throw notFound(`no file or folder at ${from}`);
+  if (to === ROOT) throw invalid('to "/" is the root folder, which always exists; name a path below it');
+  if (to === from || to.startsWith(`${from}/`)) throw invalid(`cannot copy folder ${from} into itself (${to})`);
+  checkAbove(read, to);
+  if (read.has(to)) throw conflict(`${to} is taken; a folder is copied only to a path where nothing stands`);
+
+  const now = new Date().toISOString();
+  const { folders } = await ensureFolders(deps.nodes, drive, [to], now);
+  const made = folders.get(to)!;
+  const job: Job = { id: randomUUID(), drive, kind: 'copy', path: from, folderId: source.id, to, toId: made.id, status: 'running', files: 0, createdAt: now, updatedAt: now };
+  await deps.jobs.create(job);
+  const deadline = Date.now() + budgetMs;
+  const outcome = await copyStep(deps, job, Math.max(0, deadline - Date.now()));
+  if (outcome === 'done') {
+    await deps.jobs.finish(job.id, 0, 'copied');
+    return { done: true, node: made };
+  }
+  if (outcome === 'stopped') {
+    await deps.jobs.finish(job.id, 0, 'stopped');
+    throw conflict(`the copy stopped: ${from} or ${to} was deleted or taken by another request meanwhile`);
+  }
+  await deps.queue.send(job);
+  return { done: false, job: (await deps.jobs.get(drive, job.id)) ?? job };
+}
+
+/**
+ * One step of the copy job `job`, for at most `budgetMs`: pages of the source from where the job got to,
+ * each copied and then noted. `stopped` when the source or the folder the copy made is gone (deleted, or
+ * another request's folder stands there now).
+ */
+export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, budgetMs: number): Promise<'done' | 'out of time' | 'stopped'> {
+  const deadline = Date.now() + budgetMs;
+  let after = job.cursor;
+  for (;;) {
+    const destination = await deps.nodes.get(job.drive, job.to!);
+    if (destination?.kind !== 'folder' || destination.id !== job.toId || destination.deleting) return 'stopped';
+    let page;
+    try {
+      page = await listPage(deps.nodes, job.drive, job.path, { recursive: true, limit: COPY_PAGE, after });
+    } catch (error) {
+      if (error instanceof DriveError && error.code === 'not_found') return 'stopped';
+      throw error;
+    }
+    const mapped = (path: string) => `${job.to}${path.slice(job.path.length)}`;
+    try {
+      // Empty folders too; a file's folders are made by its commit.
+      if (page.folders.length > 0) await ensureFolders(deps.nodes, job.drive, page.folders.map((folder) => mapped(folder.path)), new Date().toISOString());
+    } catch (error) {
+      if (error instanceof DriveError && error.code === 'conflict') return 'stopped';
+      throw error;
+    }
+    const copied = await copyPage(deps, job.drive, page.files, mapped);
+    const last = page.after ?? [...page.files, ...page.folders].map((node) => node.path).sort(comparePaths).at(-1);
+    await deps.jobs.advanced(job.id, copied, last ?? after);
+    if (page.after === undefined) return 'done';
+    after = page.after;
+    if (Date.now() >= deadline) return 'out of time';
+  }
+}
+
+/**
+ * Copies `files` to their `mapped` paths as an upload stores files (the journal first), each committed on its
+ * own and never over what stands there: one already copied by an earlier step, or put there by another
+ * request, stays, and the bytes copied for it go. Returns how many were copied.
+ */
+async function copyPage(deps: CopyDeps, drive: string, files: readonly FileNode[], mapped: (path: string) => string): Promise<number> {
+  if (files.length === 0) return 0;
+  const now = new Date().toISOString();
+  const copies = files.map((file): FileNode => {
+    const id = randomUUID();
+    return { kind: 'file', id, path: mapped(file.path), size: file.size, contentType: file.contentType, createdAt: now, objectKey: `${drive}/${id}`, etag: file.etag };
+  });
+  const entries = await deps.journal.open(drive, copies, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS));
+  const done = await mapLimit(copies, COPY_CONCURRENCY, async (copy, i) => {
+    const etag = await deps.objects.copy(files[i].objectKey, copy.objectKey, files[i].size);
+    // Deleted since the page was read: nothing to copy.
+    if (etag === undefined) return false;
+    try {
+      await commitFiles(deps, drive, [{ ...copy, etag, pending: entries[i] }], { replace: false });
+      return true;
+    } catch (error) {
+      // Taken (its commit deleted the bytes it copied) or being deleted: the copy goes on without it.
+      if (error instanceof DriveError && error.code === 'conflict') return false;
+      throw error;
+    }
+  });
+  await closeJournal(deps.journal, entries);
+  return done.filter(Boolean).length;
 }

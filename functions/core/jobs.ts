@@ -1,13 +1,21 @@
 import { cleanUp } from './clean-up';
 import { JOB_STALL_MS, MOVE_WAIT_SECONDS, deleteStep, stepLeaseMs } from './delete-folder';
+import { copyStep } from './copy';
 import { type MoveDeps, moveStep } from './move';
-import type { Job, JobQueue, JobStore } from './ports';
+import type { Job, JobQueue, JobStore, ObjectCopier } from './ports';
 
-type JobDeps = MoveDeps & { jobs: JobStore; queue: JobQueue };
+type JobDeps = MoveDeps & { objects: ObjectCopier; jobs: JobStore; queue: JobQueue };
+
+/** How a job that is done ended, as the job notes it. */
+const ENDED: Record<Job['kind'], (outcome: 'done' | 'stopped') => Job['ended']> = {
+  delete: () => undefined,
+  move: (outcome) => (outcome === 'done' ? 'moved' : 'stopped'),
+  copy: (outcome) => (outcome === 'done' ? 'copied' : 'stopped'),
+};
 
 /**
- * The worker's step: claims the job `id` and advances it for at most `budgetMs` (a recursive delete, or a
- * folder move), then sends it to the queue again if it is not done (after a while, if what is left waits for
+ * The worker's step: claims the job `id` and advances it for at most `budgetMs` (a recursive delete, a
+ * folder move or a folder copy), then sends it to the queue again if it is not done (after a while, if what is left waits for
  * another request). A step that dies part-way is sent again by the queue (or, failing that, the sweep), and
  * the next step goes on from what is left: every write a step makes is conditional, so a step run twice is
  * safe, and counts each file once.
@@ -23,14 +31,16 @@ export async function advanceJob(deps: JobDeps, id: string, drive: string, budge
   if (!job || job.status === 'done') return job;
   let outcome: Awaited<ReturnType<typeof moveStep>>;
   try {
-    outcome = job.kind === 'move' ? await moveStep(deps, job, budgetMs) : await deleteStep(deps, job, budgetMs);
+    if (job.kind === 'move') outcome = await moveStep(deps, job, budgetMs);
+    else if (job.kind === 'copy') outcome = await copyStep(deps, job, budgetMs);
+    else outcome = await deleteStep(deps, job, budgetMs);
   } catch (error) {
     // The claim goes at once, so that the queue's next delivery or the sweep can go on.
     await cleanUp(() => deps.jobs.release(job.id));
     throw error;
   }
   if (outcome === 'done' || outcome === 'stopped') {
-    await deps.jobs.finish(job.id, 0, job.kind === 'move' ? (outcome === 'done' ? 'moved' : 'stopped') : undefined);
+    await deps.jobs.finish(job.id, 0, ENDED[job.kind](outcome));
   } else {
     // Released before it is sent, so that the step the message starts may claim it.
     await deps.jobs.release(job.id);

@@ -213,13 +213,19 @@ export interface Job {
   /** The id clients see (a UUID). */
   id: string;
   drive: string;
-  /** `delete`: everything in `path` goes. `move`: the folder at `path`, with everything in it, goes to `to`. */
-  kind: 'delete' | 'move';
+  /**
+   * `delete`: everything in `path` goes. `move`: the folder at `path`, with everything in it, goes to `to`.
+   * `copy`: everything in `path` is copied below `to`.
+   */
+  kind: 'delete' | 'move' | 'copy';
   /** The folder the job works on, and the id of the folder it marked there. */
   path: string;
   folderId: string;
-  /** A move's destination (where the folder keeps its id). */
+  /** A move's or copy's destination (where a moved folder keeps its id), and the id of the folder a copy made there. */
   to?: string;
+  toId?: string;
+  /** How far a copy has gone: the last path below `path` it copied, in the listing's order. */
+  cursor?: string;
   status: 'running' | 'done';
   /** Files deleted (or moved) so far; at the end, all of them. */
   files: number;
@@ -227,7 +233,7 @@ export interface Job {
    * How a move that is done ended: `moved`, or `stopped` when something it could not wait out blocked it (a
    * path in the destination taken by another request): what had moved stays moved, the rest stays put.
    */
-  ended?: 'moved' | 'stopped';
+  ended?: 'moved' | 'copied' | 'stopped';
   createdAt: string;
   /** When a request or the worker last advanced the job: one that stops advancing is resumed (`resumeStalledJobs`). */
   updatedAt: string;
@@ -245,8 +251,8 @@ export interface JobStore {
   claim(drive: string, id: string, leaseMs: number): Promise<Job | 'busy' | undefined>;
   /** Gives up a claim. */
   release(id: string): Promise<void>;
-  /** Adds `files` to the job's count and notes it advanced now. */
-  advanced(id: string, files: number): Promise<void>;
+  /** Adds `files` to the job's count and notes it advanced now (to `cursor`, for a copy). */
+  advanced(id: string, files: number, cursor?: string): Promise<void>;
   /** Ends the job: done, with `files` more deleted or moved (and, for a move, how it `ended`). */
   finish(id: string, files: number, ended?: Job['ended']): Promise<void>;
   /** Running jobs that have not advanced since `before`. */

@@ -54,10 +54,25 @@ function encodeQueryValue(value: string): string {
 /**
  * A job (an extension of the spec): where it stands, its own URL, and once done the `result` the
  * synchronous answer would have carried (`null` until then): a delete's `{deleted, path, files_deleted}`, a
- * move's Folder entry at its new path. A move that stopped short has `result: null` and an `error`.
+ * move's or copy's Folder entry at its new path. A move or copy that stopped short has `result: null` and an
+ * `error`.
  */
 export function jobView(job: Job, baseUrl: string) {
   const common = { id: job.id, status: job.status, created_at: job.createdAt, updated_at: job.updatedAt, url: jobUrl(job, baseUrl) };
+  if (job.kind === 'copy') {
+    const done = job.status === 'done';
+    return {
+      ...common,
+      type: 'copy-folder' as const,
+      path: job.path,
+      to: job.to!,
+      files_copied: job.files,
+      result: done && job.ended !== 'stopped' ? folderEntryView({ kind: 'folder', id: job.toId!, path: job.to!, createdAt: job.createdAt }) : null,
+      ...(done && job.ended === 'stopped'
+        ? { error: { code: 'conflict', message: `the copy stopped: ${job.path} or ${job.to} was deleted or taken by another request meanwhile; what had been copied is in ${job.to}` } }
+        : {}),
+    };
+  }
   if (job.kind === 'move') {
     const done = job.status === 'done';
     return {

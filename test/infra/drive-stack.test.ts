@@ -133,7 +133,7 @@ describe('DriveStack', () => {
       ],
       copy: [
         ...['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records
-        ...['dynamodb:BatchWriteItem', 'dynamodb:PutItem'], // the journal
+        ...['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', ...SEND], // the journal, a folder copy's job
         ...['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'],
       ],
       'get-job': ['dynamodb:GetItem'],
@@ -165,8 +165,9 @@ describe('DriveStack', () => {
     // The worker reads its queue (the event source), and deletes as the request does.
     expect(actionsOf('delete-worker')).toEqual(
       [
-        ...['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], // the job, and a moved file's upload
-        ...['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'], // the tree
+        ...['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem'], // the job, a moved file's upload, a copy's journal
+        ...['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // the tree
+        ...['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'],
         ...['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'],
         ...SEND,
         ...logs,

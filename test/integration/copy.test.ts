@@ -1,6 +1,9 @@
-import { DriveClient, type ErrorJson, type FileEntryJson, type ListingJson, json } from '../support/api-client';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DriveClient, type ErrorJson, type FileEntryJson, type FolderEntryJson, type ListingJson, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
-import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
+import { type RunningHost, removeDataDir, startHost, stopHost, storedState } from '../support/local-host';
 
 // POST /drive/copy (an extension of the spec): a new file, its bytes copied in S3, made as an upload is.
 // DRIVE_SINGLE_COPY_MAX_BYTES lowers the size above which an object is copied in parts (S3's 5 GiB), so
@@ -25,8 +28,17 @@ beforeAll(async () => {
 
 afterAll(() => stopHost(host));
 
+interface CopyJob {
+  id: string;
+  type: string;
+  status: 'running' | 'done';
+  files_copied: number;
+  url: string;
+  result: FolderEntryJson | null;
+}
+
 function copy(client: DriveClient, body: unknown) {
-  return json<{ data: FileEntryJson } & ErrorJson>(client.request('POST', '/drive/copy', { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }));
+  return json<{ data: FileEntryJson & { job: CopyJob } } & ErrorJson>(client.request('POST', '/drive/copy', { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }));
 }
 
 async function put(path: string, data: string | Buffer = `bytes of ${path}`): Promise<void> {
@@ -96,7 +108,8 @@ describe('POST /drive/copy', () => {
       [{ from: '/err/f.txt', to: '/err/sub', overwrite: true }, 409, 'conflict'],
       [{ from: '/err/f.txt', to: '/err/f.txt/x.txt' }, 409, 'conflict'],
       [{ from: '/err/f.txt', to: '/err/f.txt', overwrite: true }, 422, 'validation_error'],
-      [{ from: '/err/sub', to: '/err/sub2' }, 422, 'validation_error'],
+      [{ from: '/err/sub', to: '/err/sub/inner' }, 422, 'validation_error'],
+      [{ from: '/err/sub', to: '/err/f.txt' }, 409, 'conflict'],
       [{ from: '/err/f.txt', to: '/' }, 422, 'validation_error'],
       [{ from: '/err/f.txt' }, 400, 'bad_request'],
       [{ from: '/err/f.txt', to: '/err/y.txt', overwrite: 1 }, 400, 'bad_request'],
@@ -131,6 +144,73 @@ describe('POST /drive/copy', () => {
       ]);
       for (const result of results) expect([200, 202, 404, 409]).toContain(result.status);
       await expectFsckClean();
+    }
+  });
+});
+
+async function tree(client: DriveClient, folder: string): Promise<string[] | number> {
+  const res = await json<{ data: ListingJson }>(client.list({ folder, recursive: 'true' }));
+  if (res.status !== 200) return res.status;
+  return [...res.body.data.files.map((f) => f.path), ...res.body.data.folders.map((f) => `${f.path}/`)].sort();
+}
+
+async function until(url: string, client: DriveClient): Promise<CopyJob> {
+  for (const started = Date.now(); Date.now() - started < 60_000; ) {
+    const res = await json<{ data: { job: CopyJob } }>(fetch(url, { headers: { Authorization: `Bearer ${client.key}` } }));
+    if (res.body.data.job.status === 'done') return res.body.data.job;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`job ${url} did not finish within 60 s`);
+}
+
+describe('POST /drive/copy of a folder', () => {
+  it('copies everything in it, empty folders too, with new ids, and answers the new Folder entry', async () => {
+    await put('/tpl/a.txt');
+    await put('/tpl/src/b.txt');
+    await drive.createFolder({ path: '/tpl/empty' });
+    const res = await copy(drive, { from: '/tpl', to: '/proj/one' });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ id: expect.any(String), name: 'one', path: '/proj/one' });
+    expect(await tree(drive, '/proj/one')).toEqual(['/proj/one/a.txt', '/proj/one/empty/', '/proj/one/src/', '/proj/one/src/b.txt']);
+    expect(await tree(drive, '/tpl')).toEqual(['/tpl/a.txt', '/tpl/empty/', '/tpl/src/', '/tpl/src/b.txt']);
+    expect(await (await drive.download({ path: '/proj/one/src/b.txt' })).text()).toBe('bytes of /tpl/src/b.txt');
+    await expectFsckClean();
+  });
+
+  it('past the request budget, answers 202 with a job the worker finishes, and goes on after a kill', async () => {
+    const env = { DRIVE_API_KEYS: `c:${ADMIN}:admin`, DRIVE_RATE_LIMITS: 'off', DRIVE_COPY_BUDGET_MS: '0', DRIVE_DELETE_STEP_MS: '10' };
+    const dataDir = await mkdtemp(join(tmpdir(), 'drive-copy-'));
+    const paths = Array.from({ length: 450 }, (_, i) => `/src/d${i % 3}/f${i}.txt`);
+    try {
+      let running = await startHost(env, dataDir);
+      let client = new DriveClient(running.url, ADMIN);
+      for (let i = 0; i < paths.length; i += 50) {
+        const batch = paths.slice(i, i + 50);
+        expect((await client.upload(batch.map((path) => ({ data: `bytes of ${path}`, filename: 'x' })), batch.map((path) => ({ path })))).status).toBe(200);
+      }
+      const res = await copy(client, { from: '/src', to: '/dst' });
+      expect(res.status).toBe(202);
+      expect(res.body.data.job).toMatchObject({ type: 'copy-folder', status: 'running' });
+      for (let i = 0; i < 500 && !running.output().includes('advanced a job'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await running.stop('SIGKILL')).toBeNull();
+
+      running = await startHost(env, dataDir);
+      try {
+        client = new DriveClient(running.url, ADMIN);
+        const done = await until(res.body.data.job.url.replace(/^http:\/\/127\.0\.0\.1:\d+/, running.url), client);
+        expect(done).toMatchObject({ status: 'done', result: { path: '/dst' } });
+        const copied = (await tree(client, '/dst')) as string[];
+        expect(copied.filter((path) => !path.endsWith('/'))).toEqual(paths.map((path) => path.replace('/src', '/dst')).sort());
+        expect(await (await client.download({ path: '/dst/d2/f449.txt' })).text()).toBe('bytes of /src/d2/f449.txt');
+      } finally {
+        await running.stop();
+      }
+      // The sweep has not run: bytes a killed step copied and never recorded are in flight, not orphaned.
+      const fsck = await runFsck(dataDir);
+      expect(fsck).toMatchObject({ code: 0 });
+      expect(fsck.output).toMatch(/0 {2}objects no record points to/);
+    } finally {
+      await removeDataDir(dataDir);
     }
   });
 });

@@ -17,7 +17,7 @@ import { listFolder, listPage } from '../../functions/core/list-folder';
 import { commitFiles, uploadFiles } from '../../functions/core/upload';
 import { completeUpload, startUpload } from '../../functions/core/large-upload';
 import { ROOT, parentOf } from '../../functions/core/paths';
-import type { Job, DriveNode, FileNode, FileRecords, JobStore, MultipartStore, NodeStore, ObjectStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
+import type { Job, DriveNode, FileNode, FileRecords, JobStore, ObjectCopier, MultipartStore, NodeStore, ObjectStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
 import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
 import { removeDataDir } from '../support/local-host';
 
@@ -83,13 +83,14 @@ function intercepted<T extends object>(target: T, before: (method: string) => Pr
 }
 
 /** Objects in memory: which keys exist, so a test can count what no record points to. */
-function objectStore(): ObjectStore & { keys: Set<string> } {
+function objectStore(): ObjectStore & ObjectCopier & { keys: Set<string> } {
   const keys = new Set<string>();
   return {
     keys,
     put: async (key) => void keys.add(key),
     open: async () => undefined,
     deleteMany: async (gone) => gone.forEach((key) => keys.delete(key)),
+    copy: async (from, to) => (keys.has(from) ? (keys.add(to), 'copied') : undefined),
   };
 }
 
