@@ -1,0 +1,147 @@
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoFileRecords } from '../../functions/aws/dynamo-file-records';
+import { DynamoJobStore } from '../../functions/aws/dynamo-jobs';
+import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
+import { DynamoUploadJournal } from '../../functions/aws/dynamo-upload-journal';
+import { deleteFolder } from '../../functions/core/delete-folder';
+import { advanceJob } from '../../functions/core/jobs';
+import { acceptMove } from '../../functions/core/move';
+import { ROOT, parentOf } from '../../functions/core/paths';
+import type { DriveNode, FileNode, FileRecords, NodeStore, ObjectStore } from '../../functions/core/ports';
+import { commitFiles } from '../../functions/core/upload';
+import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
+import { removeDataDir } from '../support/local-host';
+
+// Review: folder moves racing file moves, and a move job resumed after its request died.
+
+let dataDir: string;
+let dynamo: Awaited<ReturnType<typeof startEmbeddedDynamo>>;
+let client: DynamoDBClient;
+let store: DynamoNodeStore;
+let records: DynamoFileRecords;
+let journal: DynamoUploadJournal;
+let jobs: DynamoJobStore;
+let drive: string;
+let driveCount = 0;
+const queue = { send: async () => undefined };
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'drive-review-moves-'));
+  dynamo = await startEmbeddedDynamo(dataDir);
+  client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: dynamo.credentials });
+  store = new DynamoNodeStore(client, LOCAL_RESOURCES.nodesTable);
+  records = new DynamoFileRecords(client, LOCAL_RESOURCES.nodesTable, LOCAL_RESOURCES.uploadsTable);
+  journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
+  jobs = new DynamoJobStore(client, LOCAL_RESOURCES.uploadsTable);
+});
+
+afterAll(async () => {
+  client.destroy();
+  await dynamo.close();
+  await removeDataDir(dataDir);
+});
+
+beforeEach(() => {
+  drive = `review-${++driveCount}`;
+});
+
+function objectStore(): ObjectStore & { keys: Set<string> } {
+  const keys = new Set<string>();
+  return { keys, put: async (key) => void keys.add(key), open: async () => undefined, deleteMany: async (gone) => gone.forEach((key) => keys.delete(key)) };
+}
+
+function file(path: string, id = `id-${path}`): FileNode {
+  return { kind: 'file', id, path, size: 1, contentType: 'text/plain', createdAt: '2026-11-21T00:00:00.000Z', objectKey: `${drive}/${id}`, etag: id };
+}
+
+async function upload(objects: ObjectStore, files: FileNode[]): Promise<void> {
+  for (const f of files) await objects.put(f.objectKey, Buffer.from('x'), f.contentType);
+  await commitFiles({ nodes: store, objects }, drive, files);
+}
+
+function hooked<T extends object>(target: T, before: (method: string, args: unknown[]) => Promise<void> | void): T {
+  return new Proxy(target, {
+    get(t, method: string) {
+      const real = Reflect.get(t, method) as (...args: unknown[]) => Promise<unknown>;
+      return async (...args: unknown[]) => {
+        await before(method, args);
+        return real.apply(t, args);
+      };
+    },
+  });
+}
+
+/** Every record of the drive, and for each the folder above it (or '/'). */
+async function orphans(): Promise<string[]> {
+  const { Items = [] } = await client.send(new ScanCommand({ TableName: LOCAL_RESOURCES.nodesTable }));
+  const nodes = (await Promise.all(Items.filter((item) => item.pk.S!.startsWith(`${drive}#`)).map((item) => store.get(drive, item.path.S!)))).filter((n): n is DriveNode => n !== undefined);
+  const out: string[] = [];
+  for (const node of nodes) {
+    const parent = parentOf(node.path);
+    if (parent !== ROOT && (await store.get(drive, parent))?.kind !== 'folder') out.push(node.path);
+  }
+  return out.sort();
+}
+
+describe('review: moves', () => {
+  it('a file move that read its destination folder before a folder move marked it, and writes after that move read it empty: the file keeps a parent', async () => {
+    const objects = objectStore();
+    await upload(objects, [file('/src/x.txt'), file('/D/keep.txt')]);
+    await journal.close([]); // nothing pending
+    // The file move /src/x.txt -> /D/x.txt reads everything, then waits at its transaction.
+    let reachedTransaction!: () => void;
+    const atTransaction = new Promise<void>((resolve) => (reachedTransaction = resolve));
+    let letGo!: () => void;
+    const gate = new Promise<void>((resolve) => (letGo = resolve));
+    const pausedRecords: FileRecords = hooked(records, async (method) => {
+      if (method === 'move') {
+        reachedTransaction();
+        await gate;
+      }
+    });
+    const fileMove = acceptMove({ nodes: store, records: pausedRecords, objects, journal, jobs, queue }, drive, '/src/x.txt', '/D/x.txt', {}, 10_000);
+    await atTransaction;
+
+    // The folder move /D -> /F: just before it removes the emptied /D, the file move's transaction lands.
+    let once = false;
+    const nodes: NodeStore = hooked(store as NodeStore, async (method, args) => {
+      if (method === 'revert' && args[1] === '/D' && !once) {
+        once = true;
+        letGo();
+        await fileMove;
+      }
+    });
+    const folderMove = await acceptMove({ nodes, records, objects, journal, jobs, queue }, drive, '/D', '/F', {}, 10_000);
+    expect(folderMove.done).toBe(true);
+    await expect(fileMove).resolves.toMatchObject({ done: true, node: { path: '/D/x.txt' } });
+
+    // Both moves answered 200; the file must be reachable somewhere (and have a parent folder).
+    expect(await orphans()).toEqual([]);
+  });
+
+  it('a move job whose request died before marking: the worker must not move the tree under a destination whose parent was deleted meanwhile', async () => {
+    const objects = objectStore();
+    await upload(objects, [file('/X/a.txt'), file('/X/sub/b.txt'), file('/P/other.txt')]);
+    // The request dies at its first mark (after noting the job).
+    let dead = false;
+    const dying: NodeStore = hooked(store as NodeStore, (method) => {
+      if (method === 'markMoving') dead = true;
+      if (dead) throw new Error('killed');
+    });
+    await expect(acceptMove({ nodes: dying, records, objects, journal, jobs, queue }, drive, '/X', '/P/B', {}, 10_000)).rejects.toThrow('killed');
+    const [job] = (await jobs.stalled(new Date('9999-12-31T00:00:00.000Z'))).filter((one) => one.drive === drive && one.kind === 'move');
+    expect(job).toMatchObject({ status: 'running', path: '/X', to: '/P/B' });
+
+    // Meanwhile /P is deleted, whole.
+    await deleteFolder({ nodes: store, objects }, drive, '/P', true);
+    expect(await store.get(drive, '/P')).toBeUndefined();
+
+    // The worker (queue or sweep) takes the job.
+    await advanceJob({ nodes: store, records, objects, journal, jobs, queue }, job.id, drive, 60_000);
+    // Either the move stopped (files still at /X) or they went somewhere a reader can reach: never below a missing folder.
+    expect(await orphans()).toEqual([]);
+  });
+});
