@@ -10,8 +10,9 @@ import { deleteFolder } from '../../functions/core/delete-folder';
 import { advanceJob } from '../../functions/core/jobs';
 import { acceptMove } from '../../functions/core/move';
 import { ROOT, parentOf } from '../../functions/core/paths';
-import type { DriveNode, FileNode, FileRecords, NodeStore, ObjectStore } from '../../functions/core/ports';
+import type { DriveNode, FileNode, FileRecords, MultipartStore, NodeStore, ObjectStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
 import { commitFiles } from '../../functions/core/upload';
+import { completeUpload, startUpload } from '../../functions/core/large-upload';
 import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
 import { removeDataDir } from '../support/local-host';
 
@@ -143,5 +144,50 @@ describe('review: moves', () => {
     await advanceJob({ nodes: store, records, objects, journal, jobs, queue }, job.id, drive, 60_000);
     // Either the move stopped (files still at /X) or they went somewhere a reader can reach: never below a missing folder.
     expect(await orphans()).toEqual([]);
+  });
+
+  it('a large upload completed while a folder above its path is being moved: the 409 says to wait for the move, and then completing again stores the file', async () => {
+    const MiB = 1024 * 1024;
+    const held = new Map<string, number>();
+    const objects: ObjectStore = { put: async () => undefined, open: async () => undefined, deleteMany: async (keys) => keys.forEach((key) => held.delete(key)) };
+    const multipart = new Map<string, string>();
+    const parts: MultipartStore = {
+      begin: async (key) => (multipart.set('mp', key), 'mp'),
+      partUrls: async (_key, _id, first, count) => Array.from({ length: count }, (_, i) => `https://s3.test/part${first + i}`),
+      listParts: async (_key, id) => (multipart.has(id) ? [{ number: 1, etag: '"e1"', size: 8 * MiB }] : undefined),
+      complete: async (key, id) => (multipart.delete(id) ? (held.set(key, 8 * MiB), 'done') : 'gone'),
+      head: async (key) => (held.has(key) ? { size: held.get(key)!, etag: 'e-1' } : undefined),
+      abort: async (_key, id) => void multipart.delete(id),
+    };
+    const kept = new Map<string, { session: UploadSession; until: number }>();
+    const sessions: UploadSessionStore = {
+      put: async (session) => void kept.set(session.id, { session, until: 0 }),
+      get: async (_drive, id) => kept.get(id)?.session,
+      claim: async (_drive, id, lease) => {
+        const one = kept.get(id);
+        if (!one) return undefined;
+        if (one.until > Date.now()) return 'busy';
+        one.until = Date.now() + lease;
+        return one.session;
+      },
+      release: async (id) => void (kept.get(id) && (kept.get(id)!.until = 0)),
+      remove: async (id) => void kept.delete(id),
+    };
+    const small = objectStore();
+    await upload(small, [file('/lu/other.txt')]);
+    const { session } = await startUpload({ nodes: store, objects, parts, sessions }, drive, { path: '/lu/big.bin', size: 8 * MiB }, { maxFileBytes: 100 * MiB, expirySeconds: 3600 });
+
+    // A move of /lu that goes on as a job (budget 0): /lu is marked while it runs.
+    const started = await acceptMove({ nodes: store, records, objects: small, journal, jobs, queue }, drive, '/lu', '/lu-moved', {}, 0);
+    expect(started.done).toBe(false);
+    const sent = [{ number: 1, etag: '"e1"' }];
+    await expect(completeUpload({ nodes: store, objects, parts, sessions }, drive, session.id, sent)).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('until the move is done') });
+
+    // The move ends; the client does as the 409 said.
+    const job = started.done ? undefined : started.job;
+    await advanceJob({ nodes: store, records, objects: small, journal, jobs, queue }, job!.id, drive, 60_000);
+    expect(await store.get(drive, '/lu-moved/other.txt')).toMatchObject({ kind: 'file' });
+    // 8 MiB of parts uploaded: the session and its assembled bytes should still be there for this retry.
+    await expect(completeUpload({ nodes: store, objects, parts, sessions }, drive, session.id, sent)).resolves.toMatchObject({ path: '/lu/big.bin' });
   });
 });
