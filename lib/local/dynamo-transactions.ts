@@ -89,6 +89,7 @@ export function dynamoTransactions(socketPath: string, walDir: string): Transact
         } catch {
           return error('SerializationException', 'the request body is not JSON');
         }
+        if (input === null || typeof input !== 'object' || Array.isArray(input)) return error('SerializationException', 'the request body must be a JSON object');
         const now = Date.now();
         for (const [held, { at }] of made) if (now - at > TOKEN_MS) made.delete(held);
         const { ClientRequestToken: token, ...request } = input;
@@ -107,7 +108,8 @@ export function dynamoTransactions(socketPath: string, walDir: string): Transact
         try {
           const images: Image[] = [];
           for (const op of ops as Op[]) {
-            const key = op.kind === 'Put' ? await keyOf(op.input.TableName, op.input.Item, headers) : (op.input.Key ?? {});
+            // In the table's own key order, whichever order the caller wrote it in: an item named twice is found.
+            const key = await keyOf(op.input.TableName, op.kind === 'Put' ? op.input.Item : (op.input.Key ?? {}), headers);
             const read = await call('GetItem', { TableName: op.input.TableName, Key: key, ConsistentRead: true }, headers);
             if (read.status !== 200) throw new Refused(read);
             images.push({ table: op.input.TableName, key, before: read.json.Item as Attributes | undefined });
@@ -121,27 +123,40 @@ export function dynamoTransactions(socketPath: string, walDir: string): Transact
           const applied: Image[] = [];
           let failedAt = -1;
           let failure: Reply | undefined;
-          for (let i = 0; i < ops.length; i++) {
-            const answer = await apply(call, ops[i] as Op, headers);
-            if (answer.status === 200) {
-              applied.push(images[i]);
-              continue;
+          try {
+            for (let i = 0; i < ops.length; i++) {
+              const answer = await apply(call, ops[i] as Op, headers);
+              if (answer.status === 200) {
+                applied.push(images[i]);
+                continue;
+              }
+              failedAt = i;
+              failure = answer;
+              break;
             }
-            failedAt = i;
-            failure = answer;
-            break;
+          } catch (thrown) {
+            // The emulator failed mid-way: undone before the answer, so that a retry starts from the state
+            // before it. If the undo fails too, the write-ahead file stays, and the next start undoes it.
+            await restore(call, applied, headers);
+            await rm(wal, { force: true });
+            throw thrown;
           }
           // A condition check's item goes back in any case; a refused transaction's writes go back too.
           const undo = failure ? applied : images.filter((_, i) => (ops[i] as Op).kind === 'ConditionCheck');
           await restore(call, undo, headers);
-          await rm(wal, { force: true });
           if (!failure) {
+            await rm(wal, { force: true });
             if (token !== undefined) made.set(token, { request: JSON.stringify(request), at: now });
             return { status: 200, body: '{}' };
           }
-          if (!isConditionFailure(failure)) return { status: failure.status, body: failure.text, errorType: String(failure.json.__type ?? '') };
+          if (!isConditionFailure(failure)) {
+            await rm(wal, { force: true });
+            return { status: failure.status, body: failure.text, errorType: String(failure.json.__type ?? '') };
+          }
 
           // Refused: every condition is judged against the state the transaction began on, as AWS reports them.
+          // Each check is a write undone at once; the write-ahead file stays until the last, so a kill in
+          // between is undone at the next start too.
           const reasons: { Code: string; Message?: string; Item?: Attributes }[] = [];
           for (let i = 0; i < ops.length; i++) {
             const op = ops[i] as Op;
@@ -149,6 +164,7 @@ export function dynamoTransactions(socketPath: string, walDir: string): Transact
             if (!refused) reasons.push({ Code: 'None' });
             else reasons.push({ Code: 'ConditionalCheckFailed', Message: 'The conditional request failed', ...(op.input.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' && images[i].before ? { Item: images[i].before } : {}) });
           }
+          await rm(wal, { force: true });
           return {
             status: 400,
             errorType: 'TransactionCanceledException',
@@ -201,6 +217,8 @@ function operationOf(item: TransactItem): Op | undefined {
   const input = item[kind];
   if (input === null || typeof input !== 'object' || typeof input.TableName !== 'string') return undefined;
   if (kind === 'ConditionCheck' && typeof input.ConditionExpression !== 'string') return undefined;
+  const item = kind === 'Put' ? (input as { Item?: unknown }).Item : input.Key;
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return undefined;
   return { kind, input } as Op;
 }
 
