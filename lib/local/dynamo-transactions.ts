@@ -217,8 +217,8 @@ function operationOf(item: TransactItem): Op | undefined {
   const input = item[kind];
   if (input === null || typeof input !== 'object' || typeof input.TableName !== 'string') return undefined;
   if (kind === 'ConditionCheck' && typeof input.ConditionExpression !== 'string') return undefined;
-  const item = kind === 'Put' ? (input as { Item?: unknown }).Item : input.Key;
-  if (item === null || typeof item !== 'object' || Array.isArray(item)) return undefined;
+  const named = kind === 'Put' ? (input as { Item?: unknown }).Item : input.Key;
+  if (named === null || typeof named !== 'object' || Array.isArray(named)) return undefined;
   return { kind, input } as Op;
 }
 
