@@ -60,6 +60,8 @@ export const FUNCTION_SIZING: Record<HandlerName, { memorySize: number; timeoutS
   // file, then the worker goes on: sized as delete-folder, whose work per file it mirrors.
   move: { memorySize: ONE_VCPU_MB, timeoutSeconds: 29 },
   'get-job': { memorySize: 256, timeoutSeconds: 29 },
+  // Answers from the guard's read of the key.
+  whoami: { memorySize: 256, timeoutSeconds: 29 },
   // Signs the first 100 part URLs.
   'start-upload': { memorySize: 512, timeoutSeconds: 29 },
   // Signs at most 1,000 part URLs a request.

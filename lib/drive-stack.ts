@@ -227,6 +227,8 @@ export class DriveStack extends Stack {
         .allowObjects(bucket, 'DeleteObject')
         .allowSend(jobsQueue),
       'get-job': make('get-job').allowTable(uploads, 'GetItem'),
+      // Nothing but what the guard reads and writes: the key (GetItem) and its rate-limit bucket (UpdateItem).
+      whoami: make('whoami'),
       // A step: the job read (GetItem) and advanced (UpdateItem), the tree deleted as the request does, or moved
       // as the move request does (its transactions' items), the job sent on.
       'delete-worker': this.queueWorker(worker, jobsQueue, environment, logRetention)
@@ -355,7 +357,7 @@ export class DriveStack extends Stack {
 
     this.addAlarms();
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
-    new CfnOutput(this, 'DashboardUrl', { value: this.api.url, description: 'The web dashboard: sign in with an admin key' });
+    new CfnOutput(this, 'DashboardUrl', { value: this.api.url, description: 'The web dashboard: sign in with an API key of any role' });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
     new CfnOutput(this, 'NodesTableName', { value: nodes.tableName });
     new CfnOutput(this, 'UploadsTableName', { value: uploads.tableName });
