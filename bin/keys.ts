@@ -10,7 +10,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const USAGE = `Usage: npm run keys -- <command>
   create --drive <id> --name <label> [--role <role>] [--prefix /folder]
                                        create a key; its secret is printed once, alone on the last line.
-                                       role: admin (manages keys; the dashboard signs in with one),
+                                       role: admin (manages keys, also in the dashboard),
                                        read-write (the default), read-only, upload-only; --prefix confines
                                        the key to one folder (not for admin keys)
   list                                 every key: id, drive, role, prefix, name, created, last used, last four characters, state

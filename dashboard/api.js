@@ -314,8 +314,8 @@ export function revokeLink(id) {
 /** @typedef {{ role: Role, prefix: string | null }} Access what a key may do; `prefix` null when the API did not say */
 
 /**
- * What `key` may do, from the API. `GET drive/whoami` (`{role, prefix}`) is asked first, for when the API
- * has it; until then the role is read from what the API refuses, with requests that change nothing: only an
+ * What `key` may do, from the API. `GET drive/whoami` (`{role, prefix}`) is asked first; from an API
+ * without that route (a stack deployed before it: `404`) the role is read from what the API refuses, with requests that change nothing: only an
  * admin may list keys, only a writer reaches `DELETE drive/files` (which, with no path, is a 400 for it and
  * deletes nothing), and only a reader reaches `GET drive/download` (with no path, a 400 too). A 403 is the
  * role's refusal: the guard checks the role before anything in the request. An unknown key is a 401.

@@ -10,7 +10,7 @@ const PLAIN_PATH = /^(\/[A-Za-z0-9._~-]+)+$/;
 const headers = securityHeaders(originOf(requireEnv('DRIVE_PART_UPLOAD_ORIGIN')));
 
 /**
- * GET / and GET /{file}: the web dashboard, a static page that signs in with an admin key kept in the tab's
+ * GET / and GET /{file}: the web dashboard, a static page that signs in with a key of any role, kept in the tab's
  * session storage and calls the API beside it. No key is asked for here: the files hold no data.
  */
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {

@@ -62,6 +62,8 @@ export const FUNCTION_SIZING: Record<HandlerName, { memorySize: number; timeoutS
   // One CopyObject (or, above 5 GiB, parts copied eight at a time, all in S3) and an upload's record writes.
   copy: { memorySize: 512, timeoutSeconds: 29 },
   'get-job': { memorySize: 256, timeoutSeconds: 29 },
+  // Answers from the guard's read of the key.
+  whoami: { memorySize: 256, timeoutSeconds: 29 },
   // Signs the first 100 part URLs.
   'start-upload': { memorySize: 512, timeoutSeconds: 29 },
   // Signs at most 1,000 part URLs a request.

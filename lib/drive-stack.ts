@@ -236,6 +236,8 @@ export class DriveStack extends Stack {
         .allowObjects(bucket, 'GetObject', 'PutObject', 'DeleteObject', 'AbortMultipartUpload')
         .allowSend(jobsQueue),
       'get-job': make('get-job').allowTable(uploads, 'GetItem'),
+      // Nothing but what the guard reads and writes: the key (GetItem) and its rate-limit bucket (UpdateItem).
+      whoami: make('whoami'),
       // A step: the job read (GetItem) and advanced (UpdateItem), the tree deleted as the request does, moved
       // as the move request does (its transactions' items), or copied as the copy request does (the journal,
       // the objects copied, the records written), the job sent on.
@@ -365,7 +367,7 @@ export class DriveStack extends Stack {
 
     this.addAlarms();
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
-    new CfnOutput(this, 'DashboardUrl', { value: this.api.url, description: 'The web dashboard: sign in with an admin key' });
+    new CfnOutput(this, 'DashboardUrl', { value: this.api.url, description: 'The web dashboard: sign in with an API key of any role' });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
     new CfnOutput(this, 'NodesTableName', { value: nodes.tableName });
     new CfnOutput(this, 'UploadsTableName', { value: uploads.tableName });

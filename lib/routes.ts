@@ -11,6 +11,7 @@ export type HandlerName =
   | 'move'
   | 'copy'
   | 'get-job'
+  | 'whoami'
   | 'delete-worker'
   | 'start-upload'
   | 'upload-parts'
@@ -63,6 +64,8 @@ export const ROUTES: readonly ApiRoute[] = [
   { method: 'POST', path: '/drive/copy', handler: 'copy', endpoint: 'files', entry: 'functions/copy.ts', streaming: false },
   // A delete or move too big for one request answers 202 with a job (an extension); its client reads the job here.
   { method: 'GET', path: '/drive/jobs/{job_id}', handler: 'get-job', endpoint: 'jobs', entry: 'functions/get-job.ts', streaming: false },
+  // What the caller's key may do (an extension): the dashboard asks at sign-in, to offer only what the role allows.
+  { method: 'GET', path: '/drive/whoami', handler: 'whoami', endpoint: 'whoami', entry: 'functions/whoami.ts', streaming: false },
   // Large files (an extension of the spec): a multipart upload straight to S3. Each takes upload tokens.
   { method: 'POST', path: '/drive/uploads', handler: 'start-upload', endpoint: 'upload', entry: 'functions/start-upload.ts', streaming: false },
   { method: 'GET', path: '/drive/uploads/{upload_id}/parts', handler: 'upload-parts', endpoint: 'upload', entry: 'functions/upload-parts.ts', streaming: false },
@@ -90,7 +93,7 @@ export const LINK_ROUTES: readonly Route[] = [
 
 /**
  * The web dashboard's page and its assets (an extension: Settings → API Keys and a file browser). They take
- * no key, as they hold no data: the page signs in with an admin key and sends it with each API call.
+ * no key, as they hold no data: the page signs in with a key of any role and sends it with each API call.
  */
 export const DASHBOARD_ROUTES: readonly Route[] = [
   { method: 'GET', path: '/', handler: 'dashboard', entry: 'functions/dashboard.ts', streaming: false },

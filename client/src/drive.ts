@@ -6,12 +6,12 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { packBatches } from './batch-packing';
 import { type Download, type DownloadOptions, openDownload } from './download';
-import { DriveError, errorFromResponse, isAbortError } from './errors';
+import { DriveError, errorFromResponse, isAbortError, jobFailure } from './errors';
 import { uploadLarge } from './large-upload';
 import { mapLimit } from './pool';
 import type { Clock } from './rate-limit-pacer';
 import { DEFAULT_RETRY, type RetryOptions, Transport, type TransportStats, discard } from './transport';
-import type { DeleteJob, DriveFile, DriveFolder, FileHead, FilesDeletion, FolderDeletion, Listing, ShareLink, ShareLinkEntry } from './types';
+import type { CopyJob, DeleteJob, DriveEntry, DriveFile, DriveFolder, DriveJob, FileHead, FilesDeletion, FolderDeletion, Listing, MoveJob, ShareLink, ShareLinkEntry } from './types';
 import { type FormFile, METADATA_FIXED_BYTES, REQUEST_FIXED_BYTES, fileCost, uploadForm } from './upload-form';
 
 const MiB = 1024 * 1024;
@@ -75,6 +75,15 @@ export interface DownloadToFileOptions extends DownloadOptions {
   onProgress?: (bytesDone: number, bytesTotal: number) => void;
 }
 
+/** Options of `move` and `copy`. */
+export interface TransferOptions<J extends MoveJob | CopyJob> {
+  /** Replace a file at `to` (never a folder). Default false: a taken `to` is a `409 conflict`. */
+  overwrite?: boolean;
+  signal?: AbortSignal;
+  /** Called with each read of a big folder's job, the last one `done`. */
+  onProgress?: (job: J) => void;
+}
+
 // A metadata field holds at most 1 MiB on the server.
 const MAX_METADATA_BYTES = 1024 * 1024;
 /** Distinct folders one upload request may name, ancestors included: Drive's bound on the folders a request makes. */
@@ -102,7 +111,7 @@ interface Planned {
  * ones go in parallel parts straight to S3, every request waits for its rate-limit token, and failures are
  * retried only where a repeat cannot do harm (see `Transport`).
  */
-/** How long the first wait before reading a delete job is; each wait doubles, up to `JOB_POLL_MAX_MS`. */
+/** How long the first wait before reading a job is; each wait doubles, up to `JOB_POLL_MAX_MS`. */
 const JOB_POLL_FIRST_MS = 250;
 const JOB_POLL_MAX_MS = 5000;
 /** Paths one `DELETE /drive/files` may name. */
@@ -274,20 +283,96 @@ export class Drive {
       return { deleted: true, path, files_deleted: 0, alreadyGone: true };
     }
     if (response.status !== 202) return this.data<FolderDeletion>(response, `DELETE /drive/folders of ${path}`);
-    let { job } = await this.data<{ job: DeleteJob }>(response, `DELETE /drive/folders of ${path}`);
-    for (let wait = JOB_POLL_FIRST_MS; job.status !== 'done'; wait = Math.min(JOB_POLL_MAX_MS, wait * 2)) {
-      options.onProgress?.(job);
-      await this.transport.sleep(wait, options.signal);
-      ({ job } = await this.job(job.id, options.signal));
-    }
-    options.onProgress?.(job);
+    const { job: first } = await this.data<{ job: DeleteJob }>(response, `DELETE /drive/folders of ${path}`);
+    const job = await this.followJob(first, options);
     return job.result ?? { deleted: true, path, files_deleted: job.files_deleted };
   }
 
-  /** The delete job `id` (`GET /drive/jobs/{id}`), read at this client's base URL: the key goes nowhere else. */
-  async job(id: string, signal?: AbortSignal): Promise<{ job: DeleteJob }> {
+  /**
+   * Moves the file or folder at `from` to `to` (`POST /drive/move`), keeping its id; missing folders above `to`
+   * are made. A file replaces a file at `to` only with `overwrite`; a folder replaces nothing (`409`). Resolves
+   * with the entry at its new path. A folder too big to move in one request answers `202` with a job, which is
+   * followed as `deleteFolder` follows one (`onProgress` sees each read); a job that stops short (a path at
+   * the destination taken meanwhile) rejects with its error, what had moved being at `to` and the rest at
+   * `from`. A retry after a lost answer that finds nothing at `from` (`404`) looks for the entry at `to`, and
+   * resolves with it if it is there: the attempt whose answer was lost moved it.
+   */
+  async move(from: string, to: string, options: TransferOptions<MoveJob> = {}): Promise<DriveEntry> {
+    return this.transfer('move', from, to, options);
+  }
+
+  /**
+   * Copies the file or folder at `from` to `to` (`POST /drive/copy`), as `move` moves it but leaving `from` as
+   * it is: the copy has new ids. A big folder's `202` job is followed to its end. A retry after a lost answer
+   * may answer `409` for the copy its lost attempt made (pass `overwrite` to make a file copy's retry harmless).
+   */
+  async copy(from: string, to: string, options: TransferOptions<CopyJob> = {}): Promise<DriveEntry> {
+    return this.transfer('copy', from, to, options);
+  }
+
+  /** The job `id` (`GET /drive/jobs/{id}`), read at this client's base URL: the key goes nowhere else. */
+  async job(id: string, signal?: AbortSignal): Promise<{ job: DriveJob }> {
     const route = `/drive/jobs/${encodeURIComponent(id)}`;
-    return this.json<{ job: DeleteJob }>({ method: 'GET', url: this.transport.url(route), bucket: 'jobs', signal }, `GET ${route}`);
+    return this.json<{ job: DriveJob }>({ method: 'GET', url: this.transport.url(route), bucket: 'jobs', signal }, `GET ${route}`);
+  }
+
+  /** `POST /drive/move` or `/drive/copy`, and the job of a `202` followed to its result. */
+  private async transfer<J extends MoveJob | CopyJob>(kind: 'move' | 'copy', from: string, to: string, options: TransferOptions<J>): Promise<DriveEntry> {
+    const route = `/drive/${kind}`;
+    const what = `POST ${route} of ${from} to ${to}`;
+    const body = JSON.stringify(options.overwrite === undefined ? { from, to } : { from, to, overwrite: options.overwrite });
+    const { response, uncertain } = await this.transport.send({
+      method: 'POST',
+      url: this.transport.url(route),
+      bucket: 'files',
+      headers: { 'Content-Type': 'application/json' },
+      body,
+      signal: options.signal,
+    });
+    if (kind === 'move' && response.status === 404 && uncertain) {
+      const moved = await this.entryAt(to, options.signal);
+      if (moved) {
+        await discard(response);
+        return moved;
+      }
+    }
+    if (response.status !== 202) return this.data<DriveEntry>(response, what);
+    const { job: first } = await this.data<{ job: J }>(response, what);
+    const job = await this.followJob(first, options);
+    if (job.result) return job.result;
+    throw job.error ? jobFailure(job.error) : new DriveError('unexpected_response', `job ${job.id} of ${what} ended with neither a result nor an error`, 200);
+  }
+
+  /** The entry at `path`, found in its parent's listing a page at a time, or undefined if nothing is there. */
+  private async entryAt(path: string, signal?: AbortSignal): Promise<DriveEntry | undefined> {
+    const parent = path.slice(0, path.lastIndexOf('/')) || '/';
+    try {
+      for await (const page of this.listPages(parent, { signal })) {
+        const entry = [...page.files, ...page.folders].find((e) => e.path === path);
+        if (entry) return entry;
+      }
+    } catch (error) {
+      if (error instanceof DriveError && error.code === 'not_found') return undefined;
+      throw error;
+    }
+    return undefined;
+  }
+
+  /**
+   * Reads the job `first` until it is done, waiting from a quarter second, doubling to five, and telling
+   * `onProgress` each time; resolves with the job as it ended.
+   */
+  private async followJob<J extends DriveJob>(first: J, options: { signal?: AbortSignal; onProgress?: (job: J) => void }): Promise<J> {
+    let job = first;
+    for (let wait = JOB_POLL_FIRST_MS; job.status !== 'done'; wait = Math.min(JOB_POLL_MAX_MS, wait * 2)) {
+      options.onProgress?.(job);
+      await this.transport.sleep(wait, options.signal);
+      const read = (await this.job(job.id, options.signal)).job;
+      if (read.type !== first.type) throw new DriveError('unexpected_response', `job ${job.id} was a ${first.type} job and is now read as a ${read.type} job`, 200);
+      job = read as J;
+    }
+    options.onProgress?.(job);
+    return job;
   }
 
   /**

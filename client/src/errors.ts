@@ -65,6 +65,12 @@ const CODE_OF_STATUS: Record<number, DriveErrorCode> = {
   500: 'internal_error',
 };
 
+/** The error a job that stopped short reports (`GET /drive/jobs/{id}` itself answered `200`), with the status its code has in a direct answer. */
+export function jobFailure(error: { code: string; message: string }): DriveError {
+  const status = Object.entries(CODE_OF_STATUS).find(([, code]) => code === error.code)?.[0];
+  return new DriveError(error.code, error.message, status === undefined ? 0 : Number(status));
+}
+
 /** Reads a failed response's `{error: {code, message}}`, or describes what came instead. */
 export async function errorFromResponse(response: Response, what: string): Promise<DriveError> {
   const text = await response.text().catch(() => '');

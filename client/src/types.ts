@@ -80,6 +80,44 @@ export interface DeleteJob {
   result: { deleted: boolean; path: string; files_deleted: number } | null;
 }
 
+/** What a move or a copy answers: the File or Folder entry at its new path, as a listing shows it. */
+export type DriveEntry = DriveFileEntry | DriveFolderEntry;
+
+/** What a job that stopped short failed with: the API's code and message. */
+export interface JobError {
+  code: string;
+  message: string;
+}
+
+/** A folder move too big for one request, as `GET /drive/jobs/{id}` reports it (the server answered `202`). */
+export interface MoveJob {
+  id: string;
+  type: 'move-folder';
+  status: 'running' | 'done';
+  /** The folder being moved. */
+  path: string;
+  to: string;
+  /** Files moved so far. */
+  files_moved: number;
+  created_at: string;
+  updated_at: string;
+  url: string;
+  /** The folder at `to`, once `status` is `done`; null until then, and for a move that stopped short (`error`). */
+  result: DriveFolderEntry | null;
+  /** Why a move that is `done` stopped short: what had moved is at `to`, the rest still at `path`. */
+  error?: JobError;
+}
+
+/** A folder copy too big for one request, as `GET /drive/jobs/{id}` reports it (the server answered `202`). */
+export interface CopyJob extends Omit<MoveJob, 'type' | 'files_moved'> {
+  type: 'copy-folder';
+  /** Files copied so far. */
+  files_copied: number;
+}
+
+/** Any job `GET /drive/jobs/{id}` reports. */
+export type DriveJob = DeleteJob | MoveJob | CopyJob;
+
 /** The answer to `POST /drive/uploads`: a large-upload session with a presigned URL per part. */
 export interface UploadSession {
   upload_id: string;

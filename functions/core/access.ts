@@ -3,14 +3,14 @@ import { DriveError, conflict, forbidden } from './errors';
 
 /**
  * The endpoints, by the names used for their rate-limit buckets; `keys` (the admin routes), `jobs` (reading a
- * delete job), `files` (deleting files; moves and copies will share it) and `links` (making, listing and
- * revoking share links) are extensions.
+ * delete job), `files` (deleting files; moves and copies will share it), `links` (making, listing and
+ * revoking share links) and `whoami` (what the caller's key may do) are extensions.
  */
-export type Endpoint = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links';
+export type Endpoint = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links' | 'whoami';
 
 /**
- * Requests per minute per API key (spec section 8; `keys`, `jobs` and `links` are ours: a client polls a job
- * with backoff). A share link's own keyless GETs take from a bucket per link at the `download` rate.
+ * Requests per minute per API key (spec section 8; `keys`, `jobs`, `links` and `whoami` are ours: a client
+ * polls a job with backoff, and asks who it is once per sign-in). A share link's own keyless GETs take from a bucket per link at the `download` rate.
  */
 export const SPEC_RATE_LIMITS: Readonly<Record<Endpoint, number>> = {
   upload: 100,
@@ -22,18 +22,20 @@ export const SPEC_RATE_LIMITS: Readonly<Record<Endpoint, number>> = {
   keys: 60,
   jobs: 300,
   links: 100,
+  whoami: 60,
 };
 
 /** What a key may do (an extension of the spec): each role's endpoints are in `ROLE_ENDPOINTS`. */
 export type Role = 'admin' | 'read-write' | 'read-only' | 'upload-only';
 
+// Every role may ask what it may do (`whoami`): the answer tells a key only of itself.
 export const ROLE_ENDPOINTS: Readonly<Record<Role, readonly Endpoint[]>> = {
-  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'keys', 'jobs', 'links'],
-  'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'jobs', 'links'],
+  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'keys', 'jobs', 'links', 'whoami'],
+  'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'jobs', 'links', 'whoami'],
   // A link hands out what the key may read, so the roles that may read may share.
-  'read-only': ['download', 'list', 'links'],
+  'read-only': ['download', 'list', 'links', 'whoami'],
   // A job that pushes files: it may make the folders its uploads make anyway, and nothing it cannot undo.
-  'upload-only': ['upload', 'create-folder'],
+  'upload-only': ['upload', 'create-folder', 'whoami'],
 };
 
 export const ROLES = Object.keys(ROLE_ENDPOINTS) as Role[];

@@ -34,6 +34,7 @@ const ACTION: Record<Endpoint, string> = {
   keys: 'manage API keys',
   jobs: 'read delete jobs',
   links: 'share files by link',
+  whoami: 'say what it may do',
 };
 
 /** How often a warm container records a key's use: "last used" is accurate to about this. */

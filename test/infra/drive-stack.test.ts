@@ -36,15 +36,15 @@ describe('DriveStack', () => {
       });
     }
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod);
-    // The API's twenty, a share link's GET and HEAD, and the dashboard's GET / and GET /{file}.
+    // The API's twenty-one, a share link's GET and HEAD, and the dashboard's GET / and GET /{file}.
     expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual([
       ...['DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE'],
-      ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
+      ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
       ...['HEAD', 'HEAD'],
       ...['POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST'],
     ]);
     const resources = Object.values(template.findResources('AWS::ApiGateway::Resource')).map((r) => (r as { Properties: { PathPart: string } }).Properties.PathPart);
-    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'parts', 'keys', '{key_id}', 'jobs', '{job_id}', '{file}', 'links', '{link_id}', 's', '{token}']));
+    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'parts', 'keys', '{key_id}', 'jobs', '{job_id}', '{file}', 'links', '{link_id}', 's', '{token}', 'whoami']));
   });
 
   it('streams GET and HEAD of downloads from the one download function, of share links from the open-link function, and listings from the list function; buffers the rest', () => {
@@ -61,8 +61,8 @@ describe('DriveStack', () => {
     expect(methods.filter((m) => JSON.stringify(m.Properties.Integration).includes(linkFunction)).map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'HEAD']);
     // Both download methods sit on the one /drive/download resource.
     expect(new Set(downloads.map((m) => JSON.stringify((m.Properties as unknown as { ResourceId: unknown }).ResourceId))).size).toBe(1);
-    // One function serves both methods: one function per handler, twenty for the API, the dashboard's, the sweep and the delete worker.
-    template.resourceCountIs('AWS::Lambda::Function', 23);
+    // One function serves both methods: one function per handler, twenty-one for the API, the dashboard's, the sweep and the delete worker.
+    template.resourceCountIs('AWS::Lambda::Function', 24);
   });
 
   it('passes multipart bodies as binary', () => {
@@ -91,11 +91,11 @@ describe('DriveStack', () => {
 
   it('runs every handler on ARM64 with the newest Node.js runtime, with its own log group', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(23);
+    expect(Object.keys(functions)).toHaveLength(24);
     for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
     }
-    template.resourceCountIs('AWS::Logs::LogGroup', 24);
+    template.resourceCountIs('AWS::Logs::LogGroup', 25);
   });
 
   it('sizes list and delete from the scale bench: deletes get a whole vCPU (1,769 MB), list 1,024 MB and a stream\'s 15 minutes', () => {
@@ -137,6 +137,8 @@ describe('DriveStack', () => {
         ...['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'],
       ],
       'get-job': ['dynamodb:GetItem'],
+      // The guard's own reads and writes (the base grant), nothing more.
+      whoami: [],
       'start-upload': ['dynamodb:GetItem', 'dynamodb:PutItem', 's3:AbortMultipartUpload', 's3:PutObject'],
       'upload-parts': ['dynamodb:GetItem', 's3:PutObject'],
       'complete-upload': [
@@ -306,16 +308,16 @@ describe('DriveStack', () => {
   });
 
   it('alarms on the API 5xx rate and on errors and throttles of every function', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 23 * 2);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 24 * 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('errors') })]) });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
   });
 
   it('answers CORS preflight for the configured origins on every resource, and on API Gateway\'s own errors', () => {
     const options = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
-    // /, /drive, the four resources of the spec, /drive/files, /drive/move, /drive/copy, four of large uploads, two of keys, two of jobs,
-    // two of links, /s and /s/{token}, the dashboard's /{file}
-    expect(options).toHaveLength(22);
+    // /, /drive, the four resources of the spec, /drive/files, /drive/move, /drive/copy, /drive/whoami, four of large
+    // uploads, two of keys, two of jobs, two of links, /s and /s/{token}, the dashboard's /{file}
+    expect(options).toHaveLength(23);
     for (const method of options) expect(JSON.stringify(method)).toContain('https://app.example.com');
     // Preflights allow HEAD and the request headers of ranged and conditional downloads.
     for (const method of options) {

@@ -10,7 +10,7 @@ import { deleteFolder } from '../../functions/core/delete-folder';
 import { advanceJob } from '../../functions/core/jobs';
 import { acceptMove } from '../../functions/core/move';
 import { ROOT, parentOf } from '../../functions/core/paths';
-import type { DriveNode, FileNode, FileRecords, MultipartStore, NodeStore, ObjectStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
+import type { DriveNode, FileNode, FileRecords, MultipartStore, NodeStore, ObjectCopier, ObjectStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
 import { commitFiles } from '../../functions/core/upload';
 import { completeUpload, startUpload } from '../../functions/core/large-upload';
 import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
@@ -49,9 +49,15 @@ beforeEach(() => {
   drive = `review-${++driveCount}`;
 });
 
-function objectStore(): ObjectStore & { keys: Set<string> } {
+function objectStore(): ObjectStore & ObjectCopier & { keys: Set<string> } {
   const keys = new Set<string>();
-  return { keys, put: async (key) => void keys.add(key), open: async () => undefined, deleteMany: async (gone) => gone.forEach((key) => keys.delete(key)) };
+  return {
+    keys,
+    put: async (key) => void keys.add(key),
+    open: async () => undefined,
+    deleteMany: async (gone) => gone.forEach((key) => keys.delete(key)),
+    copy: async (from, to) => (keys.has(from) ? (keys.add(to), 'copied') : undefined),
+  };
 }
 
 function file(path: string, id = `id-${path}`): FileNode {

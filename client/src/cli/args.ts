@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 /** A command line that cannot be run as written; the CLI prints it with the usage and exits 2. */
@@ -28,6 +29,7 @@ export type Command =
   | ({ name: 'get'; path: string; output?: string } & Globals)
   | ({ name: 'mkdir'; paths: string[] } & Globals)
   | ({ name: 'rm'; paths: string[]; recursive: boolean } & Globals)
+  | ({ name: 'mv' | 'cp'; from: string; to: string; overwrite: boolean } & Globals)
   | ({ name: 'link' } & LinkAction & Globals);
 
 /** What `drive link` does: make a link to a file, list links (of one file, or all), or revoke one. */
@@ -53,6 +55,8 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   get: { output: { type: 'string', short: 'o' } },
   mkdir: {},
   rm: { recursive: { type: 'boolean', short: 'r' } },
+  mv: { overwrite: { type: 'boolean', short: 'f' } },
+  cp: { overwrite: { type: 'boolean', short: 'f' } },
   link: { expires: { type: 'string', short: 'e' }, list: { type: 'boolean', short: 'l' }, revoke: { type: 'string' } },
 };
 
@@ -100,6 +104,9 @@ export function parseCommand(argv: readonly string[]): Command {
       return { name, ...globals, paths: positionals.map((path) => drivePath(path, 'folder')) };
     case 'link':
       return { name, ...globals, ...linkAction(positionals, values) };
+    case 'mv':
+    case 'cp':
+      return { name, ...globals, ...fromTo(positionals, name), overwrite: values.overwrite === true };
     default:
       if (positionals.length === 0) throw new UsageError('rm needs at least one path: a file, or a folder (with -r, everything in it)');
       return { name: 'rm', ...globals, paths: positionals.map((path) => drivePath(path, 'path')), recursive: values.recursive === true };
@@ -144,6 +151,18 @@ function linkAction(positionals: string[], values: Record<string, string | boole
   return { action: 'create', path, ...(expires === undefined ? {} : { expiresIn: duration(expires, '--expires') }) };
 }
 
+/**
+ * `<from> <to>` of `mv` and `cp`. A `to` ending in `/` is a folder to put `from` in, keeping its name
+ * (`/a/b.txt /c/` → `/c/b.txt`), as `mv` and `cp` do on a disk.
+ */
+function fromTo(positionals: string[], command: string): { from: string; to: string } {
+  if (positionals.length !== 2) throw new UsageError(`${command} takes a source and a destination path, got ${positionals.length} path(s)`);
+  const from = driveFolder(positionals[0], 'from');
+  const to = drivePath(positionals[1], 'to');
+  if (from === '/') throw new UsageError(`${command} cannot take the root folder "/"`);
+  return { from, to: to.endsWith('/') ? `${to}${posix.basename(from)}` : to };
+}
+
 const SECONDS_PER: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
 
 /** `90`, `90s`, `30m`, `12h` or `7d` as seconds. */
@@ -179,7 +198,7 @@ function str(value: string | boolean | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-export const USAGE = `drive: upload, list, download and delete files in a Drive
+export const USAGE = `drive: upload, list, download, move, copy and delete files in a Drive
 
 Usage:
   drive upload <files or dirs…> [--to /folder] [--concurrency N] [--dry-run] [--skip-existing]
@@ -187,6 +206,7 @@ Usage:
   drive get /path [-o file | -o -]
   drive mkdir /a/b [/c/d …]
   drive rm [-r] /path [/path …]
+  drive mv [-f] /from /to       |  drive cp [-f] /from /to
   drive link /path [--expires 7d]  |  drive link --list [/path]  |  drive link --revoke <id>
 
 Options everywhere:
@@ -206,6 +226,10 @@ upload:
 ls:     -r, --recursive   every depth
 get:    -o, --output      the local file (default: ./<name>; "-" for stdout)
 rm:     files go; a folder goes if empty, or with -r (--recursive) with everything in it
+mv, cp: move or copy a file or a folder (with everything in it) to a new path; its missing parent folders
+        are made. A destination ending in "/" is a folder to put it in, keeping its name (/a.txt /b/ -> /b/a.txt).
+        A big folder goes on in a job on the server: its progress is shown until it is done.
+  -f, --overwrite         replace a file at the destination (never a folder); without it a taken path fails
 link:   prints a URL that downloads the file with no key, until it expires or is revoked
   -e, --expires <time>    how long it works: 3600 (seconds), 30m, 12h, 7d (default 1d, at most 30d)
   -l, --list [/path]      the drive's live links (of one file): id, expiry, path; never their URLs

@@ -113,5 +113,11 @@ function deleteFolder(drive: Drive, path: string, recursive: boolean, out: Outpu
       out.warn(reported < 0 ? `${job.path} is gone for readers; deleting what was in it (job ${job.id}): ${job.files_deleted} file(s) so far` : `  ${job.files_deleted} file(s) deleted`);
       reported = job.files_deleted;
     },
+  }).catch((error: unknown) => {
+    // The API's 409 names its query parameter; here the same thing is a flag.
+    if (error instanceof DriveError && error.message.includes('pass recursive=true')) {
+      throw new DriveError(error.code, error.message.replace('pass recursive=true', 'pass -r'), error.status, { cause: error });
+    }
+    throw error;
   });
 }

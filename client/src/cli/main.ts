@@ -3,6 +3,7 @@ import { isAbortError } from '../errors';
 import { type Command, USAGE, UsageError, connectionOf, parseCommand } from './args';
 import { linkCommand } from './link-command';
 import { getCommand, lsCommand, mkdirCommand, rmCommand } from './ls-get-mkdir-rm';
+import { mvCpCommand } from './mv-cp-command';
 import { type CliIo, Output } from './output';
 import { EXIT_INTERRUPTED, uploadCommand } from './upload-command';
 
@@ -56,6 +57,9 @@ export async function run(argv: readonly string[], io: CliIo = { stdout: process
         return await rmCommand(command, drive, out, interrupt.signal);
       case 'link':
         return await linkCommand(command, drive, out, interrupt.signal);
+      case 'mv':
+      case 'cp':
+        return await mvCpCommand(command, drive, out, interrupt.signal);
     }
   } catch (error) {
     if (error instanceof UsageError) {

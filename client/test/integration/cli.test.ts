@@ -156,7 +156,7 @@ describe('drive CLI against the local host', () => {
     expect((await runCli(['rm', '/made/c'], env)).code).toBe(0);
     const full = await runCli(['rm', '/cli'], env);
     expect(full.code).toBe(1);
-    expect(full.stderr).toContain('(conflict, 409)');
+    expect(full.stderr).toContain('pass -r to delete it and everything in it (conflict, 409)');
 
     const all = await runCli(['rm', '-r', '/cli', '--json'], env);
     expect(all.code).toBe(0);

@@ -50,6 +50,18 @@ describe('Function: parseCommand', () => {
     expect(parseCommand(['link', '--revoke', 'f'.repeat(64)])).toMatchObject({ name: 'link', action: 'revoke', id: 'f'.repeat(64) });
   });
 
+  it('reads mv and cp: a source and a destination, -f or --overwrite, --json', () => {
+    expect(parseCommand(['mv', '/a/b.txt', '/c/d.txt'])).toEqual({ name: 'mv', from: '/a/b.txt', to: '/c/d.txt', overwrite: false, json: false, url: undefined, apiKey: undefined });
+    expect(parseCommand(['cp', '-f', '/a/b.txt', '/c/d.txt', '--json'])).toMatchObject({ name: 'cp', from: '/a/b.txt', to: '/c/d.txt', overwrite: true, json: true });
+    expect(parseCommand(['mv', '/a', '/b', '--overwrite'])).toMatchObject({ name: 'mv', overwrite: true });
+  });
+
+  it('puts the source inside a destination that ends in "/", keeping its name', () => {
+    expect(parseCommand(['mv', '/a/b.txt', '/archive/'])).toMatchObject({ from: '/a/b.txt', to: '/archive/b.txt' });
+    expect(parseCommand(['cp', '/reports/2026/', '/backup/'])).toMatchObject({ from: '/reports/2026', to: '/backup/2026' });
+    expect(parseCommand(['mv', '/a.txt', '/'])).toMatchObject({ to: '/a.txt' });
+  });
+
   it('answers help and version', () => {
     expect(parseCommand([])).toEqual({ name: 'help' });
     expect(parseCommand(['--help'])).toEqual({ name: 'help' });
@@ -78,6 +90,12 @@ describe('Function: parseCommand', () => {
     [['link', '--list', '--revoke', 'x'], /--list or --revoke, not both/],
     [['link', '--list', '--expires', '1d'], /--expires is for making a link/],
     [['link', '--revoke', 'x', '/a'], /takes the link id alone/],
+    [['mv', '/a'], /mv takes a source and a destination path, got 1/],
+    [['cp', '/a', '/b', '/c'], /cp takes a source and a destination path, got 3/],
+    [['mv', 'a.txt', '/b.txt'], /from must be a drive path/],
+    [['cp', '/a.txt', 'b.txt'], /to must be a drive path/],
+    [['mv', '/', '/b'], /mv cannot take the root folder/],
+    [['mv', '-r', '/a', '/b'], /Unknown option '-r'/],
   ])('refuses %j with a UsageError', (argv, message) => {
     expect(() => parseCommand(argv)).toThrow(UsageError);
     expect(() => parseCommand(argv)).toThrow(message);

@@ -198,4 +198,133 @@ describe('Class: Drive', () => {
       expect(fetcher.requests.map((r) => r.method)).toEqual(['HEAD', 'HEAD']);
     });
   });
+
+  describe('Method: move', () => {
+    const fileEntry = { id: 'f1', name: 'b.txt', path: '/to/b.txt', size: 3, created_at: '2026-01-01T00:00:00.000Z' };
+    const moveJob = (status: 'running' | 'done', filesMoved: number, end: object = {}) => ({
+      id: 'j1', type: 'move-folder', status, path: '/from', to: '/to', files_moved: filesMoved,
+      created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:01.000Z', url: `${BASE}/drive/jobs/j1`, result: null, ...end,
+    });
+
+    it('posts from and to as JSON and resolves with the entry at its new path', async () => {
+      // Prepare
+      const fetcher = fakeFetch(() => jsonResponse(200, { data: fileEntry }));
+
+      // Act
+      const moved = await driveWith(fetcher).move('/a/b.txt', '/to/b.txt');
+
+      // Assess
+      expect(moved).toEqual(fileEntry);
+      expect(fetcher.requests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual(['POST /drive/move']);
+      expect(fetcher.requests[0].headers.get('content-type')).toBe('application/json');
+      expect(JSON.parse(await fetcher.requests[0].body!.text())).toEqual({ from: '/a/b.txt', to: '/to/b.txt' });
+    });
+
+    it('sends overwrite when asked, and passes a refusal on as a DriveError', async () => {
+      const fetcher = fakeFetch(() => jsonResponse(409, { error: { code: 'conflict', message: '/to is a folder; a file cannot replace a folder' } }));
+
+      await expect(driveWith(fetcher).move('/a.txt', '/to', { overwrite: true })).rejects.toMatchObject({ code: 'conflict', status: 409, message: '/to is a folder; a file cannot replace a folder' });
+      expect(JSON.parse(await fetcher.requests[0].body!.text())).toEqual({ from: '/a.txt', to: '/to', overwrite: true });
+    });
+
+    it('follows a 202 job to its end, telling onProgress each read, and resolves with its result', async () => {
+      // Prepare
+      const folder = { id: 'd1', name: 'to', path: '/to' };
+      const answers = [
+        jsonResponse(202, { data: { job: moveJob('running', 0) } }, { Location: `${BASE}/drive/jobs/j1` }),
+        jsonResponse(200, { data: { job: moveJob('running', 40) } }),
+        jsonResponse(200, { data: { job: moveJob('done', 120, { result: folder }) } }),
+      ];
+      const fetcher = fakeFetch((_, i) => answers[i]);
+      const clock = new FakeClock();
+      const seen: number[] = [];
+
+      // Act
+      const moved = await driveWith(fetcher, { clock }).move('/from', '/to', { onProgress: (job) => seen.push(job.files_moved) });
+
+      // Assess
+      expect(moved).toEqual(folder);
+      expect(seen).toEqual([0, 40, 120]);
+      expect(fetcher.requests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual(['POST /drive/move', 'GET /drive/jobs/j1', 'GET /drive/jobs/j1']);
+      expect(clock.sleeps).toEqual([250, 500]);
+    });
+
+    it('rejects with the error of a job that stopped short', async () => {
+      const message = 'the move stopped: a path in /to was taken by another request meanwhile; what had moved is there, the rest is still in /from';
+      const answers = [
+        jsonResponse(202, { data: { job: moveJob('running', 0) } }),
+        jsonResponse(200, { data: { job: moveJob('done', 7, { result: null, error: { code: 'conflict', message } }) } }),
+      ];
+      const fetcher = fakeFetch((_, i) => answers[i]);
+
+      await expect(driveWith(fetcher).move('/from', '/to')).rejects.toMatchObject({ name: 'DriveError', code: 'conflict', status: 409, message });
+    });
+
+    it('resolves with the entry at `to` when a retry after a lost answer finds nothing at `from` (404)', async () => {
+      // Prepare
+      const fetcher = fakeFetch((request, i) => {
+        if (i === 0) throw networkFailure('ECONNRESET');
+        if (request.url.pathname === '/drive/move') return jsonResponse(404, { error: { code: 'not_found', message: 'no file or folder at /a/b.txt' } });
+        return jsonResponse(200, { data: { folder: '/to', files: [fileEntry], folders: [], next_cursor: null } });
+      });
+
+      // Act
+      const moved = await driveWith(fetcher).move('/a/b.txt', '/to/b.txt');
+
+      // Assess
+      expect(moved).toEqual(fileEntry);
+      expect(fetcher.requests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual(['POST /drive/move', 'POST /drive/move', 'GET /drive/list']);
+      expect(fetcher.requests[2].url.searchParams.get('folder')).toBe('/to');
+    });
+
+    it('rejects with not_found when the retry finds nothing at `to` either, and when the first and only answer is 404', async () => {
+      const notFound = () => jsonResponse(404, { error: { code: 'not_found', message: 'no file or folder at /a.txt' } });
+      const retried = fakeFetch((request, i) => {
+        if (i === 0) throw networkFailure('ECONNRESET');
+        return request.url.pathname === '/drive/move' ? notFound() : jsonResponse(200, { data: { folder: '/', files: [], folders: [], next_cursor: null } });
+      });
+      const once = fakeFetch(notFound);
+
+      await expect(driveWith(retried).move('/a.txt', '/b.txt')).rejects.toMatchObject({ code: 'not_found', status: 404 });
+      await expect(driveWith(once).move('/a.txt', '/b.txt')).rejects.toMatchObject({ code: 'not_found', status: 404 });
+      expect(once.requests).toHaveLength(1);
+    });
+  });
+
+  describe('Method: copy', () => {
+    const copyJob = (status: 'running' | 'done', filesCopied: number, end: object = {}) => ({
+      id: 'j2', type: 'copy-folder', status, path: '/from', to: '/copy', files_copied: filesCopied,
+      created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:01.000Z', url: `${BASE}/drive/jobs/j2`, result: null, ...end,
+    });
+
+    it('posts from, to and overwrite to /drive/copy and resolves with the new entry', async () => {
+      const copied = { id: 'f2', name: 'c.txt', path: '/c.txt', size: 3, created_at: '2026-01-02T00:00:00.000Z' };
+      const fetcher = fakeFetch(() => jsonResponse(200, { data: copied }));
+
+      expect(await driveWith(fetcher).copy('/a.txt', '/c.txt', { overwrite: false })).toEqual(copied);
+      expect(fetcher.requests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual(['POST /drive/copy']);
+      expect(JSON.parse(await fetcher.requests[0].body!.text())).toEqual({ from: '/a.txt', to: '/c.txt', overwrite: false });
+    });
+
+    it('follows a 202 copy job to its result, and rejects with the error of one that stopped short', async () => {
+      const folder = { id: 'd2', name: 'copy', path: '/copy' };
+      const done = [jsonResponse(202, { data: { job: copyJob('running', 0) } }), jsonResponse(200, { data: { job: copyJob('done', 9, { result: folder }) } })];
+      const stopped = [jsonResponse(202, { data: { job: copyJob('running', 0) } }), jsonResponse(200, { data: { job: copyJob('done', 3, { error: { code: 'conflict', message: 'the copy stopped' } }) } })];
+      const seen: number[] = [];
+
+      expect(await driveWith(fakeFetch((_, i) => done[i])).copy('/from', '/copy', { onProgress: (job) => seen.push(job.files_copied) })).toEqual(folder);
+      expect(seen).toEqual([0, 9]);
+      await expect(driveWith(fakeFetch((_, i) => stopped[i])).copy('/from', '/copy')).rejects.toMatchObject({ code: 'conflict', status: 409, message: 'the copy stopped' });
+    });
+
+    it('never reads the listing to confirm a copy: a retry that answers 409 is passed on', async () => {
+      const fetcher = fakeFetch((_, i) => {
+        if (i === 0) throw networkFailure('ECONNRESET');
+        return jsonResponse(409, { error: { code: 'conflict', message: '/c.txt is taken' } });
+      });
+
+      await expect(driveWith(fetcher).copy('/a.txt', '/c.txt')).rejects.toMatchObject({ code: 'conflict', status: 409 });
+      expect(fetcher.requests.map((r) => r.url.pathname)).toEqual(['/drive/copy', '/drive/copy']);
+    });
+  });
 });

@@ -1,0 +1,13 @@
+import { guard } from './aws/dynamodb';
+import { jsonHandler } from './http/api-handler';
+
+/**
+ * GET /drive/whoami → what the calling key may do: its role, the folder it is confined to, its drive and its
+ * id (never its secret or hash), so that a client offers only what the API will allow. Any valid key may ask.
+ */
+export const handler = jsonHandler('whoami', guard, async (_event, caller) => ({
+  role: caller.role,
+  prefix: caller.prefix,
+  drive: caller.drive,
+  key_id: caller.keyId,
+}));

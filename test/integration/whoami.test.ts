@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import { DriveClient, type ErrorJson, json } from '../support/api-client';
+import { type RunningHost, startHost, stopHost } from '../support/local-host';
+
+// GET /drive/whoami (an extension of the spec): what the calling key may do, for any valid key of any role.
+
+const SECRETS = {
+  admin: 'whoami-admin-0123456789abcdefghijklm',
+  readWrite: 'whoami-rw-0123456789abcdefghijklmnop',
+  readOnly: 'whoami-ro-0123456789abcdefghijklmnrs',
+  uploadOnly: 'whoami-up-0123456789abcdefghijklmnuv',
+  scoped: 'whoami-scoped-0123456789abcdefghijkl',
+};
+
+interface WhoamiJson {
+  data: { role: string; prefix: string; drive: string; key_id: string };
+}
+
+let host: RunningHost;
+const client = (secret: string) => new DriveClient(host.url, secret);
+
+beforeAll(async () => {
+  // The spec's rate limits, so that the route's own bucket shows in its headers.
+  host = await startHost({
+    DRIVE_API_KEYS: [
+      `d:${SECRETS.admin}:admin`,
+      `d:${SECRETS.readWrite}`,
+      `d:${SECRETS.readOnly}:read-only:/reports`,
+      `d:${SECRETS.uploadOnly}:upload-only`,
+      `e:${SECRETS.scoped}:read-write:/exports/nightly`,
+    ].join(','),
+  });
+});
+
+afterAll(() => stopHost(host));
+
+describe('GET /drive/whoami', () => {
+  it.each([
+    ['admin', SECRETS.admin, { role: 'admin', prefix: '/', drive: 'd' }],
+    ['read-write', SECRETS.readWrite, { role: 'read-write', prefix: '/', drive: 'd' }],
+    ['read-only', SECRETS.readOnly, { role: 'read-only', prefix: '/reports', drive: 'd' }],
+    ['upload-only', SECRETS.uploadOnly, { role: 'upload-only', prefix: '/', drive: 'd' }],
+    ['confined read-write', SECRETS.scoped, { role: 'read-write', prefix: '/exports/nightly', drive: 'e' }],
+  ])('answers a %s key its role, prefix, drive and key id; never its secret or hash', async (_name, secret, expected) => {
+    // Act
+    const answer = await json<WhoamiJson>(client(secret).request('GET', '/drive/whoami'));
+
+    // Assess
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toEqual({ ...expected, key_id: expect.any(String) });
+    const text = JSON.stringify(answer.body);
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain(createHash('sha256').update(secret).digest('hex'));
+  });
+
+  it('names the key by the id the admin routes list it under', async () => {
+    const me = await json<WhoamiJson>(client(SECRETS.readOnly).request('GET', '/drive/whoami'));
+    const listed = await json<{ data: { keys: { id: string; last4: string }[] } }>(client(SECRETS.admin).request('GET', '/drive/keys'));
+
+    const key = listed.body.data.keys.find((k) => k.last4 === SECRETS.readOnly.slice(-4));
+    expect(key?.id).toBe(me.body.data.key_id);
+  });
+
+  it('takes tokens from a bucket of its own, 60 a minute, for every role', async () => {
+    const res = await client(SECRETS.uploadOnly).request('GET', '/drive/whoami');
+    await res.arrayBuffer();
+
+    expect(res.headers.get('ratelimit-limit')).toBe('60');
+    // The upload bucket of the same key is untouched.
+    const upload = await client(SECRETS.uploadOnly).upload([{ data: 'x', filename: 'x.txt' }], [{ folder: '/whoami' }]);
+    await upload.arrayBuffer();
+    expect([upload.status, upload.headers.get('ratelimit-limit'), upload.headers.get('ratelimit-remaining')]).toEqual([200, '100', '99']);
+  });
+
+  it('answers 401 for a missing or unknown key, as every route does', async () => {
+    const unknown = await json<ErrorJson>(client('whoami-nobody-0123456789abcdefghijk').request('GET', '/drive/whoami'));
+    const missing = await json<ErrorJson>(fetch(`${host.url}/drive/whoami`));
+
+    expect([unknown.status, unknown.body.error.code]).toEqual([401, 'unauthorized']);
+    expect([missing.status, missing.body.error.code]).toEqual([401, 'unauthorized']);
+  });
+});
