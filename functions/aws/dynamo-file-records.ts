@@ -38,7 +38,7 @@ export class DynamoFileRecords implements FileRecords {
     // One check a folder: a transaction may name an item once (a rename has one parent at both ends).
     const parents = new Map([expected.sourceParent, expected.destinationParent].filter((folder) => folder !== undefined).map((folder) => [folder.path, folder]));
     for (const folder of parents.values()) {
-      items.push({ changed: 'folders', item: { ConditionCheck: { TableName: this.nodesTable, Key: keyOf(drive, folder.path), ...standing(folder) } } });
+      items.push({ changed: 'folders', item: { ConditionCheck: { TableName: this.nodesTable, Key: keyOf(drive, folder.path), ...standing(folder, expected.job) } } });
     }
     if (file.pending) {
       items.push({
@@ -94,11 +94,11 @@ function sameId(id: string): Pick<NonNullable<TransactWriteItem['Delete']>, 'Con
   return { ConditionExpression: '#id = :id', ExpressionAttributeNames: { '#id': 'id' }, ExpressionAttributeValues: { ':id': { S: id } } };
 }
 
-/** A condition that `folder` stands, with its id, and no delete has marked it. */
-function standing(folder: FolderNode): { ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Item } {
+/** A condition that `folder` stands, with its id, and no delete has marked it, nor any move but `job`. */
+function standing(folder: FolderNode, job?: string): { ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Item } {
   return {
-    ConditionExpression: '#id = :id AND #kind = :folder AND attribute_not_exists(#deleting)',
-    ExpressionAttributeNames: { '#id': 'id', '#kind': 'kind', '#deleting': 'deleting' },
-    ExpressionAttributeValues: { ':id': { S: folder.id }, ':folder': { S: 'folder' } },
+    ConditionExpression: `#id = :id AND #kind = :folder AND attribute_not_exists(#deleting) AND ${job ? '(attribute_not_exists(#moving) OR #moving = :job)' : 'attribute_not_exists(#moving)'}`,
+    ExpressionAttributeNames: { '#id': 'id', '#kind': 'kind', '#deleting': 'deleting', '#moving': 'moving' },
+    ExpressionAttributeValues: { ':id': { S: folder.id }, ':folder': { S: 'folder' }, ...(job ? { ':job': { S: job } } : {}) },
   };
 }

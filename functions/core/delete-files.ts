@@ -2,7 +2,8 @@ import { mapLimit } from './concurrency';
 import { conflict, invalid } from './errors';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
 import { ancestorsOf } from './paths';
-import type { DriveNode, FileNode, FileRecords, NodeStore, ObjectStore, UploadJournal } from './ports';
+import type { DriveNode, FileNode, FileRecords, FolderNode, NodeStore, ObjectStore, UploadJournal } from './ports';
+import { beingMoved } from './folders';
 import { reachableIn } from './visibility';
 
 /** Paths one request may delete: a bounded request, as an upload's files are. */
@@ -77,6 +78,8 @@ async function visibleNodes(nodes: NodeStore, drive: string, paths: readonly str
     throw invalid(`the paths lie in ${above.size} folders (parents included); one request may reach at most ${MAX_FOLDERS_PER_DELETE}: send the rest in another`);
   }
   const read = await nodes.getMany(drive, [...new Set([...paths, ...above])]);
+  // A file in a folder being moved waits for the move, as writers do.
+  for (const folder of above) if ((read.get(folder) as FolderNode | undefined)?.moving) throw beingMoved(folder);
   const visible = new Map<string, DriveNode>();
   for (const path of paths) {
     const node = read.get(path);

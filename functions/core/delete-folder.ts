@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { mapLimit } from './concurrency';
 import { conflict, invalid, notFound } from './errors';
-import { ROOT } from './paths';
+import { ROOT, ancestorsOf } from './paths';
 import type { Job, FileNode, FolderNode, JobQueue, JobStore, NodeStore, ObjectStore } from './ports';
 import { WALK_CONCURRENCY } from './tree';
 import { beingMoved } from './folders';
-import { reachable } from './visibility';
+import { reachableIn } from './visibility';
 
 /** Children read at a time: one Query, and the files of one S3 DeleteObjects call (it takes 1,000 keys). */
 const PAGE = 1000;
@@ -124,9 +124,13 @@ export async function deleteStep(deps: Stores & { jobs: JobStore }, job: Job, bu
  */
 async function folderToDelete(nodes: NodeStore, drive: string, path: string): Promise<FolderNode> {
   if (path === ROOT) throw invalid('path "/" is the root folder, which cannot be deleted');
-  const [found, seen] = await Promise.all([nodes.get(drive, path), reachable(nodes, drive, path)]);
+  const [found, above] = await Promise.all([nodes.get(drive, path), nodes.getMany(drive, ancestorsOf(path))]);
+  const seen = reachableIn(above, path);
   if (found?.kind === 'file' && seen) throw notFound(`${path} is a file, not a folder`);
   if (found?.kind !== 'folder' || !seen) throw notFound(`folder ${path} does not exist`);
+  // Inside a folder being moved: its turn comes when the move is done (the folder itself refuses its mark).
+  const moving = ancestorsOf(path).find((folder) => (above.get(folder) as FolderNode | undefined)?.moving);
+  if (moving) throw beingMoved(moving);
   return found;
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { cleanUp } from './clean-up';
 import { settleLimit } from './concurrency';
-import { conflict } from './errors';
+import { DriveError, conflict } from './errors';
 import { ROOT, ancestorsOf } from './paths';
 import type { DriveNode, FolderNode, NodeStore } from './ports';
 import { byDepth, depthOf } from './tree';
@@ -12,8 +12,16 @@ const CREATE_CONCURRENCY = 8;
 /** The 409 for a folder a delete has taken: it is gone for readers, so the message says no more than that. */
 export const beingDeleted = (path: string) => conflict(`folder ${path} is being deleted; it takes no new files or folders`);
 
-/** The 409 for a folder a move has taken, at either end of the move. */
-export const beingMoved = (path: string) => conflict(`folder ${path} is being moved; it takes no new files or folders until the move is done`);
+/**
+ * The 409 for a folder a move has taken, at either end of the move: a wait, not a refusal for good (a large
+ * upload keeps its parts and session for another try once the move is done).
+ */
+export class FolderBeingMoved extends DriveError {
+  constructor(readonly path: string) {
+    super('conflict', `folder ${path} is being moved; it takes no new files or folders until the move is done`);
+  }
+}
+export const beingMoved = (path: string) => new FolderBeingMoved(path);
 
 /**
  * Makes each of `paths` a folder, with its missing parents, like `mkdir -p`, and returns the folders by

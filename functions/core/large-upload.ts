@@ -6,6 +6,7 @@ import { DriveError, conflict, forbidden, invalid, notFound } from './errors';
 import { ROOT, nameOf, parentOf } from './paths';
 import type { FileNode, MultipartStore, NodeStore, ObjectStore, StoredPart, UploadSession, UploadSessionStore } from './ports';
 import { RecordTaken, commitFiles } from './upload';
+import { FolderBeingMoved } from './folders';
 
 const MiB = 1024 * 1024;
 /** The smallest part offered: S3 needs 5 MiB for every part but the last; 8 MiB is what its own tools use. */
@@ -197,10 +198,11 @@ export async function completeUpload(
       await commitFiles(deps, drive, [file], { keepBytes: true, replace: options.replace });
     } catch (error) {
       // Another request took the record this completion wrote: the object is its to free (or to keep, for a
-      // writer that may put the record back), and the session ends so that no retry records it again.
+      // writer that may put the record back), and the session ends so that no retry records it again. A move
+      // of a folder above is waited out: the object and the session stay for the next try.
       if (error instanceof RecordTaken) {
         await end();
-      } else if (error instanceof DriveError && error.code === 'conflict') {
+      } else if (error instanceof DriveError && error.code === 'conflict' && !(error instanceof FolderBeingMoved)) {
         await cleanUp(() => deps.objects.deleteMany([session.objectKey]));
         await end();
       }

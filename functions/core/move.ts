@@ -68,6 +68,7 @@ async function moveFile(deps: MoveDeps, drive: string, from: string, to: string,
     const source = read.get(from);
     if (source?.kind !== 'file' || !reachableIn(read, from)) throw notFound(`no file or folder at ${from}`);
     if (from === to) return source;
+    for (const folder of ancestorsOf(from)) if ((read.get(folder) as FolderNode | undefined)?.moving) throw beingMoved(folder);
     checkAbove(read, to);
     const target = read.get(to);
     if (target?.kind === 'folder') throw conflict(`${to} is a folder; a file cannot replace a folder`);
@@ -112,11 +113,10 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
   const job: Job = { id: randomUUID(), drive, kind: 'move', path: from, to, folderId: source.id, status: 'running', files: 0, createdAt: now, updatedAt: now };
   await deps.jobs.create(job);
   const refuse = async (error: Error): Promise<never> => {
-    await cleanUp(async () => {
-      await deps.nodes.revert(drive, to, source.id);
-      await deps.nodes.unmarkMoving(drive, source, job.id);
-      await removeUnused(deps.nodes, drive, created);
-    });
+    // Each on its own, so that a failure of one leaves no mark behind: the source's unmarked first.
+    await cleanUp(() => deps.nodes.unmarkMoving(drive, source, job.id));
+    await cleanUp(() => deps.nodes.revert(drive, to, source.id));
+    await removeUnused(deps.nodes, drive, created);
     await deps.jobs.finish(job.id, 0, 'stopped');
     throw error;
   };
@@ -167,11 +167,25 @@ export async function moveStep(deps: MoveDeps & { jobs: JobStore }, job: Job, bu
   }
   const source = atSource.moving === job.id ? atSource : await nodes.markMoving(job.drive, atSource, job.id);
   if (!source) return 'stopped';
-  if (!destination) destination = await nodes.createFolder(job.drive, { kind: 'folder', id: job.folderId, path: job.to!, createdAt: source.createdAt, moving: job.id });
-  if (destination?.kind !== 'folder' || destination.id !== job.folderId || destination.moving !== job.id) {
+  const stop = async (): Promise<'stopped'> => {
     await nodes.unmarkMoving(job.drive, source, job.id);
     return 'stopped';
+  };
+  if (!destination) {
+    // The request died before it made the destination: made now as the request makes it, only below folders
+    // that stand, and read again after (a delete above may have removed them meanwhile).
+    const above = await nodes.getMany(job.drive, ancestorsOf(job.to!));
+    if (ancestorsOf(job.to!).some((folder) => above.get(folder)?.kind !== 'folder' || (above.get(folder) as FolderNode).deleting || (above.get(folder) as FolderNode).moving)) return stop();
+    destination = await nodes.createFolder(job.drive, { kind: 'folder', id: job.folderId, path: job.to!, createdAt: source.createdAt, moving: job.id });
+    if (destination?.kind === 'folder' && destination.id === job.folderId) {
+      const again = await recheckFolders(nodes, job.drive, [parentOf(job.to!)]);
+      if (again.missing.length + again.deleting.length + again.moving.length > 0) {
+        await nodes.revert(job.drive, job.to!, job.folderId);
+        return stop();
+      }
+    }
   }
+  if (destination?.kind !== 'folder' || destination.id !== job.folderId || destination.moving !== job.id) return stop();
   const deadline = Date.now() + budgetMs;
   const outcome = await drainMove(deps, job, source, destination, { outOfTime: () => Date.now() >= deadline, moved: (files) => deps.jobs.advanced(job.id, files) });
   if (outcome === 'done') await finishMove(deps, job, source, destination);
@@ -210,20 +224,32 @@ async function drainMove(deps: MoveDeps, job: Job, top: FolderNode, destination:
   const pacer = new PartitionPacer(PARTITION_DELETES_PER_SECOND);
   const waits = new Set<string>();
   let idle = 0;
+  // A stop clears the marks of the folders entered (the top's are cleared by the caller).
+  const stop = async (): Promise<'stopped'> => {
+    for (const pair of entered.slice(1)) {
+      await nodes.unmarkMoving(job.drive, pair.source, job.id);
+      await nodes.unmarkMoving(job.drive, pair.destination, job.id);
+    }
+    return 'stopped';
+  };
   while (entered.length > 0) {
     if (progress.outOfTime()) return 'out of time';
     const { source, destination: into } = entered.at(-1)!;
     const { nodes: page } = await nodes.childrenPage(job.drive, source.path, PAGE);
     if (page.length === 0) {
-      // Emptied: it goes (the top last, by `finishMove`, once everything is across).
-      if (source !== top) await nodes.revert(job.drive, source.path, source.id);
+      // Emptied: its copy at the destination is unmarked, then it goes (the top last, by `finishMove`, once
+      // everything is across). A step that dies in between finds it empty again and does both again.
+      if (source !== top) {
+        await nodes.unmarkMoving(job.drive, into, job.id);
+        await nodes.revert(job.drive, source.path, source.id);
+      }
       entered.pop();
       continue;
     }
     const files = page.filter((node): node is FileNode => node.kind === 'file');
     const outcomes = await mapLimit(files, MOVE_CONCURRENCY, async (file) => {
       await pacer.take();
-      return deps.records.move(job.drive, file, joinPath(into.path, nameOf(file.path)), { sourceParent: source, destinationParent: into, sweepAfter: new Date() });
+      return deps.records.move(job.drive, file, joinPath(into.path, nameOf(file.path)), { sourceParent: source, destinationParent: into, sweepAfter: new Date(), job: job.id });
     });
     const moved = outcomes.filter((outcome) => outcome.moved).length;
     const blocked = outcomes.some((outcome) => !outcome.moved && (outcome.changed === 'pending' || outcome.changed === 'folders'));
@@ -235,10 +261,21 @@ async function drainMove(deps: MoveDeps, job: Job, top: FolderNode, destination:
         held = true;
         continue;
       }
+      // Marked before its children are read, as the top is: a file moved in by another request either is
+      // seen by the page, or is refused (the mark fails its transaction's check); a writer reads the mark after
+      // its write and withdraws. Its copy at the destination is made marked too, until it is full.
       await pacer.take();
-      const made = await nodes.createFolder(job.drive, { kind: 'folder', id: sub.id, path: joinPath(into.path, nameOf(sub.path)), createdAt: sub.createdAt });
-      if (made === undefined) return 'stopped';
-      entering.push({ source: sub, destination: made });
+      const marked = sub.moving === job.id ? sub : await nodes.markMoving(job.drive, sub, job.id);
+      if (!marked) {
+        held = true;
+        continue;
+      }
+      const made = await nodes.createFolder(job.drive, { kind: 'folder', id: sub.id, path: joinPath(into.path, nameOf(sub.path)), createdAt: sub.createdAt, moving: job.id });
+      if (made?.id !== sub.id) {
+        await nodes.unmarkMoving(job.drive, marked, job.id);
+        return stop();
+      }
+      entering.push({ source: marked, destination: made });
     }
     // Entered in reverse, so the first in name order is taken next.
     entered.push(...entering.reverse());
@@ -249,7 +286,7 @@ async function drainMove(deps: MoveDeps, job: Job, top: FolderNode, destination:
       waits.add(source.id);
       entered.splice(entered.length - 1, 1);
     } else if (++idle === IDLE_STEPS) {
-      return 'stopped';
+      return stop();
     }
   }
   return waits.size > 0 ? 'waiting' : 'done';

@@ -125,8 +125,9 @@ export interface NodeStore {
  * DynamoDB transaction, all or nothing. They keep the protocol's promise that each object is named by at
  * most one record, and that a journal entry names bytes only while no record may still point to them:
  * - A move puts the record at its new path and deletes it at its old in one write, conditional on the id
- *   read at the old path, on each parent folder standing unmarked (a delete marks a folder before it reads
- *   its children, so it either sees the record where the move left it, or the move sees its mark), on what
+ *   read at the old path, on each parent folder standing unmarked (a delete, or a folder move, marks a folder
+ *   before it reads its children, so it either sees the record where the move left it, or the move sees its
+ *   mark; a folder move's own file moves may pass its marks), on what
  *   it replaces, and on the record's `pending` item being gone: the sweep and an expired session judge bytes
  *   by the path that item names, so a record they may still judge stays there.
  * - A removal deletes the record (conditional on its id) and notes its bytes in the journal in one write,
@@ -152,6 +153,8 @@ export interface MoveExpectation {
   replacing?: FileNode;
   /** When the journal entry for replaced bytes may be swept. */
   sweepAfter: Date;
+  /** The folder move making this move, whose marks the parents may carry; any other move's mark refuses it. */
+  job?: string;
 }
 
 /** A move done (with the journal entry naming the bytes it replaced), or which expectation failed. */

@@ -5,7 +5,7 @@ import { DynamoDBClient, GetItemCommand, PutItemCommand, TransactWriteItemsComma
 import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
 import { removeDataDir } from '../support/local-host';
 
-// Review of lib/local/dynamo-transactions.ts through the signed gateway.
+// The embedded DynamoDB's transactions (lib/local/dynamo-transactions.ts) through the signed gateway, given what AWS refuses.
 
 const TABLE = LOCAL_RESOURCES.nodesTable;
 let dataDir: string;
