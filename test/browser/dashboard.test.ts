@@ -514,7 +514,7 @@ describe('the dashboard, in Chromium', () => {
     expect((await fetch(url)).status).toBe(404);
     await page.getByRole('button', { name: 'Done' }).click();
     // The link leaves the page with the dialog (once the dialog's close has been handled).
-    await page.waitForFunction(() => (document.querySelector('#share-url') as unknown as { value: string }).value === '');
+    await page.waitForFunction(() => document.getElementById('share-url')?.value === '');
   });
 
   it('signs in with a read-only key: it browses and downloads, with no write button and no Settings', async () => {
