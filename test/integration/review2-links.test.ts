@@ -92,3 +92,26 @@ describe('a link and POST /drive/move', () => {
     expect((await fetch(made.url)).status).toBe(404);
   });
 });
+
+describe('a link and the key that made it', () => {
+  it('a revoked key\'s links stop opening, or at least the listing tells which key made each one', async () => {
+    // A contractor's read-only key shares a file for 30 days; the admin revokes the key (it leaked). The link
+    // item keeps no key id, so the link opens on, and GET /drive/links cannot tell the admin which to revoke.
+    const made = await json<{ data: { key: { id: string }; secret: string } }>(
+      admin.request('POST', '/drive/keys', { body: JSON.stringify({ name: 'contractor', role: 'read-only' }), headers: { 'Content-Type': 'application/json' } }),
+    );
+    expect(made.status).toBe(200);
+    const contractor = new DriveClient(host.url, made.body.data.secret);
+    await put('/contract/plans.pdf', 'plans');
+    const res = await json<{ data: { id: string; url: string } }>(
+      contractor.request('POST', '/drive/links', { body: JSON.stringify({ path: '/contract/plans.pdf', expires_in: 2592000 }), headers: { 'Content-Type': 'application/json' } }),
+    );
+    expect(res.status).toBe(200);
+    expect((await admin.request('DELETE', `/drive/keys/${made.body.data.key.id}`)).status).toBe(200);
+    expect((await contractor.request('GET', '/drive/whoami')).status).toBe(401);
+    const opened = (await fetch(res.body.data.url)).status;
+    const listed = await json<{ data: { links: Record<string, unknown>[] } }>(admin.request('GET', '/drive/links?path=/contract/plans.pdf'));
+    const entry = listed.body.data.links.find((l) => l.id === res.body.data.id);
+    expect(opened === 404 || Object.values(entry ?? {}).includes(made.body.data.key.id)).toBe(true);
+  });
+});
