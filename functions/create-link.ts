@@ -22,7 +22,7 @@ export const handler = jsonHandler('links', guard, async (event, caller) => {
   const path = parsePath(raw, 'path');
   if (path === ROOT) throw invalid('path must name a file, not the root');
   confine(caller, path, 'path');
-  const { link, token } = await createLink({ nodes, links }, caller.drive, path, linkLifetime(body.expires_in), new Date());
+  const { link, token } = await createLink({ nodes, links }, caller.drive, path, linkLifetime(body.expires_in), new Date(), caller.keyId);
   const { id, expires_at } = linkView(link);
   return { id, url: `${baseUrlOf(event)}/s/${token}`, path, expires_at };
 });

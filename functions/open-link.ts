@@ -13,7 +13,8 @@ import { takeToken } from './http/guard';
  * Types a browser shows without running anything in them. HTML, SVG and XML are not among them: the
  * dashboard, which keeps API keys in the browser, is served from this origin.
  */
-const SHOWN_INLINE = /^(image\/(png|jpeg|gif|webp|avif|bmp)|application\/pdf|text\/plain|audio\/[a-z0-9.+-]+|video\/[a-z0-9.+-]+)$/;
+// Audio and video of any codec, but never a markup type dressed as one (`video/xhtml+xml`): no `+` suffix.
+const SHOWN_INLINE = /^(image\/(png|jpeg|gif|webp|avif|bmp)|application\/pdf|text\/plain|audio\/[a-z0-9.-]+|video\/[a-z0-9.-]+)$/;
 
 /**
  * GET /s/{token} (and HEAD), with no API key: the linked file, as GET /drive/download answers it (Range,

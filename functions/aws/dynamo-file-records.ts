@@ -21,7 +21,7 @@ export class DynamoFileRecords implements FileRecords {
   ) {}
 
   async move(drive: string, file: FileNode, to: string, expected: MoveExpectation): Promise<MoveOutcome> {
-    const { pending: _, ...moved } = { ...file, path: to };
+    const { pending: _, ...moved } = { ...file, path: to, movedAt: new Date().toISOString() };
     const items: { item: TransactWriteItem; changed: 'source' | 'destination' | 'folders' | 'pending' }[] = [
       {
         changed: 'destination',

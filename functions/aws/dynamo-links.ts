@@ -33,6 +33,8 @@ export class DynamoLinkStore implements LinkStore {
           [INDEX.partitionKey]: { S: link.drive },
           [INDEX.sortKey]: { S: link.path },
           fileId: { S: link.fileId },
+          ...(link.fileMovedAt ? { fileMovedAt: { S: link.fileMovedAt } } : {}),
+          ...(link.createdBy ? { linkCreatedBy: { S: link.createdBy } } : {}),
           linkCreatedAt: { S: link.createdAt },
           [TTL]: { N: String(link.expiresAt) },
         },
@@ -113,6 +115,8 @@ function linkOf(item: Record<string, AttributeValue>): ShareLink {
     drive: item[INDEX.partitionKey].S!,
     path: item[INDEX.sortKey].S!,
     fileId: item.fileId.S!,
+    ...(item.fileMovedAt?.S ? { fileMovedAt: item.fileMovedAt.S } : {}),
+    ...(item.linkCreatedBy?.S ? { createdBy: item.linkCreatedBy.S } : {}),
     createdAt: item.linkCreatedAt.S!,
     expiresAt: Number(item[TTL].N),
   };

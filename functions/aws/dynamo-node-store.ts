@@ -298,6 +298,7 @@ export function toItem(drive: string, node: DriveNode): Item {
     item.objectKey = { S: node.objectKey };
     item.etag = { S: node.etag };
     if (node.pending) item.pending = { S: node.pending };
+    if (node.movedAt) item.movedAt = { S: node.movedAt };
   }
   return item;
 }
@@ -309,5 +310,5 @@ export function fromItem(item: Item): DriveNode {
     return { kind: 'folder', ...common, ...(item.deleting?.S ? { deleting: item.deleting.S as DeleteMark } : {}), ...(item.moving?.S ? { moving: item.moving.S } : {}) };
   }
   // Records from before content hashes carry none: their id stands in, which no hash matches.
-  return { kind: 'file', ...common, size: Number(item.size.N), contentType: item.contentType.S!, objectKey: item.objectKey.S!, etag: item.etag?.S ?? item.id.S!, ...(item.pending?.S ? { pending: item.pending.S } : {}) };
+  return { kind: 'file', ...common, size: Number(item.size.N), contentType: item.contentType.S!, objectKey: item.objectKey.S!, etag: item.etag?.S ?? item.id.S!, ...(item.pending?.S ? { pending: item.pending.S } : {}), ...(item.movedAt?.S ? { movedAt: item.movedAt.S } : {}) };
 }

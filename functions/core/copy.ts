@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { mapLimit } from './concurrency';
+import { MOVE_WAIT_SECONDS } from './delete-folder';
 import { DriveError, conflict, invalid, notFound } from './errors';
-import { ensureFolders } from './folders';
+import { FolderBeingMoved, ensureFolders } from './folders';
 import { listPage } from './list-folder';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
 import { checkAbove } from './move';
@@ -47,7 +48,7 @@ export async function copyFile(deps: CopyDeps, drive: string, from: string, to: 
 
 /** Entries of the source read at a time by a folder copy: each file is copied in S3 and recorded. */
 const COPY_PAGE = 200;
-/** Files copied at once. */
+/** Files copied at once, and between notes of how far the copy got. */
 const COPY_CONCURRENCY = 8;
 
 type JobDeps = CopyDeps & { jobs: JobStore; queue: JobQueue };
@@ -89,18 +90,21 @@ export async function acceptCopy(deps: JobDeps, drive: string, from: string, to:
     await deps.jobs.finish(job.id, 0, 'stopped');
     throw conflict(`the copy stopped: ${from} or ${to} was deleted or taken by another request meanwhile`);
   }
-  await deps.queue.send(job);
+  await deps.queue.send(job, outcome === 'waiting' ? { delaySeconds: MOVE_WAIT_SECONDS } : {});
   return { done: false, job: (await deps.jobs.get(drive, job.id)) ?? job };
 }
 
 /**
  * One step of the copy job `job`, for at most `budgetMs`: pages of the source from where the job got to,
- * each copied and then noted. `stopped` when the source or the folder the copy made is gone (deleted, or
- * another request's folder stands there now).
+ * their files copied a few at a time and the cursor noted after each few, so that a step cut short (a slow
+ * copy of big files, a timeout) resumes where the last note says. `stopped` when the source or the folder
+ * the copy made is gone (deleted, or another request's folder stands there now); `waiting` when a folder
+ * move has taken part of the destination (the copy goes on once it is done).
  */
-export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, budgetMs: number): Promise<'done' | 'out of time' | 'stopped'> {
+export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, budgetMs: number): Promise<'done' | 'out of time' | 'waiting' | 'stopped'> {
   const deadline = Date.now() + budgetMs;
   let after = job.cursor;
+  const mapped = (path: string) => `${job.to}${path.slice(job.path.length)}`;
   for (;;) {
     const destination = await deps.nodes.get(job.drive, job.to!);
     if (destination?.kind !== 'folder' || destination.id !== job.toId || destination.deleting) return 'stopped';
@@ -111,17 +115,28 @@ export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, bu
       if (error instanceof DriveError && error.code === 'not_found') return 'stopped';
       throw error;
     }
-    const mapped = (path: string) => `${job.to}${path.slice(job.path.length)}`;
     try {
       // Empty folders too; a file's folders are made by its commit.
       if (page.folders.length > 0) await ensureFolders(deps.nodes, job.drive, page.folders.map((folder) => mapped(folder.path)), new Date().toISOString());
     } catch (error) {
+      if (error instanceof FolderBeingMoved) return 'waiting';
       if (error instanceof DriveError && error.code === 'conflict') return 'stopped';
       throw error;
     }
-    const copied = await copyPage(deps, job.drive, page.files, mapped);
+    // Files in path order, a few at a time: the cursor may rest after any of them, as every folder of the
+    // page is made already.
+    const files = [...page.files].sort((a, b) => comparePaths(a.path, b.path));
+    for (let start = 0; start < files.length; start += COPY_CONCURRENCY) {
+      const run = files.slice(start, start + COPY_CONCURRENCY);
+      const { copied, waitingAt } = await copyFiles(deps, job.drive, run, mapped);
+      const doneUpTo = waitingAt === undefined ? run.at(-1)!.path : start + waitingAt > 0 ? files[start + waitingAt - 1].path : after;
+      if (copied > 0 || doneUpTo !== after) await deps.jobs.advanced(job.id, copied, doneUpTo);
+      after = doneUpTo;
+      if (waitingAt !== undefined) return 'waiting';
+      if (Date.now() >= deadline && start + COPY_CONCURRENCY < files.length) return 'out of time';
+    }
     const last = page.after ?? [...page.files, ...page.folders].map((node) => node.path).sort(comparePaths).at(-1);
-    await deps.jobs.advanced(job.id, copied, last ?? after);
+    if (last !== undefined && last !== after) await deps.jobs.advanced(job.id, 0, last);
     if (page.after === undefined) return 'done';
     after = page.after;
     if (Date.now() >= deadline) return 'out of time';
@@ -130,30 +145,38 @@ export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, bu
 
 /**
  * Copies `files` to their `mapped` paths as an upload stores files (the journal first), each committed on its
- * own and never over what stands there: one already copied by an earlier step, or put there by another
- * request, stays, and the bytes copied for it go. Returns how many were copied.
+ * own and never over what stands there. One already there (copied by an earlier step, or put there by another
+ * request) is not copied again. Returns how many were copied, and the index of the first that met a folder a
+ * move has taken, if one did (it and those after it wait for the move; those before it are done).
  */
-async function copyPage(deps: CopyDeps, drive: string, files: readonly FileNode[], mapped: (path: string) => string): Promise<number> {
-  if (files.length === 0) return 0;
+async function copyFiles(deps: CopyDeps, drive: string, files: readonly FileNode[], mapped: (path: string) => string): Promise<{ copied: number; waitingAt?: number }> {
+  const there = await deps.nodes.getMany(drive, files.map((file) => mapped(file.path)));
   const now = new Date().toISOString();
   const copies = files.map((file): FileNode => {
     const id = randomUUID();
     return { kind: 'file', id, path: mapped(file.path), size: file.size, contentType: file.contentType, createdAt: now, objectKey: `${drive}/${id}`, etag: file.etag };
   });
-  const entries = await deps.journal.open(drive, copies, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS));
-  const done = await mapLimit(copies, COPY_CONCURRENCY, async (copy, i) => {
+  const wanted = copies.filter((copy) => !there.has(copy.path));
+  const entries = wanted.length > 0 ? await deps.journal.open(drive, wanted, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS)) : [];
+  const entryOf = new Map(wanted.map((copy, i) => [copy.path, entries[i]]));
+  const outcomes = await mapLimit(copies, COPY_CONCURRENCY, async (copy, i): Promise<'copied' | 'skipped' | 'waiting'> => {
+    const entry = entryOf.get(copy.path);
+    if (entry === undefined) return 'skipped';
     const etag = await deps.objects.copy(files[i].objectKey, copy.objectKey, files[i].size);
     // Deleted since the page was read: nothing to copy.
-    if (etag === undefined) return false;
+    if (etag === undefined) return 'skipped';
     try {
-      await commitFiles(deps, drive, [{ ...copy, etag, pending: entries[i] }], { replace: false });
-      return true;
+      await commitFiles(deps, drive, [{ ...copy, etag, pending: entry }], { replace: false });
+      return 'copied';
     } catch (error) {
+      // A move has a folder of it: the commit kept nothing (its bytes deleted), and the file is copied later.
+      if (error instanceof FolderBeingMoved) return 'waiting';
       // Taken (its commit deleted the bytes it copied) or being deleted: the copy goes on without it.
-      if (error instanceof DriveError && error.code === 'conflict') return false;
+      if (error instanceof DriveError && error.code === 'conflict') return 'skipped';
       throw error;
     }
   });
   await closeJournal(deps.journal, entries);
-  return done.filter(Boolean).length;
+  const waitingAt = outcomes.indexOf('waiting');
+  return { copied: outcomes.filter((outcome) => outcome === 'copied').length, ...(waitingAt >= 0 ? { waitingAt } : {}) };
 }

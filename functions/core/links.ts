@@ -16,6 +16,10 @@ export interface ShareLink {
   path: string;
   /** The record id of the file shared: the link dies when the path holds another file, or none. */
   fileId: string;
+  /** The record's `movedAt` when the link was made: a move kills the link for good, a move back included. */
+  fileMovedAt?: string;
+  /** The id of the key that made it (never its secret): shown to the drive's keys, so a leaked key's links can be found. */
+  createdBy?: string;
   createdAt: string;
   /** Epoch seconds; also the table's TTL attribute. */
   expiresAt: number;
@@ -76,6 +80,7 @@ export async function createLink(
   path: string,
   seconds: number,
   now: Date,
+  createdBy?: string,
 ): Promise<{ link: ShareLink; token: string }> {
   const [node, seen] = await Promise.all([deps.nodes.get(drive, path), reachable(deps.nodes, drive, path)]);
   if (node?.kind === 'folder' && seen) throw conflict(`${path} is a folder; a link shares one file`);
@@ -86,6 +91,8 @@ export async function createLink(
     drive,
     path,
     fileId: node.id,
+    ...(node.movedAt ? { fileMovedAt: node.movedAt } : {}),
+    ...(createdBy ? { createdBy } : {}),
     createdAt: now.toISOString(),
     expiresAt: Math.floor(now.getTime() / 1000) + seconds,
   };
@@ -104,7 +111,7 @@ export async function findLink(links: LinkStore, token: string, now: Date): Prom
 
 /** Whether `file` is still the file `link` was made for: the same record, not one uploaded over it since. */
 export function stillShared(link: ShareLink, file: FileNode): boolean {
-  return file.id === link.fileId;
+  return file.id === link.fileId && file.movedAt === link.fileMovedAt;
 }
 
 /** The links of `links` whose file is still at its path, as one batched read of the records shows. */

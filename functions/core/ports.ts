@@ -20,6 +20,8 @@ export interface FileNode {
    * record is not moved while it stands (see `FileRecords`).
    */
   pending?: string;
+  /** When the record last moved (absent if never): a share link made before a move does not open after it, even back at its path. */
+  movedAt?: string;
 }
 
 /** A folder; the root `/` exists implicitly and has no node. */

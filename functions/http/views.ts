@@ -108,5 +108,5 @@ export function partUrlsView(parts: PartUrls) {
 
 /** A share link as listing shows it: never its token (not stored), nor the key that made it. */
 export function linkView(link: ShareLink) {
-  return { id: link.id, path: link.path, created_at: link.createdAt, expires_at: new Date(link.expiresAt * 1000).toISOString() };
+  return { id: link.id, path: link.path, created_at: link.createdAt, expires_at: new Date(link.expiresAt * 1000).toISOString(), created_by: link.createdBy ?? null };
 }

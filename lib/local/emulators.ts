@@ -125,9 +125,12 @@ function refuseUnsafeS3(req: IncomingMessage, url: URL): GatewayError | undefine
   // A copy's source is a path into the store as well: the same bucket, and no segment that climbs out of it.
   const copySource = req.headers['x-amz-copy-source'];
   if (copySource !== undefined) {
+    // No `?` at all (Drive names no version): s3rver reads the whole header as the key, so what follows a `?`
+    // would escape a check of what precedes it.
+    if (String(copySource).includes('?')) return invalid('the copy source names a version or holds a "?"; this store keeps no versions');
     let source: string[];
     try {
-      source = decodeURIComponent(String(copySource).replace(/^\//, '').split('?')[0]).split('/');
+      source = decodeURIComponent(String(copySource).replace(/^\//, '')).split('/');
     } catch {
       return invalid('the copy source is not valid percent-encoding');
     }

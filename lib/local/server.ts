@@ -69,8 +69,18 @@ export function createLocalServer(routes: readonly MountedRoute[], log: (line: s
 
 /** The path a log line names: the one called, or for a route whose path holds a secret, the route's template. */
 function loggedPath(routes: readonly MountedRoute[], target: string | undefined): string {
-  const path = target?.split('?')[0] ?? '';
-  return routes.find(({ route }) => route.secretPath && matchPath(route.path, path))?.route.path ?? path;
+  let path: string;
+  try {
+    // Resolved as the router resolves it (dot segments), so that every form that reaches a secret route is seen.
+    path = new URL(`http://localhost${target ?? '/'}`).pathname;
+  } catch {
+    return '(a target that is not a URL)';
+  }
+  const secret = routes.find(({ route }) => route.secretPath && (matchPath(route.path, path) || matchPath(route.path, path.replace(/\/+$/, ''))));
+  if (secret) return secret.route.path;
+  // A path with a secret route's first segments, which no route matched (a trailing slash, an extra segment): its rest stays out of the log.
+  const prefix = routes.find(({ route }) => route.secretPath && path.startsWith(route.path.slice(0, route.path.indexOf('{'))));
+  return prefix ? `${prefix.route.path.slice(0, prefix.route.path.indexOf('{'))}…` : path;
 }
 
 async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res: ServerResponse, budget: { buffered: number }, options: LocalServerOptions): Promise<void> {

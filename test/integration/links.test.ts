@@ -250,7 +250,7 @@ describe('GET /drive/links and DELETE /drive/links/{id}', () => {
     expect(forA.status).toBe(200);
     expect(forA.body.data.links.map((l) => l.id).sort()).toEqual([a1.id, a2.id].sort());
     expect(forA.body.data.next_cursor).toBeNull();
-    expect(forA.body.data.links.find((l) => l.id === a2.id)).toEqual({ id: a2.id, path: '/list/a.txt', created_at: expect.any(String), expires_at: a2.expires_at });
+    expect(forA.body.data.links.find((l) => l.id === a2.id)).toEqual({ id: a2.id, path: '/list/a.txt', created_at: expect.any(String), expires_at: a2.expires_at, created_by: expect.stringMatching(/^[0-9a-f]{16}$/) });
 
     // The index is eventually consistent in AWS; the local host's is at once.
     const all = await listLinks(admin);

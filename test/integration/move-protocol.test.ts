@@ -11,6 +11,7 @@ import { deleteFiles } from '../../functions/core/delete-files';
 import { createFolder } from '../../functions/core/create-folder';
 import { advanceJob } from '../../functions/core/jobs';
 import { acceptMove } from '../../functions/core/move';
+import { acceptCopy, copyStep } from '../../functions/core/copy';
 import { ROOT, parentOf } from '../../functions/core/paths';
 import type { DriveNode, FileNode, FileRecords, MultipartStore, NodeStore, ObjectCopier, ObjectStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
 import { commitFiles, uploadFiles } from '../../functions/core/upload';
@@ -146,6 +147,21 @@ describe('folder moves and the protocol', () => {
     expect(await store.get(drive, '/top')).toBeUndefined();
     expect(await store.get(drive, '/kept/sub/b.txt')).toMatchObject({ kind: 'file' });
     expect([...objects.keys].sort()).toEqual([`${drive}/id-/top/busy/a.txt`, `${drive}/id-/top/busy/sub/b.txt`]);
+    expect(await orphans()).toEqual([]);
+  });
+
+  it('a folder copy step run again from the start copies no file twice: what is at the destination is skipped before its bytes are copied', async () => {
+    const objects = objectStore();
+    await upload(objects, [file('/cs/a.txt'), file('/cs/sub/b.txt')]);
+    const copied = await acceptCopy({ nodes: store, objects, journal, jobs, queue }, drive, '/cs', '/cd', {}, 60_000);
+    expect(copied).toMatchObject({ done: true, node: { path: '/cd' } });
+    let copies = 0;
+    const counting = { ...objects, copy: async (from: string, to: string, size: number) => (copies++, objects.copy(from, to, size)) };
+    const job = { id: 'again', drive, kind: 'copy' as const, path: '/cs', folderId: 'x', to: '/cd', toId: (await store.get(drive, '/cd'))!.id, status: 'running' as const, files: 0, createdAt: '', updatedAt: '' };
+    await jobs.create(job);
+    await expect(copyStep({ nodes: store, objects: counting, journal, jobs }, job, 60_000)).resolves.toBe('done');
+    expect(copies).toBe(0);
+    expect(objects.keys.size).toBe(4);
     expect(await orphans()).toEqual([]);
   });
 

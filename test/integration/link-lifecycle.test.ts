@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { DriveClient, type ErrorJson, json } from '../support/api-client';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
-// Review of share links (branch links) and their interplay with POST /drive/move.
+// Share links through their life: the host's log, what shows inline, a move of the file, the key that made them.
 
 const ADMIN = 'links-admin-0123456789abcdefghijklmn';
 

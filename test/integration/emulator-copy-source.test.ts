@@ -4,10 +4,9 @@ import { join } from 'node:path';
 import { LOCAL_RESOURCES, localCredentials } from '../../lib/local/emulators';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
-// Review: the gateway's copy-source check (lib/local/emulators.ts refuseUnsafeS3) looks only at what comes
-// before the first literal "?", but s3rver's CopyObject (decodeURI of the whole header) and the emulated
-// UploadPartCopy (decodeURIComponent of the whole header) both take the rest as part of the key, and
-// path.join resolves its ".." segments: a signed copy reads any file named like an object, outside the store.
+// The gateway's copy-source check (lib/local/emulators.ts refuseUnsafeS3) covers the whole header: s3rver's
+// CopyObject and the emulated UploadPartCopy read all of it as the key, and path.join resolves its ".."
+// segments, so a check of what precedes a "?" let a signed copy read any file named like an object.
 
 const KEY = 'emulator-key-0123456789abcdefghijklmn';
 let host: RunningHost;
