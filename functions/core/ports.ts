@@ -60,10 +60,11 @@ export type PutFileResult = { ok: true; replaced?: FileNode } | { ok: false };
  * The records of every drive, keyed by drive + parent folder + name. Every method is scoped to one
  * drive; reads are strongly consistent.
  *
- * The write-ordering protocol, which keeps every record visible and every object referenced without
- * transactions (README "How the data stays consistent"):
- * - A writer (upload, mkdir) creates missing folders top-down, then writes its records, then reads every
- *   ancestor again. A folder found missing is made again; one found `deleting` makes the writer remove what
+ * The write-ordering protocol, which keeps every record visible and every object referenced, with
+ * transactions only where a record moves or goes with its journal entry (`FileRecords`, below; README "How
+ * the data stays consistent"):
+ * - A writer (upload, mkdir, copy) creates missing folders top-down, then writes its records, then reads every
+ *   ancestor again. A folder found missing is made again; one found `deleting` (or `moving`) makes the writer remove what
  *   it wrote (conditional on its ids) and answer 409. An interruption leaves folders whose parents exist and
  *   records whose bytes exist: at worst a record in a folder a delete removed meanwhile, which the same
  *   upload again, or fsck, repairs.
@@ -74,8 +75,12 @@ export type PutFileResult = { ok: true; replaced?: FileNode } | { ok: false };
  *   interruption anywhere leaves a running job, which the queue or the sweep sends on. An interruption
  *   leaves marked folders, hidden from readers, holding records whose bytes may be gone; the job (or the
  *   same delete again) finishes them. It never leaves bytes without a record.
+ * - A folder move marks the same way (`moving`, the job's id, at both ends and on each folder before its
+ *   children are read) and moves each file in its own transaction (`FileRecords.move`); a folder a move holds
+ *   refuses a delete's mark (the delete waits) and any other move's file. It notes its job before its first
+ *   mark too, and its worker makes the destination only below folders that stand.
  * - A reader by path (a listing of a folder, a download) reads every folder above it too: a path below a
- *   folder marked `recursive` is gone, though the delete has not reached it yet.
+ *   folder marked `recursive` is gone, though the delete has not reached it yet. `moving` hides nothing.
  */
 export interface NodeStore {
   /** The node at `path`, or undefined. */
