@@ -22,7 +22,7 @@ const ADMIN_KEY = 'scale-admin-key-0123456789abcdefghij';
 /**
  * `npm run bench -- --scale` (or `node --import tsx test/bench/scale.ts`): Drive as the drive grows. Storage
  * (embedded S3 and DynamoDB) and the host run in processes of their own, as in AWS, with the host enforcing
- * AWS's limits. Options: `--sizes=1000,10000,100000`, `--tree-folders=10000`, `--delete-files=100000` (seeded through the API)
+ * AWS's limits. Options: `--sizes=1000,10000,100000`, `--tree-folders=10000`, `--move-sizes=1000,10000`, `--delete-files=100000` (seeded through the API)
  * (0 skips the delete), `--kills=3`, `--out=scale-report.json`.
  *
  * - pages of 1,000 from folders of each size: time over HTTP (the median page) and DynamoDB calls (counted on the same store
@@ -39,6 +39,7 @@ async function main(): Promise<void> {
   const sizes = (args.get('sizes') || '1000,10000,100000').split(',').map(Number);
   const treeFolders = Number(args.get('tree-folders') || 10_000);
   const deleteFiles = Number(args.get('delete-files') ?? 100_000);
+  const moveSizes = (args.get('move-sizes') ?? '1000,10000').split(',').filter((v) => v !== '').map(Number);
   const kills = Number(args.get('kills') || 3);
   const out = resolve(args.get('out') || 'scale-report.json');
   const started = Date.now();
@@ -80,6 +81,17 @@ async function main(): Promise<void> {
     log(`The CLI and the dashboard on ${biggest}…`);
     report.cli = await cliAtScale(host.url, dataDir, `/flat-${Math.min(...sizes)}`, biggest);
     report.dashboard = await dashboardAtScale(host.url, biggest);
+
+    if (moveSizes.length > 0) {
+      log(`Folder moves of ${moveSizes.join(', ')} files…`);
+      const moves = [];
+      for (const size of moveSizes) {
+        // Records only: a move copies no byte, so the records are what it works on.
+        await seeder.flat(DRIVE, `/to-move-${size}/inner`, size);
+        moves.push({ files: size, ...(await timedMove(host.url, host.child.pid!, `/to-move-${size}`, `/moved-${size}`)) });
+      }
+      report.moves = moves;
+    }
 
     if (deleteFiles > 0) {
       const baseline = await countStored(dynamodb, join(dataDir, 'storage', 's3', LOCAL_RESOURCES.bucket), '/doomed');
@@ -309,6 +321,11 @@ function print(report: Record<string, unknown>): void {
   for (const u of cli.skipExisting) console.log(`| drive upload --skip-existing (${u.run}) | ${u.summary.replace(/\|/g, '/')} | ${u.seconds.toFixed(1)} | ${u.maxRssMiB.toFixed(0)} |`);
   const dash = report.dashboard as { folder: string; firstRowsSeconds: number; rows: number; domNodes: number };
   console.log(`\nDashboard on ${dash.folder}: first rows in ${dash.firstRowsSeconds.toFixed(2)} s; ${dash.rows} rows shown; ${dash.domNodes.toLocaleString('en')} DOM elements`);
+  const moves = report.moves as { files: number; status: number; seconds: number; filesPerSecond: number; cpuMsPer1000Files: number; filesMoved: number }[] | undefined;
+  if (moves) {
+    console.log('\n| folder move | answer | seconds | files/s | host CPU ms per 1,000 files | files moved |\n|---|---:|---:|---:|---:|---:|');
+    for (const m of moves) console.log(`| ${m.files.toLocaleString('en')} files | ${m.status} | ${m.seconds.toFixed(1)} | ${m.filesPerSecond.toFixed(0)} | ${m.cpuMsPer1000Files.toFixed(0)} | ${m.filesMoved.toLocaleString('en')} |`);
+  }
   const del = report.delete as { files: number; status: number; killedAtSeconds: number[]; seconds: number; filesPerSecond: number; cpuMsPer1000Files: number; left: { records: number; objects: number } } | undefined;
   if (del) {
     console.log(
@@ -316,6 +333,32 @@ function print(report: Record<string, unknown>): void {
         `(${del.filesPerSecond.toFixed(0)} files/s; host CPU ${del.cpuMsPer1000Files.toFixed(0)} ms per 1,000 files); left ${del.left.records} records and ${del.left.objects} objects`,
     );
   }
+}
+
+/** A folder move through the API, its job followed to the end: seconds, files a second, and the host's CPU per 1,000 files. */
+async function timedMove(url: string, hostPid: number, from: string, to: string): Promise<{ status: number; seconds: number; filesPerSecond: number; cpuMsPer1000Files: number; filesMoved: number }> {
+  const headers = { Authorization: `Bearer ${BENCH_KEY}`, 'Content-Type': 'application/json' };
+  const cpuBefore = (await processStats(hostPid)).cpuSeconds;
+  const t0 = Date.now();
+  const res = await fetch(`${url}/drive/move`, { method: 'POST', headers, body: JSON.stringify({ from, to }) });
+  const body = (await res.json()) as { data: { job?: { url: string } } };
+  let filesMoved = -1;
+  if (res.status === 202) {
+    for (;;) {
+      const job = (await (await fetch(body.data.job!.url, { headers })).json()) as { data: { job: { status: string; files_moved: number } } };
+      if (job.data.job.status === 'done') {
+        filesMoved = job.data.job.files_moved;
+        break;
+      }
+      await sleep(200);
+    }
+  } else if (res.status !== 200) {
+    throw new Error(`the move answered ${res.status}: ${JSON.stringify(body)}`);
+  }
+  const seconds = (Date.now() - t0) / 1000;
+  const cpu = (await processStats(hostPid)).cpuSeconds - cpuBefore;
+  const files = Number(from.split('-').at(-1));
+  return { status: res.status, seconds, filesPerSecond: files / seconds, cpuMsPer1000Files: (cpu * 1e6) / files, filesMoved: filesMoved < 0 ? files : filesMoved };
 }
 
 function sleep(ms: number): Promise<void> {
