@@ -500,9 +500,17 @@ describe('the dashboard, in Chromium', () => {
     await page.getByText('The link is on the clipboard.').waitFor();
     const url = await page.locator('#share-url').inputValue();
     await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(url);
-    // The link opens the file without a key.
-    const opened = await fetch(url);
-    expect(opened.status).toBe(200);
+    // The link opens the file in a fresh browser context, with no key and no session: shown in the tab with
+    // ?download=0 (plain text is a type a browser shows without running it).
+    const stranger = await browser.newContext();
+    try {
+      const tab = await stranger.newPage();
+      const shown = await tab.goto(`${url}?download=0`);
+      expect(shown?.status()).toBe(200);
+      await expect(tab.locator('body').innerText()).resolves.toBe(await (await api('/drive/download?path=/sorting/file2.txt', ADMIN)).text());
+    } finally {
+      await stranger.close();
+    }
     await page.locator('#share-dialog [data-links] li').first().waitFor();
     await expect(page.locator('#share-dialog [data-links] li').count()).resolves.toBe(1);
     expect(await unlabelledControls()).toEqual([]);
