@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { type Caller, type Endpoint, conflictFor } from '../core/access';
 import { corsHeaders } from './cors';
 import type { Guard } from './guard';
+import { REQUEST_ID_HEADER, logRequest, requestIdOf } from './request-log';
 import { type Headers, Reply, errorResponse, ok, replied } from './respond';
 
 /** A buffered endpoint: guard, then `operation`, whose result is sent in the `data` envelope (a `Reply` picks its own status). */
@@ -13,18 +14,22 @@ export function jsonHandler(
   operation: (event: APIGatewayProxyEvent, caller: Caller) => Promise<unknown>,
 ): (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> {
   return async (event) => {
-    let headers: Headers = corsHeaders(event);
+    const startedAt = Date.now();
+    let headers: Headers = { ...corsHeaders(event), [REQUEST_ID_HEADER]: requestIdOf(event) };
     let caller: Caller | undefined;
+    let answer: APIGatewayProxyResult;
     try {
       const admitted = await guard(endpoint, event);
       headers = { ...headers, ...admitted.headers };
       caller = admitted.caller;
       const result = await operation(event, caller);
-      return result instanceof Reply ? replied(result, headers) : ok(result, headers);
+      answer = result instanceof Reply ? replied(result, headers) : ok(result, headers);
     } catch (error) {
       // Worded for the key: a conflict tells it nothing it may not see.
-      return errorResponse(caller ? conflictFor(caller, error) : error, headers);
+      answer = errorResponse(caller ? conflictFor(caller, error) : error, headers);
     }
+    logRequest(event, { status: answer.statusCode, caller, startedAt });
+    return answer;
   };
 }
 
@@ -41,9 +46,10 @@ export function streamingHandler(
   guard: Guard,
   operation: (event: APIGatewayProxyEvent, caller: Caller) => Promise<StreamedResult>,
 ): StreamifyHandler<APIGatewayProxyEvent, void> {
-  return keylessStreamingHandler(async (event, answered) => {
+  return keylessStreamingHandler(async (event, answered, seen) => {
     const admitted = await guard(endpoint, event);
     Object.assign(answered, admitted.headers);
+    seen.caller = admitted.caller;
     return operation(event, admitted.caller);
   });
 }
@@ -53,24 +59,29 @@ export function streamingHandler(
  * as JSON. Headers it puts in `answered` (rate limits) go on the answer whichever it is.
  */
 export function keylessStreamingHandler(
-  operation: (event: APIGatewayProxyEvent, answered: Headers) => Promise<StreamedResult>,
+  operation: (event: APIGatewayProxyEvent, answered: Headers, seen: { caller?: Caller }) => Promise<StreamedResult>,
 ): StreamifyHandler<APIGatewayProxyEvent, void> {
   return async (event, responseStream) => {
+    const startedAt = Date.now();
+    const seen: { caller?: Caller } = {};
     // A client that hangs up fails the stream, maybe before anything is written: the pipeline below, or the
     // next write, reports it; unheard, the 'error' event would end the process.
     responseStream.on('error', () => undefined);
-    const headers: Headers = corsHeaders(event);
+    const headers: Headers = { ...corsHeaders(event), [REQUEST_ID_HEADER]: requestIdOf(event) };
     let result: StreamedResult;
     try {
-      result = await operation(event, headers);
+      result = await operation(event, headers, seen);
     } catch (error) {
       const failure = errorResponse(error, headers);
+      logRequest(event, { status: failure.statusCode, caller: seen.caller, startedAt });
       // A response to HEAD has no body (RFC 9110 §9.3.2), errors included.
       await send(responseStream, failure.statusCode, failure.headers, event.httpMethod === 'HEAD' ? undefined : failure.body);
       return;
     }
     // The client may have gone while the file was opened: close the object's stream rather than leave it open.
     if (responseStream.destroyed) return void result.body?.destroy();
+    // Logged when the answer starts: a stream cut short later is the runtime's to report.
+    logRequest(event, { status: result.statusCode, caller: seen.caller, startedAt });
     await send(responseStream, result.statusCode, { ...headers, ...result.headers }, result.body);
   };
 }

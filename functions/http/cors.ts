@@ -19,6 +19,7 @@ const EXPOSED = [
   'RateLimit-Remaining',
   'RateLimit-Reset',
   'Retry-After',
+  'X-Request-Id',
 ].join(', ');
 
 /** The request headers a preflight allows: the key, the body's type, and those of ranged and conditional downloads. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { Writable } from 'node:stream';
@@ -122,6 +123,10 @@ async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res
       // Whatever the client still sends is read and dropped (no byte held), so it reads the 401, not a reset.
       req.resume();
       res.setHeader('Connection', 'close');
+      // Named and logged as the function's guard names and logs the 401 it would send (functions/http/request-log.ts).
+      const requestId = randomUUID();
+      res.setHeader('X-Request-Id', requestId);
+      console.log(JSON.stringify({ level: 'info', message: 'request', request_id: requestId, route: mounted.route.path, method: req.method, status: 401, latency_ms: 0 }));
       return send(res, 401, { error: { code: refusal.code, message: refusal.message } });
     }
   }
