@@ -1,0 +1,165 @@
+/**
+ * The docs smoke test: the README and every page under docs/ link only inside the repository, and every
+ * command they show runs. Fenced blocks tagged `sh` (or `bash`) run, in order, one bash script per page,
+ * against a fresh local host; `curl` fails on any 4xx or 5xx. Blocks tagged `sh aws` (need an AWS account)
+ * or `sh long` (minutes long: the whole test suite, the benchmarks, a synth) do not run here, but each
+ * `npm run <script>` they (or any inline code) name must exist. Two placeholders are filled in, as a reader
+ * would: `http://127.0.0.1:3000` is the host's address, `drv_…` its admin key.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { runFsck } from '../support/fsck';
+import { type RunningHost, startHost, stopHost } from '../support/local-host';
+
+const ROOT = resolve(__dirname, '..', '..');
+const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+/** Tags of blocks that are shell but do not run here, and why. */
+const NOT_RUN = { aws: 'needs an AWS account', long: 'minutes long; CI or a benchmark runs it' } as const;
+
+interface Block {
+  page: string;
+  line: number;
+  info: string;
+  text: string;
+}
+
+function blocksOf(page: string): Block[] {
+  const lines = readFileSync(join(ROOT, page), 'utf8').split('\n');
+  const blocks: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(.*)$/.exec(lines[i]);
+    if (!open) continue;
+    const start = i;
+    const body: string[] = [];
+    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]); i++) body.push(lines[i]);
+    blocks.push({ page, line: start + 1, info: open[1].trim(), text: body.join('\n') });
+  }
+  return blocks;
+}
+
+/** What a runnable block must not do: the blocks run with the clone as their project, so an install there, or a deploy, would be real. */
+const RISKY = /\b(npm (ci|install|i|uninstall|update)\b|cdk (deploy|destroy|bootstrap)|aws |git )|(?<!drive )\brm -r/;
+
+const isShell = (block: Block) => /^(sh|bash)(\s|$)/.test(block.info);
+const runs = (block: Block) => block.info === 'sh' || block.info === 'bash';
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
+function slug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+function anchorsOf(file: string): Set<string> {
+  const text = readFileSync(file, 'utf8').replace(/^```[\s\S]*?^```/gm, '');
+  return new Set([...text.matchAll(/^#{1,6}\s+(.*)$/gm)].map((match) => slug(match[1])));
+}
+
+/** Text outside fenced blocks, where links live. */
+const prose = (page: string) => readFileSync(join(ROOT, page), 'utf8').replace(/^```[\s\S]*?^```/gm, '');
+
+describe('the README and docs/', () => {
+  it.each(PAGES)('%s links only to files and headings inside the repository', (page) => {
+    const problems: string[] = [];
+    const text = prose(page);
+    for (const match of text.matchAll(/\[[^\]]*\]\(([^)\s]+)\)/g)) {
+      const target = match[1];
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) {
+        problems.push(`${target}: outside the repository`);
+        continue;
+      }
+      const [path, anchor] = target.split('#');
+      const file = path ? resolve(ROOT, dirname(page), path) : join(ROOT, page);
+      if (relative(ROOT, file).startsWith('..')) problems.push(`${target}: outside the repository`);
+      else if (!existsSync(file)) problems.push(`${target}: no such file`);
+      else if (anchor && statSync(file).isFile() && file.endsWith('.md') && !anchorsOf(file).has(anchor)) problems.push(`${target}: no such heading`);
+    }
+    for (const match of text.matchAll(/<(https?:[^>]+)>/g)) problems.push(`${match[1]}: outside the repository`);
+    if (text.includes('../shared')) problems.push('names ../shared, which a clone does not have');
+    expect(problems).toEqual([]);
+  });
+
+  it('tags every shell block it does not run with a reason, and names only npm scripts that exist', () => {
+    const scripts = {
+      root: Object.keys(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts),
+      client: Object.keys(JSON.parse(readFileSync(join(ROOT, 'client', 'package.json'), 'utf8')).scripts),
+    };
+    const problems: string[] = [];
+    for (const page of PAGES) {
+      for (const block of blocksOf(page).filter(isShell)) {
+        const tag = block.info.split(/\s+/)[1];
+        if (tag !== undefined && !(tag in NOT_RUN)) problems.push(`${page}:${block.line}: unknown tag "${tag}" (run it, or tag it ${Object.keys(NOT_RUN).join(' or ')})`);
+      }
+      const everything = readFileSync(join(ROOT, page), 'utf8');
+      for (const match of everything.matchAll(/npm run(?: -s)? ([a-z][\w-]*(?::[\w-]+)*)(?: -w (\w+))?/g)) {
+        const known = match[2] === 'client' ? scripts.client : scripts.root;
+        if (!known.includes(match[1])) problems.push(`${page}: npm run ${match[1]} is no script${match[2] ? ` of ${match[2]}` : ''}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('every command in the docs', () => {
+  const secret = `drv_${randomBytes(32).toString('base64url')}`;
+  const scratch = join(ROOT, '.docs-smoke');
+  let host: RunningHost;
+
+  beforeAll(async () => {
+    // Every recursive delete a job, so that the job examples have one to read.
+    host = await startHost({ DRIVE_API_KEYS: `default:${secret}:admin`, DRIVE_DELETE_BUDGET_MS: '0' });
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  afterAll(async () => {
+    await stopHost(host);
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  const runnable = PAGES.filter((page) => blocksOf(page).some(runs));
+
+  it('runs on some pages at least', () => {
+    expect(runnable).toEqual(expect.arrayContaining(['README.md', 'docs/api.md', 'docs/client.md', 'docs/large-files.md', 'docs/keys-and-roles.md']));
+  });
+
+  it('runs nothing that changes the clone or an AWS account', () => {
+    const found = PAGES.flatMap((page) => blocksOf(page).filter(runs)).filter((block) => RISKY.test(block.text));
+    expect(found.map((block) => `${block.page}:${block.line}`)).toEqual([]);
+  });
+
+  it.each(runnable)('%s: its commands run against npm start, with every curl answered 2xx or 3xx', async (page) => {
+    if (blocksOf(page).filter(runs).some((block) => RISKY.test(block.text))) throw new Error(`${page}: a block would change the clone or an AWS account; tag it sh aws or sh long`);
+    const dir = join(scratch, page.replace(/\W/g, '-'));
+    await mkdir(dir, { recursive: true });
+    const script = [
+      'set -euo pipefail',
+      // A reader sees the answer; the test also sees a 4xx or 5xx as a failure.
+      'curl() { command curl --fail-with-body -sS "$@"; }',
+      ...blocksOf(page)
+        .filter(runs)
+        .map((block) => `# ${page}:${block.line}\n${block.text}`),
+    ]
+      .join('\n')
+      .replaceAll('http://127.0.0.1:3000', host.url)
+      .replaceAll('drv_…', secret);
+    const env = { ...process.env, DRIVE_DATA_DIR: host.dataDir, DRIVE_CLI_SOURCE: '1', NO_COLOR: '1' };
+    try {
+      await promisify(execFile)('bash', ['-c', script], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024, timeout: 150_000 });
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      throw new Error(`${page}: exit ${failed.code}\n--- stdout (end)\n${failed.stdout.slice(-3000)}\n--- stderr\n${failed.stderr.slice(-3000)}`);
+    }
+  }, 180_000);
+
+  it('leaves the drive consistent: fsck finds nothing', async () => {
+    const fsck = await runFsck(host.dataDir);
+    expect(fsck.output).not.toMatch(/orphaned objects: [1-9]/i);
+    expect(fsck.code).toBe(0);
+  }, 60_000);
+});
