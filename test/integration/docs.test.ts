@@ -157,6 +157,15 @@ describe('every command in the docs', () => {
     }
   }, 180_000);
 
+  it("runs the key command the dashboard's sign-in page tells a user to run", async () => {
+    const page = readFileSync(join(ROOT, 'dashboard', 'index.html'), 'utf8');
+    const command = /<code>(npm run keys -- [^<]+)<\/code>/.exec(page)?.[1];
+    expect(command).toBeDefined();
+    const env = { ...process.env, DRIVE_DATA_DIR: host.dataDir };
+    const { stdout } = await promisify(execFile)('bash', ['-c', command!], { cwd: ROOT, env });
+    expect(stdout).toMatch(/^drv_\S+$/m);
+  }, 60_000);
+
   it('leaves the drive consistent: fsck finds nothing', async () => {
     const fsck = await runFsck(host.dataDir);
     expect(fsck.output).not.toMatch(/orphaned objects: [1-9]/i);
