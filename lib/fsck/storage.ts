@@ -4,7 +4,7 @@ import { DynamoNodeStore, fromItem } from '../../functions/aws/dynamo-node-store
 import { S3ObjectStore } from '../../functions/aws/s3-object-store';
 import { NODES_PARTITION_KEY } from '../../functions/aws/schema';
 import { LOCAL_REGION, LOCAL_RESOURCES, localCredentials, runningHost, startEmulators } from '../local/emulators';
-import type { StoredNode, StoredObject } from './check';
+import type { StoredNode, StoredObject } from '../../functions/core/consistency';
 
 /** The tables and bucket fsck works on, deployed or local, and what it needs to read and repair them. */
 export interface Storage {
