@@ -95,7 +95,7 @@ describe('DriveStack', () => {
     for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
     }
-    template.resourceCountIs('AWS::Logs::LogGroup', 25);
+    template.resourceCountIs('AWS::Logs::LogGroup', 26);
   });
 
   it('sizes list and delete from the scale bench: deletes get a whole vCPU (1,769 MB), list 1,024 MB and a stream\'s 15 minutes', () => {
