@@ -26,6 +26,7 @@ new DriveStack(app, context('stackName') ?? 'Drive', {
     expiry: context('uploadExpirySeconds') ? Duration.seconds(Number(context('uploadExpirySeconds'))) : undefined,
   },
   domain: domainName ? { domainName, certificateArn: context('certificateArn')!, basePath: context('basePath') } : undefined,
+  consistencyCheck: { everyHours: context('fsckEveryHours') ? Number(context('fsckEveryHours')) : undefined, repair: context('fsckRepair') === 'true' },
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

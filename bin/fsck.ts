@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { deleteFolder } from '../functions/core/delete-folder';
 import { ensureFolders } from '../functions/core/folders';
-import { type Findings, check, isClean } from '../lib/fsck/check';
+import { type Findings, check, isClean } from '../functions/core/consistency';
 import { type Storage, openStorage } from '../lib/fsck/storage';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

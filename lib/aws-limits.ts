@@ -83,6 +83,9 @@ export const FUNCTION_SIZING: Record<HandlerName, { memorySize: number; timeoutS
   dashboard: { memorySize: 256, timeoutSeconds: 10 },
   // Reads the journal of uploads in flight and deletes what interrupted ones left.
   sweep: { memorySize: 256, timeoutSeconds: 300 },
+  // A slice of up to 100,000 objects in memory beside every folder record, and one full scan of the nodes
+  // table (four segments at a time) a run, within Lambda's 15 minutes; memory buys the CPU that parses the scan.
+  'consistency-check': { memorySize: 1024, timeoutSeconds: 900 },
 };
 
 /**

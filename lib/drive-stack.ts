@@ -25,6 +25,7 @@ import type { Construct } from 'constructs';
 import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, KEYS_BY_DRIVE_INDEX, LINKS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../functions/aws/schema';
 import { CORS_REQUEST_HEADERS } from '../functions/http/cors';
 import { FUNCTION_SIZING, GATEWAY_ERRORS } from './aws-limits';
+import { ConsistencyCheck } from './consistency-check';
 import { DriveFunction } from './drive-function';
 import { BINARY_MEDIA_TYPES, DASHBOARD_ROUTES, type HandlerName, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED, type ScheduledFunction } from './routes';
 
@@ -50,6 +51,8 @@ export interface DriveStackProps extends StackProps {
   largeUploads?: { maxFileBytes?: number; expiry?: Duration };
   /** Serve the API on a custom domain with an ACM certificate in the stack's region. */
   domain?: { domainName: string; certificateArn: string; basePath?: string };
+  /** The scheduled consistency check (docs/consistency-check.md): its period, and whether it repairs. @default every 24 hours, report only */
+  consistencyCheck?: { everyHours?: number; repair?: boolean };
 }
 
 /** Memory and timeout per function, from the limits table the local host reads too. */
@@ -186,6 +189,8 @@ export class DriveStack extends Stack {
       },
       copyIntoBundle: { from: 'dashboard', to: DASHBOARD_BUNDLE_DIR },
     });
+    const consistencyCheck = new ConsistencyCheck(this, 'ConsistencyCheck', { nodes, uploads, bucket, environment, logRetention, ...props.consistencyCheck });
+    this.alarms.push(...consistencyCheck.alarms);
     // Exactly the calls each handler's code path makes (functions/core + functions/aws).
     this.functions = {
       // The write-ordering protocol (functions/core/ports.ts): folders and destinations read in batches, folders
@@ -286,6 +291,7 @@ export class DriveStack extends Stack {
         .allowTable(nodes, 'BatchGetItem')
         .allowObjects(bucket, 'DeleteObject')
         .allowSend(jobsQueue),
+      'consistency-check': consistencyCheck.function,
     };
     for (const fn of [this.functions.upload, this.functions.download, this.functions['open-link'], this.functions['delete-folder'], this.functions['delete-files'], this.functions.move, this.functions.copy, this.functions['delete-worker'], this.functions['start-upload'], this.functions['upload-parts'], this.functions['complete-upload'], this.functions['abort-upload'], this.functions.sweep]) {
       Validations.of(fn.role!).acknowledge({

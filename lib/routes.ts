@@ -25,7 +25,8 @@ export type HandlerName =
   | 'revoke-link'
   | 'open-link'
   | 'dashboard'
-  | 'sweep';
+  | 'sweep'
+  | 'consistency-check';
 
 /** One route and the handler module behind it; the CDK stack and the local host both read this. */
 export interface Route {
@@ -127,11 +128,18 @@ export interface ScheduledFunction {
   handler: HandlerName;
   entry: string;
   everyMinutes: number;
+  /**
+   * The host runs it on a timer of its own, this variable's seconds (else `seconds`), rather than on the
+   * sweep's timer.
+   */
+  localTimer?: { variable: string; seconds: number };
 }
 
 export const SCHEDULED: readonly ScheduledFunction[] = [
   // Deletes the bytes interrupted uploads left (functions/core/journal.ts).
   { handler: 'sweep', entry: 'functions/sweep.ts', everyMinutes: 5 },
+  // A slice of fsck a run (functions/core/consistency-check.ts); the stack's rate comes from cdk context.
+  { handler: 'consistency-check', entry: 'functions/consistency-check.ts', everyMinutes: 24 * 60, localTimer: { variable: 'DRIVE_LOCAL_FSCK_SECONDS', seconds: 3600 } },
 ];
 
 /**

@@ -1,10 +1,11 @@
 import { DynamoDBClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectsCommand, ListObjectsCommand, type ListObjectsCommandOutput, S3Client } from '@aws-sdk/client-s3';
+import { pendingObjectKeys } from '../../functions/aws/consistency-source';
 import { DynamoNodeStore, fromItem } from '../../functions/aws/dynamo-node-store';
 import { S3ObjectStore } from '../../functions/aws/s3-object-store';
 import { NODES_PARTITION_KEY } from '../../functions/aws/schema';
 import { LOCAL_REGION, LOCAL_RESOURCES, localCredentials, runningHost, startEmulators } from '../local/emulators';
-import type { StoredNode, StoredObject } from './check';
+import type { StoredNode, StoredObject } from '../../functions/core/consistency';
 
 /** The tables and bucket fsck works on, deployed or local, and what it needs to read and repair them. */
 export interface Storage {
@@ -81,21 +82,7 @@ function storage(
       }
       return objects;
     },
-    readSessionKeys: async () => {
-      if (!uploadsTable) return [];
-      const keys: string[] = [];
-      let start: ScanCommandOutput['LastEvaluatedKey'];
-      do {
-        const page: ScanCommandOutput = await dynamodb.send(new ScanCommand({ TableName: uploadsTable, ConsistentRead: true, ProjectionExpression: 'objectKey, files', ExclusiveStartKey: start }));
-        for (const item of page.Items ?? []) {
-          if (item.objectKey?.S) keys.push(item.objectKey.S);
-          // Journal entries (functions/aws/dynamo-upload-journal.ts): bytes of uploads in flight or interrupted.
-          if (item.files?.S) keys.push(...(JSON.parse(item.files.S) as [string, string][]).map(([, key]) => key));
-        }
-        start = page.LastEvaluatedKey;
-      } while (start);
-      return keys;
-    },
+    readSessionKeys: async () => (uploadsTable ? pendingObjectKeys(dynamodb, uploadsTable) : []),
     deleteObjects: async (keys) => {
       for (let i = 0; i < keys.length; i += 1000) {
         await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true } }));

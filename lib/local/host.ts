@@ -114,9 +114,14 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     queues.feed(worker.queue, { handler: module.handler, timeoutMs, visibilityMs: 6 * timeoutMs, maxReceives: worker.maxReceives, concurrency: 4, log });
   }
 
-  // Scheduled functions (EventBridge in AWS) run on the sweep timer, from the same modules.
+  // Scheduled functions (EventBridge in AWS) run on the sweep timer, or on a timer of their own, from the same modules.
   const scheduled: (() => Promise<unknown>)[] = [];
-  for (const fn of SCHEDULED) scheduled.push(((await import(join(PROJECT_ROOT, fn.entry))) as { handler: () => Promise<unknown> }).handler);
+  const timed: { run: () => Promise<unknown>; seconds: number; handler: string }[] = [];
+  for (const fn of SCHEDULED) {
+    const { handler } = (await import(join(PROJECT_ROOT, fn.entry))) as { handler: () => Promise<unknown> };
+    if (fn.localTimer) timed.push({ run: handler, seconds: positiveSeconds(fn.localTimer.variable, fn.localTimer.seconds), handler: fn.handler });
+    else scheduled.push(handler);
+  }
 
   // The host refuses a request whose key no live record holds before reading its body (a Lambda would read it).
   const keyReader = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region: LOCAL_REGION, credentials: emulators.credentials });
@@ -135,6 +140,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   await allowBrowserUploads(emulators.s3Endpoint, emulators.credentials, [url, url.replace('127.0.0.1', 'localhost')]);
   const sweepSeconds = positiveSeconds('DRIVE_LOCAL_SWEEP_SECONDS', 60);
   const stopSweeping = sweepEvery(sweepSeconds, emulators, scheduled, log);
+  const stopTimers = timed.map(({ run, seconds, handler }) => runEvery(seconds, run, (error) => log(`the scheduled function ${handler} failed: ${String(error)}`)));
   const endpointsFile = join(dataDir, ENDPOINTS_FILE);
   await writeFile(
     endpointsFile,
@@ -146,6 +152,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     createdKey,
     close: async () => {
       await stopSweeping();
+      await Promise.all(stopTimers.map((stop) => stop()));
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
@@ -192,6 +199,22 @@ function sweepEvery(
     await running;
     dynamodb.destroy();
     s3.destroy();
+  };
+}
+
+/** Runs `run` every `seconds`, never two at once, as EventBridge runs a scheduled function; returns a stop that waits out a run. */
+function runEvery(seconds: number, run: () => Promise<unknown>, failed: (error: unknown) => void): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = run()
+      .then(() => undefined, failed)
+      .finally(() => (running = undefined));
+  }, seconds * 1000);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
   };
 }
 

@@ -61,8 +61,8 @@ describe('DriveStack', () => {
     expect(methods.filter((m) => JSON.stringify(m.Properties.Integration).includes(linkFunction)).map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'HEAD']);
     // Both download methods sit on the one /drive/download resource.
     expect(new Set(downloads.map((m) => JSON.stringify((m.Properties as unknown as { ResourceId: unknown }).ResourceId))).size).toBe(1);
-    // One function serves both methods: one function per handler, twenty-one for the API, the dashboard's, the sweep and the delete worker.
-    template.resourceCountIs('AWS::Lambda::Function', 24);
+    // One function serves both methods: one function per handler, twenty-one for the API, the dashboard's, the sweep, the delete worker and the consistency check.
+    template.resourceCountIs('AWS::Lambda::Function', 25);
   });
 
   it('passes multipart bodies as binary', () => {
@@ -91,11 +91,11 @@ describe('DriveStack', () => {
 
   it('runs every handler on ARM64 with the newest Node.js runtime, with its own log group', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(24);
+    expect(Object.keys(functions)).toHaveLength(25);
     for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
     }
-    template.resourceCountIs('AWS::Logs::LogGroup', 25);
+    template.resourceCountIs('AWS::Logs::LogGroup', 26);
   });
 
   it('sizes list and delete from the scale bench: deletes get a whole vCPU (1,769 MB), list 1,024 MB and a stream\'s 15 minutes', () => {
@@ -112,7 +112,7 @@ describe('DriveStack', () => {
   it('grants each function exactly the calls it makes, on its own resources', () => {
     const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
     const base = ['dynamodb:GetItem', 'dynamodb:UpdateItem', ...logs];
-    const expected: Record<Exclude<keyof DriveStack['functions'], 'dashboard' | 'sweep' | 'delete-worker'>, string[]> = {
+    const expected: Record<Exclude<keyof DriveStack['functions'], 'dashboard' | 'sweep' | 'delete-worker' | 'consistency-check'>, string[]> = {
       upload: [
         ...['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records
         ...['dynamodb:BatchWriteItem', 'dynamodb:PutItem'], // the journal
@@ -220,6 +220,83 @@ describe('DriveStack', () => {
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED' });
   });
 
+  describe('the scheduled consistency check', () => {
+    const checkFunction = () => stack.getLogicalId(stack.functions['consistency-check'].node.defaultChild as never);
+
+    it('runs its function once a day by default, with no retry, for up to 15 minutes', () => {
+      template.hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: 'rate(1 day)',
+        State: 'ENABLED',
+        Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [checkFunction(), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } })],
+      });
+      const fn = template.findResources('AWS::Lambda::Function')[checkFunction()] as { Properties: { Timeout: number; MemorySize: number; Environment: { Variables: Record<string, unknown> } } };
+      expect(fn.Properties).toMatchObject({ Timeout: 900, MemorySize: 1024 });
+      expect(fn.Properties.Environment.Variables).toMatchObject({ DRIVE_NODES_TABLE: expect.anything(), DRIVE_BUCKET: expect.anything(), DRIVE_UPLOADS_TABLE: expect.anything() });
+      // Repair is off unless asked for.
+      expect(fn.Properties.Environment.Variables.DRIVE_FSCK_REPAIR).toBeUndefined();
+    });
+
+    it('only reads the bucket and the nodes table without repair, and writes nothing but its own cursor item', () => {
+      const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+      expect(actionsOf('consistency-check')).toEqual(
+        ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:PutItem', 's3:ListBucket', 's3:GetObject', ...logs].sort(),
+      );
+      const roleId = stack.getLogicalId(stack.functions['consistency-check'].role!.node.defaultChild as never);
+      const statements = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } })).flatMap(
+        (p) => (p as { Properties: { PolicyDocument: { Statement: (Statement & { Condition?: unknown })[] } } }).Properties.PolicyDocument.Statement,
+      );
+      const puts = statements.filter((s) => ([] as string[]).concat(s.Action).includes('dynamodb:PutItem'));
+      expect(puts).toEqual([expect.objectContaining({ Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['fsck#cursor'] } } })]);
+    });
+
+    it('alarms on any finding, on two periods without a finished run, and on errors of its function', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'Drive',
+        MetricName: 'ConsistencyFindings',
+        Dimensions: [{ Name: 'Bucket', Value: Match.anyValue() }],
+        Statistic: 'Maximum',
+        Period: 86_400,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'Drive',
+        MetricName: 'ConsistencyCheckRuns',
+        Statistic: 'Sum',
+        Period: 86_400,
+        EvaluationPeriods: 2,
+        DatapointsToAlarm: 2,
+        Threshold: 1,
+        ComparisonOperator: 'LessThanThreshold',
+        TreatMissingData: 'breaching',
+      });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: checkFunction() } }],
+      });
+      expect(stack.alarms.map((alarm) => alarm.node.id)).toEqual(expect.arrayContaining(['ConsistencyFindings', 'ConsistencyCheckNotRunning']));
+    });
+
+    it('repairs, and may delete objects and make folders, only when fsckRepair asks, on the period fsckEveryHours gives', () => {
+      // Not bundled: only the template matters here.
+      const repairing = new DriveStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Repairing', { consistencyCheck: { everyHours: 6, repair: true } });
+      const repaired = Template.fromStack(repairing);
+      const fnId = repairing.getLogicalId(repairing.functions['consistency-check'].node.defaultChild as never);
+      repaired.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(6 hours)', Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fnId, 'Arn'] } })] });
+      repaired.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ DRIVE_FSCK_REPAIR: 'true' }) } });
+      repaired.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ConsistencyFindings', Period: 6 * 3600 });
+      const roleId = repairing.getLogicalId(repairing.functions['consistency-check'].role!.node.defaultChild as never);
+      const actions = Object.values(repaired.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } }))
+        .flatMap((p) => (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement)
+        .flatMap((s) => ([] as string[]).concat(s.Action as string | string[]));
+      expect(actions).toEqual(expect.arrayContaining(['s3:DeleteObject', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:DeleteItem']));
+      expect(actions).not.toContain('s3:PutObject');
+      expect(() => new DriveStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'TooRare', { consistencyCheck: { everyHours: 100 } })).toThrow(/fsckEveryHours/);
+    });
+  });
+
   it('never lets the list, download or share-link function write (but for its rate-limit bucket)', () => {
     for (const endpoint of ['list', 'download', 'open-link'] as const) {
       const writes = actionsOf(endpoint).filter((a) => /^(s3:(Put|Delete)|dynamodb:(Put|Delete|BatchWrite|Update(?!Item$)))/.test(a));
@@ -308,7 +385,8 @@ describe('DriveStack', () => {
   });
 
   it('alarms on the API 5xx rate and on errors and throttles of every function', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 24 * 2);
+    // And the consistency check's two: findings, and no finished run.
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 25 * 2 + 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('errors') })]) });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
   });

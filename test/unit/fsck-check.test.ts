@@ -1,4 +1,4 @@
-import { check, isClean } from '../../lib/fsck/check';
+import { check, isClean } from '../../functions/core/consistency';
 import type { DriveNode } from '../../functions/core/ports';
 
 const at = '2026-01-01T00:00:00.000Z';

@@ -1,5 +1,5 @@
-import { ROOT, ancestorsOf, parentOf } from '../../functions/core/paths';
-import type { DriveNode, FileNode } from '../../functions/core/ports';
+import { ROOT, ancestorsOf, parentOf } from './paths';
+import type { DriveNode, FileNode } from './ports';
 
 /** A node of some drive, as fsck reads the table. */
 export interface StoredNode {

@@ -1,0 +1,114 @@
+import { type DynamoDBClient, GetItemCommand, PutItemCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
+import { HeadObjectCommand, ListObjectsCommand, type ListObjectsCommandOutput, NotFound, type S3Client } from '@aws-sdk/client-s3';
+import type { StoredNode, StoredObject } from '../core/consistency';
+import type { CheckCursor, ConsistencySource, CursorStore } from '../core/consistency-check';
+import { fromItem } from './dynamo-node-store';
+import { NODES_PARTITION_KEY, UPLOADS_PARTITION_KEY } from './schema';
+
+/** The uploads-table item that holds the scheduled check's cursor; its role may write this item and no other. */
+export const CHECK_CURSOR_ID = 'fsck#cursor';
+
+/** Parallel segments of the nodes scan: a full scan per run is the check's cost, so it runs four pages at a time. */
+const SCAN_SEGMENTS = 4;
+
+/** The bucket and tables as the scheduled check reads them, and its cursor in the uploads table. */
+export class AwsConsistencySource implements ConsistencySource, CursorStore {
+  constructor(
+    private readonly dynamodb: DynamoDBClient,
+    private readonly s3: S3Client,
+    private readonly names: { nodesTable: string; uploadsTable: string; bucket: string },
+  ) {}
+
+  async pendingKeys(): Promise<string[]> {
+    return pendingObjectKeys(this.dynamodb, this.names.uploadsTable);
+  }
+
+  async listObjects(after: string | undefined, limit: number, deadline: number): Promise<{ objects: StoredObject[]; done: boolean }> {
+    // ListObjects (v1) with the last key as the marker: the embedded S3 fails a V2 listing past 1,000 keys,
+    // and AWS serves both the same.
+    const objects: StoredObject[] = [];
+    let marker = after;
+    while (objects.length < limit && Date.now() < deadline) {
+      const page: ListObjectsCommandOutput = await this.s3.send(new ListObjectsCommand({ Bucket: this.names.bucket, Marker: marker, MaxKeys: Math.min(1000, limit - objects.length) }));
+      for (const object of page.Contents ?? []) objects.push(storedObject(object.Key!, object.LastModified, object.Size, object.ETag));
+      marker = objects.at(-1)?.key;
+      if (page.IsTruncated !== true || (page.Contents ?? []).length === 0) return { objects, done: true };
+    }
+    return { objects, done: false };
+  }
+
+  async scanNodes(keep: (entry: StoredNode) => boolean, deadline: number): Promise<StoredNode[]> {
+    const segments = await Promise.all(
+      Array.from({ length: SCAN_SEGMENTS }, async (_, segment) => {
+        const kept: StoredNode[] = [];
+        let start: ScanCommandOutput['LastEvaluatedKey'];
+        do {
+          if (Date.now() > deadline) throw new Error(`the scan of ${this.names.nodesTable} did not finish in the run's time; see docs/consistency-check.md, "Limits"`);
+          const page: ScanCommandOutput = await this.dynamodb.send(
+            new ScanCommand({ TableName: this.names.nodesTable, ConsistentRead: true, Segment: segment, TotalSegments: SCAN_SEGMENTS, ExclusiveStartKey: start }),
+          );
+          for (const item of page.Items ?? []) {
+            const entry = { drive: item[NODES_PARTITION_KEY].S!.split('#')[0], node: fromItem(item) };
+            if (keep(entry)) kept.push(entry);
+          }
+          start = page.LastEvaluatedKey;
+        } while (start);
+        return kept;
+      }),
+    );
+    return segments.flat();
+  }
+
+  async headObject(key: string): Promise<StoredObject | undefined> {
+    try {
+      const head = await this.s3.send(new HeadObjectCommand({ Bucket: this.names.bucket, Key: key }));
+      return storedObject(key, head.LastModified, head.ContentLength, head.ETag);
+    } catch (error) {
+      // NotFound needs s3:ListBucket; without it S3 answers 403, which must not pass for "missing".
+      if (error instanceof NotFound || (error instanceof Error && error.name === 'NotFound')) return undefined;
+      throw error;
+    }
+  }
+
+  async read(): Promise<CheckCursor | undefined> {
+    const { Item } = await this.dynamodb.send(new GetItemCommand({ TableName: this.names.uploadsTable, Key: { [UPLOADS_PARTITION_KEY]: { S: CHECK_CURSOR_ID } }, ConsistentRead: true }));
+    if (!Item) return undefined;
+    return { ...(Item.after?.S ? { after: Item.after.S } : {}), passes: Number(Item.passes?.N ?? 0) };
+  }
+
+  async write(cursor: CheckCursor): Promise<void> {
+    await this.dynamodb.send(
+      new PutItemCommand({
+        TableName: this.names.uploadsTable,
+        Item: {
+          [UPLOADS_PARTITION_KEY]: { S: CHECK_CURSOR_ID },
+          ...(cursor.after !== undefined ? { after: { S: cursor.after } } : {}),
+          passes: { N: String(cursor.passes) },
+          updatedAt: { S: new Date().toISOString() },
+        },
+      }),
+    );
+  }
+}
+
+/**
+ * The object keys that open large-upload sessions and upload-journal entries (functions/aws/dynamo-upload-journal.ts)
+ * name: bytes of uploads in flight or interrupted, which no record claims yet.
+ */
+export async function pendingObjectKeys(dynamodb: DynamoDBClient, uploadsTable: string): Promise<string[]> {
+  const keys: string[] = [];
+  let start: ScanCommandOutput['LastEvaluatedKey'];
+  do {
+    const page: ScanCommandOutput = await dynamodb.send(new ScanCommand({ TableName: uploadsTable, ConsistentRead: true, ProjectionExpression: 'objectKey, files', ExclusiveStartKey: start }));
+    for (const item of page.Items ?? []) {
+      if (item.objectKey?.S) keys.push(item.objectKey.S);
+      if (item.files?.S) keys.push(...(JSON.parse(item.files.S) as [string, string][]).map(([, key]) => key));
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return keys;
+}
+
+function storedObject(key: string, lastModified: Date | undefined, size: number | undefined, etag: string | undefined): StoredObject {
+  return { key, lastModified: lastModified ?? new Date(0), size: size ?? 0, etag: etag?.replace(/"/g, '') };
+}

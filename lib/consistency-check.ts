@@ -1,0 +1,105 @@
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { CHECK_CURSOR_ID } from '../functions/aws/consistency-source';
+import { FUNCTION_SIZING } from './aws-limits';
+import { DriveFunction } from './drive-function';
+import { SCHEDULED } from './routes';
+
+export interface ConsistencyCheckProps {
+  nodes: ITable;
+  uploads: ITable;
+  bucket: IBucket;
+  /** The stack's function environment (table and bucket names). */
+  environment: Record<string, string>;
+  logRetention: RetentionDays;
+  /** How often a slice is checked: a whole number of hours, 1 to 72. @default 24 */
+  everyHours?: number;
+  /** Repair what is safe to repair unattended (DRIVE_FSCK_REPAIR=true); off, the role only reads. @default false */
+  repair?: boolean;
+}
+
+const CHECK = SCHEDULED.find((fn) => fn.handler === 'consistency-check')!;
+
+/**
+ * fsck on a schedule (functions/consistency-check.ts): the function, the EventBridge rule that runs it, a
+ * role that reads the bucket and the nodes table (and writes its own cursor item, and with repair on, deletes
+ * orphaned objects and recreates folders), and two alarms: findings, and a check that stopped running.
+ */
+export class ConsistencyCheck extends Construct {
+  readonly function: DriveFunction;
+  readonly rule: Rule;
+  readonly alarms: Alarm[];
+
+  constructor(scope: Construct, id: string, props: ConsistencyCheckProps) {
+    super(scope, id);
+    const everyHours = props.everyHours ?? CHECK.everyMinutes / 60;
+    // Two periods without a run alarm; CloudWatch evaluates at most seven days of hour-long periods.
+    if (!Number.isInteger(everyHours) || everyHours < 1 || everyHours > 72) throw new Error(`fsckEveryHours must be a whole number of hours from 1 to 72 (got ${everyHours})`);
+    const stack = Stack.of(this);
+    const { nodes, uploads, bucket } = props;
+
+    // The function's ids sit on the stack, beside the other functions' (ConsistencyCheckFunction…).
+    this.function = new DriveFunction(stack, 'ConsistencyCheckFunction', {
+      entry: CHECK.entry,
+      memorySize: FUNCTION_SIZING['consistency-check'].memorySize,
+      timeout: Duration.seconds(FUNCTION_SIZING['consistency-check'].timeoutSeconds),
+      logRetention: props.logRetention,
+      logRemovalPolicy: RemovalPolicy.DESTROY,
+      environment: { ...props.environment, ...(props.repair ? { DRIVE_FSCK_REPAIR: 'true' } : {}) },
+    });
+    // Reads: the nodes scan and the confirming reads, the sessions and journal (Scan), the listing and
+    // HeadObject (GetObject; ListBucket makes a missing object NotFound rather than AccessDenied).
+    this.function.allowTable(nodes, 'Scan', 'GetItem', 'BatchGetItem').allowTable(uploads, 'Scan').allowBucket(bucket, 'ListBucket').allowObjects(bucket, 'GetObject');
+    // Its one write without repair: the cursor item, and no other item of the uploads table.
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        resources: [uploads.tableArn],
+        conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [CHECK_CURSOR_ID] } },
+      }),
+    );
+    if (props.repair) {
+      // Deleting orphans (DeleteObjects is DeleteObject per key); recreating missing folders as ensureFolders
+      // does: read (BatchGetItem), create (UpdateItem), and on a conflict remove its unused ones (Query, DeleteItem).
+      this.function.allowObjects(bucket, 'DeleteObject').allowTable(nodes, 'UpdateItem', 'Query', 'DeleteItem');
+    }
+    Validations.of(this.function.role!).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*]`,
+      reason: 'The check reads (and with repair, deletes) objects named by file id; the statement is limited to this bucket and to the actions it calls.',
+    });
+
+    this.rule = new Rule(stack, 'ConsistencyCheckFunctionSchedule', {
+      schedule: Schedule.rate(Duration.hours(everyHours)),
+      targets: [new LambdaFunction(this.function, { retryAttempts: 0 })],
+    });
+
+    const period = Duration.hours(everyHours);
+    const metric = (metricName: string, statistic: string) => new Metric({ namespace: 'Drive', metricName, dimensionsMap: { Bucket: bucket.bucketName }, period, statistic });
+    this.alarms = [
+      new Alarm(stack, 'ConsistencyFindings', {
+        metric: metric('ConsistencyFindings', 'Maximum'),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: 'The scheduled consistency check found records without bytes, orphaned objects or a broken tree; its log line names them (docs/consistency-check.md)',
+      }),
+      new Alarm(stack, 'ConsistencyCheckNotRunning', {
+        metric: metric('ConsistencyCheckRuns', 'Sum'),
+        threshold: 1,
+        evaluationPeriods: 2,
+        datapointsToAlarm: 2,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.BREACHING,
+        alarmDescription: `The scheduled consistency check finished no run in two of its periods (${everyHours} h each): it fails, times out or is not scheduled`,
+      }),
+    ];
+  }
+}

@@ -1,0 +1,208 @@
+import type { StoredNode, StoredObject } from '../../../functions/core/consistency';
+import { type CheckCursor, type ConsistencySource, type CursorStore, checkSlice, findingsCount } from '../../../functions/core/consistency-check';
+import { NAMED_PER_KIND, logLine, metricsLine } from '../../../functions/core/consistency-report';
+import type { DriveNode, FolderNode, NodeStore, ObjectStore } from '../../../functions/core/ports';
+
+const NOW = new Date('2026-03-01T12:00:00.000Z');
+const OLD = new Date('2026-03-01T09:00:00.000Z');
+const HOUR = 3_600_000;
+
+const folder = (path: string, extra: Partial<FolderNode> = {}): DriveNode => ({ kind: 'folder', id: `f${path}`, path, createdAt: OLD.toISOString(), ...extra });
+const file = (path: string, objectKey: string, size = 1): DriveNode => ({ kind: 'file', id: path, path, size, contentType: 'text/plain', createdAt: OLD.toISOString(), objectKey, etag: path });
+
+/** A bucket and a table in memory, with hooks to change them between the first scan and the confirming reads. */
+class Storage implements ConsistencySource, CursorStore {
+  objects = new Map<string, StoredObject>();
+  nodes = new Map<string, StoredNode>();
+  pending: string[] = [];
+  cursor: CheckCursor | undefined;
+  scans = 0;
+  afterFirstScan: () => void = () => undefined;
+
+  put(drive: string, node: DriveNode): this {
+    this.nodes.set(`${drive}#${node.path}`, { drive, node });
+    return this;
+  }
+  store(key: string, lastModified = OLD, size = 1): this {
+    this.objects.set(key, { key, lastModified, size });
+    return this;
+  }
+  async pendingKeys() {
+    return this.pending;
+  }
+  async listObjects(after: string | undefined, limit: number) {
+    const all = [...this.objects.values()].sort((a, b) => (a.key < b.key ? -1 : 1)).filter((o) => after === undefined || o.key > after);
+    return { objects: all.slice(0, limit), done: all.length <= limit };
+  }
+  async scanNodes(keep: (entry: StoredNode) => boolean) {
+    const kept = [...this.nodes.values()].filter(keep);
+    if (this.scans++ === 0) this.afterFirstScan();
+    return kept;
+  }
+  async headObject(key: string) {
+    return this.objects.get(key);
+  }
+  async read() {
+    return this.cursor;
+  }
+  async write(cursor: CheckCursor) {
+    this.cursor = cursor;
+  }
+  /** The node store the confirming reads and the repair use. */
+  nodeStore(): NodeStore {
+    const get = async (drive: string, path: string) => this.nodes.get(`${drive}#${path}`)?.node;
+    return {
+      get,
+      getMany: async (drive: string, paths: readonly string[]) => new Map(paths.flatMap((path) => (this.nodes.has(`${drive}#${path}`) ? [[path, this.nodes.get(`${drive}#${path}`)!.node]] : []))),
+      createFolder: async (drive: string, created: FolderNode) => {
+        this.put(drive, created);
+        return created;
+      },
+    } as unknown as NodeStore;
+  }
+  objectStore(): ObjectStore {
+    return { deleteMany: async (keys: readonly string[]) => keys.forEach((key) => this.objects.delete(key)) } as unknown as ObjectStore;
+  }
+}
+
+const run = (storage: Storage, options: { sliceObjects?: number; repair?: boolean; graceMs?: number } = {}) =>
+  checkSlice(
+    { source: storage, cursors: storage, nodes: storage.nodeStore(), objects: storage.objectStore() },
+    { sliceObjects: options.sliceObjects ?? 1000, deadline: Date.now() + 60_000, graceMs: options.graceMs ?? HOUR, repair: options.repair ?? false, now: NOW },
+  );
+
+describe('Function: checkSlice', () => {
+  let storage: Storage;
+
+  beforeEach(() => {
+    storage = new Storage();
+  });
+
+  it('finds a consistent drive clean, and ends its pass in one run when the bucket fits a slice', async () => {
+    // Prepare
+    storage.put('d', folder('/a')).put('d', file('/a/x', 'd/1')).store('d/1');
+
+    // Act
+    const report = await run(storage);
+
+    // Assess
+    expect(findingsCount(report.findings)).toBe(0);
+    expect(report).toMatchObject({ objects: 1, nodes: 2, passDone: true });
+    expect(storage.cursor).toEqual({ passes: 1 });
+  });
+
+  it('covers the key space in slices across runs, each object and file checked in the slice its key falls in', async () => {
+    // Prepare: five objects, one an orphan (d/2), and a record whose object (d/6) is gone, past the last key.
+    for (const key of ['d/1', 'd/2', 'd/3', 'd/4', 'd/5']) storage.store(key);
+    for (const key of ['d/1', 'd/3', 'd/4', 'd/5', 'd/6']) storage.put('d', file(`/${key.slice(2)}`, key));
+
+    // Act
+    const reports = [await run(storage, { sliceObjects: 2 }), await run(storage, { sliceObjects: 2 }), await run(storage, { sliceObjects: 2 })];
+
+    // Assess
+    expect(reports.map((r) => [r.from, r.to, r.objects, r.passDone])).toEqual([
+      [undefined, 'd/2', 2, false],
+      ['d/2', 'd/4', 2, false],
+      ['d/4', undefined, 1, true],
+    ]);
+    // Only the files of its slice are held, beside the folders (none here).
+    expect(reports.map((r) => r.nodes)).toEqual([1, 2, 2]);
+    expect(reports[0].findings.orphanedObjects.map((o) => o.key)).toEqual(['d/2']);
+    expect(reports[2].findings.recordsWithoutObject.map((e) => e.node.path)).toEqual(['/6']);
+    expect(reports.map((r) => findingsCount(r.findings))).toEqual([1, 0, 1]);
+    expect(storage.cursor).toEqual({ passes: 1 });
+  });
+
+  it('counts an unreferenced object younger than the grace period, and neither reports nor deletes it', async () => {
+    // Prepare
+    storage.store('d/young', new Date(NOW.getTime() - 60_000)).store('d/pending');
+    storage.pending = ['d/pending'];
+
+    // Act
+    const report = await run(storage, { repair: true });
+
+    // Assess
+    expect(report.findings.orphanedObjects).toEqual([]);
+    expect(report.recentUnreferenced).toBe(1);
+    expect(report.inFlight).toBe(1);
+    expect([...storage.objects.keys()].sort()).toEqual(['d/pending', 'd/young']);
+  });
+
+  it('confirms each finding by reading again: a file moved during the scan is no orphan, bytes that came back are not missing', async () => {
+    // Prepare: the first scan sees neither the moved file's old record nor its new one, nor d/2's object.
+    storage.store('d/1');
+    storage.put('d', file('/back', 'd/2'));
+    storage.afterFirstScan = () => {
+      storage.put('d', file('/moved-here', 'd/1'));
+      storage.store('d/2');
+    };
+
+    // Act
+    const report = await run(storage, { repair: true });
+
+    // Assess
+    expect(findingsCount(report.findings)).toBe(0);
+    expect(storage.objects.has('d/1')).toBe(true);
+  });
+
+  it('tells a parent that is a file outside the slice from a missing one, and a record under a delete from a lost one', async () => {
+    // Prepare: /plain's object sorts after the slice, so its record is not held; /gone's folder is missing.
+    storage.store('d/1').store('d/9');
+    storage.put('d', file('/plain', 'd/9')).put('d', file('/plain/under', 'd/1'));
+    storage.put('d', file('/gone/child', 'd/0'));
+    storage.put('d', folder('/dying', { deleting: 'recursive' })).put('d', file('/dying/x', 'd/00'));
+
+    // Act
+    const report = await run(storage, { sliceObjects: 1 });
+
+    // Assess
+    expect(report.findings.belowFiles.map((e) => e.node.path)).toEqual(['/plain/under']);
+    expect(report.findings.missingParents).toEqual([{ drive: 'd', path: '/gone', children: ['/gone/child'] }]);
+    expect(report.findings.recordsWithoutObject.map((e) => e.node.path)).toEqual(['/gone/child']);
+    expect(report.findings.interruptedDeletes.map((e) => e.node.path)).toEqual(['/dying']);
+  });
+
+  it('repairs only when asked: deletes orphans older than the grace period and recreates missing parents, never a record', async () => {
+    // Prepare
+    storage.store('d/orphan').store('d/1');
+    storage.put('d', file('/lost/deep/x', 'd/1')).put('d', file('/nobytes', 'd/none'));
+
+    // Act
+    const reported = await run(storage);
+    const repaired = await run(storage, { repair: true });
+    const after = await run(storage);
+
+    // Assess
+    expect(reported.repaired).toBeUndefined();
+    expect(findingsCount(reported.findings)).toBe(3);
+    expect(repaired.repaired).toEqual({ deletedObjects: ['d/orphan'], recreatedFolders: ['d:/lost/deep'], notRecreated: [] });
+    expect(storage.nodes.has('d#/lost')).toBe(true);
+    expect(after.findings.recordsWithoutObject.map((e) => e.node.path)).toEqual(['/nobytes']);
+    expect(findingsCount(after.findings)).toBe(1);
+  });
+});
+
+describe('Function: logLine and metricsLine', () => {
+  it('names at most NAMED_PER_KIND of each kind and counts them all; the metrics are embedded metric format in namespace Drive', async () => {
+    // Prepare
+    const storage = new Storage();
+    for (let i = 0; i < NAMED_PER_KIND + 5; i++) storage.store(`d/orphan-${String(i).padStart(3, '0')}`);
+    const report = await run(storage);
+
+    // Act
+    const line = logLine(report, 12, false);
+    const metrics = metricsLine(report, 12, 'the-bucket', NOW);
+
+    // Assess
+    expect(line).toMatchObject({ level: 'warn', findings: NAMED_PER_KIND + 5, counts: { orphanedObjects: NAMED_PER_KIND + 5 }, repair: false });
+    expect(line.named.orphanedObjects).toHaveLength(NAMED_PER_KIND);
+    expect(line.named.orphanedObjects[0]).toBe('d/orphan-000 (1 bytes, 2026-03-01T09:00:00.000Z)');
+    expect(metrics._aws).toEqual({
+      Timestamp: NOW.getTime(),
+      CloudWatchMetrics: [{ Namespace: 'Drive', Dimensions: [['Bucket']], Metrics: expect.arrayContaining([{ Name: 'ConsistencyFindings', Unit: 'Count' }, { Name: 'OrphanedObjects', Unit: 'Count' }]) }],
+    });
+    expect(metrics).toMatchObject({ Bucket: 'the-bucket', ConsistencyCheckRuns: 1, ConsistencyFindings: NAMED_PER_KIND + 5, OrphanedObjects: NAMED_PER_KIND + 5, RecordsWithoutObject: 0 });
+    // Every metric the directive names has its value on the line.
+    for (const { Name } of metrics._aws.CloudWatchMetrics[0].Metrics) expect(typeof (metrics as unknown as Record<string, unknown>)[Name]).toBe('number');
+  });
+});
