@@ -8,7 +8,7 @@ import { DynamoKeyStore } from '../../functions/aws/dynamo-access';
 import { DynamoJobStore } from '../../functions/aws/dynamo-jobs';
 import { DRIVE_ID, ROLES, type Role, hashSecret } from '../../functions/core/access';
 import { parsePath } from '../../functions/core/paths';
-import { DASHBOARD_ROUTES, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED } from '../routes';
+import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED } from '../routes';
 import { FUNCTION_SIZING } from '../aws-limits';
 import { type QueueFeed, startEmbeddedQueues } from './embedded-queue';
 import { ENDPOINTS_FILE, LOCAL_REGION, LOCAL_RESOURCES, allowBrowserUploads, runningHost, startEmulators } from './emulators';
@@ -95,7 +95,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
 
   installLambdaGlobals();
   const mounted: MountedRoute[] = [];
-  for (const route of [...ROUTES, ...LINK_ROUTES, ...DASHBOARD_ROUTES]) {
+  // The contract's literal path before the dashboard's `/{file}`: the host takes the first route that matches.
+  for (const route of [...ROUTES, ...LINK_ROUTES, ...CONTRACT_ROUTES, ...DASHBOARD_ROUTES]) {
     const module = (await import(join(PROJECT_ROOT, route.entry))) as { handler: MountedRoute['handler'] };
     mounted.push({ route, handler: module.handler });
   }
