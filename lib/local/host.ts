@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
+import { appendFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -125,6 +126,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const server = createLocalServer(mounted, log, {
     knownKey: async (secret) => (await keyStore.find(hashSecret(secret))) !== undefined,
     requestTimeoutMs: positiveSeconds('DRIVE_LOCAL_REQUEST_TIMEOUT_SECONDS', 30) * 1000,
+    ...(process.env.DRIVE_CHECK_CONTRACT === '1' ? { observe: await contractObserver(dataDir) } : {}),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -157,6 +159,23 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       await emulators.close();
     },
   };
+}
+
+/**
+ * The contract checker (tests set `DRIVE_CHECK_CONTRACT=1`): each answer that the OpenAPI document does not
+ * allow is a JSON line in `<dataDir>/contract-violations.jsonl` and on stderr. Loaded only when asked for, so
+ * `npm start` never loads Ajv.
+ */
+async function contractObserver(dataDir: string): Promise<NonNullable<Parameters<typeof createLocalServer>[2]>['observe']> {
+  const { CONTRACT_VIOLATIONS_FILE, ContractChecker } = await import('./contract.js');
+  const { openApiDocument } = await import('../../functions/openapi/document.js');
+  const file = join(dataDir, CONTRACT_VIOLATIONS_FILE);
+  const checker = new ContractChecker(openApiDocument(), (violation) => {
+    const line = JSON.stringify(violation);
+    console.error(`contract violation: ${line}`);
+    appendFileSync(file, `${line}\n`);
+  });
+  return (req, res) => checker.observe(req, res);
 }
 
 /** A positive number of seconds from the environment variable `name`, or `fallback`; anything else stops the start. */
