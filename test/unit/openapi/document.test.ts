@@ -7,6 +7,8 @@ import { openApiDocument, openApiDocumentText } from '../../../functions/openapi
 import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, ROUTES } from '../../../lib/routes';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 
+/** What the validator takes: the document as parsed JSON (a string would be read as a file path). */
+type OpenApiInput = Exclude<Parameters<typeof validate>[0], string>;
 const ROOT = join(__dirname, '..', '..', '..');
 type Operation = { responses: Record<string, unknown>; security: unknown[] };
 type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, { enum?: string[] }> } };
@@ -16,7 +18,7 @@ const doc = openApiDocument() as Doc;
 describe('Module: functions/openapi/document (the API contract)', () => {
   it('is a valid OpenAPI 3.1 document, as a well-kept validator reads it', async () => {
     // Prepare: the validator dereferences what it is given, so it gets a copy.
-    const copy = JSON.parse(openApiDocumentText()) as object;
+    const copy = JSON.parse(openApiDocumentText()) as OpenApiInput;
     // Act
     const result = await validate(copy);
     // Assess
@@ -26,7 +28,7 @@ describe('Module: functions/openapi/document (the API contract)', () => {
   it('is refused by the same validator when broken, so the check above can fail', async () => {
     const broken = JSON.parse(openApiDocumentText()) as { paths: Record<string, Record<string, { responses: unknown }>> };
     broken.paths['/drive/list'].get.responses = 'none';
-    expect((await validate(broken)).valid).toBe(false);
+    expect((await validate(broken as unknown as OpenApiInput)).valid).toBe(false);
   });
 
   it('has an operation for every route, and a route for every operation', () => {
