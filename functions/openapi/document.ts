@@ -1,5 +1,5 @@
 import { ROLES } from '../core/access';
-import { ERROR_STATUS } from '../core/errors';
+import { ERROR_REASONS, ERROR_STATUS } from '../core/errors';
 import { ERROR_CODES, type Schema, codeOfStatus, envelope, integer, nullable, object, ref, string, timestamp } from './schema-kit';
 
 /**
@@ -7,10 +7,6 @@ import { ERROR_CODES, type Schema, codeOfStatus, envelope, integer, nullable, ob
  * holds the two to each other), served at GET /openapi.json and written to docs/openapi.json by
  * `npm run openapi`. Every answer the integration tests receive is checked against it (lib/local/contract.ts).
  */
-
-/** Why a `409` happened, where a client acts on it: `upload_busy` is a large upload being completed or aborted by another request (wait and retry). */
-export const ERROR_REASONS = ['upload_busy'] as const;
-export type ErrorReason = (typeof ERROR_REASONS)[number];
 
 const PATH = string('A canonical absolute path: "/" then names joined by "/", no trailing slash.', { examples: ['/reports/q3.pdf'] });
 const ID = string('An opaque identifier (a UUID).', { format: 'uuid' });
@@ -479,7 +475,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     tags: ['links'],
     requestBody: jsonBody(ref('CreateLinkRequest')),
     answers: { 200: ok('The link; its `url` opens the file with no key.', ref('CreatedLink')) },
-    errors: [400, 404, 422],
+    errors: [400, 404, 409, 422],
   },
   'GET /drive/links': {
     operationId: 'listLinks',
