@@ -81,6 +81,8 @@ export const FUNCTION_SIZING: Record<HandlerName, { memorySize: number; timeoutS
   'open-link': { memorySize: 512, timeoutSeconds: AWS_LIMITS.streamedTimeoutSeconds },
   // Answers from files held in memory.
   dashboard: { memorySize: 256, timeoutSeconds: 10 },
+  // Renders a document of about 60 KB from constants.
+  openapi: { memorySize: 256, timeoutSeconds: 10 },
   // Reads the journal of uploads in flight and deletes what interrupted ones left.
   sweep: { memorySize: 256, timeoutSeconds: 300 },
   // A slice of up to 100,000 objects in memory beside every folder record, and one full scan of the nodes

@@ -27,7 +27,7 @@ import { CORS_REQUEST_HEADERS } from '../functions/http/cors';
 import { FUNCTION_SIZING, GATEWAY_ERRORS } from './aws-limits';
 import { ConsistencyCheck } from './consistency-check';
 import { DriveFunction } from './drive-function';
-import { BINARY_MEDIA_TYPES, DASHBOARD_ROUTES, type HandlerName, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED, type ScheduledFunction } from './routes';
+import { BINARY_MEDIA_TYPES, CONTRACT_ROUTES, DASHBOARD_ROUTES, type HandlerName, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED, type ScheduledFunction } from './routes';
 
 export interface DriveStackProps extends StackProps {
   /** API Gateway stage, the first segment of every URL. @default 'v1' */
@@ -191,6 +191,14 @@ export class DriveStack extends Stack {
     });
     const consistencyCheck = new ConsistencyCheck(this, 'ConsistencyCheck', { nodes, uploads, bucket, environment, logRetention, ...props.consistencyCheck });
     this.alarms.push(...consistencyCheck.alarms);
+    // The API's OpenAPI document, rendered from constants: no table, no bucket, no key.
+    const openapi = new DriveFunction(this, fnId('openapi'), {
+      entry: CONTRACT_ROUTES[0].entry,
+      ...SIZING('openapi'),
+      logRetention,
+      logRemovalPolicy: RemovalPolicy.DESTROY,
+      environment: {},
+    });
     // Exactly the calls each handler's code path makes (functions/core + functions/aws).
     this.functions = {
       // The write-ordering protocol (functions/core/ports.ts): folders and destinations read in batches, folders
@@ -285,6 +293,7 @@ export class DriveStack extends Stack {
       // The link read by its key (GetItem) and its bucket updated (UpdateItem); then a download's reads.
       'open-link': make('open-link').allowTable(nodes, 'GetItem', 'BatchGetItem').allowObjects(bucket, 'GetObject').allowBucket(bucket, 'ListBucket'),
       dashboard,
+      openapi,
       // The journal (Scan, BatchWriteItem) and the stalled jobs (the same Scan), sent again.
       sweep: this.scheduled(SCHEDULED[0], environment, logRetention)
         .allowTable(uploads, 'Scan', 'BatchWriteItem')
@@ -345,7 +354,7 @@ export class DriveStack extends Stack {
 
     // Body validation has no model to apply (bodies are checked in the functions); parameters it can check.
     const queryValidator = new RequestValidator(this, 'Validator', { restApi: this.api, validateRequestParameters: true, validateRequestBody: true });
-    for (const route of [...ROUTES, ...LINK_ROUTES, ...DASHBOARD_ROUTES]) {
+    for (const route of [...ROUTES, ...LINK_ROUTES, ...CONTRACT_ROUTES, ...DASHBOARD_ROUTES]) {
       const integration = new LambdaIntegration(this.functions[route.handler], {
         proxy: true,
         // A streamed response may run as long as the function; buffered ones keep the 29 s default.

@@ -25,6 +25,7 @@ export type HandlerName =
   | 'revoke-link'
   | 'open-link'
   | 'dashboard'
+  | 'openapi'
   | 'sweep'
   | 'consistency-check';
 
@@ -91,6 +92,13 @@ export const LINK_ROUTES: readonly Route[] = [
   { method: 'GET', path: '/s/{token}', handler: 'open-link', entry: 'functions/open-link.ts', streaming: true, secretPath: true },
   { method: 'HEAD', path: '/s/{token}', handler: 'open-link', entry: 'functions/open-link.ts', streaming: true, secretPath: true },
 ];
+
+/**
+ * The API's OpenAPI document (functions/openapi/document.ts), with no key: what a team generates its client
+ * from. A path of its own, which API Gateway matches before the dashboard's `/{file}` (the local host lists it
+ * first for the same effect).
+ */
+export const CONTRACT_ROUTES: readonly Route[] = [{ method: 'GET', path: '/openapi.json', handler: 'openapi', entry: 'functions/openapi.ts', streaming: false }];
 
 /**
  * The web dashboard's page and its assets (an extension: Settings → API Keys and a file browser). They take

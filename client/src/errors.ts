@@ -23,16 +23,25 @@ export type DriveErrorCode =
   /** A local file could not be read (gone, unreadable, or changed while it was being uploaded). */
   | 'local_file_error';
 
-/** A failed call: the API's `code` and `message` and the HTTP status (0 when no answer came). */
+/**
+ * What the API says beyond the code, for a client to act on (its error's `reason`): `upload_busy` (409) is a
+ * large upload being completed or aborted by another request, to wait out and retry.
+ */
+export type DriveErrorReason = 'upload_busy';
+
+/** A failed call: the API's `code`, `message` and `reason` (if any), and the HTTP status (0 when no answer came). */
 export class DriveError extends Error {
+  readonly reason?: DriveErrorReason | (string & {});
+
   constructor(
     readonly code: DriveErrorCode | (string & {}),
     message: string,
     readonly status: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; reason?: string },
   ) {
     super(message, options);
     this.name = 'DriveError';
+    if (options?.reason !== undefined) this.reason = options.reason;
   }
 }
 
@@ -53,9 +62,11 @@ export function abortReason(signal: AbortSignal): Error {
   return errorName(reason) !== undefined ? (reason as Error) : new DOMException('This operation was aborted', 'AbortError');
 }
 
-const CODE_OF_STATUS: Record<number, DriveErrorCode> = {
+/** The API's code of each error status (its `ERROR_STATUS`; test/unit/openapi/client-contract.test.ts holds the two together). */
+export const CODE_OF_STATUS: Record<number, DriveErrorCode> = {
   400: 'bad_request',
   401: 'unauthorized',
+  403: 'forbidden',
   404: 'not_found',
   409: 'conflict',
   413: 'payload_too_large',
@@ -75,14 +86,14 @@ export function jobFailure(error: { code: string; message: string }): DriveError
 export async function errorFromResponse(response: Response, what: string): Promise<DriveError> {
   const text = await response.text().catch(() => '');
   const parsed = parseApiError(text);
-  if (parsed) return new DriveError(parsed.code, parsed.message, response.status);
+  if (parsed) return new DriveError(parsed.code, parsed.message, response.status, parsed.reason === undefined ? undefined : { reason: parsed.reason });
   const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 200);
   // A HEAD answer has no body to read the code from; the status alone names it.
   const code = text === '' ? (CODE_OF_STATUS[response.status] ?? 'unexpected_response') : 'unexpected_response';
   return new DriveError(code, `${what} answered ${response.status}${snippet ? `: ${snippet}` : ''}`, response.status);
 }
 
-function parseApiError(text: string): { code: string; message: string } | undefined {
+function parseApiError(text: string): { code: string; message: string; reason?: string } | undefined {
   try {
     const body: unknown = JSON.parse(text);
     if (typeof body !== 'object' || body === null || !('error' in body)) return undefined;
@@ -90,7 +101,8 @@ function parseApiError(text: string): { code: string; message: string } | undefi
     if (typeof error !== 'object' || error === null) return undefined;
     const code = 'code' in error && typeof error.code === 'string' ? error.code : undefined;
     const message = 'message' in error && typeof error.message === 'string' ? error.message : '';
-    return code ? { code, message } : undefined;
+    const reason = 'reason' in error && typeof error.reason === 'string' ? error.reason : undefined;
+    return code ? { code, message, ...(reason === undefined ? {} : { reason }) } : undefined;
   } catch {
     return undefined;
   }

@@ -139,8 +139,8 @@ async function putPart(transport: Transport, session: UploadSession, number: num
 }
 
 /**
- * `POST /drive/uploads/{id}/complete`, with the server's retry rules: a `409` that says the session is
- * being completed (an earlier attempt of ours still running) is waited on; a `404` after an attempt that
+ * `POST /drive/uploads/{id}/complete`, with the server's retry rules: a `409` whose reason is
+ * `upload_busy` (an earlier attempt of ours still running) is waited on; a `404` after an attempt that
  * got no clear answer means that attempt may have stored the file and ended the session, so the listing
  * is asked whether the file is there with this size and these parts' content ETag.
  */
@@ -155,7 +155,7 @@ async function completeSession(transport: Transport, session: UploadSession, par
     const { response } = result;
     if (response.ok) return ((await response.json()) as { data: DriveFile }).data;
     const error = await errorFromResponse(response, `POST ${route}`);
-    if (error.status === 409 && /being completed/.test(error.message) && transport.now() - started < BUSY_WAIT_MS) {
+    if (error.status === 409 && error.reason === 'upload_busy' && transport.now() - started < BUSY_WAIT_MS) {
       uncertain = true;
       await transport.sleep(backoffDelay(wait, { baseDelayMs: 1000, maxDelayMs: 5000 }) + 500, signal);
       continue;

@@ -77,7 +77,8 @@ export function mayReplace(caller: Pick<Caller, 'role'>): boolean {
  * that the request could not be stored.
  */
 export function conflictFor(caller: Pick<Caller, 'role' | 'prefix'>, error: unknown): unknown {
-  if (!(error instanceof DriveError) || error.code !== 'conflict') return error;
+  // A conflict with a reason (a session busy) names no destination: a client needs it as it is.
+  if (!(error instanceof DriveError) || error.code !== 'conflict' || error.reason) return error;
   const named = error.message.match(/\/[^\s;,]*/g) ?? [];
   const outside = named.some((path) => !withinPrefix(caller, path));
   if (caller.role !== 'upload-only' && !outside) return error;

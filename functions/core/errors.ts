@@ -17,6 +17,13 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * What a client acts on beyond the code, sent as the error's `reason`: `upload_busy` (409) is a large upload
+ * being completed or aborted by another request, to wait out and retry.
+ */
+export const ERROR_REASONS = ['upload_busy'] as const;
+export type ErrorReason = (typeof ERROR_REASONS)[number];
+
 /** A failure the client caused or may act on; its message is safe to send. */
 export class DriveError extends Error {
   readonly status: number;
@@ -26,6 +33,8 @@ export class DriveError extends Error {
     message: string,
     /** Headers the response must carry, such as `Retry-After`. */
     readonly headers: Record<string, string> = {},
+    /** Sent as the error's `reason`, for a client to act on. */
+    readonly reason?: ErrorReason,
   ) {
     super(message);
     this.name = 'DriveError';

@@ -252,7 +252,7 @@ export function sessionWithin(caller: Pick<Caller, 'prefix'>, id: string, path: 
 async function claimSession(sessions: UploadSessionStore, drive: string, id: string): Promise<UploadSession> {
   const claimed = await sessions.claim(drive, id, CLAIM_LEASE_MS);
   if (!claimed) throw notFound(`no upload session ${id} (finished, aborted, expired, or never started)`);
-  if (claimed === 'busy') throw conflict(`upload session ${id} is being completed or aborted by another request; wait for it, or try again in a minute`);
+  if (claimed === 'busy') throw new DriveError('conflict', `upload session ${id} is being completed or aborted by another request; wait for it, or try again in a minute`, {}, 'upload_busy');
   return claimed;
 }
 

@@ -32,7 +32,7 @@ export function errorResponse(error: unknown, headers: Headers = {}): { statusCo
   const known = error instanceof DriveError ? error : undefined;
   if (!known) console.error(JSON.stringify({ level: 'error', message: 'unhandled error', error: describe(error) }));
   const statusCode = known?.status ?? 500;
-  const body = { error: { code: known?.code ?? 'internal_error', message: known?.message ?? 'internal error; the request may be retried' } };
+  const body = { error: { code: known?.code ?? 'internal_error', message: known?.message ?? 'internal error; the request may be retried', ...(known?.reason ? { reason: known.reason } : {}) } };
   return { statusCode, headers: { 'Content-Type': JSON_TYPE, ...headers, ...known?.headers }, body: JSON.stringify(body) };
 }
 

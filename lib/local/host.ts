@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
+import { appendFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -8,7 +9,7 @@ import { DynamoKeyStore } from '../../functions/aws/dynamo-access';
 import { DynamoJobStore } from '../../functions/aws/dynamo-jobs';
 import { DRIVE_ID, ROLES, type Role, hashSecret } from '../../functions/core/access';
 import { parsePath } from '../../functions/core/paths';
-import { DASHBOARD_ROUTES, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED } from '../routes';
+import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED } from '../routes';
 import { FUNCTION_SIZING } from '../aws-limits';
 import { type QueueFeed, startEmbeddedQueues } from './embedded-queue';
 import { ENDPOINTS_FILE, LOCAL_REGION, LOCAL_RESOURCES, allowBrowserUploads, runningHost, startEmulators } from './emulators';
@@ -95,7 +96,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
 
   installLambdaGlobals();
   const mounted: MountedRoute[] = [];
-  for (const route of [...ROUTES, ...LINK_ROUTES, ...DASHBOARD_ROUTES]) {
+  // The contract's literal path before the dashboard's `/{file}`: the host takes the first route that matches.
+  for (const route of [...ROUTES, ...LINK_ROUTES, ...CONTRACT_ROUTES, ...DASHBOARD_ROUTES]) {
     const module = (await import(join(PROJECT_ROOT, route.entry))) as { handler: MountedRoute['handler'] };
     mounted.push({ route, handler: module.handler });
   }
@@ -129,6 +131,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const server = createLocalServer(mounted, log, {
     knownKey: async (secret) => (await keyStore.find(hashSecret(secret))) !== undefined,
     requestTimeoutMs: positiveSeconds('DRIVE_LOCAL_REQUEST_TIMEOUT_SECONDS', 30) * 1000,
+    ...(process.env.DRIVE_CHECK_CONTRACT === '1' ? { observe: await contractObserver(dataDir) } : {}),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -163,6 +166,23 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       await emulators.close();
     },
   };
+}
+
+/**
+ * The contract checker (tests set `DRIVE_CHECK_CONTRACT=1`): each answer that the OpenAPI document does not
+ * allow is a JSON line in `<dataDir>/contract-violations.jsonl` and on stderr. Loaded only when asked for, so
+ * `npm start` never loads Ajv.
+ */
+async function contractObserver(dataDir: string): Promise<NonNullable<Parameters<typeof createLocalServer>[2]>['observe']> {
+  const { CONTRACT_VIOLATIONS_FILE, ContractChecker } = await import('./contract.js');
+  const { openApiDocument } = await import('../../functions/openapi/document.js');
+  const file = join(dataDir, CONTRACT_VIOLATIONS_FILE);
+  const checker = new ContractChecker(openApiDocument(), (violation) => {
+    const line = JSON.stringify(violation);
+    console.error(`contract violation: ${line}`);
+    appendFileSync(file, `${line}\n`);
+  });
+  return (req, res) => checker.observe(req, res);
 }
 
 /** A positive number of seconds from the environment variable `name`, or `fallback`; anything else stops the start. */

@@ -29,6 +29,8 @@ export interface LocalServerOptions {
   knownKey?: (secret: string) => Promise<boolean>;
   /** How long a client has to send its whole request (default 30 s); a slower one is cut off with a 408. */
   requestTimeoutMs?: number;
+  /** Watches each answer as it is sent, changing nothing (the contract checker, lib/local/contract.ts). */
+  observe?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 /**
@@ -43,6 +45,7 @@ export function createLocalServer(routes: readonly MountedRoute[], log: (line: s
   // idle timeout, so a client never sends on a connection the host is closing.
   const server = createServer({ requestTimeout, headersTimeout: requestTimeout, connectionsCheckingInterval: 1000, keepAliveTimeout: 61_000 }, (req, res) => {
     const started = Date.now();
+    options.observe?.(req, res);
     res.on('finish', () => log(`${req.method} ${loggedPath(routes, req.url)} ${res.statusCode} ${Date.now() - started}ms`));
     handle(routes, req, res, budget, options).catch((error: unknown) => {
       // A client that hung up is no failure of the handler's: a line in the log, below error level. (Not

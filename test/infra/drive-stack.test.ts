@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DriveStack } from '../../lib/drive-stack';
-import { DASHBOARD_ROUTES, LINK_ROUTES, ROUTES } from '../../lib/routes';
+import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, ROUTES } from '../../lib/routes';
 
 // One synthesis (five esbuild bundles) shared by every assertion.
 const app = new App();
@@ -36,15 +36,15 @@ describe('DriveStack', () => {
       });
     }
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod);
-    // The API's twenty-one, a share link's GET and HEAD, and the dashboard's GET / and GET /{file}.
+    // The API's twenty-one, a share link's GET and HEAD, GET /openapi.json, and the dashboard's GET / and GET /{file}.
     expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual([
       ...['DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE'],
-      ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
+      ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
       ...['HEAD', 'HEAD'],
       ...['POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST'],
     ]);
     const resources = Object.values(template.findResources('AWS::ApiGateway::Resource')).map((r) => (r as { Properties: { PathPart: string } }).Properties.PathPart);
-    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'parts', 'keys', '{key_id}', 'jobs', '{job_id}', '{file}', 'links', '{link_id}', 's', '{token}', 'whoami']));
+    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'parts', 'keys', '{key_id}', 'jobs', '{job_id}', '{file}', 'links', '{link_id}', 's', '{token}', 'whoami', 'openapi.json']));
   });
 
   it('streams GET and HEAD of downloads from the one download function, of share links from the open-link function, and listings from the list function; buffers the rest', () => {
@@ -61,8 +61,8 @@ describe('DriveStack', () => {
     expect(methods.filter((m) => JSON.stringify(m.Properties.Integration).includes(linkFunction)).map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'HEAD']);
     // Both download methods sit on the one /drive/download resource.
     expect(new Set(downloads.map((m) => JSON.stringify((m.Properties as unknown as { ResourceId: unknown }).ResourceId))).size).toBe(1);
-    // One function serves both methods: one function per handler, twenty-one for the API, the dashboard's, the sweep, the delete worker and the consistency check.
-    template.resourceCountIs('AWS::Lambda::Function', 25);
+    // One function serves both methods: one function per handler, twenty-one for the API, the dashboard's, the OpenAPI document's, the sweep, the delete worker and the consistency check.
+    template.resourceCountIs('AWS::Lambda::Function', 26);
   });
 
   it('passes multipart bodies as binary', () => {
@@ -95,7 +95,8 @@ describe('DriveStack', () => {
     for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
     }
-    template.resourceCountIs('AWS::Logs::LogGroup', 26);
+    // One a function, and the API's access logs.
+    template.resourceCountIs('AWS::Logs::LogGroup', 26 + 1);
   });
 
   it('sizes list and delete from the scale bench: deletes get a whole vCPU (1,769 MB), list 1,024 MB and a stream\'s 15 minutes', () => {
@@ -112,7 +113,7 @@ describe('DriveStack', () => {
   it('grants each function exactly the calls it makes, on its own resources', () => {
     const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
     const base = ['dynamodb:GetItem', 'dynamodb:UpdateItem', ...logs];
-    const expected: Record<Exclude<keyof DriveStack['functions'], 'dashboard' | 'sweep' | 'delete-worker' | 'consistency-check'>, string[]> = {
+    const expected: Record<Exclude<keyof DriveStack['functions'], 'dashboard' | 'openapi' | 'sweep' | 'delete-worker' | 'consistency-check'>, string[]> = {
       upload: [
         ...['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records
         ...['dynamodb:BatchWriteItem', 'dynamodb:PutItem'], // the journal
@@ -159,8 +160,9 @@ describe('DriveStack', () => {
     for (const [endpoint, actions] of Object.entries(expected)) {
       expect({ endpoint, actions: actionsOf(endpoint as keyof DriveStack['functions']) }).toEqual({ endpoint, actions: [...base, ...actions].sort() });
     }
-    // The dashboard serves files from its bundle: it may write its logs and nothing else.
+    // The dashboard serves files from its bundle, and the OpenAPI document is rendered from constants: each may write its logs and nothing else.
     expect(actionsOf('dashboard')).toEqual(logs);
+    expect(actionsOf('openapi')).toEqual(logs);
     // The sweep reads the journal and the records it names, and deletes what no record points to.
     // and sends stalled delete jobs to the worker again.
     expect(actionsOf('sweep')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Scan', ...logs, 's3:DeleteObject', ...SEND].sort());
@@ -384,9 +386,18 @@ describe('DriveStack', () => {
     expect(answer.headers['Content-Security-Policy']).toContain("connect-src 'self' https://files.s3.eu-west-1.amazonaws.com;");
   });
 
+  it('serves the OpenAPI document from a function of its own at GET /openapi.json, with no key and no resource', () => {
+    const openapi = stack.getLogicalId(stack.functions.openapi.node.defaultChild as never);
+    const gets = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'GET' } })) as { Properties: { Integration: unknown; ResourceId: unknown; AuthorizationType?: string } }[];
+    const served = gets.filter((method) => JSON.stringify(method.Properties.Integration).includes(openapi));
+    expect(served).toHaveLength(CONTRACT_ROUTES.length);
+    expect(JSON.stringify(served[0].Properties.ResourceId)).toContain(stack.getLogicalId(stack.api.root.getResource('openapi.json')!.node.defaultChild as never));
+    expect(served[0].Properties.AuthorizationType ?? 'NONE').toBe('NONE');
+  });
+
   it('alarms on the API 5xx rate and on errors and throttles of every function', () => {
     // And the consistency check's two: findings, and no finished run.
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 25 * 2 + 2);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 26 * 2 + 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('errors') })]) });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
   });
@@ -394,8 +405,8 @@ describe('DriveStack', () => {
   it('answers CORS preflight for the configured origins on every resource, and on API Gateway\'s own errors', () => {
     const options = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
     // /, /drive, the four resources of the spec, /drive/files, /drive/move, /drive/copy, /drive/whoami, four of large
-    // uploads, two of keys, two of jobs, two of links, /s and /s/{token}, the dashboard's /{file}
-    expect(options).toHaveLength(23);
+    // uploads, two of keys, two of jobs, two of links, /s and /s/{token}, /openapi.json, the dashboard's /{file}
+    expect(options).toHaveLength(24);
     for (const method of options) expect(JSON.stringify(method)).toContain('https://app.example.com');
     // Preflights allow HEAD and the request headers of ranged and conditional downloads.
     for (const method of options) {

@@ -5,6 +5,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { localCredentials } from '../../lib/local/emulators';
+import { CONTRACT_VIOLATIONS_FILE } from '../../lib/local/contract';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -25,6 +26,8 @@ export async function startHost(env: Record<string, string>, dataDir?: string, e
     env: { ...process.env, PORT: '0', DRIVE_DATA_DIR: dir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // Whether this host checks its answers against the OpenAPI document (test/setup-env.ts turns it on).
+  const checked = (env.DRIVE_CHECK_CONTRACT ?? process.env.DRIVE_CHECK_CONTRACT) === '1';
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -52,9 +55,26 @@ export async function startHost(env: Record<string, string>, dataDir?: string, e
     output: () => output,
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null) kill(child, signal);
-      return exited;
+      const code = await exited;
+      if (checked) await assertContractKept(dir);
+      return code;
     },
   };
+}
+
+/**
+ * Throws if the host noted answers the OpenAPI document does not allow (lib/local/contract.ts), so that the
+ * test that made them fails with the list.
+ */
+async function assertContractKept(dataDir: string): Promise<void> {
+  let lines: string;
+  try {
+    lines = await readFile(join(dataDir, CONTRACT_VIOLATIONS_FILE), 'utf8');
+  } catch {
+    return;
+  }
+  const violations = lines.split('\n').filter((line) => line !== '');
+  if (violations.length > 0) throw new Error(`the host sent ${violations.length} answer(s) the OpenAPI document does not allow:\n${violations.slice(0, 20).join('\n')}`);
 }
 
 function kill(child: ChildProcess, signal: NodeJS.Signals): void {
@@ -63,8 +83,11 @@ function kill(child: ChildProcess, signal: NodeJS.Signals): void {
 
 /** Stops a host made by `startHost` and removes its data dir. */
 export async function stopHost(host: RunningHost): Promise<void> {
-  await host.stop();
-  await removeDataDir(host.dataDir);
+  try {
+    await host.stop();
+  } finally {
+    await removeDataDir(host.dataDir);
+  }
 }
 
 /** Removes a data dir made by `startHost`. */

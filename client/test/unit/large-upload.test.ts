@@ -117,7 +117,7 @@ describe('Class: Drive, large files', () => {
   it('waits while the session is being completed by an earlier attempt (409), then takes the answer', async () => {
     const { fetcher, calls } = fakeServer({
       'POST /drive/uploads/up-1/complete': (_, n) =>
-        n === 1 ? jsonResponse(409, { error: { code: 'conflict', message: 'upload session up-1 is being completed or aborted by another request; wait for it' } }) : undefined,
+        n === 1 ? jsonResponse(409, { error: { code: 'conflict', message: 'upload session up-1 is being completed or aborted by another request; wait for it', reason: 'upload_busy' } }) : undefined,
     });
     expect(await driveWith(fetcher).upload({ path: '/big.bin', data: new Blob([bytes]) })).toEqual(file);
     expect(calls['POST /drive/uploads/up-1/complete']).toBe(2);

@@ -1,5 +1,5 @@
 import { conflictFor } from '../../../functions/core/access';
-import { conflict, notFound } from '../../../functions/core/errors';
+import { DriveError, conflict, notFound } from '../../../functions/core/errors';
 
 describe('Function: conflictFor (what a key may be told of a conflict)', () => {
   const scoped = { role: 'read-write' as const, prefix: '/reports' };
@@ -18,6 +18,12 @@ describe('Function: conflictFor (what a key may be told of a conflict)', () => {
   it('tells an upload-only key only that its request could not be stored', () => {
     const told = conflictFor({ role: 'upload-only', prefix: '/' }, conflict('/inbox/payroll.csv is taken; this key may not replace what is there')) as Error;
     expect(told.message).not.toMatch(/inbox|payroll/);
+  });
+
+  it('keeps a conflict with a reason, which names no destination, for every key: a busy upload session is waited on by its reason', () => {
+    const busy = new DriveError('conflict', 'upload session u-1 is being completed or aborted by another request', {}, 'upload_busy');
+    expect(conflictFor({ role: 'upload-only', prefix: '/' }, busy)).toBe(busy);
+    expect(conflictFor(scoped, busy)).toBe(busy);
   });
 
   it('leaves other errors as they are', () => {

@@ -1,0 +1,75 @@
+import createClient from 'openapi-fetch';
+import type { components, paths } from '../support/generated/drive-api';
+import { type RunningHost, startHost, stopHost } from '../support/local-host';
+
+// What a team on another stack does: generate a client from GET /openapi.json alone (here openapi-typescript's
+// types, committed as test/support/generated/drive-api.ts, and openapi-fetch's calls) and use the API with it.
+
+const SECRET = 'generated-client-0123456789abcdefghij';
+
+let host: RunningHost;
+
+beforeAll(async () => {
+  host = await startHost({ DRIVE_API_KEYS: `d:${SECRET}:admin` });
+});
+
+afterAll(() => stopHost(host));
+
+const api = () => createClient<paths>({ baseUrl: host.url, headers: { Authorization: `Bearer ${SECRET}` } });
+
+/** The multipart body a generated client sends: each of `files` as a part with the name its metadata path ends in. */
+function uploadForm(body: { files: string[]; metadata?: string }): FormData {
+  const targets = JSON.parse(body.metadata ?? '[]') as { path: string }[];
+  const form = new FormData();
+  body.files.forEach((text, i) => form.append('files', new Blob([text], { type: 'text/plain' }), targets[i].path.split('/').pop()));
+  if (body.metadata !== undefined) form.append('metadata', body.metadata);
+  return form;
+}
+
+describe('a client generated from the OpenAPI document alone', () => {
+  it('reads the document it was generated from at GET /openapi.json, with no key', async () => {
+    const response = await fetch(`${host.url}/openapi.json`);
+    const document = (await response.json()) as { openapi: string; servers: { url: string }[] };
+    expect(response.status).toBe(200);
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.servers[0].url).toBe(host.url);
+  });
+
+  it('creates a folder, uploads two files to it, lists, downloads and deletes it', async () => {
+    // Prepare
+    const client = api();
+    const folder = '/generated/reports';
+
+    // Act: each call typed by the generated paths.
+    const created = await client.POST('/drive/folders', { body: { path: folder } });
+    const uploaded = await client.POST('/drive/upload', {
+      body: { files: ['alpha bytes', 'beta'], metadata: JSON.stringify([{ path: `${folder}/a.txt` }, { path: `${folder}/b.txt` }]) },
+      bodySerializer: uploadForm,
+    });
+    const listed = await client.GET('/drive/list', { params: { query: { folder } } });
+    const downloaded = await client.GET('/drive/download', { params: { query: { path: `${folder}/a.txt` } }, parseAs: 'text' });
+    const deleted = await client.DELETE('/drive/folders', { params: { query: { path: '/generated', recursive: 'true' } } });
+    const gone = await client.GET('/drive/list', { params: { query: { folder } } });
+
+    // Assess
+    const made: components['schemas']['Folder'] | undefined = created.data?.data;
+    expect(made).toMatchObject({ path: folder });
+    const files: components['schemas']['File'][] = uploaded.data?.data ?? [];
+    expect(files.map((file) => [file.path, file.size])).toEqual([
+      [`${folder}/a.txt`, 11],
+      [`${folder}/b.txt`, 4],
+    ]);
+    expect(listed.data?.data.files.map((file) => file.name)).toEqual(['a.txt', 'b.txt']);
+    expect(downloaded.data).toBe('alpha bytes');
+    expect(deleted.data?.data).toEqual({ deleted: true, path: '/generated', files_deleted: 2 });
+    expect(gone.response.status).toBe(404);
+    expect(gone.error?.error.code).toBe('not_found');
+  });
+
+  it('reads an error as the document types it: code and message', async () => {
+    const { error, response } = await createClient<paths>({ baseUrl: host.url }).GET('/drive/whoami');
+    expect(response.status).toBe(401);
+    const code: components['schemas']['ErrorCode'] | undefined = error?.error.code;
+    expect(code).toBe('unauthorized');
+  });
+});
