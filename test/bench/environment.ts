@@ -10,6 +10,7 @@ import type { Credentials } from '../../lib/local/signed-gateway';
 import { type LocalHost, startLocalHost } from '../../lib/local/host';
 import type { HostCpu } from '../../lib/local/host-cpu';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
+import { QUIET_SDK_LOGGER } from '../../functions/aws/sdk-logger';
 import { BenchClient } from './http-client';
 import { removeDataDir } from '../support/local-host';
 import { Floor } from './floor';
@@ -145,7 +146,7 @@ export async function startHostInProcess(rateLimits: string): Promise<BenchEnvir
 
 function storageClients(dynamodbEndpoint: string, s3Endpoint: string, credentials: Credentials) {
   // Tuned as the handlers' clients are: the floor is the least work that could do the job.
-  const config = { region: LOCAL_REGION, credentials, cacheMiddleware: true };
+  const config = { region: LOCAL_REGION, credentials, cacheMiddleware: true, logger: QUIET_SDK_LOGGER };
   return {
     s3: new S3Client({ ...config, endpoint: s3Endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }),
     dynamodb: new DynamoDBClient({ ...config, endpoint: dynamodbEndpoint }),

@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mkdtemp } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
+import { QUIET_SDK_LOGGER } from '../../functions/aws/sdk-logger';
 import { LOCAL_REGION, LOCAL_RESOURCES } from '../../lib/local/emulators';
 import { deliver, isFailure } from '../../lib/local/invoke';
 import { LocalResponseStream, installLambdaGlobals } from '../../lib/local/lambda-runtime';
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
       DRIVE_RATE_LIMITS: 'off',
       DRIVE_API_SCHEME: 'http',
     });
-    const config = { region: LOCAL_REGION, credentials: endpoints.credentials, cacheMiddleware: true };
+    const config = { region: LOCAL_REGION, credentials: endpoints.credentials, cacheMiddleware: true, logger: QUIET_SDK_LOGGER };
     const s3 = new S3Client({ ...config, endpoint: endpoints.s3, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
     const dynamodb = new DynamoDBClient({ ...config, endpoint: endpoints.dynamodb });
     const floor = new Floor(s3, dynamodb, LOCAL_RESOURCES.bucket, LOCAL_RESOURCES.nodesTable);
