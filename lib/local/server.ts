@@ -6,6 +6,7 @@ import { CORS_ORIGINS, CORS_REQUEST_HEADERS } from '../../functions/http/cors';
 import { AWS_LIMITS } from '../aws-limits';
 import { type Route, matchPath } from '../routes';
 import { type BufferedHandler, deliver, invocationTimeout, invokeBuffered, isFailure, sendGatewayError } from './invoke';
+import { cpuMicros, hostCpu } from './host-cpu';
 import { LocalResponseStream } from './lambda-runtime';
 import { lambdaContext, toProxyEvent } from './proxy-event';
 import { DriveError } from '../../functions/core/errors';
@@ -165,10 +166,20 @@ async function answer(mounted: MountedRoute, req: IncomingMessage, res: ServerRe
   }
 
   const params = matchPath(mounted.route.path, url.pathname)!;
+  let cpu = cpuMicros();
   const event = deliver(toProxyEvent(req, url, mounted.route, body, Object.keys(params).length > 0 ? params : null));
   if (isFailure(event)) return sendGatewayError(res, event);
   const timeout = invocationTimeout(mounted.route.handler, mounted.route.streaming);
   const context = lambdaContext(`drive-${mounted.route.handler}`, timeout.ms);
+  const invoked = () => {
+    const now = cpuMicros();
+    hostCpu.invocations++;
+    hostCpu.handlerMicros += now - cpu;
+    cpu = now;
+  };
+  const built = cpuMicros();
+  hostCpu.emulationMicros += built - cpu;
+  cpu = built;
   if (mounted.route.streaming) {
     const stream = new LocalResponseStream(res, AWS_LIMITS.streamedResponseBytes);
     // Past the function's timeout Lambda stops the stream: the client gets what was sent, or the gateway's error.
@@ -178,15 +189,18 @@ async function answer(mounted: MountedRoute, req: IncomingMessage, res: ServerRe
       if (!stream.writableFinished) stream.end();
     } finally {
       clearTimeout(timer);
+      invoked();
     }
     return;
   }
   const result = await invokeBuffered(mounted.handler as BufferedHandler, event, context, timeout);
+  invoked();
   if (isFailure(result)) return sendGatewayError(res, result);
   for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, String(value));
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) res.setHeader(name, values.map(String));
   res.statusCode = result.statusCode;
   res.end(Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8'));
+  hostCpu.emulationMicros += cpuMicros() - cpu;
 }
 
 /**

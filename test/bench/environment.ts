@@ -8,7 +8,9 @@ import { join, resolve } from 'node:path';
 import { LOCAL_REGION, LOCAL_RESOURCES } from '../../lib/local/emulators';
 import type { Credentials } from '../../lib/local/signed-gateway';
 import { type LocalHost, startLocalHost } from '../../lib/local/host';
+import type { HostCpu } from '../../lib/local/host-cpu';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
+import { QUIET_SDK_LOGGER } from '../../functions/aws/sdk-logger';
 import { BenchClient } from './http-client';
 import { removeDataDir } from '../support/local-host';
 import { Floor } from './floor';
@@ -33,7 +35,7 @@ export interface BenchEnvironment {
  * Three processes, as in AWS: storage (the embedded S3 and DynamoDB), the local host running the handlers
  * over it (`DRIVE_RATE_LIMITS=off`), and this one, the load generator and the floor's client.
  */
-export async function startSeparated(): Promise<BenchEnvironment & { pids: { host: number; storage: number } }> {
+export async function startSeparated(): Promise<BenchEnvironment & { pids: { host: number; storage: number }; hostCpu(): Promise<HostCpu> }> {
   const dataDir = await mkdtemp(join(benchDir(), 'drive-bench-'));
   const storage = await spawnUntil(['test/bench/storage-process.ts', join(dataDir, 'storage')], {}, /^(\{.*\})$/m);
   const endpoints = JSON.parse(storage.match) as { dynamodb: string; s3: string; credentials: Credentials };
@@ -43,11 +45,12 @@ export async function startSeparated(): Promise<BenchEnvironment & { pids: { hos
     DRIVE_RATE_LIMITS: 'off',
     // A warm Lambda container trusts a verified key for 30 s; measure that, not the local default of 0.
     DRIVE_KEY_CACHE_SECONDS: '30',
-  }, /listening on (http:\/\/\S+)/);
+  }, /listening on (http:\/\/\S+)/, { ipc: true });
   const clients = storageClients(endpoints.dynamodb, endpoints.s3, endpoints.credentials);
   const env = environment(host.match, clients);
   return {
     pids: { host: host.child.pid!, storage: storage.child.pid! },
+    hostCpu: () => askHostCpu(host.child),
     ...env,
     close: async () => {
       clients.s3.destroy();
@@ -60,6 +63,14 @@ export async function startSeparated(): Promise<BenchEnvironment & { pids: { hos
   };
 }
 
+/** The host's split of its CPU (lib/local/host-cpu.ts), asked over the IPC channel of host-process.ts. */
+function askHostCpu(child: ChildProcess): Promise<HostCpu> {
+  return new Promise((resolve) => {
+    child.once('message', (message) => resolve(message as HostCpu));
+    child.send('host-cpu');
+  });
+}
+
 /**
  * Where the storage keeps its files: in memory (/dev/shm) where there is one, since a run writes gigabytes
  * and the disk's write-back otherwise swings the figures from round to round; real S3 is not this disk.
@@ -69,10 +80,11 @@ export function benchDir(): string {
 }
 
 /** Starts `node --import tsx <args>` and waits for a line of its output to match `pattern` (group 1). */
-export async function spawnUntil(args: string[], env: Record<string, string>, pattern: RegExp): Promise<{ child: ChildProcess; match: string }> {
+export async function spawnUntil(args: string[], env: Record<string, string>, pattern: RegExp, options: { ipc?: boolean } = {}): Promise<{ child: ChildProcess; match: string }> {
   // BENCH_PROFILE_DIR=<dir> writes a CPU profile of each process there when it stops.
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stdio = options.ipc ? (['ignore', 'pipe', 'pipe', 'ipc'] as const) : (['ignore', 'pipe', 'pipe'] as const);
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: [...stdio] });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${args[0]} did not start:\n${output}`)), 30_000);
@@ -134,7 +146,7 @@ export async function startHostInProcess(rateLimits: string): Promise<BenchEnvir
 
 function storageClients(dynamodbEndpoint: string, s3Endpoint: string, credentials: Credentials) {
   // Tuned as the handlers' clients are: the floor is the least work that could do the job.
-  const config = { region: LOCAL_REGION, credentials, cacheMiddleware: true };
+  const config = { region: LOCAL_REGION, credentials, cacheMiddleware: true, logger: QUIET_SDK_LOGGER };
   return {
     s3: new S3Client({ ...config, endpoint: s3Endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }),
     dynamodb: new DynamoDBClient({ ...config, endpoint: dynamodbEndpoint }),

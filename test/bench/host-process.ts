@@ -1,4 +1,5 @@
 import { startLocalHost } from '../../lib/local/host';
+import { hostCpu } from '../../lib/local/host-cpu';
 
 /** The local host serving the handlers over storage in another process (DRIVE_STORAGE = its endpoints, JSON). */
 async function main(): Promise<void> {
@@ -11,6 +12,10 @@ async function main(): Promise<void> {
     storage: { dynamodbEndpoint: storage.dynamodb, s3Endpoint: storage.s3, credentials: storage.credentials },
   });
   console.log(`Drive API listening on ${host.url}`);
+  // The bench asks for the split of the host's CPU between handlers and emulation (when spawned with IPC).
+  process.on('message', (message) => {
+    if (message === 'host-cpu') process.send?.(hostCpu);
+  });
   process.on('SIGTERM', () => void host.close().then(() => process.exit(0)));
 }
 

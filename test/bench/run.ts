@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { SPEC_RATE_LIMITS } from '../../functions/core/access';
 import { CallCounter } from './call-counter';
 import { type ColdStart, measureColdStarts } from './cold-start';
+import type { HostCpu } from '../../lib/local/host-cpu';
 import { startHostInProcess, startSeparated } from './environment';
 import { type LoadStats, load } from './load';
 import { type MemoryResult, measureDownloadMemory } from './memory';
@@ -22,6 +23,14 @@ interface CpuPerOp {
   client: number;
   host: number;
   storage: number;
+  /** The host's CPU inside the handlers' invocations (what Lambda bills): exact at concurrency 1, where they do not overlap. */
+  handler: number;
+  /** The host's own synchronous steps around them (proxy event built and delivered, result written), exact at any concurrency. */
+  emulation: number;
+}
+
+interface CpuTimes extends Omit<CpuPerOp, 'handler' | 'emulation'> {
+  hostCpu: HostCpu;
 }
 
 interface Line {
@@ -59,16 +68,19 @@ async function main(): Promise<void> {
     return;
   }
   const out = resolve(args.find((a) => a.startsWith('--out='))?.slice(6) ?? 'bench-report.json');
+  const options = throughputOptions(args);
   const started = Date.now();
 
   log('Throughput and latency (DRIVE_RATE_LIMITS=off, verified keys cached as in a warm Lambda)…');
-  const lines = await throughput();
-  log('AWS calls per operation (rate limits on)…');
-  const calls = JSON.parse(await callsInChild()) as CallLine[];
-  log('Cold start: bundles and import times…');
-  const coldStarts = await measureColdStarts();
-  log('Memory of npm start while downloading 256 MiB…');
-  const memory = await measureDownloadMemory(256);
+  const lines = await throughput(options);
+  // --only measures the throughput of the scenarios named, and nothing else.
+  const all = options.only === undefined;
+  if (all) log('AWS calls per operation (rate limits on)…');
+  const calls = all ? (JSON.parse(await callsInChild()) as CallLine[]) : [];
+  if (all) log('Cold start: bundles and import times…');
+  const coldStarts = all ? await measureColdStarts() : [];
+  if (all) log('Memory of npm start while downloading 256 MiB…');
+  const memory = all ? await measureDownloadMemory(256) : undefined;
 
   const report = {
     date: new Date().toISOString(),
@@ -77,32 +89,48 @@ async function main(): Promise<void> {
     throughput: lines,
     calls,
     coldStarts,
-    memory: { ...memory, targetMiB: 64, met: memory.growthMiB <= 64 },
+    memory: memory && { ...memory, targetMiB: 64, met: memory.growthMiB <= 64 },
   };
   printReport(lines, calls, coldStarts, report.memory);
   await writeFile(out, `${JSON.stringify(report, null, 2)}\n`);
   log(`Report written to ${out} (${report.seconds} s).`);
 }
 
-async function throughput(): Promise<Line[]> {
+interface ThroughputOptions {
+  /** The ids of the scenarios to run (`--only=upload-1mib,list-400`); all of them when undefined. */
+  only?: string[];
+  /** Rounds of each quick line (`--rounds=5`); 3 by default. */
+  rounds: number;
+}
+
+function throughputOptions(args: string[]): ThroughputOptions {
+  const only = args.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+  const unknown = only?.filter((id) => !SCENARIOS.some((s) => s.id === id)) ?? [];
+  if (unknown.length > 0) throw new Error(`--only: no scenario ${unknown.join(', ')}; the ids are ${SCENARIOS.map((s) => s.id).join(', ')}`);
+  const rounds = Number(args.find((a) => a.startsWith('--rounds='))?.slice(9) ?? 3);
+  if (!Number.isInteger(rounds) || rounds < 1 || rounds % 2 === 0) throw new Error('--rounds must be an odd whole number, so that one round is the median');
+  return { only, rounds };
+}
+
+async function throughput(options: ThroughputOptions): Promise<Line[]> {
   const env = await startSeparated();
   try {
     await seedShared(env);
     const lines: Line[] = [];
-    for (const scenario of SCENARIOS) {
+    for (const scenario of SCENARIOS.filter((s) => options.only?.includes(s.id) ?? true)) {
       for (const concurrency of CONCURRENCIES) {
         const budget = scenario.budget[concurrency];
-        // Quick lines run in three rounds, alternating which side goes first, and keep the median round:
-        // two cores shared by three processes make single runs noisy.
-        const rounds = budget.seconds <= 5 ? 3 : 1;
+        // Quick lines run in three rounds (or --rounds), alternating which side goes first, and keep the
+        // median round: two cores shared by three processes make single runs noisy.
+        const rounds = budget.seconds <= 5 ? options.rounds : 1;
         const measured: { drive: Line['drive']; floor: Line['floor']; ratio: number }[] = [];
         for (let round = 0; round < rounds; round++) {
           await scenario.prepare?.(env, concurrency, budget.maxOps + budget.warmup);
           const base = round * 1_000_000; // fresh names every round
           const run = async (side: 'drive' | 'floor') => {
-            const before = cpuTimes(env.pids);
+            const before = await cpuTimes(env);
             const stats = await load(concurrency, budget, (i) => scenario[side](env, base + i, concurrency));
-            return { ...stats, cpu: perOp(before, cpuTimes(env.pids), stats.ops + budget.warmup) };
+            return { ...stats, cpu: perOp(before, await cpuTimes(env), stats.ops + budget.warmup) };
           };
           const first = round % 2 === 0 ? await run('floor') : await run('drive');
           const second = round % 2 === 0 ? await run('drive') : await run('floor');
@@ -121,10 +149,11 @@ async function throughput(): Promise<Line[]> {
   }
 }
 
-/** CPU seconds used so far by this process (the client), the host and the storage. */
-function cpuTimes(pids: { host: number; storage: number }): CpuPerOp {
+/** CPU seconds used so far by this process (the client), the host and the storage, and the host's own split. */
+async function cpuTimes(env: { pids: { host: number; storage: number }; hostCpu(): Promise<HostCpu> }): Promise<CpuTimes> {
+  const hostCpu = await env.hostCpu();
   const usage = process.cpuUsage();
-  return { client: (usage.user + usage.system) / 1e6, host: processCpu(pids.host), storage: processCpu(pids.storage) };
+  return { client: (usage.user + usage.system) / 1e6, host: processCpu(env.pids.host), storage: processCpu(env.pids.storage), hostCpu };
 }
 
 function processCpu(pid: number): number {
@@ -133,9 +162,10 @@ function processCpu(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-function perOp(before: CpuPerOp, after: CpuPerOp, ops: number): CpuPerOp {
-  const ms = (key: keyof CpuPerOp) => ((after[key] - before[key]) * 1000) / ops;
-  return { client: ms('client'), host: ms('host'), storage: ms('storage') };
+function perOp(before: CpuTimes, after: CpuTimes, ops: number): CpuPerOp {
+  const ms = (key: 'client' | 'host' | 'storage') => ((after[key] - before[key]) * 1000) / ops;
+  const host = (key: 'handlerMicros' | 'emulationMicros') => (after.hostCpu[key] - before.hostCpu[key]) / 1000 / ops;
+  return { client: ms('client'), host: ms('host'), storage: ms('storage'), handler: host('handlerMicros'), emulation: host('emulationMicros') };
 }
 
 /** Runs the call count in a process of its own, since rate limits are read once per process. */
@@ -183,7 +213,7 @@ async function countCalls(): Promise<CallLine[]> {
   }
 }
 
-function printReport(lines: Line[], calls: CallLine[], coldStarts: ColdStart[], memory: MemoryResult & { met: boolean }): void {
+function printReport(lines: Line[], calls: CallLine[], coldStarts: ColdStart[], memory: (MemoryResult & { met: boolean }) | undefined): void {
   const f = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
   table(
     'Throughput and latency: Drive (client → local host → storage) against the floor (client → storage, the SDK alone)',
@@ -195,6 +225,16 @@ function printReport(lines: Line[], calls: CallLine[], coldStarts: ColdStart[], 
     ['operation', 'Drive client', 'Drive host', 'Drive storage', 'floor client', 'floor storage'],
     lines.filter((l) => l.concurrency === 16).map((l) => [l.scenario, f(l.drive.cpu.client, 2), f(l.drive.cpu.host, 2), f(l.drive.cpu.storage, 2), f(l.floor.cpu.client, 2), f(l.floor.cpu.storage, 2)]),
   );
+  table(
+    "The host's CPU per operation (ms), split: the handler (what Lambda bills) against the floor's client (the SDK doing the same job)",
+    ['operation', 'conc', 'Drive host', 'emulation', 'host less emulation', 'handler', 'floor client', 'handler ÷ floor'],
+    lines.map((l) => {
+      // Invocations overlap at 16 clients, so their windows count shared CPU more than once: exact at 1 only.
+      const handler = l.concurrency === 1 ? l.drive.cpu.handler : NaN;
+      return [l.scenario, String(l.concurrency), f(l.drive.cpu.host, 2), f(l.drive.cpu.emulation, 2), f(l.drive.cpu.host - l.drive.cpu.emulation, 2), f(handler, 2), f(l.floor.cpu.client, 2), f(handler / l.floor.cpu.client, 2)];
+    }),
+  );
+  if (!memory) return; // --only: the throughput tables alone
   table(
     'AWS calls per operation (warm: key cached, rate limits on)',
     ['operation', 'calls', 'total', 'lower bound', ''],
