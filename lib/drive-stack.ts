@@ -24,7 +24,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnersh
 import type { Construct } from 'constructs';
 import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, KEYS_BY_DRIVE_INDEX, LINKS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../functions/aws/schema';
 import { CORS_REQUEST_HEADERS } from '../functions/http/cors';
-import { FUNCTION_SIZING, GATEWAY_ERRORS } from './aws-limits';
+import { FUNCTION_SIZING, type GATEWAY_ERRORS, gatewayErrorBody } from './aws-limits';
 import { DriveFunction } from './drive-function';
 import { BINARY_MEDIA_TYPES, DASHBOARD_ROUTES, type HandlerName, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED, type ScheduledFunction } from './routes';
 
@@ -62,8 +62,11 @@ const SIZING = (handler: HandlerName) => ({
 const DASHBOARD_BUNDLE_DIR = 'dashboard';
 
 const JSON_TYPE = 'application/json';
-const errorBody = (code: string, message: string) => `{"error":{"code":"${code}","message":${message}}}`;
-const fixedErrorBody = (error: keyof typeof GATEWAY_ERRORS) => errorBody(GATEWAY_ERRORS[error].code, JSON.stringify(GATEWAY_ERRORS[error].message));
+/** API Gateway's own request id, as a gateway response's template names it. */
+const GATEWAY_REQUEST_ID = '$context.requestId';
+const errorBody = (code: string, message: string) => `{"error":{"code":"${code}","message":${message},"request_id":"${GATEWAY_REQUEST_ID}"}}`;
+// The host renders the same body with its own request id (lib/local/invoke.ts).
+const fixedErrorBody = (error: keyof typeof GATEWAY_ERRORS) => gatewayErrorBody(error, GATEWAY_REQUEST_ID);
 
 /** Drive in one stack: the REST API, one function per endpoint, the bucket, the two tables and the alarms. */
 export class DriveStack extends Stack {

@@ -8,6 +8,7 @@ import { DynamoNodeStore } from './dynamo-node-store';
 import { DynamoJobStore } from './dynamo-jobs';
 import { DynamoUploadJournal } from './dynamo-upload-journal';
 import { requireEnv } from './env';
+import { countAwsCalls } from '../telemetry/aws-call-counter';
 
 const endpoint = process.env.DRIVE_DYNAMODB_ENDPOINT;
 
@@ -15,7 +16,7 @@ const endpoint = process.env.DRIVE_DYNAMODB_ENDPOINT;
  * One client per container; `DRIVE_DYNAMODB_ENDPOINT` points it at the local emulator. The middleware
  * stack is resolved once per command type rather than on every call (nothing changes it after start).
  */
-export const dynamodb = new DynamoDBClient({ cacheMiddleware: true, ...(endpoint ? { endpoint } : {}) });
+export const dynamodb = countAwsCalls(new DynamoDBClient({ cacheMiddleware: true, ...(endpoint ? { endpoint } : {}) }), 'dynamodb');
 
 export const nodes = new DynamoNodeStore(dynamodb, requireEnv('DRIVE_NODES_TABLE'));
 

@@ -122,7 +122,7 @@ describe('GET /drive/download with Range', () => {
     expect(res.headers.get('accept-ranges')).toBe('bytes');
     expect(res.headers.get('content-type')).toContain('application/json');
     const body = (await res.json()) as ErrorJson;
-    expect(body.error).toEqual({ code: 'range_not_satisfiable', message: expect.stringContaining('Range') });
+    expect(body.error).toEqual({ code: 'range_not_satisfiable', message: expect.stringContaining('Range'), request_id: res.headers.get('x-request-id') });
   });
 
   it('answers 416 for any range of an empty file, and 200 without one', async () => {
