@@ -1,7 +1,10 @@
 import { App, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { type LogLevel } from '../lib/drive-function';
 import { DriveStack } from '../lib/drive-stack';
+
+const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
 
 /** The CDK app: one Drive stack, configured by context (`cdk deploy -c corsOrigins=https://app.example.com`). */
 const app = new App();
@@ -13,6 +16,8 @@ const context = (key: string): string | undefined => {
 };
 const domainName = context('domainName');
 if (domainName && !context('certificateArn')) throw new Error('domainName needs certificateArn: an ACM certificate for it in the stack region');
+const logLevel = context('logLevel')?.toUpperCase();
+if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel as LogLevel)) throw new Error(`logLevel must be one of ${LOG_LEVELS.join(', ')} (got ${logLevel})`);
 
 new DriveStack(app, context('stackName') ?? 'Drive', {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
@@ -27,6 +32,9 @@ new DriveStack(app, context('stackName') ?? 'Drive', {
   },
   domain: domainName ? { domainName, certificateArn: context('certificateArn')!, basePath: context('basePath') } : undefined,
   consistencyCheck: { everyHours: context('fsckEveryHours') ? Number(context('fsckEveryHours')) : undefined, repair: context('fsckRepair') === 'true' },
+  logLevel: logLevel as LogLevel | undefined,
+  alarmEmail: context('alarmEmail'),
+  metricsNamespace: context('metricsNamespace'),
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

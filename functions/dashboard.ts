@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { requireEnv } from './aws/env';
 import { headerOf } from './http/event';
+import { REQUEST_ID_HEADER, bodyBytes, logRequest, requestIdOf } from './http/request-log';
 import type { Headers } from './http/respond';
 import { readStaticFile, staticFileResponse, staticSiteDir } from './http/static-files';
 
@@ -14,14 +15,22 @@ const headers = securityHeaders(originOf(requireEnv('DRIVE_PART_UPLOAD_ORIGIN'))
  * session storage and calls the API beside it. No key is asked for here: the files hold no data.
  */
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  const startedAt = Date.now();
+  const requestId = requestIdOf(event);
+  const answer = await respond(event, { ...headers, [REQUEST_ID_HEADER]: requestId }, requestId);
+  logRequest(event, { status: answer.statusCode, startedAt, bytesOut: bodyBytes(answer.body, answer.isBase64Encoded) });
+  return answer;
+};
+
+async function respond(event: APIGatewayProxyEvent, headers: Headers, requestId: string): Promise<APIGatewayProxyResult> {
   const name = event.pathParameters?.file;
   // `.../v1` and `.../v1/` both reach `/`; the page's relative URLs (app.js, drive/list) need the slash.
   // Only plain segments are sent back in Location, so it can never name another host.
   const requested = event.requestContext.path;
   if (name === undefined && PLAIN_PATH.test(requested)) return { statusCode: 308, headers: { ...headers, Location: `${requested}/` }, body: '' };
   const file = name ?? 'index.html';
-  return staticFileResponse(await readStaticFile(dir, file), file, headerOf(event, 'if-none-match'), headers);
-};
+  return staticFileResponse(await readStaticFile(dir, file), file, headerOf(event, 'if-none-match'), headers, requestId);
+}
 
 /**
  * What every dashboard response carries. The policy allows only the dashboard's own files and calls to

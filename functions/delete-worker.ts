@@ -5,6 +5,8 @@ import { objects } from './aws/s3';
 import { jobQueue, parseJobMessage } from './aws/sqs';
 import { STEP_DELETE_BUDGET_MS } from './core/delete-folder';
 import { advanceJob } from './core/jobs';
+import { describeError, log } from './telemetry/log';
+import { withRequestContext } from './telemetry/request-context';
 
 /** How long a step works before it sends the job on; tests make it short to see a job cross several steps. */
 const budgetMs = millisecondsEnv('DRIVE_DELETE_STEP_MS', STEP_DELETE_BUDGET_MS);
@@ -20,16 +22,19 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   for (const record of event.Records) {
     const message = parseJobMessage(record.body);
     if (!message) {
-      console.error(JSON.stringify({ level: 'error', message: 'dropped a message that names no job', messageId: record.messageId }));
+      log('ERROR', 'dropped a message that names no job', { message_id: record.messageId });
       continue;
     }
-    try {
-      const job = await advanceJob({ nodes, objects, jobs, journal, records, queue: jobQueue }, message.job, message.drive, budgetMs);
-      console.log(JSON.stringify({ level: 'info', message: 'advanced a job', job: message.job, status: job?.status ?? 'unknown', files: job?.files }));
-    } catch (error) {
-      console.error(JSON.stringify({ level: 'error', message: 'a job step failed', job: message.job, error: String(error) }));
-      failures.push({ itemIdentifier: record.messageId });
-    }
+    // Each message a context of its own, named by its id: its line counts its AWS calls as a request's does.
+    await withRequestContext(record.messageId, async (context) => {
+      try {
+        const job = await advanceJob({ nodes, objects, jobs, journal, records, queue: jobQueue }, message.job, message.drive, budgetMs);
+        log('INFO', 'advanced a job', { message_id: record.messageId, job: message.job, status: job?.status ?? 'unknown', files: job?.files, aws_calls: context.awsCalls });
+      } catch (error) {
+        log('ERROR', 'a job step failed', { message_id: record.messageId, job: message.job, error: describeError(error), aws_calls: context.awsCalls });
+        failures.push({ itemIdentifier: record.messageId });
+      }
+    });
   }
   return { batchItemFailures: failures };
 };

@@ -5,6 +5,7 @@ import { jobQueue } from './aws/sqs';
 import { JOB_STALL_MS } from './core/delete-folder';
 import { resumeStalledJobs } from './core/jobs';
 import { sweepJournal } from './core/journal';
+import { log } from './telemetry/log';
 
 /** How long a running job may go without advancing before the sweep sends it again (tests shorten it). */
 const stallMs = millisecondsEnv('DRIVE_JOB_STALL_MS', JOB_STALL_MS);
@@ -16,8 +17,8 @@ const stallMs = millisecondsEnv('DRIVE_JOB_STALL_MS', JOB_STALL_MS);
  */
 export const handler = async (): Promise<{ closed: number; resumed: number }> => {
   const closed = await sweepJournal({ nodes, objects, journal });
-  if (closed > 0) console.log(JSON.stringify({ level: 'info', message: 'swept the journal entries of interrupted uploads', closed }));
+  if (closed > 0) log('INFO', 'swept the journal entries of interrupted uploads', { closed });
   const resumed = await resumeStalledJobs({ jobs, queue: jobQueue }, new Date(), stallMs);
-  if (resumed > 0) console.log(JSON.stringify({ level: 'info', message: 'sent stalled delete jobs to the worker again', resumed }));
+  if (resumed > 0) log('INFO', 'sent stalled delete jobs to the worker again', { resumed });
   return { closed, resumed };
 };

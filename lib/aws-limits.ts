@@ -101,8 +101,14 @@ export const GATEWAY_ERRORS = {
   serverError: { status: undefined, code: 'internal_error', message: 'internal error; the request may be retried' },
 } as const;
 
-/** What API Gateway answers when the integration fails (502) or passes its timeout (504). */
-export function gatewayErrorBody(error: keyof typeof GATEWAY_ERRORS): string {
+/**
+ * What API Gateway answers itself (a failed integration's 502, a 504, a 413…), naming the request as the
+ * functions' errors do: the stack renders it with `$context.requestId` as `requestId`, the host with its own.
+ */
+export function gatewayErrorBody(error: keyof typeof GATEWAY_ERRORS, requestId: string): string {
   const { code, message } = GATEWAY_ERRORS[error];
-  return JSON.stringify({ error: { code, message } });
+  return JSON.stringify({ error: { code, message, request_id: requestId } });
 }
+
+/** The header API Gateway puts on every answer, its own included: the request's id (the functions' X-Request-Id). */
+export const GATEWAY_REQUEST_ID_HEADER = 'x-amzn-RequestId';

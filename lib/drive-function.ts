@@ -1,8 +1,8 @@
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, type ICommandHooks, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -34,12 +34,18 @@ export interface DriveFunctionProps {
   environment: Record<string, string>;
   /** A folder of the project (`from`) to copy into the bundle as `to`, for files the handler reads at run time. */
   copyIntoBundle?: { from: string; to: string };
+  /** The lowest level logged: Lambda's application log level, which the code reads too (functions/telemetry/log.ts). @default INFO */
+  logLevel?: LogLevel;
 }
+
+/** The log levels the code writes (functions/telemetry/log.ts), as the stack's `logLevel` names them. */
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
 /**
  * A Drive handler with the house defaults: bundled here by the local esbuild (ESM, minified, source maps,
- * the pinned SDK inside), ARM64 on the newest Node.js runtime, its own log group, and a role that starts
- * with nothing but writing to that log group; `allow*` adds exactly what the handler calls.
+ * the pinned SDK inside), ARM64 on the newest Node.js runtime, its own log group in Lambda's JSON log
+ * format at `logLevel`, X-Ray active tracing, and a role that starts with nothing but writing to that log
+ * group and to X-Ray; `allow*` adds exactly what the handler calls.
  */
 export class DriveFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: DriveFunctionProps) {
@@ -55,11 +61,22 @@ export class DriveFunction extends NodejsFunction {
       memorySize: props.memorySize,
       timeout: props.timeout,
       logGroup,
+      // JSON: Lambda's own lines (START, REPORT, errors) are JSON as the code's are, and the level filters both.
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel[props.logLevel ?? 'INFO'],
+      // Lambda's platform lines have no ERROR level; WARN is its quietest.
+      systemLogLevelV2: props.logLevel === 'ERROR' ? SystemLogLevel.WARN : SystemLogLevel[props.logLevel ?? 'INFO'],
+      // Segments for the invocation and its initialisation; the SDK's calls show as the function's time.
+      tracing: Tracing.ACTIVE,
       role,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       bundling: props.copyIntoBundle ? { ...BUNDLING, commandHooks: copyAfterBundling(props.copyIntoBundle) } : BUNDLING,
     });
     logGroup.grantWrite(role);
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: "X-Ray's PutTraceSegments and PutTelemetryRecords, which active tracing grants, take no resource: * is the only one AWS allows.",
+    });
   }
 
   /** Lets the handler call `actions` on `table`. */

@@ -20,13 +20,16 @@ import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, KEYS_BY_DRIVE_INDEX, LINKS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../functions/aws/schema';
 import { CORS_REQUEST_HEADERS } from '../functions/http/cors';
-import { FUNCTION_SIZING, GATEWAY_ERRORS } from './aws-limits';
+import { FUNCTION_SIZING, type GATEWAY_ERRORS, gatewayErrorBody } from './aws-limits';
+import { AlarmTopic } from './alarm-topic';
 import { ConsistencyCheck } from './consistency-check';
-import { DriveFunction } from './drive-function';
+import { DriveDashboard, type DriveMetricsScope, driveMetric } from './drive-dashboard';
+import { DriveFunction, type LogLevel } from './drive-function';
 import { BINARY_MEDIA_TYPES, CONTRACT_ROUTES, DASHBOARD_ROUTES, type HandlerName, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED, type ScheduledFunction } from './routes';
 
 export interface DriveStackProps extends StackProps {
@@ -53,6 +56,12 @@ export interface DriveStackProps extends StackProps {
   domain?: { domainName: string; certificateArn: string; basePath?: string };
   /** The scheduled consistency check (docs/consistency-check.md): its period, and whether it repairs. @default every 24 hours, report only */
   consistencyCheck?: { everyHours?: number; repair?: boolean };
+  /** The lowest level the functions log (Lambda's application log level, which the code reads too). @default 'INFO' */
+  logLevel?: LogLevel;
+  /** An address that every alarm is e-mailed to, through the alarm topic. @default none (subscribe to the topic yourself) */
+  alarmEmail?: string;
+  /** The CloudWatch namespace of the functions' own metrics. @default 'Drive' */
+  metricsNamespace?: string;
 }
 
 /** Memory and timeout per function, from the limits table the local host reads too. */
@@ -65,8 +74,11 @@ const SIZING = (handler: HandlerName) => ({
 const DASHBOARD_BUNDLE_DIR = 'dashboard';
 
 const JSON_TYPE = 'application/json';
-const errorBody = (code: string, message: string) => `{"error":{"code":"${code}","message":${message}}}`;
-const fixedErrorBody = (error: keyof typeof GATEWAY_ERRORS) => errorBody(GATEWAY_ERRORS[error].code, JSON.stringify(GATEWAY_ERRORS[error].message));
+/** API Gateway's own request id, as a gateway response's template names it. */
+const GATEWAY_REQUEST_ID = '$context.requestId';
+const errorBody = (code: string, message: string) => `{"error":{"code":"${code}","message":${message},"request_id":"${GATEWAY_REQUEST_ID}"}}`;
+// The host renders the same body with its own request id (lib/local/invoke.ts).
+const fixedErrorBody = (error: keyof typeof GATEWAY_ERRORS) => gatewayErrorBody(error, GATEWAY_REQUEST_ID);
 
 /** Drive in one stack: the REST API, one function per endpoint, the bucket, the two tables and the alarms. */
 export class DriveStack extends Stack {
@@ -75,12 +87,19 @@ export class DriveStack extends Stack {
   /** Delete-job messages the worker failed five times; the alarm `JobsDeadLettered` watches it. */
   readonly deadLetters: Queue;
   readonly functions: Record<HandlerName, DriveFunction>;
+  /** The topic every alarm of the stack notifies, alarms added after this constructor included (lib/alarm-topic.ts). */
+  readonly alarmTopic: Topic;
+  /** Where the functions' embedded metrics go: the namespace, and the stack's name as their `Service` dimension. */
+  readonly metrics: DriveMetricsScope;
 
   constructor(scope: Construct, id: string, props: DriveStackProps = {}) {
     super(scope, id, props);
     const dataRemovalPolicy = props.dataRemovalPolicy ?? RemovalPolicy.RETAIN;
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
     const corsOrigins = props.corsOrigins ?? [];
+    const logLevel = props.logLevel ?? 'INFO';
+    this.metrics = { namespace: props.metricsNamespace ?? 'Drive', service: this.stackName };
+    this.alarmTopic = new AlarmTopic(this, 'Alarms', { email: props.alarmEmail }).topic;
 
     const accessLogsBucket = new Bucket(this, 'AccessLogs', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
@@ -153,6 +172,7 @@ export class DriveStack extends Stack {
     });
     this.deadLetters = deadLetters;
 
+    const metricsEnvironment = { DRIVE_METRICS_NAMESPACE: this.metrics.namespace, DRIVE_METRICS_SERVICE: this.metrics.service };
     const environment = {
       DRIVE_NODES_TABLE: nodes.tableName,
       DRIVE_ACCESS_TABLE: access.tableName,
@@ -163,6 +183,7 @@ export class DriveStack extends Stack {
       DRIVE_KEY_CACHE_SECONDS: '30',
       ...(corsOrigins.length > 0 ? { DRIVE_CORS_ORIGINS: corsOrigins.join(',') } : {}),
       DRIVE_JOB_QUEUE_URL: jobsQueue.queueUrl,
+      ...metricsEnvironment,
     };
     const make = (handler: HandlerName): DriveFunction => {
       const route = [...ROUTES, ...LINK_ROUTES].find((r) => r.handler === handler)!;
@@ -172,6 +193,7 @@ export class DriveStack extends Stack {
         logRetention,
         logRemovalPolicy: RemovalPolicy.DESTROY,
         environment,
+        logLevel,
       });
       // Every API handler looks up keys (a share link's, its link) and takes rate-limit tokens.
       return fn.allowTable(access, 'GetItem', 'UpdateItem');
@@ -182,7 +204,9 @@ export class DriveStack extends Stack {
       ...SIZING('dashboard'),
       logRetention,
       logRemovalPolicy: RemovalPolicy.DESTROY,
+      logLevel,
       environment: {
+        ...metricsEnvironment,
         DRIVE_DASHBOARD_DIR: `/var/task/${DASHBOARD_BUNDLE_DIR}`,
         // The page sends large-upload parts to the presigned URLs, which name the bucket's regional endpoint.
         DRIVE_PART_UPLOAD_ORIGIN: `https://${bucket.bucketName}.s3.${this.region}.${this.urlSuffix}`,
@@ -254,7 +278,7 @@ export class DriveStack extends Stack {
       // A step: the job read (GetItem) and advanced (UpdateItem), the tree deleted as the request does, moved
       // as the move request does (its transactions' items), or copied as the copy request does (the journal,
       // the objects copied, the records written), the job sent on.
-      'delete-worker': this.queueWorker(worker, jobsQueue, environment, logRetention)
+      'delete-worker': this.queueWorker(worker, jobsQueue, environment, logRetention, logLevel)
         .allowTable(uploads, 'GetItem', 'UpdateItem', 'ConditionCheckItem', 'PutItem', 'BatchWriteItem')
         .allowTable(nodes, 'BatchGetItem', 'GetItem', 'Query', 'PutItem', 'DeleteItem', 'UpdateItem', 'ConditionCheckItem')
         .allowObjects(bucket, 'DeleteObject', 'GetObject', 'PutObject', 'AbortMultipartUpload')
@@ -295,7 +319,7 @@ export class DriveStack extends Stack {
       dashboard,
       openapi,
       // The journal (Scan, BatchWriteItem) and the stalled jobs (the same Scan), sent again.
-      sweep: this.scheduled(SCHEDULED[0], environment, logRetention)
+      sweep: this.scheduled(SCHEDULED[0], environment, logRetention, logLevel)
         .allowTable(uploads, 'Scan', 'BatchWriteItem')
         .allowTable(nodes, 'BatchGetItem')
         .allowObjects(bucket, 'DeleteObject')
@@ -332,6 +356,8 @@ export class DriveStack extends Stack {
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
         metricsEnabled: true,
+        // X-Ray: the stage's segment, and the trace header it passes on to the functions' own segments.
+        tracingEnabled: true,
         throttlingRateLimit: props.throttle?.rateLimit ?? 200,
         throttlingBurstLimit: props.throttle?.burstLimit ?? 400,
       },
@@ -381,12 +407,14 @@ export class DriveStack extends Stack {
     }
 
     this.addAlarms();
+    new DriveDashboard(this, 'Operations', { metrics: this.metrics, api: this.api, functions: this.functions, alarms: this.alarms });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'DashboardUrl', { value: this.api.url, description: 'The web dashboard: sign in with an API key of any role' });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
     new CfnOutput(this, 'NodesTableName', { value: nodes.tableName });
     new CfnOutput(this, 'UploadsTableName', { value: uploads.tableName });
     new CfnOutput(this, 'AccessTableName', { value: access.tableName, description: 'DRIVE_ACCESS_TABLE for npm run keys' });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Every alarm notifies this SNS topic; subscribe to it, or deploy with -c alarmEmail=you@example.com' });
   }
 
   /**
@@ -405,15 +433,15 @@ export class DriveStack extends Stack {
   }
 
   /** A function that an EventBridge rule runs every `everyMinutes`, as the local host runs it on a timer. */
-  private scheduled(fn: ScheduledFunction, environment: Record<string, string>, logRetention: RetentionDays): DriveFunction {
-    const handler = new DriveFunction(this, fnId(fn.handler), { entry: fn.entry, ...SIZING(fn.handler), logRetention, logRemovalPolicy: RemovalPolicy.DESTROY, environment });
+  private scheduled(fn: ScheduledFunction, environment: Record<string, string>, logRetention: RetentionDays, logLevel: LogLevel): DriveFunction {
+    const handler = new DriveFunction(this, fnId(fn.handler), { entry: fn.entry, ...SIZING(fn.handler), logRetention, logRemovalPolicy: RemovalPolicy.DESTROY, environment, logLevel });
     new Rule(this, `${fnId(fn.handler)}Schedule`, { schedule: Schedule.rate(Duration.minutes(fn.everyMinutes)), targets: [new LambdaFunction(handler, { retryAttempts: 0 })] });
     return handler;
   }
 
   /** A function that a queue feeds, a message at a time, reporting the messages it failed (retried, then dead-lettered). */
-  private queueWorker(worker: (typeof QUEUE_WORKERS)[number], queue: Queue, environment: Record<string, string>, logRetention: RetentionDays): DriveFunction {
-    const fn = new DriveFunction(this, fnId(worker.handler), { entry: worker.entry, ...SIZING(worker.handler), logRetention, logRemovalPolicy: RemovalPolicy.DESTROY, environment });
+  private queueWorker(worker: (typeof QUEUE_WORKERS)[number], queue: Queue, environment: Record<string, string>, logRetention: RetentionDays, logLevel: LogLevel): DriveFunction {
+    const fn = new DriveFunction(this, fnId(worker.handler), { entry: worker.entry, ...SIZING(worker.handler), logRetention, logRemovalPolicy: RemovalPolicy.DESTROY, environment, logLevel });
     fn.addEventSource(new SqsEventSource(queue, { batchSize: 1, reportBatchItemFailures: true }));
     return fn;
   }
@@ -466,6 +494,33 @@ export class DriveStack extends Stack {
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
         alarmDescription: 'A delete job step failed five times; its job stays running and the sweep sends it again, but something keeps failing it',
+      }),
+    );
+    this.alarms.push(
+      new Alarm(this, 'OrphanedObjects', {
+        metric: driveMetric(this.metrics, 'orphanedObjects', 'Sum'),
+        threshold: 0,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: 'A clean-up failed and left objects no record points to; their keys are in the function logs ("orphaned_keys"), and fsck --repair deletes them',
+      }),
+    );
+    const limited = new MathExpression({
+      expression: '100 * limited / MAX([requests, 1])',
+      usingMetrics: { limited: driveMetric(this.metrics, 'rateLimited'), requests: driveMetric(this.metrics, 'requests') },
+      period,
+      label: '429 rate (%)',
+    });
+    this.alarms.push(
+      new Alarm(this, 'RateLimited', {
+        metric: limited,
+        threshold: 5,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: 'More than 5% of requests were refused by a rate limit (429) in 2 of the last 3 five-minute periods: a client is looping, or the limits are too low for the load',
       }),
     );
     for (const [handler, fn] of Object.entries(this.functions)) {

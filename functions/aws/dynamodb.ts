@@ -9,6 +9,7 @@ import { DynamoJobStore } from './dynamo-jobs';
 import { DynamoUploadJournal } from './dynamo-upload-journal';
 import { requireEnv } from './env';
 import { QUIET_SDK_LOGGER } from './sdk-logger';
+import { countAwsCalls } from '../telemetry/aws-call-counter';
 
 const endpoint = process.env.DRIVE_DYNAMODB_ENDPOINT;
 
@@ -16,7 +17,7 @@ const endpoint = process.env.DRIVE_DYNAMODB_ENDPOINT;
  * One client per container; `DRIVE_DYNAMODB_ENDPOINT` points it at the local emulator. The middleware
  * stack is resolved once per command type rather than on every call (nothing changes it after start).
  */
-export const dynamodb = new DynamoDBClient({ cacheMiddleware: true, logger: QUIET_SDK_LOGGER, ...(endpoint ? { endpoint } : {}) });
+export const dynamodb = countAwsCalls(new DynamoDBClient({ cacheMiddleware: true, logger: QUIET_SDK_LOGGER, ...(endpoint ? { endpoint } : {}) }), 'dynamodb');
 
 export const nodes = new DynamoNodeStore(dynamodb, requireEnv('DRIVE_NODES_TABLE'));
 

@@ -70,7 +70,7 @@ export class S3ObjectStore implements ObjectStore, ObjectCopier {
       // S3's ETag of an assembled object, computed as a large upload's completion computes it.
       return multipartEtag(etags.map((etag) => ({ etag })));
     } catch (error) {
-      await cleanUp(() => this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: to, UploadId })));
+      await cleanUp(() => this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: to, UploadId })), () => ({ keys: [to], uploadId: UploadId }));
       throw error;
     }
   }

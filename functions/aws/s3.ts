@@ -2,6 +2,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { requireEnv } from './env';
 import { S3ObjectStore } from './s3-object-store';
 import { QUIET_SDK_LOGGER } from './sdk-logger';
+import { countAwsCalls } from '../telemetry/aws-call-counter';
 
 const endpoint = process.env.DRIVE_S3_ENDPOINT;
 
@@ -10,7 +11,7 @@ const endpoint = process.env.DRIVE_S3_ENDPOINT;
  * points it at the local emulator, which needs path-style addressing and does not understand the SDK's
  * default streaming checksums (aws-chunked bodies).
  */
-export const s3 = new S3Client({ cacheMiddleware: true, logger: QUIET_SDK_LOGGER, ...emulatorConfig() });
+export const s3 = countAwsCalls(new S3Client({ cacheMiddleware: true, logger: QUIET_SDK_LOGGER, ...emulatorConfig() }), 's3');
 
 /** What the local emulator needs of a client, or nothing in AWS. */
 export function emulatorConfig() {

@@ -2,6 +2,7 @@ import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Job, JobQueue } from '../core/ports';
 import { requireEnv } from './env';
 import { QUIET_SDK_LOGGER } from './sdk-logger';
+import { countAwsCalls } from '../telemetry/aws-call-counter';
 
 /** The delete worker's queue; the client sends to the queue URL's own host (the host's embedded queue locally). */
 export class SqsJobQueue implements JobQueue {
@@ -32,7 +33,7 @@ export const jobQueue: JobQueue = {
   send: (job, options) => {
     // `DRIVE_SQS_ENDPOINT` points the client at the local host's embedded queue.
     const endpoint = process.env.DRIVE_SQS_ENDPOINT;
-    queue ??= new SqsJobQueue(new SQSClient({ logger: QUIET_SDK_LOGGER, ...(endpoint ? { endpoint } : {}) }), requireEnv('DRIVE_JOB_QUEUE_URL'));
+    queue ??= new SqsJobQueue(countAwsCalls(new SQSClient({ logger: QUIET_SDK_LOGGER, ...(endpoint ? { endpoint } : {}) }), 'sqs'), requireEnv('DRIVE_JOB_QUEUE_URL'));
     return queue.send(job, options);
   },
 };

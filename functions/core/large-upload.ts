@@ -102,7 +102,7 @@ export async function startUpload(deps: LargeUploadDeps, drive: string, request:
     await deps.sessions.put(session);
     return { session, parts };
   } catch (error) {
-    await cleanUp(() => deps.parts.abort(objectKey, multipartId));
+    await cleanUp(() => deps.parts.abort(objectKey, multipartId), () => ({ keys: [objectKey], uploadId: multipartId }));
     throw error;
   }
 }
@@ -177,7 +177,7 @@ export async function completeUpload(
     }
     const { size, etag } = assembled;
     if (size !== session.size) {
-      await cleanUp(() => deps.objects.deleteMany([session.objectKey]));
+      await cleanUp(() => deps.objects.deleteMany([session.objectKey]), () => ({ keys: [session.objectKey] }));
       await end();
       throw invalid(`the parts hold ${size} bytes, not the ${session.size} this upload was started with; start a new one`);
     }
@@ -203,7 +203,7 @@ export async function completeUpload(
       if (error instanceof RecordTaken) {
         await end();
       } else if (error instanceof DriveError && error.code === 'conflict' && !(error instanceof FolderBeingMoved)) {
-        await cleanUp(() => deps.objects.deleteMany([session.objectKey]));
+        await cleanUp(() => deps.objects.deleteMany([session.objectKey]), () => ({ keys: [session.objectKey] }));
         await end();
       }
       throw error;

@@ -85,7 +85,7 @@ async function moveFile(deps: MoveDeps, drive: string, from: string, to: string,
     if (outcome.moved) {
       // The replaced file's record is gone, and the journal names its bytes until they are.
       if (target && outcome.journal) {
-        await cleanUp(() => deps.objects.deleteMany([target.objectKey]));
+        await cleanUp(() => deps.objects.deleteMany([target.objectKey]), () => ({ keys: [target.objectKey] }));
         await closeJournal(deps.journal, [outcome.journal]);
       }
       const { pending: _, ...moved } = { ...source, path: to };

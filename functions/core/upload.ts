@@ -74,7 +74,9 @@ export async function uploadFiles(
   const stored = await settleLimit(files, WRITE_CONCURRENCY, (file, i) => objects.put(file.objectKey, parts[i].data, file.contentType));
   const putFailure = stored.find((result) => result.status === 'rejected');
   if (putFailure) {
-    await cleanUp(() => objects.deleteMany(files.map((file) => file.objectKey)));
+    // A put that failed may still have stored its object (a lost reply): every key is named.
+    const keys = files.map((file) => file.objectKey);
+    await cleanUp(() => objects.deleteMany(keys), () => ({ keys }));
     throw putFailure.reason;
   }
 
@@ -136,7 +138,7 @@ export async function commitFiles(
   }
 
   const replacedKeys = results.flatMap((r) => (r.status === 'fulfilled' && r.value.ok && r.value.replaced ? [r.value.replaced.objectKey] : []));
-  if (replacedKeys.length > 0) await cleanUp(() => deps.objects.deleteMany(replacedKeys));
+  if (replacedKeys.length > 0) await cleanUp(() => deps.objects.deleteMany(replacedKeys), () => ({ keys: replacedKeys }));
   return [...files];
 }
 
@@ -166,6 +168,8 @@ async function undo(
 ): Promise<string[]> {
   const { nodes, objects } = deps;
   const taken: string[] = [];
+  // What stays if the undo fails: this request's bytes until the undo knows better, then exactly what it frees.
+  let freeing: readonly string[] = options.keepBytes ? [] : files.map((file) => file.objectKey);
   await cleanUp(async () => {
     // Unknown (the read failed): undo as if no delete had taken them; the delete finds what stays.
     const { deleting } = await recheckFolders(nodes, drive, [...new Set(files.map((file) => parentOf(file.path)))]).catch(() => ({ deleting: [] as string[] }));
@@ -193,8 +197,9 @@ async function undo(
       return { replaced: replaced?.objectKey };
     });
     const keys = freed.flatMap(({ ours, replaced }) => [...(ours && !options.keepBytes ? [ours] : []), ...(replaced ? [replaced] : [])]);
+    freeing = keys;
     if (keys.length > 0) await objects.deleteMany(keys);
-  });
+  }, () => ({ keys: freeing }));
   return taken;
 }
 

@@ -4,7 +4,8 @@ import { pipeline } from 'node:stream/promises';
 import { type Caller, type Endpoint, conflictFor } from '../core/access';
 import { corsHeaders } from './cors';
 import type { Guard } from './guard';
-import { REQUEST_ID_HEADER, logRequest, requestIdOf } from './request-log';
+import { withRequestContext } from '../telemetry/request-context';
+import { REQUEST_ID_HEADER, bodyBytes, logRequest, requestIdOf } from './request-log';
 import { type Headers, Reply, errorResponse, ok, replied } from './respond';
 
 /** A buffered endpoint: guard, then `operation`, whose result is sent in the `data` envelope (a `Reply` picks its own status). */
@@ -13,9 +14,10 @@ export function jsonHandler(
   guard: Guard,
   operation: (event: APIGatewayProxyEvent, caller: Caller) => Promise<unknown>,
 ): (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> {
-  return async (event) => {
+  return (event) => withRequestContext(requestIdOf(event), async () => {
     const startedAt = Date.now();
-    let headers: Headers = { ...corsHeaders(event), [REQUEST_ID_HEADER]: requestIdOf(event) };
+    const requestId = requestIdOf(event);
+    let headers: Headers = { ...corsHeaders(event), [REQUEST_ID_HEADER]: requestId };
     let caller: Caller | undefined;
     let answer: APIGatewayProxyResult;
     try {
@@ -26,11 +28,11 @@ export function jsonHandler(
       answer = result instanceof Reply ? replied(result, headers) : ok(result, headers);
     } catch (error) {
       // Worded for the key: a conflict tells it nothing it may not see.
-      answer = errorResponse(caller ? conflictFor(caller, error) : error, headers);
+      answer = errorResponse(caller ? conflictFor(caller, error) : error, headers, requestId);
     }
-    logRequest(event, { status: answer.statusCode, caller, startedAt });
+    logRequest(event, { status: answer.statusCode, caller, startedAt, bytesOut: bodyBytes(answer.body, answer.isBase64Encoded) });
     return answer;
-  };
+  });
 }
 
 /** What a streamed endpoint answers: a status, headers, and the bytes to stream after them, if any. */
@@ -61,29 +63,38 @@ export function streamingHandler(
 export function keylessStreamingHandler(
   operation: (event: APIGatewayProxyEvent, answered: Headers, seen: { caller?: Caller }) => Promise<StreamedResult>,
 ): StreamifyHandler<APIGatewayProxyEvent, void> {
-  return async (event, responseStream) => {
+  return (event, responseStream) => withRequestContext(requestIdOf(event), async () => {
     const startedAt = Date.now();
+    const requestId = requestIdOf(event);
     const seen: { caller?: Caller } = {};
     // A client that hangs up fails the stream, maybe before anything is written: the pipeline below, or the
     // next write, reports it; unheard, the 'error' event would end the process.
     responseStream.on('error', () => undefined);
-    const headers: Headers = { ...corsHeaders(event), [REQUEST_ID_HEADER]: requestIdOf(event) };
+    const headers: Headers = { ...corsHeaders(event), [REQUEST_ID_HEADER]: requestId };
     let result: StreamedResult;
     try {
       result = await operation(event, headers, seen);
     } catch (error) {
-      const failure = errorResponse(error, headers);
-      logRequest(event, { status: failure.statusCode, caller: seen.caller, startedAt });
+      const failure = errorResponse(error, headers, requestId);
       // A response to HEAD has no body (RFC 9110 §9.3.2), errors included.
-      await send(responseStream, failure.statusCode, failure.headers, event.httpMethod === 'HEAD' ? undefined : failure.body);
+      const body = event.httpMethod === 'HEAD' ? undefined : failure.body;
+      logRequest(event, { status: failure.statusCode, caller: seen.caller, startedAt, bytesOut: bodyBytes(body, false) });
+      await send(responseStream, failure.statusCode, failure.headers, body);
       return;
     }
     // The client may have gone while the file was opened: close the object's stream rather than leave it open.
     if (responseStream.destroyed) return void result.body?.destroy();
     // Logged when the answer starts: a stream cut short later is the runtime's to report.
-    logRequest(event, { status: result.statusCode, caller: seen.caller, startedAt });
+    logRequest(event, { status: result.statusCode, caller: seen.caller, startedAt, bytesOut: streamedBytes(event, result) });
     await send(responseStream, result.statusCode, { ...headers, ...result.headers }, result.body);
-  };
+  });
+}
+
+/** The bytes a stream will send, where its headers say (a file's Content-Length); none for HEAD or a bodiless answer. */
+function streamedBytes(event: APIGatewayProxyEvent, result: StreamedResult): number | undefined {
+  if (event.httpMethod === 'HEAD' || result.body === undefined) return 0;
+  const length = Object.entries(result.headers).find(([name]) => name.toLowerCase() === 'content-length')?.[1];
+  return length === undefined ? undefined : Number(length);
 }
 
 /**

@@ -1,5 +1,9 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Caller } from '../core/access';
+import { type Level, enabled, writeLine } from '../telemetry/log';
+import { embeddedMetrics } from '../telemetry/metrics';
+import { currentRequest } from '../telemetry/request-context';
+import { headerOf } from './event';
 
 /** The header every answer carries: the request id API Gateway gave the request (Lambda logs it too). */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -9,21 +13,66 @@ export function requestIdOf(event: APIGatewayProxyEvent): string {
   return event.requestContext?.requestId ?? 'unknown';
 }
 
+/** What the handler knows of a request once it answers. */
+export interface RequestOutcome {
+  status: number;
+  caller?: Caller;
+  startedAt: number;
+  /** The answer's body in bytes, when known as it starts (a buffered body, a stream's Content-Length). */
+  bytesOut?: number;
+}
+
 /**
  * One JSON line per request on stdout (CloudWatch Logs in AWS, the host's output locally): its id, route,
- * method, drive and key id (never a secret: the id the key routes list it under), status and time taken.
- * A share link's token is never logged: the route's template is, not the path.
+ * method, drive and key id (never a secret: the id the key routes list it under), status, time taken, bytes
+ * in and out, the AWS calls it made by service and the objects its clean-up left, if any; and, in the same
+ * line, its metrics in CloudWatch's embedded metric format. A share link's token is never logged: the
+ * route's template is, not the path. A level above the line's own cuts it to what the metrics need.
  */
-export function logRequest(event: APIGatewayProxyEvent, outcome: { status: number; caller?: Caller; startedAt: number }): void {
-  const line = {
-    level: outcome.status >= 500 ? 'error' : 'info',
-    message: 'request',
-    request_id: requestIdOf(event),
+export function logRequest(event: APIGatewayProxyEvent, outcome: RequestOutcome): void {
+  const context = currentRequest();
+  const route = `${event.httpMethod} ${event.resource ?? '(no route)'}`;
+  const bytesIn = bodyBytes(event.body, event.isBase64Encoded);
+  const latency = Date.now() - outcome.startedAt;
+  const metrics = embeddedMetrics(
+    {
+      requests: 1,
+      serverErrors: outcome.status >= 500 ? 1 : 0,
+      clientErrors: outcome.status >= 400 && outcome.status < 500 ? 1 : 0,
+      rateLimited: outcome.status === 429 ? 1 : 0,
+      latency,
+      bytesIn,
+      bytesOut: outcome.bytesOut,
+    },
+    route,
+  );
+  const level: Level = outcome.status >= 500 ? 'ERROR' : 'INFO';
+  const base = { timestamp: new Date().toISOString(), level, message: 'request', request_id: requestIdOf(event), status: outcome.status };
+  if (!enabled(level)) return writeLine({ ...base, ...metrics });
+  writeLine({
+    ...base,
     route: event.resource ?? null,
     method: event.httpMethod,
-    status: outcome.status,
-    latency_ms: Date.now() - outcome.startedAt,
+    latency_ms: latency,
     ...(outcome.caller ? { drive: outcome.caller.drive, key_id: outcome.caller.keyId } : {}),
-  };
-  console.log(JSON.stringify(line));
+    bytes_in: bytesIn,
+    ...(outcome.bytesOut === undefined ? {} : { bytes_out: outcome.bytesOut }),
+    aws_calls: context?.awsCalls ?? {},
+    ...(context?.orphanedObjects ? { orphaned_objects: context.orphanedObjects } : {}),
+    ...traceOf(event),
+    ...metrics,
+  });
+}
+
+/** The bytes of a proxy event's or result's body: its length once decoded, without decoding it. */
+export function bodyBytes(body: string | null | undefined, base64: boolean | undefined): number {
+  if (!body) return 0;
+  return Buffer.byteLength(body, base64 ? 'base64' : 'utf8');
+}
+
+/** The X-Ray trace this request is part of (API Gateway passes it on when the stage traces), to find it in the console. */
+function traceOf(event: APIGatewayProxyEvent): { trace_id?: string } {
+  const header = headerOf(event, 'x-amzn-trace-id') ?? process.env._X_AMZN_TRACE_ID;
+  const root = header && /Root=([0-9a-f-]+)/i.exec(header)?.[1];
+  return root ? { trace_id: root } : {};
 }

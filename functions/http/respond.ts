@@ -1,5 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { DriveError } from '../core/errors';
+import { describeError, log } from '../telemetry/log';
 
 export type Headers = Record<string, string>;
 
@@ -25,17 +26,21 @@ export function replied(reply: Reply, headers: Headers = {}): APIGatewayProxyRes
 }
 
 /**
- * The spec's error body for `error`. Only a `DriveError` is shown to the client; anything else is a
- * bug or an outage, logged here and sent as a bare `internal_error`.
+ * The spec's error body for `error`, naming the request (`request_id`, as its `X-Request-Id` header does)
+ * so that a client's report leads to its log line. Only a `DriveError` is shown to the client; anything
+ * else is a bug or an outage, logged here with its cause and sent as a bare `internal_error`.
  */
-export function errorResponse(error: unknown, headers: Headers = {}): { statusCode: number; headers: Headers; body: string } {
+export function errorResponse(error: unknown, headers: Headers = {}, requestId?: string): { statusCode: number; headers: Headers; body: string } {
   const known = error instanceof DriveError ? error : undefined;
-  if (!known) console.error(JSON.stringify({ level: 'error', message: 'unhandled error', error: describe(error) }));
+  if (!known) log('ERROR', 'unhandled error', { request_id: requestId, error: describeError(error) });
   const statusCode = known?.status ?? 500;
-  const body = { error: { code: known?.code ?? 'internal_error', message: known?.message ?? 'internal error; the request may be retried', ...(known?.reason ? { reason: known.reason } : {}) } };
+  const body = {
+    error: {
+      code: known?.code ?? 'internal_error',
+      message: known?.message ?? 'internal error; the request may be retried',
+      ...(known?.reason ? { reason: known.reason } : {}),
+      ...(requestId === undefined ? {} : { request_id: requestId }),
+    },
+  };
   return { statusCode, headers: { 'Content-Type': JSON_TYPE, ...headers, ...known?.headers }, body: JSON.stringify(body) };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error);
 }

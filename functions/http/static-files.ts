@@ -54,8 +54,8 @@ export async function readStaticFile(dir: string, name: string): Promise<StaticF
  * already holds this version, and always `headers`. `no-cache` makes browsers ask each time, so a new
  * deploy shows at once, and the ETag keeps that asking cheap.
  */
-export function staticFileResponse(file: StaticFile | undefined, name: string, ifNoneMatch: string | undefined, headers: Headers): APIGatewayProxyResult {
-  if (!file) return errorResponse(notFound(`no dashboard file named ${JSON.stringify(name.slice(0, 100))}`), headers);
+export function staticFileResponse(file: StaticFile | undefined, name: string, ifNoneMatch: string | undefined, headers: Headers, requestId?: string): APIGatewayProxyResult {
+  if (!file) return errorResponse(notFound(`no dashboard file named ${JSON.stringify(name.slice(0, 100))}`), headers, requestId);
   const validators = { ETag: file.etag, 'Cache-Control': 'no-cache' };
   if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === file.etag)) {
     return { statusCode: 304, headers: { ...headers, ...validators }, body: '' };

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ServerResponse } from 'node:http';
-import { AWS_LIMITS, FUNCTION_SIZING, type GATEWAY_ERRORS, gatewayErrorBody } from '../aws-limits';
+import { AWS_LIMITS, FUNCTION_SIZING, GATEWAY_REQUEST_ID_HEADER, type GATEWAY_ERRORS, gatewayErrorBody } from '../aws-limits';
+import { log } from '../../functions/telemetry/log';
 import type { HandlerName } from '../routes';
 
 /** What API Gateway answers itself when the invocation cannot give an answer. */
@@ -77,10 +78,14 @@ export function isFailure(value: unknown): value is GatewayFailure {
   return typeof value === 'object' && value !== null && 'error' in value && 'reason' in value && !('statusCode' in value);
 }
 
-/** API Gateway's own answer (as the stack's gateway responses render it), and why, in the host's log. */
-export function sendGatewayError(res: ServerResponse, failure: GatewayFailure): void {
-  if (failure.status >= 500) console.error(JSON.stringify({ level: 'error', message: failure.reason }));
+/**
+ * API Gateway's own answer (as the stack's gateway responses render it, naming `requestId`), and why, in
+ * the host's log. The request id header is the one API Gateway puts on its own answers; X-Request-Id is the
+ * functions'.
+ */
+export function sendGatewayError(res: ServerResponse, failure: GatewayFailure, requestId: string): void {
+  if (failure.status >= 500) log('ERROR', failure.reason, { request_id: requestId });
   if (res.headersSent) return void res.destroy();
-  res.writeHead(failure.status, { 'Content-Type': 'application/json; charset=utf-8' });
-  res.end(gatewayErrorBody(failure.error));
+  res.writeHead(failure.status, { 'Content-Type': 'application/json; charset=utf-8', [GATEWAY_REQUEST_ID_HEADER]: requestId });
+  res.end(gatewayErrorBody(failure.error, requestId));
 }

@@ -19,6 +19,8 @@ export class LocalResponseStream extends Writable {
   constructor(
     private readonly res: ServerResponse,
     private readonly maxBytes = Number.POSITIVE_INFINITY,
+    /** The request's id, for API Gateway's own answer if the stream fails before it starts. */
+    private readonly requestId = 'unknown',
   ) {
     super();
     // A client that hangs up ends the stream, which stops the handler's pipeline from S3.
@@ -66,7 +68,7 @@ export class LocalResponseStream extends Writable {
    * if nothing was sent yet, else the connection closes where the bytes stop, short of any Content-Length.
    */
   cutOff(failure: GatewayFailure): void {
-    sendGatewayError(this.res, failure);
+    sendGatewayError(this.res, failure, this.requestId);
     this.destroy();
   }
 

@@ -9,7 +9,7 @@ export const LOCAL_STAGE = 'local';
  * The event API Gateway's REST proxy integration would send for this request: single- and multi-value
  * headers and query parameters, and the body base64-encoded when its type is a binary media type.
  */
-export function toProxyEvent(req: IncomingMessage, url: URL, route: Route, body: Buffer, pathParameters: Record<string, string> | null = null): APIGatewayProxyEvent {
+export function toProxyEvent(req: IncomingMessage, url: URL, route: Route, body: Buffer, pathParameters: Record<string, string> | null = null, requestId: string = randomUUID()): APIGatewayProxyEvent {
   // The host's own address, as API Gateway names its own domain: the client's Host header cannot change it.
   const domainName = `${req.socket.localAddress ?? '127.0.0.1'}:${req.socket.localPort ?? 0}`;
   // Maps keyed by what the client sent: without a prototype, a header named `__proto__` or `constructor` is a header.
@@ -54,7 +54,7 @@ export function toProxyEvent(req: IncomingMessage, url: URL, route: Route, body:
       httpMethod: route.method,
       path: url.pathname,
       stage: LOCAL_STAGE,
-      requestId: randomUUID(),
+      requestId,
       requestTimeEpoch: Date.now(),
       resourceId: 'local',
       resourcePath: route.path,

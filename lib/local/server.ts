@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { Writable } from 'node:stream';
 import { CORS_ORIGINS, CORS_REQUEST_HEADERS } from '../../functions/http/cors';
-import { AWS_LIMITS } from '../aws-limits';
+import { AWS_LIMITS, GATEWAY_REQUEST_ID_HEADER } from '../aws-limits';
 import { type Route, matchPath } from '../routes';
 import { type BufferedHandler, deliver, invocationTimeout, invokeBuffered, isFailure, sendGatewayError } from './invoke';
 import { cpuMicros, hostCpu } from './host-cpu';
@@ -11,6 +11,7 @@ import { LocalResponseStream } from './lambda-runtime';
 import { lambdaContext, toProxyEvent } from './proxy-event';
 import { DriveError } from '../../functions/core/errors';
 import { bearerSecret, unknownKey } from '../../functions/http/guard';
+import { REQUEST_ID_HEADER, logRequest } from '../../functions/http/request-log';
 
 export type { BufferedHandler };
 export type StreamingHandler = (event: APIGatewayProxyEvent, stream: Writable, context: Context) => Promise<void>;
@@ -46,9 +47,12 @@ export function createLocalServer(routes: readonly MountedRoute[], log: (line: s
   // idle timeout, so a client never sends on a connection the host is closing.
   const server = createServer({ requestTimeout, headersTimeout: requestTimeout, connectionsCheckingInterval: 1000, keepAliveTimeout: 61_000 }, (req, res) => {
     const started = Date.now();
+    // Named on arrival, as API Gateway names it: its own answers, the function's event and the host's errors all carry it.
+    const requestId = randomUUID();
+    res.setHeader(GATEWAY_REQUEST_ID_HEADER, requestId);
     options.observe?.(req, res);
     res.on('finish', () => log(`${req.method} ${loggedPath(routes, req.url)} ${res.statusCode} ${Date.now() - started}ms`));
-    handle(routes, req, res, budget, options).catch((error: unknown) => {
+    handle(routes, req, res, budget, options, requestId).catch((error: unknown) => {
       // A client that hung up is no failure of the handler's: a line in the log, below error level. (Not
       // `req.destroyed`: a request whose body has been read is destroyed too, though its client still waits.)
       if (req.socket.destroyed || res.destroyed) {
@@ -56,7 +60,7 @@ export function createLocalServer(routes: readonly MountedRoute[], log: (line: s
         return void res.destroy();
       }
       // What API Gateway sends when the integration fails; past the first byte, the connection closes there.
-      sendGatewayError(res, { status: 502, error: 'serverError', reason: `the handler failed: ${String(error)}` });
+      sendGatewayError(res, { status: 502, error: 'serverError', reason: `the handler failed: ${String(error)}` }, requestId);
     });
   });
   // What Node's parser refuses (headers or target over 16 KB, malformed lines) still gets a JSON answer.
@@ -88,14 +92,14 @@ function loggedPath(routes: readonly MountedRoute[], target: string | undefined)
   return prefix ? `${prefix.route.path.slice(0, prefix.route.path.indexOf('{'))}…` : path;
 }
 
-async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res: ServerResponse, budget: { buffered: number }, options: LocalServerOptions): Promise<void> {
+async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res: ServerResponse, budget: { buffered: number }, options: LocalServerOptions, requestId: string): Promise<void> {
   let url: URL;
   try {
     // Prefixing keeps a path like "//drive/list" a path rather than a host.
     url = new URL(`http://localhost${req.url ?? '/'}`);
   } catch {
     req.resume();
-    return send(res, 400, { error: { code: 'bad_request', message: 'the request target is not a valid URL path' } });
+    return send(res, 400, { error: { code: 'bad_request', message: 'the request target is not a valid URL path', request_id: requestId } });
   }
   const onPath = routes.filter(({ route }) => matchPath(route.path, url.pathname));
   const mounted = onPath.find(({ route }) => route.method === req.method);
@@ -117,7 +121,7 @@ async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res
     // API Gateway answers a path or method it has no route for as "Missing Authentication Token", which the
     // stack's gateway response turns into the spec's 404.
     req.resume();
-    return sendGatewayError(res, { status: 404, error: 'noRoute', reason: `no route for ${req.method} ${url.pathname}` });
+    return sendGatewayError(res, { status: 404, error: 'noRoute', reason: `no route for ${req.method} ${url.pathname}` }, requestId);
   }
 
   if ('endpoint' in mounted.route && options.knownKey) {
@@ -128,10 +132,9 @@ async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res
       req.resume();
       res.setHeader('Connection', 'close');
       // Named and logged as the function's guard names and logs the 401 it would send (functions/http/request-log.ts).
-      const requestId = randomUUID();
-      res.setHeader('X-Request-Id', requestId);
-      console.log(JSON.stringify({ level: 'info', message: 'request', request_id: requestId, route: mounted.route.path, method: req.method, status: 401, latency_ms: 0 }));
-      return send(res, 401, { error: { code: refusal.code, message: refusal.message } });
+      res.setHeader(REQUEST_ID_HEADER, requestId);
+      logRefusal(mounted.route, req.method ?? '', requestId);
+      return send(res, 401, { error: { code: refusal.code, message: refusal.message, request_id: requestId } });
     }
   }
   const body = await readBody(req, budget);
@@ -139,10 +142,10 @@ async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res
     req.resume();
     res.setHeader('Connection', 'close');
     res.setHeader('Retry-After', '1');
-    return send(res, 429, { error: { code: 'rate_limited', message: 'the host holds as many request bodies as it may; retry in 1 second' } });
+    return send(res, 429, { error: { code: 'rate_limited', message: 'the host holds as many request bodies as it may; retry in 1 second', request_id: requestId } });
   }
   try {
-    await answer(mounted, req, res, url, body);
+    await answer(mounted, req, res, url, body, requestId);
   } finally {
     if (Buffer.isBuffer(body)) budget.buffered -= body.length;
   }
@@ -159,16 +162,16 @@ async function refuseKey(header: string | undefined, knownKey: (secret: string) 
 }
 
 /** Hands the request, body read, to its handler as API Gateway would, and writes back what it answers. */
-async function answer(mounted: MountedRoute, req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer | 'too large'): Promise<void> {
+async function answer(mounted: MountedRoute, req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer | 'too large', requestId: string): Promise<void> {
   if (body === 'too large') {
     res.setHeader('Connection', 'close');
-    return sendGatewayError(res, { status: 413, error: 'tooLarge', reason: `the body is over API Gateway's ${AWS_LIMITS.apiGatewayBodyBytes} bytes` });
+    return sendGatewayError(res, { status: 413, error: 'tooLarge', reason: `the body is over API Gateway's ${AWS_LIMITS.apiGatewayBodyBytes} bytes` }, requestId);
   }
 
   const params = matchPath(mounted.route.path, url.pathname)!;
   let cpu = cpuMicros();
-  const event = deliver(toProxyEvent(req, url, mounted.route, body, Object.keys(params).length > 0 ? params : null));
-  if (isFailure(event)) return sendGatewayError(res, event);
+  const event = deliver(toProxyEvent(req, url, mounted.route, body, Object.keys(params).length > 0 ? params : null, requestId));
+  if (isFailure(event)) return sendGatewayError(res, event, requestId);
   const timeout = invocationTimeout(mounted.route.handler, mounted.route.streaming);
   const context = lambdaContext(`drive-${mounted.route.handler}`, timeout.ms);
   const invoked = () => {
@@ -181,7 +184,7 @@ async function answer(mounted: MountedRoute, req: IncomingMessage, res: ServerRe
   hostCpu.emulationMicros += built - cpu;
   cpu = built;
   if (mounted.route.streaming) {
-    const stream = new LocalResponseStream(res, AWS_LIMITS.streamedResponseBytes);
+    const stream = new LocalResponseStream(res, AWS_LIMITS.streamedResponseBytes, requestId);
     // Past the function's timeout Lambda stops the stream: the client gets what was sent, or the gateway's error.
     const timer = setTimeout(() => stream.cutOff({ ...timeout, error: 'serverError', reason: `the stream ran past ${timeout.ms / 1000} s` }), timeout.ms);
     try {
@@ -195,7 +198,7 @@ async function answer(mounted: MountedRoute, req: IncomingMessage, res: ServerRe
   }
   const result = await invokeBuffered(mounted.handler as BufferedHandler, event, context, timeout);
   invoked();
-  if (isFailure(result)) return sendGatewayError(res, result);
+  if (isFailure(result)) return sendGatewayError(res, result, requestId);
   for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, String(value));
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) res.setHeader(name, values.map(String));
   res.statusCode = result.statusCode;
@@ -245,6 +248,15 @@ function readBody(req: IncomingMessage, budget: { buffered: number }): Promise<B
       reject(error);
     });
   });
+}
+
+/**
+ * The line the function's guard would log for the 401 the host sends in its place: the request line of
+ * functions/http/request-log.ts, metrics included, from the same code.
+ */
+function logRefusal(route: Route, method: string, requestId: string): void {
+  const event = { resource: route.path, httpMethod: method, body: null, isBase64Encoded: false, headers: {}, multiValueHeaders: {}, requestContext: { requestId } } as unknown as APIGatewayProxyEvent;
+  logRequest(event, { status: 401, startedAt: Date.now(), bytesOut: 0 });
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

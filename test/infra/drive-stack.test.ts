@@ -4,6 +4,8 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { Alarm, CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { gatewayErrorBody } from '../../lib/aws-limits';
 import { DriveStack } from '../../lib/drive-stack';
 import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, ROUTES } from '../../lib/routes';
 
@@ -111,7 +113,8 @@ describe('DriveStack', () => {
   });
 
   it('grants each function exactly the calls it makes, on its own resources', () => {
-    const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+    // Its logs, and its X-Ray segments (active tracing).
+    const logs = ['logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
     const base = ['dynamodb:GetItem', 'dynamodb:UpdateItem', ...logs];
     const expected: Record<Exclude<keyof DriveStack['functions'], 'dashboard' | 'openapi' | 'sweep' | 'delete-worker' | 'consistency-check'>, string[]> = {
       upload: [
@@ -177,7 +180,10 @@ describe('DriveStack', () => {
         ...logs,
       ].sort(),
     );
-    expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toContain('"Resource":"*"');
+    // No statement on every resource but X-Ray's, whose actions take no other.
+    const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) => (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement);
+    const onEverything = statements.filter((s) => s.Resource === '*').flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+    expect([...new Set(onEverything)].sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
   });
 
   it('feeds delete jobs to their worker from an encrypted queue, a message at a time, with a dead-letter queue after 5 failures', () => {
@@ -378,9 +384,11 @@ describe('DriveStack', () => {
     // The bundle, run as Lambda runs it (an ES module), serves the page from its own copy of the files.
     const script = `const { handler } = await import(${JSON.stringify(join(staged, 'index.mjs'))});
       const event = { path: '/', pathParameters: null, headers: {}, multiValueHeaders: {}, requestContext: { path: '/v1/' } };
-      process.stdout.write(JSON.stringify(await handler(event)));`;
+      const answer = await handler(event);
+      process.stdout.write(String.fromCharCode(10) + JSON.stringify(answer));`;
     const env = { ...process.env, DRIVE_DASHBOARD_DIR: join(staged, 'dashboard'), DRIVE_PART_UPLOAD_ORIGIN: 'https://files.s3.eu-west-1.amazonaws.com' };
-    const answer = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, encoding: 'utf8' })) as { statusCode: number; headers: Record<string, string>; body: string };
+    // The last line: the request's log line comes first.
+    const answer = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, encoding: 'utf8' }).trim().split('\n').at(-1)!) as { statusCode: number; headers: Record<string, string>; body: string };
     expect(answer.statusCode).toBe(200);
     expect(answer.body).toContain('<script type="module" src="app.js"></script>');
     expect(answer.headers['Content-Security-Policy']).toContain("connect-src 'self' https://files.s3.eu-west-1.amazonaws.com;");
@@ -396,8 +404,8 @@ describe('DriveStack', () => {
   });
 
   it('alarms on the API 5xx rate and on errors and throttles of every function', () => {
-    // And the consistency check's two: findings, and no finished run.
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 26 * 2 + 2);
+    // API 5xx, jobs dead-lettered, orphaned objects and the 429 rate; errors and throttles of each function; and the consistency check's two: findings, and no finished run.
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 2 + 26 * 2 + 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('errors') })]) });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
   });
@@ -429,8 +437,84 @@ describe('DriveStack', () => {
     }
   });
 
-  it('outputs the API and dashboard URLs, the bucket and the table names', () => {
-    for (const name of ['ApiUrl', 'DashboardUrl', 'BucketName', 'NodesTableName', 'AccessTableName', 'UploadsTableName']) template.hasOutput(name, Match.anyValue());
+  it('outputs the API and dashboard URLs, the bucket and the table names, and the alarm topic', () => {
+    for (const name of ['ApiUrl', 'DashboardUrl', 'BucketName', 'NodesTableName', 'AccessTableName', 'UploadsTableName', 'AlarmTopicArn']) template.hasOutput(name, Match.anyValue());
+  });
+
+  describe('observability', () => {
+    // A stack as cdk context configures it, with alarms added after it is built; not bundled (its code is the main stack's).
+    const variant = new DriveStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Variant', { logLevel: 'WARN', alarmEmail: 'ops@example.com' });
+    new Alarm(variant, 'AddedLater', { metric: variant.functions.upload.metricErrors(), threshold: 1, evaluationPeriods: 1 });
+    new CfnAlarm(variant, 'AddedBare', { comparisonOperator: 'GreaterThanThreshold', evaluationPeriods: 1, threshold: 0, metricName: 'Findings', namespace: 'Drive', period: 300, statistic: 'Sum' });
+    const variantTemplate = Template.fromStack(variant);
+    const topicId = stack.getLogicalId(stack.alarmTopic.node.defaultChild as never);
+    type AlarmProps = { Properties: { AlarmActions?: unknown[]; OKActions?: unknown[]; AlarmName?: string } };
+
+    it('runs every function in JSON log format at the INFO level, traced by X-Ray, with its metrics namespace and service', () => {
+      const functions = Object.values(template.findResources('AWS::Lambda::Function')) as { Properties: Record<string, unknown> }[];
+      expect(functions).toHaveLength(24);
+      for (const fn of functions) {
+        expect(fn.Properties).toMatchObject({
+          LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' },
+          TracingConfig: { Mode: 'Active' },
+          Environment: { Variables: expect.objectContaining({ DRIVE_METRICS_NAMESPACE: 'Drive', DRIVE_METRICS_SERVICE: 'Test' }) },
+        });
+      }
+    });
+
+    it('traces the API stage', () => {
+      template.hasResourceProperties('AWS::ApiGateway::Stage', { TracingEnabled: true });
+    });
+
+    it('takes the log level from the stack (cdk context logLevel)', () => {
+      variantTemplate.allResourcesProperties('AWS::Lambda::Function', { LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'WARN', SystemLogLevel: 'WARN' } });
+    });
+
+    it('has every alarm notify the encrypted, TLS-only alarm topic, on alarm and on recovery, alarms added after the stack was built included', () => {
+      template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+      template.hasResourceProperties('AWS::SNS::TopicPolicy', { PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) } });
+      template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true, KeyPolicy: { Statement: Match.arrayWith([Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' } })]) } });
+      const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as AlarmProps[];
+      expect(alarms.length).toBeGreaterThan(0);
+      for (const alarm of alarms) {
+        expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+        expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId }]);
+      }
+
+      // Alarms another part of the stack adds after it is built, an L2 alarm and a bare CfnAlarm, notify the topic too.
+      const variantTopic = { Ref: variant.getLogicalId(variant.alarmTopic.node.defaultChild as never) };
+      for (const id of ['AddedLater', 'AddedBare']) {
+        const [alarm] = Object.entries(variantTemplate.findResources('AWS::CloudWatch::Alarm')).filter(([logicalId]) => logicalId.startsWith(id)).map(([, a]) => a as AlarmProps);
+        expect(alarm.Properties.AlarmActions).toEqual([variantTopic]);
+      }
+    });
+
+    it('subscribes an e-mail address to the alarm topic when given one (cdk context alarmEmail), and none otherwise', () => {
+      template.resourceCountIs('AWS::SNS::Subscription', 0);
+      variantTemplate.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com', TopicArn: Match.anyValue() });
+    });
+
+    it('alarms on orphaned objects and on the 429 rate from the embedded metrics', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'Drive', MetricName: 'OrphanedObjects', Dimensions: [{ Name: 'Service', Value: 'Test' }], Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Metrics: Match.arrayWith([Match.objectLike({ Id: 'limited', MetricStat: Match.objectLike({ Metric: Match.objectLike({ Namespace: 'Drive', MetricName: 'RateLimited' }) }) })]),
+      });
+    });
+
+    it('draws a dashboard of requests, errors, 429s, latency p50 and p99, bytes, orphaned objects and each function', () => {
+      const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard')) as { Properties: { DashboardBody: unknown } }[];
+      const body = JSON.stringify(dashboard.Properties.DashboardBody);
+      for (const metric of ['Requests', 'ServerErrors', 'ClientErrors', 'RateLimited', 'Latency', 'BytesIn', 'BytesOut', 'OrphanedObjects', 'Errors', 'Throttles', 'Duration']) expect(body).toContain(`\\"${metric}\\"`);
+      for (const stat of ['p50', 'p99']) expect(body).toContain(stat);
+      expect(body).toContain('alarm');
+    });
+
+    it("puts API Gateway's request id in the body of each of its own errors, as the host does", () => {
+      const responses = Object.values(template.findResources('AWS::ApiGateway::GatewayResponse')) as { Properties: { ResponseType: string; ResponseTemplates: Record<string, string> } }[];
+      for (const response of responses) expect(Object.values(response.Properties.ResponseTemplates)[0]).toContain('"request_id":"$context.requestId"');
+      const [throttled] = responses.filter((r) => r.Properties.ResponseType === 'THROTTLED');
+      expect(throttled.Properties.ResponseTemplates['application/json']).toBe(gatewayErrorBody('throttled', '$context.requestId'));
+    });
   });
 
   it('passes the AWS Solutions checks of cdk-nag with no error', () => {

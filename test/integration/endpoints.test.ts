@@ -208,7 +208,7 @@ describe('GET /drive/download', () => {
   it('answers 422 validation_error naming the parameter for a malformed path', async () => {
     const { status, body } = await json<ErrorJson>(drive.download({ path: 'relative/x.txt' }));
     expect(status).toBe(422);
-    expect(body.error).toEqual({ code: 'validation_error', message: expect.stringContaining('path') });
+    expect(body.error).toEqual({ code: 'validation_error', message: expect.stringContaining('path'), request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
   });
 });
 
@@ -328,7 +328,7 @@ describe('DELETE /drive/folders', () => {
   it('answers 422 naming path when it is missing', async () => {
     const { status, body } = await json<ErrorJson>(drive.deleteFolder({}));
     expect(status).toBe(422);
-    expect(body.error).toEqual({ code: 'validation_error', message: expect.stringContaining('path') });
+    expect(body.error).toEqual({ code: 'validation_error', message: expect.stringContaining('path'), request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
   });
 
   it('answers 404 for a folder that does not exist', async () => {

@@ -165,7 +165,7 @@ describe('large uploads: presigned multipart (an extension of the spec)', () => 
   it('refuses a file over the size limit with 413 before anything is stored', async () => {
     const res = await start(drive, { path: '/huge.bin', size: 6 * 1024 * 1024 * MiB });
     expect(res.status).toBe(413);
-    expect(res.body.error).toEqual({ code: 'payload_too_large', message: expect.stringContaining('5497558138880 bytes') });
+    expect(res.body.error).toEqual({ code: 'payload_too_large', message: expect.stringContaining('5497558138880 bytes'), request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     expect(await pendingUploads(host.dataDir)).toEqual([]);
   });
 
@@ -191,7 +191,7 @@ describe('large uploads: presigned multipart (an extension of the spec)', () => 
       drive.request('POST', '/drive/uploads', { body: body === undefined ? undefined : JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }),
     );
     expect(res.status).toBe(status);
-    expect(res.body.error).toEqual({ code, message: expect.stringContaining(names) });
+    expect(res.body.error).toEqual({ code, message: expect.stringContaining(names), request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
   });
 
   it('refuses a destination held by a folder or below a file, at the start', async () => {

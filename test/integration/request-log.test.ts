@@ -1,8 +1,10 @@
 import { DriveClient } from '../support/api-client';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
-// Every answer names its request (X-Request-Id), and the host's output has one JSON line for it: the id,
-// the route's template, the status, the drive and key id, the time taken; never a secret or a link's token.
+// Every answer names its request (X-Request-Id, and request_id in every error body), and the host's output
+// has one JSON line for it: the id, the route's template, the status, the drive and key id, the time taken,
+// the bytes in and out, the AWS calls it made, and its metrics in CloudWatch's embedded metric format;
+// never a secret or a link's token.
 
 const KEY = 'reqlog-key-0123456789abcdefghijklmnop';
 let host: RunningHost;
@@ -18,7 +20,7 @@ afterAll(() => stopHost(host));
 /** The host's request line for `id`, parsed. */
 async function lineFor(id: string): Promise<Record<string, unknown>> {
   for (let i = 0; i < 50; i++) {
-    const line = host.output().split('\n').find((text) => text.includes(`"request_id":"${id}"`));
+    const line = host.output().split('\n').find((text) => text.includes(`"request_id":"${id}"`) && text.includes('"message":"request"'));
     if (line) return JSON.parse(line.slice(line.indexOf('{'))) as Record<string, unknown>;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -42,9 +44,88 @@ it('names each request in its answer and logs one line for it, buffered and stre
   for (const [res, status, route] of cases) {
     const id = res.headers.get('x-request-id');
     expect({ route, status, id }).toEqual({ route, status, id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    // API Gateway's own header names the same request.
+    expect(res.headers.get('x-amzn-requestid')).toBe(id);
     const line = await lineFor(id!);
-    expect(line).toMatchObject({ level: 'info', message: 'request', request_id: id, route, status, latency_ms: expect.any(Number) });
+    expect(line).toMatchObject({ level: 'INFO', message: 'request', request_id: id, route, status, latency_ms: expect.any(Number) });
     if (status !== 401) expect(line).toMatchObject({ drive: 'logs', key_id: expect.stringMatching(/^[0-9a-f]+$/) });
   }
+  expect(host.output()).not.toContain(KEY);
+});
+
+it("logs a real upload with its AWS calls by service, its bytes, and its metrics in the embedded metric format", async () => {
+  const content = 'x'.repeat(1000);
+  const res = await drive.upload([{ data: content, filename: 'metered.txt' }], [{ folder: '/metered' }]);
+  const body = await res.text();
+  expect(res.status).toBe(200);
+
+  const line = await lineFor(res.headers.get('x-request-id')!);
+  expect(line).toMatchObject({
+    route: '/drive/upload',
+    method: 'POST',
+    status: 200,
+    bytes_out: Buffer.byteLength(body),
+    aws_calls: { s3: 1, dynamodb: expect.any(Number) },
+  });
+  // The multipart body: the file's bytes and the form around them.
+  expect(line.bytes_in).toBeGreaterThan(1000);
+  expect((line.aws_calls as { dynamodb: number }).dynamodb).toBeGreaterThanOrEqual(3);
+  expect(line).toMatchObject({
+    _aws: {
+      Timestamp: expect.any(Number),
+      CloudWatchMetrics: [
+        {
+          Namespace: 'Drive',
+          Dimensions: [['Service'], ['Service', 'Route']],
+          Metrics: expect.arrayContaining([
+            { Name: 'Requests', Unit: 'Count' },
+            { Name: 'ServerErrors', Unit: 'Count' },
+            { Name: 'RateLimited', Unit: 'Count' },
+            { Name: 'Latency', Unit: 'Milliseconds' },
+            { Name: 'BytesIn', Unit: 'Bytes' },
+            { Name: 'BytesOut', Unit: 'Bytes' },
+          ]),
+        },
+      ],
+    },
+    Service: 'drive',
+    Route: 'POST /drive/upload',
+    Requests: 1,
+    ServerErrors: 0,
+    ClientErrors: 0,
+    RateLimited: 0,
+    Latency: line.latency_ms,
+    BytesIn: line.bytes_in,
+    BytesOut: line.bytes_out,
+  });
+});
+
+it('puts the request id of its header in every error body: the function\'s, the host\'s 401, and API Gateway\'s own', async () => {
+  const missing = await drive.download({ path: '/logs/none.txt' });
+  const stranger = await new DriveClient(host.url, 'not-a-key-0123456789abcdefghijklmnopq').list();
+  const invalid = await drive.createFolder('{not json');
+  for (const res of [missing, stranger, invalid]) {
+    const body = (await res.json()) as { error: { request_id: string } };
+    expect(body.error.request_id).toBe(res.headers.get('x-request-id'));
+    const line = await lineFor(body.error.request_id);
+    expect(line).toMatchObject({ status: res.status, ClientErrors: 1, ServerErrors: 0 });
+  }
+
+  // API Gateway's own answers carry no X-Request-Id, but its own request id header and the same body field.
+  const noRoute = await fetch(`${host.url}/drive/nowhere`);
+  const body = (await noRoute.json()) as { error: { code: string; request_id: string } };
+  expect(body.error).toMatchObject({ code: 'not_found', request_id: noRoute.headers.get('x-amzn-requestid') });
+  expect(body.error.request_id).toMatch(/^[0-9a-f-]{36}$/);
+});
+
+it("never logs a share link's token", async () => {
+  await drive.upload([{ data: 'shared', filename: 'shared.txt' }], [{ folder: '/shared' }]);
+  const made = (await (await drive.request('POST', '/drive/links', { body: JSON.stringify({ path: '/shared/shared.txt' }), headers: { 'Content-Type': 'application/json' } })).json()) as { data: { url: string } };
+  const token = made.data.url.slice(made.data.url.lastIndexOf('/') + 1);
+  const opened = await fetch(made.data.url);
+  await opened.text();
+  const line = await lineFor(opened.headers.get('x-request-id')!);
+  expect(line).toMatchObject({ route: '/s/{token}', status: 200, aws_calls: { s3: 1, dynamodb: expect.any(Number) }, bytes_out: 6 });
+  expect(host.output()).not.toContain(token);
   expect(host.output()).not.toContain(KEY);
 });

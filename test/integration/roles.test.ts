@@ -210,7 +210,7 @@ describe('admin routes: /drive/keys (an extension of the spec)', () => {
   ])('refuses to create a key with %s', async (_, body, status, code, names) => {
     const res = await json<ErrorJson>(sendJson(client(SECRETS.admin), 'POST', '/drive/keys', body));
     expect(res.status).toBe(status);
-    expect(res.body.error).toEqual({ code, message: expect.stringContaining(names) });
+    expect(res.body.error).toEqual({ code, message: expect.stringContaining(names), request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
   });
 
   it("keeps the drive's last admin key, and answers 404 for another drive's key or an unknown id", async () => {

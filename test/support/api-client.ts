@@ -80,7 +80,8 @@ export interface DeletedJson {
   files_deleted: number;
 }
 export interface ErrorJson {
-  error: { code: string; message: string };
+  /** `request_id`: the request's id, as its X-Request-Id header (or API Gateway's x-amzn-RequestId) gives it. */
+  error: { code: string; message: string; request_id?: string };
 }
 
 /** The JSON body of a response together with its status, for one-line assertions. */

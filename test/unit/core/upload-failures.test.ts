@@ -25,11 +25,17 @@ beforeEach(() => {
   dynamodb.reset();
   s3.reset();
   jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
   s3.on(DeleteObjectsCommand).resolves({});
   dynamodb.on(BatchGetItemCommand).resolves({ Responses: { nodes: [] } });
 });
 
 afterEach(() => jest.restoreAllMocks());
+
+/** The JSON lines written to stdout since the test began (the clean-up's own, straight to stdout). */
+function loggedLines(): Record<string, unknown>[] {
+  return (process.stdout.write as unknown as jest.Mock).mock.calls.map(([text]) => JSON.parse(String(text)) as Record<string, unknown>);
+}
 
 const deletedKeys = () => s3.commandCalls(DeleteObjectsCommand).flatMap((c) => c.args[0].input.Delete!.Objects!.map((o) => o.Key));
 const putKeys = () => s3.commandCalls(PutObjectCommand).map((c) => c.args[0].input.Key);
@@ -140,6 +146,31 @@ describe('Function: uploadFiles, when AWS fails part-way', () => {
 
     expect(files.map((f) => f.path)).toEqual(['/a.txt']);
     expect(deletedKeys()).toEqual(['d/old']);
-    expect(console.error).toHaveBeenCalledWith(expect.stringContaining('orphaned objects'));
+    expect(loggedLines()).toContainEqual(expect.objectContaining({ level: 'WARN', orphaned_keys: ['d/old'], OrphanedObjects: 1 }));
+  });
+
+  it('a failing delete after a failed put: names every key of the upload as orphaned', async () => {
+    s3.on(PutObjectCommand).resolvesOnce({}).rejectsOnce(new Error('S3 unavailable'));
+    s3.on(DeleteObjectsCommand).rejects(new Error('S3 still unavailable'));
+
+    await expect(uploadFiles(deps, 'd', parts, undefined)).rejects.toThrow('S3 unavailable');
+
+    const line = loggedLines().find((l) => l.orphaned_keys !== undefined)!;
+    expect([...(line.orphaned_keys as string[])].sort()).toEqual(putKeys().sort());
+    expect(line).toMatchObject({ OrphanedObjects: 2, error: { message: 'S3 still unavailable' } });
+  });
+
+  it('a failing undo: names exactly the bytes it was freeing, not the replaced file it put back', async () => {
+    s3.on(PutObjectCommand).resolves({});
+    s3.on(DeleteObjectsCommand).rejects(new Error('S3 unavailable'));
+    // a.txt replaces `old`; b.txt's write fails and its path reads empty: the undo puts `old` back and frees both new objects.
+    dynamodb.on(PutItemCommand).resolvesOnce({ Attributes: old }).rejectsOnce(new Error('throttled')).resolves({});
+    dynamodb.on(GetItemCommand).resolves({});
+
+    await expect(uploadFiles(deps, 'd', parts, undefined)).rejects.toThrow('throttled');
+
+    const line = loggedLines().find((l) => l.orphaned_keys !== undefined)!;
+    expect([...(line.orphaned_keys as string[])].sort()).toEqual(putKeys().sort());
+    expect(line.orphaned_keys).not.toContain('d/old');
   });
 });
