@@ -114,6 +114,7 @@ export async function deleteStep(deps: Stores & { jobs: JobStore }, job: Job, bu
   const deadline = Date.now() + budgetMs;
   return drainTree(deps, job.drive, root, {
     outOfTime: () => Date.now() >= deadline,
+    mustProgress: true,
     deleted: (files) => deps.jobs.advanced(job.id, files),
   });
 }
@@ -163,14 +164,15 @@ async function deleteEmpty(nodes: NodeStore, drive: string, folder: FolderNode):
  * and withdraws; one that died before withdrawing left a child that the next page holds. Memory stays at a
  * page plus the folders entered and not yet removed.
  */
-async function drainTree(deps: Stores, drive: string, root: FolderNode, progress: { outOfTime: () => boolean; deleted: (files: number) => Promise<void> }): Promise<Drained> {
+async function drainTree(deps: Stores, drive: string, root: FolderNode, progress: Progress & { deleted: (files: number) => Promise<void> }): Promise<Drained> {
   const entered: FolderNode[] = [root];
+  let worked = false;
   const pacer = new PartitionPacer(PARTITION_DELETES_PER_SECOND);
   let idle = 0;
   let lastNote = Date.now();
   const waits = new Set<string>();
   while (entered.length > 0) {
-    if (progress.outOfTime()) return 'out of time';
+    if (progress.outOfTime() && (worked || !progress.mustProgress)) return 'out of time';
     const folder = entered.at(-1)!;
     const { nodes: page } = await deps.nodes.childrenPage(drive, folder.path, PAGE);
     if (page.length === 0) {
@@ -179,6 +181,7 @@ async function drainTree(deps: Stores, drive: string, root: FolderNode, progress
       await deps.nodes.removeFolder(drive, folder);
       entered.pop();
       idle = 0;
+      worked = true;
       continue;
     }
     // The folder read again after its page: if it is no longer the one this delete marked (another step
@@ -190,6 +193,7 @@ async function drainTree(deps: Stores, drive: string, root: FolderNode, progress
     }
     const files = page.filter((node): node is FileNode => node.kind === 'file');
     const deleted = files.length > 0 ? await deleteFiles(deps, drive, files, pacer) : 0;
+    if (deleted > 0) worked = true;
     const subfolders = page.filter((node): node is FolderNode => node.kind === 'folder');
     const marked = await mapLimit(subfolders, WALK_CONCURRENCY, async (sub) => {
       if (sub.deleting === 'recursive') return sub;
@@ -219,6 +223,17 @@ async function drainTree(deps: Stores, drive: string, root: FolderNode, progress
 
 /** How a run of `drainTree` ended: the tree gone, time up, or all that is left waits for a move in it to end. */
 export type Drained = 'done' | 'out of time' | 'waiting';
+
+/**
+ * When a walk of a job's tree stops. A step goes from the top again, re-entering the folders the last step
+ * marked, so a step that stopped at `outOfTime` before it removed anything would leave the next step where it
+ * found it: a job step (`mustProgress`) removes or moves something first (a page of files, or a folder), so
+ * every step advances the job, however short its budget. A request may stop at once: its job goes on.
+ */
+export interface Progress {
+  outOfTime: () => boolean;
+  mustProgress?: boolean;
+}
 
 /** How long a delete that waits for a move in its tree waits before it looks again. */
 export const MOVE_WAIT_SECONDS = 30;

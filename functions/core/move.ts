@@ -1,6 +1,6 @@
 import { cleanUp } from './clean-up';
 import { mapLimit } from './concurrency';
-import { type Drained, MOVE_WAIT_SECONDS, PARTITION_DELETES_PER_SECOND, PartitionPacer } from './delete-folder';
+import { type Drained, type Progress, MOVE_WAIT_SECONDS, PARTITION_DELETES_PER_SECOND, PartitionPacer } from './delete-folder';
 import { conflict, invalid, notFound } from './errors';
 import { beingDeleted, beingMoved, ensureFolders, recheckFolders, removeUnused } from './folders';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
@@ -187,7 +187,7 @@ export async function moveStep(deps: MoveDeps & { jobs: JobStore }, job: Job, bu
   }
   if (destination?.kind !== 'folder' || destination.id !== job.folderId || destination.moving !== job.id) return stop();
   const deadline = Date.now() + budgetMs;
-  const outcome = await drainMove(deps, job, source, destination, { outOfTime: () => Date.now() >= deadline, moved: (files) => deps.jobs.advanced(job.id, files) });
+  const outcome = await drainMove(deps, job, source, destination, { outOfTime: () => Date.now() >= deadline, mustProgress: true, moved: (files) => deps.jobs.advanced(job.id, files) });
   if (outcome === 'done') await finishMove(deps, job, source, destination);
   if (outcome === 'stopped') await clearMarks(deps.nodes, job, source, destination);
   return outcome;
@@ -218,8 +218,9 @@ async function clearMarks(nodes: NodeStore, job: Job, source: FolderNode, destin
  * another request (a delete of a folder inside it, a file its upload has not closed), `stopped` when paths
  * at the destination stay taken.
  */
-async function drainMove(deps: MoveDeps, job: Job, top: FolderNode, destination: FolderNode, progress: { outOfTime: () => boolean; moved: (files: number) => Promise<void> }): Promise<Drained | 'stopped'> {
+async function drainMove(deps: MoveDeps, job: Job, top: FolderNode, destination: FolderNode, progress: Progress & { moved: (files: number) => Promise<void> }): Promise<Drained | 'stopped'> {
   const { nodes } = deps;
+  let worked = false;
   const entered: { source: FolderNode; destination: FolderNode }[] = [{ source: top, destination }];
   const pacer = new PartitionPacer(PARTITION_DELETES_PER_SECOND);
   const waits = new Set<string>();
@@ -233,7 +234,7 @@ async function drainMove(deps: MoveDeps, job: Job, top: FolderNode, destination:
     return 'stopped';
   };
   while (entered.length > 0) {
-    if (progress.outOfTime()) return 'out of time';
+    if (progress.outOfTime() && (worked || !progress.mustProgress)) return 'out of time';
     const { source, destination: into } = entered.at(-1)!;
     const { nodes: page } = await nodes.childrenPage(job.drive, source.path, PAGE);
     if (page.length === 0) {
@@ -242,6 +243,7 @@ async function drainMove(deps: MoveDeps, job: Job, top: FolderNode, destination:
       if (source !== top) {
         await nodes.unmarkMoving(job.drive, into, job.id);
         await nodes.revert(job.drive, source.path, source.id);
+        worked = true;
       }
       entered.pop();
       continue;
@@ -279,7 +281,10 @@ async function drainMove(deps: MoveDeps, job: Job, top: FolderNode, destination:
     }
     // Entered in reverse, so the first in name order is taken next.
     entered.push(...entering.reverse());
-    if (moved > 0) await progress.moved(moved);
+    if (moved > 0) {
+      worked = true;
+      await progress.moved(moved);
+    }
     if (moved > 0 || entering.length > 0) {
       idle = 0;
     } else if (held) {

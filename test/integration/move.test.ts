@@ -167,15 +167,15 @@ describe('POST /drive/move: a folder', () => {
   });
 });
 
-/** Reads the job at `url` until it is done (or 60 s pass). */
+/** Reads the job at `url` until it is done (or 120 s pass). */
 async function until(url: string, client: DriveClient): Promise<MoveJob> {
-  for (const started = Date.now(); Date.now() - started < 60_000; ) {
+  for (const started = Date.now(); Date.now() - started < 120_000; ) {
     const res = await json<{ data: { job: MoveJob } }>(fetch(url, { headers: { Authorization: `Bearer ${client.key}` } }));
     expect(res.status).toBe(200);
     if (res.body.data.job.status === 'done') return res.body.data.job;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`job ${url} did not finish within 60 s`);
+  throw new Error(`job ${url} did not finish within 120 s`);
 }
 
 describe('a folder move past the request budget', () => {
@@ -199,7 +199,29 @@ describe('a folder move past the request budget', () => {
     } finally {
       await stopHost(jobs);
     }
-  });
+  }, 150_000);
+
+  it('advances with every step, however short its budget: a move and then a delete of a nested tree finish with steps of 0 ms', async () => {
+    // A step walks from the top again; one that stopped before it moved or removed anything left the next
+    // step where it started, and a job whose steps never got past re-entering its folders never ended.
+    const zero = await startHost({ ...env, DRIVE_DELETE_STEP_MS: '0', DRIVE_DELETE_BUDGET_MS: '0' });
+    try {
+      const client = new DriveClient(zero.url, ADMIN);
+      const nested = ['/n/a/b/c/one.txt', '/n/a/b/c/two.txt', '/n/a/b/three.txt', '/n/a/four.txt', '/n/x/y/five.txt'];
+      await put(client, nested);
+      const moving = await move(client, { from: '/n', to: '/m/n' });
+      expect(moving.status).toBe(202);
+      expect(await until(moving.body.data.job.url, client)).toMatchObject({ status: 'done', files_moved: nested.length, result: { path: '/m/n' } });
+      expect(((await tree(client, '/m/n')) as string[]).filter((path) => !path.endsWith('/'))).toEqual(nested.map((path) => `/m${path}`).sort());
+      const deleted = await json<{ data: { job: MoveJob } }>(client.deleteFolder({ path: '/m', recursive: 'true' }));
+      expect(deleted.status).toBe(202);
+      expect(await until(deleted.body.data.job.url, client)).toMatchObject({ status: 'done', result: { deleted: true, path: '/m', files_deleted: nested.length } });
+      expect(await tree(client, '/m')).toBe(404);
+      await expectFsckClean(zero.dataDir);
+    } finally {
+      await stopHost(zero);
+    }
+  }, 150_000);
 
   it('goes on after the host is killed mid-move and started again: every file at its new path, fsck clean', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'drive-move-'));
@@ -212,7 +234,7 @@ describe('a folder move past the request budget', () => {
       for (let i = 0; i < 500 && !running.output().includes('advanced a job'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
       expect(await running.stop('SIGKILL')).toBeNull();
 
-      running = await startHost(env, dataDir);
+      running = await startHost({ ...env, DRIVE_DELETE_STEP_MS: '200' }, dataDir);
       try {
         client = new DriveClient(running.url, ADMIN);
         const done = await until(res.body.data.job.url.replace(/^http:\/\/127\.0\.0\.1:\d+/, running.url), client);
@@ -228,7 +250,7 @@ describe('a folder move past the request budget', () => {
     } finally {
       await removeDataDir(dataDir);
     }
-  });
+  }, 150_000);
 });
 
 describe('moves racing uploads and deletes on the same paths', () => {
