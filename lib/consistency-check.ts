@@ -9,7 +9,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { CHECK_CURSOR_ID } from '../functions/aws/consistency-source';
 import { FUNCTION_SIZING } from './aws-limits';
-import { DriveFunction } from './drive-function';
+import { DriveFunction, type LogLevel } from './drive-function';
 import { SCHEDULED } from './routes';
 
 export interface ConsistencyCheckProps {
@@ -19,6 +19,8 @@ export interface ConsistencyCheckProps {
   /** The stack's function environment (table and bucket names). */
   environment: Record<string, string>;
   logRetention: RetentionDays;
+  /** The lowest level the function logs, as the stack's other functions. @default 'INFO' */
+  logLevel?: LogLevel;
   /** How often a slice is checked: a whole number of hours, 1 to 72. @default 24 */
   everyHours?: number;
   /** Repair what is safe to repair unattended (DRIVE_FSCK_REPAIR=true); off, the role only reads. @default false */
@@ -52,6 +54,7 @@ export class ConsistencyCheck extends Construct {
       timeout: Duration.seconds(FUNCTION_SIZING['consistency-check'].timeoutSeconds),
       logRetention: props.logRetention,
       logRemovalPolicy: RemovalPolicy.DESTROY,
+      logLevel: props.logLevel,
       environment: { ...props.environment, ...(props.repair ? { DRIVE_FSCK_REPAIR: 'true' } : {}) },
     });
     // Reads: the nodes scan and the confirming reads, the sessions and journal (Scan), the listing and

@@ -213,7 +213,7 @@ export class DriveStack extends Stack {
       },
       copyIntoBundle: { from: 'dashboard', to: DASHBOARD_BUNDLE_DIR },
     });
-    const consistencyCheck = new ConsistencyCheck(this, 'ConsistencyCheck', { nodes, uploads, bucket, environment, logRetention, ...props.consistencyCheck });
+    const consistencyCheck = new ConsistencyCheck(this, 'ConsistencyCheck', { nodes, uploads, bucket, environment, logRetention, logLevel, ...props.consistencyCheck });
     this.alarms.push(...consistencyCheck.alarms);
     // The API's OpenAPI document, rendered from constants: no table, no bucket, no key.
     const openapi = new DriveFunction(this, fnId('openapi'), {
@@ -221,7 +221,8 @@ export class DriveStack extends Stack {
       ...SIZING('openapi'),
       logRetention,
       logRemovalPolicy: RemovalPolicy.DESTROY,
-      environment: {},
+      logLevel,
+      environment: { ...metricsEnvironment },
     });
     // Exactly the calls each handler's code path makes (functions/core + functions/aws).
     this.functions = {

@@ -93,7 +93,7 @@ describe('DriveStack', () => {
 
   it('runs every handler on ARM64 with the newest Node.js runtime, with its own log group', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(25);
+    expect(Object.keys(functions)).toHaveLength(26);
     for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
     }
@@ -245,7 +245,7 @@ describe('DriveStack', () => {
     });
 
     it('only reads the bucket and the nodes table without repair, and writes nothing but its own cursor item', () => {
-      const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+      const logs = ['logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
       expect(actionsOf('consistency-check')).toEqual(
         ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:PutItem', 's3:ListBucket', 's3:GetObject', ...logs].sort(),
       );
@@ -452,7 +452,7 @@ describe('DriveStack', () => {
 
     it('runs every function in JSON log format at the INFO level, traced by X-Ray, with its metrics namespace and service', () => {
       const functions = Object.values(template.findResources('AWS::Lambda::Function')) as { Properties: Record<string, unknown> }[];
-      expect(functions).toHaveLength(24);
+      expect(functions).toHaveLength(26);
       for (const fn of functions) {
         expect(fn.Properties).toMatchObject({
           LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' },

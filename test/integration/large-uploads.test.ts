@@ -419,7 +419,9 @@ describe('large uploads that nobody finishes', () => {
     const parts = await putAll(body.data, data);
     expect(await pendingUploads(expiring.dataDir)).toHaveLength(1);
 
-    for (let waited = 0; (await pendingUploads(expiring.dataDir)).length > 0 && waited < 10_000; waited += 250) await new Promise((r) => setTimeout(r, 250));
+    // The sweep aborts the upload, then logs what it ended: both are waited for, in either order.
+    const swept = async () => (await pendingUploads(expiring.dataDir)).length === 0 && expiring.output().includes('ended 1 expired upload session');
+    for (let waited = 0; !(await swept()) && waited < 20_000; waited += 250) await new Promise((r) => setTimeout(r, 250));
 
     expect(await pendingUploads(expiring.dataDir)).toEqual([]);
     expect(expiring.output()).toContain('ended 1 expired upload session');
