@@ -18,7 +18,11 @@ import { type RunningHost, startHost, stopHost } from '../support/local-host';
 const ROOT = resolve(__dirname, '..', '..');
 const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
 /** Tags of blocks that are shell but do not run here, and why. */
-const NOT_RUN = { aws: 'needs an AWS account', long: 'minutes long; CI or a benchmark runs it' } as const;
+const NOT_RUN = {
+  aws: 'needs an AWS account',
+  long: 'minutes long, or serves until stopped; CI or a benchmark runs it',
+  writes: "rewrites files of the clone; the test that checks those files runs the same code",
+} as const;
 
 interface Block {
   page: string;
