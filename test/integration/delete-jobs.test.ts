@@ -47,13 +47,13 @@ async function seed(client: DriveClient, root: string, count: number, folders: n
 
 /** Reads the job at `url` until it is done (or 60 s pass). */
 async function until(url: string, client = drive): Promise<JobJson> {
-  for (const started = Date.now(); Date.now() - started < 60_000; ) {
+  for (const started = Date.now(); Date.now() - started < 120_000; ) {
     const res = await json<{ data: { job: JobJson } }>(fetch(url, { headers: { Authorization: `Bearer ${client.key}` } }));
     expect(res.status).toBe(200);
     if (res.body.data.job.status === 'done') return res.body.data.job;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`job ${url} did not finish within 60 s`);
+  throw new Error(`job ${url} did not finish within 120 s`);
 }
 
 describe('DELETE /drive/folders?recursive=true past the request budget', () => {
@@ -176,7 +176,7 @@ describe('a delete job across a crash', () => {
     } finally {
       await removeDataDir(dataDir);
     }
-  });
+  }, 150_000);
 
   it('goes on at once after a host killed in the middle of a long step starts again: the dead step\'s claim goes with it', async () => {
     const long = { ...env, DRIVE_DELETE_STEP_MS: '600000' };
@@ -207,7 +207,7 @@ describe('a delete job across a crash', () => {
     } finally {
       await removeDataDir(dataDir);
     }
-  });
+  }, 150_000);
 
   it('is sent again by the sweep when the request died before handing it to the queue', async () => {
     // The request's budget outlasts the kill: it dies deleting, with its job noted and no message sent.
@@ -240,7 +240,7 @@ describe('a delete job across a crash', () => {
       await running.stop();
       await removeDataDir(dataDir);
     }
-  });
+  }, 150_000);
 });
 
 /** A marker that the delete has started: the folder's mark, read from the stored records. */
