@@ -212,5 +212,5 @@ describe('POST /drive/copy of a folder', () => {
     } finally {
       await removeDataDir(dataDir);
     }
-  });
+  }, 150_000);
 });
