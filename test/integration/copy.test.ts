@@ -155,12 +155,12 @@ async function tree(client: DriveClient, folder: string): Promise<string[] | num
 }
 
 async function until(url: string, client: DriveClient): Promise<CopyJob> {
-  for (const started = Date.now(); Date.now() - started < 60_000; ) {
+  for (const started = Date.now(); Date.now() - started < 120_000; ) {
     const res = await json<{ data: { job: CopyJob } }>(fetch(url, { headers: { Authorization: `Bearer ${client.key}` } }));
     if (res.body.data.job.status === 'done') return res.body.data.job;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`job ${url} did not finish within 60 s`);
+  throw new Error(`job ${url} did not finish within 120 s`);
 }
 
 describe('POST /drive/copy of a folder', () => {
