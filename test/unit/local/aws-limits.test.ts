@@ -76,6 +76,31 @@ describe('Module: lib/local/invoke (the host plays API Gateway and Lambda)', () 
 
       expect(deliver(built)).toEqual(expect.objectContaining({ status: 413, error: 'tooLarge' }));
     });
+
+    it.each([
+      ['a base64 body', true, Buffer.from('any bytes \u00ff').toString('base64')],
+      ['a text body with characters JSON escapes', false, 'quote " backslash \\ newline \n tab \t control \u0001 é 日本'],
+      ['no body', false, null],
+    ])('measures an event with %s as Lambda does: its JSON at exactly the limit passes, one byte more is 413', (_name, isBase64Encoded, text) => {
+      const base = { ...toProxyEvent(worstCaseRequest(0).req, new URL('http://127.0.0.1/drive/upload'), upload, Buffer.alloc(0)), isBase64Encoded, body: text };
+      const pad = AWS_LIMITS.lambdaPayloadBytes - Buffer.byteLength(JSON.stringify({ ...base, path: '' }));
+      const exact = { ...base, path: 'p'.repeat(pad) };
+      const over = { ...base, path: 'p'.repeat(pad + 1) };
+
+      expect(Buffer.byteLength(JSON.stringify(exact))).toBe(AWS_LIMITS.lambdaPayloadBytes);
+      expect(deliver(exact)).toEqual({ ...exact, body: text });
+      expect(deliver(over)).toEqual(expect.objectContaining({ status: 413, error: 'tooLarge' }));
+    });
+
+    it('hands a header named __proto__ over as an own property, as Lambda’s JSON does', () => {
+      const base = toProxyEvent(worstCaseRequest(0).req, new URL('http://127.0.0.1/drive/upload'), upload, Buffer.from('x'));
+      const headers = JSON.parse('{"__proto__":"polluted","Host":"h"}') as Record<string, string>;
+      const delivered = deliver({ ...base, headers }) as APIGatewayProxyEvent;
+
+      expect(Object.hasOwn(delivered.headers, '__proto__')).toBe(true);
+      expect(Object.getPrototypeOf(delivered.headers)).toBe(Object.prototype);
+      expect(delivered.body).toBe(base.body);
+    });
   });
 });
 
