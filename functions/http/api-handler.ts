@@ -5,7 +5,7 @@ import { type Caller, type Endpoint, conflictFor } from '../core/access';
 import { corsHeaders } from './cors';
 import type { Guard } from './guard';
 import { withRequestContext } from '../telemetry/request-context';
-import { REQUEST_ID_HEADER, bodyBytes, logRequest, requestIdOf } from './request-log';
+import { REQUEST_ID_HEADER, bodyBytes, logRequest, requestIdOf, traceHeaderOf } from './request-log';
 import { type Headers, Reply, errorResponse, ok, replied } from './respond';
 
 /** A buffered endpoint: guard, then `operation`, whose result is sent in the `data` envelope (a `Reply` picks its own status). */
@@ -32,7 +32,7 @@ export function jsonHandler(
     }
     logRequest(event, { status: answer.statusCode, caller, startedAt, bytesOut: bodyBytes(answer.body, answer.isBase64Encoded) });
     return answer;
-  });
+  }, traceHeaderOf(event));
 }
 
 /** What a streamed endpoint answers: a status, headers, and the bytes to stream after them, if any. */
@@ -87,7 +87,7 @@ export function keylessStreamingHandler(
     // Logged when the answer starts: a stream cut short later is the runtime's to report.
     logRequest(event, { status: result.statusCode, caller: seen.caller, startedAt, bytesOut: streamedBytes(event, result) });
     await send(responseStream, result.statusCode, { ...headers, ...result.headers }, result.body);
-  });
+  }, traceHeaderOf(event));
 }
 
 /** The bytes a stream will send, where its headers say (a file's Content-Length); none for HEAD or a bodiless answer. */

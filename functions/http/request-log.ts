@@ -70,9 +70,14 @@ export function bodyBytes(body: string | null | undefined, base64: boolean | und
   return Buffer.byteLength(body, base64 ? 'base64' : 'utf8');
 }
 
-/** The X-Ray trace this request is part of (API Gateway passes it on when the stage traces), to find it in the console. */
+/** The trace header API Gateway passed on with the request (it adds one whenever the stage traces). */
+export function traceHeaderOf(event: APIGatewayProxyEvent): string | undefined {
+  return headerOf(event, 'x-amzn-trace-id');
+}
+
+/** The X-Ray trace this request is part of, to find it in the console. */
 function traceOf(event: APIGatewayProxyEvent): { trace_id?: string } {
-  const header = headerOf(event, 'x-amzn-trace-id') ?? process.env._X_AMZN_TRACE_ID;
-  const root = header && /Root=([0-9a-f-]+)/i.exec(header)?.[1];
+  const header = traceHeaderOf(event) ?? process.env._X_AMZN_TRACE_ID;
+  const root = currentRequest()?.trace?.root ?? (header && /Root=([0-9a-f-]+)/i.exec(header)?.[1]);
   return root ? { trace_id: root } : {};
 }

@@ -12,6 +12,7 @@ import { parsePath } from '../../functions/core/paths';
 import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED } from '../routes';
 import { FUNCTION_SIZING } from '../aws-limits';
 import { type QueueFeed, startEmbeddedQueues } from './embedded-queue';
+import { startTraceCollector } from './trace-collector';
 import { ENDPOINTS_FILE, LOCAL_REGION, LOCAL_RESOURCES, allowBrowserUploads, runningHost, startEmulators } from './emulators';
 import type { Credentials } from './signed-gateway';
 import { sweepExpiredUploads } from './expiry';
@@ -50,6 +51,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const emulators = options.storage ? { ...options.storage, close: async () => undefined } : await startEmulators(dataDir);
   // SQS for the queue workers, as the stack has it; the host delivers its messages as Lambda's event source would.
   const queues = await startEmbeddedQueues(dataDir, QUEUE_WORKERS.map((worker) => worker.queue), LOCAL_REGION, emulators.credentials);
+  // X-Ray's daemon, as Lambda has one when the function traces: the functions send their calls' subsegments to it.
+  const traces = await startTraceCollector(dataDir);
 
   // The handler modules build their clients from the environment when first imported, as in Lambda.
   Object.assign(process.env, {
@@ -71,6 +74,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     DRIVE_API_SCHEME: 'http',
     DRIVE_SQS_ENDPOINT: queues.endpoint,
     DRIVE_JOB_QUEUE_URL: queues.queueUrl('jobs'),
+    AWS_XRAY_DAEMON_ADDRESS: traces.address,
   });
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
@@ -131,6 +135,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const server = createLocalServer(mounted, log, {
     knownKey: async (secret) => (await keyStore.find(hashSecret(secret))) !== undefined,
     requestTimeoutMs: positiveSeconds('DRIVE_LOCAL_REQUEST_TIMEOUT_SECONDS', 30) * 1000,
+    traces,
     ...(process.env.DRIVE_CHECK_CONTRACT === '1' ? { observe: await contractObserver(dataDir) } : {}),
   });
   await new Promise<void>((resolve, reject) => {
@@ -164,6 +169,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       keyReader.destroy();
       await queues.close();
       await emulators.close();
+      await traces.close();
     },
   };
 }

@@ -1,9 +1,19 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { BINARY_MEDIA_TYPES, type Route } from '../routes';
 
 export const LOCAL_STAGE = 'local';
+
+/**
+ * The `X-Amzn-Trace-Id` the function gets: the trace the client named (`Root=…`) or a new one, with a new
+ * segment id for this invocation, sampled (the host keeps every trace, lib/local/trace-collector.ts).
+ */
+export function traceHeaderFor(sent: string | string[] | undefined): string {
+  const root = /(?:^|;)\s*Root=(1-[0-9a-f]{8}-[0-9a-f]{24})\s*(?:;|$)/.exec(typeof sent === 'string' ? sent : '')?.[1]
+    ?? `1-${Math.floor(Date.now() / 1000).toString(16).padStart(8, '0')}-${randomBytes(12).toString('hex')}`;
+  return `Root=${root};Parent=${randomBytes(8).toString('hex')};Sampled=1`;
+}
 
 /**
  * The event API Gateway's REST proxy integration would send for this request: single- and multi-value
@@ -18,13 +28,17 @@ export function toProxyEvent(req: IncomingMessage, url: URL, route: Route, body:
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const [name, value] = [req.rawHeaders[i], req.rawHeaders[i + 1]];
     // API Gateway sets these itself, whatever the client sent.
-    if (/^x-forwarded-(proto|port|for)$/i.test(name)) continue;
+    if (/^(x-forwarded-(proto|port|for)|x-amzn-trace-id)$/i.test(name)) continue;
     headers[name] = value;
     (multiValueHeaders[name] ??= []).push(value);
   }
   // API Gateway tells the function how the client reached it.
   headers['X-Forwarded-Proto'] = 'http';
   multiValueHeaders['X-Forwarded-Proto'] = ['http'];
+  // And, as a tracing stage does, which trace the request is in: the client's, if it sent a valid one.
+  const trace = traceHeaderFor(req.headers['x-amzn-trace-id']);
+  headers['X-Amzn-Trace-Id'] = trace;
+  multiValueHeaders['X-Amzn-Trace-Id'] = [trace];
 
   let queryStringParameters: Record<string, string> | null = null;
   let multiValueQueryStringParameters: Record<string, string[]> | null = null;

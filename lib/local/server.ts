@@ -9,6 +9,8 @@ import { type BufferedHandler, deliver, invocationTimeout, invokeBuffered, isFai
 import { cpuMicros, hostCpu } from './host-cpu';
 import { LocalResponseStream } from './lambda-runtime';
 import { lambdaContext, toProxyEvent } from './proxy-event';
+import type { TraceCollector } from './trace-collector';
+import { epochMs, traceContextOf } from '../../functions/telemetry/trace';
 import { DriveError } from '../../functions/core/errors';
 import { bearerSecret, unknownKey } from '../../functions/http/guard';
 import { REQUEST_ID_HEADER, logRequest } from '../../functions/http/request-log';
@@ -33,6 +35,8 @@ export interface LocalServerOptions {
   requestTimeoutMs?: number;
   /** Watches each answer as it is sent, changing nothing (the contract checker, lib/local/contract.ts). */
   observe?: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Where each invocation's segment goes (the functions send their calls' subsegments there themselves). */
+  traces?: Pick<TraceCollector, 'keep'>;
 }
 
 /**
@@ -145,7 +149,7 @@ async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res
     return send(res, 429, { error: { code: 'rate_limited', message: 'the host holds as many request bodies as it may; retry in 1 second', request_id: requestId } });
   }
   try {
-    await answer(mounted, req, res, url, body, requestId);
+    await answer(mounted, req, res, url, body, requestId, options.traces);
   } finally {
     if (Buffer.isBuffer(body)) budget.buffered -= body.length;
   }
@@ -162,7 +166,15 @@ async function refuseKey(header: string | undefined, knownKey: (secret: string) 
 }
 
 /** Hands the request, body read, to its handler as API Gateway would, and writes back what it answers. */
-async function answer(mounted: MountedRoute, req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer | 'too large', requestId: string): Promise<void> {
+async function answer(
+  mounted: MountedRoute,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  body: Buffer | 'too large',
+  requestId: string,
+  traces?: Pick<TraceCollector, 'keep'>,
+): Promise<void> {
   if (body === 'too large') {
     res.setHeader('Connection', 'close');
     return sendGatewayError(res, { status: 413, error: 'tooLarge', reason: `the body is over API Gateway's ${AWS_LIMITS.apiGatewayBodyBytes} bytes` }, requestId);
@@ -174,11 +186,13 @@ async function answer(mounted: MountedRoute, req: IncomingMessage, res: ServerRe
   if (isFailure(event)) return sendGatewayError(res, event, requestId);
   const timeout = invocationTimeout(mounted.route.handler, mounted.route.streaming);
   const context = lambdaContext(`drive-${mounted.route.handler}`, timeout.ms);
-  const invoked = () => {
+  const startedAt = epochMs();
+  const invoked = (status: number) => {
     const now = cpuMicros();
     hostCpu.invocations++;
     hostCpu.handlerMicros += now - cpu;
     cpu = now;
+    if (traces) traces.keep(invocationSegment(event, context.functionName, startedAt, status));
   };
   const built = cpuMicros();
   hostCpu.emulationMicros += built - cpu;
@@ -192,18 +206,38 @@ async function answer(mounted: MountedRoute, req: IncomingMessage, res: ServerRe
       if (!stream.writableFinished) stream.end();
     } finally {
       clearTimeout(timer);
-      invoked();
+      invoked(res.statusCode);
     }
     return;
   }
   const result = await invokeBuffered(mounted.handler as BufferedHandler, event, context, timeout);
-  invoked();
+  invoked(isFailure(result) ? result.status : result.statusCode);
   if (isFailure(result)) return sendGatewayError(res, result, requestId);
   for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, String(value));
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) res.setHeader(name, values.map(String));
   res.statusCode = result.statusCode;
   res.end(Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8'));
   hostCpu.emulationMicros += cpuMicros() - cpu;
+}
+
+/**
+ * The segment Lambda's active tracing records for an invocation, under the trace and with the id the event's
+ * `X-Amzn-Trace-Id` names: the functions' subsegments hang below it. (In AWS, API Gateway's segment and
+ * Lambda's own come before it; the host records the one.)
+ */
+function invocationSegment(event: APIGatewayProxyEvent, functionName: string, startedAt: number, status: number): Record<string, unknown> {
+  const trace = traceContextOf(event.headers['X-Amzn-Trace-Id']);
+  return {
+    name: functionName,
+    id: trace?.parent,
+    trace_id: trace?.root,
+    origin: 'AWS::Lambda::Function',
+    start_time: startedAt / 1000,
+    end_time: epochMs() / 1000,
+    http: { request: { method: event.httpMethod, url: event.resource }, response: { status } },
+    ...(status >= 500 ? { fault: true } : status === 429 ? { throttle: true, error: true } : status >= 400 ? { error: true } : {}),
+    aws: { request_id: event.requestContext.requestId },
+  };
 }
 
 /**

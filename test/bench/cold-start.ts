@@ -44,8 +44,7 @@ export async function measureColdStarts(): Promise<ColdStart[]> {
       );
       await build({ ...esbuildOptions(), entryPoints: [entry], outfile: bare, nodePaths: [join(ROOT, 'node_modules')] });
 
-      const importMs = medianImport(out);
-      const bareClientsImportMs = medianImport(bare);
+      const [importMs, bareClientsImportMs] = medianImports([out, bare]);
       results.push({ handler: route.handler, bundleBytes: (await stat(out)).size, sdkClients, importMs, bareClientsImportMs, ratio: importMs / bareClientsImportMs });
     }
     return results;
@@ -74,12 +73,17 @@ globalThis.awslambda = { streamifyResponse: (f) => f, HttpResponseStream: { from
 Object.assign(process.env, { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x', DRIVE_NODES_TABLE: 'n', DRIVE_ACCESS_TABLE: 'a', DRIVE_BUCKET: 'b', DRIVE_UPLOADS_TABLE: 'u', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
 `;
 
-function medianImport(file: string): number {
-  const script = `${PRELUDE}
+/** The median import time of each file, each in fresh processes, the files taking turns so that a change in the machine's load falls on all alike. */
+function medianImports(files: string[]): number[] {
+  const times = files.map(() => [] as number[]);
+  for (let run = 0; run < IMPORT_RUNS; run++) {
+    files.forEach((file, i) => {
+      const script = `${PRELUDE}
 const t = performance.now();
 await import(${JSON.stringify(`file://${file}`)});
 console.log(performance.now() - t);`;
-  const times = Array.from({ length: IMPORT_RUNS }, () => Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim()));
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+      times[i].push(Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim()));
+    });
+  }
+  return times.map((list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)]);
 }

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { resolve as resolve_ } from 'node:path';
 import { DriveClient } from '../support/api-client';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
@@ -129,3 +131,59 @@ it("never logs a share link's token", async () => {
   expect(host.output()).not.toContain(token);
   expect(host.output()).not.toContain(KEY);
 });
+
+it('records a trace of each request: the invocation, and each AWS call below it, which `npm run trace` shows', async () => {
+  const res = await drive.upload([{ data: 'traced', filename: 'traced.txt' }], [{ folder: '/traced' }]);
+  expect(res.status).toBe(200);
+  const line = await lineFor(res.headers.get('x-request-id')!);
+  expect(line.trace_id).toMatch(/^1-[0-9a-f]{8}-[0-9a-f]{24}$/);
+
+  // The subsegments come over UDP, a moment after the answer.
+  let documents: Record<string, unknown>[] = [];
+  for (let i = 0; i < 100; i++) {
+    const out = await traceCommand([String(line.trace_id), '--json']);
+    documents = out.stdout.split('\n').filter(Boolean).map((text) => JSON.parse(text) as Record<string, unknown>);
+    const calls = documents.filter((d) => d.type === 'subsegment').length;
+    if (documents.some((d) => d.origin === 'AWS::Lambda::Function') && calls >= (line.aws_calls as { s3: number; dynamodb: number }).dynamodb + 1) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const invocation = documents.find((d) => d.origin === 'AWS::Lambda::Function');
+  expect(invocation).toMatchObject({ name: 'drive-upload', trace_id: line.trace_id, http: { request: { method: 'POST', url: '/drive/upload' }, response: { status: 200 } } });
+  const calls = documents.filter((d) => d.type === 'subsegment');
+  // One subsegment a call the log line counts, each below the invocation.
+  expect(calls).toHaveLength((line.aws_calls as { s3: number; dynamodb: number }).dynamodb + 1);
+  for (const call of calls) expect(call).toMatchObject({ trace_id: line.trace_id, parent_id: invocation!.id, namespace: 'aws', http: { response: { status: 200 } } });
+  expect(calls.map((c) => `${c.name} ${(c.aws as { operation: string }).operation}`)).toEqual(expect.arrayContaining(['S3 PutObject', 'DynamoDB PutItem']));
+
+  const shown = await traceCommand([String(line.trace_id)]);
+  expect(shown.code).toBe(0);
+  expect(shown.stdout).toContain(`trace ${line.trace_id}`);
+  expect(shown.stdout).toMatch(/ms +[0-9.]+ ms +drive-upload POST \/drive\/upload → 200/);
+  expect(shown.stdout).toMatch(/ms +[0-9.]+ ms +S3 PutObject → 200/);
+});
+
+it('continues a trace the client started, as API Gateway does, and never takes its segment id', async () => {
+  const root = `1-${Math.floor(Date.now() / 1000).toString(16)}-0123456789abcdef01234567`;
+  const res = await drive.request('GET', '/drive/list?folder=/', { headers: { 'X-Amzn-Trace-Id': `Root=${root};Parent=aaaaaaaaaaaaaaaa;Sampled=0` } });
+  expect(res.status).toBe(200);
+  const line = await lineFor(res.headers.get('x-request-id')!);
+  expect(line.trace_id).toBe(root);
+  let json = '';
+  for (let i = 0; i < 100 && !json.includes('AWS::Lambda::Function'); i++) {
+    json = (await traceCommand([root, '--json'])).stdout;
+    if (!json.includes('AWS::Lambda::Function')) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const invocation = json.split('\n').filter(Boolean).map((text) => JSON.parse(text) as { origin?: string; id: string }).find((d) => d.origin === 'AWS::Lambda::Function');
+  expect(invocation?.id).toMatch(/^[0-9a-f]{16}$/);
+  expect(invocation?.id).not.toBe('aaaaaaaaaaaaaaaa');
+});
+
+/** `npm run trace` against this host's data. */
+function traceCommand(args: string[]): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/trace.ts', ...args], { cwd: resolve_(__dirname, '..', '..'), env: { ...process.env, DRIVE_DATA_DIR: host.dataDir } });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.on('close', (code) => resolve({ code, stdout }));
+  });
+}

@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import { type Socket, createSocket } from 'node:dgram';
+
+/**
+ * X-Ray subsegments for the AWS calls a function makes, sent to the X-Ray daemon as the X-Ray SDK sends them
+ * (one UDP datagram a subsegment, after the daemon's header line), without the SDK's weight at cold start.
+ * Lambda's active tracing records the function's own segment; these hang the calls below it, so a trace shows
+ * which DynamoDB and S3 calls a request made, in which order, and how long each took. The local host runs a
+ * daemon of its own that keeps what it receives (lib/local/trace-collector.ts).
+ */
+
+/** A trace header's parts (`Root=1-…;Parent=…;Sampled=1`): where this invocation's subsegments belong. */
+export interface TraceContext {
+  root: string;
+  parent: string;
+  sampled: boolean;
+}
+
+/** One AWS call, timed. */
+export interface AwsCall {
+  service: string;
+  operation: string;
+  /** Epoch milliseconds. */
+  start: number;
+  end: number;
+  status?: number;
+  awsRequestId?: string;
+  attempts?: number;
+  /** The error's name, if the call failed. */
+  error?: string;
+}
+
+/** Subsegments one invocation sends at most: a batch of 1,000 files makes thousands of calls; the first tell enough. */
+export const MAX_SUBSEGMENTS = 200;
+
+const ROOT = /^1-[0-9a-f]{8}-[0-9a-f]{24}$/;
+const SEGMENT_ID = /^[0-9a-f]{16}$/;
+const DAEMON_HEADER = '{"format":"json","version":1}\n';
+
+/** The names X-Ray gives these services' nodes in its trace map. */
+const SERVICE_NAMES: Record<string, string> = { dynamodb: 'DynamoDB', s3: 'S3', sqs: 'SQS' };
+
+/**
+ * This invocation's trace: Lambda's `_X_AMZN_TRACE_ID` (its Parent is the function's segment), else the
+ * `X-Amzn-Trace-Id` header API Gateway passed (the local host's, whose Parent is the invocation's segment).
+ * Anything malformed is no trace.
+ */
+export function traceContextOf(header: string | undefined = process.env._X_AMZN_TRACE_ID): TraceContext | undefined {
+  if (!header) return undefined;
+  const fields = new Map(header.split(';').map((field) => {
+    const at = field.indexOf('=');
+    return [field.slice(0, at).trim(), field.slice(at + 1).trim()] as const;
+  }));
+  const root = fields.get('Root') ?? '';
+  const parent = fields.get('Parent') ?? '';
+  if (!ROOT.test(root) || !SEGMENT_ID.test(parent)) return undefined;
+  return { root, parent, sampled: fields.get('Sampled') === '1' };
+}
+
+/** Now, in epoch milliseconds to the microsecond, as X-Ray's times are kept. */
+export function epochMs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** The daemon's address, `host:port` in `AWS_XRAY_DAEMON_ADDRESS` (Lambda sets it when tracing is active). */
+function daemonAddress(): { host: string; port: number } | undefined {
+  const match = /^([0-9.]+|localhost):(\d{1,5})$/.exec(process.env.AWS_XRAY_DAEMON_ADDRESS ?? '');
+  return match ? { host: match[1], port: Number(match[2]) } : undefined;
+}
+
+/** A subsegment document for `call`, as the X-Ray SDK writes one for an AWS call. */
+export function subsegmentOf(trace: TraceContext, call: AwsCall, region = process.env.AWS_REGION): Record<string, unknown> {
+  const status = call.status;
+  return {
+    name: SERVICE_NAMES[call.service] ?? call.service,
+    id: randomBytes(8).toString('hex'),
+    trace_id: trace.root,
+    parent_id: trace.parent,
+    type: 'subsegment',
+    namespace: 'aws',
+    start_time: call.start / 1000,
+    end_time: call.end / 1000,
+    aws: { operation: call.operation, region, request_id: call.awsRequestId, retries: call.attempts === undefined ? undefined : call.attempts - 1 },
+    ...(status === undefined ? {} : { http: { response: { status } } }),
+    // X-Ray's flags: a 429 is a throttle, any other 4xx an error, a 5xx (or no answer) a fault.
+    ...(call.error === undefined ? {} : status === 429 ? { throttle: true, error: true } : status !== undefined && status < 500 ? { error: true } : { fault: true }),
+  };
+}
+
+let socket: Socket | undefined;
+
+/** Sends `call` to the daemon as a subsegment of `trace`; never fails the request (tracing is best effort). */
+export function sendSubsegment(trace: TraceContext, call: AwsCall): void {
+  const daemon = daemonAddress();
+  if (!daemon || !trace.sampled) return;
+  if (!socket) {
+    socket = createSocket('udp4');
+    // A send that fails (no daemon listening) is dropped, as the X-Ray SDK drops it; the socket never keeps
+    // the process alive.
+    socket.on('error', () => undefined);
+    socket.unref();
+  }
+  socket.send(DAEMON_HEADER + JSON.stringify(subsegmentOf(trace, call)), daemon.port, daemon.host, () => undefined);
+}

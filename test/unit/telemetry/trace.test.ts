@@ -1,0 +1,162 @@
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { type Socket, createSocket } from 'node:dgram';
+import type { AddressInfo } from 'node:net';
+import { countAwsCalls } from '../../../functions/telemetry/aws-call-counter';
+import { withRequestContext } from '../../../functions/telemetry/request-context';
+import { MAX_SUBSEGMENTS, traceContextOf } from '../../../functions/telemetry/trace';
+
+// Each AWS call of a traced request is one X-Ray subsegment, sent to the daemon as the X-Ray SDK sends it.
+
+const ROOT = '1-5759e988-bd862e3fe1be46a994272793';
+const PARENT = '53995c3f42cd8ad8';
+const SAMPLED = `Root=${ROOT};Parent=${PARENT};Sampled=1`;
+
+/** A DynamoDB client whose calls answer at once without the network, with `status` (and fail unless 2xx). */
+function offline(status = 200): DynamoDBClient {
+  const client = new DynamoDBClient({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  (client.middlewareStack as unknown as S3Client['middlewareStack']).add(
+    () => async () => {
+      // A turn of the event loop, as a real call takes, in which the daemon here reads what was sent.
+      await new Promise((resolve) => setImmediate(resolve));
+      const $metadata = { httpStatusCode: status, requestId: 'AWSREQUESTID', attempts: 1 };
+      if (status >= 300) throw Object.assign(new Error('refused'), { name: status === 429 ? 'ThrottlingException' : 'Refused', $metadata });
+      return { output: { $metadata }, response: {} };
+    },
+    { step: 'finalizeRequest', name: 'offline' },
+  );
+  return countAwsCalls(client, 'dynamodb');
+}
+
+const getItem = () => new GetItemCommand({ TableName: 't', Key: { pk: { S: 'p' } } });
+
+let daemon: Socket;
+let received: string[];
+
+beforeEach(async () => {
+  received = [];
+  daemon = createSocket('udp4');
+  daemon.on('message', (message) => received.push(message.toString('utf8')));
+  await new Promise<void>((resolve) => daemon.bind(0, '127.0.0.1', resolve));
+  process.env.AWS_XRAY_DAEMON_ADDRESS = `127.0.0.1:${(daemon.address() as AddressInfo).port}`;
+});
+
+afterEach(async () => {
+  delete process.env.AWS_XRAY_DAEMON_ADDRESS;
+  await new Promise<void>((resolve) => daemon.close(() => resolve()));
+});
+
+/** Waits until `count` datagrams have come (UDP is asynchronous), then a little longer for any extra. */
+async function datagrams(count: number): Promise<Record<string, unknown>[]> {
+  for (let i = 0; i < 200 && received.length < count; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  return received.map((text) => {
+    const [header, document] = text.split('\n');
+    expect(JSON.parse(header)).toEqual({ format: 'json', version: 1 });
+    return JSON.parse(document) as Record<string, unknown>;
+  });
+}
+
+describe('Function: traceContextOf', () => {
+  it('reads the root, the parent segment and the sampling decision', () => {
+    expect(traceContextOf(SAMPLED)).toEqual({ root: ROOT, parent: PARENT, sampled: true });
+    expect(traceContextOf(`Root=${ROOT};Parent=${PARENT};Sampled=0;Lineage=a:1`)).toEqual({ root: ROOT, parent: PARENT, sampled: false });
+  });
+
+  it.each([
+    ['no header', undefined],
+    ['no parent', `Root=${ROOT};Sampled=1`],
+    ['a malformed root', `Root=1-xyz;Parent=${PARENT};Sampled=1`],
+    ['a malformed parent', `Root=${ROOT};Parent=abc;Sampled=1`],
+    ['prototype-named fields', '__proto__=x;constructor=y;toString=z'],
+  ])('is no trace for %s', (_name, header) => {
+    expect(traceContextOf(header)).toBeUndefined();
+  });
+});
+
+describe('Function: countAwsCalls, in a traced request', () => {
+  it('sends each call as a subsegment of the invocation, named and timed as the X-Ray SDK names them', async () => {
+    const dynamodb = offline();
+
+    const before = Date.now() / 1000;
+    await withRequestContext('r1', async () => {
+      await dynamodb.send(getItem());
+      await dynamodb.send(getItem());
+    }, SAMPLED);
+    const after = Date.now() / 1000;
+
+    const documents = await datagrams(2);
+    expect(documents).toHaveLength(2);
+    for (const document of documents) {
+      expect(document).toMatchObject({
+        name: 'DynamoDB',
+        id: expect.stringMatching(/^[0-9a-f]{16}$/),
+        trace_id: ROOT,
+        parent_id: PARENT,
+        type: 'subsegment',
+        namespace: 'aws',
+        aws: { operation: 'GetItem', request_id: 'AWSREQUESTID', retries: 0 },
+        http: { response: { status: 200 } },
+      });
+      expect(document.start_time).toBeGreaterThanOrEqual(before - 0.001);
+      expect(document.end_time).toBeGreaterThanOrEqual(document.start_time as number);
+      expect(document.end_time).toBeLessThanOrEqual(after + 0.001);
+      expect(document).not.toHaveProperty('fault');
+      expect(document).not.toHaveProperty('error');
+    }
+    expect(documents[0].id).not.toBe(documents[1].id);
+  });
+
+  it.each([
+    [429, { throttle: true, error: true }],
+    [404, { error: true }],
+    [500, { fault: true }],
+  ])('marks a call answered %i as X-Ray marks it', async (status, flags) => {
+    const dynamodb = offline(status);
+
+    await withRequestContext('r1', () => dynamodb.send(getItem()).catch(() => undefined), SAMPLED);
+
+    const [document] = await datagrams(1);
+    expect(document).toMatchObject({ ...flags, http: { response: { status } } });
+  });
+
+  it(`sends at most ${MAX_SUBSEGMENTS} subsegments for one invocation, however many calls it makes`, async () => {
+    const dynamodb = offline();
+
+    await withRequestContext('r1', async () => {
+      for (let i = 0; i < MAX_SUBSEGMENTS + 50; i++) await dynamodb.send(getItem());
+    }, SAMPLED);
+
+    expect(await datagrams(MAX_SUBSEGMENTS + 50)).toHaveLength(MAX_SUBSEGMENTS);
+  });
+
+  it('sends nothing for a request not sampled, one with no trace, or calls outside a request', async () => {
+    const dynamodb = offline();
+
+    await withRequestContext('r1', () => dynamodb.send(getItem()), SAMPLED.replace('Sampled=1', 'Sampled=0'));
+    await withRequestContext('r2', () => dynamodb.send(getItem()));
+    await dynamodb.send(getItem());
+
+    expect(await datagrams(1)).toEqual([]);
+  });
+
+  it("prefers Lambda's own trace (its Parent is the function's segment) to the request's header", async () => {
+    const dynamodb = offline();
+    process.env._X_AMZN_TRACE_ID = `Root=${ROOT};Parent=1111222233334444;Sampled=1`;
+    try {
+      await withRequestContext('r1', () => dynamodb.send(getItem()), SAMPLED);
+    } finally {
+      delete process.env._X_AMZN_TRACE_ID;
+    }
+
+    const [document] = await datagrams(1);
+    expect(document).toMatchObject({ trace_id: ROOT, parent_id: '1111222233334444' });
+  });
+
+  it('fails no call when no daemon listens', async () => {
+    process.env.AWS_XRAY_DAEMON_ADDRESS = '127.0.0.1:9';
+    const dynamodb = offline();
+
+    await expect(withRequestContext('r1', () => dynamodb.send(getItem()), SAMPLED)).resolves.toBeDefined();
+  });
+});
