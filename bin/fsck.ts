@@ -103,7 +103,8 @@ function report(where: string, findings: Findings): void {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  // Exit once stdout has taken everything: a pipe's reader may be slower than this process (`| less`).
+  (code) => process.stdout.write('', () => process.exit(code)),
   (error: unknown) => {
     console.error(`fsck: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(2);

@@ -106,7 +106,8 @@ function usageError(message: string): number {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  // Exit once stdout has taken everything: a pipe's reader may be slower than this process (`| less`).
+  (code) => process.stdout.write('', () => process.exit(code)),
   (error: unknown) => {
     console.error(`keys: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);

@@ -52,7 +52,8 @@ async function recorded(dataDir: string): Promise<Segment[]> {
   const files = ['traces.1.jsonl', TRACES_FILE];
   const texts = await Promise.all(files.map((file) => readFile(join(dataDir, file), 'utf8').catch(() => '')));
   const segments: Segment[] = [];
-  for (const line of texts.join('').split('\n')) {
+  // Each file on its own lines: the last line of the older one may have been cut short.
+  for (const line of texts.join('\n').split('\n')) {
     if (line === '') continue;
     try {
       segments.push(JSON.parse(line) as Segment);
@@ -77,7 +78,8 @@ function waterfall(traceId: string, trace: Segment[]): string {
       lines.push(row(ms(call.start_time), ms(call.end_time) - ms(call.start_time), `  ${call.name} ${call.aws?.operation ?? ''} → ${call.http?.response?.status ?? '?'}${flags ? ` (${flags})` : ''}`));
     }
   }
-  return lines.join('\n');
+  // Any process on this machine can send the host's daemon a document: its names are shown, never obeyed.
+  return lines.join('\n').replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, '?');
 }
 
 function row(offset: number, took: number, what: string): string {
@@ -85,7 +87,8 @@ function row(offset: number, took: number, what: string): string {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  // Not process.exit: what is written to a pipe would be cut off.
+  (code) => void (process.exitCode = code),
   (error: unknown) => {
     console.error(error instanceof Error ? error.message : error);
     process.exit(2);

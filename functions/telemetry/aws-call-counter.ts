@@ -3,7 +3,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { enabled, log } from './log';
 import { currentRequest, noteAwsCall } from './request-context';
-import { MAX_SUBSEGMENTS, epochMs, sendSubsegment } from './trace';
+import { MAX_SUBSEGMENTS, sendSubsegment, stopwatch } from './trace';
 
 type Client = S3Client | DynamoDBClient | SQSClient;
 
@@ -23,7 +23,7 @@ export function countAwsCalls<C extends Client>(client: C, service: string): C {
     const debug = enabled('DEBUG');
     if (!traced && !debug) return next(args);
     if (traced) request.subsegments++;
-    const start = epochMs();
+    const timer = stopwatch();
     let meta: Metadata | undefined;
     let failure: string | undefined;
     try {
@@ -35,7 +35,7 @@ export function countAwsCalls<C extends Client>(client: C, service: string): C {
       meta = (error as { $metadata?: Metadata }).$metadata;
       throw error;
     } finally {
-      const call = { service, operation: context.commandName?.replace(/Command$/, '') ?? 'unknown', start, end: epochMs(), status: meta?.httpStatusCode, awsRequestId: meta?.requestId, attempts: meta?.attempts, error: failure };
+      const call = { service, operation: context.commandName?.replace(/Command$/, '') ?? 'unknown', start: timer.start, end: timer.stop(), status: meta?.httpStatusCode, awsRequestId: meta?.requestId, attempts: meta?.attempts, error: failure };
       if (traced) sendSubsegment(request.trace!, call);
       if (debug) log('DEBUG', 'aws call', { request_id: request?.requestId, service, command: context.commandName, outcome: failure ?? 'ok', ms: Math.round(call.end - call.start) });
     }

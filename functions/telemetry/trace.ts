@@ -37,6 +37,24 @@ const ROOT = /^1-[0-9a-f]{8}-[0-9a-f]{24}$/;
 const SEGMENT_ID = /^[0-9a-f]{16}$/;
 const DAEMON_HEADER = '{"format":"json","version":1}\n';
 
+/** Errors that are a service's throttling, whatever their status: the names the SDK's retry strategy treats as throttles (`THROTTLING_ERROR_CODES` of @smithy/core). */
+const THROTTLES = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'SlowDown',
+  'ThrottledException',
+  'Throttling',
+  'TooManyRequestsException',
+  'TransactionInProgressException',
+  'BandwidthLimitExceeded',
+  'LimitExceededException',
+  'PriorRequestNotComplete',
+  'EC2ThrottledException',
+]);
+
 /** The names X-Ray gives these services' nodes in its trace map. */
 const SERVICE_NAMES: Record<string, string> = { dynamodb: 'DynamoDB', s3: 'S3', sqs: 'SQS' };
 
@@ -57,15 +75,22 @@ export function traceContextOf(header: string | undefined = process.env._X_AMZN_
   return { root, parent, sampled: fields.get('Sampled') === '1' };
 }
 
-/** Now, in epoch milliseconds to the microsecond, as X-Ray's times are kept. */
-export function epochMs(): number {
-  return performance.timeOrigin + performance.now();
+/**
+ * A timer for one call: its start by the wall clock (as Lambda stamps the function's segment), its length by
+ * the monotonic one, to the microsecond. (The monotonic clock alone drifts from the wall clock over a warm
+ * container's hours and stops while Lambda freezes it.)
+ */
+export function stopwatch(): { start: number; stop(): number } {
+  const start = Date.now();
+  const started = performance.now();
+  return { start, stop: () => start + (performance.now() - started) };
 }
 
 /** The daemon's address, `host:port` in `AWS_XRAY_DAEMON_ADDRESS` (Lambda sets it when tracing is active). */
 function daemonAddress(): { host: string; port: number } | undefined {
   const match = /^([0-9.]+|localhost):(\d{1,5})$/.exec(process.env.AWS_XRAY_DAEMON_ADDRESS ?? '');
-  return match ? { host: match[1], port: Number(match[2]) } : undefined;
+  const port = Number(match?.[2]);
+  return match && port >= 1 && port <= 65535 ? { host: match[1], port } : undefined;
 }
 
 /** A subsegment document for `call`, as the X-Ray SDK writes one for an AWS call. */
@@ -82,8 +107,15 @@ export function subsegmentOf(trace: TraceContext, call: AwsCall, region = proces
     end_time: call.end / 1000,
     aws: { operation: call.operation, region, request_id: call.awsRequestId, retries: call.attempts === undefined ? undefined : call.attempts - 1 },
     ...(status === undefined ? {} : { http: { response: { status } } }),
-    // X-Ray's flags: a 429 is a throttle, any other 4xx an error, a 5xx (or no answer) a fault.
-    ...(call.error === undefined ? {} : status === 429 ? { throttle: true, error: true } : status !== undefined && status < 500 ? { error: true } : { fault: true }),
+    // X-Ray's flags: a throttle (a 429, or an error the SDK names one: DynamoDB's come as 400, S3's SlowDown as
+    // 503) is marked so and as an error, any other 4xx an error, a 5xx (or no answer) a fault.
+    ...(call.error === undefined
+      ? {}
+      : status === 429 || THROTTLES.has(call.error)
+        ? { throttle: true, error: true }
+        : status !== undefined && status < 500
+          ? { error: true }
+          : { fault: true }),
   };
 }
 
@@ -93,12 +125,16 @@ let socket: Socket | undefined;
 export function sendSubsegment(trace: TraceContext, call: AwsCall): void {
   const daemon = daemonAddress();
   if (!daemon || !trace.sampled) return;
-  if (!socket) {
-    socket = createSocket('udp4');
-    // A send that fails (no daemon listening) is dropped, as the X-Ray SDK drops it; the socket never keeps
-    // the process alive.
-    socket.on('error', () => undefined);
-    socket.unref();
+  try {
+    if (!socket) {
+      socket = createSocket('udp4');
+      // A send that fails (no daemon listening) is dropped, as the X-Ray SDK drops it; the socket never keeps
+      // the process alive.
+      socket.on('error', () => undefined);
+      socket.unref();
+    }
+    socket.send(DAEMON_HEADER + JSON.stringify(subsegmentOf(trace, call)), daemon.port, daemon.host, () => undefined);
+  } catch {
+    // Whatever tracing throws, the call it records has answered: its answer stands.
   }
-  socket.send(DAEMON_HEADER + JSON.stringify(subsegmentOf(trace, call)), daemon.port, daemon.host, () => undefined);
 }

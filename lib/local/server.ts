@@ -10,7 +10,7 @@ import { cpuMicros, hostCpu } from './host-cpu';
 import { LocalResponseStream } from './lambda-runtime';
 import { lambdaContext, toProxyEvent } from './proxy-event';
 import type { TraceCollector } from './trace-collector';
-import { epochMs, traceContextOf } from '../../functions/telemetry/trace';
+import { stopwatch, traceContextOf } from '../../functions/telemetry/trace';
 import { DriveError } from '../../functions/core/errors';
 import { bearerSecret, unknownKey } from '../../functions/http/guard';
 import { REQUEST_ID_HEADER, logRequest } from '../../functions/http/request-log';
@@ -186,13 +186,13 @@ async function answer(
   if (isFailure(event)) return sendGatewayError(res, event, requestId);
   const timeout = invocationTimeout(mounted.route.handler, mounted.route.streaming);
   const context = lambdaContext(`drive-${mounted.route.handler}`, timeout.ms);
-  const startedAt = epochMs();
+  const timer = stopwatch();
   const invoked = (status: number) => {
     const now = cpuMicros();
     hostCpu.invocations++;
     hostCpu.handlerMicros += now - cpu;
     cpu = now;
-    if (traces) traces.keep(invocationSegment(event, context.functionName, startedAt, status));
+    if (traces) traces.keep(invocationSegment(event, context.functionName, timer, status));
   };
   const built = cpuMicros();
   hostCpu.emulationMicros += built - cpu;
@@ -225,15 +225,15 @@ async function answer(
  * `X-Amzn-Trace-Id` names: the functions' subsegments hang below it. (In AWS, API Gateway's segment and
  * Lambda's own come before it; the host records the one.)
  */
-function invocationSegment(event: APIGatewayProxyEvent, functionName: string, startedAt: number, status: number): Record<string, unknown> {
+function invocationSegment(event: APIGatewayProxyEvent, functionName: string, timer: ReturnType<typeof stopwatch>, status: number): Record<string, unknown> {
   const trace = traceContextOf(event.headers['X-Amzn-Trace-Id']);
   return {
     name: functionName,
     id: trace?.parent,
     trace_id: trace?.root,
     origin: 'AWS::Lambda::Function',
-    start_time: startedAt / 1000,
-    end_time: epochMs() / 1000,
+    start_time: timer.start / 1000,
+    end_time: timer.stop() / 1000,
     http: { request: { method: event.httpMethod, url: event.resource }, response: { status } },
     ...(status >= 500 ? { fault: true } : status === 429 ? { throttle: true, error: true } : status >= 400 ? { error: true } : {}),
     aws: { request_id: event.requestContext.requestId },

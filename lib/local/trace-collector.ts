@@ -1,6 +1,6 @@
 import { createSocket } from 'node:dgram';
 import { type WriteStream, createWriteStream } from 'node:fs';
-import { rename, stat } from 'node:fs/promises';
+import { open as openFile, rename, stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
@@ -26,11 +26,13 @@ export interface TraceCollector {
 export async function startTraceCollector(dataDir: string, rotateBytes = ROTATE_BYTES): Promise<TraceCollector> {
   const path = join(dataDir, TRACES_FILE);
   let size = await stat(path).then((s) => s.size, () => 0);
-  let out: WriteStream = open();
+  let out: WriteStream = open('a');
+  // A host that was killed may have left its last line cut short: the next one starts on a line of its own.
+  if (size > 0 && (await lastByte(path)) !== 0x0a) out.write('\n');
   let rotating: Promise<void> | undefined;
 
-  function open(): WriteStream {
-    const stream = createWriteStream(path, { flags: 'a' });
+  function open(flags: 'a' | 'w'): WriteStream {
+    const stream = createWriteStream(path, { flags });
     // A full disk or a removed directory costs the traces, never the host.
     stream.on('error', () => undefined);
     return stream;
@@ -45,10 +47,11 @@ export async function startTraceCollector(dataDir: string, rotateBytes = ROTATE_
       const full = out;
       rotating = new Promise<void>((done) => full.end(done))
         .then(() => rename(path, join(dataDir, 'traces.1.jsonl')))
-        .catch(() => undefined)
-        .then(() => {
+        // If the file cannot be set aside, it starts again empty: it never grows past its size.
+        .then(() => 'a' as const, () => 'w' as const)
+        .then((flags) => {
           size = 0;
-          out = open();
+          out = open(flags);
           rotating = undefined;
         });
     }
@@ -72,14 +75,30 @@ export async function startTraceCollector(dataDir: string, rotateBytes = ROTATE_
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
   socket.unref();
   const { port } = socket.address() as AddressInfo;
+  let closed = false;
 
   return {
     address: `127.0.0.1:${port}`,
     keep,
     close: async () => {
+      if (closed) return;
+      closed = true;
       await new Promise<void>((resolve) => socket.close(() => resolve()));
       await rotating;
       await new Promise<void>((resolve) => out.end(resolve));
     },
   };
+}
+
+/** The last byte of the file at `path`. */
+async function lastByte(path: string): Promise<number | undefined> {
+  const file = await openFile(path, 'r');
+  try {
+    const { size } = await file.stat();
+    if (size === 0) return undefined;
+    const { buffer } = await file.read(Buffer.alloc(1), 0, 1, size - 1);
+    return buffer[0];
+  } finally {
+    await file.close();
+  }
 }

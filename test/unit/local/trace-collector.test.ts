@@ -1,5 +1,5 @@
 import { createSocket } from 'node:dgram';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TRACES_FILE, startTraceCollector } from '../../../lib/local/trace-collector';
@@ -39,4 +39,28 @@ it('turns the file over past its size, keeping one file before it', async () => 
   expect(before.length).toBeGreaterThan(0);
   expect(before.join('\n').length).toBeLessThan(2000);
   expect(current.join('\n').length).toBeLessThan(2000);
+});
+
+it('starts on a line of its own after a line a killed host cut short', async () => {
+  await writeFile(join(dir, TRACES_FILE), '{"name":"whole"}\n{"name":"cut sh');
+  const collector = await startTraceCollector(dir);
+  collector.keep({ name: 'next' });
+  await collector.close();
+
+  const kept = await lines(TRACES_FILE);
+  expect(kept[0]).toBe('{"name":"whole"}');
+  expect(JSON.parse(kept.at(-1)!)).toEqual({ name: 'next' });
+});
+
+it('starts the file again empty when it cannot be set aside, rather than let it grow', async () => {
+  await mkdir(join(dir, 'traces.1.jsonl'));
+  const collector = await startTraceCollector(dir, 1000);
+  for (let round = 0; round < 5; round++) {
+    for (let i = 0; i < 12; i++) collector.keep({ name: 'x'.repeat(100) });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await collector.close();
+  await collector.close();
+
+  expect((await readFile(join(dir, TRACES_FILE), 'utf8')).length).toBeLessThan(2000);
 });

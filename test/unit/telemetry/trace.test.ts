@@ -13,14 +13,14 @@ const PARENT = '53995c3f42cd8ad8';
 const SAMPLED = `Root=${ROOT};Parent=${PARENT};Sampled=1`;
 
 /** A DynamoDB client whose calls answer at once without the network, with `status` (and fail unless 2xx). */
-function offline(status = 200): DynamoDBClient {
-  const client = new DynamoDBClient({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+function offline(status = 200, errorName?: string): DynamoDBClient {
+  const client = new DynamoDBClient({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' }, maxAttempts: 1 });
   (client.middlewareStack as unknown as S3Client['middlewareStack']).add(
     () => async () => {
       // A turn of the event loop, as a real call takes, in which the daemon here reads what was sent.
       await new Promise((resolve) => setImmediate(resolve));
       const $metadata = { httpStatusCode: status, requestId: 'AWSREQUESTID', attempts: 1 };
-      if (status >= 300) throw Object.assign(new Error('refused'), { name: status === 429 ? 'ThrottlingException' : 'Refused', $metadata });
+      if (status >= 300) throw Object.assign(new Error('refused'), { name: errorName ?? (status === 429 ? 'ThrottlingException' : 'Refused'), $metadata });
       return { output: { $metadata }, response: {} };
     },
     { step: 'finalizeRequest', name: 'offline' },
@@ -108,11 +108,13 @@ describe('Function: countAwsCalls, in a traced request', () => {
   });
 
   it.each([
-    [429, { throttle: true, error: true }],
-    [404, { error: true }],
-    [500, { fault: true }],
-  ])('marks a call answered %i as X-Ray marks it', async (status, flags) => {
-    const dynamodb = offline(status);
+    [429, undefined, { throttle: true, error: true }],
+    [400, 'ProvisionedThroughputExceededException', { throttle: true, error: true }],
+    [503, 'SlowDown', { throttle: true, error: true }],
+    [404, undefined, { error: true }],
+    [500, undefined, { fault: true }],
+  ])('marks a call answered %i %s as X-Ray marks it', async (status, name, flags) => {
+    const dynamodb = offline(status, name);
 
     await withRequestContext('r1', () => dynamodb.send(getItem()).catch(() => undefined), SAMPLED);
 
@@ -153,8 +155,8 @@ describe('Function: countAwsCalls, in a traced request', () => {
     expect(document).toMatchObject({ trace_id: ROOT, parent_id: '1111222233334444' });
   });
 
-  it('fails no call when no daemon listens', async () => {
-    process.env.AWS_XRAY_DAEMON_ADDRESS = '127.0.0.1:9';
+  it.each(['127.0.0.1:9', '127.0.0.1:0', '127.0.0.1:70000', 'daemon.example:2000', ''])('fails no call when the daemon is at %j', async (address) => {
+    process.env.AWS_XRAY_DAEMON_ADDRESS = address;
     const dynamodb = offline();
 
     await expect(withRequestContext('r1', () => dynamodb.send(getItem()), SAMPLED)).resolves.toBeDefined();
