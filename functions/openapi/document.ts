@@ -11,6 +11,23 @@ import { ERROR_CODES, type Schema, codeOfStatus, envelope, integer, nullable, ob
 const PATH = string('A canonical absolute path: "/" then names joined by "/", no trailing slash.', { examples: ['/reports/q3.pdf'] });
 const ID = string('An opaque identifier (a UUID).', { format: 'uuid' });
 
+/** A job of `type`: the fields every job has (GET /drive/jobs/{job_id}), then its own. */
+function jobSchema(type: string, own: Record<string, Schema>, optional: readonly string[] = []): Schema {
+  return object(
+    {
+      id: ID,
+      type: { const: type },
+      status: ref('JobStatus'),
+      created_at: timestamp('When it was accepted.'),
+      updated_at: timestamp('When it last advanced.'),
+      url: string('Where GET /drive/jobs/{job_id} reads it.', { format: 'uri' }),
+      path: PATH,
+      ...own,
+    },
+    optional,
+  );
+}
+
 const SCHEMAS: Record<string, Schema> = {
   ErrorCode: { type: 'string', enum: ERROR_CODES, description: 'The error codes of the API and, in ERROR_STATUS order, the status each is sent with.' },
   ErrorReason: { type: 'string', enum: [...ERROR_REASONS], description: 'What a client may act on beyond the code: `upload_busy` (409) is a large upload being completed or aborted by another request; wait and retry.' },
@@ -72,47 +89,18 @@ const SCHEMAS: Record<string, Schema> = {
   }),
   JobStatus: { type: 'string', enum: ['running', 'done'] },
   JobFailure: object({ code: ref('ErrorCode'), message: string() }, [], 'Why a move or copy that is done stopped short.'),
-  DeleteJob: object({
-    id: ID,
-    type: { const: 'delete-folder' },
-    status: ref('JobStatus'),
-    created_at: timestamp('When it was accepted.'),
-    updated_at: timestamp('When it last advanced.'),
-    url: string('Where GET /drive/jobs/{job_id} reads it.', { format: 'uri' }),
-    path: PATH,
+  DeleteJob: jobSchema('delete-folder', {
     files_deleted: integer('Files deleted so far.', { minimum: 0 }),
     result: nullable(ref('DeletedFolder')),
   }),
-  MoveJob: object(
-    {
-      id: ID,
-      type: { const: 'move-folder' },
-      status: ref('JobStatus'),
-      created_at: timestamp('When it was accepted.'),
-      updated_at: timestamp('When it last advanced.'),
-      url: string('Where GET /drive/jobs/{job_id} reads it.', { format: 'uri' }),
-      path: PATH,
-      to: PATH,
-      files_moved: integer('Files moved so far.', { minimum: 0 }),
-      result: nullable(ref('FolderEntry')),
-      error: ref('JobFailure'),
-    },
+  MoveJob: jobSchema(
+    'move-folder',
+    { to: PATH, files_moved: integer('Files moved so far.', { minimum: 0 }), result: nullable(ref('FolderEntry')), error: ref('JobFailure') },
     ['error'],
   ),
-  CopyJob: object(
-    {
-      id: ID,
-      type: { const: 'copy-folder' },
-      status: ref('JobStatus'),
-      created_at: timestamp('When it was accepted.'),
-      updated_at: timestamp('When it last advanced.'),
-      url: string('Where GET /drive/jobs/{job_id} reads it.', { format: 'uri' }),
-      path: PATH,
-      to: PATH,
-      files_copied: integer('Files copied so far.', { minimum: 0 }),
-      result: nullable(ref('FolderEntry')),
-      error: ref('JobFailure'),
-    },
+  CopyJob: jobSchema(
+    'copy-folder',
+    { to: PATH, files_copied: integer('Files copied so far.', { minimum: 0 }), result: nullable(ref('FolderEntry')), error: ref('JobFailure') },
     ['error'],
   ),
   Job: { oneOf: [ref('DeleteJob'), ref('MoveJob'), ref('CopyJob')], discriminator: { propertyName: 'type', mapping: { 'delete-folder': '#/components/schemas/DeleteJob', 'move-folder': '#/components/schemas/MoveJob', 'copy-folder': '#/components/schemas/CopyJob' } } },

@@ -207,22 +207,22 @@ function sweepEvery(
 ): () => Promise<void> {
   const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region: LOCAL_REGION, credentials: emulators.credentials });
   const s3 = new S3Client({ endpoint: emulators.s3Endpoint, forcePathStyle: true, region: LOCAL_REGION, credentials: emulators.credentials, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
-  let running: Promise<void> | undefined;
-  const timer = setInterval(() => {
-    if (running) return; // the last sweep is still going
-    running = sweepExpiredUploads(dynamodb, s3, LOCAL_RESOURCES)
-      .then(
-        (ended) => (ended > 0 ? log(`ended ${ended} expired upload session${ended === 1 ? '' : 's'}`) : undefined),
-        (error: unknown) => log(`sweeping expired uploads failed: ${String(error)}`),
-      )
-      .then(() => Promise.all(scheduled.map((run) => run().catch((error: unknown) => log(`a scheduled function failed: ${String(error)}`)))))
-      .then(() => undefined)
-      .finally(() => (running = undefined));
-  }, seconds * 1000);
-  timer.unref();
+  const stop = runEvery(
+    seconds,
+    async () => {
+      try {
+        const ended = await sweepExpiredUploads(dynamodb, s3, LOCAL_RESOURCES);
+        if (ended > 0) log(`ended ${ended} expired upload session${ended === 1 ? '' : 's'}`);
+      } catch (error) {
+        log(`sweeping expired uploads failed: ${String(error)}`);
+      }
+      await Promise.all(scheduled.map((run) => run().catch((error: unknown) => log(`a scheduled function failed: ${String(error)}`))));
+    },
+    // Each step above reports its own failure.
+    () => undefined,
+  );
   return async () => {
-    clearInterval(timer);
-    await running;
+    await stop();
     dynamodb.destroy();
     s3.destroy();
   };
