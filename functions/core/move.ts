@@ -168,7 +168,8 @@ export async function moveStep(deps: MoveDeps & { jobs: JobStore }, job: Job, bu
   const source = atSource.moving === job.id ? atSource : await nodes.markMoving(job.drive, atSource, job.id);
   if (!source) return 'stopped';
   const stop = async (): Promise<'stopped'> => {
-    await nodes.unmarkMoving(job.drive, source, job.id);
+    // An earlier step may have marked folders below the source: they go with its mark.
+    await unmarkTree(nodes, job, source);
     return 'stopped';
   };
   if (!destination) {
@@ -206,9 +207,29 @@ async function stopMove(deps: { nodes: NodeStore; jobs: JobStore }, job: Job, so
   throw conflict(`the move stopped: a path in ${job.to} was taken by another request meanwhile; what had moved is there, the rest is still in ${job.path}`);
 }
 
+/** Clears every mark of the stopped move `job`, at the source and at the destination, so no folder stays refusing writes. */
 async function clearMarks(nodes: NodeStore, job: Job, source: FolderNode, destination: FolderNode): Promise<void> {
-  await nodes.unmarkMoving(job.drive, source, job.id);
-  await nodes.unmarkMoving(job.drive, destination, job.id);
+  await unmarkTree(nodes, job, source);
+  await unmarkTree(nodes, job, destination);
+}
+
+/**
+ * Clears `job`'s mark from `top` and from every folder below it that holds one. A move marks a folder only once
+ * it has entered (and so marked) its parent, so the marks are all found by descending into marked folders; the
+ * rest of the tree is not read. A step that dies midway leaves marks that the job's next step, stopping again,
+ * clears.
+ */
+async function unmarkTree(nodes: NodeStore, job: Job, top: FolderNode): Promise<void> {
+  const folders = [top];
+  for (let folder = folders.pop(); folder; folder = folders.pop()) {
+    let after: string | undefined;
+    do {
+      const page = await nodes.childrenPage(job.drive, folder.path, PAGE, after);
+      for (const child of page.nodes) if (child.kind === 'folder' && child.moving === job.id) folders.push(child);
+      after = page.last;
+    } while (after !== undefined);
+    await nodes.unmarkMoving(job.drive, folder, job.id);
+  }
 }
 
 /**
@@ -225,14 +246,6 @@ async function drainMove(deps: MoveDeps, job: Job, top: FolderNode, destination:
   const pacer = new PartitionPacer(PARTITION_DELETES_PER_SECOND);
   const waits = new Set<string>();
   let idle = 0;
-  // A stop clears the marks of the folders entered (the top's are cleared by the caller).
-  const stop = async (): Promise<'stopped'> => {
-    for (const pair of entered.slice(1)) {
-      await nodes.unmarkMoving(job.drive, pair.source, job.id);
-      await nodes.unmarkMoving(job.drive, pair.destination, job.id);
-    }
-    return 'stopped';
-  };
   while (entered.length > 0) {
     if (progress.outOfTime() && (worked || !progress.mustProgress)) return 'out of time';
     const { source, destination: into } = entered.at(-1)!;
@@ -273,10 +286,8 @@ async function drainMove(deps: MoveDeps, job: Job, top: FolderNode, destination:
         continue;
       }
       const made = await nodes.createFolder(job.drive, { kind: 'folder', id: sub.id, path: joinPath(into.path, nameOf(sub.path)), createdAt: sub.createdAt, moving: job.id });
-      if (made?.id !== sub.id) {
-        await nodes.unmarkMoving(job.drive, marked, job.id);
-        return stop();
-      }
+      // Taken: the move stops, and its caller clears every mark it made (`clearMarks`).
+      if (made?.id !== sub.id) return 'stopped';
       entering.push({ source: marked, destination: made });
     }
     // Entered in reverse, so the first in name order is taken next.
@@ -291,7 +302,7 @@ async function drainMove(deps: MoveDeps, job: Job, top: FolderNode, destination:
       waits.add(source.id);
       entered.splice(entered.length - 1, 1);
     } else if (++idle === IDLE_STEPS) {
-      return stop();
+      return 'stopped';
     }
   }
   return waits.size > 0 ? 'waiting' : 'done';
