@@ -161,8 +161,9 @@ export async function moveStep(deps: MoveDeps & { jobs: JobStore }, job: Job, bu
   const atSource = found?.kind === 'folder' && found.id === job.folderId ? found : undefined;
   let destination = read.get(job.to!);
   if (!atSource) {
-    // The source is gone: the last step removed it (and may have died before it unmarked the destination).
-    if (destination?.kind === 'folder' && destination.moving === job.id) await nodes.unmarkMoving(job.drive, destination, job.id);
+    // The source is gone: the last step removed it (and may have died before it unmarked the destination, or
+    // before a stop had cleared the marks below it).
+    if (destination?.kind === 'folder' && destination.moving === job.id) await unmarkTree(nodes, job, destination);
     return 'done';
   }
   const source = atSource.moving === job.id ? atSource : await nodes.markMoving(job.drive, atSource, job.id);
@@ -207,29 +208,36 @@ async function stopMove(deps: { nodes: NodeStore; jobs: JobStore }, job: Job, so
   throw conflict(`the move stopped: a path in ${job.to} was taken by another request meanwhile; what had moved is there, the rest is still in ${job.path}`);
 }
 
-/** Clears every mark of the stopped move `job`, at the source and at the destination, so no folder stays refusing writes. */
+/**
+ * Clears every mark of the stopped move `job`, so no folder stays refusing writers: the destination's first,
+ * then the source's. A step that dies in between leaves the source marked and the destination not: the next
+ * step then stops at once (`moveStep`), clearing the source.
+ */
 async function clearMarks(nodes: NodeStore, job: Job, source: FolderNode, destination: FolderNode): Promise<void> {
-  await unmarkTree(nodes, job, source);
   await unmarkTree(nodes, job, destination);
+  await unmarkTree(nodes, job, source);
 }
 
 /**
- * Clears `job`'s mark from `top` and from every folder below it that holds one. A move marks a folder only once
- * it has entered (and so marked) its parent, so the marks are all found by descending into marked folders; the
- * rest of the tree is not read. A step that dies midway leaves marks that the job's next step, stopping again,
- * clears.
+ * Clears `job`'s mark from `top` and from every folder below it that holds one. A move marks a folder only
+ * below one it has marked, so the marks are all found by descending into marked folders; the rest of the tree
+ * is not read. The deepest go first and `top` last: a step that dies midway leaves marks only where the next
+ * walk from `top` finds them again.
  */
 async function unmarkTree(nodes: NodeStore, job: Job, top: FolderNode): Promise<void> {
+  const found: FolderNode[] = [];
   const folders = [top];
   for (let folder = folders.pop(); folder; folder = folders.pop()) {
+    found.push(folder);
     let after: string | undefined;
     do {
       const page = await nodes.childrenPage(job.drive, folder.path, PAGE, after);
       for (const child of page.nodes) if (child.kind === 'folder' && child.moving === job.id) folders.push(child);
       after = page.last;
     } while (after !== undefined);
-    await nodes.unmarkMoving(job.drive, folder, job.id);
   }
+  // Each folder comes after its parent in `found`: backwards, every folder goes after all below it.
+  for (const folder of found.reverse()) await nodes.unmarkMoving(job.drive, folder, job.id);
 }
 
 /**
@@ -285,7 +293,10 @@ async function drainMove(deps: MoveDeps, job: Job, top: FolderNode, destination:
         held = true;
         continue;
       }
-      const made = await nodes.createFolder(job.drive, { kind: 'folder', id: sub.id, path: joinPath(into.path, nameOf(sub.path)), createdAt: sub.createdAt, moving: job.id });
+      let made = await nodes.createFolder(job.drive, { kind: 'folder', id: sub.id, path: joinPath(into.path, nameOf(sub.path)), createdAt: sub.createdAt, moving: job.id });
+      // A copy an earlier step made and a stop it did not finish unmarked: marked again before it is entered,
+      // so that every mark of the job stays below another (`unmarkTree` finds them that way).
+      if (made?.id === sub.id && made.moving !== job.id) made = await nodes.markMoving(job.drive, made, job.id);
       // Taken: the move stops, and its caller clears every mark it made (`clearMarks`).
       if (made?.id !== sub.id) return 'stopped';
       entering.push({ source: marked, destination: made });

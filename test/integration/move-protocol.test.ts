@@ -230,6 +230,36 @@ describe('folder moves and the protocol', () => {
     expect(await orphans()).toEqual([]);
   });
 
+  it.each([1, 3, 5, 8])('a move whose stop dies after %i of its unmarks: the next step clears the rest, and the move ends', async (kills) => {
+    const objects = objectStore();
+    await upload(objects, [file('/M/s1/a.txt'), file('/M/s1/deep/b.txt'), file('/M/s2/c.txt'), file('/M/s3/d.txt')]);
+    const deps = { nodes: store, records, objects, journal, jobs, queue };
+    const started = await acceptMove(deps, drive, '/M', '/N', {}, 0);
+    const id = (started as { job: { id: string } }).job.id;
+    expect(await advanceJob(deps, id, drive, 0)).toMatchObject({ status: 'running' });
+    const marked = async () => {
+      const { Items = [] } = await client.send(new ScanCommand({ TableName: LOCAL_RESOURCES.nodesTable }));
+      return Items.filter((item) => item.pk.S!.startsWith(`${drive}#`) && item.moving !== undefined).map((item) => item.path.S!).sort();
+    };
+    const copy = await store.get(drive, '/N/s2');
+    await store.revert(drive, '/N/s2', copy!.id);
+    await store.createFolder(drive, { kind: 'folder', id: 'someone-else', path: '/N/s2', createdAt: '2026-11-25T00:00:00.000Z' });
+
+    // The stopping step dies after `kills` unmarks.
+    let unmarks = 0;
+    const dying = hooked(store as NodeStore, (method) => {
+      if (method === 'unmarkMoving' && ++unmarks > kills) throw new Error('killed');
+    });
+    await expect(advanceJob({ ...deps, nodes: dying }, id, drive, 60_000)).rejects.toThrow('killed');
+    expect((await marked()).length).toBeGreaterThan(0);
+
+    // The job is sent again (the queue's retry, or the sweep once its lease is out): it ends, with no mark left.
+    await jobs.release(id);
+    expect(await advanceJob(deps, id, drive, 60_000)).toMatchObject({ status: 'done' });
+    expect(await marked()).toEqual([]);
+    expect(await orphans()).toEqual([]);
+  });
+
   it('a move job whose request died before marking: the worker must not move the tree under a destination whose parent was deleted meanwhile', async () => {
     const objects = objectStore();
     await upload(objects, [file('/X/a.txt'), file('/X/sub/b.txt'), file('/P/other.txt')]);
