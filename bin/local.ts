@@ -3,6 +3,9 @@ import { startLocalHost } from '../lib/local/host';
 // The SDK's notice about Node versions it will drop in 2027 says nothing about this run; Lambda runs a newer Node.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+/** How long a stop may take before the host exits without waiting further. */
+const STOP_SECONDS = 30;
+
 /** `npm start`: the whole API on this machine, over embedded DynamoDB and S3 (see README, "Run locally"). */
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
@@ -22,6 +25,12 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: stopping`);
+    // A stop waits out what is running (a job's step, a sweep) for so long only: every job is durable and the
+    // next start goes on with it, as after a kill. A host whose parent died must not stay behind, busy.
+    setTimeout(() => {
+      console.error(`${signal}: not stopped within ${STOP_SECONDS} s; exiting`);
+      process.exit(1);
+    }, STOP_SECONDS * 1000).unref();
     host.close().then(
       () => process.exit(0),
       (error: unknown) => {
