@@ -201,25 +201,34 @@ describe('folder moves and the protocol', () => {
     expect(await orphans()).toEqual([]);
   });
 
-  it('a move that stops leaves no folder marked, at either end, whichever step marked it', async () => {
-    const objects = objectStore();
+  /** The paths of the drive's folders that carry a move's mark. */
+  async function marked(): Promise<string[]> {
+    const { Items = [] } = await client.send(new ScanCommand({ TableName: LOCAL_RESOURCES.nodesTable }));
+    return Items.filter((item) => item.pk.S!.startsWith(`${drive}#`) && item.moving !== undefined).map((item) => item.path.S!).sort();
+  }
+
+  /**
+   * A move of /M to /N that its next step will stop: a first step with no time to spare marks the top's
+   * subfolders (and makes their marked copies), moves one file, marks a folder deeper down and hands the job
+   * on; then another request takes /N/s2 (a folder of its own there).
+   */
+  async function moveAboutToStop(objects: ReturnType<typeof objectStore>): Promise<{ id: string; deps: Parameters<typeof advanceJob>[0] }> {
     await upload(objects, [file('/M/s1/a.txt'), file('/M/s1/deep/b.txt'), file('/M/s2/c.txt'), file('/M/s3/d.txt')]);
     const deps = { nodes: store, records, objects, journal, jobs, queue };
     const started = await acceptMove(deps, drive, '/M', '/N', {}, 0);
     const id = (started as { job: { id: string } }).job.id;
-    // A first step with no time to spare: it marks the top's subfolders (and makes their marked copies),
-    // moves one file, marks a folder deeper down, and hands the job on.
     expect(await advanceJob(deps, id, drive, 0)).toMatchObject({ status: 'running' });
-    const marked = async () => {
-      const { Items = [] } = await client.send(new ScanCommand({ TableName: LOCAL_RESOURCES.nodesTable }));
-      return Items.filter((item) => item.pk.S!.startsWith(`${drive}#`) && item.moving !== undefined).map((item) => item.path.S!).sort();
-    };
     expect(await marked()).toEqual(expect.arrayContaining(['/M/s1/deep', '/M/s3', '/N/s3']));
-
-    // Another request takes /N/s2 meanwhile (a folder of its own there): the next step stops at it.
     const copy = await store.get(drive, '/N/s2');
     await store.revert(drive, '/N/s2', copy!.id);
     await store.createFolder(drive, { kind: 'folder', id: 'someone-else', path: '/N/s2', createdAt: '2026-11-25T00:00:00.000Z' });
+    return { id, deps };
+  }
+
+  it('a move that stops leaves no folder marked, at either end, whichever step marked it', async () => {
+    const objects = objectStore();
+    const { id, deps } = await moveAboutToStop(objects);
+
     expect(await advanceJob(deps, id, drive, 60_000)).toMatchObject({ status: 'done', ended: 'stopped' });
 
     // Every mark the move made is gone, so no folder at either end refuses a writer.
@@ -231,19 +240,7 @@ describe('folder moves and the protocol', () => {
   });
 
   it.each([1, 3, 5, 8])('a move whose stop dies after %i of its unmarks: the next step clears the rest, and the move ends', async (kills) => {
-    const objects = objectStore();
-    await upload(objects, [file('/M/s1/a.txt'), file('/M/s1/deep/b.txt'), file('/M/s2/c.txt'), file('/M/s3/d.txt')]);
-    const deps = { nodes: store, records, objects, journal, jobs, queue };
-    const started = await acceptMove(deps, drive, '/M', '/N', {}, 0);
-    const id = (started as { job: { id: string } }).job.id;
-    expect(await advanceJob(deps, id, drive, 0)).toMatchObject({ status: 'running' });
-    const marked = async () => {
-      const { Items = [] } = await client.send(new ScanCommand({ TableName: LOCAL_RESOURCES.nodesTable }));
-      return Items.filter((item) => item.pk.S!.startsWith(`${drive}#`) && item.moving !== undefined).map((item) => item.path.S!).sort();
-    };
-    const copy = await store.get(drive, '/N/s2');
-    await store.revert(drive, '/N/s2', copy!.id);
-    await store.createFolder(drive, { kind: 'folder', id: 'someone-else', path: '/N/s2', createdAt: '2026-11-25T00:00:00.000Z' });
+    const { id, deps } = await moveAboutToStop(objectStore());
 
     // The stopping step dies after `kills` unmarks.
     let unmarks = 0;
