@@ -387,6 +387,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'GET /drive/jobs/{job_id}': {
     operationId: 'getJob',
     summary: 'Read a job',
+    description: 'A job whose folder (for a move or copy, either end) lies outside the key\'s folder does not exist for it (404, as an unknown id).',
     tags: ['jobs'],
     parameters: [pathParam('job_id', 'The job\'s id.')],
     answers: { 200: ok('Where the job stands; its `result` once done.', ref('JobAnswer')) },

@@ -144,7 +144,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a job */
+        /**
+         * Read a job
+         * @description A job whose folder (for a move or copy, either end) lies outside the key's folder does not exist for it (404, as an unknown id).
+         */
         get: operations["getJob"];
         put?: never;
         post?: never;
