@@ -1,7 +1,7 @@
 import { guard } from './aws/dynamodb';
 import { largeUploads } from './aws/large-uploads';
 import { invalid } from './core/errors';
-import { FIRST_PART_URLS, MAX_PART_URLS_PAGE, partUrlsPage, sessionWithin } from './core/large-upload';
+import { FIRST_PART_URLS, MAX_PART_URLS_PAGE, partUrlsPage, sessionVisibleTo } from './core/large-upload';
 import { jsonHandler } from './http/api-handler';
 import { queryParam, uploadIdOf } from './http/event';
 import { partUrlsView } from './http/views';
@@ -14,7 +14,7 @@ export const handler = jsonHandler('upload', guard, async (event, caller) => {
   const id = uploadIdOf(event);
   const from = wholeNumber(queryParam(event, 'from'), 'from', 1, Number.MAX_SAFE_INTEGER) ?? 1;
   const limit = wholeNumber(queryParam(event, 'limit'), 'limit', 1, MAX_PART_URLS_PAGE) ?? FIRST_PART_URLS;
-  const { session, parts } = await partUrlsPage(largeUploads, caller.drive, id, from, limit, (path) => sessionWithin(caller, id, path));
+  const { session, parts } = await partUrlsPage(largeUploads, caller.drive, id, from, limit, sessionVisibleTo(caller));
   return { upload_id: session.id, part_size: session.partSize, part_count: session.partCount, ...partUrlsView(parts), expires_at: session.expiresAt };
 });
 

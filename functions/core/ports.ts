@@ -290,6 +290,8 @@ export interface UploadSession {
   multipartId: string;
   partSize: number;
   partCount: number;
+  /** The id of the key that started it (never its secret): to every other key but an admin it does not exist. Absent on sessions from before. */
+  createdBy?: string;
   createdAt: string;
   expiresAt: string;
 }

@@ -412,6 +412,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'GET /drive/uploads/{upload_id}/parts': {
     operationId: 'uploadParts',
     summary: 'More part URLs',
+    description: 'A session answers only the key that started it and the drive\'s admin keys; to any other key it does not exist (404).',
     tags: ['large uploads'],
     parameters: [pathParam('upload_id', 'The session.'), query('from', 'The first part (default 1).', { type: 'integer', minimum: 1 }), query('limit', 'URLs a page (1 to 1,000; default 100).', { type: 'integer', minimum: 1, maximum: 1000 })],
     answers: { 200: ok('URLs for parts `from` on.', ref('PartUrlPage')) },
@@ -420,7 +421,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'POST /drive/uploads/{upload_id}/complete': {
     operationId: 'completeUpload',
     summary: 'Complete a large upload',
-    description: 'A 409 with `reason: upload_busy` is another request completing or aborting the same session: wait and retry.',
+    description: 'A 409 with `reason: upload_busy` is another request completing or aborting the same session: wait and retry. Another key\'s session (unless the caller is an admin) is 404, as one never issued.',
     tags: ['large uploads'],
     parameters: [pathParam('upload_id', 'The session.')],
     requestBody: jsonBody(ref('CompleteUploadRequest')),
@@ -430,6 +431,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'DELETE /drive/uploads/{upload_id}': {
     operationId: 'abortUpload',
     summary: 'Abort a large upload',
+    description: 'Only the key that started the session, or an admin key of its drive; to any other key it does not exist (404).',
     tags: ['large uploads'],
     parameters: [pathParam('upload_id', 'The session.')],
     answers: { 200: ok('The session ended; its parts are deleted.', ref('AbortedUpload')) },

@@ -201,7 +201,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** More part URLs */
+        /**
+         * More part URLs
+         * @description A session answers only the key that started it and the drive's admin keys; to any other key it does not exist (404).
+         */
         get: operations["uploadParts"];
         put?: never;
         post?: never;
@@ -222,7 +225,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a large upload
-         * @description A 409 with `reason: upload_busy` is another request completing or aborting the same session: wait and retry.
+         * @description A 409 with `reason: upload_busy` is another request completing or aborting the same session: wait and retry. Another key's session (unless the caller is an admin) is 404, as one never issued.
          */
         post: operations["completeUpload"];
         delete?: never;
@@ -241,7 +244,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Abort a large upload */
+        /**
+         * Abort a large upload
+         * @description Only the key that started the session, or an admin key of its drive; to any other key it does not exist (404).
+         */
         delete: operations["abortUpload"];
         options?: never;
         head?: never;
