@@ -313,8 +313,8 @@ export class DriveStack extends Stack {
       'create-link': make('create-link').allowTable(nodes, 'GetItem', 'BatchGetItem').allowTable(access, 'PutItem'),
       // A Query of the links-by-drive index, and one batched read of the page's files (a replaced file's link is left out).
       'list-links': make('list-links').allowTable(access, 'Query').allowTable(nodes, 'BatchGetItem'),
-      // One conditional DeleteItem of the link's item.
-      'revoke-link': make('revoke-link').allowTable(access, 'DeleteItem'),
+      // One conditional DeleteItem of the link's item; for a key's links, a Query of the links-by-drive index first.
+      'revoke-link': make('revoke-link').allowTable(access, 'Query', 'DeleteItem'),
       // The link read by its key (GetItem) and its bucket updated (UpdateItem); then a download's reads.
       'open-link': make('open-link').allowTable(nodes, 'GetItem', 'BatchGetItem').allowObjects(bucket, 'GetObject').allowBucket(bucket, 'ListBucket'),
       dashboard,

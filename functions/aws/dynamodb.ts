@@ -43,8 +43,11 @@ export const rateLimiter = new DynamoRateLimiter(dynamodb, accessTable);
 /** Requests per minute for each endpoint's bucket, or undefined when `DRIVE_RATE_LIMITS=off`. */
 export const rateLimits = parseRateLimits(process.env.DRIVE_RATE_LIMITS);
 
+/** API keys by the SHA-256 of their secret: the guard's, and a share link's check of the key that made it. */
+export const keys = new DynamoKeyStore(dynamodb, accessTable);
+
 export const guard = createGuard({
-  keys: new DynamoKeyStore(dynamodb, accessTable),
+  keys,
   limiter: rateLimiter,
   limits: rateLimits,
   keyCacheMs: KEY_CACHE_SECONDS * 1000,

@@ -23,6 +23,11 @@ export function bearerSecret(header: string | undefined): string {
   return secret;
 }
 
+/** The SHA-256 of the request's API key, as stored: a share link keeps it to find the key that made it in one read. */
+export function keyHashOf(event: APIGatewayProxyEvent): string {
+  return hashSecret(bearerSecret(headerOf(event, 'authorization')));
+}
+
 /** What a refused role was asking to do, for the 403's message. */
 const ACTION: Record<Endpoint, string> = {
   upload: 'upload files',
@@ -63,7 +68,7 @@ export function createGuard(deps: {
 
   /** The caller of the request's key, and the key's hash. */
   const authenticate = async (event: APIGatewayProxyEvent): Promise<{ caller: Caller; hash: string }> => {
-    const hash = hashSecret(bearerSecret(headerOf(event, 'authorization')));
+    const hash = keyHashOf(event);
     const cached = cache.get(hash);
     if (cached && cached.until > Date.now()) return { caller: cached.caller, hash };
     const caller = await deps.keys.find(hash);

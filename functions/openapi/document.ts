@@ -155,6 +155,11 @@ const SCHEMAS: Record<string, Schema> = {
   }),
   LinkList: object({ links: { type: 'array', items: ref('Link') }, next_cursor: nullable(string('Pass as `cursor` for the next page; null after the last.')) }),
   RevokedLink: object({ id: string(undefined, { pattern: '^[0-9a-f]{64}$' }), revoked: { const: true } }),
+  RevokedLinks: object({
+    created_by: string('The key whose links were revoked.', { pattern: '^[0-9a-f]{16}$' }),
+    revoked: { type: 'integer', minimum: 0, description: 'Links this page revoked.' },
+    next_cursor: nullable(string('Pass as `cursor` to revoke the next page; null after the last.')),
+  }),
   // Requests.
   UploadForm: {
     type: 'object',
@@ -472,8 +477,26 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     operationId: 'listLinks',
     summary: 'List live share links',
     tags: ['links'],
-    parameters: [query('path', 'Only the links of this file.'), query('limit', 'Links a page (1 to 100).', { type: 'integer', minimum: 1, maximum: 100 }), query('cursor', 'The `next_cursor` of the page before.')],
+    parameters: [
+      query('path', 'Only the links of this file.'),
+      query('created_by', 'Only the links the key with this id made (a page may then hold fewer than `limit`).', { type: 'string', pattern: '^[0-9a-f]{16}$' }),
+      query('limit', 'Links a page (1 to 100).', { type: 'integer', minimum: 1, maximum: 100 }),
+      query('cursor', 'The `next_cursor` of the page before.'),
+    ],
     answers: { 200: ok('A page of links, in path order.', ref('LinkList')) },
+    errors: [400, 422],
+  },
+  'DELETE /drive/links': {
+    operationId: 'revokeLinksBy',
+    summary: 'Revoke the share links a key made',
+    description: 'One page of the links the key `created_by` made that the caller may reach (as GET /drive/links lists them), revoked; call again with `next_cursor` until it is null.',
+    tags: ['links'],
+    parameters: [
+      query('created_by', 'The id of the key whose links to revoke (required).', { type: 'string', pattern: '^[0-9a-f]{16}$' }),
+      query('limit', 'Links read a page (1 to 100).', { type: 'integer', minimum: 1, maximum: 100 }),
+      query('cursor', 'The `next_cursor` of the page before.'),
+    ],
+    answers: { 200: ok('How many links the page revoked, and where the next starts.', ref('RevokedLinks')) },
     errors: [400, 422],
   },
   'DELETE /drive/links/{link_id}': {
@@ -487,7 +510,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'GET /s/{token}': {
     operationId: 'openLink',
     summary: 'Open a share link (no key)',
-    description: 'The linked file, as GET /drive/download answers it; a 404 once the link is revoked or expired or its file is gone. `download=0` shows safe types in the tab.',
+    description: 'The linked file, as GET /drive/download answers it; a 404 once the link is revoked or expired, its file is gone, or the key that made it is revoked or no longer reaches the file. `download=0` shows safe types in the tab.',
     tags: ['links'],
     keyed: false,
     parameters: [pathParam('token', 'The link\'s token.'), query('download', '"0" to show the file in the browser, "1" (default) to save it.', { type: 'string', enum: ['0', '1'] }), ...DOWNLOAD_HEADERS],

@@ -38,9 +38,9 @@ describe('DriveStack', () => {
       });
     }
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod);
-    // The API's twenty-one, a share link's GET and HEAD, GET /openapi.json, and the dashboard's GET / and GET /{file}.
+    // The API's twenty-two, a share link's GET and HEAD, GET /openapi.json, and the dashboard's GET / and GET /{file}.
     expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual([
-      ...['DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE'],
+      ...['DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE'],
       ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
       ...['HEAD', 'HEAD'],
       ...['POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST'],
@@ -156,7 +156,7 @@ describe('DriveStack', () => {
       'revoke-key': ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
       'create-link': ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
       'list-links': ['dynamodb:BatchGetItem', 'dynamodb:Query'],
-      'revoke-link': ['dynamodb:DeleteItem'],
+      'revoke-link': ['dynamodb:DeleteItem', 'dynamodb:Query'],
       // The link and its rate-limit bucket (the base grant), then what a download reads.
       'open-link': ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 's3:GetObject', 's3:ListBucket'],
     };

@@ -301,7 +301,11 @@ export interface paths {
         put?: never;
         /** Share a file by link */
         post: operations["createLink"];
-        delete?: never;
+        /**
+         * Revoke the share links a key made
+         * @description One page of the links the key `created_by` made that the caller may reach (as GET /drive/links lists them), revoked; call again with `next_cursor` until it is null.
+         */
+        delete: operations["revokeLinksBy"];
         options?: never;
         head?: never;
         patch?: never;
@@ -333,7 +337,7 @@ export interface paths {
         };
         /**
          * Open a share link (no key)
-         * @description The linked file, as GET /drive/download answers it; a 404 once the link is revoked or expired or its file is gone. `download=0` shows safe types in the tab.
+         * @description The linked file, as GET /drive/download answers it; a 404 once the link is revoked or expired, its file is gone, or the key that made it is revoked or no longer reaches the file. `download=0` shows safe types in the tab.
          */
         get: operations["openLink"];
         put?: never;
@@ -816,6 +820,13 @@ export interface components {
             id: string;
             /** @constant */
             revoked: true;
+        };
+        RevokedLinks: {
+            /** @description The key whose links were revoked. */
+            created_by: string;
+            /** @description Links this page revoked. */
+            revoked: number;
+            next_cursor: string | null;
         };
         UploadForm: {
             /** @description The files, each a part named "files" with its filename (1 to 1,000). */
@@ -1929,6 +1940,8 @@ export interface operations {
             query?: {
                 /** @description Only the links of this file. */
                 path?: string;
+                /** @description Only the links the key with this id made (a page may then hold fewer than `limit`). */
+                created_by?: string;
                 /** @description Links a page (1 to 100). */
                 limit?: number;
                 /** @description The `next_cursor` of the page before. */
@@ -1999,6 +2012,48 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    revokeLinksBy: {
+        parameters: {
+            query?: {
+                /** @description The id of the key whose links to revoke (required). */
+                created_by?: string;
+                /** @description Links read a page (1 to 100). */
+                limit?: number;
+                /** @description The `next_cursor` of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many links the page revoked, and where the next starts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RevokedLinks"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
