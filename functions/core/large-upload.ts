@@ -21,6 +21,13 @@ export const MAX_PARTS = 10_000;
 export const FIRST_PART_URLS = 100;
 /** The most part URLs one page gives. */
 export const MAX_PART_URLS_PAGE = 1000;
+/** Part URLs a page gives unless asked for more. */
+export const DEFAULT_PART_URLS_PAGE = 50;
+/**
+ * Part URLs signed for one rate-limit token: a page of parts costs one token per this many URLs asked for,
+ * so that signing (CPU in the function) is bounded per key and minute, whatever the page size.
+ */
+export const PART_URLS_PER_TOKEN = 50;
 /** The longest a session may last: the bucket's lifecycle rule aborts multipart uploads a day after they start. */
 export const MAX_UPLOAD_EXPIRY_SECONDS = 24 * 3600;
 /** S3's largest object. */

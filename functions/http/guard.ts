@@ -87,11 +87,11 @@ export function createGuard(deps: {
 }
 
 /**
- * Takes a token from `bucket` and returns the `RateLimit-*` headers of the answer; throws `rate_limited`
- * with `Retry-After` when the bucket is empty. `what` names the bucket in the message.
+ * Takes a token (or `cost` tokens) from `bucket` and returns the `RateLimit-*` headers of the answer; throws
+ * `rate_limited` with `Retry-After` when the bucket is empty. `what` names the bucket in the message.
  */
-export async function takeToken(limiter: RateLimiter, bucket: string, limit: number, what: string): Promise<Headers> {
-  const decision = await limiter.take(bucket, limit);
+export async function takeToken(limiter: RateLimiter, bucket: string, limit: number, what: string, cost = 1): Promise<Headers> {
+  const decision = await limiter.take(bucket, limit, cost);
   const headers: Headers = {
     'RateLimit-Limit': String(limit),
     'RateLimit-Remaining': String(decision.remaining),

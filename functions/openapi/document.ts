@@ -419,7 +419,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     summary: 'More part URLs',
     description: 'A session answers only the key that started it and the drive\'s admin keys; to any other key it does not exist (404).',
     tags: ['large uploads'],
-    parameters: [pathParam('upload_id', 'The session.'), query('from', 'The first part (default 1).', { type: 'integer', minimum: 1 }), query('limit', 'URLs a page (1 to 1,000; default 100).', { type: 'integer', minimum: 1, maximum: 1000 })],
+    parameters: [pathParam('upload_id', 'The session.'), query('from', 'The first part (default 1).', { type: 'integer', minimum: 1 }), query('limit', 'URLs a page (1 to 1,000; default 50). A page takes one token of the upload bucket per 50 asked for.', { type: 'integer', minimum: 1, maximum: 1000 })],
     answers: { 200: ok('URLs for parts `from` on.', ref('PartUrlPage')) },
     errors: [404, 422],
   },

@@ -1705,7 +1705,7 @@ export interface operations {
             query?: {
                 /** @description The first part (default 1). */
                 from?: number;
-                /** @description URLs a page (1 to 1,000; default 100). */
+                /** @description URLs a page (1 to 1,000; default 50). A page takes one token of the upload bucket per 50 asked for. */
                 limit?: number;
             };
             header?: never;
