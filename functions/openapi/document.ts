@@ -228,7 +228,7 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'The body (or a file\'s declared size) is larger than accepted.',
   416: 'The byte range starts past the end of the file.',
   422: 'A field is well-formed but its value is not allowed.',
-  429: 'A rate limit (the key\'s per endpoint, or the gateway\'s) is exceeded; `Retry-After` says when to try again.',
+  429: 'A rate limit (the key\'s per endpoint, or the gateway\'s) is exceeded, or (a folder delete, move or copy) the drive already has its most jobs in the background; `Retry-After` says when to try again.',
   500: 'An error of Drive\'s own; the request may be retried.',
   502: 'The gateway\'s: the function failed or gave no usable answer.',
   504: 'The gateway\'s: the function did not answer in time.',

@@ -1001,7 +1001,7 @@ export interface components {
                 };
             };
         };
-        /** @description A rate limit (the key's per endpoint, or the gateway's) is exceeded; `Retry-After` says when to try again. Code `rate_limited`. */
+        /** @description A rate limit (the key's per endpoint, or the gateway's) is exceeded, or (a folder delete, move or copy) the drive already has its most jobs in the background; `Retry-After` says when to try again. Code `rate_limited`. */
         Error429: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
