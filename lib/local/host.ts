@@ -135,6 +135,8 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   const server = createLocalServer(mounted, log, {
     knownKey: async (secret) => (await keyStore.find(hashSecret(secret))) !== undefined,
     requestTimeoutMs: positiveSeconds('DRIVE_LOCAL_REQUEST_TIMEOUT_SECONDS', 30) * 1000,
+    // Key guessing from one address: 50 wrong keys, then 5 a second (off with the rate limits, for benchmarks).
+    ...(process.env.DRIVE_RATE_LIMITS === 'off' ? {} : { keyFailures: { burst: 50, perSecond: 5, ...(process.env.DRIVE_LOCAL_CLOCK === 'frozen' ? { clock: () => 0 } : {}) } }),
     traces,
     ...(process.env.DRIVE_CHECK_CONTRACT === '1' ? { observe: await contractObserver(dataDir) } : {}),
   });
