@@ -19,7 +19,7 @@ const MAX_PAGE = 100;
  */
 export const handler = jsonHandler('links', guard, async (event, caller) => {
   const raw = queryParam(event, 'path');
-  const path = raw === undefined ? undefined : parsePath(raw, 'path');
+  const path = raw === undefined ? undefined : parsePath(raw, 'path', { existing: true });
   if (path !== undefined) confine(caller, path, 'path');
   const filter = path === undefined ? { under: caller.prefix } : { path };
   const { limit, after } = pagingOf(event, filter);
@@ -58,7 +58,7 @@ function decodeCursor(cursor: string, filter: { path: string } | { under: string
   const [path, id] = value as [string, string];
   let canonical: string;
   try {
-    canonical = parsePath(path, 'cursor');
+    canonical = parsePath(path, 'cursor', { existing: true });
   } catch {
     throw wrong();
   }

@@ -9,6 +9,7 @@ import { DynamoKeyStore } from '../../functions/aws/dynamo-access';
 import { DynamoJobStore } from '../../functions/aws/dynamo-jobs';
 import { DRIVE_ID, ROLES, type Role, hashSecret } from '../../functions/core/access';
 import { parsePath } from '../../functions/core/paths';
+import { weakSecretProblem } from '../../functions/core/secret-strength';
 import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED } from '../routes';
 import { FUNCTION_SIZING } from '../aws-limits';
 import { type QueueFeed, startEmbeddedQueues } from './embedded-queue';
@@ -270,20 +271,10 @@ async function reconcileApiKeys(keys: DynamoKeyAdmin, configured: ReturnType<typ
   }
 }
 
-/** The least a secret must carry, estimated from its length and the kinds of characters it uses. */
-const MIN_SECRET_BITS = 128;
-
-/** A secret's strength: its length times log2 of the alphabet its kinds of characters span, if it has 8 distinct characters. */
-function secretBits(secret: string): number {
-  if (new Set(secret).size < 8) return 0;
-  const alphabet = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/].map((kind, i) => (kind.test(secret) ? [26, 26, 10, 6][i] : 0)).reduce((a, b) => a + b, 0);
-  return secret.length * Math.log2(alphabet);
-}
-
 /**
  * Parses `DRIVE_API_KEYS`: entries `secret`, `drive:secret`, `drive:secret:role` or `drive:secret:role:/prefix`.
- * A bad entry stops the start with a message that names it (never the secret): a secret under 128 bits (22
- * random base64url characters, or 32 hex digits), or a role where the secret should be (`drive:admin`).
+ * A bad entry stops the start with a message that names it (never the secret): a secret too easy to guess
+ * (`weakSecretProblem`), or a role where the secret should be (`drive:admin`).
  */
 export function parseApiKeys(value: string | undefined): { drive: string; secret: string; role?: Role; prefix?: string }[] {
   return (value ?? '')
@@ -300,9 +291,8 @@ export function parseApiKeys(value: string | undefined): { drive: string; secret
       if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(secret ?? '')) {
         throw new Error(`DRIVE_API_KEYS entry ${i + 1}: the secret must be a non-empty token of letters, digits and -._~+/`);
       }
-      if (secretBits(secret) < MIN_SECRET_BITS) {
-        throw new Error(`DRIVE_API_KEYS entry ${i + 1}: the secret is too easy to guess; use at least 128 random bits: 22 random base64url characters, or 32 hex digits`);
-      }
+      const weak = weakSecretProblem(secret);
+      if (weak) throw new Error(`DRIVE_API_KEYS entry ${i + 1}: ${weak}`);
       if (role !== undefined && !(ROLES as string[]).includes(role)) throw new Error(`DRIVE_API_KEYS entry ${i + 1}: role must be one of ${ROLES.join(', ')}`);
       const prefix = prefixParts.length > 0 ? parsePath(prefixParts.join(':'), `DRIVE_API_KEYS entry ${i + 1} prefix`, { allowTrailingSlash: true }) : undefined;
       return { drive, secret, ...(role ? { role: role as Role } : {}), ...(prefix ? { prefix } : {}) };
