@@ -8,6 +8,9 @@ import { UPLOADS_PARTITION_KEY } from './schema';
 
 type Item = Record<string, AttributeValue>;
 
+/** Cancellation reasons that pass: a transaction cancelled for one of them made nothing and may be tried again. */
+const RETRIED = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
+
 /**
  * `FileRecords` as DynamoDB transactions across the nodes table and the uploads table (the journal's and
  * the sessions'). The SDK gives each transaction an idempotency token and keeps it across its retries, so a
@@ -69,8 +72,9 @@ export class DynamoFileRecords implements FileRecords {
 
   /**
    * Runs the transaction: undefined if it was made, else the indexes of the items whose condition failed (at
-   * least one). One cancelled because another transaction held an item meanwhile is tried again (the same
-   * token: the first try made nothing).
+   * least one). One cancelled because another transaction held an item meanwhile, or its items' partition
+   * was throttled (a transaction of many files in one folder writes to one partition), is tried again (the
+   * same token: the first try made nothing).
    */
   private async transact(items: TransactWriteItem[]): Promise<number[] | undefined> {
     const command = new TransactWriteItemsCommand({ TransactItems: items, ClientRequestToken: randomUUID() });
@@ -83,7 +87,7 @@ export class DynamoFileRecords implements FileRecords {
         const reasons = error.CancellationReasons ?? [];
         const failed = reasons.flatMap((reason, i) => (reason.Code === 'ConditionalCheckFailed' ? [i] : []));
         if (failed.length > 0) return failed;
-        if (attempt === BATCH_ATTEMPTS || !reasons.some((reason) => reason.Code === 'TransactionConflict')) throw error;
+        if (attempt === BATCH_ATTEMPTS || !reasons.some((reason) => RETRIED.has(reason.Code ?? ''))) throw error;
         await backoff(attempt);
       }
     }

@@ -64,8 +64,8 @@ beforeEach(() => {
     mostInFlight = Math.max(mostInFlight, inFlight);
     // Answered on a later turn, so that writes sent together are in flight together.
     await new Promise((resolve) => setImmediate(resolve));
-    beforeTransaction(index++);
     inFlight--;
+    beforeTransaction(index++);
     const reasons = input.TransactItems.map(({ Delete }) => {
       if (!Delete) return { Code: 'None' };
       return table.get(keyText(Delete.Key))?.id.S === Delete.ExpressionAttributeValues[':id'].S ? { Code: 'None' } : { Code: 'ConditionalCheckFailed' };
@@ -120,6 +120,19 @@ describe('Function: deleteFiles', () => {
 
     expect(await deleteFiles(deps, DRIVE, ['/a.txt', '/b.txt'])).toEqual({ deleted: ['/b.txt'], notFound: ['/a.txt'] });
     expect(deletedKeys()).toEqual([`${DRIVE}/id-/b.txt`]);
+  });
+
+  it('a transaction cancelled because its partition was throttled: tried again, and the files deleted', async () => {
+    store(file('/a.txt'));
+    let throttled = false;
+    beforeTransaction = () => {
+      if (throttled) return;
+      throttled = true;
+      throw new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: [{ Code: 'ThrottlingError' }, { Code: 'None' }] });
+    };
+
+    expect(await deleteFiles(deps, DRIVE, ['/a.txt'])).toEqual({ deleted: ['/a.txt'], notFound: [] });
+    expect(transactions()).toHaveLength(2);
   });
 
   it('a file replaced at every try: 409 after three, naming it', async () => {
