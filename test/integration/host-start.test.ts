@@ -139,12 +139,19 @@ describe('a stale endpoints.json', () => {
 });
 
 describe('socket folders', () => {
-  it('a host killed with SIGKILL leaves none behind once the next one has started and stopped', async () => {
-    const dataDir = join(await tempDir('drive-sockets-'), 'data');
+  it.each([
+    ['in the data dir', 'data', 0],
+    // Past a Unix socket path's ~107 bytes: the sockets go to the temp folder instead.
+    ['in the temp folder, for a data dir with a long path', 'd'.repeat(100), 2],
+  ])('a host killed with SIGKILL leaves none behind (%s) once the next one has started and stopped', async (_, name, inTemp) => {
+    const dataDir = join(await tempDir('drive-sockets-'), name);
     // The system temp folder the hosts see: their own, so that other processes' socket folders are not counted.
     const temp = await tempDir('drive-sockets-tmp-');
     const env = { DRIVE_API_KEYS: `k:${KEY}`, TMPDIR: temp };
     const killed = await startHost(env, dataDir);
+    const usedInTemp = (await readdir(temp)).filter((entry) => entry.startsWith('drive-'));
+    const usedInDataDir = await readdir(join(dataDir, 'sockets')).catch(() => []);
+    expect([usedInTemp.length, usedInDataDir.length]).toEqual([inTemp, 2 - inTemp]);
     expect(await killed.stop('SIGKILL')).toBeNull();
 
     const next = await startHost(env, dataDir);
