@@ -149,10 +149,13 @@ describe('socket folders', () => {
     const temp = await tempDir('drive-sockets-tmp-');
     const env = { DRIVE_API_KEYS: `k:${KEY}`, TMPDIR: temp };
     const killed = await startHost(env, dataDir);
-    const usedInTemp = (await readdir(temp)).filter((entry) => entry.startsWith('drive-'));
-    const usedInDataDir = await readdir(join(dataDir, 'sockets')).catch(() => []);
-    expect([usedInTemp.length, usedInDataDir.length]).toEqual([inTemp, 2 - inTemp]);
-    expect(await killed.stop('SIGKILL')).toBeNull();
+    let used: number[];
+    try {
+      used = [(await readdir(temp)).filter((entry) => entry.startsWith('drive-')).length, (await readdir(join(dataDir, 'sockets')).catch(() => [])).length];
+    } finally {
+      expect(await killed.stop('SIGKILL')).toBeNull();
+    }
+    expect(used).toEqual([inTemp, 2 - inTemp]);
 
     const next = await startHost(env, dataDir);
     expect(await next.stop()).toBe(0);
