@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { appendFileSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
@@ -17,6 +17,7 @@ import { startTraceCollector } from './trace-collector';
 import { ENDPOINTS_FILE, LOCAL_REGION, LOCAL_RESOURCES, allowBrowserUploads, runningHost, startEmulators } from './emulators';
 import type { Credentials } from './signed-gateway';
 import { sweepExpiredUploads } from './expiry';
+import { openDataDir, tightenedMessage } from './data-dir';
 import { installLambdaGlobals } from './lambda-runtime';
 import { type MountedRoute, createLocalServer } from './server';
 
@@ -44,16 +45,32 @@ const PROJECT_ROOT = resolve(__dirname, '..', '..');
  * Lambda modules themselves, configured through the same environment variables as in AWS.
  */
 export async function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
-  const dataDir = resolve(options.dataDir);
-  await mkdir(dataDir, { recursive: true });
   const log = options.log ?? ((line: string) => console.log(line));
+  const opened = await openDataDir(options.dataDir);
+  const dataDir = opened.path;
+  const tightened = tightenedMessage(opened);
+  if (tightened) log(tightened);
   const running = await runningHost(dataDir);
   if (running) throw new Error(`another Drive host (pid ${running.pid}) is serving ${dataDir}; stop it or choose another DRIVE_DATA_DIR`);
+  // What has started so far, stopped in reverse if a later step fails, so that a failed start leaves nothing running.
+  const started: (() => Promise<unknown>)[] = [];
+  try {
+    return await startServing(options, dataDir, log, started);
+  } catch (error) {
+    for (const stop of started.reverse()) await stop().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function startServing(options: LocalHostOptions, dataDir: string, log: (line: string) => void, started: (() => Promise<unknown>)[]): Promise<LocalHost> {
   const emulators = options.storage ? { ...options.storage, close: async () => undefined } : await startEmulators(dataDir);
+  started.push(() => emulators.close());
   // SQS for the queue workers, as the stack has it; the host delivers its messages as Lambda's event source would.
   const queues = await startEmbeddedQueues(dataDir, QUEUE_WORKERS.map((worker) => worker.queue), LOCAL_REGION, emulators.credentials);
+  started.push(() => queues.close());
   // X-Ray's daemon, as Lambda has one when the function traces: the functions send their calls' subsegments to it.
   const traces = await startTraceCollector(dataDir);
+  started.push(() => traces.close());
 
   // The handler modules build their clients from the environment when first imported, as in Lambda.
   Object.assign(process.env, {
@@ -132,6 +149,7 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
 
   // The host refuses a request whose key no live record holds before reading its body (a Lambda would read it).
   const keyReader = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region: LOCAL_REGION, credentials: emulators.credentials });
+  started.push(async () => keyReader.destroy());
   const keyStore = new DynamoKeyStore(keyReader, LOCAL_RESOURCES.accessTable);
   const server = createLocalServer(mounted, log, {
     knownKey: async (secret) => (await keyStore.find(hashSecret(secret))) !== undefined,
@@ -142,16 +160,19 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
     ...(process.env.DRIVE_CHECK_CONTRACT === '1' ? { observe: await contractObserver(dataDir) } : {}),
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options.port)));
     server.listen(options.port, '127.0.0.1', () => resolve());
   });
+  started.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // The dashboard's origin, by either name of this machine, may PUT large-upload parts to the embedded S3
   // (with their presigned URLs); DRIVE_CORS_ORIGINS, which opens the API to other pages, never reaches it.
   await allowBrowserUploads(emulators.s3Endpoint, emulators.credentials, [url, url.replace('127.0.0.1', 'localhost')]);
   const sweepSeconds = positiveSeconds('DRIVE_LOCAL_SWEEP_SECONDS', 60);
   const stopSweeping = sweepEvery(sweepSeconds, emulators, scheduled, log);
+  started.push(stopSweeping);
   const stopTimers = timed.map(({ run, seconds, handler }) => runEvery(seconds, run, (error) => log(`the scheduled function ${handler} failed: ${String(error)}`)));
+  started.push(() => Promise.all(stopTimers.map((stop) => stop())));
   const endpointsFile = join(dataDir, ENDPOINTS_FILE);
   await writeFile(
     endpointsFile,
@@ -175,6 +196,13 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       await traces.close();
     },
   };
+}
+
+/** Why the API could not listen on `port`, with what to do about it. */
+function listenError(error: NodeJS.ErrnoException, port: number): Error {
+  if (error.code === 'EADDRINUSE') return new Error(`port ${port} is in use; set PORT to another port (PORT=0 picks a free one)`);
+  if (error.code === 'EACCES') return new Error(`port ${port} needs privileges this user lacks; set PORT to a port above 1023 (PORT=0 picks a free one)`);
+  return error;
 }
 
 /**
