@@ -41,7 +41,7 @@ const MiB = 1024 * 1024;
 
 /**
  * Each service's limits. DynamoDB's largest request is BatchWriteItem's 16 MB; the embedded SQS takes a 256 KiB
- * message. S3's bodies (parts up to 5 GiB) stream through unread, so only its headers are timed.
+ * message. S3's bodies (parts up to 5 GiB) stream through unread: its headers are timed as closely, a whole part has Node's 300 s.
  */
 export const GATEWAY_LIMITS: Readonly<Record<GatewayTarget['service'], GatewayLimits>> = {
   dynamodb: { maxBodyBytes: 16 * MiB, bodyBudgetBytes: 64 * MiB, headersTimeoutMs: 5_000, requestTimeoutMs: 30_000, drainBytes: 16 * MiB },
@@ -259,18 +259,22 @@ function sameHex(a: string, b: string): boolean {
 
 /** Bytes of request bodies one gateway holds, across its connections. */
 class ByteBudget {
-  held = 0;
+  private bytes = 0;
 
   constructor(private readonly limit: number) {}
 
+  get held(): number {
+    return this.bytes;
+  }
+
   take(bytes: number): boolean {
-    if (this.held + bytes > this.limit) return false;
-    this.held += bytes;
+    if (this.bytes + bytes > this.limit) return false;
+    this.bytes += bytes;
     return true;
   }
 
   give(bytes: number): void {
-    this.held -= bytes;
+    this.bytes -= bytes;
   }
 }
 
