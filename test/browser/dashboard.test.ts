@@ -712,10 +712,11 @@ describe('the dashboard, in Chromium', () => {
       await tab.getByRole('button', { name: 'Sign out' }).click();
       await tab.getByRole('heading', { level: 1, name: 'Sign in to Drive' }).waitFor();
       const abortStatus = (await aborted).status();
-      await said(tab, 'Signed out. The key is forgotten by this tab.');
       await expect(tracesIn(tab)).resolves.toEqual({ names: [], stored: 0, tray: { hidden: true, rows: 0 } });
       // The running upload's session was aborted with the key it started with, though the tab has forgotten it.
       expect(abortStatus).toBe(200);
+      // Said last: nothing of the session (its uploads finishing) speaks after it.
+      await said(tab, 'Signed out. The key is forgotten by this tab.');
       await tab.screenshot({ path: join(SCREENSHOTS, '17-signed-out.png'), fullPage: true });
 
       // The next key, of another drive, on the same tab.
