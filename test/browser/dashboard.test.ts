@@ -731,7 +731,7 @@ describe('the dashboard, in Chromium', () => {
     }
   });
 
-  it("fits a phone's width (390 and 320 px): no sideways scroll, and long names wrap between their words", async () => {
+  it("fits a phone's width (390 and 320 px) and a tablet's: no sideways scroll, and long names wrap between their words", async () => {
     const folder = 'Quarterly statements and supporting_documents_for_the_general_meeting.2024';
     const file = 'board-minutes_final_signed_copy.version-two.pdf';
     // One part longer than any line: the only name broken inside a word, where the line ends.
@@ -744,11 +744,12 @@ describe('the dashboard, in Chromium', () => {
       await tab.goto(`${host.url}/#/files/phone`);
       await signIn(tab, ADMIN);
       await tab.locator('tr', { hasText: file }).waitFor();
-      for (const width of [390, 320]) {
+      // A tablet's widths too: the full table, where a long part of a name must not widen it.
+      for (const width of [1024, 768, 390, 320]) {
         await tab.setViewportSize({ width, height: 844 });
         await expect(tab.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth }))).resolves.toEqual({ scrollWidth: width, innerWidth: width });
         for (const name of [folder, file]) await expect(midWordBreaks(tab.locator('tr', { hasText: name }).locator('th.name'))).resolves.toEqual([]);
-        await tab.screenshot({ path: join(SCREENSHOTS, `18-phone-${width}.png`), fullPage: true });
+        await tab.screenshot({ path: join(SCREENSHOTS, `18-files-${width}px.png`), fullPage: true });
       }
       // The folder itself: its name as the heading and in the breadcrumbs.
       await tab.getByRole('link', { name: folder }).click();
