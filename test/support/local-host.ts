@@ -143,6 +143,27 @@ export async function setLinkExpiry(dataDir: string, id: string, at: Date): Prom
   }
 }
 
+/**
+ * Moves the large-upload session `id`'s expiry to `at` behind the API's back, as the passing of time would:
+ * the sweep's work is tested without waiting for a short expiry (which a slow client could outlive).
+ */
+export async function setUploadExpiry(dataDir: string, id: string, at: Date): Promise<void> {
+  const { endpoints, dynamodb, destroy } = await storageOf(dataDir);
+  try {
+    await dynamodb.send(
+      new UpdateItemCommand({
+        TableName: endpoints.uploadsTable,
+        Key: { id: { S: id } },
+        UpdateExpression: 'SET expiresAt = :ttl, expiresAtIso = :iso',
+        ConditionExpression: 'attribute_exists(id)',
+        ExpressionAttributeValues: { ':ttl': { N: String(Math.floor(at.getTime() / 1000)) }, ':iso': { S: at.toISOString() } },
+      }),
+    );
+  } finally {
+    destroy();
+  }
+}
+
 /** What the running host's embedded S3 and DynamoDB hold, read through the SDK as fsck would. */
 export async function storedState(dataDir: string): Promise<{ objectKeys: string[]; nodeItems: Record<string, AttributeValue>[] }> {
   const { endpoints, s3, dynamodb, destroy } = await storageOf(dataDir);
