@@ -13,12 +13,6 @@ async function main(): Promise<void> {
   const dataDir = process.env.DRIVE_DATA_DIR ?? '.drive-data';
 
   const host = await startLocalHost({ port, dataDir, apiKeys: process.env.DRIVE_API_KEYS });
-  // One write, so whoever reads the address line has the key line too.
-  const lines = [`Drive API listening on ${host.url} (data in ${dataDir})`];
-  if (host.createdKey) {
-    lines.push(`Created an admin API key for drive "${host.createdKey.drive}"; it is shown only this once:`, host.createdKey.secret);
-  }
-  console.log(lines.join('\n'));
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -47,6 +41,14 @@ async function main(): Promise<void> {
   // `kill <npm's pid>` ends npm but not its shell's child: a host whose parent is gone stops too.
   const parent = process.ppid;
   setInterval(() => (process.ppid !== parent ? stop('its parent process exited') : undefined), 500).unref();
+
+  // Only now that a signal stops it cleanly: whoever reads this line may send one at once.
+  // One write, so whoever reads the address line has the key line too.
+  const lines = [`Drive API listening on ${host.url} (data in ${dataDir})`];
+  if (host.createdKey) {
+    lines.push(`Created an admin API key for drive "${host.createdKey.drive}"; it is shown only this once:`, host.createdKey.secret);
+  }
+  console.log(lines.join('\n'));
 }
 
 main().catch((error: unknown) => {

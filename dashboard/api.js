@@ -4,7 +4,7 @@
  * (never in a URL), to addresses relative to the page, so the same files work at `/` locally and under a
  * stage path (`/v1/`) in AWS.
  */
-import { readKey } from './session.js';
+import { readKey, sessionSignal } from './session.js';
 
 /**
  * @typedef {{ id: string, name: string, path: string, size: number, created_at: string }} FileEntry
@@ -68,6 +68,9 @@ export function apiUrl(path, query = {}) {
  */
 export async function request(path, options = {}) {
   const key = options.key ?? readKey();
+  // A call with the session's key ends with the session (signing out); one given its own key (checking a key,
+  // or aborting an upload a session left) does not.
+  const signal = options.key === undefined ? AbortSignal.any([sessionSignal(), ...(options.signal ? [options.signal] : [])]) : options.signal;
   for (let attempt = 0; ; attempt++) {
     /** @type {Record<string, string>} */
     const headers = { Authorization: `Bearer ${key ?? ''}` };
@@ -78,16 +81,16 @@ export async function request(path, options = {}) {
         method: options.method ?? 'GET',
         headers,
         body: options.json === undefined ? undefined : JSON.stringify(options.json),
-        signal: options.signal,
+        signal,
       });
     } catch (error) {
-      if (options.signal?.aborted) throw error;
+      if (signal?.aborted) throw error;
       throw new ApiError(0, 'network', 'Drive could not be reached. Check your connection and try again.');
     }
     if (response.ok) return response;
     const error = errorOf(response.status, await response.text());
     if (response.status === 429 && attempt < RATE_LIMIT_RETRIES) {
-      await waitOut(retryAfterSeconds(response.headers.get('Retry-After')), error.message, options.signal);
+      await waitOut(retryAfterSeconds(response.headers.get('Retry-After')), error.message, signal);
       continue;
     }
     if (response.status === 401 && options.key === undefined) apiEvents.dispatchEvent(new CustomEvent('unauthorized', { detail: { message: error.message } }));
@@ -214,14 +217,15 @@ export async function deleteFolder(path) {
  * @template {Job} J
  * @param {J} job
  * @param {(job: J) => void} onProgress
+ * @param {AbortSignal} [signal] the session's when it started: a job is not followed past a sign-out
  * @returns {Promise<J>}
  */
-export async function followJob(job, onProgress) {
+export async function followJob(job, onProgress, signal = sessionSignal()) {
   for (let wait = 250; job.status !== 'done'; wait = Math.min(5000, wait * 2)) {
     onProgress(job);
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    await sleep(wait, signal);
     /** @type {{ job: J }} */
-    const read = await data(`drive/jobs/${encodeURIComponent(job.id)}`);
+    const read = await data(`drive/jobs/${encodeURIComponent(job.id)}`, { signal });
     job = read.job;
   }
   // A move or copy that stopped short is done too, with its error: what moved stays moved, and the user is told.
@@ -230,13 +234,35 @@ export async function followJob(job, onProgress) {
 }
 
 /**
+ * Resolves after `ms`, or rejects when `signal` aborts first.
+ * @param {number} ms
+ * @param {AbortSignal} signal
+ * @returns {Promise<void>}
+ */
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const stop = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', stop, { once: true });
+  });
+}
+
+/**
  * Follows a recursive delete's job to its end (see `followJob`); resolves with its result.
  * @param {DeleteJob} job
  * @param {(job: DeleteJob) => void} onProgress
+ * @param {AbortSignal} [signal]
  * @returns {Promise<Deletion>}
  */
-export async function waitForJob(job, onProgress) {
-  const done = await followJob(job, onProgress);
+export async function waitForJob(job, onProgress, signal) {
+  const done = await followJob(job, onProgress, signal);
   return done.result ?? { deleted: true, path: done.path, files_deleted: done.files_deleted };
 }
 
@@ -424,9 +450,12 @@ export function completeUpload(uploadId, parts) {
   return data(`drive/uploads/${encodeURIComponent(uploadId)}/complete`, { method: 'POST', json: { parts } });
 }
 
-/** @param {string} uploadId */
-export async function abortUpload(uploadId) {
-  await request(`drive/uploads/${encodeURIComponent(uploadId)}`, { method: 'DELETE' });
+/**
+ * @param {string} uploadId
+ * @param {string} [key] the key the upload started with: a session signed out still aborts what it left
+ */
+export async function abortUpload(uploadId, key) {
+  await request(`drive/uploads/${encodeURIComponent(uploadId)}`, { method: 'DELETE', key });
 }
 
 /**
@@ -488,15 +517,16 @@ export function sendWithProgress(method, url, body, options = {}) {
  * @param {string} folder
  * @param {(loaded: number) => void} onProgress
  * @param {AbortSignal} [signal]
+ * @param {string | undefined} [key] the key the upload was queued under
  * @returns {Promise<FileEntry>}
  */
-export async function uploadSmallFile(file, folder, onProgress, signal) {
+export async function uploadSmallFile(file, folder, onProgress, signal, key = readKey()) {
   for (let attempt = 0; ; attempt++) {
     const form = new FormData();
     form.append('metadata', JSON.stringify([{ folder }]));
     form.append('files', file, file.name);
     const xhr = await sendWithProgress('POST', apiUrl('drive/upload'), form, {
-      headers: { Authorization: `Bearer ${readKey() ?? ''}` },
+      headers: { Authorization: `Bearer ${key ?? ''}` },
       onProgress: (loaded) => onProgress(Math.min(loaded, file.size)),
       signal,
     });

@@ -5,11 +5,11 @@
  * reaches the server, and the page-wide wiring.
  */
 import { ApiError, accessOf, apiEvents } from './api.js';
-import { folderHref, renderFiles } from './files-view.js';
+import { folderHref, renderFiles, resetFilesView } from './files-view.js';
 import { renderKeys } from './keys-view.js';
 import { abilities, forgetKey, readAccess, readKey, storeAccess, storeKey } from './session.js';
-import { alertError, announce, byId, clearError, find, fromTemplate, h, messageOf, showFormError, wireDialogCloseButtons } from './ui.js';
-import { cancelAllUploads, uploadsRunning, wireUploadsPanel } from './uploads.js';
+import { alertError, announce, byId, clearDialogs, clearMessages, find, fromTemplate, h, messageOf, showFormError, wireDialogCloseButtons } from './ui.js';
+import { resetUploads, uploadsRunning, wireUploadsPanel } from './uploads.js';
 
 /** @typedef {{ view: 'files', folder: string } | { view: 'keys' }} Route */
 
@@ -75,8 +75,7 @@ async function readAccessThenRender(key, options) {
     storeAccess(await accessOf(key));
   } catch (failure) {
     if (!(failure instanceof ApiError && failure.status === 401)) return alertError(messageOf(failure));
-    forgetKey();
-    return render({ notice: 'This tab was signed out: its key was revoked or is no longer valid. Sign in with another key.' });
+    return endSession('This tab was signed out: its key was revoked or is no longer valid. Sign in with another key.');
   }
   return render(options);
 }
@@ -126,11 +125,26 @@ function signInProblem(error) {
   return messageOf(error);
 }
 
-function signOut() {
-  cancelAllUploads();
+/**
+ * Ends the session (Sign out, or a key that stopped working): the key and all kept with it are forgotten,
+ * its calls, followed jobs and uploads stop, and nothing it showed is left for the next key to see (the
+ * tray, messages, dialogs, the sort order, the folder in the address).
+ * @param {string} [notice] why, when the tab did not choose to
+ * @returns {Promise<void> | void}
+ */
+function endSession(notice) {
+  resetUploads();
   forgetKey();
-  clearError();
-  render();
+  clearDialogs();
+  clearMessages();
+  resetFilesView();
+  // The address names the folder shown; the next key starts at its own root.
+  if (location.hash !== '') history.replaceState(null, '', `${location.pathname}${location.search}`);
+  return render({ notice });
+}
+
+function signOut() {
+  endSession();
   announce('Signed out. The key is forgotten by this tab.');
 }
 
@@ -147,9 +161,7 @@ function start() {
   window.addEventListener('hashchange', () => render({ focus: true }));
   apiEvents.addEventListener('unauthorized', () => {
     if (readKey() === undefined) return;
-    cancelAllUploads();
-    forgetKey();
-    render({ notice: 'This tab was signed out: its key was revoked or is no longer valid. Sign in with another key.' });
+    endSession('This tab was signed out: its key was revoked or is no longer valid. Sign in with another key.');
     announce('Signed out.');
   });
   apiEvents.addEventListener('ratelimited', (event) => {

@@ -6,7 +6,8 @@
  */
 import { ApiError, createLink, deleteFile, followJob, listLinks, listPage, moveOrCopy, revokeLink } from './api.js';
 import { destinationOf, isWithin, nameOf, parentOf, stemRange } from './paths.js';
-import { alertError, announce, byId, confirmAction, find, h, messageOf, openDialog, setBusy, showFormError, timeElement } from './ui.js';
+import { sessionSignal } from './session.js';
+import { alertError, announce, byId, confirmAction, find, h, isAbort, messageOf, openDialog, setBusy, showFormError, timeElement } from './ui.js';
 
 /** @typedef {{ path: string, kind: 'file' | 'folder' }} Entry */
 /** @typedef {import('./api.js').Job} Job */
@@ -187,7 +188,7 @@ export async function moveOrCopyDialog(kind, entry, onChanged) {
       status.textContent = list.childElementCount === 0 ? `No folders in ${folder}.` : '';
       more.hidden = !cursor;
     } catch (failure) {
-      if (signal.aborted) return;
+      if (signal.aborted || isAbort(failure)) return;
       status.textContent = `Could not read ${folder}: ${messageOf(failure)}`;
     }
   };
@@ -274,6 +275,7 @@ function conflictMessage(failure, to, entry) {
  * @param {() => void} onChanged
  */
 async function finish(kind, entry, to, result, onChanged) {
+  const session = sessionSignal();
   const done = kind === 'move' ? (parentOf(to) === parentOf(entry.path) ? 'Renamed' : 'Moved') : 'Copied';
   const going = kind === 'move' ? 'Moving' : 'Copying';
   if ('entry' in result) {
@@ -282,9 +284,11 @@ async function finish(kind, entry, to, result, onChanged) {
   }
   onChanged();
   try {
-    await followJob(result.job, () => announce(`${going} ${entry.path} to ${to}…`));
+    await followJob(result.job, () => announce(`${going} ${entry.path} to ${to}…`), session);
     announce(`${done} ${entry.path} to ${to}.`);
   } catch (failure) {
+    // Signed out meanwhile: the job goes on in the drive, unfollowed, and the next key hears nothing of it.
+    if (isAbort(failure)) return;
     alertError(`${going} ${entry.path} to ${to} did not finish: ${messageOf(failure)}`);
   }
   onChanged();
@@ -337,10 +341,16 @@ export async function shareDialog(path) {
   url.value = '';
   showFormError(error);
 
+  // Each reading replaces the one on its way (the dialog reads on opening and after each new link): an older
+  // answer arriving last is not drawn over the newer one.
+  let reading = new AbortController();
   const drawLinks = async () => {
+    reading.abort();
+    reading = new AbortController();
+    const signal = AbortSignal.any([lifetime.signal, reading.signal]);
     linksStatus.textContent = 'Loading…';
     try {
-      const live = await listLinks(path, lifetime.signal);
+      const live = await listLinks(path, signal);
       links.replaceChildren(...live.map((link) => {
         const revoke = h('button', { type: 'button', class: 'danger-quiet small', 'aria-label': `Revoke the link that expires ${new Date(link.expires_at).toLocaleString()}` }, 'Revoke');
         const item = h('li', { 'data-link-id': link.id },
@@ -364,7 +374,7 @@ export async function shareDialog(path) {
       }));
       linksStatus.textContent = live.length === 0 ? 'No live links.' : '';
     } catch (failure) {
-      if (!lifetime.signal.aborted) linksStatus.textContent = `Could not read the links: ${messageOf(failure)}`;
+      if (!signal.aborted) linksStatus.textContent = `Could not read the links: ${messageOf(failure)}`;
     }
   };
   const copyUrl = async () => {

@@ -9,8 +9,8 @@ import { ApiError, createFolder, deleteFolder, downloadFile, fileExists, listPag
 import { confirmDeleteFile, entryActions, moreMenu } from './entry-actions.js';
 import { nextOrder, sortRows } from './listing-order.js';
 import { childPath, nameOf, parentOf } from './paths.js';
-import { abilities } from './session.js';
-import { alertError, announce, byId, confirmAction, find, formatBytes, fromTemplate, h, messageOf, openDialog, plural, setBusy, showFormError, timeElement } from './ui.js';
+import { abilities, sessionSignal } from './session.js';
+import { alertError, announce, breakable, byId, confirmAction, find, formatBytes, fromTemplate, h, isAbort, messageOf, openDialog, plural, setBusy, showFormError, timeElement } from './ui.js';
 import { enqueueUploads } from './uploads.js';
 
 /** @typedef {import('./api.js').Listing} Listing */
@@ -35,9 +35,14 @@ export function folderHref(folder) {
   return folder === '/' ? '#/files/' : `#/files${folder.split('/').map(encodeURIComponent).join('/')}`;
 }
 
-/** The order of the rows on a page, kept from folder to folder while the tab lives. */
+/** The order of the rows on a page, kept from folder to folder while the session lives. */
 /** @type {SortOrder} */
 let order = { key: 'name', descending: false };
+
+/** Forgets what the view kept between folders (signing out): the next key starts as the first did. */
+export function resetFilesView() {
+  order = { key: 'name', descending: false };
+}
 
 /**
  * Shows `folder` in `main` until `signal` aborts (another view took over).
@@ -51,7 +56,7 @@ export async function renderFiles(main, folder, signal) {
   const may = abilities();
   const title = folder === '/' ? 'All files' : nameOf(folder);
   document.title = `${title} · Files · Drive`;
-  find(view, 'h1', HTMLElement).textContent = title;
+  find(view, 'h1', HTMLElement).replaceChildren(...breakable(title));
   find(view, 'caption', HTMLElement).textContent = `Contents of ${folder}`;
   renderBreadcrumbs(find(view, '.breadcrumbs ol', HTMLElement), folder);
   // At the root the trail would only repeat the heading.
@@ -69,9 +74,14 @@ export async function renderFiles(main, folder, signal) {
   /** The cursors of the pages before and of this one (null for the first): Previous goes back one. */
   /** @type {(string | null)[]} */
   const cursors = [null];
+  // Each listing replaces the one still on its way (a page turned, an upload landed meanwhile): an older
+  // answer that arrives last is dropped rather than drawn over the newer one.
+  let listing = new AbortController();
   const reload = async () => {
     if (!may.list) return;
-    shown = (await loadListing(view, folder, signal, reload, cursors)) ?? shown;
+    listing.abort();
+    listing = new AbortController();
+    shown = (await loadListing(view, folder, AbortSignal.any([signal, listing.signal]), reload, cursors)) ?? shown;
   };
   find(view, '[data-action="next-page"]', HTMLButtonElement).addEventListener('click', () => {
     if (!shown?.next_cursor) return;
@@ -175,7 +185,7 @@ function renderBreadcrumbs(list, folder) {
   const crumbs = [{ name: 'All files', path: '/' }, ...segments.map((name, i) => ({ name, path: `/${segments.slice(0, i + 1).join('/')}` }))];
   list.replaceChildren(
     ...crumbs.map((crumb, i) =>
-      h('li', {}, i === crumbs.length - 1 ? h('a', { href: folderHref(crumb.path), 'aria-current': 'page' }, crumb.name) : h('a', { href: folderHref(crumb.path) }, crumb.name)),
+      h('li', {}, i === crumbs.length - 1 ? h('a', { href: folderHref(crumb.path), 'aria-current': 'page' }, ...breakable(crumb.name)) : h('a', { href: folderHref(crumb.path) }, ...breakable(crumb.name))),
     ),
   );
 }
@@ -189,6 +199,8 @@ function renderBreadcrumbs(list, folder) {
  * @param {boolean} pagesBefore whether pages come before the one shown
  */
 async function uploadAsking(files, folder, listing, pagesBefore) {
+  // Asking takes calls and a dialog: a sign-out meanwhile drops the files, they are not queued for the next key.
+  const session = sessionSignal();
   // The API stores names in NFC; a Mac's files arrive in NFD, so compare as the API will.
   const existing = new Set(listing?.files.map((file) => file.name.normalize('NFC')));
   /** @type {File[]} */
@@ -202,6 +214,7 @@ async function uploadAsking(files, folder, listing, pagesBefore) {
       for (let i = next++; i < unknown.length; i = next++) found[i] = await fileExists(childPath(folder, unknown[i].name.normalize('NFC'))).catch(() => false);
     };
     await Promise.all(Array.from({ length: EXISTS_CONCURRENCY }, ask));
+    if (session.aborted) return;
     replaced = [...replaced, ...unknown.filter((_, i) => found[i])];
   }
   if (replaced.length > 0) {
@@ -214,6 +227,7 @@ async function uploadAsking(files, folder, listing, pagesBefore) {
       confirmLabel: replaced.length === 1 ? 'Replace file' : 'Replace files',
       action: async () => undefined,
     });
+    if (session.aborted) return;
     if (!confirmed) return announce('Nothing uploaded.');
   }
   enqueueUploads(files, folder);
@@ -249,7 +263,8 @@ async function loadListing(view, folder, signal, reload, cursors) {
     find(view, '[data-goto]', HTMLElement).hidden = !(failure instanceof ApiError && failure.status === 403);
     return undefined;
   } finally {
-    view.removeAttribute('aria-busy');
+    // A listing that was replaced leaves the busy state to the one that replaced it.
+    if (!signal.aborted) view.removeAttribute('aria-busy');
   }
   loading.hidden = true;
   showFormError(error);
@@ -291,7 +306,7 @@ function drawRows(view, listing, reload) {
 function folderRow(path, may, reload) {
   const name = nameOf(path);
   const row = h('tr', { 'data-kind': 'folder' },
-    h('th', { scope: 'row', class: 'name' }, h('a', { href: folderHref(path), class: 'entry folder' }, h('span', { class: 'icon', 'aria-hidden': 'true' }), name)),
+    h('th', { scope: 'row', class: 'name' }, h('a', { href: folderHref(path), class: 'entry folder' }, h('span', { class: 'icon', 'aria-hidden': 'true' }), entryName(name))),
     h('td', { class: 'num muted' }, h('span', { class: 'visually-hidden' }, 'Folder')),
     h('td', { class: 'when muted' }, ''),
   );
@@ -312,7 +327,7 @@ function fileRow(file, may, reload) {
   const button = h('button', { type: 'button', class: 'secondary small', 'aria-label': `Download ${file.name}` }, 'Download');
   button.addEventListener('click', () => download(file, button));
   const row = h('tr', { 'data-kind': 'file' },
-    h('th', { scope: 'row', class: 'name' }, h('span', { class: 'entry file' }, h('span', { class: 'icon', 'aria-hidden': 'true' }), file.name)),
+    h('th', { scope: 'row', class: 'name' }, h('span', { class: 'entry file' }, h('span', { class: 'icon', 'aria-hidden': 'true' }), entryName(file.name))),
     h('td', { class: 'num' }, formatBytes(file.size)),
     h('td', { class: 'when' }, timeElement(file.created_at)),
   );
@@ -326,18 +341,27 @@ function fileRow(file, may, reload) {
 }
 
 /**
+ * A row's name, which wraps between its words (see `breakable`).
+ * @param {string} name
+ */
+function entryName(name) {
+  return h('span', { class: 'entry-name' }, ...breakable(name));
+}
+
+/**
  * Downloads `file` with the key in the Authorization header, then hands the browser the bytes as an object
  * URL under the file's name: the key never goes into a URL (a link would need it in the query).
  * @param {FileEntry} file
  * @param {HTMLButtonElement} button
  */
 async function download(file, button) {
+  const session = sessionSignal();
   button.disabled = true;
   announce(`Downloading ${file.name}…`);
   try {
     const blob = await downloadFile(file.path, (loaded, total) => {
       button.textContent = total ? `${Math.floor((loaded / total) * 100)}%` : formatBytes(loaded);
-    });
+    }, session);
     const url = URL.createObjectURL(blob);
     const link = h('a', { href: url, download: file.name, hidden: true });
     document.body.append(link);
@@ -347,6 +371,7 @@ async function download(file, button) {
     setTimeout(() => URL.revokeObjectURL(url), 60_000);
     announce(`Downloaded ${file.name} (${formatBytes(blob.size)}).`);
   } catch (failure) {
+    if (isAbort(failure)) return;
     alertError(`Could not download ${file.name}: ${messageOf(failure)}`);
   } finally {
     button.disabled = false;
@@ -403,11 +428,13 @@ async function newFolder(parent, onCreated) {
  * @param {() => void} afterDelete
  */
 async function confirmDeleteFolder(path, afterDelete) {
+  const session = sessionSignal();
   /** @type {Listing & { next_cursor: string | null }} */
   let tree;
   try {
     tree = await listPage(path, { recursive: true, limit: NAMED_IN_CONFIRMATION });
   } catch (failure) {
+    if (isAbort(failure)) return;
     return alertError(`Could not read ${path}: ${messageOf(failure)}`);
   }
   const bytes = tree.files.reduce((sum, file) => sum + file.size, 0);
@@ -436,7 +463,7 @@ async function confirmDeleteFolder(path, afterDelete) {
       result = await deleteFolder(path);
     },
   });
-  if (!done || !result) return;
+  if (!done || !result || session.aborted) return;
   if ('done' in result) {
     announce(`Deleted ${path} and ${plural(result.done.files_deleted, 'file')} in it.`);
     return afterDelete();
@@ -444,9 +471,10 @@ async function confirmDeleteFolder(path, afterDelete) {
   // Gone for readers already; the server deletes the rest, and this page follows it.
   afterDelete();
   try {
-    const finished = await waitForJob(result.job, (job) => announce(`Deleting ${path}: ${plural(job.files_deleted, 'file')} deleted so far…`));
+    const finished = await waitForJob(result.job, (job) => announce(`Deleting ${path}: ${plural(job.files_deleted, 'file')} deleted so far…`), session);
     announce(`Deleted ${path} and ${plural(finished.files_deleted, 'file')} in it.`);
   } catch (failure) {
+    if (isAbort(failure)) return;
     alertError(`${path} is gone, but following its delete failed: ${messageOf(failure)}. The delete goes on without this page.`);
   }
 }

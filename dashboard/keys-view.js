@@ -31,12 +31,17 @@ export async function renderKeys(main, signal) {
   /** @type {ApiKey[]} */
   let keys = [];
   const draw = () => drawKeys(view, keys, showRevoked.checked, reload);
+  // Each reading replaces the one on its way, so an older answer arriving last is not drawn over a newer one.
+  let reading = new AbortController();
   const reload = async () => {
+    reading.abort();
+    reading = new AbortController();
+    const current = AbortSignal.any([signal, reading.signal]);
     try {
-      keys = await listKeys({ signal });
+      keys = await listKeys({ signal: current });
       draw();
     } catch (failure) {
-      if (signal.aborted) return;
+      if (current.aborted) return;
       find(view, '[data-loading]', HTMLElement).hidden = true;
       showFormError(find(view, '[data-error]', HTMLElement), failure);
     }

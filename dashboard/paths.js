@@ -50,6 +50,8 @@ export function nameProblem(name) {
   if (name === '.' || name === '..') return 'A name cannot be “.” or “..”.';
   // Control characters: the API refuses them in names.
   if (/[\u0000-\u001f\u007f]/.test(name)) return 'A name cannot contain control characters.';
+  // The API refuses these too: "report.pdf " would look like "report.pdf" in a listing.
+  if (name.startsWith(' ') || name.endsWith(' ')) return 'A name cannot start or end with a space.';
   return undefined;
 }
 

@@ -10,6 +10,19 @@
 
 const STORAGE_KEY = 'drive.apiKey';
 const ACCESS_KEY = 'drive.access';
+/** What the page keeps in a storage is named so; signing out removes all of it. */
+const OURS = 'drive.';
+
+/** Aborted when the key is forgotten: what the session started (calls, jobs followed, uploads) ends with it. */
+let lifetime = new AbortController();
+
+/**
+ * The signal of the session signed in now: work that outlives a call (a job followed, an upload) takes it at
+ * its start, so that it stops when that key is forgotten and never goes on under the next key.
+ */
+export function sessionSignal() {
+  return lifetime.signal;
+}
 
 /** The key this tab signed in with, or undefined. */
 export function readKey() {
@@ -43,9 +56,17 @@ export function readAccess() {
   }
 }
 
+/** Forgets the key and all the page kept with it, and ends the session's work. */
 export function forgetKey() {
-  sessionStorage.removeItem(STORAGE_KEY);
-  sessionStorage.removeItem(ACCESS_KEY);
+  lifetime.abort(new DOMException('Signed out', 'AbortError'));
+  lifetime = new AbortController();
+  // Local storage too: this page never writes there, but no key or name may outlive the sign-out.
+  for (const storage of [sessionStorage, localStorage]) {
+    for (let i = storage.length - 1; i >= 0; i--) {
+      const name = storage.key(i);
+      if (name?.startsWith(OURS)) storage.removeItem(name);
+    }
+  }
 }
 
 /**

@@ -29,6 +29,17 @@ export function h(tag, props = {}, ...children) {
 }
 
 /**
+ * A name as text that may wrap after the `_`, `.` and `-` between its parts as well as at spaces (a `<wbr>`
+ * marks each place), so that a long name breaks between its words rather than inside one; only a part longer
+ * than a whole line is broken, where the line ends (style.css). The text, and so the accessible name, is unchanged.
+ * @param {string} name
+ * @returns {(string | HTMLElement)[]}
+ */
+export function breakable(name) {
+  return name.split(/(?<=[^_.-][_.-]+)(?=[^_.-])/).flatMap((part, i) => (i === 0 ? [part] : [h('wbr'), part]));
+}
+
+/**
  * The element with `id`, which the page must have.
  * @template {HTMLElement} T
  * @param {string} id
@@ -94,6 +105,22 @@ export function clearError() {
   byId('alert', HTMLElement).replaceChildren();
 }
 
+/** Empties the status and alert regions, a message about to be shown included (signing out). */
+export function clearMessages() {
+  clearTimeout(statusTimer);
+  byId('status', HTMLElement).textContent = '';
+  clearError();
+}
+
+/**
+ * Whether `error` is a stop that was asked for (a view left, a sign-out): there is nothing to report, and
+ * what the call was about must not be shown to whoever is signed in next.
+ * @param {unknown} error
+ */
+export function isAbort(error) {
+  return error instanceof DOMException && error.name === 'AbortError';
+}
+
 /**
  * A message for `error`: the API's own message for its errors.
  * @param {unknown} error
@@ -114,6 +141,9 @@ export function showFormError(paragraph, error) {
   paragraph.hidden = error === undefined;
 }
 
+/** @type {WeakMap<HTMLDialogElement, (value: string) => void>} settles a dialog's opening whose close event is still to come */
+const openings = new WeakMap();
+
 /**
  * Opens `dialog` as a modal (the page behind becomes inert, Escape closes it) and resolves with its
  * return value when it closes; focus goes back to what had it.
@@ -121,15 +151,40 @@ export function showFormError(paragraph, error) {
  * @returns {Promise<string>}
  */
 export function openDialog(dialog) {
+  // The close event comes a task after the close, and a click may come first (browsers run input first): the
+  // last opening is settled here, and its late event is not taken for this opening's.
+  openings.get(dialog)?.(dialog.returnValue);
   const opener = document.activeElement;
   dialog.returnValue = '';
   dialog.showModal();
   return new Promise((resolve) => {
-    dialog.addEventListener('close', () => {
+    const settle = (/** @type {string} */ value) => {
+      dialog.removeEventListener('close', onClose);
+      openings.delete(dialog);
+      resolve(value);
+    };
+    const onClose = () => {
+      if (dialog.open) return;
       if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
-      resolve(dialog.returnValue);
-    }, { once: true });
+      settle(dialog.returnValue);
+    };
+    dialog.addEventListener('close', onClose);
+    openings.set(dialog, settle);
   });
+}
+
+/**
+ * Closes every dialog and empties what the views wrote into them (names, paths, a link, a secret, an
+ * error), so that nothing of a session stays in the page after it (signing out).
+ */
+export function clearDialogs() {
+  for (const dialog of document.querySelectorAll('dialog')) {
+    dialog.close();
+    for (const form of dialog.querySelectorAll('form')) form.reset();
+    for (const field of dialog.querySelectorAll('input')) field.value = field.defaultValue;
+    for (const filled of dialog.querySelectorAll('[data-filled]')) filled.replaceChildren();
+    for (const error of dialog.querySelectorAll('.form-error')) showFormError(/** @type {HTMLElement} */ (error));
+  }
 }
 
 /** Every `[data-close]` button closes its dialog. */

@@ -5,6 +5,7 @@
  * URLs of `POST drive/uploads`, then `complete` (or, on any failure or a cancel, the session is aborted).
  */
 import { ApiError, abortUpload, completeUpload, partUrls, sendWithProgress, startUpload, uploadSmallFile } from './api.js';
+import { readKey } from './session.js';
 import { alertError, announce, byId, formatBytes, h, messageOf, plural } from './ui.js';
 
 /**
@@ -19,12 +20,14 @@ const PART_ATTEMPTS = 3;
 
 /**
  * @typedef {'queued' | 'running' | 'done' | 'failed' | 'cancelled'} UploadState
- * @typedef {{ file: File, folder: string, state: UploadState, controller: AbortController, row: HTMLLIElement, bar: HTMLProgressElement, status: HTMLElement, cancel: HTMLButtonElement }} Upload
+ * @typedef {{ file: File, folder: string, key: string | undefined, state: UploadState, controller: AbortController, row: HTMLLIElement, bar: HTMLProgressElement, status: HTMLElement, cancel: HTMLButtonElement }} Upload
  */
 
 /** @type {Upload[]} */
 const uploads = [];
 let running = 0;
+/** Counts the tray's resets (sign-outs): an upload of an earlier count, settling late, touches nothing shown. */
+let generation = 0;
 
 /**
  * Queues `files` for upload into `folder` and shows them in the tray.
@@ -49,9 +52,18 @@ export function uploadsRunning() {
   return uploads.some((upload) => upload.state === 'queued' || upload.state === 'running');
 }
 
-/** Stops every upload (signing out); large ones abort their sessions. */
-export function cancelAllUploads() {
+/**
+ * Empties the tray (signing out): every upload stops, large ones abort their sessions with the key they
+ * started with, and no name, count or message of them is left for the next key to see.
+ */
+export function resetUploads() {
+  generation++;
   for (const upload of uploads) cancel(upload);
+  uploads.length = 0;
+  running = 0;
+  byId('uploads-list', HTMLUListElement).replaceChildren();
+  byId('uploads-summary', HTMLElement).textContent = '';
+  byId('uploads', HTMLElement).hidden = true;
 }
 
 /** The tray's "Clear finished" button. */
@@ -80,7 +92,7 @@ function createUpload(file, folder) {
     bar,
   );
   /** @type {Upload} */
-  const upload = { file, folder, state: 'queued', controller: new AbortController(), row, bar, status, cancel: cancelButton };
+  const upload = { file, folder, key: readKey(), state: 'queued', controller: new AbortController(), row, bar, status, cancel: cancelButton };
   cancelButton.addEventListener('click', () => cancel(upload));
   return upload;
 }
@@ -110,7 +122,9 @@ function pump() {
     const next = uploads.find((upload) => upload.state === 'queued');
     if (!next) return;
     running++;
+    const started = generation;
     run(next).finally(() => {
+      if (started !== generation) return;
       running--;
       pump();
       if (!uploadsRunning()) announceFinished();
@@ -120,7 +134,8 @@ function pump() {
 
 /** @param {Upload} upload */
 async function run(upload) {
-  const { file, folder, controller } = upload;
+  const { file, folder, key, controller } = upload;
+  const started = generation;
   setState(upload, 'running', `0 B of ${formatBytes(file.size)}`);
   const onProgress = (/** @type {number} */ loaded) => {
     upload.bar.value = loaded;
@@ -128,12 +143,14 @@ async function run(upload) {
   };
   try {
     const stored = file.size > LARGE_FILE_BYTES
-      ? await uploadLargeFile(file, folder, onProgress, controller.signal)
-      : await uploadSmallFile(file, folder, onProgress, controller.signal);
+      ? await uploadLargeFile(file, folder, onProgress, controller.signal, key)
+      : await uploadSmallFile(file, folder, onProgress, controller.signal, key);
+    if (started !== generation) return;
     upload.bar.value = upload.bar.max;
     setState(upload, 'done', `Uploaded, ${formatBytes(stored.size)}`);
     document.dispatchEvent(new CustomEvent('drive:uploaded', { detail: { folder, path: stored.path } }));
   } catch (error) {
+    if (started !== generation) return;
     if (controller.signal.aborted) return setState(upload, 'cancelled', 'Cancelled');
     setState(upload, 'failed', `Failed: ${messageOf(error)}`);
     alertError(`Could not upload ${file.name}: ${messageOf(error)}`);
@@ -160,9 +177,10 @@ function summarize() {
  * @param {string} folder
  * @param {(loaded: number) => void} onProgress
  * @param {AbortSignal} signal
+ * @param {string | undefined} key the key the upload was queued under, which aborts its session
  * @returns {Promise<import('./api.js').FileEntry>}
  */
-async function uploadLargeFile(file, folder, onProgress, signal) {
+async function uploadLargeFile(file, folder, onProgress, signal, key) {
   const session = await startUpload(file, folder, signal);
   // One failed part stops the others, rather than sending bytes to a session about to be aborted.
   const parts = new AbortController();
@@ -187,7 +205,7 @@ async function uploadLargeFile(file, folder, onProgress, signal) {
     });
     return await completeUpload(session.upload_id, etags);
   } catch (error) {
-    await abortUpload(session.upload_id).catch(() => undefined);
+    await abortUpload(session.upload_id, key).catch(() => undefined);
     throw error;
   } finally {
     signal.removeEventListener('abort', stopParts);

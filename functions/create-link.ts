@@ -20,7 +20,7 @@ export const handler = jsonHandler('links', guard, async (event, caller) => {
   const body = jsonObject(bodyOf(event), ['path', 'expires_in'], EXAMPLE);
   const raw = optionalString(body, 'path');
   if (raw === undefined) throw badRequest(`path is required: the file to share, like ${EXAMPLE}`);
-  const path = parsePath(raw, 'path');
+  const path = parsePath(raw, 'path', { existing: true });
   if (path === ROOT) throw invalid('path must name a file, not the root');
   confine(caller, path, 'path');
   const { link, token } = await createLink({ nodes, links }, caller.drive, path, linkLifetime(body.expires_in), new Date(), { keyId: caller.keyId, keyHash: keyHashOf(event) });

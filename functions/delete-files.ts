@@ -41,7 +41,7 @@ function pathsOf(query: Record<string, string[] | undefined> | null, body: Buffe
   const paths = raw.map((value, i) => {
     if (typeof value !== 'string') throw badRequest(`paths[${i}] must be a string`);
     if (value === '' || value === '/') throw invalid(`path[${i}] must name a file, not ${value === '' ? 'nothing' : 'the root'}`);
-    return parsePath(value, `path[${i}]`);
+    return parsePath(value, `path[${i}]`, { existing: true });
   });
   return [...new Set(paths)];
 }

@@ -21,7 +21,7 @@ const budgetMs = millisecondsEnv('DRIVE_DELETE_BUDGET_MS', REQUEST_DELETE_BUDGET
 export const handler = jsonHandler('delete-folder', guard, async (event, caller) => {
   const raw = queryParam(event, 'path');
   if (raw === undefined || raw === '') throw invalid('path is required: the folder to delete, e.g. ?path=/reports');
-  const path = parsePath(raw, 'path', { allowTrailingSlash: true });
+  const path = parsePath(raw, 'path', { allowTrailingSlash: true, existing: true });
   confine(caller, path, 'path');
   const outcome = await acceptDelete({ nodes, objects, jobs, queue: jobQueue }, caller.drive, path, booleanParam(event, 'recursive'), budgetMs);
   if (outcome.done) return deleteResult(path, outcome.filesDeleted);

@@ -31,10 +31,10 @@ export const handler = awslambda.streamifyResponse(
 function targetOf(path: string | undefined, folder: string | undefined, name: string | undefined): string {
   if (path !== undefined) {
     if (folder !== undefined || name !== undefined) throw badRequest('give either path, or folder with name, not both');
-    return parsePath(path, 'path');
+    return parsePath(path, 'path', { existing: true });
   }
   if (folder !== undefined && name !== undefined) {
-    return childPath(parsePath(folder, 'folder', { allowTrailingSlash: true }), parseName(name, 'name'), 'folder with name');
+    return childPath(parsePath(folder, 'folder', { allowTrailingSlash: true, existing: true }), parseName(name, 'name', { existing: true }), 'folder with name');
   }
   if (name !== undefined) throw badRequest('name must be accompanied by folder (or give path alone)');
   if (folder !== undefined) throw badRequest('folder must be accompanied by name (or give path alone)');

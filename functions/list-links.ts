@@ -16,7 +16,7 @@ import { linkView } from './http/views';
  */
 export const handler = jsonHandler('links', guard, async (event, caller) => {
   const raw = queryParam(event, 'path');
-  const path = raw === undefined ? undefined : parsePath(raw, 'path');
+  const path = raw === undefined ? undefined : parsePath(raw, 'path', { existing: true });
   if (path !== undefined) confine(caller, path, 'path');
   const filter = path === undefined ? { under: caller.prefix } : { path };
   const { limit, after } = pagingOf(event, filter);
@@ -27,4 +27,3 @@ export const handler = jsonHandler('links', guard, async (event, caller) => {
   const live = await liveLinks(nodes, caller.drive, page.links);
   return { links: live.map(linkView), next_cursor: page.next ? encodeCursor(page.next) : null };
 });
-

@@ -17,7 +17,7 @@ import { fileEntryView, folderEntryView } from './http/views';
  * Lambda's 6 MB, in bounded memory.
  */
 export const handler = awslambda.streamifyResponse(streamingHandler('list', guard, async (event, caller) => {
-  const folder = parsePath(queryParam(event, 'folder') ?? ROOT, 'folder', { allowTrailingSlash: true });
+  const folder = parsePath(queryParam(event, 'folder') ?? ROOT, 'folder', { allowTrailingSlash: true, existing: true });
   confine(caller, folder, 'folder');
   const etag = includesEtag(queryParam(event, 'include'));
   const recursive = booleanParam(event, 'recursive');
@@ -100,7 +100,7 @@ function decodeCursor(cursor: string, folder: string, recursive: boolean): strin
   if (value[0] !== folder) throw invalid('cursor belongs to the listing of another folder; page each folder with its own cursors');
   if (value[2] !== (recursive ? 1 : 0)) throw invalid(`cursor belongs to a ${recursive ? 'folder' : 'recursive'} listing; keep recursive as it was for every page`);
   // A cursor names the path of an entry below the folder (a child of it, unless recursive), checked as any path is.
-  const below = value[1].startsWith(folder === ROOT ? '/' : `${folder}/`) && parsePath(value[1], 'cursor') === value[1];
+  const below = value[1].startsWith(folder === ROOT ? '/' : `${folder}/`) && parsePath(value[1], 'cursor', { existing: true }) === value[1];
   if (!below || (!recursive && parentOf(value[1]) !== folder)) {
     throw invalid('cursor is not one this API gave; pass the next_cursor of the page before, as it was');
   }

@@ -84,6 +84,16 @@ export interface TransferOptions<J extends MoveJob | CopyJob> {
   onProgress?: (job: J) => void;
 }
 
+/** The defaults of the numeric options; docs/client.md states them, and its smoke test compares. */
+export const DEFAULT_OPTIONS = {
+  concurrency: 4,
+  partConcurrency: 4,
+  largeFileBytes: 4 * MiB,
+  // Drive's limit: what a buffered Lambda takes after base64, with its headers.
+  maxRequestBytes: 4_500_000,
+  maxFilesPerRequest: 1000,
+} as const;
+
 // A metadata field holds at most 1 MiB on the server.
 const MAX_METADATA_BYTES = 1024 * 1024;
 /** Distinct folders one upload request may name, ancestors included: Drive's bound on the folders a request makes. */
@@ -136,11 +146,11 @@ export class Drive {
       timeoutMs: options.timeoutMs,
       clock: options.clock,
     });
-    this.concurrency = positive(options.concurrency ?? 4, 'concurrency');
-    this.partConcurrency = positive(options.partConcurrency ?? 4, 'partConcurrency');
-    this.largeFileBytes = options.largeFileBytes ?? 4 * MiB;
-    this.maxRequestBytes = options.maxRequestBytes ?? 4_500_000;
-    this.maxFilesPerRequest = options.maxFilesPerRequest ?? 1000;
+    this.concurrency = positive(options.concurrency ?? DEFAULT_OPTIONS.concurrency, 'concurrency');
+    this.partConcurrency = positive(options.partConcurrency ?? DEFAULT_OPTIONS.partConcurrency, 'partConcurrency');
+    this.largeFileBytes = options.largeFileBytes ?? DEFAULT_OPTIONS.largeFileBytes;
+    this.maxRequestBytes = options.maxRequestBytes ?? DEFAULT_OPTIONS.maxRequestBytes;
+    this.maxFilesPerRequest = options.maxFilesPerRequest ?? DEFAULT_OPTIONS.maxFilesPerRequest;
   }
 
   /** Requests sent so far, retries, `429`s and time spent waiting for tokens. */

@@ -1,12 +1,15 @@
 import { type AttributeValue, type DynamoDBClient, TransactWriteItemsCommand, TransactionCanceledException, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
-import type { FileNode, FileRecords, FolderNode, MoveExpectation, MoveOutcome } from '../core/ports';
+import { type FileNode, type FileRecords, type FolderNode, MAX_FILES_PER_REMOVE, type MoveExpectation, type MoveOutcome } from '../core/ports';
 import { BATCH_ATTEMPTS, backoff } from './batches';
 import { keyOf, toItem } from './dynamo-node-store';
 import { journalItem } from './dynamo-upload-journal';
 import { UPLOADS_PARTITION_KEY } from './schema';
 
 type Item = Record<string, AttributeValue>;
+
+/** Cancellation reasons that pass: a transaction cancelled for one of them made nothing and may be tried again. */
+const RETRIED = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
 
 /**
  * `FileRecords` as DynamoDB transactions across the nodes table and the uploads table (the journal's and
@@ -54,24 +57,26 @@ export class DynamoFileRecords implements FileRecords {
     }
     const failed = await this.transact(items.map(({ item }) => item));
     if (failed === undefined) return { moved: true, ...(journal ? { journal } : {}) };
-    return { moved: false, changed: items[failed].changed };
+    return { moved: false, changed: items[failed[0]].changed };
   }
 
-  async remove(drive: string, file: FileNode, sweepAfter: Date): Promise<string | undefined> {
-    const entry = journalItem(drive, [file], sweepAfter);
+  async removeMany(drive: string, files: readonly FileNode[], sweepAfter: Date): Promise<{ entry: string } | { changed: FileNode[] }> {
+    if (files.length < 1 || files.length > MAX_FILES_PER_REMOVE) throw new RangeError(`removeMany takes 1 to ${MAX_FILES_PER_REMOVE} files (got ${files.length})`);
+    const entry = journalItem(drive, files, sweepAfter);
     const failed = await this.transact([
-      { Delete: { TableName: this.nodesTable, Key: keyOf(drive, file.path), ...sameId(file.id) } },
+      ...files.map((file): TransactWriteItem => ({ Delete: { TableName: this.nodesTable, Key: keyOf(drive, file.path), ...sameId(file.id) } })),
       { Put: { TableName: this.uploadsTable, Item: entry } },
     ]);
-    return failed === undefined ? entry[UPLOADS_PARTITION_KEY].S! : undefined;
+    return failed === undefined ? { entry: entry[UPLOADS_PARTITION_KEY].S! } : { changed: failed.map((i) => files[i]) };
   }
 
   /**
-   * Runs the transaction: undefined if it was made, else the index of the first item whose condition failed.
-   * One cancelled because another transaction held an item meanwhile is tried again (the same token: the
-   * first try made nothing).
+   * Runs the transaction: undefined if it was made, else the indexes of the items whose condition failed (at
+   * least one). One cancelled because another transaction held an item meanwhile, or its items' partition
+   * was throttled (a transaction of many files in one folder writes to one partition), is tried again (the
+   * same token: the first try made nothing).
    */
-  private async transact(items: TransactWriteItem[]): Promise<number | undefined> {
+  private async transact(items: TransactWriteItem[]): Promise<number[] | undefined> {
     const command = new TransactWriteItemsCommand({ TransactItems: items, ClientRequestToken: randomUUID() });
     for (let attempt = 1; ; attempt++) {
       try {
@@ -80,9 +85,9 @@ export class DynamoFileRecords implements FileRecords {
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error;
         const reasons = error.CancellationReasons ?? [];
-        const failed = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-        if (failed >= 0) return failed;
-        if (attempt === BATCH_ATTEMPTS || !reasons.some((reason) => reason.Code === 'TransactionConflict')) throw error;
+        const failed = reasons.flatMap((reason, i) => (reason.Code === 'ConditionalCheckFailed' ? [i] : []));
+        if (failed.length > 0) return failed;
+        if (attempt === BATCH_ATTEMPTS || !reasons.some((reason) => RETRIED.has(reason.Code ?? ''))) throw error;
         await backoff(attempt);
       }
     }

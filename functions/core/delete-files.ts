@@ -1,4 +1,3 @@
-import { mapLimit } from './concurrency';
 import { conflict, invalid } from './errors';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
 import { ancestorsOf } from './paths';
@@ -11,8 +10,12 @@ export const MAX_FILES_PER_DELETE = 1000;
 /** Distinct folders (parents included) one request's paths may lie in: each is read, as an upload's are. */
 export const MAX_FOLDERS_PER_DELETE = 1000;
 
-/** Record deletes in flight at once. */
-const DELETE_CONCURRENCY = 16;
+/**
+ * Records one transaction removes. A transaction takes up to `MAX_FILES_PER_REMOVE`; fewer keep each one short
+ * where transactions are serialized (the local host's emulator runs one at a time, and other requests wait
+ * behind it), while 1,000 files still take 40 transactions rather than 1,000.
+ */
+export const FILES_PER_TRANSACTION = 25;
 
 /** Times a path is read again when the file there changed between the read and the delete (a replacing upload). */
 const ATTEMPTS = 3;
@@ -28,11 +31,12 @@ export interface DeletedFiles {
  * Deletes the files at `paths` of `drive` (distinct, canonical): every path is read first, with every folder
  * above it (at most `MAX_FOLDERS_PER_DELETE` of those, else 422), and a folder at any path fails the whole
  * request (409) before anything is deleted; a path with no
- * file, or below a folder a delete has taken, is not found. Then each record is removed conditionally on the
- * id read, with a journal entry for its bytes in the same write (`FileRecords.remove`; a file replaced
- * meanwhile is read again and deleted in its turn), and the bytes of the records removed are deleted. A
- * crash anywhere leaves either a record with its bytes or bytes the journal names for the sweep, never a
- * record without bytes.
+ * file, or below a folder a delete has taken, is not found. Then the records go, `FILES_PER_TRANSACTION` at a
+ * time and one transaction after another (so that the request's writes are few, and other requests get
+ * between them): each record is removed conditionally on the id read, with a journal entry for the bytes in
+ * the same write (`FileRecords.removeMany`; a file replaced meanwhile is read again and deleted in a later
+ * write), and the bytes of the records removed are deleted. A crash anywhere leaves either a record with its
+ * bytes or bytes the journal names for the sweep, never a record without bytes.
  */
 export async function deleteFiles(deps: { nodes: NodeStore; objects: ObjectStore; journal: UploadJournal; records: FileRecords }, drive: string, paths: readonly string[]): Promise<DeletedFiles> {
   const { nodes } = deps;
@@ -40,30 +44,43 @@ export async function deleteFiles(deps: { nodes: NodeStore; objects: ObjectStore
   const folder = paths.find((path) => found.get(path)?.kind === 'folder');
   if (folder !== undefined) throw conflict(`${folder} is a folder; folders are deleted through the folders route (with recursive=true for everything in them)`);
 
-  const files = paths.map((path) => found.get(path)).filter((node): node is FileNode => node?.kind === 'file');
   const gone = new Set<string>();
   const removed: { objectKey: string; entry: string }[] = [];
-  await mapLimit(files, DELETE_CONCURRENCY, async (first) => {
-    let file: FileNode = first;
-    for (let attempt = 1; ; attempt++) {
-      // The record goes and the journal notes its bytes in one write (FileRecords in ports.ts).
-      const entry = await deps.records.remove(drive, file, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS));
-      if (entry !== undefined) {
+  /** Files still to remove, as last read; and how often each path was read again. */
+  let pending = paths.map((path) => found.get(path)).filter((node): node is FileNode => node?.kind === 'file');
+  const reads = new Map<string, number>();
+  while (pending.length > 0) {
+    const batch = pending.slice(0, FILES_PER_TRANSACTION);
+    pending = pending.slice(batch.length);
+    // The records go and the journal notes their bytes in one write (FileRecords in ports.ts).
+    const outcome = await deps.records.removeMany(drive, batch, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS));
+    if ('entry' in outcome) {
+      for (const file of batch) {
         gone.add(file.path);
-        removed.push({ objectKey: file.objectKey, entry });
-        return;
+        removed.push({ objectKey: file.objectKey, entry: outcome.entry });
       }
-      if (attempt === ATTEMPTS) throw conflict(`${file.path} changed ${ATTEMPTS} times while it was being deleted; try again`);
-      // Replaced (its bytes are the replacer's to free), or removed or moved away by another request (whose
-      // bytes are that request's): read what stands there now.
-      const now: DriveNode | undefined = await nodes.get(drive, file.path);
-      if (!now || now.kind === 'folder') return;
-      file = now;
+      continue;
     }
-  });
+    // Nothing of the batch went. A changed record was replaced (its bytes are the replacer's to free), or
+    // removed or moved away by another request (whose bytes are that request's): what stands there now is
+    // read, and tried again with the rest of the batch.
+    const changed = new Set(outcome.changed.map((file) => file.path));
+    for (const path of changed) {
+      const count = (reads.get(path) ?? 0) + 1;
+      if (count === ATTEMPTS) throw conflict(`${path} changed ${ATTEMPTS} times while it was being deleted; try again`);
+      reads.set(path, count);
+    }
+    const now = await nodes.getMany(drive, [...changed]);
+    const again = batch.flatMap((file): FileNode[] => {
+      if (!changed.has(file.path)) return [file];
+      const there: DriveNode | undefined = now.get(file.path);
+      return there?.kind === 'file' ? [there] : [];
+    });
+    pending = [...again, ...pending];
+  }
   // Only the bytes of records this request removed: a record it did not remove still points to its own.
   if (removed.length > 0) await deps.objects.deleteMany(removed.map((file) => file.objectKey));
-  await closeJournal(deps.journal, removed.map((file) => file.entry));
+  await closeJournal(deps.journal, [...new Set(removed.map((file) => file.entry))]);
   return { deleted: paths.filter((path) => gone.has(path)), notFound: paths.filter((path) => !gone.has(path)) };
 }
 

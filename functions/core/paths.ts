@@ -10,44 +10,69 @@ export const MAX_PATH_DEPTH = 64;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 /**
  * Characters that make two different names look alike: format characters (zero-width, BOM, bidi controls:
- * Unicode's Cf), spaces other than U+0020 (NBSP and the rest of Zs), and U+FFFD, which stands where a name's
- * bytes were not valid UTF-8 (two different names would alias as one).
+ * Unicode's Cf), spaces other than U+0020 (NBSP and the rest of Zs) and the line and paragraph separators,
+ * every code point Unicode says to draw as nothing (Default_Ignorable_Code_Point: the combining grapheme
+ * joiner, the Hangul fillers, variation selectors, tags), the blanks that are drawn as nothing although
+ * Unicode does not say so (the Braille blank U+2800, the null notehead U+1D159), and U+FFFD, which stands
+ * where a name's bytes were not valid UTF-8 (two different names would alias as one).
  */
-const LOOKALIKE = /[\p{Cf}\p{Zs}\u{FFFD}]/u;
+const LOOKALIKE = /[\p{Cf}\p{Zs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u{2800}\u{1D159}\u{FFFD}]/u;
+// U+FE0F after a pictograph is how ❤️ or ☀️ is typed (the emoji rather than the text form): it changes how
+// the name looks, so it is allowed there; after a letter it changes nothing and would make a twin.
+const EMOJI_PRESENTATION = '\uFE0F';
+const PICTOGRAPH = /\p{Extended_Pictographic}/u;
+
+/** How a path parameter is read. */
+export interface PathOptions {
+  /** A folder parameter: one trailing slash is dropped. */
+  allowTrailingSlash?: boolean;
+  /**
+   * The path names what may already be stored (a read, a delete, the source of a move or a link): a name
+   * refused only since it was stored (an invisible character, a space at either end) is looked up as it
+   * is, so that it can still be listed, downloaded, moved to a valid name and deleted. A path that names
+   * something to create is always checked in full.
+   */
+  existing?: boolean;
+}
 
 /**
  * Parses a client-supplied path into its canonical form (NFC, no trailing slash), or throws a
- * validation error that names `param`. `allowTrailingSlash` is for folder parameters.
+ * validation error that names `param`.
  */
-export function parsePath(value: string, param: string, options: { allowTrailingSlash?: boolean } = {}): string {
-  checkUnicode(value, param);
+export function parsePath(value: string, param: string, options: PathOptions = {}): string {
+  checkUnicode(value, param, options);
   let path = value.normalize('NFC');
   if (!path.startsWith('/')) throw invalid(`${param} must start with "/" (got ${quote(value)})`);
   if (options.allowTrailingSlash && path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
   if (path === ROOT) return ROOT;
   if (CONTROL.test(path)) throw invalid(`${param} must not contain control characters`);
   checkLength(path, param);
-  for (const segment of path.slice(1).split('/')) checkSegment(segment, param, value);
+  for (const segment of path.slice(1).split('/')) checkSegment(segment, param, value, options);
   return path;
 }
 
 /** Checks one path segment (a file or folder name) and returns it NFC-normalised. */
-export function parseName(value: string, param: string): string {
-  checkUnicode(value, param);
+export function parseName(value: string, param: string, options: Pick<PathOptions, 'existing'> = {}): string {
+  checkUnicode(value, param, options);
   const name = value.normalize('NFC');
   if (name.includes('/')) throw invalid(`${param} must not contain "/" (got ${quote(value)})`);
   if (CONTROL.test(name)) throw invalid(`${param} must not contain control characters`);
-  checkSegment(name, param, value);
+  checkSegment(name, param, value, options);
   return name;
 }
 
-function checkSegment(segment: string, param: string, original: string): void {
+function checkSegment(segment: string, param: string, original: string, options: PathOptions): void {
   if (segment === '') throw invalid(`${param} must not contain empty segments (got ${quote(original)})`);
   if (segment === '.' || segment === '..') {
     throw invalid(`${param} must not contain "." or ".." segments (got ${quote(original)})`);
   }
   if (Buffer.byteLength(segment) > MAX_SEGMENT_BYTES) {
     throw invalid(`${param} has a segment longer than ${MAX_SEGMENT_BYTES} bytes (UTF-8)`);
+  }
+  // "report.pdf " and "report.pdf" look the same in a listing. Every other space is refused anywhere.
+  if (!options.existing && (segment.startsWith(' ') || segment.endsWith(' '))) {
+    const what = original.includes('/') ? `${param} has a name that starts or ends` : `${param} starts or ends`;
+    throw invalid(`${what} with a space (got ${quote(original)}); names must not`);
   }
 }
 
@@ -69,9 +94,11 @@ function checkLength(path: string, param: string): void {
 }
 
 // A lone surrogate cannot be encoded as UTF-8, so no URL or header could name the file.
-function checkUnicode(value: string, param: string): void {
+function checkUnicode(value: string, param: string, options: Pick<PathOptions, 'existing'> = {}): void {
   if (!value.isWellFormed()) throw invalid(`${param} is not valid Unicode (it has a lone surrogate)`);
-  const lookalike = [...value].find((ch) => ch !== ' ' && LOOKALIKE.test(ch));
+  if (options.existing) return;
+  const chars = [...value];
+  const lookalike = chars.find((ch, i) => ch !== ' ' && LOOKALIKE.test(ch) && !(ch === EMOJI_PRESENTATION && i > 0 && PICTOGRAPH.test(chars[i - 1])));
   if (lookalike) {
     const what = lookalike === '\uFFFD' ? 'U+FFFD, where bytes that are not valid UTF-8 were' : `U+${lookalike.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}, an invisible or look-alike character`;
     throw invalid(`${param} contains ${what}; names must not`);

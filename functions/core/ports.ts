@@ -137,7 +137,7 @@ export interface NodeStore {
  *   mark; a folder move's own file moves may pass its marks), on what
  *   it replaces, and on the record's `pending` item being gone: the sweep and an expired session judge bytes
  *   by the path that item names, so a record they may still judge stays there.
- * - A removal deletes the record (conditional on its id) and notes its bytes in the journal in one write,
+ * - A removal deletes records (each conditional on its id) and notes their bytes in the journal in one write,
  *   so the entry exists only if no record points to them; the bytes go next, then the entry.
  * Both are made with an idempotency token: a retry after a lost reply finds its own write done, and an
  * outcome never rests on reading an empty path (which a move also leaves).
@@ -146,11 +146,15 @@ export interface FileRecords {
   /** Moves `file` (as read at its path) to `to`, under the conditions above. */
   move(drive: string, file: FileNode, to: string, expected: MoveExpectation): Promise<MoveOutcome>;
   /**
-   * Removes the record of `file` if it still holds its id, and opens a journal entry for its bytes (to be
-   * swept after `sweepAfter`) in the same write: returns the entry's id, or undefined if the record changed.
+   * Removes the records of `files` (distinct paths, at most `MAX_FILES_PER_REMOVE`) if each still holds its
+   * id, and opens one journal entry for their bytes (to be swept after `sweepAfter`), all in one write:
+   * returns the entry's id; or, if any record changed, removes nothing and returns the files whose record did.
    */
-  remove(drive: string, file: FileNode, sweepAfter: Date): Promise<string | undefined>;
+  removeMany(drive: string, files: readonly FileNode[], sweepAfter: Date): Promise<{ entry: string } | { changed: FileNode[] }>;
 }
+
+/** Records one `FileRecords.removeMany` takes: a DynamoDB transaction holds 100 items, the journal entry one of them. */
+export const MAX_FILES_PER_REMOVE = 99;
 
 /** What a move expects to find: the folders it reads as the parents (none for the root), and the file it replaces. */
 export interface MoveExpectation {

@@ -44,7 +44,7 @@ function decodeCursor(cursor: string, filter: { path: string } | { under: string
   const [path, id] = value as [string, string];
   let canonical: string;
   try {
-    canonical = parsePath(path, 'cursor');
+    canonical = parsePath(path, 'cursor', { existing: true });
   } catch {
     throw wrong();
   }

@@ -18,7 +18,8 @@ export function transferRequest(event: APIGatewayProxyEvent, caller: Caller, exa
     const value = body[name];
     if (value === undefined || value === null) throw badRequest(`${name} is required in the body, like ${example}`);
     if (typeof value !== 'string') throw badRequest(`${name} must be a string`);
-    return parsePath(value, name, { allowTrailingSlash: true });
+    // The source may be a name stored before today's rules; the destination is a name being made.
+    return parsePath(value, name, { allowTrailingSlash: true, existing: name === 'from' });
   };
   const from = field('from');
   const to = field('to');

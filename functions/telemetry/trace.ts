@@ -119,21 +119,33 @@ export function subsegmentOf(trace: TraceContext, call: AwsCall, region = proces
   };
 }
 
-let socket: Socket | undefined;
+let sender: { socket: Socket; loopback: boolean } | undefined;
+
+/** Whether `host` is this machine's loopback, where the local host's daemon listens. */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host.startsWith('127.');
+}
 
 /** Sends `call` to the daemon as a subsegment of `trace`; never fails the request (tracing is best effort). */
 export function sendSubsegment(trace: TraceContext, call: AwsCall): void {
   const daemon = daemonAddress();
   if (!daemon || !trace.sampled) return;
   try {
-    if (!socket) {
-      socket = createSocket('udp4');
+    const loopback = isLoopback(daemon.host);
+    if (!sender || sender.loopback !== loopback) {
+      sender?.socket.close();
+      const socket = createSocket('udp4');
       // A send that fails (no daemon listening) is dropped, as the X-Ray SDK drops it; the socket never keeps
       // the process alive.
       socket.on('error', () => undefined);
       socket.unref();
+      // Unbound, the first send would bind the socket on every interface (0.0.0.0): a port open to the network
+      // for as long as the process runs. To a daemon on this machine it binds loopback (sends wait for the
+      // bind); Lambda's daemon (169.254.79.129) is not on loopback, and there it binds as the X-Ray SDK does.
+      if (loopback) socket.bind(0, '127.0.0.1');
+      sender = { socket, loopback };
     }
-    socket.send(DAEMON_HEADER + JSON.stringify(subsegmentOf(trace, call)), daemon.port, daemon.host, () => undefined);
+    sender.socket.send(DAEMON_HEADER + JSON.stringify(subsegmentOf(trace, call)), daemon.port, daemon.host, () => undefined);
   } catch {
     // Whatever tracing throws, the call it records has answered: its answer stands.
   }

@@ -1,10 +1,10 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, readdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Credentials, startGateway } from './signed-gateway';
+import { makeSocketDir } from './socket-dir';
 
 /** The account id in the queue URLs the host makes (it has no AWS account). */
 const LOCAL_ACCOUNT = '000000000000';
@@ -59,7 +59,7 @@ export async function startEmbeddedQueues(dataDir: string, names: readonly strin
     for (const message of await readMessages(join(root, name))) await store(join(root, name), { ...message, visibleAt: 0 });
   }
   const wake = new Map<string, () => void>();
-  const socketDir = await mkdtemp(join(tmpdir(), 'drive-sqs-'));
+  const socketDir = await makeSocketDir(dataDir, 'sqs.sock');
   const socketPath = join(socketDir, 'sqs.sock');
   const server = createServer((req, res) => {
     req.on('error', () => undefined);

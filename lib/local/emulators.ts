@@ -12,9 +12,8 @@ import {
 import { PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
 import dynalite from 'dynalite';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import { DUMMY_ACCOUNT } from 's3rver/lib/models/account';
@@ -25,6 +24,8 @@ import S3Error from 's3rver/lib/models/error';
 import { removeInterruptedWrites } from './s3rver-recovery';
 import { type CopyingStore, faithfulCopies, uploadPartCopy } from './s3rver-copy';
 import { dynamoTransactions, recoverTransactions } from './dynamo-transactions';
+import { openDataDir } from './data-dir';
+import { makeSocketDir } from './socket-dir';
 import { ACCESS_PARTITION_KEY, KEYS_BY_DRIVE_INDEX, LINKS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY } from '../../functions/aws/schema';
 
 /** Names the local host gives its tables and bucket. */
@@ -55,7 +56,7 @@ export async function localCredentials(dataDir: string): Promise<Credentials> {
     return JSON.parse(await readFile(file, 'utf8')) as Credentials;
   } catch {
     const made: Credentials = { accessKeyId: `DRIVELOCAL${randomBytes(8).toString('hex').toUpperCase()}`, secretAccessKey: randomBytes(30).toString('base64url') };
-    await mkdir(dataDir, { recursive: true });
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
     try {
       await writeFile(file, JSON.stringify(made), { mode: 0o600, flag: 'wx' });
       return made;
@@ -169,10 +170,11 @@ export async function allowBrowserUploads(s3Endpoint: string, credentials: Crede
  * (`runningHost`). `socketDir` is the private folder its socket is in, for the other emulator's.
  */
 export async function startEmbeddedDynamo(dataDir: string): Promise<{ endpoint: string; credentials: Credentials; socketDir: string; close(): Promise<void> }> {
+  // The host opened it already (and said whether it had to be made private); keys and fsck open it here.
+  await openDataDir(dataDir);
   await mkdir(join(dataDir, 'dynamodb'), { recursive: true });
   const credentials = await localCredentials(dataDir);
-  // mkdtemp makes the folder readable by its owner only; a short path, as a socket's may be at most ~100 bytes.
-  const socketDir = await mkdtemp(join(tmpdir(), 'drive-'));
+  const socketDir = await makeSocketDir(dataDir, 'dynamodb.sock');
   const socketPath = join(socketDir, 'dynamodb.sock');
   const dynamo: Server = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve, reject) => {
@@ -198,9 +200,11 @@ export async function startEmbeddedDynamo(dataDir: string): Promise<{ endpoint: 
 }
 
 /**
- * The emulator endpoints of an `npm start` running on `dataDir`, or undefined if none runs. The record is
- * believed only if its DynamoDB answers: a host killed with SIGKILL leaves it behind, and its pid may name
- * another process by now (in a container, even the next host's own).
+ * The emulator endpoints of an `npm start` running on `dataDir`, or undefined if none runs. A host killed
+ * with SIGKILL leaves its record behind, its pid may name another process by now (in a container, even the
+ * next host's own) and any server may answer on its old port: the record is believed only while its process
+ * lives and its DynamoDB accepts this data dir's own credentials (random, kept in the data dir, its owner's
+ * alone) and describes Drive's table, which no other server does.
  */
 export async function runningHost(dataDir: string): Promise<{ pid: number; dynamodb: string; s3: string } | undefined> {
   let recorded: { pid: number; dynamodb: string; s3: string };
@@ -209,30 +213,34 @@ export async function runningHost(dataDir: string): Promise<{ pid: number; dynam
   } catch {
     return undefined;
   }
-  // A host killed outright leaves its file behind: believed only while its process lives and its DynamoDB answers.
   if (!alive(recorded.pid)) return undefined;
-  return (await answers(recorded.dynamodb, await localCredentials(dataDir))) ? recorded : undefined;
+  return (await servesThisDataDir(recorded.dynamodb, await localCredentials(dataDir))) ? recorded : undefined;
 }
 
 /** Whether a process `pid` runs on this machine (one of another user's counts). */
-function alive(pid: number): boolean {
+function alive(pid: unknown): boolean {
+  // 0 and negative numbers name process groups, which always "live".
+  if (!Number.isInteger(pid) || (pid as number) <= 0) return false;
   try {
-    process.kill(pid, 0);
+    process.kill(pid as number, 0);
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
-/** Whether the embedded DynamoDB at `endpoint` answers within a second. */
-async function answers(endpoint: string, credentials: Credentials): Promise<boolean> {
-  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials, maxAttempts: 1, requestHandler: { requestTimeout: 1000, connectionTimeout: 1000 } });
+/**
+ * Whether the DynamoDB at `endpoint` is this data dir's: it accepts a request signed with `credentials` and
+ * describes the nodes table. A refusal, another answer or none within 5 s says it is not.
+ */
+async function servesThisDataDir(endpoint: unknown, credentials: Credentials): Promise<boolean> {
+  if (typeof endpoint !== 'string' || !/^http:\/\/127\.0\.0\.1:\d+$/.test(endpoint)) return false;
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials, maxAttempts: 1, requestHandler: { requestTimeout: 5000, connectionTimeout: 5000 } });
   try {
-    await client.send(new DescribeTableCommand({ TableName: LOCAL_RESOURCES.nodesTable }));
-    return true;
-  } catch (error) {
-    // Any answer, even a refusal, comes from a server there; no connection means none is.
-    return (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== undefined;
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: LOCAL_RESOURCES.nodesTable }));
+    return Table?.TableName === LOCAL_RESOURCES.nodesTable;
+  } catch {
+    return false;
   } finally {
     client.destroy();
   }

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { appendFileSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
@@ -9,6 +9,7 @@ import { DynamoKeyStore } from '../../functions/aws/dynamo-access';
 import { DynamoJobStore } from '../../functions/aws/dynamo-jobs';
 import { DRIVE_ID, ROLES, type Role, hashSecret } from '../../functions/core/access';
 import { parsePath } from '../../functions/core/paths';
+import { weakSecretProblem } from '../../functions/core/secret-strength';
 import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED } from '../routes';
 import { FUNCTION_SIZING } from '../aws-limits';
 import { type QueueFeed, startEmbeddedQueues } from './embedded-queue';
@@ -16,6 +17,7 @@ import { startTraceCollector } from './trace-collector';
 import { ENDPOINTS_FILE, LOCAL_REGION, LOCAL_RESOURCES, allowBrowserUploads, runningHost, startEmulators } from './emulators';
 import type { Credentials } from './signed-gateway';
 import { sweepExpiredUploads } from './expiry';
+import { openDataDir, tightenedMessage } from './data-dir';
 import { installLambdaGlobals } from './lambda-runtime';
 import { type MountedRoute, createLocalServer } from './server';
 
@@ -43,16 +45,32 @@ const PROJECT_ROOT = resolve(__dirname, '..', '..');
  * Lambda modules themselves, configured through the same environment variables as in AWS.
  */
 export async function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
-  const dataDir = resolve(options.dataDir);
-  await mkdir(dataDir, { recursive: true });
   const log = options.log ?? ((line: string) => console.log(line));
+  const opened = await openDataDir(options.dataDir);
+  const dataDir = opened.path;
+  const tightened = tightenedMessage(opened);
+  if (tightened) log(tightened);
   const running = await runningHost(dataDir);
   if (running) throw new Error(`another Drive host (pid ${running.pid}) is serving ${dataDir}; stop it or choose another DRIVE_DATA_DIR`);
+  // What has started so far, stopped in reverse if a later step fails, so that a failed start leaves nothing running.
+  const started: (() => Promise<unknown>)[] = [];
+  try {
+    return await startServing(options, dataDir, log, started);
+  } catch (error) {
+    for (const stop of started.reverse()) await stop().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function startServing(options: LocalHostOptions, dataDir: string, log: (line: string) => void, started: (() => Promise<unknown>)[]): Promise<LocalHost> {
   const emulators = options.storage ? { ...options.storage, close: async () => undefined } : await startEmulators(dataDir);
+  started.push(() => emulators.close());
   // SQS for the queue workers, as the stack has it; the host delivers its messages as Lambda's event source would.
   const queues = await startEmbeddedQueues(dataDir, QUEUE_WORKERS.map((worker) => worker.queue), LOCAL_REGION, emulators.credentials);
+  started.push(() => queues.close());
   // X-Ray's daemon, as Lambda has one when the function traces: the functions send their calls' subsegments to it.
   const traces = await startTraceCollector(dataDir);
+  started.push(() => traces.close());
 
   // The handler modules build their clients from the environment when first imported, as in Lambda.
   Object.assign(process.env, {
@@ -131,24 +149,30 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
 
   // The host refuses a request whose key no live record holds before reading its body (a Lambda would read it).
   const keyReader = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region: LOCAL_REGION, credentials: emulators.credentials });
+  started.push(async () => keyReader.destroy());
   const keyStore = new DynamoKeyStore(keyReader, LOCAL_RESOURCES.accessTable);
   const server = createLocalServer(mounted, log, {
     knownKey: async (secret) => (await keyStore.find(hashSecret(secret))) !== undefined,
     requestTimeoutMs: positiveSeconds('DRIVE_LOCAL_REQUEST_TIMEOUT_SECONDS', 30) * 1000,
+    // Key guessing from one address: 50 wrong keys, then 5 a second (off with the rate limits, for benchmarks).
+    ...(process.env.DRIVE_RATE_LIMITS === 'off' ? {} : { keyFailures: { burst: 50, perSecond: 5, ...(process.env.DRIVE_LOCAL_CLOCK === 'frozen' ? { clock: () => 0 } : {}) } }),
     traces,
     ...(process.env.DRIVE_CHECK_CONTRACT === '1' ? { observe: await contractObserver(dataDir) } : {}),
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options.port)));
     server.listen(options.port, '127.0.0.1', () => resolve());
   });
+  started.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // The dashboard's origin, by either name of this machine, may PUT large-upload parts to the embedded S3
   // (with their presigned URLs); DRIVE_CORS_ORIGINS, which opens the API to other pages, never reaches it.
   await allowBrowserUploads(emulators.s3Endpoint, emulators.credentials, [url, url.replace('127.0.0.1', 'localhost')]);
   const sweepSeconds = positiveSeconds('DRIVE_LOCAL_SWEEP_SECONDS', 60);
   const stopSweeping = sweepEvery(sweepSeconds, emulators, scheduled, log);
+  started.push(stopSweeping);
   const stopTimers = timed.map(({ run, seconds, handler }) => runEvery(seconds, run, (error) => log(`the scheduled function ${handler} failed: ${String(error)}`)));
+  started.push(() => Promise.all(stopTimers.map((stop) => stop())));
   const endpointsFile = join(dataDir, ENDPOINTS_FILE);
   await writeFile(
     endpointsFile,
@@ -172,6 +196,13 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
       await traces.close();
     },
   };
+}
+
+/** Why the API could not listen on `port`, with what to do about it. */
+function listenError(error: NodeJS.ErrnoException, port: number): Error {
+  if (error.code === 'EADDRINUSE') return new Error(`port ${port} is in use; set PORT to another port (PORT=0 picks a free one)`);
+  if (error.code === 'EACCES') return new Error(`port ${port} needs privileges this user lacks; set PORT to a port above 1023 (PORT=0 picks a free one)`);
+  return error;
 }
 
 /**
@@ -268,20 +299,10 @@ async function reconcileApiKeys(keys: DynamoKeyAdmin, configured: ReturnType<typ
   }
 }
 
-/** The least a secret must carry, estimated from its length and the kinds of characters it uses. */
-const MIN_SECRET_BITS = 128;
-
-/** A secret's strength: its length times log2 of the alphabet its kinds of characters span, if it has 8 distinct characters. */
-function secretBits(secret: string): number {
-  if (new Set(secret).size < 8) return 0;
-  const alphabet = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/].map((kind, i) => (kind.test(secret) ? [26, 26, 10, 6][i] : 0)).reduce((a, b) => a + b, 0);
-  return secret.length * Math.log2(alphabet);
-}
-
 /**
  * Parses `DRIVE_API_KEYS`: entries `secret`, `drive:secret`, `drive:secret:role` or `drive:secret:role:/prefix`.
- * A bad entry stops the start with a message that names it (never the secret): a secret under 128 bits (22
- * random base64url characters, or 32 hex digits), or a role where the secret should be (`drive:admin`).
+ * A bad entry stops the start with a message that names it (never the secret): a secret too easy to guess
+ * (`weakSecretProblem`), or a role where the secret should be (`drive:admin`).
  */
 export function parseApiKeys(value: string | undefined): { drive: string; secret: string; role?: Role; prefix?: string }[] {
   return (value ?? '')
@@ -298,9 +319,8 @@ export function parseApiKeys(value: string | undefined): { drive: string; secret
       if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(secret ?? '')) {
         throw new Error(`DRIVE_API_KEYS entry ${i + 1}: the secret must be a non-empty token of letters, digits and -._~+/`);
       }
-      if (secretBits(secret) < MIN_SECRET_BITS) {
-        throw new Error(`DRIVE_API_KEYS entry ${i + 1}: the secret is too easy to guess; use at least 128 random bits: 22 random base64url characters, or 32 hex digits`);
-      }
+      const weak = weakSecretProblem(secret);
+      if (weak) throw new Error(`DRIVE_API_KEYS entry ${i + 1}: ${weak}`);
       if (role !== undefined && !(ROLES as string[]).includes(role)) throw new Error(`DRIVE_API_KEYS entry ${i + 1}: role must be one of ${ROLES.join(', ')}`);
       const prefix = prefixParts.length > 0 ? parsePath(prefixParts.join(':'), `DRIVE_API_KEYS entry ${i + 1} prefix`, { allowTrailingSlash: true }) : undefined;
       return { drive, secret, ...(role ? { role: role as Role } : {}), ...(prefix ? { prefix } : {}) };

@@ -3,9 +3,9 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { Writable } from 'node:stream';
 import { CORS_ORIGINS, CORS_REQUEST_HEADERS } from '../../functions/http/cors';
-import { AWS_LIMITS, GATEWAY_REQUEST_ID_HEADER } from '../aws-limits';
+import { AWS_LIMITS, GATEWAY_REQUEST_ID_HEADER, gatewayErrorBody } from '../aws-limits';
 import { type Route, matchPath } from '../routes';
-import { type BufferedHandler, deliver, invocationTimeout, invokeBuffered, isFailure, sendGatewayError } from './invoke';
+import { type BufferedHandler, type GatewayFailure, deliver, invocationTimeout, invokeBuffered, isFailure, sendGatewayError } from './invoke';
 import { cpuMicros, hostCpu } from './host-cpu';
 import { LocalResponseStream } from './lambda-runtime';
 import { lambdaContext, toProxyEvent } from './proxy-event';
@@ -23,9 +23,11 @@ export interface MountedRoute {
   handler: BufferedHandler | StreamingHandler;
 }
 
-// A body over the limit is still read to its end (and thrown away) up to this size, so that the client,
-// which is still sending, then reads the 413 rather than a reset connection. Past it, answer and drop.
+// What a refused request still sends is read and thrown away up to this size, so that the client, which is
+// still sending, reads its answer rather than a reset connection. Past it, the connection is cut.
 const MAX_DISCARD_BYTES = 64 * 1024 * 1024;
+/** The body a route that takes none (GET, HEAD) may carry; past it, a 413 before it is read. */
+export const NO_BODY_BYTES = 8 * 1024;
 /** Request bodies held at once, across connections: past it, a request is refused (429) rather than read. */
 export const MAX_BUFFERED_BYTES = 256 * 1024 * 1024;
 export interface LocalServerOptions {
@@ -37,6 +39,11 @@ export interface LocalServerOptions {
   observe?: (req: IncomingMessage, res: ServerResponse) => void;
   /** Where each invocation's segment goes (the functions send their calls' subsegments there themselves). */
   traces?: Pick<TraceCollector, 'keep'>;
+  /**
+   * Failed keys a source address may send in a burst, and how many more a second: past them the address's
+   * requests get a 429 before their key is checked, so guessing goes no faster. Unset, nothing is counted.
+   */
+  keyFailures?: { burst: number; perSecond: number; clock?: () => number };
 }
 
 /**
@@ -46,6 +53,7 @@ export interface LocalServerOptions {
 export function createLocalServer(routes: readonly MountedRoute[], log: (line: string) => void, options: LocalServerOptions = {}): Server {
   const budget = { buffered: 0 };
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const failures = options.keyFailures ? new FailureBuckets(options.keyFailures) : undefined;
   // Timeouts are checked every second (Node's default, 30 s, would let a slow sender stay twice as long).
   // Idle keep-alive connections are kept a minute (as API Gateway's front does), well past any client's own
   // idle timeout, so a client never sends on a connection the host is closing.
@@ -56,7 +64,7 @@ export function createLocalServer(routes: readonly MountedRoute[], log: (line: s
     res.setHeader(GATEWAY_REQUEST_ID_HEADER, requestId);
     options.observe?.(req, res);
     res.on('finish', () => log(`${req.method} ${loggedPath(routes, req.url)} ${res.statusCode} ${Date.now() - started}ms`));
-    handle(routes, req, res, budget, options, requestId).catch((error: unknown) => {
+    handle(routes, req, res, budget, options, requestId, failures).catch((error: unknown) => {
       // A client that hung up is no failure of the handler's: a line in the log, below error level. (Not
       // `req.destroyed`: a request whose body has been read is destroyed too, though its client still waits.)
       if (req.socket.destroyed || res.destroyed) {
@@ -68,14 +76,19 @@ export function createLocalServer(routes: readonly MountedRoute[], log: (line: s
     });
   });
   // What Node's parser refuses (headers or target over 16 KB, malformed lines) still gets a JSON answer.
+  // A request answered before its body ended (refuse) that then runs out of time has had its answer: cut it.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return void socket.destroy();
+    if (!socket.writable || answeredEarly.has(socket)) return void socket.destroy();
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
     const slow = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     const message = tooLarge ? 'the request line and headers are larger than 16 KB' : slow ? `the request was not sent whole within ${requestTimeout / 1000} s` : 'the request is not valid HTTP';
-    const body = JSON.stringify({ error: { code: 'bad_request', message } });
+    // Named as every other answer is, though no request event was made for it.
+    const requestId = randomUUID();
+    const body = JSON.stringify({ error: { code: 'bad_request', message, request_id: requestId } });
     const status = tooLarge ? '431 Request Header Fields Too Large' : slow ? '408 Request Timeout' : '400 Bad Request';
-    socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${GATEWAY_REQUEST_ID_HEADER}: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
   return server;
 }
@@ -91,25 +104,55 @@ function loggedPath(routes: readonly MountedRoute[], target: string | undefined)
   }
   const secret = routes.find(({ route }) => route.secretPath && (matchPath(route.path, path) || matchPath(route.path, path.replace(/\/+$/, ''))));
   if (secret) return secret.route.path;
-  // A path with a secret route's first segments, which no route matched (a trailing slash, an extra segment): its rest stays out of the log.
-  const prefix = routes.find(({ route }) => route.secretPath && path.startsWith(route.path.slice(0, route.path.indexOf('{'))));
-  return prefix ? `${prefix.route.path.slice(0, prefix.route.path.indexOf('{'))}…` : path;
+  // Any other spelling of a secret route's first segments (doubled slashes, another case, escapes), which no
+  // route matched: the rest stays out of the log, as does any segment shaped like a token.
+  const spelled = loose(path);
+  for (const { route } of routes) {
+    if (!route.secretPath) continue;
+    const prefix = route.path.slice(0, route.path.indexOf('{'));
+    const at = spelled.indexOf(loose(prefix));
+    if (at !== -1) return `${prefix}…`;
+  }
+  return path
+    .split('/')
+    .map((segment) => (TOKEN_SHAPED.test(segment) ? '…' : segment))
+    .join('/');
 }
 
-async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res: ServerResponse, budget: { buffered: number }, options: LocalServerOptions, requestId: string): Promise<void> {
+/** A share link's token (43 base64url characters) or anything as long and as random-looking. */
+const TOKEN_SHAPED = /^[A-Za-z0-9_%-]{32,}$/;
+
+/** A path as loosely as anyone might spell it: escapes decoded, slashes single, lower case. */
+function loose(path: string): string {
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // Malformed escapes stay as they are.
+  }
+  return decoded.replace(/\/+/g, '/').toLowerCase();
+}
+
+async function handle(
+  routes: readonly MountedRoute[],
+  req: IncomingMessage,
+  res: ServerResponse,
+  budget: { buffered: number },
+  options: LocalServerOptions,
+  requestId: string,
+  failures: FailureBuckets | undefined,
+): Promise<void> {
   let url: URL;
   try {
     // Prefixing keeps a path like "//drive/list" a path rather than a host.
     url = new URL(`http://localhost${req.url ?? '/'}`);
   } catch {
-    req.resume();
-    return send(res, 400, { error: { code: 'bad_request', message: 'the request target is not a valid URL path', request_id: requestId } });
+    return refuse(req, res, 400, { error: { code: 'bad_request', message: 'the request target is not a valid URL path', request_id: requestId } });
   }
   const onPath = routes.filter(({ route }) => matchPath(route.path, url.pathname));
   const mounted = onPath.find(({ route }) => route.method === req.method);
   if (!mounted && req.method === 'OPTIONS' && onPath.length > 0 && CORS_ORIGINS.length > 0) {
     // The preflight API Gateway answers itself (a mock integration) when CORS origins are configured.
-    req.resume();
     const origin = req.headers.origin;
     const allowed = CORS_ORIGINS.includes('*') ? '*' : origin && CORS_ORIGINS.includes(origin) ? origin : undefined;
     res.writeHead(204, {
@@ -119,40 +162,95 @@ async function handle(routes: readonly MountedRoute[], req: IncomingMessage, res
       'Access-Control-Max-Age': '3600',
       Vary: 'Origin',
     });
-    return void res.end();
+    return afterBody(req, res);
   }
   if (!mounted) {
     // API Gateway answers a path or method it has no route for as "Missing Authentication Token", which the
     // stack's gateway response turns into the spec's 404.
-    req.resume();
-    return sendGatewayError(res, { status: 404, error: 'noRoute', reason: `no route for ${req.method} ${url.pathname}` }, requestId);
+    return refuseAsGateway(req, res, { status: 404, error: 'noRoute', reason: `no route for ${req.method} ${url.pathname}` }, requestId);
   }
 
+  // A route that takes no body holds none: a large one is refused before it is read (keyless routes included).
+  const bodyLimit = mounted.route.method === 'GET' || mounted.route.method === 'HEAD' ? NO_BODY_BYTES : AWS_LIMITS.apiGatewayBodyBytes;
+  if (Number(req.headers['content-length'] ?? 0) > bodyLimit) return refuseTooLarge(req, res, bodyLimit, requestId);
+
   if ('endpoint' in mounted.route && options.knownKey) {
+    const address = req.socket.remoteAddress ?? '';
+    const wait = failures?.wait(address);
+    if (wait !== undefined) {
+      // An address that sent too many wrong keys is not heard until its bucket refills: no key is checked.
+      res.setHeader(REQUEST_ID_HEADER, requestId);
+      const message = `too many requests with an unknown key from this address; retry in ${wait} second${wait === 1 ? '' : 's'}`;
+      return refuse(req, res, 429, { error: { code: 'rate_limited', message, request_id: requestId } }, { 'Retry-After': String(wait) });
+    }
     // A stranger's body is never read: refused as the function's guard would refuse it, before a byte is held.
     const refusal = await refuseKey(req.headers.authorization, options.knownKey);
     if (refusal) {
-      // Whatever the client still sends is read and dropped (no byte held), so it reads the 401, not a reset.
-      req.resume();
-      res.setHeader('Connection', 'close');
+      // A key that was sent and is not live is a guess; a request with none is not.
+      if (req.headers.authorization !== undefined) failures?.take(address);
       // Named and logged as the function's guard names and logs the 401 it would send (functions/http/request-log.ts).
       res.setHeader(REQUEST_ID_HEADER, requestId);
       logRefusal(mounted.route, req.method ?? '', requestId);
-      return send(res, 401, { error: { code: refusal.code, message: refusal.message, request_id: requestId } });
+      return refuse(req, res, 401, { error: { code: refusal.code, message: refusal.message, request_id: requestId } });
     }
   }
-  const body = await readBody(req, budget);
+  const body = await readBody(req, budget, bodyLimit);
+  if (body === 'too large') return refuseTooLarge(req, res, bodyLimit, requestId);
   if (body === 'busy') {
-    req.resume();
-    res.setHeader('Connection', 'close');
-    res.setHeader('Retry-After', '1');
-    return send(res, 429, { error: { code: 'rate_limited', message: 'the host holds as many request bodies as it may; retry in 1 second', request_id: requestId } });
+    const message = 'the host holds as many request bodies as it may; retry in 1 second';
+    return refuse(req, res, 429, { error: { code: 'rate_limited', message, request_id: requestId } }, { 'Retry-After': '1' });
   }
   try {
     await answer(mounted, req, res, url, body, requestId, options.traces);
   } finally {
-    if (Buffer.isBuffer(body)) budget.buffered -= body.length;
+    budget.buffered -= body.length;
   }
+}
+
+/** Sockets whose answer was sent before their request's body had ended (see refuse). */
+const answeredEarly = new WeakSet<object>();
+
+/**
+ * Answers `req` before its body is read, as API Gateway answers its own refusals: the answer is sent whole at
+ * once, then whatever the client still sends is read and dropped, never held, up to MAX_DISCARD_BYTES, and only
+ * then is the connection closed. Closed at once, it would reset while the client still sends, and the client
+ * would never read its answer (an EPIPE for a 401).
+ */
+function refuse(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(text)), Connection: 'close' });
+  // Written, not ended: the client can read all of it now; ending waits for the body's end (afterBody).
+  res.write(text);
+  afterBody(req, res);
+}
+
+/** Ends `res` once the rest of `req`'s body has been read and dropped (cut past MAX_DISCARD_BYTES). */
+function afterBody(req: IncomingMessage, res: ServerResponse): void {
+  const end = () => {
+    if (!res.destroyed && !res.writableEnded) res.end();
+  };
+  if (req.complete) return end();
+  answeredEarly.add(req.socket);
+  let dropped = 0;
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > MAX_DISCARD_BYTES) req.socket.destroy();
+  });
+  req.once('end', end);
+  req.once('error', () => req.socket.destroy());
+  req.resume();
+}
+
+/** API Gateway's own answer to a request it refuses before the function (no route, too large), as refuse sends it. */
+function refuseAsGateway(req: IncomingMessage, res: ServerResponse, failure: GatewayFailure, requestId: string): void {
+  refuse(req, res, failure.status, gatewayErrorBody(failure.error, requestId), { [GATEWAY_REQUEST_ID_HEADER]: requestId });
+}
+
+/** The 413 for a body over `limit`: API Gateway's own, or the host's for a route that takes no body. */
+function refuseTooLarge(req: IncomingMessage, res: ServerResponse, limit: number, requestId: string): void {
+  if (limit === AWS_LIMITS.apiGatewayBodyBytes) return refuseAsGateway(req, res, { status: 413, error: 'tooLarge', reason: `the body is over ${limit} bytes` }, requestId);
+  const message = `${req.method} ${new URL(`http://localhost${req.url ?? '/'}`).pathname} takes no request body; the host reads at most ${limit} bytes of one`;
+  refuse(req, res, 413, { error: { code: 'payload_too_large', message, request_id: requestId } }, { [GATEWAY_REQUEST_ID_HEADER]: requestId });
 }
 
 /** The 401 a request's key gets, or undefined for a live key. */
@@ -171,15 +269,10 @@ async function answer(
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
-  body: Buffer | 'too large',
+  body: Buffer,
   requestId: string,
   traces?: Pick<TraceCollector, 'keep'>,
 ): Promise<void> {
-  if (body === 'too large') {
-    res.setHeader('Connection', 'close');
-    return sendGatewayError(res, { status: 413, error: 'tooLarge', reason: `the body is over API Gateway's ${AWS_LIMITS.apiGatewayBodyBytes} bytes` }, requestId);
-  }
-
   const params = matchPath(mounted.route.path, url.pathname)!;
   let cpu = cpuMicros();
   const event = deliver(toProxyEvent(req, url, mounted.route, body, Object.keys(params).length > 0 ? params : null, requestId));
@@ -241,44 +334,34 @@ function invocationSegment(event: APIGatewayProxyEvent, functionName: string, ti
 }
 
 /**
- * The whole body, or 'too large' once it passes the limit (answered early if the client keeps sending), or
- * 'busy' if holding it would pass the host's budget of buffered bytes. The bytes held are counted in
- * `budget` until the caller gives them back; a body given up on gives its bytes back at once.
+ * The whole body, or 'too large' as soon as it passes `limit`, or 'busy' if holding it would pass the host's
+ * budget of buffered bytes; on either, the rest is left unread for the refusal (refuse). The bytes held are
+ * counted in `budget` until the caller gives them back; a body given up on gives its bytes back at once.
  */
-function readBody(req: IncomingMessage, budget: { buffered: number }): Promise<Buffer | 'too large' | 'busy'> {
+function readBody(req: IncomingMessage, budget: { buffered: number }, limit: number): Promise<Buffer | 'too large' | 'busy'> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let held = 0;
-    const giveBack = () => {
-      budget.buffered -= held;
-      held = 0;
+    const giveUp = (why: 'too large' | 'busy') => {
+      budget.buffered -= size;
+      chunks.length = 0;
+      req.removeListener('data', onData);
+      req.pause();
+      resolve(why);
     };
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
+      if (size + chunk.length > limit) return giveUp('too large');
+      if (budget.buffered + chunk.length > MAX_BUFFERED_BYTES) return giveUp('busy');
+      budget.buffered += chunk.length;
       size += chunk.length;
-      if (size <= AWS_LIMITS.apiGatewayBodyBytes) {
-        if (budget.buffered + chunk.length > MAX_BUFFERED_BYTES) {
-          giveBack();
-          chunks.length = 0;
-          req.removeAllListeners('data');
-          return resolve('busy');
-        }
-        budget.buffered += chunk.length;
-        held += chunk.length;
-        chunks.push(chunk);
-      } else {
-        giveBack();
-        chunks.length = 0;
-        if (size > MAX_DISCARD_BYTES) resolve('too large');
-      }
-    });
-    req.on('end', () => {
-      if (size > AWS_LIMITS.apiGatewayBodyBytes) return resolve('too large');
-      // The caller gives `held` back, as the body's length, once the request is answered.
-      resolve(Buffer.concat(chunks));
-    });
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    // The caller gives `size` back, as the body's length, once the request is answered.
+    req.on('end', () => resolve(Buffer.concat(chunks, size)));
     req.on('error', (error) => {
-      giveBack();
+      budget.buffered -= size;
+      size = 0;
       reject(error);
     });
   });
@@ -293,7 +376,34 @@ function logRefusal(route: Route, method: string, requestId: string): void {
   logRequest(event, { status: 401, startedAt: Date.now(), bytesOut: 0 });
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
-  res.end(JSON.stringify(body));
+/**
+ * A token bucket per source address for the keys it gets wrong (GCRA: one "theoretical arrival time" each).
+ * Addresses whose bucket is full again are forgotten, so the map holds only recent guessers.
+ */
+class FailureBuckets {
+  private readonly next = new Map<string, number>();
+  private readonly interval: number;
+  private readonly tolerance: number;
+  private readonly clock: () => number;
+
+  constructor({ burst, perSecond, clock }: { burst: number; perSecond: number; clock?: () => number }) {
+    this.interval = 1000 / perSecond;
+    this.tolerance = this.interval * burst;
+    this.clock = clock ?? Date.now;
+  }
+
+  /** Seconds until `address` may be heard again, or undefined if it may now. */
+  wait(address: string): number | undefined {
+    const now = this.clock();
+    const tat = this.next.get(address);
+    if (tat === undefined || tat - now + this.interval <= this.tolerance) return undefined;
+    return Math.max(1, Math.ceil((tat - now + this.interval - this.tolerance) / 1000));
+  }
+
+  /** Counts a wrong key from `address`. */
+  take(address: string): void {
+    const now = this.clock();
+    this.next.set(address, Math.max(this.next.get(address) ?? now, now) + this.interval);
+    if (this.next.size > 10_000) for (const [key, tat] of this.next) if (tat <= now) this.next.delete(key);
+  }
 }

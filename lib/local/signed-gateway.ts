@@ -19,17 +19,45 @@ export interface GatewayTarget {
   refuse?: (req: IncomingMessage, url: URL) => GatewayError | undefined;
   /** DynamoDB's transactions, which the emulator lacks: every other request runs under their shared lock. */
   transactions?: Transactions;
+  /** The service's limits, by default `GATEWAY_LIMITS[service]` (tests set small ones). */
+  limits?: Partial<GatewayLimits>;
 }
+
+/** What one gateway takes before it refuses. */
+export interface GatewayLimits {
+  /** The largest body read to check its hash (DynamoDB's and SQS's signatures cover it; S3's streams through). */
+  maxBodyBytes: number;
+  /** Bytes of bodies held at once, across connections; past it the service's throttling error (the SDK retries it). */
+  bodyBudgetBytes: number;
+  /** Time to send a request's headers. */
+  headersTimeoutMs: number;
+  /** Time to send a whole request, headers and body (Node's `requestTimeout`). */
+  requestTimeoutMs: number;
+  /** Bytes of a refused request's body read and dropped so that its client reads the refusal; past it the connection closes. */
+  drainBytes: number;
+}
+
+const MiB = 1024 * 1024;
+
+/**
+ * Each service's limits. DynamoDB's largest request is BatchWriteItem's 16 MB; the embedded SQS takes a 256 KiB
+ * message. S3's bodies (parts up to 5 GiB) stream through unread: its headers are timed as closely, a whole part has Node's 300 s.
+ */
+export const GATEWAY_LIMITS: Readonly<Record<GatewayTarget['service'], GatewayLimits>> = {
+  dynamodb: { maxBodyBytes: 16 * MiB, bodyBudgetBytes: 64 * MiB, headersTimeoutMs: 5_000, requestTimeoutMs: 30_000, drainBytes: 16 * MiB },
+  sqs: { maxBodyBytes: 1 * MiB, bodyBudgetBytes: 16 * MiB, headersTimeoutMs: 5_000, requestTimeoutMs: 30_000, drainBytes: 1 * MiB },
+  s3: { maxBodyBytes: 0, bodyBudgetBytes: 0, headersTimeoutMs: 5_000, requestTimeoutMs: 300_000, drainBytes: 16 * MiB },
+};
 
 /** A refusal, in the service's own error shape. */
 export interface GatewayError {
   status: number;
   code: string;
   message: string;
+  /** Further elements of S3's XML error (`HeadersNotSigned`); appended to the message in JSON errors. */
+  details?: Record<string, string>;
 }
 
-/** The most a DynamoDB request may carry (BatchWriteItem's 16 MB): the gateway holds it to check its hash. */
-const MAX_DYNAMODB_BODY = 16 * 1024 * 1024;
 /** How far a request's signing time may stand from this machine's clock, as AWS allows. */
 const CLOCK_SKEW_MS = 15 * 60_000;
 
@@ -38,20 +66,38 @@ const CLOCK_SKEW_MS = 15 * 60_000;
  * presigned query) with the SDK's own signer and the host's credentials, refuses anything else as the
  * service would (S3's XML errors, DynamoDB's JSON), and passes the rest to the emulator, which listens on a
  * socket in a folder only this user may open. Browsers' CORS preflights (unsigned by design) pass to S3.
+ * What the signature leaves out cannot change the request: an `x-amz-*` header it does not cover is refused, as
+ * S3 refuses it, so a presigned part URL writes its one part and nothing else (an `x-amz-copy-source` added to
+ * it would copy any object of the bucket into the part). A request whose Authorization names another key or
+ * is malformed is refused before its body is read; the bodies held are capped across connections, and
+ * headers and whole requests are timed.
  */
-export async function startGateway(target: GatewayTarget): Promise<{ endpoint: string; close(): Promise<void> }> {
+export async function startGateway(target: GatewayTarget): Promise<{ endpoint: string; bodyBytesHeld(): number; close(): Promise<void> }> {
+  const limits: GatewayLimits = { ...GATEWAY_LIMITS[target.service], ...target.limits };
   const signer = new SignatureV4({ service: target.service, region: target.region, credentials: target.credentials, sha256: Sha256, uriEscapePath: target.service !== 's3', applyChecksum: false });
-  const server: Server = createServer((req, res) => {
-    req.on('error', () => undefined);
-    res.on('error', () => undefined);
-    handle(target, signer, req, res).catch((error: unknown) => refuse(res, target.service, { status: 500, code: 'InternalError', message: `the gateway failed: ${String(error)}` }));
-  });
+  const budget = new ByteBudget(limits.bodyBudgetBytes);
+  const server: Server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // Node looks for requests past their time only this often (every 30 s by default).
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+    },
+    (req, res) => {
+      req.on('error', () => undefined);
+      res.on('error', () => undefined);
+      handle(target, limits, budget, signer, req, res).catch((error: unknown) =>
+        refuse(req, res, target.service, { status: 500, code: 'InternalError', message: `the gateway failed: ${String(error)}` }, limits.drainBytes),
+      );
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    bodyBytesHeld: () => budget.held,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -60,32 +106,55 @@ export async function startGateway(target: GatewayTarget): Promise<{ endpoint: s
   };
 }
 
-async function handle(target: GatewayTarget, signer: SignatureV4, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(target: GatewayTarget, limits: GatewayLimits, budget: ByteBudget, signer: SignatureV4, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(`http://localhost${req.url ?? '/'}`);
   const preflight = req.method === 'OPTIONS' && target.service === 's3' && req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;
+  if (preflight) return forward(target.socketPath, req, res, undefined);
+  // Everything but the signature itself is checked before a byte of the body is read.
+  const auth = readAuthorization(target, req, url);
+  if ('status' in auth) return refuse(req, res, target.service, auth, limits.drainBytes);
   // DynamoDB's and SQS's signatures cover the body's hash, so the body is read first; S3's names its hash in a header.
-  const body = target.service !== 's3' ? await readAll(req, MAX_DYNAMODB_BODY) : undefined;
-  if (body === 'too large') return refuse(res, target.service, { status: 413, code: 'RequestEntityTooLarge', message: 'the request is larger than the service takes' });
-  if (!preflight) {
-    const problem = await checkSignature(signer, target, req, url, body);
-    if (problem) return refuse(res, target.service, problem);
+  let held: HeldBody | undefined;
+  if (target.service !== 's3') {
+    const read = await holdBody(req, limits, budget);
+    if (read === 'aborted') return void res.destroy();
+    if ('status' in read) return refuse(req, res, target.service, read, limits.drainBytes);
+    held = read;
+  }
+  try {
+    const body = held?.body;
+    const problem = await checkSignature(signer, target, req, url, auth, body);
+    if (problem) return refuse(req, res, target.service, problem, limits.drainBytes);
     const refusal = target.refuse?.(req, url);
-    if (refusal) return refuse(res, target.service, refusal);
+    if (refusal) return refuse(req, res, target.service, refusal, limits.drainBytes);
+    const { transactions } = target;
+    if (!transactions) return await forward(target.socketPath, req, res, body);
+    if (req.headers['x-amz-target'] === 'DynamoDB_20120810.TransactWriteItems') {
+      const answer = await transactions.transactWrite(body ?? Buffer.alloc(0), { authorization: String(req.headers.authorization), 'x-amz-date': String(req.headers['x-amz-date']) });
+      res.writeHead(answer.status, { 'Content-Type': 'application/x-amz-json-1.0', ...(answer.errorType ? { 'x-amzn-ErrorType': answer.errorType } : {}) });
+      return void res.end(answer.body);
+    }
+    await transactions.shared(() => forward(target.socketPath, req, res, body));
+  } finally {
+    held?.release();
   }
-  const { transactions } = target;
-  if (!transactions) return forward(target.socketPath, req, res, body);
-  if (req.headers['x-amz-target'] === 'DynamoDB_20120810.TransactWriteItems') {
-    const answer = await transactions.transactWrite(body ?? Buffer.alloc(0), { authorization: String(req.headers.authorization), 'x-amz-date': String(req.headers['x-amz-date']) });
-    res.writeHead(answer.status, { 'Content-Type': 'application/x-amz-json-1.0', ...(answer.errorType ? { 'x-amzn-ErrorType': answer.errorType } : {}) });
-    return void res.end(answer.body);
-  }
-  await transactions.shared(() => forward(target.socketPath, req, res, body));
 }
 
-/** Why the request's signature is not the host's, or undefined if it is. */
-async function checkSignature(signer: SignatureV4, target: GatewayTarget, req: IncomingMessage, url: URL, body: Buffer | undefined): Promise<GatewayError | undefined> {
+/** A request's signing fields, read from its Authorization header or its presigned query. */
+interface Authorization {
+  presigned: boolean;
+  signedHeaders: Set<string>;
+  signature: string;
+  signingDate: Date;
+}
+
+/**
+ * The request's signing fields, or why they are not the host's: no signature, a malformed one, another access
+ * key, region or service, a date too far off, or an `x-amz-*` header the signature does not cover. Needs no body.
+ */
+function readAuthorization(target: GatewayTarget, req: IncomingMessage, url: URL): Authorization | GatewayError {
   const denied = (message: string): GatewayError => ({ status: 403, code: target.service === 's3' ? 'AccessDenied' : 'UnrecognizedClientException', message });
-  const mismatch: GatewayError = { status: 403, code: target.service === 's3' ? 'SignatureDoesNotMatch' : 'InvalidSignatureException', message: 'The request signature we calculated does not match the signature you provided.' };
+  const mismatch = signatureMismatch(target.service);
   const header = req.headers.authorization;
   const presigned = url.searchParams.get('X-Amz-Algorithm') !== null;
   if (!header && !presigned) return denied('Access Denied: the request is not signed');
@@ -113,12 +182,33 @@ async function checkSignature(signer: SignatureV4, target: GatewayTarget, req: I
     return { status: 403, code: target.service === 's3' ? 'RequestTimeTooSkewed' : 'InvalidSignatureException', message: 'The difference between the request time and the current time is too large.' };
   }
 
-  const signed = new Set(fields.signedHeaders.split(';').filter((name) => name !== ''));
-  if (!signed.has('host')) return mismatch;
+  const signedHeaders = new Set(fields.signedHeaders.split(';').filter((name) => name !== ''));
+  if (!signedHeaders.has('host')) return mismatch;
+  if ([...signedHeaders].some((name) => req.headers[name] === undefined)) return mismatch;
+  // An x-amz-* header names an operation or its input (a copy's source, metadata, ACLs): one the signer did not
+  // cover was added by someone other than the signer. Node gives header names in lower case, however sent.
+  const unsigned = Object.keys(req.headers).filter((name) => name.startsWith('x-amz-') && !signedHeaders.has(name));
+  if (unsigned.length > 0) {
+    return {
+      status: 403,
+      code: target.service === 's3' ? 'AccessDenied' : 'InvalidSignatureException',
+      message: 'There were headers present in the request which were not signed',
+      details: { HeadersNotSigned: unsigned.join(', ') },
+    };
+  }
+  return { presigned, signedHeaders, signature: fields.signature, signingDate };
+}
+
+function signatureMismatch(service: GatewayTarget['service']): GatewayError {
+  return { status: 403, code: service === 's3' ? 'SignatureDoesNotMatch' : 'InvalidSignatureException', message: 'The request signature we calculated does not match the signature you provided.' };
+}
+
+/** Whether the request's signature is the host's, over its method, path, query, signed headers and (DynamoDB, SQS) body. */
+async function checkSignature(signer: SignatureV4, target: GatewayTarget, req: IncomingMessage, url: URL, auth: Authorization, body: Buffer | undefined): Promise<GatewayError | undefined> {
+  const { presigned, signedHeaders, signingDate } = auth;
   const headers: Record<string, string> = {};
-  for (const name of signed) {
-    const value = req.headers[name];
-    if (value === undefined) return mismatch;
+  for (const name of signedHeaders) {
+    const value = req.headers[name] ?? '';
     headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
   const query: Record<string, string | string[]> = {};
@@ -137,14 +227,14 @@ async function checkSignature(signer: SignatureV4, target: GatewayTarget, req: I
     for (const name of ['X-Amz-Algorithm', 'X-Amz-Credential', 'X-Amz-Date', 'X-Amz-Expires', 'X-Amz-SignedHeaders', 'X-Amz-Content-Sha256']) delete query[name];
     const again = await signer.presign(
       { ...base, headers: { ...headers, 'X-Amz-Content-Sha256': payloadHash } },
-      { signingDate, expiresIn: Number(url.searchParams.get('X-Amz-Expires')), signableHeaders: signed },
+      { signingDate, expiresIn: Number(url.searchParams.get('X-Amz-Expires')), signableHeaders: signedHeaders },
     );
     expected = String(again.query?.['X-Amz-Signature'] ?? '');
   } else {
-    const again = await signer.sign(base, { signingDate, signableHeaders: signed });
+    const again = await signer.sign(base, { signingDate, signableHeaders: signedHeaders });
     expected = /Signature=([0-9a-f]{64})/.exec(String(again.headers.authorization ?? again.headers.Authorization ?? ''))?.[1] ?? '';
   }
-  return sameHex(expected, fields.signature) ? undefined : mismatch;
+  return sameHex(expected, auth.signature) ? undefined : signatureMismatch(target.service);
 }
 
 /** The parts of an `Authorization: AWS4-HMAC-SHA256 Credential=…, SignedHeaders=…, Signature=…` header. */
@@ -167,22 +257,77 @@ function sameHex(a: string, b: string): boolean {
   return left.length === 32 && left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** The whole body, or 'too large' past `max` bytes. */
-function readAll(req: IncomingMessage, max: number): Promise<Buffer | 'too large'> {
-  return new Promise((resolve, reject) => {
+/** Bytes of request bodies one gateway holds, across its connections. */
+class ByteBudget {
+  private bytes = 0;
+
+  constructor(private readonly limit: number) {}
+
+  get held(): number {
+    return this.bytes;
+  }
+
+  take(bytes: number): boolean {
+    if (this.bytes + bytes > this.limit) return false;
+    this.bytes += bytes;
+    return true;
+  }
+
+  give(bytes: number): void {
+    this.bytes -= bytes;
+  }
+}
+
+/** A body read whole, its bytes counted against the budget until `release`. */
+interface HeldBody {
+  body: Buffer;
+  release(): void;
+}
+
+/**
+ * The whole body, counted against `budget` (a declared length before a byte is read, a chunked body as it
+ * comes); a refusal past the service's largest body or the budget, 'aborted' if the client went away.
+ */
+function holdBody(req: IncomingMessage, limits: GatewayLimits, budget: ByteBudget): Promise<HeldBody | GatewayError | 'aborted'> {
+  const tooLarge: GatewayError = { status: 413, code: 'RequestEntityTooLarge', message: `the request is larger than the service takes (${limits.maxBodyBytes} bytes)` };
+  const throttled: GatewayError = { status: 400, code: 'ThrottlingException', message: 'Rate of requests exceeds the allowed throughput: the gateway holds as many request bodies as it may' };
+  const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
+  if (declared !== undefined && declared > limits.maxBodyBytes) return Promise.resolve(tooLarge);
+  let reserved = declared ?? 0;
+  if (!budget.take(reserved)) return Promise.resolve(throttled);
+  let released = false;
+  const release = () => {
+    if (!released) budget.give(reserved);
+    released = true;
+  };
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const stop = (result: HeldBody | GatewayError | 'aborted') => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      if (result === 'aborted' || 'status' in result) {
+        req.pause();
+        chunks.length = 0;
+        release();
+      }
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > max) {
-        req.removeAllListeners('data');
-        req.resume();
-        return resolve('too large');
+      if (size > limits.maxBodyBytes) return stop(tooLarge);
+      if (size > reserved) {
+        if (!budget.take(size - reserved)) return stop(throttled);
+        reserved = size;
       }
       chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
+    };
+    const onEnd = () => stop({ body: Buffer.concat(chunks), release });
+    const onClose = () => stop('aborted');
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('close', onClose);
   });
 }
 
@@ -209,15 +354,35 @@ function forward(socketPath: string, req: IncomingMessage, res: ServerResponse, 
   });
 }
 
-function refuse(res: ServerResponse, service: GatewayTarget['service'], error: GatewayError): void {
+/**
+ * Answers with `error`. A body not yet read whole is read on and dropped, up to `drainBytes`, so that the
+ * client, still sending, reads the answer rather than a reset connection; past that the connection closes.
+ */
+function refuse(req: IncomingMessage, res: ServerResponse, service: GatewayTarget['service'], error: GatewayError, drainBytes: number): void {
   if (res.headersSent) return void res.destroy();
+  const draining = !req.complete;
+  if (draining) {
+    let dropped = 0;
+    req.removeAllListeners('data');
+    req.on('data', (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > drainBytes) req.socket.destroy();
+    });
+    req.resume();
+  }
+  // A connection whose body is still coming stays open until it has come; one read whole closes with the answer.
+  const close: Record<string, string> = draining ? {} : { Connection: 'close' };
   if (service === 's3') {
-    const xml = `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${error.code}</Code><Message>${escapeXml(error.message)}</Message></Error>`;
-    res.writeHead(error.status, { 'Content-Type': 'application/xml', Connection: 'close' });
+    const details = Object.entries(error.details ?? {})
+      .map(([name, value]) => `<${name}>${escapeXml(value)}</${name}>`)
+      .join('');
+    const xml = `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${error.code}</Code><Message>${escapeXml(error.message)}</Message>${details}</Error>`;
+    res.writeHead(error.status, { 'Content-Type': 'application/xml', ...close });
     return void res.end(xml);
   }
-  res.writeHead(error.status, { 'Content-Type': 'application/x-amz-json-1.0', 'x-amzn-ErrorType': error.code, Connection: 'close' });
-  res.end(JSON.stringify({ __type: `com.amazon.coral.service#${error.code}`, message: error.message }));
+  res.writeHead(error.status, { 'Content-Type': 'application/x-amz-json-1.0', 'x-amzn-ErrorType': error.code, ...close });
+  const message = error.details ? `${error.message}: ${Object.values(error.details).join('; ')}` : error.message;
+  res.end(JSON.stringify({ __type: `com.amazon.coral.service#${error.code}`, message }));
 }
 
 function escapeXml(value: string): string {

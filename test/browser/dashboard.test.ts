@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { APIResponse, Browser, Locator, Page, Route } from 'playwright-core';
 import { launchChromium } from '../support/browser';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
@@ -16,8 +17,27 @@ import { type RunningHost, startHost, stopHost } from '../support/local-host';
 declare const document: {
   readonly activeElement: { readonly id: string; readonly textContent: string | null } | null;
   readonly cookie: string;
-  getElementById(id: string): { readonly value?: string } | null;
+  readonly title: string;
+  readonly documentElement: { readonly scrollWidth: number; readonly outerHTML: string };
+  getElementById(id: string): { readonly value?: string; readonly hidden?: boolean; readonly textContent: string | null } | null;
+  addEventListener(type: string, listener: () => void): void;
+  querySelectorAll(selector: string): ArrayLike<{ readonly value?: string }>;
+  createRange(): { setStart(node: PageNode, offset: number): void; setEnd(node: PageNode, offset: number): void; getBoundingClientRect(): { readonly top: number } };
 };
+declare const location: { readonly href: string };
+/** What the page said in its status and alert regions, in order (recorded by the context's init script). */
+declare const driveMessages: string[];
+declare class MutationObserver {
+  constructor(callback: () => void);
+  observe(target: unknown, options: { childList: boolean; characterData: boolean; subtree: boolean }): void;
+}
+declare const innerWidth: number;
+/** A node of the page, as far as the line-break check reads it (3: a text node). */
+interface PageNode {
+  readonly nodeType: number;
+  readonly data?: string;
+  readonly childNodes: ArrayLike<PageNode>;
+}
 declare const sessionStorage: { readonly length: number; getItem(key: string): string | null };
 declare const localStorage: { readonly length: number };
 declare const navigator: { readonly clipboard: { readText(): Promise<string> } };
@@ -29,10 +49,18 @@ const SCREENSHOTS = resolve(__dirname, '..', '..', 'test-results', 'screenshots'
 const ADMIN = `drv_admin_${randomBytes(16).toString('hex')}`;
 const READER = `drv_reader_${randomBytes(16).toString('hex')}`;
 const UPLOADER = `drv_uploader_${randomBytes(16).toString('hex')}`;
+/** An admin of another drive: nothing of the default drive is its to see. */
+const ELSEWHERE = `drv_elsewhere_${randomBytes(16).toString('hex')}`;
 const SMALL = Buffer.concat([Buffer.from('quarterly notes\n'), randomBytes(2048)]);
 const SMALL_V2 = Buffer.concat([Buffer.from('quarterly notes, revised\n'), randomBytes(2040)]);
 // Over the dashboard's 4 MiB threshold and the API's 8 MiB part size: two parts straight to S3.
 const LARGE = randomBytes(9 * 1024 * 1024 + 12345);
+/**
+ * LARGE on disk, as big.bin and secret-archive.bin (with SMALL as notes.txt beside it): the page is given
+ * large files by path. Given as a buffer, 9 MiB cross into the page as base64 within one step's time limit,
+ * which a busy machine can miss.
+ */
+let largeFiles: string;
 
 let host: RunningHost;
 let s3Origin: string;
@@ -80,19 +108,44 @@ function hasFocusWithin(selector: string): Promise<boolean> {
 
 beforeAll(async () => {
   await mkdir(SCREENSHOTS, { recursive: true });
+  largeFiles = await mkdtemp(join(tmpdir(), 'drive-browser-'));
+  for (const name of ['big.bin', 'secret-archive.bin']) await writeFile(join(largeFiles, name), LARGE);
+  await writeFile(join(largeFiles, 'notes.txt'), SMALL);
   // Every recursive delete of a tree is a job (no request budget), so the page follows one to its end.
-  host = await startHost({ DRIVE_API_KEYS: `default:${ADMIN}:admin,default:${READER}:read-only,default:${UPLOADER}:upload-only`, DRIVE_RATE_LIMITS: 'off', DRIVE_DELETE_BUDGET_MS: '0' });
+  host = await startHost({ DRIVE_API_KEYS: `default:${ADMIN}:admin,default:${READER}:read-only,default:${UPLOADER}:upload-only,elsewhere:${ELSEWHERE}:admin`, DRIVE_RATE_LIMITS: 'off', DRIVE_DELETE_BUDGET_MS: '0' });
   s3Origin = (JSON.parse(await readFile(join(host.dataDir, 'endpoints.json'), 'utf8')) as { s3: string }).s3;
   browser = await launchChromium();
   // Reduced motion: no transitions, so each screenshot shows a view as it settles.
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true, reducedMotion: 'reduce' });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: host.url });
+  // Each message the page shows in its status and alert regions is recorded as it appears: a step waits for a
+  // message to have been said, not to be on screen still (a status message goes after 8 s, or when the next
+  // one comes), which a busy machine may not reach in time.
+  await context.addInitScript(() => {
+    const messages: string[] = [];
+    Object.assign(globalThis, { driveMessages: messages });
+    document.addEventListener('DOMContentLoaded', () => {
+      for (const id of ['status', 'alert']) {
+        const region = document.getElementById(id);
+        if (!region) continue;
+        const record = () => {
+          const text = region.textContent;
+          if (text && messages.at(-1) !== text) messages.push(text);
+        };
+        new MutationObserver(record).observe(region, { childList: true, characterData: true, subtree: true });
+      }
+    });
+  });
   page = watched(await context.newPage());
 }, 10 * 60_000);
 
 /** `tab`, with its requests and errors recorded, and a step timeout shorter than jest's, so a stuck step says where it stuck. */
 function watched(tab: Page): Page {
   tab.setDefaultTimeout(15_000);
+  // DRIVE_BROWSER_CPU_SLOWDOWN=8 runs the page's CPU eight times slower, as on a busy machine, to find a step that
+  // races the page rather than waiting for it.
+  const slowdown = Number(process.env.DRIVE_BROWSER_CPU_SLOWDOWN ?? 1);
+  if (slowdown > 1) void tab.context().newCDPSession(tab).then((cdp) => cdp.send('Emulation.setCPUThrottlingRate', { rate: slowdown }));
   tab.on('request', (request) => requested.push(request.url()));
   tab.on('pageerror', (error) => pageErrors.push(error.message));
   tab.on('console', (message) => {
@@ -105,6 +158,7 @@ function watched(tab: Page): Page {
 afterAll(async () => {
   await browser?.close();
   if (host) await stopHost(host);
+  if (largeFiles) await rm(largeFiles, { recursive: true, force: true });
 });
 
 describe('the dashboard, in Chromium', () => {
@@ -155,8 +209,9 @@ describe('the dashboard, in Chromium', () => {
     await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('key-name');
     expect(await unlabelledControls()).toEqual([]);
     await page.keyboard.press('Escape');
-    await expect(page.locator('#key-dialog').evaluate((dialog) => dialog.matches('[open]'))).resolves.toBe(false);
-    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Create API key');
+    // Focus comes back in the dialog's close event, a task after the close: waited for, not read at once.
+    await page.locator('#key-dialog:not([open])').waitFor({ state: 'attached' });
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Create API key');
 
     await page.getByRole('button', { name: 'Create API key' }).click();
     await page.locator('#key-dialog').getByLabel('Name').fill('CI uploads');
@@ -221,10 +276,7 @@ describe('the dashboard, in Chromium', () => {
     expect(page.url()).toBe(`${host.url}/#/files/reports`);
 
     const firstUpload = requested.length;
-    await page.locator('input[type=file]').setInputFiles([
-      { name: 'notes.txt', mimeType: 'text/plain', buffer: SMALL },
-      { name: 'big.bin', mimeType: 'application/octet-stream', buffer: LARGE },
-    ]);
+    await page.locator('input[type=file]').setInputFiles([join(largeFiles, 'notes.txt'), join(largeFiles, 'big.bin')]);
     await page.locator('.upload[data-state="done"]').nth(1).waitFor({ timeout: 60_000 });
     await page.locator('tr', { hasText: 'big.bin' }).waitFor();
     await screenshot('09-uploaded');
@@ -250,7 +302,7 @@ describe('the dashboard, in Chromium', () => {
     await expect(visibleText('#confirm-title')).resolves.toBe('Replace “notes.txt”?');
     await screenshot('10-replace-file');
     await page.getByRole('button', { name: 'Cancel' }).click();
-    await page.getByText('Nothing uploaded.').waitFor();
+    await said(page, 'Nothing uploaded.');
     expect(await page.locator('.upload').count()).toBe(2);
 
     await picker.setInputFiles([revised]);
@@ -290,10 +342,10 @@ describe('the dashboard, in Chromium', () => {
     await expect(page.locator('#confirm-body .doomed li').allTextContents()).resolves.toEqual(['2024 folder', '2024/q1 folder', 'big.bin 9.4 MB', 'notes.txt 2.1 kB']);
     await expect(hasFocusWithin('#confirm-dialog')).resolves.toBe(true);
     await screenshot('12-delete-folder');
-    await page.getByRole('button', { name: 'Delete folder', exact: true }).click();
+    await deletedByJob(page.getByRole('button', { name: 'Delete folder', exact: true }));
 
     await page.getByText('This folder is empty.').waitFor();
-    await page.getByText('Deleted /reports and 2 files in it.').waitFor();
+    await said(page, 'Deleted /reports and 2 files in it.');
     expect((await api('/drive/list?folder=/reports', ADMIN)).status).toBe(404);
   });
 
@@ -309,7 +361,7 @@ describe('the dashboard, in Chromium', () => {
     await page.locator('#folder-dialog').getByLabel('Name').fill('later');
     await page.getByRole('button', { name: 'Create folder' }).click();
 
-    await page.getByText('rate limit of 300 requests per minute for this endpoint exceeded; retry in 2 seconds. Trying again in 2 s.').waitFor();
+    await said(page, 'rate limit of 300 requests per minute for this endpoint exceeded; retry in 2 seconds. Trying again in 2 s.');
     await page.getByRole('link', { name: 'later' }).waitFor();
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
     await page.unroute('**/drive/list?*');
@@ -368,8 +420,8 @@ describe('the dashboard, in Chromium', () => {
     await expect(page.locator('#confirm-body .doomed li').count()).resolves.toBe(8);
     // The confirmation read one page of 8 entries.
     expect(new URL(lists.at(-1)!).searchParams.get('limit')).toBe('8');
-    await page.getByRole('button', { name: 'Delete folder', exact: true }).click();
-    await page.getByText('Deleted /many and 450 files in it.').waitFor();
+    await deletedByJob(page.getByRole('button', { name: 'Delete folder', exact: true }));
+    await said(page, 'Deleted /many and 450 files in it.');
     page.off('request', onRequest);
     expect((await api('/drive/list?folder=/many', ADMIN)).status).toBe(404);
   });
@@ -415,7 +467,7 @@ describe('the dashboard, in Chromium', () => {
 
     await page.getByRole('button', { name: 'Delete file10.txt' }).click();
     await page.getByRole('button', { name: 'Delete file', exact: true }).click();
-    await page.getByText('Deleted /sorting/file10.txt.').waitFor();
+    await said(page, 'Deleted /sorting/file10.txt.');
     await page.locator('tr', { hasText: 'file10.txt' }).waitFor({ state: 'detached' });
     expect((await api('/drive/download?path=/sorting/file10.txt', ADMIN, { method: 'HEAD' })).status).toBe(404);
   });
@@ -423,6 +475,7 @@ describe('the dashboard, in Chromium', () => {
   test('renames a file in place: Enter saves, Escape puts the name back, and a taken name offers Replace', async () => {
     await page.goto(`${host.url}/#/files/sorting`);
     await page.locator('tr', { hasText: 'file1.txt' }).waitFor();
+    await rowsSettled(page);
     await page.getByRole('button', { name: 'More actions for file1.txt' }).click();
     await page.getByRole('button', { name: 'Rename' }).click();
     const input = page.getByLabel('New name for file1.txt');
@@ -435,7 +488,7 @@ describe('the dashboard, in Chromium', () => {
     await page.getByRole('button', { name: 'Rename' }).click();
     await input.fill('first.txt');
     await page.keyboard.press('Enter');
-    await page.getByText('Renamed /sorting/file1.txt to /sorting/first.txt.').waitFor();
+    await said(page, 'Renamed /sorting/file1.txt to /sorting/first.txt.');
     await page.locator('tr', { hasText: 'first.txt' }).waitFor();
     expect((await api('/drive/download?path=/sorting/first.txt', ADMIN, { method: 'HEAD' })).status).toBe(200);
 
@@ -447,7 +500,7 @@ describe('the dashboard, in Chromium', () => {
     await page.getByText('/sorting/file2.txt exists already').waitFor();
     await screenshot('13d-rename-conflict');
     await page.getByRole('button', { name: 'Replace', exact: true }).click();
-    await page.getByText('Renamed /sorting/first.txt to /sorting/file2.txt.').waitFor();
+    await said(page, 'Renamed /sorting/first.txt to /sorting/file2.txt.');
     const listed = (await (await api('/drive/list?folder=/sorting', ADMIN)).json()) as { data: { files: { name: string; size: number }[] } };
     expect(listed.data.files.map(({ name, size }) => ({ name, size }))).toEqual([{ name: 'File3.txt', size: 20 }, { name: 'file2.txt', size: 1 }]);
   });
@@ -455,6 +508,7 @@ describe('the dashboard, in Chromium', () => {
   test('moves and copies through the folder picker, and refuses a folder into itself', async () => {
     await page.goto(`${host.url}/#/files/sorting`);
     await page.locator('tr', { hasText: 'File3.txt' }).waitFor();
+    await rowsSettled(page);
 
     await page.getByRole('button', { name: 'More actions for File3.txt' }).click();
     await page.getByRole('button', { name: 'Copy…' }).click();
@@ -465,7 +519,8 @@ describe('the dashboard, in Chromium', () => {
     expect(await unlabelledControls()).toEqual([]);
     await screenshot('13e-copy-picker');
     await page.getByRole('button', { name: 'Copy here' }).click();
-    await page.getByText('Copied /sorting/File3.txt to /sorting/zeta/File3.txt.').waitFor();
+    await said(page, 'Copied /sorting/File3.txt to /sorting/zeta/File3.txt.');
+    await rowsSettled(page);
 
     // The same again: the destination is taken, and Replace overwrites it.
     await page.getByRole('button', { name: 'More actions for File3.txt' }).click();
@@ -474,7 +529,7 @@ describe('the dashboard, in Chromium', () => {
     await page.getByRole('button', { name: 'Move here' }).click();
     await page.locator('#transfer-dialog').getByText('/sorting/zeta/File3.txt exists already').waitFor();
     await page.locator('#transfer-dialog').getByRole('button', { name: 'Replace' }).click();
-    await page.getByText('Moved /sorting/File3.txt to /sorting/zeta/File3.txt.').waitFor();
+    await said(page, 'Moved /sorting/File3.txt to /sorting/zeta/File3.txt.');
     await page.locator('tr', { hasText: 'File3.txt' }).waitFor({ state: 'detached' });
     expect((await api('/drive/download?path=/sorting/zeta/File3.txt', ADMIN, { method: 'HEAD' })).status).toBe(200);
 
@@ -484,20 +539,21 @@ describe('the dashboard, in Chromium', () => {
     await expect(page.locator('#transfer-dialog').getByRole('button', { name: 'zeta' }).isDisabled()).resolves.toBe(true);
     await page.locator('#transfer-dialog').getByRole('button', { name: 'All files' }).click();
     await page.getByRole('button', { name: 'Move here' }).click();
-    await page.getByText('Moved /sorting/zeta to /zeta.').waitFor();
+    await said(page, 'Moved /sorting/zeta to /zeta.');
     expect((await api('/drive/list?folder=/zeta', ADMIN)).status).toBe(200);
   });
 
   test('copies a share link with the expiry chosen, lists it, and revokes it', async () => {
     await page.goto(`${host.url}/#/files/sorting`);
     await page.locator('tr', { hasText: 'file2.txt' }).waitFor();
+    await rowsSettled(page);
     await page.getByRole('button', { name: 'More actions for file2.txt' }).click();
     await page.getByRole('button', { name: 'Share link…' }).click();
     await expect(isModal('#share-dialog')).resolves.toBe(true);
     await expect(page.locator('#share-expiry option').allTextContents()).resolves.toEqual(['1 hour', '1 day', '7 days', '30 days']);
     await page.getByLabel('Expires after').selectOption({ label: '7 days' });
     await page.getByRole('button', { name: 'Copy link' }).click();
-    await page.getByText('The link is on the clipboard.').waitFor();
+    await said(page, 'The link is on the clipboard.');
     const url = await page.locator('#share-url').inputValue();
     await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(url);
     // The link opens the file in a fresh browser context, with no key and no session: shown in the tab with
@@ -517,7 +573,7 @@ describe('the dashboard, in Chromium', () => {
     await screenshot('13f-share-link');
 
     await page.locator('#share-dialog [data-links] li').getByRole('button', { name: /^Revoke/ }).click();
-    await page.getByText('Link revoked: it no longer opens the file.').waitFor();
+    await said(page, 'Link revoked: it no longer opens the file.');
     await expect(page.locator('#share-dialog [data-links] li').count()).resolves.toBe(0);
     expect((await fetch(url)).status).toBe(404);
     await page.getByRole('button', { name: 'Done' }).click();
@@ -603,13 +659,119 @@ describe('the dashboard, in Chromium', () => {
     await expect(page.evaluate(() => sessionStorage.getItem('drive.apiKey'))).resolves.toBe(ADMIN);
   });
 
+  it('draws the newest listing of a folder when an older one answers last', async () => {
+    expect((await api('/drive/folders', ADMIN, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path: '/stale' }) })).status).toBe(200);
+    const tab = watched(await page.context().newPage());
+    try {
+      await tab.goto(`${host.url}/#/files/stale`);
+      await signIn(tab, ADMIN);
+      await tab.getByText('This folder is empty.').waitFor();
+      await rowsSettled(tab);
+      // The listing after the first upload is read from the drive at once, but the page gets its answer only
+      // once the listing after the second upload has been drawn: as a busy machine may order them.
+      const held = new Promise<{ route: Route; response: APIResponse }>((resolve) => {
+        void tab.route('**/drive/list?*', async (route) => resolve({ route, response: await route.fetch() }), { times: 1 });
+      });
+      const olderDropped = tab.waitForEvent('requestfailed', (request) => request.url().startsWith(`${host.url}/drive/list?`));
+      await tab.locator('input[type=file]').setInputFiles([{ name: 'first.txt', mimeType: 'text/plain', buffer: Buffer.from('first\n') }]);
+      const older = await held;
+      await tab.locator('input[type=file]').setInputFiles([{ name: 'second.txt', mimeType: 'text/plain', buffer: Buffer.from('second\n') }]);
+      await tab.locator('tr', { hasText: 'second.txt' }).waitFor();
+      // The newer listing aborted the older call, whose late answer is then never drawn.
+      await olderDropped;
+      await older.route.fulfill({ response: older.response }).catch(() => undefined);
+      await expect(tab.locator('.listing tbody th.name').allTextContents()).resolves.toEqual(['first.txt', 'second.txt']);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('signs out of the whole session: the next key on the tab sees no upload, name, message or dialog of the last', async () => {
+    expect((await api('/drive/folders', ADMIN, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path: '/confidential-plans' }) })).status).toBe(200);
+    const tab = watched(await page.context().newPage());
+    /** The large upload's parts, held on their way to S3 so that it is still running when the tab signs out. */
+    const held: Route[] = [];
+    try {
+      await tab.goto(`${host.url}/#/files/confidential-plans`);
+      await signIn(tab, ADMIN);
+      await tab.getByRole('heading', { level: 1, name: 'confidential-plans' }).waitFor();
+      await tab.locator('input[type=file]').setInputFiles([{ name: 'secret-memo.txt', mimeType: 'text/plain', buffer: SMALL }]);
+      await tab.locator('tr', { hasText: 'secret-memo.txt' }).waitFor();
+      // A confirmation seen and cancelled (its dialog keeps the path), and the rows sorted by size.
+      await tab.getByRole('button', { name: 'Delete secret-memo.txt' }).click();
+      await tab.getByRole('button', { name: 'Cancel' }).click();
+      await tab.locator('#confirm-dialog:not([open])').waitFor({ state: 'attached' });
+      await tab.getByRole('button', { name: 'Size' }).click();
+      await tab.route(`${s3Origin}/**`, (route) => void held.push(route));
+      const partSent = tab.waitForRequest((request) => request.url().startsWith(`${s3Origin}/`));
+      await tab.locator('input[type=file]').setInputFiles(join(largeFiles, 'secret-archive.bin'));
+      await partSent;
+      await expect(tab.locator('.upload[data-state="running"]').count()).resolves.toBe(1);
+
+      const aborted = tab.waitForResponse((response) => response.request().method() === 'DELETE' && /\/drive\/uploads\/[^/?]+$/.test(response.url()));
+      await tab.getByRole('button', { name: 'Sign out' }).click();
+      await tab.getByRole('heading', { level: 1, name: 'Sign in to Drive' }).waitFor();
+      const abortStatus = (await aborted).status();
+      await expect(tracesIn(tab)).resolves.toEqual({ names: [], stored: 0, tray: { hidden: true, rows: 0 } });
+      // The running upload's session was aborted with the key it started with, though the tab has forgotten it.
+      expect(abortStatus).toBe(200);
+      // Said last: nothing of the session (its uploads finishing) speaks after it.
+      await said(tab, 'Signed out. The key is forgotten by this tab.');
+      await tab.screenshot({ path: join(SCREENSHOTS, '17-signed-out.png'), fullPage: true });
+
+      // The next key, of another drive, on the same tab.
+      await signIn(tab, ELSEWHERE);
+      await tab.getByRole('heading', { level: 1, name: 'All files' }).waitFor();
+      await tab.getByText('This folder is empty.').waitFor();
+      await expect(tab.locator('th[data-sort="name"]').getAttribute('aria-sort')).resolves.toBe('ascending');
+      await expect(tracesIn(tab)).resolves.toEqual({ names: [], stored: 2, tray: { hidden: true, rows: 0 } });
+    } finally {
+      for (const route of held) await route.abort().catch(() => undefined);
+      await tab.close();
+    }
+  });
+
+  it("fits a phone's width (390 and 320 px) and a tablet's: no sideways scroll, and long names wrap between their words", async () => {
+    const folder = 'Quarterly statements and supporting_documents_for_the_general_meeting.2024';
+    const file = 'board-minutes_final_signed_copy.version-two.pdf';
+    // One part longer than any line: the only name broken inside a word, where the line ends.
+    const unbroken = `${'x'.repeat(72)}.txt`;
+    expect((await api('/drive/folders', ADMIN, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path: `/phone/${folder}` }) })).status).toBe(200);
+    await uploadTo('/phone', [[file, 'minutes\n'], [unbroken, 'x\n']]);
+    const tab = watched(await page.context().newPage());
+    try {
+      await tab.setViewportSize({ width: 390, height: 844 });
+      await tab.goto(`${host.url}/#/files/phone`);
+      await signIn(tab, ADMIN);
+      await tab.locator('tr', { hasText: file }).waitFor();
+      // A tablet's widths too: the full table, where a long part of a name must not widen it.
+      for (const width of [1024, 768, 390, 320]) {
+        await tab.setViewportSize({ width, height: 844 });
+        await expect(tab.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth }))).resolves.toEqual({ scrollWidth: width, innerWidth: width });
+        for (const name of [folder, file]) await expect(midWordBreaks(tab.locator('tr', { hasText: name }).locator('th.name'))).resolves.toEqual([]);
+        await tab.screenshot({ path: join(SCREENSHOTS, `18-files-${width}px.png`), fullPage: true });
+      }
+      // The folder itself: its name as the heading and in the breadcrumbs.
+      await tab.getByRole('link', { name: folder }).click();
+      await tab.getByRole('heading', { level: 1, name: folder }).waitFor();
+      for (const width of [390, 320]) {
+        await tab.setViewportSize({ width, height: 844 });
+        await expect(tab.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth }))).resolves.toEqual({ scrollWidth: width, innerWidth: width });
+        await expect(midWordBreaks(tab.locator('h1'))).resolves.toEqual([]);
+      }
+      await tab.screenshot({ path: join(SCREENSHOTS, '19-phone-folder.png'), fullPage: true });
+    } finally {
+      await tab.close();
+    }
+  });
+
   it('signs out and forgets the key; no key ever went into a URL, and the page broke no rule of its policy', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in to Drive' }).waitFor();
     await expect(page.evaluate(() => sessionStorage.length)).resolves.toBe(0);
 
     expect(requested.length).toBeGreaterThan(10);
-    for (const secret of [ADMIN, READER, UPLOADER, createdSecret, secondAdmin]) {
+    for (const secret of [ADMIN, READER, UPLOADER, ELSEWHERE, createdSecret, secondAdmin]) {
       expect(secret).not.toBe('');
       expect(requested.filter((url) => url.includes(secret) || decodeURIComponent(url).includes(secret))).toEqual([]);
       expect(page.url()).not.toContain(secret);
@@ -629,9 +791,94 @@ async function uploadTo(folder: string, files: [string, string][]): Promise<void
     const form = new FormData();
     form.append('files', new Blob([text]), name);
     form.append('metadata', JSON.stringify([{ folder }]));
-    expect((await api('/drive/upload', ADMIN, { method: 'POST', body: form })).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    const answer = await api('/drive/upload', ADMIN, { method: 'POST', body: form });
+    expect(answer.status).toBe(200);
+    // The next one goes once the clock has passed this one's time (not after a fixed pause), so their times differ.
+    const stored = Date.parse(((await answer.json()) as { data: { created_at: string }[] }).data[0].created_at);
+    while (Date.now() <= stored) await new Promise((resolve) => setImmediate(resolve));
   }
+}
+
+/** Signs `tab` in with `key` from the sign-in form. */
+async function signIn(tab: Page, key: string): Promise<void> {
+  await tab.getByRole('textbox', { name: 'API key' }).fill(key);
+  await tab.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/**
+ * What `tab` holds of the sign-out test's first session: its names anywhere in the page (markup, field values,
+ * address, title), the number of items in its storages, and the uploads tray.
+ */
+function tracesIn(tab: Page): Promise<{ names: string[]; stored: number; tray: { hidden: boolean; rows: number } }> {
+  return tab.evaluate(() => {
+    const values = Array.from(document.querySelectorAll('input, textarea, select'), (field) => field.value ?? '');
+    const page = [document.documentElement.outerHTML, ...values, location.href, document.title].join('\n');
+    return {
+      names: ['confidential-plans', 'secret-memo', 'secret-archive'].filter((name) => page.includes(name)),
+      stored: sessionStorage.length + localStorage.length,
+      tray: { hidden: document.getElementById('uploads')?.hidden === true, rows: document.querySelectorAll('#uploads-list li').length },
+    };
+  });
+}
+
+/**
+ * Where the text of `element` goes onto a new line other than at a space or after `_`, `.` or `-`: each as
+ * the text with `|` at the break.
+ */
+function midWordBreaks(element: Locator): Promise<string[]> {
+  return element.evaluate((root) => {
+    const chars: { node: PageNode; offset: number; char: string }[] = [];
+    const walk = (node: PageNode) => {
+      if (node.nodeType === 3) for (let offset = 0; offset < (node.data ?? '').length; offset++) chars.push({ node, offset, char: node.data![offset] });
+      else for (const child of Array.from(node.childNodes)) walk(child);
+    };
+    walk(root as PageNode);
+    const top = (i: number) => {
+      const range = document.createRange();
+      range.setStart(chars[i].node, chars[i].offset);
+      range.setEnd(chars[i].node, chars[i].offset + 1);
+      return range.getBoundingClientRect().top;
+    };
+    const text = chars.map(({ char }) => char).join('');
+    const breaks: string[] = [];
+    let last = -1;
+    for (let i = 0; i < chars.length; i++) {
+      if (/\s/.test(chars[i].char)) continue;
+      const wraps = last >= 0 && top(i) > top(last) + 1;
+      if (wraps && i === last + 1 && !'_.-'.includes(chars[last].char)) breaks.push(`${text.slice(0, i)}|${text.slice(i)}`);
+      last = i;
+    }
+    return breaks;
+  });
+}
+
+/**
+ * Clicks `button`, which deletes a folder by a job (the host has no budget for a request's deletes), and
+ * waits through the API for the job to finish, however long this machine takes: the page, which reads the
+ * job less and less often (at most every 5 s), then reports it within one more read.
+ */
+async function deletedByJob(button: Locator): Promise<void> {
+  const [answer] = await Promise.all([page.waitForResponse((response) => response.request().method() === 'DELETE' && response.url().startsWith(`${host.url}/drive/folders?`)), button.click()]);
+  expect(answer.status()).toBe(202);
+  const { id } = ((await answer.json()) as { data: { job: { id: string } } }).data.job;
+  for (;;) {
+    const read = (await (await api(`/drive/jobs/${encodeURIComponent(id)}`, ADMIN)).json()) as { data: { job: { status: string } } };
+    if (read.data.job.status === 'done') return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Waits until the files view of `tab` has no listing on its way. An action reloads the rows after saying what
+ * it did; a row's menu opened before they are redrawn goes with the old row.
+ */
+async function rowsSettled(tab: Page): Promise<void> {
+  await tab.locator('.files-view[aria-busy]').waitFor({ state: 'detached' });
+}
+
+/** Waits until `tab` has said `message` (or a message containing it) in its status or alert region. */
+async function said(tab: Page, message: string): Promise<void> {
+  await tab.waitForFunction((text) => driveMessages.some((shown) => shown.includes(text)), message);
 }
 
 /** The text of the element once it is visible. */

@@ -12,6 +12,9 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { DEFAULT_OPTIONS } from '../../client/src/drive';
+import { ROLES, ROLE_ENDPOINTS } from '../../functions/core/access';
+import { ROUTES } from '../../lib/routes';
 import { runFsck } from '../support/fsck';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
@@ -22,6 +25,7 @@ const NOT_RUN = {
   aws: 'needs an AWS account',
   long: 'minutes long, or serves until stopped; CI or a benchmark runs it',
   writes: "rewrites files of the clone; the test that checks those files runs the same code",
+  installs: 'installs a command for the whole machine; client/test/build installs the packed tarball into a scratch prefix',
 } as const;
 
 interface Block {
@@ -110,6 +114,78 @@ describe('the README and docs/', () => {
   });
 });
 
+/**
+ * A command that runs the package named `drive` from the registry wherever the workspace's bin is not
+ * installed: outside the clone, `npx drive` fetched an unrelated public package of that name.
+ */
+const REGISTRY_DRIVE = /\b(?:npx|npm\s+(?:exec|x))\s+(?:-\S+\s+)*(?:--\s+)?(?:drive|@drive\/client)(?![\w./-])/;
+
+/** The role table docs/keys-and-roles.md must hold: one row per route, from the code's own tables. */
+function rolesTable(): string {
+  const head = `| route | ${ROLES.map((role) => `\`${role}\``).join(' | ')} |`;
+  const rule = `|---|${ROLES.map(() => '---|').join('')}`;
+  const rows = ROUTES.map((route) => `| \`${route.method} ${route.path}\` | ${ROLES.map((role) => (ROLE_ENDPOINTS[role].includes(route.endpoint) ? 'yes' : 'no')).join(' | ')} |`);
+  return [head, rule, ...rows].join('\n');
+}
+
+/** `4 MiB`, `4,500,000 bytes`, `1,000` as a number, or undefined for a default that is not a size or a count. */
+function documentedNumber(text: string): number | undefined {
+  const match = /^([\d,]+(?:\.\d+)?)(?:\s*(MiB|KiB|bytes))?$/.exec(text.trim());
+  if (!match) return undefined;
+  const unit = { MiB: 1024 * 1024, KiB: 1024, bytes: 1 }[match[2] ?? 'bytes']!;
+  return Number(match[1].replaceAll(',', '')) * unit;
+}
+
+describe('what the docs say of the code', () => {
+  it('shows no command that could run a stranger\'s `drive` package from the registry', () => {
+    const found = PAGES.flatMap((page) =>
+      readFileSync(join(ROOT, page), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (REGISTRY_DRIVE.test(line) ? [`${page}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('lists in docs/keys-and-roles.md what each role may call, as ROLE_ENDPOINTS and ROUTES decide it', () => {
+    const text = readFileSync(join(ROOT, 'docs', 'keys-and-roles.md'), 'utf8');
+    const table = /<!-- roles table:[^>]*-->\n([\s\S]*?)\n<!-- end of roles table -->/.exec(text)?.[1];
+    // On a change of roles or routes, paste what this expects between the markers.
+    expect(table).toBe(rolesTable());
+  });
+
+  it("states the client's defaults in docs/client.md as the client has them", () => {
+    const text = readFileSync(join(ROOT, 'docs', 'client.md'), 'utf8');
+    const stated: Record<string, number | undefined> = {};
+    for (const row of text.matchAll(/^\| (`\w+`(?:, `\w+`)*) \| ([^|]+) \|/gm)) {
+      const names = [...row[1].matchAll(/`(\w+)`/g)].map((name) => name[1]);
+      const values = row[2].split(/,\s+/);
+      names.forEach((name, i) => (stated[name] = values.length === names.length ? documentedNumber(values[i]) : undefined));
+    }
+    const expected = Object.fromEntries(Object.entries(DEFAULT_OPTIONS));
+    expect(Object.fromEntries(Object.keys(DEFAULT_OPTIONS).map((name) => [name, stated[name]]))).toEqual(expected);
+  });
+
+  it('states the upload request limit in bytes, never as 4.5 MiB (4,500,000 bytes is 4.29 MiB)', () => {
+    const found = PAGES.filter((page) => /4\.5\s*MiB/.test(readFileSync(join(ROOT, page), 'utf8')));
+    expect(found).toEqual([]);
+  });
+
+  it('says a test is skipped only while one is', () => {
+    const claims = PAGES.filter((page) => /skipped \(`(?:test|it|describe)\.skip`\)/.test(readFileSync(join(ROOT, page), 'utf8')));
+    const skipping = ['test', 'client/test'].flatMap((dir) => testFiles(join(ROOT, dir))).filter((file) => /\b(?:test|it|describe)\.skip\(/.test(readFileSync(file, 'utf8')));
+    if (skipping.length === 0) expect(claims).toEqual([]);
+  });
+});
+
+/** Every `*.test.ts` below `dir`. */
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : testFiles(path);
+    return entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
 describe('every command in the docs', () => {
   const secret = `drv_${randomBytes(32).toString('base64url')}`;
   const scratch = join(ROOT, '.docs-smoke');
@@ -152,7 +228,9 @@ describe('every command in the docs', () => {
       .join('\n')
       .replaceAll('http://127.0.0.1:3000', host.url)
       .replaceAll('drv_…', secret);
-    const env = { ...process.env, DRIVE_DATA_DIR: host.dataDir, DRIVE_CLI_SOURCE: '1', NO_COLOR: '1' };
+    // `drive` on the PATH, as the docs' install (`npm install -g ./client`) leaves it: the workspace's own bin.
+    const PATH = `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`;
+    const env = { ...process.env, PATH, DRIVE_DATA_DIR: host.dataDir, DRIVE_CLI_SOURCE: '1', NO_COLOR: '1' };
     try {
       await promisify(execFile)('bash', ['-c', script], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024, timeout: 150_000 });
     } catch (error) {

@@ -8,6 +8,7 @@ import {
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
+  ListPartsCommand,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
@@ -15,6 +16,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { CREDENTIALS_FILE, LOCAL_RESOURCES, localCredentials } from '../../lib/local/emulators';
 import { DriveClient, type FileJson, json } from '../support/api-client';
@@ -24,13 +26,15 @@ import { type RunningHost, startHost, stopHost } from '../support/local-host';
 // credentials (issue 12): the embedded S3 and DynamoDB sit behind gateways that check SigV4 as AWS does.
 
 const KEY = 'emulator-key-0123456789abcdefghijklmn';
+/** A key confined to /team, which may not read /payroll.csv. */
+const TEAM = 'emulator-team-0123456789abcdefghijklm';
 
 let host: RunningHost;
 let endpoints: { s3: string; dynamodb: string };
 let file: FileJson;
 
 beforeAll(async () => {
-  host = await startHost({ DRIVE_API_KEYS: `emu:${KEY}:admin`, DRIVE_RATE_LIMITS: 'off', DRIVE_CORS_ORIGINS: 'https://app.example.com' });
+  host = await startHost({ DRIVE_API_KEYS: `emu:${KEY}:admin,emu:${TEAM}:read-write:/team`, DRIVE_RATE_LIMITS: 'off', DRIVE_CORS_ORIGINS: 'https://app.example.com' });
   endpoints = JSON.parse(await readFile(join(host.dataDir, 'endpoints.json'), 'utf8')) as typeof endpoints;
   const uploaded = await json<{ data: FileJson[] }>(new DriveClient(host.url, KEY).upload([{ data: 'secret bytes', filename: 'payroll.csv' }]));
   file = uploaded.body.data[0];
@@ -118,6 +122,31 @@ describe('the embedded S3', () => {
     s3.destroy();
   });
 
+  it('lets a part URL write its one part only: an x-amz-copy-source added to it is refused, so no key copies a file it may not read', async () => {
+    const team = new DriveClient(host.url, TEAM);
+    expect((await team.download({ path: file.path })).status).not.toBe(200);
+    const started = await json<{ data: { upload_id: string; parts: { number: number; url: string }[] } }>(
+      team.request('POST', '/drive/uploads', { body: JSON.stringify({ path: '/team/stolen.csv', size: 12 }), headers: { 'Content-Type': 'application/json' } }),
+    );
+    const [{ url }] = started.body.data.parts;
+    const source = `/${LOCAL_RESOURCES.bucket}/${objectKey()}`;
+    for (const headers of <Record<string, string>[]>[{ 'x-amz-copy-source': source }, { 'X-Amz-Copy-Source': source, 'x-amz-copy-source-range': 'bytes=0-99999' }, { 'x-amz-metadata-directive': 'REPLACE' }]) {
+      const res = await fetch(url, { method: 'PUT', headers, body: '' });
+      const text = await res.text();
+      expect({ status: res.status, text }).toEqual({ status: 403, text: expect.stringContaining('<Code>AccessDenied</Code><Message>There were headers present in the request which were not signed</Message>') });
+      expect(text).not.toMatch(/\b12\b/); // nothing of the source, not even its size
+    }
+    // Nothing was written to the session: no part holds the file's bytes.
+    const target = new URL(url);
+    const s3 = s3With(await localCredentials(host.dataDir));
+    const parts = await s3.send(new ListPartsCommand({ Bucket: LOCAL_RESOURCES.bucket, Key: decodeURIComponent(target.pathname.split('/').slice(2).join('/')), UploadId: target.searchParams.get('uploadId')! }));
+    expect(parts.Parts ?? []).toEqual([]);
+    s3.destroy();
+    // The URL still writes its own part.
+    expect((await fetch(url, { method: 'PUT', body: 'twelve bytes' })).status).toBe(200);
+    expect((await team.request('DELETE', `/drive/uploads/${started.body.data.upload_id}`)).status).toBe(200);
+  });
+
   it('assembles a multipart upload only from parts with the ETags it holds, as S3 does (InvalidPart)', async () => {
     const s3 = s3With(await localCredentials(host.dataDir));
     const target = { Bucket: LOCAL_RESOURCES.bucket, Key: 'emu/assembled' };
@@ -155,6 +184,26 @@ describe('the embedded DynamoDB', () => {
       body: '{}',
     });
     expect(unsigned.status).toBe(403);
+  });
+
+  it("answers an unsigned 16 MiB request, or one naming another key, while its client has sent 1 KiB: it never reads the body", async () => {
+    for (const headers of [{}, { Authorization: `AWS4-HMAC-SHA256 Credential=S3RVER/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=${'0'.repeat(64)}` }]) {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(endpoints.dynamodb, {
+          method: 'POST',
+          agent: false,
+          headers: { 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': 'DynamoDB_20120810.ListTables', 'Content-Length': 16 * 1024 * 1024, ...headers },
+        });
+        req.on('error', reject);
+        req.on('response', (res) => {
+          res.resume();
+          req.destroy();
+          resolve(res.statusCode ?? 0);
+        });
+        req.write(Buffer.alloc(1024));
+      });
+      expect(status).toBe(403);
+    }
   });
 
   it('answers requests signed with the credentials in the data dir, a file only its owner may read', async () => {

@@ -106,6 +106,25 @@ describe('the local host under attack', () => {
     expect(reply).toContain('"unauthorized"');
   });
 
+  it('answers 30 of 30 uploads of 1 MiB with a wrong key, five at a time, with their JSON 401 (never a broken connection)', async () => {
+    // The host answers before the body and must still let each client, mid-send, read that answer.
+    const outcomes: string[] = [];
+    const one = async () => {
+      const form = new FormData();
+      form.append('files', new Blob([Buffer.alloc(1024 * 1024, 'k')]), 'k.bin');
+      try {
+        const res = await fetch(`${host.url}/drive/upload`, { method: 'POST', body: form, headers: { Authorization: 'Bearer wrong-key-0123456789abcdefghijklmnopq' } });
+        const body = (await res.json()) as ErrorJson;
+        outcomes.push(`${res.status} ${body.error.code}`);
+      } catch (error) {
+        outcomes.push(`network error: ${String((error as { cause?: unknown }).cause ?? error)}`);
+      }
+    };
+    for (let round = 0; round < 6; round++) await Promise.all(Array.from({ length: 5 }, one));
+    expect(outcomes).toEqual(Array(30).fill('401 unauthorized'));
+    await expectHostWell();
+  });
+
   it("builds an upload's url from the host's own address, whatever Host and X-Forwarded-Proto the client sends", async () => {
     const form = new FormData();
     form.append('files', new Blob(['u']), 'url.txt');

@@ -517,11 +517,11 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     await upload(store, objects, [file('/fd/a.txt', 'fa'), file('/fd/b.txt', 'fb')]);
     // Killed after the first record removed: its bytes stay until the sweep; the other file stays whole.
     const late = mortal(store, objects);
-    const killedLate = intercepted(late.records, () => undefined, (method) => (method === 'remove' ? late.kill() : undefined));
+    const killedLate = intercepted(late.records, () => undefined, (method) => (method === 'removeMany' ? late.kill() : undefined));
     await expect(deleteFiles({ nodes: late.nodes, objects: late.objects, journal, records: killedLate }, drive, ['/fd/a.txt', '/fd/b.txt'])).rejects.toThrow('killed');
-    // Both deletes were in flight when the first returned: the records are gone, their bytes not yet.
+    // Both records went in one write: they are gone, their bytes not yet.
     const left = (await Promise.all(['/fd/a.txt', '/fd/b.txt'].map((path) => store.get(drive, path)))).filter((node): node is DriveNode => node !== undefined);
-    expect(left.length).toBeLessThan(2);
+    expect(left).toEqual([]);
     expect(objects.keys.size).toBe(2);
 
     expect(await sweepJournal({ nodes: store, objects, journal }, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS + 1000))).toBeGreaterThanOrEqual(1);
@@ -531,7 +531,7 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     // Killed before any record went: record and bytes stay, through the sweep.
     await upload(store, objects, [file('/fd/c.txt', 'fc')]);
     const early = mortal(store, objects);
-    const killedEarly = intercepted(early.records, (method) => (method === 'remove' ? early.kill() : undefined));
+    const killedEarly = intercepted(early.records, (method) => (method === 'removeMany' ? early.kill() : undefined));
     await expect(deleteFiles({ nodes: early.nodes, objects: early.objects, journal, records: killedEarly }, drive, ['/fd/c.txt'])).rejects.toThrow('killed');
     await sweepJournal({ nodes: store, objects, journal }, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS + 1000));
     await expectNothingOrphaned(objects);
@@ -545,7 +545,7 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     await upload(store, objects, [file('/fr/a.txt', 'old')]);
     let replacedOnce = false;
     const racing = intercepted(records, async (method) => {
-      if (method === 'remove' && !replacedOnce) {
+      if (method === 'removeMany' && !replacedOnce) {
         replacedOnce = true;
         await upload(store, objects, [file('/fr/a.txt', 'new')]);
       }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { mapLimit } from '../../functions/core/concurrency';
 import { DriveClient, type ErrorJson, type FileJson, type ListingJson, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
-import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
+import { type RunningHost, setUploadExpiry, startHost, stopHost, storedState } from '../support/local-host';
 
 const KEY_A = 'large-a-key-0123456789abcdefghijklmn';
 const KEY_B = 'large-b-key-0123456789abcdefghijklmn';
@@ -408,7 +408,9 @@ describe('large uploads that nobody finishes', () => {
   let expiring: RunningHost;
 
   beforeAll(async () => {
-    expiring = await startHost({ DRIVE_API_KEYS: `a:${KEY_A}`, DRIVE_UPLOAD_EXPIRY_SECONDS: '1', DRIVE_LOCAL_SWEEP_SECONDS: '1' });
+    // The session's expiry is moved behind the API's back once its parts are in: a 1 s expiry would race the
+    // parts' own upload on a slow machine (their URLs expire with the session).
+    expiring = await startHost({ DRIVE_API_KEYS: `a:${KEY_A}`, DRIVE_LOCAL_SWEEP_SECONDS: '1' });
   });
 
   afterAll(() => stopHost(expiring));
@@ -419,6 +421,7 @@ describe('large uploads that nobody finishes', () => {
     const { body } = await start(client, { path: '/expired.bin', size: data.length });
     const parts = await putAll(body.data, data);
     expect(await pendingUploads(expiring.dataDir)).toHaveLength(1);
+    await setUploadExpiry(expiring.dataDir, body.data.upload_id, new Date(Date.now() - 1000));
 
     // The sweep aborts the upload, then logs what it ended: both are waited for, in either order.
     const swept = async () => (await pendingUploads(expiring.dataDir)).length === 0 && expiring.output().includes('ended 1 expired upload session');

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { MAX_REQUEST_BODY_BYTES } from '../../lib/aws-limits';
 import { DriveClient, type ErrorJson, type ListingJson, json } from '../support/api-client';
-import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
+import { type RunningHost, startHost, stopHost, storeBehindTheApi, storedState } from '../support/local-host';
 
 const KEY = 'validation-key-0123456789abcdefghij';
 
@@ -225,6 +225,88 @@ describe('names', () => {
     expect((await drive.upload([{ data: 'a', filename: 'twin.txt' }], [{ folder: '/names' }])).status).toBe(200);
     const { status, body } = await json<ErrorJson>(drive.upload([{ data: 'b', filename: 'twin\u200B.txt' }], [{ folder: '/names' }]));
     expect({ status, code: body.error.code }).toEqual({ status: 422, code: 'validation_error' });
+  });
+
+  it.each([
+    ['U+034F', 're\u034Fport.txt'],
+    ['U+115F', '\u115F.txt'],
+    ['U+1160', 'a\u1160.txt'],
+    ['U+3164', '\u3164'],
+    ['U+FFA0', 'x\uFFA0.txt'],
+    ['U+2800', '\u2800.txt'],
+  ])('refuses with 422 a name holding %s, drawn as nothing, naming it', async (code, name) => {
+    for (const response of [
+      drive.upload([{ data: 'x', filename: name }], [{ folder: '/names' }]),
+      drive.upload([file()], [{ path: `/names/${name}` }]),
+      drive.createFolder({ path: `/names/${name}` }),
+    ]) {
+      const { status, body } = await json<ErrorJson>(response);
+      expect({ status, code: body.error.code }).toEqual({ status: 422, code: 'validation_error' });
+      expect(body.error.message).toContain(code);
+    }
+  });
+
+  it.each([' lead.txt', 'trail.txt ', '  '])('refuses with 422 the name %j, which starts or ends with a space', async (name) => {
+    for (const response of [
+      drive.upload([{ data: 'x', filename: name }], [{ folder: '/names' }]),
+      drive.upload([file()], [{ folder: `/names/${name}` }]),
+      drive.createFolder({ path: `/names/${name}` }),
+    ]) {
+      const { status, body } = await json<ErrorJson>(response);
+      expect({ status, code: body.error.code }).toEqual({ status: 422, code: 'validation_error' });
+      expect(body.error.message).toMatch(/starts or ends with a space/);
+    }
+  });
+
+  it('refuses a move or copy to such a name, naming `to`', async () => {
+    expect((await drive.upload([{ data: 'm', filename: 'mover.txt' }], [{ folder: '/names' }])).status).toBe(200);
+    for (const route of ['/drive/move', '/drive/copy']) {
+      for (const to of ['/names/mover\u3164.txt', '/names/mover.txt ']) {
+        const { status, body } = await json<ErrorJson>(drive.request('POST', route, { body: JSON.stringify({ from: '/names/mover.txt', to }), headers: { 'Content-Type': 'application/json' } }));
+        expect({ status, code: body.error.code }).toEqual({ status: 422, code: 'validation_error' });
+        expect(body.error.message).toMatch(/^to /);
+      }
+    }
+  });
+
+  it('still lists, pages over, downloads, shares, moves and deletes a name stored before these rules', async () => {
+    // Prepare: names today's rules refuse, stored as an earlier version stored them.
+    const folder = '/legacy\u3164';
+    const names = ['a.txt', 'b\u2800.txt', 'c.txt ', ' d.txt', 'e.txt'];
+    for (const name of names) await storeBehindTheApi(host.dataDir, 'validation', `${folder}/${name}`, `bytes of ${name}`);
+    const post = (route: string, body: unknown) => drive.request('POST', route, { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
+
+    // Act and assess: a listing, whole and a page at a time (each cursor names one of these paths).
+    const listing = await json<{ data: ListingJson }>(drive.list({ folder }));
+    expect(listing.status).toBe(200);
+    expect(listing.body.data.files.map((entry) => entry.name).sort()).toEqual([...names].sort());
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: Record<string, string> = { folder, limit: '1', ...(cursor ? { cursor } : {}) };
+      const page = await json<{ data: ListingJson & { next_cursor: string | null } }>(drive.list(query));
+      expect(page.status).toBe(200);
+      paged.push(...page.body.data.files.map((entry) => entry.name));
+      cursor = page.body.data.next_cursor;
+    } while (cursor);
+    expect(paged.sort()).toEqual([...names].sort());
+
+    const byPath = await drive.download({ path: `${folder}/c.txt ` });
+    expect({ status: byPath.status, text: await byPath.text() }).toEqual({ status: 200, text: 'bytes of c.txt ' });
+    const byName = await drive.download({ folder, name: 'b\u2800.txt' });
+    expect({ status: byName.status, text: await byName.text() }).toEqual({ status: 200, text: 'bytes of b\u2800.txt' });
+    expect((await post('/drive/links', { path: `${folder}/ d.txt` })).status).toBe(200);
+
+    // A move or copy out of it to a valid name works; into another refused name does not.
+    expect((await post('/drive/move', { from: `${folder}/c.txt `, to: '/renamed/c.txt' })).status).toBe(200);
+    expect((await post('/drive/copy', { from: `${folder}/ d.txt`, to: '/renamed/d.txt' })).status).toBe(200);
+    expect((await post('/drive/move', { from: `${folder}/a.txt`, to: `${folder}/a\u3164.txt` })).status).toBe(422);
+
+    const deleted = await drive.request('DELETE', `/drive/files?${new URLSearchParams({ path: `${folder}/b\u2800.txt` })}`);
+    expect(deleted.status).toBe(200);
+    expect((await drive.deleteFolder({ path: folder, recursive: 'true' })).status).toBe(200);
+    expect((await drive.list({ folder })).status).toBe(404);
+    expect((await json<{ data: ListingJson }>(drive.list({ folder: '/renamed' }))).body.data.files.map((entry) => entry.name)).toEqual(['c.txt', 'd.txt']);
   });
 
   it('serves a name of fullwidth dots and slashes with a fallback filename that is no path', async () => {

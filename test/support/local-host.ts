@@ -1,9 +1,13 @@
 import { DynamoDBClient, ScanCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
+import { S3ObjectStore } from '../../functions/aws/s3-object-store';
+import { ancestorsOf } from '../../functions/core/paths';
 import { localCredentials } from '../../lib/local/emulators';
 import { CONTRACT_VIOLATIONS_FILE } from '../../lib/local/contract';
 
@@ -139,6 +143,27 @@ export async function setLinkExpiry(dataDir: string, id: string, at: Date): Prom
   }
 }
 
+/**
+ * Moves the large-upload session `id`'s expiry to `at` behind the API's back, as the passing of time would:
+ * the sweep's work is tested without waiting for a short expiry (which a slow client could outlive).
+ */
+export async function setUploadExpiry(dataDir: string, id: string, at: Date): Promise<void> {
+  const { endpoints, dynamodb, destroy } = await storageOf(dataDir);
+  try {
+    await dynamodb.send(
+      new UpdateItemCommand({
+        TableName: endpoints.uploadsTable,
+        Key: { id: { S: id } },
+        UpdateExpression: 'SET expiresAt = :ttl, expiresAtIso = :iso',
+        ConditionExpression: 'attribute_exists(id)',
+        ExpressionAttributeValues: { ':ttl': { N: String(Math.floor(at.getTime() / 1000)) }, ':iso': { S: at.toISOString() } },
+      }),
+    );
+  } finally {
+    destroy();
+  }
+}
+
 /** What the running host's embedded S3 and DynamoDB hold, read through the SDK as fsck would. */
 export async function storedState(dataDir: string): Promise<{ objectKeys: string[]; nodeItems: Record<string, AttributeValue>[] }> {
   const { endpoints, s3, dynamodb, destroy } = await storageOf(dataDir);
@@ -158,6 +183,26 @@ export async function storedState(dataDir: string): Promise<{ objectKeys: string
       start = page.LastEvaluatedKey;
     } while (start);
     return { objectKeys, nodeItems };
+  } finally {
+    destroy();
+  }
+}
+
+/**
+ * Stores a file at `path` behind the API's back, with the folders above it, as the host's own store
+ * adapters write them: a name today's rules refuse can stand for one stored before those rules.
+ */
+export async function storeBehindTheApi(dataDir: string, drive: string, path: string, data: string): Promise<void> {
+  const { endpoints, s3, dynamodb, destroy } = await storageOf(dataDir);
+  try {
+    const nodes = new DynamoNodeStore(dynamodb, endpoints.nodesTable);
+    const createdAt = new Date().toISOString();
+    for (const folder of ancestorsOf(path)) await nodes.createFolder(drive, { kind: 'folder', id: randomUUID(), path: folder, createdAt });
+    const id = randomUUID();
+    const bytes = Buffer.from(data);
+    await new S3ObjectStore(s3, endpoints.bucket).put(`${drive}/${id}`, bytes, 'text/plain');
+    const etag = createHash('md5').update(bytes).digest('hex');
+    await nodes.putFile(drive, { kind: 'file', id, path, size: bytes.length, contentType: 'text/plain', createdAt, objectKey: `${drive}/${id}`, etag });
   } finally {
     destroy();
   }

@@ -47,6 +47,22 @@ describe('npm run build -w client', () => {
     expect(await readFile(join(installed, 'dist', 'types', 'index.d.ts'), 'utf8')).toContain("export { Drive } from './drive'");
   }, 30_000);
 
+  it('installs from its packed tarball, as docs/client.md says, and runs as `drive` outside the clone', async () => {
+    // Prepare: pack the built package (its prepack build has run above) and install it into a scratch prefix.
+    const npm = (cwd: string, ...args: string[]) => run('npm', [...args, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd, env: { ...process.env, npm_config_update_notifier: 'false' } });
+    const { stdout } = await npm(installed, 'pack', '--pack-destination', app);
+    const tarball = join(app, stdout.trim().split('\n').pop()!);
+    const prefix = join(app, 'global');
+    await npm(app, 'install', '--global', '--offline', '--prefix', prefix, tarball);
+
+    // Act: run the installed command from a folder with no package.json above it.
+    const version = await node(app, join(prefix, 'bin', 'drive'), '--version');
+
+    // Assess: it is this package, at this version.
+    expect(version.trim()).toBe(JSON.parse(await readFile(join(CLIENT, 'package.json'), 'utf8')).version);
+    expect(JSON.parse(await readFile(join(prefix, 'lib', 'node_modules', '@drive', 'client', 'package.json'), 'utf8')).name).toBe('@drive/client');
+  }, 60_000);
+
   it('runs the built CLI from the bin, with no tsx to fall back on', async () => {
     expect((await node(app, join(installed, 'bin', 'drive.cjs'), '--version')).trim()).toBe(JSON.parse(await readFile(join(CLIENT, 'package.json'), 'utf8')).version);
   });

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer, request } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -30,23 +32,80 @@ async function pendingMultipartUploads(): Promise<string[]> {
 }
 
 /**
- * Starts `drive upload` and kills it (SIGKILL, no chance to clean up) as soon as it reports files of two
- * requests: the large file (sent first) and a first batch, while the next batch is on its way.
+ * A proxy to the host that lets the first small-file batch (`POST /drive/upload`) through and holds every
+ * later one unanswered, and says when the run it serves has stored that batch and sent the next: the run
+ * stops there, however fast or slow the machine.
  */
-function uploadUntilFirstFileThenKill(source: string, to: string): Promise<string> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, 'upload', source, '--to', to, '--concurrency', '1'], {
-      env: { ...process.env, DRIVE_CLI_SOURCE: '1', ...driveEnv(host.url, KEY) },
-      stdio: ['ignore', 'pipe', 'pipe'],
+async function batchGate(target: string): Promise<{ url: string; nextBatchHeld: Promise<void>; close(): Promise<void> }> {
+  const upstream = new URL(target);
+  const open = new Set<Socket>();
+  let batches = 0;
+  let firstAnswered = false;
+  let secondArrived = false;
+  let reached!: () => void;
+  const nextBatchHeld = new Promise<void>((resolve) => (reached = resolve));
+  const check = () => {
+    if (firstAnswered && secondArrived) reached();
+  };
+  const server = createServer((req, res) => {
+    const batch = req.method === 'POST' && req.url?.split('?')[0] === '/drive/upload' ? ++batches : 0;
+    if (batch >= 2) {
+      // Held: never reaches the host, so the run stores nothing more.
+      secondArrived = true;
+      return check();
+    }
+    const forwarded = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+      if (batch === 1) {
+        answer.on('end', () => {
+          firstAnswered = true;
+          check();
+        });
+      }
     });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if ((output.match(/^uploaded \//gm) ?? []).length >= 2) child.kill('SIGKILL');
-    });
-    child.on('error', fail);
-    child.on('close', (code, signal) => (signal === 'SIGKILL' ? done(output) : fail(new Error(`drive upload ended (${code}) before it was killed:\n${output}`))));
+    forwarded.on('error', () => res.destroy());
+    req.pipe(forwarded);
   });
+  server.on('connection', (socket) => {
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    nextBatchHeld,
+    close: () => {
+      for (const socket of open) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * Starts `drive upload` through `batchGate` and kills it (SIGKILL, no chance to clean up) once it has stored
+ * the large file (sent first) and a first batch, with the next batch on its way: the gate holds that one, so
+ * the run is killed mid-way whatever the machine's speed.
+ */
+async function uploadUntilFirstBatchThenKill(source: string, to: string): Promise<string> {
+  const gate = await batchGate(host.url);
+  try {
+    return await new Promise((done, fail) => {
+      const child = spawn(process.execPath, [BIN, 'upload', source, '--to', to, '--concurrency', '1'], {
+        env: { ...process.env, DRIVE_CLI_SOURCE: '1', ...driveEnv(gate.url, KEY) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      void gate.nextBatchHeld.then(() => child.kill('SIGKILL'));
+      child.on('error', fail);
+      child.on('close', (code, signal) => (signal === 'SIGKILL' ? done(output) : fail(new Error(`drive upload ended (${code}) before it was killed:\n${output}`))));
+    });
+  } finally {
+    await gate.close();
+  }
 }
 
 describe('Drive client: interrupted runs', () => {
@@ -57,7 +116,7 @@ describe('Drive client: interrupted runs', () => {
     const drive = new Drive({ baseUrl: host.url, apiKey: KEY });
 
     // Act: kill the first run mid-way, see what it left, then run again with --skip-existing.
-    await uploadUntilFirstFileThenKill(root, '/resume');
+    await uploadUntilFirstBatchThenKill(root, '/resume');
     const before = new Set((await drive.list('/resume', { recursive: true })).files.map((file) => file.path));
     const resumed = await runCli(['upload', root, '--to', '/resume', '--skip-existing', '--json'], driveEnv(host.url, KEY));
 

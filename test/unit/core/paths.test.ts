@@ -88,8 +88,71 @@ describe('names that would look like another name', () => {
     expect(() => parseName(path.slice(1), 'name')).toThrow(code);
   });
 
+  it.each([
+    ['a combining grapheme joiner', '/re\u034Fport.pdf', 'U+034F'],
+    ['a Hangul choseong filler', '/\u115F.pdf', 'U+115F'],
+    ['a Hangul jungseong filler', '/a\u1160', 'U+1160'],
+    ['a Hangul filler', '/\u3164', 'U+3164'],
+    ['a halfwidth Hangul filler', '/x\uFFA0y', 'U+FFA0'],
+    ['a Braille blank', '/\u2800', 'U+2800'],
+    ['a musical null notehead', '/a\u{1D159}', 'U+1D159'],
+    ['a variation selector after a letter', '/a\uFE0F.txt', 'U+FE0F'],
+    ['a Mongolian free variation selector', '/a\u180B', 'U+180B'],
+    ['a Khmer inherent vowel', '/a\u17B4', 'U+17B4'],
+    ['a tag character', '/a\u{E0041}', 'U+E0041'],
+    ['a line separator', '/a\u2028b', 'U+2028'],
+    ['a paragraph separator', '/a\u2029b', 'U+2029'],
+  ])('refuses %s, drawn as nothing, naming it', (_, path, code) => {
+    expect(() => parsePath(path, 'path')).toThrow(expect.objectContaining({ code: 'validation_error', message: expect.stringContaining(code) }));
+    expect(() => parseName(path.slice(1), 'name')).toThrow(code);
+  });
+
+  it('refuses every default-ignorable code point, whichever it is', () => {
+    const accepted: string[] = [];
+    for (let cp = 0xa0; cp <= 0xe0fff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const ch = String.fromCodePoint(cp);
+      if (!/\p{Default_Ignorable_Code_Point}/u.test(ch)) continue;
+      try {
+        parsePath(`/a${ch}b`, 'path');
+        accepted.push(`U+${cp.toString(16).toUpperCase()}`);
+      } catch {
+        // refused, as it should be
+      }
+    }
+    expect(accepted).toEqual([]);
+  });
+
+  it.each([
+    ['a leading space', '/ report.pdf', ' report.pdf'],
+    ['a trailing space', '/report.pdf ', 'report.pdf '],
+    ['a folder ending in a space', '/reports /q4.pdf', 'reports '],
+    ['a name of spaces only', '/a/   ', '   '],
+  ])('refuses %s, saying so', (_, path, name) => {
+    expect(() => parsePath(path, 'path')).toThrow(expect.objectContaining({ code: 'validation_error', message: expect.stringMatching(/^path has a name that starts or ends with a space/) }));
+    expect(() => parseName(name, 'name')).toThrow(/^name starts or ends with a space/);
+  });
+
   it('accepts plain spaces and the letters of any script', () => {
     expect(parsePath('/annual report/日本語/café.pdf', 'path')).toBe('/annual report/日本語/café.pdf');
+  });
+
+  it('accepts an emoji typed in its emoji form (U+FE0F after a pictograph)', () => {
+    expect(parsePath('/\u2764\uFE0F notes/\u2600\uFE0F.jpg', 'path')).toBe('/\u2764\uFE0F notes/\u2600\uFE0F.jpg');
+  });
+
+  it('looks up as it is a path stored before these rules, when the path names what exists', () => {
+    for (const path of ['/old\u3164/a.txt', '/report.pdf ', '/ lead/x', '/twin\u200B.txt', '/caf\uFFFD.txt']) {
+      expect(parsePath(path, 'path', { existing: true })).toBe(path);
+      expect(parseName(path.slice(path.lastIndexOf('/') + 1), 'name', { existing: true })).toBe(path.slice(path.lastIndexOf('/') + 1));
+      expect(() => parsePath(path, 'path')).toThrow(expect.objectContaining({ code: 'validation_error' }));
+    }
+  });
+
+  it('keeps every other rule for a path that names what exists: no such path was ever stored', () => {
+    expect(() => parsePath('/a\u0000b', 'path', { existing: true })).toThrow(/control characters/);
+    expect(() => parsePath('/a/../b', 'path', { existing: true })).toThrow(/"\." or "\.\." segments/);
+    expect(() => parsePath('/a\uD800', 'path', { existing: true })).toThrow(/lone surrogate/);
   });
 });
 

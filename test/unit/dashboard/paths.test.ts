@@ -24,6 +24,8 @@ describe('Module: dashboard/paths', () => {
       ['a/b', 'A name cannot contain “/”: use Move to put it in another folder.'],
       ['..', 'A name cannot be “.” or “..”.'],
       ['tab\there', 'A name cannot contain control characters.'],
+      ['report.pdf ', 'A name cannot start or end with a space.'],
+      [' report.pdf', 'A name cannot start or end with a space.'],
     ])('refuses %j', (name, problem) => {
       expect(nameProblem(name)).toBe(problem);
     });

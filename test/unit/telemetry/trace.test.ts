@@ -1,10 +1,10 @@
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { type Socket, createSocket } from 'node:dgram';
+import dgram, { type Socket, createSocket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
 import { countAwsCalls } from '../../../functions/telemetry/aws-call-counter';
 import { withRequestContext } from '../../../functions/telemetry/request-context';
-import { MAX_SUBSEGMENTS, traceContextOf } from '../../../functions/telemetry/trace';
+import { MAX_SUBSEGMENTS, type sendSubsegment, traceContextOf } from '../../../functions/telemetry/trace';
 
 // Each AWS call of a traced request is one X-Ray subsegment, sent to the daemon as the X-Ray SDK sends it.
 
@@ -160,5 +160,31 @@ describe('Function: countAwsCalls, in a traced request', () => {
     const dynamodb = offline();
 
     await expect(withRequestContext('r1', () => dynamodb.send(getItem()), SAMPLED)).resolves.toBeDefined();
+  });
+});
+
+describe('Function: sendSubsegment', () => {
+  it("binds its socket to loopback when the daemon is on this machine (the local host's), never to every interface", async () => {
+    const made: Socket[] = [];
+    const create = dgram.createSocket;
+    const spy = jest.spyOn(dgram, 'createSocket').mockImplementation(((...args: Parameters<typeof create>) => {
+      const socket = create(...args);
+      made.push(socket);
+      return socket;
+    }) as typeof create);
+    try {
+      // A fresh copy of the module: the one the tests above used made its socket already.
+      let send!: typeof sendSubsegment;
+      jest.isolateModules(() => {
+        ({ sendSubsegment: send } = jest.requireActual<typeof import('../../../functions/telemetry/trace')>('../../../functions/telemetry/trace'));
+      });
+      send({ root: ROOT, parent: PARENT, sampled: true }, { service: 'dynamodb', operation: 'GetItem', start: Date.now(), end: Date.now() });
+
+      expect(await datagrams(1)).toHaveLength(1);
+      expect(made).toHaveLength(1);
+      expect((made[0].address() as AddressInfo).address).toBe('127.0.0.1');
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import { MIN_SECRET_BITS, secretBits, weakSecretProblem } from '../../../functions/core/secret-strength';
+import { parseApiKeys } from '../../../lib/local/host';
+
+describe('Function: secretBits', () => {
+  it.each([
+    ['a word typed again and again', 'passwordpasswordpassword1234'],
+    ['a pattern said twice', 'abcdefghijklmnopabcdefghijklmnop'],
+    ['a character held down', 'a'.repeat(64)],
+    ['two characters in turn', 'ab'.repeat(40)],
+    ['a short secret of every kind', 'Xy7-Qz2.'],
+  ])('counts %s as under 128 bits', (_, secret) => {
+    expect(secretBits(secret)).toBeLessThan(MIN_SECRET_BITS);
+  });
+
+  it('counts any random secret of the sizes the docs advise as 128 bits or more', () => {
+    // A random secret seldom repeats 3 characters, and then costs little less: none of these may fail.
+    for (let i = 0; i < 2000; i++) {
+      expect(secretBits(randomBytes(16).toString('hex'))).toBeGreaterThanOrEqual(MIN_SECRET_BITS);
+      expect(secretBits(randomBytes(24).toString('base64'))).toBeGreaterThanOrEqual(MIN_SECRET_BITS);
+      expect(secretBits(`drv_${randomBytes(32).toString('base64url')}`)).toBeGreaterThanOrEqual(MIN_SECRET_BITS);
+    }
+  });
+
+  it('counts a repeat as one reference however long it is', () => {
+    // The reference names where and how long, in 2 × log2(length) bits: 8 → 10 bits from 16 to 32 characters.
+    expect(secretBits('passwordpasswordpasswordpassword') - secretBits('passwordpassword')).toBeCloseTo(2, 5);
+  });
+});
+
+describe('Function: weakSecretProblem', () => {
+  it('says how to make a strong one, without quoting the secret', () => {
+    const problem = weakSecretProblem('passwordpasswordpassword1234');
+    expect(problem).toMatch(/too easy to guess.*openssl rand -hex 16/);
+    expect(problem).not.toContain('password');
+    expect(weakSecretProblem(randomBytes(16).toString('hex'))).toBeUndefined();
+  });
+});
+
+describe('Function: parseApiKeys (DRIVE_API_KEYS)', () => {
+  it('refuses a long secret of little entropy as an admin secret, naming the entry and not the secret', () => {
+    expect(() => parseApiKeys('default:passwordpasswordpassword1234:admin')).toThrow(/^DRIVE_API_KEYS entry 1: the secret is too easy to guess/);
+    expect(() => parseApiKeys('default:passwordpasswordpassword1234:admin')).not.toThrow(/password/);
+  });
+
+  it('takes a random one', () => {
+    const secret = randomBytes(16).toString('hex');
+    expect(parseApiKeys(`default:${secret}:admin`)).toEqual([{ drive: 'default', secret, role: 'admin' }]);
+  });
+});
