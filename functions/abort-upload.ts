@@ -1,12 +1,12 @@
 import { guard } from './aws/dynamodb';
 import { largeUploads } from './aws/large-uploads';
-import { abortUpload, sessionWithin } from './core/large-upload';
+import { abortUpload, sessionVisibleTo } from './core/large-upload';
 import { jsonHandler } from './http/api-handler';
 import { uploadIdOf } from './http/event';
 
 /** DELETE /drive/uploads/{upload_id} → the session ends and its parts are deleted. */
 export const handler = jsonHandler('upload', guard, async (event, caller) => {
   const id = uploadIdOf(event);
-  await abortUpload(largeUploads, caller.drive, id, (path) => sessionWithin(caller, id, path));
+  await abortUpload(largeUploads, caller.drive, id, sessionVisibleTo(caller));
   return { upload_id: id, aborted: true };
 });

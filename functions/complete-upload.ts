@@ -2,7 +2,7 @@ import { guard } from './aws/dynamodb';
 import { largeUploads } from './aws/large-uploads';
 import { mayReplace } from './core/access';
 import { badRequest, invalid } from './core/errors';
-import { completeUpload, sessionWithin } from './core/large-upload';
+import { completeUpload, sessionVisibleTo } from './core/large-upload';
 import { jsonHandler } from './http/api-handler';
 import { baseUrlOf, bodyOf, uploadIdOf } from './http/event';
 import { jsonObject } from './http/json-body';
@@ -16,7 +16,7 @@ const MAX_PARTS = 10_000;
 export const handler = jsonHandler('upload', guard, async (event, caller) => {
   const id = uploadIdOf(event);
   const body = jsonObject(bodyOf(event), ['parts'], EXAMPLE);
-  const file = await completeUpload(largeUploads, caller.drive, id, partsOf(body.parts), (path) => sessionWithin(caller, id, path), { replace: mayReplace(caller) });
+  const file = await completeUpload(largeUploads, caller.drive, id, partsOf(body.parts), sessionVisibleTo(caller), { replace: mayReplace(caller) });
   return fileView(file, baseUrlOf(event));
 });
 

@@ -5,6 +5,7 @@ import { createLink, linkLifetime } from './core/links';
 import { ROOT, parsePath } from './core/paths';
 import { jsonHandler } from './http/api-handler';
 import { baseUrlOf, bodyOf } from './http/event';
+import { keyHashOf } from './http/guard';
 import { jsonObject, optionalString } from './http/json-body';
 import { linkView } from './http/views';
 
@@ -22,7 +23,7 @@ export const handler = jsonHandler('links', guard, async (event, caller) => {
   const path = parsePath(raw, 'path', { existing: true });
   if (path === ROOT) throw invalid('path must name a file, not the root');
   confine(caller, path, 'path');
-  const { link, token } = await createLink({ nodes, links }, caller.drive, path, linkLifetime(body.expires_in), new Date(), caller.keyId);
+  const { link, token } = await createLink({ nodes, links }, caller.drive, path, linkLifetime(body.expires_in), new Date(), { keyId: caller.keyId, keyHash: keyHashOf(event) });
   const { id, expires_at } = linkView(link);
   return { id, url: `${baseUrlOf(event)}/s/${token}`, path, expires_at };
 });

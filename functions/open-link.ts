@@ -1,8 +1,8 @@
-import { links, nodes, rateLimiter, rateLimits } from './aws/dynamodb';
+import { keys, links, nodes, rateLimiter, rateLimits } from './aws/dynamodb';
 import { objects } from './aws/s3';
 import { openFile } from './core/download';
 import { DriveError, invalid } from './core/errors';
-import { findLink, linkGone, stillShared } from './core/links';
+import { findLink, linkGone, makerReaches, stillShared } from './core/links';
 import { keylessStreamingHandler } from './http/api-handler';
 import { planDownload, representationOf } from './http/conditional';
 import { bytesToRead, downloadHeaders, downloadRequestOf } from './http/download-response';
@@ -19,7 +19,8 @@ const SHOWN_INLINE = /^(image\/(png|jpeg|gif|webp|avif|bmp)|application\/pdf|tex
 /**
  * GET /s/{token} (and HEAD), with no API key: the linked file, as GET /drive/download answers it (Range,
  * If-None-Match, the same validators and caching), from a rate-limit bucket of its own per link. `404` once
- * the link is revoked or expired, or its file is deleted, replaced, or below a folder being deleted. The
+ * the link is revoked or expired, its file is deleted, replaced, or below a folder being deleted, or the key
+ * that made it is revoked or no longer reaches the file. The
  * file comes as an attachment; `?download=0` shows it in the tab instead, if its type is one a browser
  * shows without running it.
  */
@@ -28,6 +29,9 @@ export const handler = awslambda.streamifyResponse(
     const link = await findLink(links, event.pathParameters?.token ?? '', new Date());
     // Keyed by the link's id (the token's hash), never by anything of the key that made it.
     if (rateLimits) Object.assign(answered, await takeToken(rateLimiter, `link#${link.id}`, rateLimits.download, 'this link'));
+    // The key that made it, read by its item's key (one GetItem, consistent): a revoked key's links, or one
+    // that no longer reaches the file, open nothing. A link from before links kept it opens until it ends.
+    if (link.makerKey !== undefined && !makerReaches(await keys.find(link.makerKey), link)) throw linkGone();
     const shown = showInline(queryParam(event, 'download'));
     // The URL is the secret: a file shown in the tab must not pass it on as a Referer, nor a search engine keep it.
     Object.assign(answered, { 'Referrer-Policy': 'no-referrer', 'X-Robots-Tag': 'noindex' });

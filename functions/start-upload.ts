@@ -28,7 +28,7 @@ export const handler = jsonHandler('upload', guard, async (event, caller) => {
   };
   const path = targetPath(target, unnamed, (field) => field);
   confine(caller, path, 'path');
-  const { session, parts } = await startUpload(largeUploads, caller.drive, { path, size: sizeOf(body.size), contentType: contentTypeOf(body) }, largeUploadLimits);
+  const { session, parts } = await startUpload(largeUploads, caller.drive, { path, size: sizeOf(body.size), contentType: contentTypeOf(body), createdBy: caller.keyId }, largeUploadLimits);
   return {
     upload_id: session.id,
     path: session.path,

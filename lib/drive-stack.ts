@@ -242,10 +242,11 @@ export class DriveStack extends Stack {
       'create-folder': make('create-folder').allowTable(nodes, 'BatchGetItem', 'UpdateItem', 'DeleteItem', 'Query'),
       // UpdateItem marks folders as being deleted; each record goes by a conditional DeleteItem; a record
       // replaced meanwhile is read again (BatchGetItem).
-      // The job is noted (PutItem), advanced and ended (UpdateItem) in the uploads table, and sent on to the worker.
+      // The job is noted (PutItem), advanced and ended (UpdateItem) in the uploads table, and sent on to the worker;
+      // the drive's list of background jobs is read first (GetItem, and its jobs when full) and noted at hand-off.
       'delete-folder': make('delete-folder')
         .allowTable(nodes, 'GetItem', 'Query', 'DeleteItem', 'UpdateItem')
-        .allowTable(uploads, 'PutItem', 'UpdateItem')
+        .allowTable(uploads, 'PutItem', 'UpdateItem', 'GetItem')
         .allowObjects(bucket, 'DeleteObject')
         .allowSend(jobsQueue),
       // Files and the folders above them read in batches (BatchGetItem), each record removed conditionally on its
@@ -261,7 +262,7 @@ export class DriveStack extends Stack {
       // ones (DeleteItem), and notes, advances and sends its job as a delete does.
       move: make('move')
         .allowTable(nodes, 'BatchGetItem', 'GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem')
-        .allowTable(uploads, 'ConditionCheckItem', 'PutItem', 'UpdateItem', 'BatchWriteItem')
+        .allowTable(uploads, 'ConditionCheckItem', 'PutItem', 'UpdateItem', 'BatchWriteItem', 'GetItem')
         .allowObjects(bucket, 'DeleteObject')
         .allowSend(jobsQueue),
       // A copy is an upload whose bytes S3 copies: the journal first (PutItem, then BatchWriteItem to close), the
@@ -313,15 +314,15 @@ export class DriveStack extends Stack {
       'create-link': make('create-link').allowTable(nodes, 'GetItem', 'BatchGetItem').allowTable(access, 'PutItem'),
       // A Query of the links-by-drive index, and one batched read of the page's files (a replaced file's link is left out).
       'list-links': make('list-links').allowTable(access, 'Query').allowTable(nodes, 'BatchGetItem'),
-      // One conditional DeleteItem of the link's item.
-      'revoke-link': make('revoke-link').allowTable(access, 'DeleteItem'),
+      // One conditional DeleteItem of the link's item; for a key's links, a Query of the links-by-drive index first.
+      'revoke-link': make('revoke-link').allowTable(access, 'Query', 'DeleteItem'),
       // The link read by its key (GetItem) and its bucket updated (UpdateItem); then a download's reads.
       'open-link': make('open-link').allowTable(nodes, 'GetItem', 'BatchGetItem').allowObjects(bucket, 'GetObject').allowBucket(bucket, 'ListBucket'),
       dashboard,
       openapi,
       // The journal (Scan, BatchWriteItem) and the stalled jobs (the same Scan), sent again.
       sweep: this.scheduled(SCHEDULED[0], environment, logRetention, logLevel)
-        .allowTable(uploads, 'Scan', 'BatchWriteItem')
+        .allowTable(uploads, 'Scan', 'BatchWriteItem', 'UpdateItem')
         .allowTable(nodes, 'BatchGetItem')
         .allowObjects(bucket, 'DeleteObject')
         .allowSend(jobsQueue),

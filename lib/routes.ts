@@ -81,6 +81,8 @@ export const ROUTES: readonly ApiRoute[] = [
   { method: 'POST', path: '/drive/links', handler: 'create-link', endpoint: 'links', entry: 'functions/create-link.ts', streaming: false },
   { method: 'GET', path: '/drive/links', handler: 'list-links', endpoint: 'links', entry: 'functions/list-links.ts', streaming: false },
   { method: 'DELETE', path: '/drive/links/{link_id}', handler: 'revoke-link', endpoint: 'links', entry: 'functions/revoke-link.ts', streaming: false },
+  // Every link one key made, a page a request (a leaked key's): the same function as one link's revoke.
+  { method: 'DELETE', path: '/drive/links', handler: 'revoke-link', endpoint: 'links', entry: 'functions/revoke-link.ts', streaming: false },
 ];
 
 /**

@@ -57,8 +57,8 @@ const WINDOW_MS = 60_000;
 
 /**
  * GCRA token buckets in the access table: one item per bucket holding its "theoretical arrival time"
- * (`tat`, epoch ms). A bucket of `limit` per minute admits a request at `now` when `tat ≤ now + window − T`
- * (T = window / limit) and moves `tat` to `max(tat, now) + T`. DynamoDB has no `max`, so each write
+ * (`tat`, epoch ms). A bucket of `limit` per minute admits a request of `cost` tokens at `now` when
+ * `tat ≤ now + window − cost·T` (T = window / limit) and moves `tat` to `max(tat, now) + cost·T`. DynamoDB has no `max`, so each write
  * assumes one branch in its condition: idle (`tat ≤ now`: set `now + T`) or busy (`tat > now`: add T).
  * The guess follows the bucket's last known state, so the common case is one conditional update; a wrong
  * guess returns the stored `tat` and the second write is right. No read, no lost update.
@@ -77,13 +77,15 @@ export class DynamoRateLimiter implements RateLimiter {
     this.now = clock;
   }
 
-  async take(bucket: string, limit: number): Promise<RateDecision> {
+  async take(bucket: string, limit: number, cost = 1): Promise<RateDecision> {
     const now = this.now();
     const interval = WINDOW_MS / limit;
-    const latest = now + WINDOW_MS - interval; // the largest tat that still admits a request now
+    // A request of `cost` tokens moves tat by that many intervals; more than a full bucket could never pass.
+    const step = interval * Math.min(Math.max(1, Math.ceil(cost)), limit);
+    const latest = now + WINDOW_MS - step; // the largest tat that still admits this request now
     let busy = (this.busyUntil.get(bucket) ?? 0) > now;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const tat = await this.tryTake(bucket, busy, now, interval, latest);
+      const tat = await this.tryTake(bucket, busy, now, step, latest);
       if (tat.admitted) {
         this.busyUntil.set(bucket, tat.value);
         return {
@@ -108,7 +110,7 @@ export class DynamoRateLimiter implements RateLimiter {
     throw new Error(`rate-limit bucket ${bucket} kept changing under three conditional updates`);
   }
 
-  /** One conditional update; returns the new `tat` when admitted, else the stored one. */
+  /** One conditional update moving `tat` by `interval` (the request's cost); returns the new `tat` when admitted, else the stored one. */
   private async tryTake(bucket: string, busy: boolean, now: number, interval: number, latest: number): Promise<{ admitted: boolean; value: number }> {
     const expiresAt = Math.ceil((now + WINDOW_MS) / 1000) + 60;
     const common = {

@@ -1,4 +1,4 @@
-import { type AttributeValue, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, ConditionalCheckFailedException, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { claimItem, releaseItem } from './claims';
 import { scanAll } from './batches';
 import type { Job, JobStore } from '../core/ports';
@@ -8,6 +8,11 @@ type Item = Record<string, AttributeValue>;
 
 /** Jobs share the upload sessions' table (the work in flight) under ids of their own. */
 export const JOB_ID_PREFIX = 'job#';
+/**
+ * The item listing a drive's jobs in the background (a string set, `running`): not under `job#`, so that the
+ * scan for stalled jobs never reads it.
+ */
+const backgroundKey = (drive: string): Item => ({ [PK]: { S: `background#${drive}` } });
 /** How long a finished job stays readable (then DynamoDB's TTL removes it). */
 const KEEP_DONE_SECONDS = 24 * 60 * 60;
 
@@ -62,6 +67,41 @@ export class DynamoJobStore implements JobStore {
       ExpressionAttributeValues: { ':prefix': { S: JOB_ID_PREFIX }, ':running': { S: 'running' }, ':before': { S: before.toISOString() } },
     });
     return items.map(fromItem);
+  }
+
+  async toBackground(job: Pick<Job, 'id' | 'drive'>): Promise<void> {
+    await this.client.send(
+      new UpdateItemCommand({
+        TableName: this.table,
+        Key: backgroundKey(job.drive),
+        UpdateExpression: 'ADD #running :id',
+        ExpressionAttributeNames: { '#running': 'running' },
+        ExpressionAttributeValues: { ':id': { SS: [job.id] } },
+      }),
+    );
+  }
+
+  async fromBackground(job: Pick<Job, 'id' | 'drive'>): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.table,
+          Key: backgroundKey(job.drive),
+          UpdateExpression: 'DELETE #running :id',
+          // A drive whose list was never made needs none now.
+          ConditionExpression: 'attribute_exists(#key)',
+          ExpressionAttributeNames: { '#running': 'running', '#key': PK },
+          ExpressionAttributeValues: { ':id': { SS: [job.id] } },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  async inBackground(drive: string): Promise<string[]> {
+    const { Item } = await this.client.send(new GetItemCommand({ TableName: this.table, Key: backgroundKey(drive), ConsistentRead: true }));
+    return Item?.running?.SS ?? [];
   }
 
   /** An update of the job `id`, if it exists (a job is never made by an update). */

@@ -35,6 +35,7 @@ export class DynamoLinkStore implements LinkStore {
           fileId: { S: link.fileId },
           ...(link.fileMovedAt ? { fileMovedAt: { S: link.fileMovedAt } } : {}),
           ...(link.createdBy ? { linkCreatedBy: { S: link.createdBy } } : {}),
+          ...(link.makerKey ? { linkMakerKey: { S: link.makerKey } } : {}),
           linkCreatedAt: { S: link.createdAt },
           [TTL]: { N: String(link.expiresAt) },
         },
@@ -52,13 +53,20 @@ export class DynamoLinkStore implements LinkStore {
   async page(
     drive: string,
     filter: { path: string } | { under: string },
-    options: { limit: number; after?: LinkCursor; now: Date },
+    options: { limit: number; after?: LinkCursor; now: Date; createdBy?: string },
   ): Promise<{ links: ShareLink[]; next?: LinkCursor }> {
     const byPath = 'path' in filter;
     const under = byPath ? undefined : filter.under;
     const names: Record<string, string> = { '#drive': INDEX.partitionKey, '#ttl': TTL };
     const values: Record<string, AttributeValue> = { ':drive': { S: drive }, ':now': { N: String(Math.floor(options.now.getTime() / 1000)) } };
     let condition = '#drive = :drive';
+    let kept = '#ttl > :now';
+    if (options.createdBy !== undefined) {
+      // No index by key: a filter over the drive's links (read, then left out), which is how a page may come back short.
+      names['#by'] = 'linkCreatedBy';
+      values[':by'] = { S: options.createdBy };
+      kept += ' AND #by = :by';
+    }
     if (byPath || under !== '/') {
       names['#path'] = INDEX.sortKey;
       // A link is for a file, never the folder itself: everything under a folder starts with "<folder>/".
@@ -71,7 +79,7 @@ export class DynamoLinkStore implements LinkStore {
         IndexName: INDEX.name,
         KeyConditionExpression: condition,
         // Expired links wait for TTL in the table; a page leaves them out (and may then hold fewer than `limit`).
-        FilterExpression: '#ttl > :now',
+        FilterExpression: kept,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
         Limit: options.limit,
@@ -117,6 +125,7 @@ function linkOf(item: Record<string, AttributeValue>): ShareLink {
     fileId: item.fileId.S!,
     ...(item.fileMovedAt?.S ? { fileMovedAt: item.fileMovedAt.S } : {}),
     ...(item.linkCreatedBy?.S ? { createdBy: item.linkCreatedBy.S } : {}),
+    ...(item.linkMakerKey?.S ? { makerKey: item.linkMakerKey.S } : {}),
     createdAt: item.linkCreatedAt.S!,
     expiresAt: Number(item[TTL].N),
   };

@@ -54,6 +54,7 @@ export function toSessionItem(session: UploadSession): Item {
     multipartId: { S: session.multipartId },
     partSize: { N: String(session.partSize) },
     partCount: { N: String(session.partCount) },
+    ...(session.createdBy ? { createdBy: { S: session.createdBy } } : {}),
     createdAt: { S: session.createdAt },
     expiresAtIso: { S: session.expiresAt },
     [TTL]: { N: String(Math.ceil(Date.parse(session.expiresAt) / 1000)) },
@@ -72,6 +73,7 @@ export function fromSessionItem(item: Item): UploadSession {
     multipartId: item.multipartId.S!,
     partSize: Number(item.partSize.N),
     partCount: Number(item.partCount.N),
+    ...(item.createdBy?.S ? { createdBy: item.createdBy.S } : {}),
     createdAt: item.createdAt.S!,
     expiresAt: item.expiresAtIso.S!,
   };

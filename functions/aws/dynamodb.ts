@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { parseRateLimits } from '../core/access';
-import { createGuard } from '../http/guard';
+import { type Caller, type Endpoint, parseRateLimits } from '../core/access';
+import { createGuard, takeToken } from '../http/guard';
 import { DynamoKeyStore, DynamoRateLimiter } from './dynamo-access';
 import { DynamoFileRecords } from './dynamo-file-records';
 import { DynamoLinkStore } from './dynamo-links';
@@ -43,9 +43,22 @@ export const rateLimiter = new DynamoRateLimiter(dynamodb, accessTable);
 /** Requests per minute for each endpoint's bucket, or undefined when `DRIVE_RATE_LIMITS=off`. */
 export const rateLimits = parseRateLimits(process.env.DRIVE_RATE_LIMITS);
 
+/** API keys by the SHA-256 of their secret: the guard's, and a share link's check of the key that made it. */
+export const keys = new DynamoKeyStore(dynamodb, accessTable);
+
 export const guard = createGuard({
-  keys: new DynamoKeyStore(dynamodb, accessTable),
+  keys,
   limiter: rateLimiter,
   limits: rateLimits,
   keyCacheMs: KEY_CACHE_SECONDS * 1000,
 });
+
+/**
+ * Takes `tokens` more from the caller's bucket of `endpoint`, beyond the one the guard took: a request whose
+ * work grows with what it asks for pays by its size. Throws `rate_limited` (429, Retry-After) when the bucket
+ * lacks them.
+ */
+export async function chargeMore(caller: Caller, endpoint: Endpoint, tokens: number): Promise<void> {
+  if (!rateLimits || tokens <= 0) return;
+  await takeToken(rateLimiter, `${caller.keyId}#${endpoint}`, rateLimits[endpoint], 'this endpoint', tokens);
+}

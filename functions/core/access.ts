@@ -111,8 +111,11 @@ export interface RateDecision {
 
 /** Token buckets: `limit` requests per minute per bucket, refilling continuously. */
 export interface RateLimiter {
-  /** Takes one token from `bucket`, or reports how long until one is available. */
-  take(bucket: string, limitPerMinute: number): Promise<RateDecision>;
+  /**
+   * Takes `cost` tokens (default 1; at most `limitPerMinute`) from `bucket` at once, or none and reports how
+   * long until that many are available: work that grows with a request is charged by its size.
+   */
+  take(bucket: string, limitPerMinute: number, cost?: number): Promise<RateDecision>;
 }
 
 /** Prefix of every secret: tells a reader (and secret scanners) what the string is. */

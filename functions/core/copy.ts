@@ -10,6 +10,7 @@ import { ROOT, ancestorsOf, comparePaths } from './paths';
 import type { FileNode, FolderNode, Job, JobQueue, JobStore, NodeStore, ObjectCopier, ObjectStore, UploadJournal } from './ports';
 import { commitFiles } from './upload';
 import { reachableIn } from './visibility';
+import { admitJob, handOff } from './background-jobs';
 
 export type CopyDeps = { nodes: NodeStore; objects: ObjectStore & ObjectCopier; journal: UploadJournal };
 
@@ -74,6 +75,7 @@ export async function acceptCopy(deps: JobDeps, drive: string, from: string, to:
   if (to === from || to.startsWith(`${from}/`)) throw invalid(`cannot copy folder ${from} into itself (${to})`);
   checkAbove(read, to);
   if (read.has(to)) throw conflict(`${to} is taken; a folder is copied only to a path where nothing stands`);
+  await admitJob(deps.jobs, drive);
 
   const now = new Date().toISOString();
   const { folders } = await ensureFolders(deps.nodes, drive, [to], now);
@@ -90,7 +92,7 @@ export async function acceptCopy(deps: JobDeps, drive: string, from: string, to:
     await deps.jobs.finish(job.id, 0, 'stopped');
     throw conflict(`the copy stopped: ${from} or ${to} was deleted or taken by another request meanwhile`);
   }
-  await deps.queue.send(job, outcome === 'waiting' ? { delaySeconds: MOVE_WAIT_SECONDS } : {});
+  await handOff(deps, job, outcome === 'waiting' ? { delaySeconds: MOVE_WAIT_SECONDS } : {});
   return { done: false, job: (await deps.jobs.get(drive, job.id)) ?? job };
 }
 

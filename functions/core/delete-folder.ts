@@ -6,6 +6,7 @@ import type { Job, FileNode, FolderNode, JobQueue, JobStore, NodeStore, ObjectSt
 import { WALK_CONCURRENCY } from './tree';
 import { beingMoved } from './folders';
 import { reachableIn } from './visibility';
+import { admitJob, handOff } from './background-jobs';
 
 /** Children read at a time: one Query, and the files of one S3 DeleteObjects call (it takes 1,000 keys). */
 const PAGE = 1000;
@@ -70,6 +71,7 @@ export async function deleteFolder(deps: Stores, drive: string, path: string, re
 export async function acceptDelete(deps: JobDeps, drive: string, path: string, recursive: boolean, budgetMs: number): Promise<DeleteOutcome> {
   const found = await folderToDelete(deps.nodes, drive, path);
   if (!recursive) return { done: true, filesDeleted: await deleteEmpty(deps.nodes, drive, found) };
+  await admitJob(deps.jobs, drive);
   // The job is noted before any write, the mark included: a request that dies at any point after it leaves it
   // running, and the sweep sends it to a worker, which marks the folder if the request did not get to.
   const now = new Date().toISOString();
@@ -94,7 +96,7 @@ export async function acceptDelete(deps: JobDeps, drive: string, path: string, r
     await deps.jobs.finish(job.id, 0);
     return { done: true, filesDeleted };
   }
-  await deps.queue.send(job, drained === 'waiting' ? { delaySeconds: MOVE_WAIT_SECONDS } : {});
+  await handOff(deps, job, drained === 'waiting' ? { delaySeconds: MOVE_WAIT_SECONDS } : {});
   return { done: false, job: { ...job, files: filesDeleted, updatedAt: new Date().toISOString() } };
 }
 

@@ -1,3 +1,4 @@
+import { handOff } from './background-jobs';
 import { cleanUp } from './clean-up';
 import { JOB_STALL_MS, MOVE_WAIT_SECONDS, deleteStep, stepLeaseMs } from './delete-folder';
 import { copyStep } from './copy';
@@ -41,6 +42,7 @@ export async function advanceJob(deps: JobDeps, id: string, drive: string, budge
   }
   if (outcome === 'done' || outcome === 'stopped') {
     await deps.jobs.finish(job.id, 0, ENDED[job.kind](outcome));
+    await deps.jobs.fromBackground(job);
   } else {
     // Released before it is sent, so that the step the message starts may claim it.
     await deps.jobs.release(job.id);
@@ -54,6 +56,7 @@ export async function advanceJob(deps: JobDeps, id: string, drive: string, budge
 /** Run by the sweep: sends again every job no step has advanced for `JOB_STALL_MS`. Returns how many. */
 export async function resumeStalledJobs(deps: { jobs: JobStore; queue: JobQueue }, now = new Date(), stallMs = JOB_STALL_MS): Promise<number> {
   const stalled = await deps.jobs.stalled(new Date(now.getTime() - stallMs));
-  for (const job of stalled) await deps.queue.send(job);
+  // Handed off as a request hands a job on: one whose request died first is listed among the background ones now.
+  for (const job of stalled) await handOff(deps, job);
   return stalled.length;
 }

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { cleanUp } from './clean-up';
 import { contentTypeFor } from './content-type';
 import { type Caller, withinPrefix } from './access';
-import { DriveError, conflict, forbidden, invalid, notFound } from './errors';
+import { DriveError, conflict, invalid, notFound } from './errors';
 import { ROOT, nameOf, parentOf } from './paths';
 import type { FileNode, MultipartStore, NodeStore, ObjectStore, StoredPart, UploadSession, UploadSessionStore } from './ports';
 import { RecordTaken, commitFiles } from './upload';
@@ -21,6 +21,13 @@ export const MAX_PARTS = 10_000;
 export const FIRST_PART_URLS = 100;
 /** The most part URLs one page gives. */
 export const MAX_PART_URLS_PAGE = 1000;
+/** Part URLs a page gives unless asked for more. */
+export const DEFAULT_PART_URLS_PAGE = 50;
+/**
+ * Part URLs signed for one rate-limit token: a page of parts costs one token per this many URLs asked for,
+ * so that signing (CPU in the function) is bounded per key and minute, whatever the page size.
+ */
+export const PART_URLS_PER_TOKEN = 50;
 /** The longest a session may last: the bucket's lifecycle rule aborts multipart uploads a day after they start. */
 export const MAX_UPLOAD_EXPIRY_SECONDS = 24 * 3600;
 /** S3's largest object. */
@@ -40,11 +47,13 @@ export interface LargeUploadLimits {
   expirySeconds: number;
 }
 
-/** What a client starts with: where the file goes, how large it is, and optionally its type. */
+/** What a client starts with: where the file goes, how large it is, and optionally its type; and the key starting it. */
 export interface LargeUploadRequest {
   path: string;
   size: number;
   contentType?: string;
+  /** The id of the key that starts it: the session is that key's (`sessionVisibleTo`). */
+  createdBy?: string;
 }
 
 /** Presigned URLs for a run of an upload's parts, from part `first` on, and the part the next run starts at. */
@@ -95,6 +104,7 @@ export async function startUpload(deps: LargeUploadDeps, drive: string, request:
       multipartId,
       partSize,
       partCount: Math.ceil(request.size / partSize),
+      ...(request.createdBy ? { createdBy: request.createdBy } : {}),
       createdAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + limits.expirySeconds * 1000).toISOString(),
     };
@@ -107,10 +117,16 @@ export async function startUpload(deps: LargeUploadDeps, drive: string, request:
   }
 }
 
+/** Whether the caller may see an upload session; one it may not is answered as one that does not exist. */
+export type SessionVisible = (session: UploadSession) => boolean;
+
+/** The one answer to a session that is not there, or not there for this key: which of the two is not told. */
+const noSession = (id: string) => notFound(`no upload session ${id} (finished, aborted, expired, or never started)`);
+
 /**
  * URLs for at most `limit` parts of the upload `id` of `drive`, from part `first` on, valid until the session
  * ends: the pages after the start's, or fresh URLs for parts whose URLs a client lost. 404 for no such
- * session (or another drive's, or one expired), 422 for a part the upload does not have.
+ * session (or another drive's, one expired, or one `visible` refuses), 422 for a part the upload does not have.
  */
 export async function partUrlsPage(
   deps: Pick<LargeUploadDeps, 'parts' | 'sessions'>,
@@ -118,11 +134,10 @@ export async function partUrlsPage(
   id: string,
   first: number,
   limit: number,
-  check: (path: string) => void = () => undefined,
+  visible: SessionVisible = () => true,
 ): Promise<{ session: UploadSession; parts: PartUrls }> {
   const session = await deps.sessions.get(drive, id);
-  if (!session || Date.parse(session.expiresAt) <= Date.now()) throw notFound(`upload session ${id} does not exist, or has ended`);
-  check(session.path);
+  if (!session || Date.parse(session.expiresAt) <= Date.now() || !visible(session)) throw noSession(id);
   if (first > session.partCount) throw invalid(`from must be a part of this upload, 1 to ${session.partCount} (got ${first})`);
   return { session, parts: await signParts(deps.parts, session, first, limit, Date.now()) };
 }
@@ -151,12 +166,12 @@ export async function completeUpload(
   drive: string,
   id: string,
   sent: readonly { number: number; etag: string }[],
-  /** Throws if the caller may not write the session's path (a key confined to another folder). */
-  check: (path: string) => void = () => undefined,
+  /** Whether the caller may see the session (another key's is 404, as one that never was). */
+  visible: SessionVisible = () => true,
   /** `replace: false`: a file at the path fails the completion instead of being replaced. */
   options: { replace?: boolean } = {},
 ): Promise<FileNode> {
-  const session = await claimSession(deps.sessions, drive, id);
+  const session = await claimSession(deps.sessions, drive, id, visible);
   let ended = false;
   /** Ends the session for good (its bytes already dealt with). */
   const end = async () => {
@@ -164,7 +179,6 @@ export async function completeUpload(
     await cleanUp(() => deps.sessions.remove(id));
   };
   try {
-    check(session.path);
     if (Date.parse(session.expiresAt) <= Date.now()) {
       await discardUpload(deps, session);
       await end();
@@ -216,10 +230,9 @@ export async function completeUpload(
 }
 
 /** Abandons the upload `id` of `drive`: its parts (or an object assembled but never recorded) are deleted. */
-export async function abortUpload(deps: LargeUploadDeps, drive: string, id: string, check: (path: string) => void = () => undefined): Promise<void> {
-  const session = await claimSession(deps.sessions, drive, id);
+export async function abortUpload(deps: LargeUploadDeps, drive: string, id: string, visible: SessionVisible = () => true): Promise<void> {
+  const session = await claimSession(deps.sessions, drive, id, visible);
   try {
-    check(session.path);
     await discardUpload(deps, session);
   } catch (error) {
     await cleanUp(() => deps.sessions.release(id));
@@ -242,16 +255,23 @@ export async function discardUpload(deps: Pick<LargeUploadDeps, 'nodes' | 'objec
 }
 
 /**
- * Throws `forbidden` if the session `id`'s path lies outside the caller's prefix, without naming the path:
- * another key's session says nothing of where it writes.
+ * Which sessions `caller` may see: those its key started (within its folder), or any of its drive for an
+ * admin key. A session from before sessions named their key is seen by any key whose folder holds its path.
+ * To any other key a session does not exist: not even a `403` tells it one is there.
  */
-export function sessionWithin(caller: Pick<Caller, 'prefix'>, id: string, path: string): void {
-  if (!withinPrefix(caller, path)) throw forbidden(`upload session ${id} writes outside ${caller.prefix}, the only folder this key may reach`);
+export function sessionVisibleTo(caller: Pick<Caller, 'keyId' | 'role' | 'prefix'>): SessionVisible {
+  return (session) => caller.role === 'admin' || (withinPrefix(caller, session.path) && (session.createdBy ?? caller.keyId) === caller.keyId);
 }
 
-async function claimSession(sessions: UploadSessionStore, drive: string, id: string): Promise<UploadSession> {
+/**
+ * Claims the session `id` of `drive` for a completion or abort. A session the caller may not see is read
+ * first and refused before any claim: a claim would tell its holder's `409` apart, and hold the owner off.
+ */
+async function claimSession(sessions: UploadSessionStore, drive: string, id: string, visible: SessionVisible): Promise<UploadSession> {
+  const seen = await sessions.get(drive, id);
+  if (!seen || !visible(seen)) throw noSession(id);
   const claimed = await sessions.claim(drive, id, CLAIM_LEASE_MS);
-  if (!claimed) throw notFound(`no upload session ${id} (finished, aborted, expired, or never started)`);
+  if (!claimed) throw noSession(id);
   if (claimed === 'busy') throw new DriveError('conflict', `upload session ${id} is being completed or aborted by another request; wait for it, or try again in a minute`, {}, 'upload_busy');
   return claimed;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { hashSecret } from './access';
+import { type Caller, ROLE_ENDPOINTS, hashSecret, withinPrefix } from './access';
+import { mapLimit } from './concurrency';
 import { conflict, invalid, notFound } from './errors';
 import type { FileNode, NodeStore } from './ports';
 import { reachable } from './visibility';
@@ -20,6 +21,12 @@ export interface ShareLink {
   fileMovedAt?: string;
   /** The id of the key that made it (never its secret): shown to the drive's keys, so a leaked key's links can be found. */
   createdBy?: string;
+  /**
+   * The SHA-256 of that key's secret, which is its key in storage: opening the link reads the key in one
+   * GetItem and refuses once it is revoked or no longer reaches the path. Never shown. Absent on links made
+   * before links kept it: those open until they expire or are revoked.
+   */
+  makerKey?: string;
   createdAt: string;
   /** Epoch seconds; also the table's TTL attribute. */
   expiresAt: number;
@@ -39,10 +46,15 @@ export interface LinkStore {
   get(id: string): Promise<ShareLink | undefined>;
   /**
    * Up to `limit` of `drive`'s links in path order, unexpired at `now`: those for `path` exactly, or those
-   * under the folder `under` (every one for `/`), after `after`. `next` is set while more may follow. The
+   * under the folder `under` (every one for `/`), after `after`, made by the key `createdBy` if given (a page
+   * may then hold fewer than `limit`: the others are read and left out). `next` is set while more may follow. The
    * listing is eventually consistent: a link made a moment ago may be missing for about a second.
    */
-  page(drive: string, filter: { path: string } | { under: string }, options: { limit: number; after?: LinkCursor; now: Date }): Promise<{ links: ShareLink[]; next?: LinkCursor }>;
+  page(
+    drive: string,
+    filter: { path: string } | { under: string },
+    options: { limit: number; after?: LinkCursor; now: Date; createdBy?: string },
+  ): Promise<{ links: ShareLink[]; next?: LinkCursor }>;
   /** Deletes the link `id` if it is `drive`'s and its path lies within `prefix`; false if there is no such link. */
   remove(drive: string, id: string, prefix: string): Promise<boolean>;
 }
@@ -80,7 +92,8 @@ export async function createLink(
   path: string,
   seconds: number,
   now: Date,
-  createdBy?: string,
+  /** The key making it: its id, and the SHA-256 of its secret (`ShareLink.makerKey`). */
+  maker?: { keyId: string; keyHash: string },
 ): Promise<{ link: ShareLink; token: string }> {
   const [node, seen] = await Promise.all([deps.nodes.get(drive, path), reachable(deps.nodes, drive, path)]);
   if (node?.kind === 'folder' && seen) throw conflict(`${path} is a folder; a link shares one file`);
@@ -92,7 +105,7 @@ export async function createLink(
     path,
     fileId: node.id,
     ...(node.movedAt ? { fileMovedAt: node.movedAt } : {}),
-    ...(createdBy ? { createdBy } : {}),
+    ...(maker ? { createdBy: maker.keyId, makerKey: maker.keyHash } : {}),
     createdAt: now.toISOString(),
     expiresAt: Math.floor(now.getTime() / 1000) + seconds,
   };
@@ -107,6 +120,38 @@ export async function findLink(links: LinkStore, token: string, now: Date): Prom
   // TTL removes an expired item within days, not at once: the expiry is checked here.
   if (!link || link.expiresAt * 1000 <= now.getTime()) throw linkGone();
   return link;
+}
+
+/**
+ * Whether the key that made `link`, as it stands now (undefined once revoked), may still read its file: of
+ * the link's drive, a role that downloads, a folder that holds the path. A link shares only what its maker
+ * could read, for as long as it could.
+ */
+export function makerReaches(maker: Caller | undefined, link: ShareLink): boolean {
+  return maker !== undefined && maker.drive === link.drive && ROLE_ENDPOINTS[maker.role].includes('download') && withinPrefix(maker, link.path);
+}
+
+/** Deletes a revoke of a key's links has in flight at once. */
+const REVOKE_CONCURRENCY = 8;
+
+/** A key id, as the key routes list it: 16 hex digits. */
+export const KEY_ID = /^[0-9a-f]{16}$/;
+
+/**
+ * Revokes one page of the links of `drive` under `under` that the key `createdBy` made: one read of the
+ * listing (at most `limit` links, then those of other keys left out) and a conditional delete of each. Returns
+ * how many were revoked and where the next page starts, if more may follow.
+ */
+export async function revokeLinksBy(
+  links: LinkStore,
+  drive: string,
+  under: string,
+  createdBy: string,
+  options: { limit: number; after?: LinkCursor; now: Date },
+): Promise<{ revoked: number; next?: LinkCursor }> {
+  const page = await links.page(drive, { under }, { ...options, createdBy });
+  const removed = await mapLimit(page.links, REVOKE_CONCURRENCY, (link) => links.remove(drive, link.id, under));
+  return { revoked: removed.filter(Boolean).length, ...(page.next ? { next: page.next } : {}) };
 }
 
 /** Whether `file` is still the file `link` was made for: the same record, not one uploaded over it since. */

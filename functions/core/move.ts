@@ -8,6 +8,7 @@ import { ROOT, ancestorsOf, joinPath, nameOf, parentOf } from './paths';
 import type { DriveNode, FileNode, FileRecords, FolderNode, Job, JobQueue, JobStore, NodeStore, ObjectStore, UploadJournal } from './ports';
 import { reachableIn } from './visibility';
 import { randomUUID } from 'node:crypto';
+import { admitJob, handOff } from './background-jobs';
 
 /** Times a file move reads again and retries when what it read changed before its write. */
 const ATTEMPTS = 3;
@@ -106,6 +107,7 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
   for (const folder of ancestorsOf(from)) if (read.get(folder)?.kind === 'folder' && (read.get(folder) as FolderNode).moving) throw beingMoved(folder);
   checkAbove(read, to);
   if (read.has(to)) throw conflict(`${to} is taken; a folder replaces nothing, so move it to a path where nothing stands`);
+  await admitJob(deps.jobs, drive);
 
   const now = new Date().toISOString();
   const { created } = await ensureFolders(deps.nodes, drive, [parentOf(to)], now);
@@ -145,7 +147,7 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
     return { done: true, node: { ...destination, moving: undefined } };
   }
   if (outcome === 'stopped') return stopMove(deps, job, marked, destination);
-  await deps.queue.send(job, outcome === 'waiting' ? { delaySeconds: MOVE_WAIT_SECONDS } : {});
+  await handOff(deps, job, outcome === 'waiting' ? { delaySeconds: MOVE_WAIT_SECONDS } : {});
   return { done: false, job: { ...job, files: moved, updatedAt: new Date().toISOString() } };
 }
 

@@ -271,6 +271,15 @@ export interface JobStore {
   finish(id: string, files: number, ended?: Job['ended']): Promise<void>;
   /** Running jobs that have not advanced since `before`. */
   stalled(before: Date): Promise<Job[]>;
+  /**
+   * Notes `job` as handed to the worker (idempotent): one item per drive lists its jobs in the background,
+   * which `handOff` caps.
+   */
+  toBackground(job: Pick<Job, 'id' | 'drive'>): Promise<void>;
+  /** Takes `job` off its drive's list of background jobs (idempotent). */
+  fromBackground(job: Pick<Job, 'id' | 'drive'>): Promise<void>;
+  /** The ids `drive`'s list of background jobs holds (some may have ended since: the list is a hint, checked by `admitJob`). */
+  inBackground(drive: string): Promise<string[]>;
 }
 
 /** The queue that feeds the job worker (SQS in AWS, the host's embedded queue locally). */
@@ -294,6 +303,8 @@ export interface UploadSession {
   multipartId: string;
   partSize: number;
   partCount: number;
+  /** The id of the key that started it (never its secret): to every other key but an admin it does not exist. Absent on sessions from before. */
+  createdBy?: string;
   createdAt: string;
   expiresAt: string;
 }

@@ -23,6 +23,11 @@ export function bearerSecret(header: string | undefined): string {
   return secret;
 }
 
+/** The SHA-256 of the request's API key, as stored: a share link keeps it to find the key that made it in one read. */
+export function keyHashOf(event: APIGatewayProxyEvent): string {
+  return hashSecret(bearerSecret(headerOf(event, 'authorization')));
+}
+
 /** What a refused role was asking to do, for the 403's message. */
 const ACTION: Record<Endpoint, string> = {
   upload: 'upload files',
@@ -63,7 +68,7 @@ export function createGuard(deps: {
 
   /** The caller of the request's key, and the key's hash. */
   const authenticate = async (event: APIGatewayProxyEvent): Promise<{ caller: Caller; hash: string }> => {
-    const hash = hashSecret(bearerSecret(headerOf(event, 'authorization')));
+    const hash = keyHashOf(event);
     const cached = cache.get(hash);
     if (cached && cached.until > Date.now()) return { caller: cached.caller, hash };
     const caller = await deps.keys.find(hash);
@@ -82,11 +87,11 @@ export function createGuard(deps: {
 }
 
 /**
- * Takes a token from `bucket` and returns the `RateLimit-*` headers of the answer; throws `rate_limited`
- * with `Retry-After` when the bucket is empty. `what` names the bucket in the message.
+ * Takes a token (or `cost` tokens) from `bucket` and returns the `RateLimit-*` headers of the answer; throws
+ * `rate_limited` with `Retry-After` when the bucket is empty. `what` names the bucket in the message.
  */
-export async function takeToken(limiter: RateLimiter, bucket: string, limit: number, what: string): Promise<Headers> {
-  const decision = await limiter.take(bucket, limit);
+export async function takeToken(limiter: RateLimiter, bucket: string, limit: number, what: string, cost = 1): Promise<Headers> {
+  const decision = await limiter.take(bucket, limit, cost);
   const headers: Headers = {
     'RateLimit-Limit': String(limit),
     'RateLimit-Remaining': String(decision.remaining),

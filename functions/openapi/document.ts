@@ -155,6 +155,11 @@ const SCHEMAS: Record<string, Schema> = {
   }),
   LinkList: object({ links: { type: 'array', items: ref('Link') }, next_cursor: nullable(string('Pass as `cursor` for the next page; null after the last.')) }),
   RevokedLink: object({ id: string(undefined, { pattern: '^[0-9a-f]{64}$' }), revoked: { const: true } }),
+  RevokedLinks: object({
+    created_by: string('The key whose links were revoked.', { pattern: '^[0-9a-f]{16}$' }),
+    revoked: { type: 'integer', minimum: 0, description: 'Links this page revoked.' },
+    next_cursor: nullable(string('Pass as `cursor` to revoke the next page; null after the last.')),
+  }),
   // Requests.
   UploadForm: {
     type: 'object',
@@ -223,7 +228,7 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'The body (or a file\'s declared size) is larger than accepted.',
   416: 'The byte range starts past the end of the file.',
   422: 'A field is well-formed but its value is not allowed.',
-  429: 'A rate limit (the key\'s per endpoint, or the gateway\'s) is exceeded; `Retry-After` says when to try again.',
+  429: 'A rate limit (the key\'s per endpoint, or the gateway\'s) is exceeded, or (a folder delete, move or copy) the drive already has its most jobs in the background; `Retry-After` says when to try again.',
   500: 'An error of Drive\'s own; the request may be retried.',
   502: 'The gateway\'s: the function failed or gave no usable answer.',
   504: 'The gateway\'s: the function did not answer in time.',
@@ -387,6 +392,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'GET /drive/jobs/{job_id}': {
     operationId: 'getJob',
     summary: 'Read a job',
+    description: 'A job whose folder (for a move or copy, either end) lies outside the key\'s folder does not exist for it (404, as an unknown id).',
     tags: ['jobs'],
     parameters: [pathParam('job_id', 'The job\'s id.')],
     answers: { 200: ok('Where the job stands; its `result` once done.', ref('JobAnswer')) },
@@ -411,15 +417,16 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'GET /drive/uploads/{upload_id}/parts': {
     operationId: 'uploadParts',
     summary: 'More part URLs',
+    description: 'A session answers only the key that started it and the drive\'s admin keys; to any other key it does not exist (404).',
     tags: ['large uploads'],
-    parameters: [pathParam('upload_id', 'The session.'), query('from', 'The first part (default 1).', { type: 'integer', minimum: 1 }), query('limit', 'URLs a page (1 to 1,000; default 100).', { type: 'integer', minimum: 1, maximum: 1000 })],
+    parameters: [pathParam('upload_id', 'The session.'), query('from', 'The first part (default 1).', { type: 'integer', minimum: 1 }), query('limit', 'URLs a page (1 to 1,000; default 50). A page takes one token of the upload bucket per 50 asked for.', { type: 'integer', minimum: 1, maximum: 1000 })],
     answers: { 200: ok('URLs for parts `from` on.', ref('PartUrlPage')) },
     errors: [404, 422],
   },
   'POST /drive/uploads/{upload_id}/complete': {
     operationId: 'completeUpload',
     summary: 'Complete a large upload',
-    description: 'A 409 with `reason: upload_busy` is another request completing or aborting the same session: wait and retry.',
+    description: 'A 409 with `reason: upload_busy` is another request completing or aborting the same session: wait and retry. Another key\'s session (unless the caller is an admin) is 404, as one never issued.',
     tags: ['large uploads'],
     parameters: [pathParam('upload_id', 'The session.')],
     requestBody: jsonBody(ref('CompleteUploadRequest')),
@@ -429,6 +436,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'DELETE /drive/uploads/{upload_id}': {
     operationId: 'abortUpload',
     summary: 'Abort a large upload',
+    description: 'Only the key that started the session, or an admin key of its drive; to any other key it does not exist (404).',
     tags: ['large uploads'],
     parameters: [pathParam('upload_id', 'The session.')],
     answers: { 200: ok('The session ended; its parts are deleted.', ref('AbortedUpload')) },
@@ -469,8 +477,26 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     operationId: 'listLinks',
     summary: 'List live share links',
     tags: ['links'],
-    parameters: [query('path', 'Only the links of this file.'), query('limit', 'Links a page (1 to 100).', { type: 'integer', minimum: 1, maximum: 100 }), query('cursor', 'The `next_cursor` of the page before.')],
+    parameters: [
+      query('path', 'Only the links of this file.'),
+      query('created_by', 'Only the links the key with this id made (a page may then hold fewer than `limit`).', { type: 'string', pattern: '^[0-9a-f]{16}$' }),
+      query('limit', 'Links a page (1 to 100).', { type: 'integer', minimum: 1, maximum: 100 }),
+      query('cursor', 'The `next_cursor` of the page before.'),
+    ],
     answers: { 200: ok('A page of links, in path order.', ref('LinkList')) },
+    errors: [400, 422],
+  },
+  'DELETE /drive/links': {
+    operationId: 'revokeLinksBy',
+    summary: 'Revoke the share links a key made',
+    description: 'One page of the links the key `created_by` made that the caller may reach (as GET /drive/links lists them), revoked; call again with `next_cursor` until it is null.',
+    tags: ['links'],
+    parameters: [
+      query('created_by', 'The id of the key whose links to revoke (required).', { type: 'string', pattern: '^[0-9a-f]{16}$' }),
+      query('limit', 'Links read a page (1 to 100).', { type: 'integer', minimum: 1, maximum: 100 }),
+      query('cursor', 'The `next_cursor` of the page before.'),
+    ],
+    answers: { 200: ok('How many links the page revoked, and where the next starts.', ref('RevokedLinks')) },
     errors: [400, 422],
   },
   'DELETE /drive/links/{link_id}': {
@@ -484,7 +510,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'GET /s/{token}': {
     operationId: 'openLink',
     summary: 'Open a share link (no key)',
-    description: 'The linked file, as GET /drive/download answers it; a 404 once the link is revoked or expired or its file is gone. `download=0` shows safe types in the tab.',
+    description: 'The linked file, as GET /drive/download answers it; a 404 once the link is revoked or expired, its file is gone, or the key that made it is revoked or no longer reaches the file. `download=0` shows safe types in the tab.',
     tags: ['links'],
     keyed: false,
     parameters: [pathParam('token', 'The link\'s token.'), query('download', '"0" to show the file in the browser, "1" (default) to save it.', { type: 'string', enum: ['0', '1'] }), ...DOWNLOAD_HEADERS],

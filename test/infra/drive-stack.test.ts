@@ -38,9 +38,9 @@ describe('DriveStack', () => {
       });
     }
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod);
-    // The API's twenty-one, a share link's GET and HEAD, GET /openapi.json, and the dashboard's GET / and GET /{file}.
+    // The API's twenty-two, a share link's GET and HEAD, GET /openapi.json, and the dashboard's GET / and GET /{file}.
     expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual([
-      ...['DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE'],
+      ...['DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE'],
       ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
       ...['HEAD', 'HEAD'],
       ...['POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST'],
@@ -127,12 +127,12 @@ describe('DriveStack', () => {
       'create-folder': ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
       'delete-folder': [
         ...['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'], // the tree
-        ...['dynamodb:PutItem', 'dynamodb:UpdateItem', ...SEND], // the job
+        ...['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem', ...SEND], // the job, and the drive's background jobs
       ],
       'delete-files': ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:BatchWriteItem', 'dynamodb:PutItem', 's3:DeleteObject'],
       move: [
         ...['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records and folders
-        ...['dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', ...SEND], // the journal and the job
+        ...['dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem', ...SEND], // the journal and the job
         's3:DeleteObject',
       ],
       copy: [
@@ -156,7 +156,7 @@ describe('DriveStack', () => {
       'revoke-key': ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
       'create-link': ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
       'list-links': ['dynamodb:BatchGetItem', 'dynamodb:Query'],
-      'revoke-link': ['dynamodb:DeleteItem'],
+      'revoke-link': ['dynamodb:DeleteItem', 'dynamodb:Query'],
       // The link and its rate-limit bucket (the base grant), then what a download reads.
       'open-link': ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 's3:GetObject', 's3:ListBucket'],
     };
@@ -168,7 +168,7 @@ describe('DriveStack', () => {
     expect(actionsOf('openapi')).toEqual(logs);
     // The sweep reads the journal and the records it names, and deletes what no record points to.
     // and sends stalled delete jobs to the worker again.
-    expect(actionsOf('sweep')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Scan', ...logs, 's3:DeleteObject', ...SEND].sort());
+    expect(actionsOf('sweep')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Scan', 'dynamodb:UpdateItem', ...logs, 's3:DeleteObject', ...SEND].sort());
     // The worker reads its queue (the event source), and deletes as the request does.
     expect(actionsOf('delete-worker')).toEqual(
       [

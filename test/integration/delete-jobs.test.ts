@@ -24,6 +24,8 @@ const env = {
   DRIVE_RATE_LIMITS: 'off',
   DRIVE_DELETE_BUDGET_MS: '0',
   DRIVE_DELETE_STEP_MS: '30',
+  // Every folder copy a job too: a copy's job has two ends, which a confined key must both reach.
+  DRIVE_COPY_BUDGET_MS: '0',
 };
 
 let host: RunningHost;
@@ -133,6 +135,28 @@ describe('DELETE /drive/folders?recursive=true past the request budget', () => {
       body: { error: { code: 'not_found' } },
     });
     expect((await fetch(url)).status).toBe(401);
+  });
+
+  it('shows a copy or move job to a confined key only when both its ends lie within the key\'s folder', async () => {
+    await seed(drive, '/mine/src', 20, 1); // more than a copy's first few, which go within the request
+    const as = (key: string, url: string) => json<ErrorJson>(fetch(url, { headers: { Authorization: `Bearer ${key}` } }));
+    const copy = (to: string) =>
+      json<{ data: { job: JobJson & { url: string } } }>(
+        drive.request('POST', '/drive/copy', { body: JSON.stringify({ from: '/mine/src', to }), headers: { 'Content-Type': 'application/json' } }),
+      );
+
+    const out = await copy('/elsewhere/src'); // from the key's folder to outside it
+    expect(out.status).toBe(202);
+    const inside = await copy('/mine/copy'); // both ends inside
+    expect(inside.status).toBe(202);
+
+    const unseen = await as(CONFINED, out.body.data.job.url);
+    expect(unseen).toMatchObject({ status: 404, body: { error: { code: 'not_found', message: `no job ${out.body.data.job.id}` } } });
+    expect(JSON.stringify(unseen.body)).not.toContain('/elsewhere');
+    expect((await as(CONFINED, inside.body.data.job.url)).status).toBe(200);
+    await until(out.body.data.job.url);
+    await until(inside.body.data.job.url);
+    expect((await as(CONFINED, out.body.data.job.url)).status).toBe(404);
   });
 
   it('answers the spec 200 within the budget when there is one (the default, 10 s)', async () => {

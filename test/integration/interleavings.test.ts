@@ -192,6 +192,9 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
       advanced: async () => undefined,
       finish: async () => undefined,
       stalled: async () => [],
+      toBackground: async () => undefined,
+      fromBackground: async () => undefined,
+      inBackground: async () => [],
     };
     const sent: string[] = [];
 

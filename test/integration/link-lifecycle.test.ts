@@ -94,24 +94,95 @@ describe('a link and POST /drive/move', () => {
 });
 
 describe('a link and the key that made it', () => {
-  it('a revoked key\'s links stop opening, or at least the listing tells which key made each one', async () => {
-    // A contractor's read-only key shares a file for 30 days; the admin revokes the key (it leaked). The link
-    // item keeps no key id, so the link opens on, and GET /drive/links cannot tell the admin which to revoke.
-    const made = await json<{ data: { key: { id: string }; secret: string } }>(
-      admin.request('POST', '/drive/keys', { body: JSON.stringify({ name: 'contractor', role: 'read-only' }), headers: { 'Content-Type': 'application/json' } }),
-    );
+  const send = (client: DriveClient, method: string, path: string, body?: unknown) =>
+    client.request(method, path, body === undefined ? {} : { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
+
+  async function newKey(name: string, role: string, prefix?: string): Promise<{ id: string; client: DriveClient }> {
+    const made = await json<{ data: { key: { id: string }; secret: string } }>(send(admin, 'POST', '/drive/keys', { name, role, ...(prefix ? { prefix } : {}) }));
     expect(made.status).toBe(200);
-    const contractor = new DriveClient(host.url, made.body.data.secret);
-    await put('/contract/plans.pdf', 'plans');
-    const res = await json<{ data: { id: string; url: string } }>(
-      contractor.request('POST', '/drive/links', { body: JSON.stringify({ path: '/contract/plans.pdf', expires_in: 2592000 }), headers: { 'Content-Type': 'application/json' } }),
-    );
+    return { id: made.body.data.key.id, client: new DriveClient(host.url, made.body.data.secret) };
+  }
+
+  async function linkAs(client: DriveClient, path: string): Promise<{ id: string; url: string }> {
+    const res = await json<{ data: { id: string; url: string } }>(send(client, 'POST', '/drive/links', { path, expires_in: 2592000 }));
     expect(res.status).toBe(200);
-    expect((await admin.request('DELETE', `/drive/keys/${made.body.data.key.id}`)).status).toBe(200);
-    expect((await contractor.request('GET', '/drive/whoami')).status).toBe(401);
-    const opened = (await fetch(res.body.data.url)).status;
-    const listed = await json<{ data: { links: Record<string, unknown>[] } }>(admin.request('GET', '/drive/links?path=/contract/plans.pdf'));
-    const entry = listed.body.data.links.find((l) => l.id === res.body.data.id);
-    expect(opened === 404 || Object.values(entry ?? {}).includes(made.body.data.key.id)).toBe(true);
+    return res.body.data;
+  }
+
+  const listedBy = async (client: DriveClient, keyId: string) =>
+    (await json<{ data: { links: { id: string; created_by: string }[] } }>(client.request('GET', `/drive/links?created_by=${keyId}`))).body.data.links;
+
+  it("a revoked key's links stop opening at once; the admin's link to the same file opens on", async () => {
+    // A contractor's read-only key shares a file for 30 days; the admin revokes the key (it leaked).
+    const contractor = await newKey('contractor', 'read-only');
+    await put('/contract/plans.pdf', 'plans');
+    const theirs = await linkAs(contractor.client, '/contract/plans.pdf');
+    const ours = await linkAs(admin, '/contract/plans.pdf');
+    expect((await fetch(theirs.url)).status).toBe(200);
+
+    expect((await send(admin, 'DELETE', `/drive/keys/${contractor.id}`)).status).toBe(200);
+    const gone = await json<ErrorJson>(fetch(theirs.url));
+    expect({ status: gone.status, code: gone.body.error.code }).toEqual({ status: 404, code: 'not_found' });
+    expect(gone.body.error.message).toBe('this link does not exist, has expired or was revoked, or its file is gone');
+    expect((await fetch(theirs.url, { method: 'HEAD' })).status).toBe(404);
+    expect(await (await fetch(ours.url)).text()).toBe('plans');
+  });
+
+  it('lists a key\'s links with created_by, and revokes them all a page at a time; other keys\' links stay', async () => {
+    const writer = await newKey('writer', 'read-write');
+    const paths = ['/by-key/a.txt', '/by-key/b.txt', '/by-key/c.txt'];
+    for (const path of paths) await put(path, path);
+    const made = [];
+    for (const path of paths) made.push(await linkAs(writer.client, path));
+    const kept = await linkAs(admin, '/by-key/a.txt');
+
+    expect((await listedBy(admin, writer.id)).map((l) => l.id).sort()).toEqual(made.map((l) => l.id).sort());
+    expect((await listedBy(admin, writer.id)).every((l) => l.created_by === writer.id)).toBe(true);
+
+    // Pages of two: the first revokes what it read of the writer's, the cursor goes on to the rest.
+    let revoked = 0;
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const query: URLSearchParams = new URLSearchParams({ created_by: writer.id, limit: '2', ...(cursor ? { cursor } : {}) });
+      const res: { status: number; body: { data: { created_by: string; revoked: number; next_cursor: string | null } } } = await json<{ data: { created_by: string; revoked: number; next_cursor: string | null } }>(send(admin, 'DELETE', `/drive/links?${query}`));
+      expect(res.status).toBe(200);
+      expect(res.body.data.created_by).toBe(writer.id);
+      revoked += res.body.data.revoked;
+      cursor = res.body.data.next_cursor;
+      pages++;
+    } while (cursor !== null && pages < 50);
+    expect(pages).toBeGreaterThan(1);
+    expect(revoked).toBe(3);
+    for (const link of made) expect((await fetch(link.url)).status).toBe(404);
+    expect(await listedBy(admin, writer.id)).toEqual([]);
+    expect((await fetch(kept.url)).status).toBe(200);
+    // The writer itself is live: its links are gone, not the key.
+    expect((await writer.client.request('GET', '/drive/whoami')).status).toBe(200);
+  });
+
+  it('revokes for a confined key only the links under its folder, as its single revokes', async () => {
+    const team = await newKey('team', 'read-only', '/team');
+    await put('/team/t.txt', 't');
+    await put('/private/p.txt', 'p');
+    const inside = await linkAs(admin, '/team/t.txt');
+    const outside = await linkAs(admin, '/private/p.txt');
+    const adminId = (await json<{ data: { key_id: string } }>(admin.request('GET', '/drive/whoami'))).body.data.key_id;
+
+    expect((await listedBy(team.client, adminId)).map((l) => l.id)).toEqual([inside.id]);
+    const res = await json<{ data: { revoked: number } }>(send(team.client, 'DELETE', `/drive/links?created_by=${adminId}`));
+    expect(res).toMatchObject({ status: 200, body: { data: { revoked: 1 } } });
+    expect((await fetch(inside.url)).status).toBe(404);
+    expect((await fetch(outside.url)).status).toBe(200);
+  });
+
+  it('answers a created_by that is not a key id with 422, and a DELETE /drive/links without one with 400', async () => {
+    for (const [method, query] of [['GET', 'created_by=nope'], ['DELETE', 'created_by=0123'], ['DELETE', `created_by=${'A'.repeat(16)}`]]) {
+      const res = await json<ErrorJson>(admin.request(method, `/drive/links?${query}`));
+      expect({ method, status: res.status, code: res.body.error.code, names: res.body.error.message.includes('created_by') }).toEqual({ method, status: 422, code: 'validation_error', names: true });
+    }
+    const bare = await json<ErrorJson>(admin.request('DELETE', '/drive/links'));
+    expect({ status: bare.status, code: bare.body.error.code }).toEqual({ status: 400, code: 'bad_request' });
+    expect(bare.body.error.message).toContain('created_by');
   });
 });

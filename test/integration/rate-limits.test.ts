@@ -3,6 +3,7 @@ import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
 const KEY = 'limits-key-0123456789abcdefghijklmn';
 const OTHER = 'limits-other-key-0123456789abcdefgh';
+const SIGNER = 'limits-signer-key-0123456789abcdefg';
 
 let host: RunningHost;
 
@@ -10,7 +11,7 @@ beforeAll(async () => {
   // No DRIVE_RATE_LIMITS: the spec's limits. The host's clock stands still (DRIVE_LOCAL_CLOCK=frozen): no
   // bucket refills during the test, so every count below is exact however slow the machine is. Refilling
   // over time is the limiter's unit test (test/unit/aws/dynamo-rate-limiter.test.ts).
-  host = await startHost({ DRIVE_API_KEYS: `limits:${KEY},limits:${OTHER}`, DRIVE_LOCAL_CLOCK: 'frozen' });
+  host = await startHost({ DRIVE_API_KEYS: `limits:${KEY},limits:${OTHER},limits:${SIGNER}`, DRIVE_LOCAL_CLOCK: 'frozen' });
 });
 
 afterAll(() => stopHost(host));
@@ -77,5 +78,29 @@ describe('per-key, per-endpoint token buckets (spec section 8)', () => {
     expect(limited).toHaveLength(10);
     const rejected = await json<ErrorJson>(limited[0]);
     expect(rejected.body.error.code).toBe('rate_limited');
+  });
+
+  it('charges a page of part URLs by the URLs it signs: one upload token per 50 asked for', async () => {
+    const drive = new DriveClient(host.url, SIGNER);
+    const MiB = 1024 * 1024;
+    const started = await json<{ data: { upload_id: string } }>(
+      drive.request('POST', '/drive/uploads', { body: JSON.stringify({ path: '/signed/huge.bin', size: 10_000 * 8 * MiB }), headers: { 'Content-Type': 'application/json' } }),
+    );
+    expect(started.status).toBe(200); // 1 token of the upload bucket's 100
+    const route = `/drive/uploads/${started.body.data.upload_id}/parts`;
+
+    const small = await drive.request('GET', `${route}?from=101`);
+    const page = (await small.json()) as { data: { parts: unknown[] } };
+    expect({ status: small.status, urls: page.data.parts.length, remaining: small.headers.get('ratelimit-remaining') }).toEqual({ status: 200, urls: 50, remaining: '98' });
+
+    // 20 tokens a page of 1,000: the 98 left pay for four; then the bucket refuses, as ten pages once took 10.
+    const pages: { status: number; retryAfter: string | null; code?: string }[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await drive.request('GET', `${route}?from=${1001 + i * 1000}&limit=1000`);
+      const body = (await res.json()) as Partial<ErrorJson>;
+      pages.push({ status: res.status, retryAfter: res.headers.get('retry-after'), code: body.error?.code });
+    }
+    expect(pages.map((page) => page.status)).toEqual([200, 200, 200, 200, 429, 429]);
+    expect(pages[4]).toEqual({ status: 429, retryAfter: expect.stringMatching(/^[1-9][0-9]*$/), code: 'rate_limited' });
   });
 });

@@ -120,15 +120,44 @@ describe('key roles (an extension of the spec)', () => {
     expect(created.body.error.message).not.toMatch(/\/taken|\/payroll/);
   });
 
-  it("refuses a key confined elsewhere the large upload another key of the drive started, without saying where it writes", async () => {
+  it("answers a key confined elsewhere the large upload another key started as one that does not exist, without saying where it writes", async () => {
     const started = await json<{ data: { upload_id: string } }>(sendJson(client(SECRETS.readWrite), 'POST', '/drive/uploads', { path: '/payroll/big.bin', size: 10 }));
     const id = started.body.data.upload_id;
 
     const complete = await json<ErrorJson>(sendJson(client(SECRETS.scoped), 'POST', `/drive/uploads/${id}/complete`, { parts: [{ number: 1, etag: '"x"' }] }));
     const abort = await json<ErrorJson>(client(SECRETS.scoped).request('DELETE', `/drive/uploads/${id}`));
-    expect([complete.status, abort.status]).toEqual([403, 403]);
+    expect([complete.status, abort.status]).toEqual([404, 404]);
     for (const answer of [complete, abort]) expect(answer.body.error.message).not.toContain('payroll');
     expect((await json(client(SECRETS.readWrite).request('DELETE', `/drive/uploads/${id}`))).status).toBe(200);
+  });
+
+  it('binds a large upload to the key that started it: to any other key but an admin it does not exist', async () => {
+    const owner = client(SECRETS.readWrite);
+    const started = await json<{ data: { upload_id: string } }>(sendJson(owner, 'POST', '/drive/uploads', { path: '/reports/bound.bin', size: 10 }));
+    expect(started.status).toBe(200);
+    const id = started.body.data.upload_id;
+    const never = '00000000-0000-4000-8000-000000000000';
+    // Every route, as another key sees it and as anyone sees a session that never was: one answer, id aside.
+    const routes = (key: string, upload: string) => [
+      client(key).request('GET', `/drive/uploads/${upload}/parts`),
+      sendJson(client(key), 'POST', `/drive/uploads/${upload}/complete`, { parts: [{ number: 1, etag: '"x"' }] }),
+      client(key).request('DELETE', `/drive/uploads/${upload}`),
+    ];
+    const seen = async (key: string, upload: string) =>
+      (await Promise.all(routes(key, upload).map((res) => json<ErrorJson>(res)))).map(({ status, body }) => ({
+        status,
+        error: { code: body.error?.code, message: body.error?.message.replace(upload, '<id>') },
+      }));
+    const missing = await seen(SECRETS.uploadOnly, never);
+    expect(missing.map((answer) => answer.status)).toEqual([404, 404, 404]);
+    // An upload-only key of the whole drive, and a key confined to the very folder the session writes to.
+    expect(await seen(SECRETS.uploadOnly, id)).toEqual(missing);
+    expect(await seen(SECRETS.scoped, id)).toEqual(await seen(SECRETS.scoped, never));
+
+    // The session is whole: its owner lists its parts and aborts it; an admin may see any of its drive's.
+    expect((await owner.request('GET', `/drive/uploads/${id}/parts`)).status).toBe(200);
+    expect((await client(SECRETS.admin).request('GET', `/drive/uploads/${id}/parts`)).status).toBe(200);
+    expect((await json(owner.request('DELETE', `/drive/uploads/${id}`))).status).toBe(200);
   });
 });
 

@@ -144,7 +144,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a job */
+        /**
+         * Read a job
+         * @description A job whose folder (for a move or copy, either end) lies outside the key's folder does not exist for it (404, as an unknown id).
+         */
         get: operations["getJob"];
         put?: never;
         post?: never;
@@ -198,7 +201,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** More part URLs */
+        /**
+         * More part URLs
+         * @description A session answers only the key that started it and the drive's admin keys; to any other key it does not exist (404).
+         */
         get: operations["uploadParts"];
         put?: never;
         post?: never;
@@ -219,7 +225,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a large upload
-         * @description A 409 with `reason: upload_busy` is another request completing or aborting the same session: wait and retry.
+         * @description A 409 with `reason: upload_busy` is another request completing or aborting the same session: wait and retry. Another key's session (unless the caller is an admin) is 404, as one never issued.
          */
         post: operations["completeUpload"];
         delete?: never;
@@ -238,7 +244,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Abort a large upload */
+        /**
+         * Abort a large upload
+         * @description Only the key that started the session, or an admin key of its drive; to any other key it does not exist (404).
+         */
         delete: operations["abortUpload"];
         options?: never;
         head?: never;
@@ -292,7 +301,11 @@ export interface paths {
         put?: never;
         /** Share a file by link */
         post: operations["createLink"];
-        delete?: never;
+        /**
+         * Revoke the share links a key made
+         * @description One page of the links the key `created_by` made that the caller may reach (as GET /drive/links lists them), revoked; call again with `next_cursor` until it is null.
+         */
+        delete: operations["revokeLinksBy"];
         options?: never;
         head?: never;
         patch?: never;
@@ -324,7 +337,7 @@ export interface paths {
         };
         /**
          * Open a share link (no key)
-         * @description The linked file, as GET /drive/download answers it; a 404 once the link is revoked or expired or its file is gone. `download=0` shows safe types in the tab.
+         * @description The linked file, as GET /drive/download answers it; a 404 once the link is revoked or expired, its file is gone, or the key that made it is revoked or no longer reaches the file. `download=0` shows safe types in the tab.
          */
         get: operations["openLink"];
         put?: never;
@@ -808,6 +821,13 @@ export interface components {
             /** @constant */
             revoked: true;
         };
+        RevokedLinks: {
+            /** @description The key whose links were revoked. */
+            created_by: string;
+            /** @description Links this page revoked. */
+            revoked: number;
+            next_cursor: string | null;
+        };
         UploadForm: {
             /** @description The files, each a part named "files" with its filename (1 to 1,000). */
             files: string[];
@@ -981,7 +1001,7 @@ export interface components {
                 };
             };
         };
-        /** @description A rate limit (the key's per endpoint, or the gateway's) is exceeded; `Retry-After` says when to try again. Code `rate_limited`. */
+        /** @description A rate limit (the key's per endpoint, or the gateway's) is exceeded, or (a folder delete, move or copy) the drive already has its most jobs in the background; `Retry-After` says when to try again. Code `rate_limited`. */
         Error429: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -1685,7 +1705,7 @@ export interface operations {
             query?: {
                 /** @description The first part (default 1). */
                 from?: number;
-                /** @description URLs a page (1 to 1,000; default 100). */
+                /** @description URLs a page (1 to 1,000; default 50). A page takes one token of the upload bucket per 50 asked for. */
                 limit?: number;
             };
             header?: never;
@@ -1920,6 +1940,8 @@ export interface operations {
             query?: {
                 /** @description Only the links of this file. */
                 path?: string;
+                /** @description Only the links the key with this id made (a page may then hold fewer than `limit`). */
+                created_by?: string;
                 /** @description Links a page (1 to 100). */
                 limit?: number;
                 /** @description The `next_cursor` of the page before. */
@@ -1990,6 +2012,48 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    revokeLinksBy: {
+        parameters: {
+            query?: {
+                /** @description The id of the key whose links to revoke (required). */
+                created_by?: string;
+                /** @description Links read a page (1 to 100). */
+                limit?: number;
+                /** @description The `next_cursor` of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many links the page revoked, and where the next starts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RevokedLinks"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];

@@ -67,4 +67,30 @@ describe('Class: DynamoRateLimiter', () => {
 
     expect(decision).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
   });
+
+  it('takes a cost of several tokens in one update, moving tat by that many intervals', async () => {
+    // Prepare: 60 per minute; a request of 20 tokens on an idle bucket
+    dynamodb.on(UpdateItemCommand).resolves({ Attributes: { tat: { N: String(NOW + 20_000) } } });
+    const limiter = new DynamoRateLimiter(new DynamoDBClient({ region: 'us-east-1' }), 'access');
+
+    // Act
+    const decision = await limiter.take('k#upload', 60, 20);
+
+    // Assess: one write, tat set 20 s ahead, 40 left
+    expect(decision).toEqual({ allowed: true, limit: 60, remaining: 40, resetSeconds: 20 });
+    const input = dynamodb.commandCalls(UpdateItemCommand)[0].args[0].input;
+    expect(input.ExpressionAttributeValues?.[':next']).toEqual({ N: (NOW + 20_000).toFixed(3) });
+  });
+
+  it('refuses a cost the bucket cannot hold yet, with the seconds until it can', async () => {
+    // tat 45 s ahead: 15 tokens left; 20 fit once tat − now ≤ 40 s, i.e. in 5 s
+    dynamodb.on(UpdateItemCommand).rejects(failed(NOW + 45_000));
+    const limiter = new DynamoRateLimiter(new DynamoDBClient({ region: 'us-east-1' }), 'access');
+
+    const decision = await limiter.take('k#upload', 60, 20);
+
+    expect(decision).toEqual({ allowed: false, limit: 60, remaining: 0, resetSeconds: 45, retryAfterSeconds: 5 });
+    // A cost above the bucket's size is taken as the whole bucket: it passes once the bucket is full.
+    expect(await limiter.take('k#other', 60, 500)).toMatchObject({ allowed: false, retryAfterSeconds: 45 });
+  });
 });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DEFAULT_LINK_SECONDS, MAX_LINK_SECONDS, type LinkStore, type ShareLink, findLink, linkLifetime } from '../../../functions/core/links';
+import { DEFAULT_LINK_SECONDS, MAX_LINK_SECONDS, type LinkStore, type ShareLink, findLink, linkLifetime, makerReaches } from '../../../functions/core/links';
 
 const TOKEN = 'A'.repeat(43);
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -48,5 +48,25 @@ describe('Function: findLink', () => {
     const store = storeOf(link(2_000_000_000));
     for (const token of ['', 'short', `${TOKEN}A`, `${'A'.repeat(42)}.`]) await expect(findLink(store, token, new Date(0))).rejects.toMatchObject({ code: 'not_found' });
     expect(store.reads).toBe(0);
+  });
+});
+
+describe('Function: makerReaches', () => {
+  const shared: ShareLink = { ...link(2_000_000_000), path: '/team/plans.pdf' };
+  const maker = { keyId: '0123456789abcdef', drive: 'd', role: 'read-only' as const, prefix: '/team' };
+
+  it('keeps a link open while the key that made it may read its file', () => {
+    expect(makerReaches(maker, shared)).toBe(true);
+    expect(makerReaches({ ...maker, role: 'admin', prefix: '/' }, shared)).toBe(true);
+  });
+
+  it.each([
+    ['revoked (or gone)', undefined],
+    ['confined elsewhere now', { ...maker, prefix: '/other' }],
+    ['confined to a sibling that merely starts alike', { ...maker, prefix: '/tea' }],
+    ['upload-only now, which may not read', { ...maker, role: 'upload-only' as const }],
+    ["another drive's", { ...maker, drive: 'e' }],
+  ])('closes it once the key is %s', (_, now) => {
+    expect(makerReaches(now, shared)).toBe(false);
   });
 });

@@ -29,7 +29,7 @@ describe('Function: createGuard', () => {
     const admitted = await guard('upload', event('Bearer good-key'));
 
     expect(admitted.caller).toEqual(caller);
-    expect(limiter.take).toHaveBeenCalledWith('k1#upload', 100);
+    expect(limiter.take).toHaveBeenCalledWith('k1#upload', 100, 1);
     expect(admitted.headers).toEqual({ 'RateLimit-Limit': '100', 'RateLimit-Remaining': '99', 'RateLimit-Reset': '1' });
   });
 

@@ -1,0 +1,126 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoJobStore } from '../../functions/aws/dynamo-jobs';
+import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
+import { DynamoFileRecords } from '../../functions/aws/dynamo-file-records';
+import { DynamoUploadJournal } from '../../functions/aws/dynamo-upload-journal';
+import { MAX_BACKGROUND_JOBS } from '../../functions/core/background-jobs';
+import { acceptCopy } from '../../functions/core/copy';
+import { acceptDelete } from '../../functions/core/delete-folder';
+import { advanceJob, resumeStalledJobs } from '../../functions/core/jobs';
+import { acceptMove } from '../../functions/core/move';
+import type { FileNode, ObjectCopier, ObjectStore } from '../../functions/core/ports';
+import { commitFiles } from '../../functions/core/upload';
+import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
+import { removeDataDir } from '../support/local-host';
+
+// Work a drive sets going: a folder delete, move or copy of any size takes one rate-limit token, so a drive
+// may have at most MAX_BACKGROUND_JOBS jobs in the worker's hands; past them a new one is refused with 429
+// before it writes anything. Forced step by step on the embedded DynamoDB, with a queue that holds every
+// job (nothing runs unless the test runs it), so the outcome is the same at any machine speed.
+
+let dataDir: string;
+let dynamo: Awaited<ReturnType<typeof startEmbeddedDynamo>>;
+let client: DynamoDBClient;
+let store: DynamoNodeStore;
+let records: DynamoFileRecords;
+let journal: DynamoUploadJournal;
+let jobs: DynamoJobStore;
+let drive: string;
+let driveCount = 0;
+const objects: ObjectStore & ObjectCopier = {
+  put: async () => undefined,
+  open: async () => undefined,
+  deleteMany: async () => undefined,
+  copy: async () => 'copied',
+};
+const sent: string[] = [];
+const holding = { send: async (job: { id: string }) => void sent.push(job.id) };
+const deps = () => ({ nodes: store, records, objects, journal, jobs, queue: holding });
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'drive-background-jobs-'));
+  dynamo = await startEmbeddedDynamo(dataDir);
+  client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: dynamo.credentials });
+  store = new DynamoNodeStore(client, LOCAL_RESOURCES.nodesTable);
+  records = new DynamoFileRecords(client, LOCAL_RESOURCES.nodesTable, LOCAL_RESOURCES.uploadsTable);
+  journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
+  jobs = new DynamoJobStore(client, LOCAL_RESOURCES.uploadsTable);
+});
+
+afterAll(async () => {
+  client.destroy();
+  await dynamo.close();
+  await removeDataDir(dataDir);
+});
+
+beforeEach(() => {
+  drive = `background-${++driveCount}`;
+});
+
+/** `count` files under `folder`, stored as an upload stores them. */
+async function seed(folder: string, count: number): Promise<void> {
+  const files = Array.from({ length: count }, (_, i): FileNode => {
+    const id = `${folder.slice(1)}-${i}`;
+    return { kind: 'file', id, path: `${folder}/f${i}.txt`, size: 1, contentType: 'text/plain', createdAt: '2026-11-26T00:00:00.000Z', objectKey: `${drive}/${id}`, etag: id };
+  });
+  await commitFiles({ nodes: store, objects }, drive, files);
+}
+
+describe('the cap on a drive\'s background jobs', () => {
+  it(`refuses a folder copy, move or delete past ${MAX_BACKGROUND_JOBS} jobs in the background with 429, writing nothing, and takes one once a job ends`, async () => {
+    // Prepare: as many folder moves as the cap, each handed to the worker (a budget of 0), none run yet.
+    const moved: string[] = [];
+    for (let i = 0; i < MAX_BACKGROUND_JOBS; i++) {
+      await seed(`/src${i}`, 2);
+      const started = await acceptMove(deps(), drive, `/src${i}`, `/dst${i}`, {}, 0);
+      expect(started.done).toBe(false);
+      moved.push((started as { job: { id: string } }).job.id);
+    }
+    await seed('/more', 20);
+
+    // Act and assess: each kind of job is refused before its first write, with a Retry-After.
+    const refused = { code: 'rate_limited', headers: { 'Retry-After': expect.stringMatching(/^[1-9][0-9]*$/) } };
+    await expect(acceptCopy(deps(), drive, '/more', '/more-copy', {}, 0)).rejects.toMatchObject(refused);
+    await expect(acceptMove(deps(), drive, '/more', '/more-moved', {}, 0)).rejects.toMatchObject(refused);
+    await expect(acceptDelete(deps(), drive, '/more', true, 0)).rejects.toMatchObject(refused);
+    expect(await store.get(drive, '/more-copy')).toBeUndefined();
+    expect(await store.get(drive, '/more-moved')).toBeUndefined();
+    expect(await store.get(drive, '/more')).toEqual(expect.not.objectContaining({ deleting: expect.anything() }));
+    // Another drive is not held back by this one.
+    const other = drive;
+    drive = `${other}-neighbour`;
+    await seed('/own', 2);
+    expect((await acceptMove(deps(), drive, '/own', '/own-moved', {}, 0)).done).toBe(false);
+    drive = other;
+
+    // A job that ends frees its place: the copy is taken.
+    expect(await advanceJob(deps(), moved[0], drive, 60_000)).toMatchObject({ status: 'done', ended: 'moved' });
+    const copy = await acceptCopy(deps(), drive, '/more', '/more-copy', {}, 0);
+    expect(copy.done).toBe(false);
+  });
+
+  it('does not count a job that ended without leaving the list (a step that died between)', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < MAX_BACKGROUND_JOBS; i++) {
+      await seed(`/s${i}`, 2);
+      const started = await acceptMove(deps(), drive, `/s${i}`, `/d${i}`, {}, 0);
+      ids.push((started as { job: { id: string } }).job.id);
+    }
+    // The job ends, but its step dies before it leaves the list.
+    await jobs.finish(ids[0], 0, 'moved');
+    await seed('/next', 2);
+    expect((await acceptMove(deps(), drive, '/next', '/next-moved', {}, 0)).done).toBe(false);
+    expect(await jobs.inBackground(drive)).not.toContain(ids[0]);
+  });
+
+  it('lists a stalled job the sweep sends again among the background ones', async () => {
+    await seed('/stalled', 2);
+    const job = { id: `stalled-${drive}`, drive, kind: 'move' as const, path: '/stalled', to: '/elsewhere', folderId: 'x', status: 'running' as const, files: 0, createdAt: '2026-11-26T00:00:00.000Z', updatedAt: '2026-11-26T00:00:00.000Z' };
+    await jobs.create(job);
+    await resumeStalledJobs({ jobs, queue: holding }, new Date('2026-11-27T00:00:00.000Z'), 60_000);
+    expect(await jobs.inBackground(drive)).toContain(job.id);
+  });
+});
