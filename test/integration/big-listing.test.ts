@@ -19,8 +19,10 @@ it('answers a folder whose listing passes 6 MB whole, in the spec shape', async 
   const drive = new DriveClient(host.url, KEY);
   // Long paths make each entry large: 5,000 of them pass Lambda's buffered limit.
   const folder = `/${'deep-folder-name-'.repeat(12)}/${'x'.repeat(200)}/${'y'.repeat(200)}/${'z'.repeat(150)}`;
-  for (let batch = 0; batch < 5; batch++) {
-    const files = Array.from({ length: 1000 }, (_, i) => ({ data: '', filename: `${String(batch * 1000 + i).padStart(5, '0')}-${'n'.repeat(200)}.txt` }));
+  // In requests of 250 files: one of 1,000 could pass API Gateway's 29 s on a loaded machine (a 504 the host
+  // answers as AWS would), and the setup is not what this test is about.
+  for (let batch = 0; batch < 20; batch++) {
+    const files = Array.from({ length: 250 }, (_, i) => ({ data: '', filename: `${String(batch * 250 + i).padStart(5, '0')}-${'n'.repeat(200)}.txt` }));
     expect((await drive.upload(files, files.map(() => ({ folder })))).status).toBe(200);
   }
 
