@@ -392,7 +392,7 @@ function escapeXml(value: string): string {
 type SourceData = string | ArrayBuffer | ArrayBufferView;
 
 /** SHA-256 (or HMAC-SHA256 with a secret) in the shape the SDK's signer takes, on Node's crypto. */
-class Sha256 {
+export class Sha256 {
   private hash: ReturnType<typeof createHash> | ReturnType<typeof createHmac>;
 
   constructor(private readonly secret?: SourceData) {

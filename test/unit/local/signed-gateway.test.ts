@@ -1,11 +1,10 @@
 import { SignatureV4 } from '@smithy/signature-v4';
-import { createHash, createHmac } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { type Server, createServer, request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type GatewayLimits, type GatewayTarget, startGateway } from '../../../lib/local/signed-gateway';
+import { type GatewayLimits, type GatewayTarget, Sha256, startGateway } from '../../../lib/local/signed-gateway';
 
 // The signed gateway alone, in front of a stand-in emulator that records what reaches it (issue 22, findings 1
 // and 3): what the signature does not cover cannot change a request, an unsigned body is refused before it is
@@ -13,30 +12,6 @@ import { type GatewayLimits, type GatewayTarget, startGateway } from '../../../l
 
 const credentials = { accessKeyId: 'AKIDGATEWAYTEST', secretAccessKey: 'gateway-test-secret-0123456789' };
 const region = 'us-east-1';
-
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-const bytes = (data: SourceData): Buffer =>
-  typeof data === 'string' ? Buffer.from(data) : ArrayBuffer.isView(data) ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(data);
-
-/** SHA-256 in the shape the SDK's signer takes. */
-class Sha256 {
-  private hash: ReturnType<typeof createHash> | ReturnType<typeof createHmac>;
-  constructor(private readonly secret?: SourceData) {
-    this.hash = this.fresh();
-  }
-  update(data: SourceData): void {
-    this.hash.update(bytes(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-  reset(): void {
-    this.hash = this.fresh();
-  }
-  private fresh() {
-    return this.secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(this.secret));
-  }
-}
 
 let folder: string;
 let emulator: Server;
