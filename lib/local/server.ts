@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { Writable } from 'node:stream';
@@ -44,6 +44,8 @@ export interface LocalServerOptions {
    * requests get a 429 before their key is checked, so guessing goes no faster. Unset, nothing is counted.
    */
   keyFailures?: { burst: number; perSecond: number; clock?: () => number };
+  /** The count of request-body bytes held across connections (MAX_BUFFERED_BYTES caps it); tests read it. */
+  budget?: { buffered: number };
 }
 
 /**
@@ -51,7 +53,7 @@ export interface LocalServerOptions {
  * builds the proxy event, invokes the handler module Lambda would run, and writes back its result.
  */
 export function createLocalServer(routes: readonly MountedRoute[], log: (line: string) => void, options: LocalServerOptions = {}): Server {
-  const budget = { buffered: 0 };
+  const budget = options.budget ?? { buffered: 0 };
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
   const failures = options.keyFailures ? new FailureBuckets(options.keyFailures) : undefined;
   // Timeouts are checked every second (Node's default, 30 s, would let a slow sender stay twice as long).
@@ -176,7 +178,10 @@ async function handle(
 
   if ('endpoint' in mounted.route && options.knownKey) {
     const address = req.socket.remoteAddress ?? '';
-    const wait = failures?.wait(address);
+    // A key that was sent is a guess until it proves live, and takes a token of its address's bucket first
+    // (given back if it is live), so a burst sent at once cannot pass the bucket. A request with no key is no guess.
+    const charged = failures !== undefined && req.headers.authorization !== undefined && !failures.knownLive(req.headers.authorization);
+    const wait = charged ? failures.take(address) : undefined;
     if (wait !== undefined) {
       // An address that sent too many wrong keys is not heard until its bucket refills: no key is checked.
       res.setHeader(REQUEST_ID_HEADER, requestId);
@@ -186,13 +191,12 @@ async function handle(
     // A stranger's body is never read: refused as the function's guard would refuse it, before a byte is held.
     const refusal = await refuseKey(req.headers.authorization, options.knownKey);
     if (refusal) {
-      // A key that was sent and is not live is a guess; a request with none is not.
-      if (req.headers.authorization !== undefined) failures?.take(address);
       // Named and logged as the function's guard names and logs the 401 it would send (functions/http/request-log.ts).
       res.setHeader(REQUEST_ID_HEADER, requestId);
       logRefusal(mounted.route, req.method ?? '', requestId);
       return refuse(req, res, 401, { error: { code: refusal.code, message: refusal.message, request_id: requestId } });
     }
+    if (charged) failures.proved(address, req.headers.authorization!);
   }
   const body = await readBody(req, budget, bodyLimit);
   if (body === 'too large') return refuseTooLarge(req, res, bodyLimit, requestId);
@@ -342,28 +346,36 @@ function readBody(req: IncomingMessage, budget: { buffered: number }, limit: num
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const giveUp = (why: 'too large' | 'busy') => {
-      budget.buffered -= size;
-      chunks.length = 0;
+    // Settled once, whichever comes first: a body given up on, then cut off mid-drain, must not give its bytes
+    // back a second time (the budget would go below zero and hold more than its cap).
+    const settle = (outcome: Buffer | 'too large' | 'busy' | Error) => {
       req.removeListener('data', onData);
-      req.pause();
-      resolve(why);
+      req.removeListener('end', onEnd);
+      req.removeListener('error', onError);
+      // An abort later on (during a refusal's drain) is nobody's failure.
+      req.on('error', () => undefined);
+      if (outcome instanceof Error || !Buffer.isBuffer(outcome)) {
+        budget.buffered -= size;
+        size = 0;
+        chunks.length = 0;
+      }
+      if (outcome instanceof Error) return reject(outcome);
+      if (!Buffer.isBuffer(outcome)) req.pause();
+      resolve(outcome);
     };
     const onData = (chunk: Buffer) => {
-      if (size + chunk.length > limit) return giveUp('too large');
-      if (budget.buffered + chunk.length > MAX_BUFFERED_BYTES) return giveUp('busy');
+      if (size + chunk.length > limit) return settle('too large');
+      if (budget.buffered + chunk.length > MAX_BUFFERED_BYTES) return settle('busy');
       budget.buffered += chunk.length;
       size += chunk.length;
       chunks.push(chunk);
     };
-    req.on('data', onData);
     // The caller gives `size` back, as the body's length, once the request is answered.
-    req.on('end', () => resolve(Buffer.concat(chunks, size)));
-    req.on('error', (error) => {
-      budget.buffered -= size;
-      size = 0;
-      reject(error);
-    });
+    const onEnd = () => settle(Buffer.concat(chunks, size));
+    const onError = (error: Error) => settle(error);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
   });
 }
 
@@ -378,10 +390,14 @@ function logRefusal(route: Route, method: string, requestId: string): void {
 
 /**
  * A token bucket per source address for the keys it gets wrong (GCRA: one "theoretical arrival time" each).
- * Addresses whose bucket is full again are forgotten, so the map holds only recent guessers.
+ * Addresses whose bucket is full again are forgotten, so the map holds only recent guessers. A key that proved
+ * live in the last 10 minutes is heard even from a throttled address: the host listens on loopback, where every
+ * local client shares one address, and one cron job retrying a revoked key must not lock the owner out.
  */
 class FailureBuckets {
   private readonly next = new Map<string, number>();
+  /** SHA-256 of Authorization headers that held a live key, and until when they are trusted. */
+  private readonly live = new Map<string, number>();
   private readonly interval: number;
   private readonly tolerance: number;
   private readonly clock: () => number;
@@ -392,18 +408,31 @@ class FailureBuckets {
     this.clock = clock ?? Date.now;
   }
 
-  /** Seconds until `address` may be heard again, or undefined if it may now. */
-  wait(address: string): number | undefined {
+  /** Takes a token of `address`'s bucket, or answers the seconds until one is there (and takes none). */
+  take(address: string): number | undefined {
     const now = this.clock();
-    const tat = this.next.get(address);
-    if (tat === undefined || tat - now + this.interval <= this.tolerance) return undefined;
-    return Math.max(1, Math.ceil((tat - now + this.interval - this.tolerance) / 1000));
+    const tat = Math.max(this.next.get(address) ?? now, now);
+    if (tat + this.interval - now > this.tolerance) return Math.max(1, Math.ceil((tat + this.interval - now - this.tolerance) / 1000));
+    this.next.set(address, tat + this.interval);
+    if (this.next.size > 10_000) for (const [key, at] of this.next) if (at <= now) this.next.delete(key);
+    return undefined;
   }
 
-  /** Counts a wrong key from `address`. */
-  take(address: string): void {
-    const now = this.clock();
-    this.next.set(address, Math.max(this.next.get(address) ?? now, now) + this.interval);
-    if (this.next.size > 10_000) for (const [key, tat] of this.next) if (tat <= now) this.next.delete(key);
+  /** Gives back the token `address` took for `authorization`, which held a live key, and trusts it for a while. */
+  proved(address: string, authorization: string): void {
+    const tat = this.next.get(address);
+    if (tat !== undefined) this.next.set(address, tat - this.interval);
+    if (this.live.size >= 1_000) this.live.clear();
+    this.live.set(digest(authorization), this.clock() + 600_000);
   }
+
+  /** Whether `authorization` held a live key in the last 10 minutes. */
+  knownLive(authorization: string): boolean {
+    const until = this.live.get(digest(authorization));
+    return until !== undefined && until > this.clock();
+  }
+}
+
+function digest(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
 }

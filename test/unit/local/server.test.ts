@@ -140,6 +140,36 @@ describe('Local server: early refusals', () => {
   });
 });
 
+describe('Local server: the bytes of bodies it holds', () => {
+  /** Sends `head`, then `chunks` one by one, then cuts the connection; resolves once the server has no connection left. */
+  async function sendAndCut(head: string, chunks: Buffer[]): Promise<void> {
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await once(socket, 'connect');
+    socket.write(head);
+    for (const chunk of chunks) await new Promise<void>((resolve) => socket.write(chunk, () => resolve()));
+    // The host has read what was sent (and answered, for a refused body) before the cut.
+    await once(socket, 'data');
+    socket.destroy();
+    for (;;) {
+      const open = await new Promise<number>((resolve) => server.getConnections((_, count) => resolve(count)));
+      if (open === 0) return;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+  const chunked = (bytes: number) => Buffer.concat([Buffer.from(`${bytes.toString(16)}\r\n`), Buffer.alloc(bytes, 'c'), Buffer.from('\r\n')]);
+
+  it('gives back every byte of a refused body whose client hangs up while the rest is dropped', async () => {
+    const budget = { buffered: 0 };
+    await start({ budget });
+    // A body on a route that takes none, sent in chunks past its limit, then cut.
+    await sendAndCut(`GET /openapi.json HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n`, [chunked(8000), chunked(500)]);
+    expect(budget.buffered).toBe(0);
+    await sendAndCut(`POST /drive/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${GOOD_KEY}\r\nTransfer-Encoding: chunked\r\n\r\n`, [chunked(6 * MiB), chunked(5 * MiB)]);
+    expect(budget.buffered).toBe(0);
+  });
+});
+
 describe('Local server: its socket-level answers', () => {
   it.each([
     ['headers over 16 KB', `GET /drive/list HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(17 * 1024)}\r\n\r\n`, 431],
@@ -174,7 +204,8 @@ describe('Local server: guessing keys', () => {
     for (let i = 0; i < 4; i++) statuses.push((await upload(`wrong-key-${i}-0123456789abcdefghijklmnopq`)).status);
     const good = await upload(GOOD_KEY);
 
-    // Assess: even the right key waits (it is not checked: a guess could not tell it from a wrong one).
+    // Assess: even the right key waits, as it has not proved live yet (it is not checked: a guess could not
+    // tell it from a wrong one).
     expect(statuses).toEqual([401, 401, 401, 429]);
     expect(good).toEqual({ status: 429, retryAfter: '1' });
 
@@ -183,6 +214,49 @@ describe('Local server: guessing keys', () => {
     expect((await upload(GOOD_KEY)).status).toBe(200);
     expect((await upload('wrong-key-x-0123456789abcdefghijklmnopq')).status).toBe(401);
     expect((await upload('wrong-key-y-0123456789abcdefghijklmnopq')).status).toBe(429);
+  });
+
+  it('lets no burst of wrong keys sent at once past the bucket', async () => {
+    // Prepare: the key check holds every key it is asked about until 7 answers came back or it was asked 10
+    // times, so that all 10 requests are in flight at once.
+    let asked = 0;
+    let answered = 0;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const maybeOpen = () => (answered >= 7 || asked >= 10) && open();
+    await start({
+      keyFailures: { burst: 3, perSecond: 1, clock: () => now },
+      knownKey: async () => {
+        asked++;
+        maybeOpen();
+        await gate;
+        return false;
+      },
+    });
+
+    // Act
+    const statuses = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => {
+        const { status } = await upload(`wrong-key-${i}-0123456789abcdefghijklmnopq`);
+        answered++;
+        maybeOpen();
+        return status;
+      }),
+    );
+
+    // Assess: three were heard (and refused), the rest throttled without a check.
+    expect(statuses.filter((status) => status === 401)).toHaveLength(3);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(7);
+    expect(asked).toBe(3);
+  });
+
+  it('still hears a key that proved live, from an address throttled for the wrong keys of another client', async () => {
+    await start({ keyFailures: { burst: 3, perSecond: 1, clock: () => now } });
+    expect((await upload(GOOD_KEY)).status).toBe(200);
+    const wrong = [];
+    for (let i = 0; i < 5; i++) wrong.push((await upload(`revoked-key-${i}-0123456789abcdefghijklmnopq`)).status);
+    expect(wrong).toEqual([401, 401, 401, 429, 429]);
+    expect((await upload(GOOD_KEY)).status).toBe(200);
   });
 
   it('counts neither a right key nor a request with no key', async () => {
