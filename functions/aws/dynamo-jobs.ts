@@ -1,7 +1,7 @@
 import { type AttributeValue, ConditionalCheckFailedException, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { claimItem, releaseItem } from './claims';
 import { scanAll } from './batches';
-import type { Job, JobStore } from '../core/ports';
+import type { BackgroundEntry, Job, JobStore } from '../core/ports';
 import { UPLOADS_PARTITION_KEY as PK, UPLOADS_TTL_ATTRIBUTE as TTL } from './schema';
 
 type Item = Record<string, AttributeValue>;
@@ -13,6 +13,8 @@ export const JOB_ID_PREFIX = 'job#';
  * scan for stalled jobs never reads it.
  */
 const backgroundKey = (drive: string): Item => ({ [PK]: { S: `background#${drive}` } });
+/** The attribute of that item holding when the job `id` was reserved. */
+const reservedAttribute = (id: string): string => `reserved#${id}`;
 /** How long a finished job stays readable (then DynamoDB's TTL removes it). */
 const KEEP_DONE_SECONDS = 24 * 60 * 60;
 
@@ -69,6 +71,26 @@ export class DynamoJobStore implements JobStore {
     return items.map(fromItem);
   }
 
+  async reserveBackground(job: Pick<Job, 'id' | 'drive'>, max: number): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.table,
+          Key: backgroundKey(job.drive),
+          UpdateExpression: 'ADD #running :id SET #reserved = :now',
+          // Checked and written in one step: of requests that arrive together, only as many as there are places pass.
+          ConditionExpression: 'attribute_not_exists(#running) OR size(#running) < :max',
+          ExpressionAttributeNames: { '#running': 'running', '#reserved': reservedAttribute(job.id) },
+          ExpressionAttributeValues: { ':id': { SS: [job.id] }, ':now': { S: new Date().toISOString() }, ':max': { N: String(max) } },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
   async toBackground(job: Pick<Job, 'id' | 'drive'>): Promise<void> {
     await this.client.send(
       new UpdateItemCommand({
@@ -87,10 +109,10 @@ export class DynamoJobStore implements JobStore {
         new UpdateItemCommand({
           TableName: this.table,
           Key: backgroundKey(job.drive),
-          UpdateExpression: 'DELETE #running :id',
+          UpdateExpression: 'DELETE #running :id REMOVE #reserved',
           // A drive whose list was never made needs none now.
           ConditionExpression: 'attribute_exists(#key)',
-          ExpressionAttributeNames: { '#running': 'running', '#key': PK },
+          ExpressionAttributeNames: { '#running': 'running', '#reserved': reservedAttribute(job.id), '#key': PK },
           ExpressionAttributeValues: { ':id': { SS: [job.id] } },
         }),
       );
@@ -99,9 +121,12 @@ export class DynamoJobStore implements JobStore {
     }
   }
 
-  async inBackground(drive: string): Promise<string[]> {
+  async inBackground(drive: string): Promise<BackgroundEntry[]> {
     const { Item } = await this.client.send(new GetItemCommand({ TableName: this.table, Key: backgroundKey(drive), ConsistentRead: true }));
-    return Item?.running?.SS ?? [];
+    return (Item?.running?.SS ?? []).map((id) => {
+      const reservedAt = Item?.[reservedAttribute(id)]?.S;
+      return reservedAt === undefined ? { id } : { id, reservedAt };
+    });
   }
 
   /** An update of the job `id`, if it exists (a job is never made by an update). */

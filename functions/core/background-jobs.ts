@@ -1,41 +1,61 @@
+import { cleanUp } from './clean-up';
 import { DriveError } from './errors';
 import type { Job, JobQueue, JobStore } from './ports';
 
 /**
- * The most jobs a drive has in the background (handed to the worker, not yet done) before a new recursive
- * delete, folder move or folder copy is refused with `429`: a request costs one rate-limit token however big
- * its folder, so the work a drive can set going is capped here instead. Each job runs one step at a time.
+ * The most jobs a drive has running (in their request, or handed to the worker and not yet done) before a new
+ * recursive delete, folder move or folder copy is refused with `429`: a request costs one rate-limit token
+ * however big its folder, so the work a drive can set going is capped here instead. Each job runs one step at
+ * a time.
  */
 export const MAX_BACKGROUND_JOBS = 4;
 /** What a refused job is told to wait: about a worker step's first stretch. */
 const BACKGROUND_RETRY_SECONDS = 30;
+/**
+ * How long a place reserved for a job that is not written yet is kept by the healing: longer than any request
+ * lives (API Gateway ends one at 29 s), so only a request that died between its reservation and its job's
+ * first write loses its place, never one still on its way to that write.
+ */
+export const RESERVATION_GRACE_MS = 60_000;
 
 /**
- * Refuses (`429`, `Retry-After`) a new job of `drive` while it has `max` jobs in the background; called before
- * the request's first write. The list is read in one GetItem; only when it is full are its jobs read, and
- * those that ended (a step that died between its end and its note) are taken off. A burst of requests read
- * the list at once, so the cap may be passed by those in flight; each still took its rate-limit token.
+ * Reserves a place for `job` (its id chosen, nothing of it written yet) among its drive's `max` running jobs,
+ * or refuses it (`429`, `Retry-After`); called before the request's first write. The place is taken by one
+ * conditional write, so requests that arrive together cannot all pass the cap. When the list is full, its jobs
+ * are read once and those that ended (a step or request that died between its end and its release) or were
+ * never written (a request that died before; only past `RESERVATION_GRACE_MS`) are taken off, and the place
+ * is asked for once more.
  */
-export async function admitJob(jobs: JobStore, drive: string, max = MAX_BACKGROUND_JOBS): Promise<void> {
-  const ids = await jobs.inBackground(drive);
-  if (ids.length < max) return;
-  let running = 0;
-  for (const id of ids) {
-    const job = await jobs.get(drive, id);
-    if (job?.status === 'running') running++;
-    else await jobs.fromBackground({ id, drive });
+export async function admitJob(jobs: JobStore, job: Pick<Job, 'id' | 'drive'>, max = MAX_BACKGROUND_JOBS, now = new Date()): Promise<void> {
+  if (await jobs.reserveBackground(job, max)) return;
+  for (const listed of await jobs.inBackground(job.drive)) {
+    const found = await jobs.get(job.drive, listed.id);
+    if (found?.status === 'running') continue;
+    if (!found && listed.reservedAt !== undefined && now.getTime() - Date.parse(listed.reservedAt) < RESERVATION_GRACE_MS) continue;
+    await jobs.fromBackground({ id: listed.id, drive: job.drive });
   }
-  if (running < max) return;
+  if (await jobs.reserveBackground(job, max)) return;
+  // Not how many: a key confined to a folder learns nothing of the jobs other keys set going.
   throw new DriveError(
     'rate_limited',
-    `this drive has ${running} folder deletes, moves or copies running in the background, the most it may; retry in ${BACKGROUND_RETRY_SECONDS} seconds`,
+    `this drive has as many folder deletes, moves or copies running in the background as it may; retry in ${BACKGROUND_RETRY_SECONDS} seconds`,
     { 'Retry-After': String(BACKGROUND_RETRY_SECONDS) },
   );
 }
 
-/** Hands `job` to the worker: noted among its drive's background jobs (which `admitJob` caps), then queued. */
+/**
+ * Gives back the place of `job`, which ended within its request, so that finished jobs do not fill the list.
+ * A failure only leaves a done job listed, which the next full `admitJob` takes off.
+ */
+export async function releaseJob(jobs: JobStore, job: Pick<Job, 'id' | 'drive'>): Promise<void> {
+  await cleanUp(() => jobs.fromBackground(job));
+}
+
+/**
+ * Hands `job` to the worker: noted among its drive's background jobs (idempotent: its request reserved the
+ * place, and the sweep's sends of a job whose request died note it again), then queued.
+ */
 export async function handOff(deps: { jobs: JobStore; queue: JobQueue }, job: Job, options: { delaySeconds?: number } = {}): Promise<void> {
   await deps.jobs.toBackground(job);
   await deps.queue.send(job, options);
 }
-

@@ -10,7 +10,7 @@ import { ROOT, ancestorsOf, comparePaths } from './paths';
 import type { FileNode, FolderNode, Job, JobQueue, JobStore, NodeStore, ObjectCopier, ObjectStore, UploadJournal } from './ports';
 import { commitFiles } from './upload';
 import { reachableIn } from './visibility';
-import { admitJob, handOff } from './background-jobs';
+import { admitJob, handOff, releaseJob } from './background-jobs';
 
 export type CopyDeps = { nodes: NodeStore; objects: ObjectStore & ObjectCopier; journal: UploadJournal };
 
@@ -75,21 +75,29 @@ export async function acceptCopy(deps: JobDeps, drive: string, from: string, to:
   if (to === from || to.startsWith(`${from}/`)) throw invalid(`cannot copy folder ${from} into itself (${to})`);
   checkAbove(read, to);
   if (read.has(to)) throw conflict(`${to} is taken; a folder is copied only to a path where nothing stands`);
-  await admitJob(deps.jobs, drive);
+  // The id first: its place among the drive's running jobs is reserved under it, before any write.
+  const id = randomUUID();
+  await admitJob(deps.jobs, { id, drive });
 
   const now = new Date().toISOString();
-  const { folders } = await ensureFolders(deps.nodes, drive, [to], now);
+  // Refused here (a path above taken meanwhile), the job is never written: its place is given back at once.
+  const { folders } = await ensureFolders(deps.nodes, drive, [to], now).catch(async (error: unknown) => {
+    await releaseJob(deps.jobs, { id, drive });
+    throw error;
+  });
   const made = folders.get(to)!;
-  const job: Job = { id: randomUUID(), drive, kind: 'copy', path: from, folderId: source.id, to, toId: made.id, status: 'running', files: 0, createdAt: now, updatedAt: now };
+  const job: Job = { id, drive, kind: 'copy', path: from, folderId: source.id, to, toId: made.id, status: 'running', files: 0, createdAt: now, updatedAt: now };
   await deps.jobs.create(job);
   const deadline = Date.now() + budgetMs;
   const outcome = await copyStep(deps, job, Math.max(0, deadline - Date.now()));
   if (outcome === 'done') {
     await deps.jobs.finish(job.id, 0, 'copied');
+    await releaseJob(deps.jobs, job);
     return { done: true, node: made };
   }
   if (outcome === 'stopped') {
     await deps.jobs.finish(job.id, 0, 'stopped');
+    await releaseJob(deps.jobs, job);
     throw conflict(`the copy stopped: ${from} or ${to} was deleted or taken by another request meanwhile`);
   }
   await handOff(deps, job, outcome === 'waiting' ? { delaySeconds: MOVE_WAIT_SECONDS } : {});

@@ -6,7 +6,7 @@ import type { Job, FileNode, FolderNode, JobQueue, JobStore, NodeStore, ObjectSt
 import { WALK_CONCURRENCY } from './tree';
 import { beingMoved } from './folders';
 import { reachableIn } from './visibility';
-import { admitJob, handOff } from './background-jobs';
+import { admitJob, handOff, releaseJob } from './background-jobs';
 
 /** Children read at a time: one Query, and the files of one S3 DeleteObjects call (it takes 1,000 keys). */
 const PAGE = 1000;
@@ -71,15 +71,18 @@ export async function deleteFolder(deps: Stores, drive: string, path: string, re
 export async function acceptDelete(deps: JobDeps, drive: string, path: string, recursive: boolean, budgetMs: number): Promise<DeleteOutcome> {
   const found = await folderToDelete(deps.nodes, drive, path);
   if (!recursive) return { done: true, filesDeleted: await deleteEmpty(deps.nodes, drive, found) };
-  await admitJob(deps.jobs, drive);
+  // The id first: its place among the drive's running jobs is reserved under it, before any write.
+  const id = randomUUID();
+  await admitJob(deps.jobs, { id, drive });
   // The job is noted before any write, the mark included: a request that dies at any point after it leaves it
   // running, and the sweep sends it to a worker, which marks the folder if the request did not get to.
   const now = new Date().toISOString();
-  const job: Job = { id: randomUUID(), drive, kind: 'delete', path, folderId: found.id, status: 'running', files: 0, createdAt: now, updatedAt: now };
+  const job: Job = { id, drive, kind: 'delete', path, folderId: found.id, status: 'running', files: 0, createdAt: now, updatedAt: now };
   await deps.jobs.create(job);
   const root = await deps.nodes.markDeleting(drive, found, 'recursive');
   if (!root || root.deleting !== 'recursive') {
     await deps.jobs.finish(job.id, 0);
+    await releaseJob(deps.jobs, job);
     throw root ? beingMoved(path) : notFound(`folder ${path} does not exist`);
   }
   const deadline = Date.now() + budgetMs;
@@ -94,6 +97,7 @@ export async function acceptDelete(deps: JobDeps, drive: string, path: string, r
   });
   if (drained === 'done') {
     await deps.jobs.finish(job.id, 0);
+    await releaseJob(deps.jobs, job);
     return { done: true, filesDeleted };
   }
   await handOff(deps, job, drained === 'waiting' ? { delaySeconds: MOVE_WAIT_SECONDS } : {});

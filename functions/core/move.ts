@@ -8,7 +8,7 @@ import { ROOT, ancestorsOf, joinPath, nameOf, parentOf } from './paths';
 import type { DriveNode, FileNode, FileRecords, FolderNode, Job, JobQueue, JobStore, NodeStore, ObjectStore, UploadJournal } from './ports';
 import { reachableIn } from './visibility';
 import { randomUUID } from 'node:crypto';
-import { admitJob, handOff } from './background-jobs';
+import { admitJob, handOff, releaseJob } from './background-jobs';
 
 /** Times a file move reads again and retries when what it read changed before its write. */
 const ATTEMPTS = 3;
@@ -107,12 +107,18 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
   for (const folder of ancestorsOf(from)) if (read.get(folder)?.kind === 'folder' && (read.get(folder) as FolderNode).moving) throw beingMoved(folder);
   checkAbove(read, to);
   if (read.has(to)) throw conflict(`${to} is taken; a folder replaces nothing, so move it to a path where nothing stands`);
-  await admitJob(deps.jobs, drive);
+  // The id first: its place among the drive's running jobs is reserved under it, before any write.
+  const id = randomUUID();
+  await admitJob(deps.jobs, { id, drive });
 
   const now = new Date().toISOString();
-  const { created } = await ensureFolders(deps.nodes, drive, [parentOf(to)], now);
+  // Refused here (a path above taken meanwhile), the job is never written: its place is given back at once.
+  const { created } = await ensureFolders(deps.nodes, drive, [parentOf(to)], now).catch(async (error: unknown) => {
+    await releaseJob(deps.jobs, { id, drive });
+    throw error;
+  });
   // Noted before any mark: a request that dies after this leaves a running job, which the sweep sends on.
-  const job: Job = { id: randomUUID(), drive, kind: 'move', path: from, to, folderId: source.id, status: 'running', files: 0, createdAt: now, updatedAt: now };
+  const job: Job = { id, drive, kind: 'move', path: from, to, folderId: source.id, status: 'running', files: 0, createdAt: now, updatedAt: now };
   await deps.jobs.create(job);
   const refuse = async (error: Error): Promise<never> => {
     // Each on its own, so that a failure of one leaves no mark behind: the source's unmarked first.
@@ -120,6 +126,7 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
     await cleanUp(() => deps.nodes.revert(drive, to, source.id));
     await removeUnused(deps.nodes, drive, created);
     await deps.jobs.finish(job.id, 0, 'stopped');
+    await releaseJob(deps.jobs, job);
     throw error;
   };
   const marked = await deps.nodes.markMoving(drive, source, job.id);
@@ -144,6 +151,7 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
   });
   if (outcome === 'done') {
     await finishMove(deps, job, marked, destination);
+    await releaseJob(deps.jobs, job);
     return { done: true, node: { ...destination, moving: undefined } };
   }
   if (outcome === 'stopped') return stopMove(deps, job, marked, destination);
@@ -207,6 +215,8 @@ async function finishMove(deps: { nodes: NodeStore; jobs: JobStore }, job: Job, 
 async function stopMove(deps: { nodes: NodeStore; jobs: JobStore }, job: Job, source: FolderNode, destination: FolderNode): Promise<never> {
   await clearMarks(deps.nodes, job, source, destination);
   await deps.jobs.finish(job.id, 0, 'stopped');
+  // Only a request stops a move here (a worker's step clears the marks itself): its place is given back.
+  await releaseJob(deps.jobs, job);
   throw conflict(`the move stopped: a path in ${job.to} was taken by another request meanwhile; what had moved is there, the rest is still in ${job.path}`);
 }
 

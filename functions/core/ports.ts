@@ -272,14 +272,26 @@ export interface JobStore {
   /** Running jobs that have not advanced since `before`. */
   stalled(before: Date): Promise<Job[]>;
   /**
-   * Notes `job` as handed to the worker (idempotent): one item per drive lists its jobs in the background,
-   * which `handOff` caps.
+   * Adds `job` to its drive's list of running jobs (one item per drive, which `admitJob` caps) if the list
+   * holds fewer than `max`, in one conditional write, noting when; false (nothing written) if it is full.
    */
+  reserveBackground(job: Pick<Job, 'id' | 'drive'>, max: number): Promise<boolean>;
+  /** Notes `job` as handed to the worker (idempotent, whatever the list holds). */
   toBackground(job: Pick<Job, 'id' | 'drive'>): Promise<void>;
   /** Takes `job` off its drive's list of background jobs (idempotent). */
   fromBackground(job: Pick<Job, 'id' | 'drive'>): Promise<void>;
-  /** The ids `drive`'s list of background jobs holds (some may have ended since: the list is a hint, checked by `admitJob`). */
-  inBackground(drive: string): Promise<string[]>;
+  /**
+   * The jobs `drive`'s list holds, with when each was reserved (none for one only handed off); some may have
+   * ended since, or never been written: the list is a hint, checked by `admitJob`.
+   */
+  inBackground(drive: string): Promise<BackgroundEntry[]>;
+}
+
+/** A job on its drive's list of running jobs. */
+export interface BackgroundEntry {
+  id: string;
+  /** When `reserveBackground` listed it (ISO 8601). */
+  reservedAt?: string;
 }
 
 /** The queue that feeds the job worker (SQS in AWS, the host's embedded queue locally). */

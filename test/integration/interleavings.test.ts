@@ -192,6 +192,7 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
       advanced: async () => undefined,
       finish: async () => undefined,
       stalled: async () => [],
+      reserveBackground: async () => true,
       toBackground: async () => undefined,
       fromBackground: async () => undefined,
       inBackground: async () => [],
