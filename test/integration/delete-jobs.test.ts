@@ -189,7 +189,10 @@ describe('a delete job across a crash', () => {
       try {
         const url = res.body.data.job.url.replace(/^http:\/\/127\.0\.0\.1:\d+/, running.url);
         const done = await until(url, new DriveClient(running.url, ADMIN));
-        expect(done.result).toEqual({ deleted: true, path: '/doomed', files_deleted: 300 });
+        // A step killed between deleting files and counting them leaves those uncounted (docs/api.md): the
+        // count may fall short after a crash, never over; what is guaranteed is that all went.
+        expect(done.result).toEqual({ deleted: true, path: '/doomed', files_deleted: expect.any(Number) });
+        expect((done.result as { files_deleted: number }).files_deleted).toBeLessThanOrEqual(300);
         expect((await new DriveClient(running.url, ADMIN).list({ folder: '/doomed' })).status).toBe(404);
       } finally {
         await running.stop();
