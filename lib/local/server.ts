@@ -66,6 +66,10 @@ export function createLocalServer(routes: readonly MountedRoute[], log: (line: s
     res.setHeader(GATEWAY_REQUEST_ID_HEADER, requestId);
     options.observe?.(req, res);
     res.on('finish', () => log(`${req.method} ${loggedPath(routes, req.url)} ${res.statusCode} ${Date.now() - started}ms`));
+    // A refused request whose client hangs up while its body is dropped never finishes: it is logged all the same.
+    res.on('close', () => {
+      if (!res.writableFinished && res.headersSent) log(`${req.method} ${loggedPath(routes, req.url)} ${res.statusCode} ${Date.now() - started}ms (the client closed the connection first)`);
+    });
     handle(routes, req, res, budget, options, requestId, failures).catch((error: unknown) => {
       // A client that hung up is no failure of the handler's: a line in the log, below error level. (Not
       // `req.destroyed`: a request whose body has been read is destroyed too, though its client still waits.)
@@ -106,6 +110,8 @@ function loggedPath(routes: readonly MountedRoute[], target: string | undefined)
   }
   const secret = routes.find(({ route }) => route.secretPath && (matchPath(route.path, path) || matchPath(route.path, path.replace(/\/+$/, ''))));
   if (secret) return secret.route.path;
+  // An API route's ids (jobs, uploads, keys, links) are no secrets, and a log that hides them is of less use.
+  if (routes.some(({ route }) => 'endpoint' in route && matchPath(route.path, path))) return path;
   // Any other spelling of a secret route's first segments (doubled slashes, another case, escapes), which no
   // route matched: the rest stays out of the log, as does any segment shaped like a token.
   const spelled = loose(path);

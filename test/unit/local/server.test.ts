@@ -15,6 +15,7 @@ const stream = async (): Promise<void> => undefined;
 const ROUTES: MountedRoute[] = [
   { route: { method: 'POST', path: '/drive/upload', handler: 'upload', endpoint: 'upload', entry: '', streaming: false } as Route, handler: echo },
   { route: { method: 'GET', path: '/openapi.json', handler: 'openapi', entry: '', streaming: false }, handler: echo },
+  { route: { method: 'GET', path: '/drive/jobs/{job_id}', handler: 'get-job', endpoint: 'jobs', entry: '', streaming: false } as Route, handler: echo },
   ...LINK_ROUTES.map((route) => ({ route, handler: stream })),
 ];
 
@@ -270,6 +271,15 @@ describe('Local server: guessing keys', () => {
 });
 
 describe("Local server: a share link's token in the log", () => {
+  it("keeps an API route's ids in the log, which are no secrets", async () => {
+    await start();
+    const id = '0f8fad5b-d9cb-469f-a165-70867728950e';
+    const res = await fetch(`http://127.0.0.1:${port}/drive/jobs/${id}`);
+    await res.arrayBuffer();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(logged.join('\n')).toContain(`/drive/jobs/${id}`);
+  });
+
   const TOKEN = 'Z8yQm3TqJp0x9vL2cR4nW6bD1sF5hK7aE-uV_gHiOoM';
 
   it.each([`/s/${TOKEN}`, `//s/${TOKEN}`, `/S/${TOKEN}`, `/s//${TOKEN}`, `/%73/${TOKEN}`, `/s/${TOKEN}/more`, `/x/../s/${TOKEN}/`, `/drive/${TOKEN}`, `/${TOKEN}`])(
