@@ -18,7 +18,7 @@ import { Seeder } from './seed';
 
 const ROOT = resolve(__dirname, '..', '..');
 
-export const BENCH_KEY = 'bench-key-0123456789abcdefghijklmnop';
+export const BENCH_KEY = 'bench-key-f6UrpcrOhwuH2C8YgGgAiPrZeO';
 export const DRIVE = 'bench';
 export const FLOOR_DRIVE = 'floor';
 

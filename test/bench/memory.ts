@@ -8,7 +8,7 @@ import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
 import { LOCAL_REGION, LOCAL_RESOURCES, localCredentials } from '../../lib/local/emulators';
 import { removeDataDir, startHost } from '../support/local-host';
 
-const KEY = 'memory-key-0123456789abcdefghijklmn';
+const KEY = 'memory-key-29hVHaTbDrEgNFVFcigNCYZW';
 
 export interface MemoryResult {
   fileBytes: number;

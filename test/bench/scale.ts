@@ -17,7 +17,7 @@ import { Seeder } from './seed';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 /** The dashboard signs in with an admin key; the bench's own key is read-write. */
-const ADMIN_KEY = 'scale-admin-key-0123456789abcdefghij';
+const ADMIN_KEY = 'scale-admin-key-AbJ9eQiGKwZ4ujW4Oc7R';
 
 /**
  * `npm run bench -- --scale` (or `node --import tsx test/bench/scale.ts`): Drive as the drive grows. Storage

@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'drive-stalled-'));
   const host = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
     cwd: root,
-    env: { ...process.env, PORT: '0', DRIVE_DATA_DIR: dir, DRIVE_API_KEYS: 's:stalled-key-0123456789abcdefghijklmn' },
+    env: { ...process.env, PORT: '0', DRIVE_DATA_DIR: dir, DRIVE_API_KEYS: 's:stalled-key-29hVHaTbDrEgNFVFcigNCYZW' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';

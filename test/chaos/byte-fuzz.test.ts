@@ -4,7 +4,7 @@ import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
 // The byte-level fuzz of test/integration/byte-fuzz.test.ts, at length.
 
-const KEY = 'bytefuzz-chaos-key-0123456789abcdefgh';
+const KEY = 'bytefuzz-chaos-key-ace963cW1zaYDEO7Y6';
 
 let host: RunningHost;
 

@@ -5,7 +5,7 @@ import { DriveClient } from '../support/api-client';
 import { runFsck } from '../support/fsck';
 import { removeDataDir, startHost } from '../support/local-host';
 
-const KEY = 'chaos-kill-key-0123456789abcdefghijk';
+const KEY = 'chaos-kill-key-HUjHPIBAxHnYhF53JE196';
 const ROUNDS = 3;
 
 const count = (output: string, label: string) => Number(new RegExp(`(\\d+)  ${label}`).exec(output)?.[1]);

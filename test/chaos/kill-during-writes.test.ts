@@ -8,7 +8,7 @@ import { removeDataDir, startHost } from '../support/local-host';
 // SIGKILL at moments spread over the work, then a restart, the same requests again, and fsck: what an
 // interruption leaves (functions/core/ports.ts) must be nothing that fsck counts as a problem.
 
-const KEY = 'chaos-writes-key-0123456789abcdefghij';
+const KEY = 'chaos-writes-key-AbJ9eQiGKwZ4ujW4Oc7R';
 const ROUNDS = 4;
 const env = { DRIVE_API_KEYS: `chaos:${KEY}`, DRIVE_RATE_LIMITS: 'off' };
 

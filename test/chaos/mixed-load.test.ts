@@ -3,7 +3,7 @@ import { DriveClient } from '../support/api-client';
 import { runFsck } from '../support/fsck';
 import { removeDataDir, startHost } from '../support/local-host';
 
-const KEY = 'chaos-load-key-0123456789abcdefghijk';
+const KEY = 'chaos-load-key-HUjHPIBAxHnYhF53JE196';
 const SECONDS = 60;
 const WORKERS = 32;
 

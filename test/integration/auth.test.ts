@@ -1,9 +1,9 @@
 import { DriveClient, type ErrorJson, type FileJson, type ListingJson, json } from '../support/api-client';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
-const ALPHA = 'alpha-key-0123456789abcdefghijklmnop';
-const ALPHA_TWO = 'alpha-second-key-0123456789abcdefgh';
-const BETA = 'beta-key-0123456789abcdefghijklmnopq';
+const ALPHA = 'alpha-key-f6UrpcrOhwuH2C8YgGgAiPrZeO';
+const ALPHA_TWO = 'alpha-second-key-ace963cW1zaYDEO7Y6';
+const BETA = 'beta-key-R0usiepXdS8DWuMQlx8K9I5TJ8X';
 
 let host: RunningHost;
 

@@ -5,7 +5,7 @@ import { type RunningHost, startHost, stopHost } from '../support/local-host';
 // A listing larger than a buffered Lambda may answer (6,291,556 bytes): the host cuts a buffered answer
 // there as Lambda does (502), so only a streamed listing answers it whole.
 
-const KEY = 'biglist-key-0123456789abcdefghijklmnop';
+const KEY = 'biglist-key-f6UrpcrOhwuH2C8YgGgAiPrZeO';
 
 let host: RunningHost;
 

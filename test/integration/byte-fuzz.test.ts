@@ -6,7 +6,7 @@ import { type RunningHost, startHost, stopHost } from '../support/local-host';
 // doubled, chunked bodies that stop, clients that hang up): the host never dies and never answers 5xx.
 // `npm run test:chaos` runs the same with many more requests (test/chaos/byte-fuzz.test.ts).
 
-const KEY = 'bytefuzz-key-0123456789abcdefghijklm';
+const KEY = 'bytefuzz-key-H2WYbhMyZ9SZaRESTDG4FsW';
 
 let host: RunningHost;
 

@@ -7,7 +7,7 @@ import { type RunningHost, startHost, stopHost, storedState } from '../support/l
 
 // The scheduled consistency check as the local host runs it: the handler module on a timer of its own.
 
-const KEY = 'fsck-sched-key-0123456789abcdefghijk';
+const KEY = 'fsck-sched-key-HUjHPIBAxHnYhF53JE196';
 const ORPHAN = 'sched/no-record';
 /** The host runs the check every second; no grace period, so a fresh orphan counts (and may be repaired). */
 const ENV = { DRIVE_API_KEYS: `sched:${KEY}`, DRIVE_RATE_LIMITS: 'off', DRIVE_LOCAL_FSCK_SECONDS: '1', DRIVE_FSCK_GRACE_MINUTES: '0' };

@@ -9,10 +9,10 @@ import { type RunningHost, removeDataDir, startHost, stopHost, storedState } fro
 // DRIVE_SINGLE_COPY_MAX_BYTES lowers the size above which an object is copied in parts (S3's 5 GiB), so
 // that the multipart copy runs on a small file.
 
-const ADMIN = 'copy-admin-0123456789abcdefghijklmnop';
-const READER = 'copy-reader-0123456789abcdefghijklmno';
-const CONFINED = 'copy-confined-0123456789abcdefghijklm';
-const OTHER = 'copy-other-0123456789abcdefghijklmnop';
+const ADMIN = 'copy-admin-f6UrpcrOhwuH2C8YgGgAiPrZeO';
+const READER = 'copy-reader-CPmWEFPSAyKFHbhBD0xtiQ3p6';
+const CONFINED = 'copy-confined-H2WYbhMyZ9SZaRESTDG4FsW';
+const OTHER = 'copy-other-f6UrpcrOhwuH2C8YgGgAiPrZeO';
 
 let host: RunningHost;
 let drive: DriveClient;

@@ -7,7 +7,7 @@ let host: RunningHost;
 let s3: string;
 
 beforeAll(async () => {
-  host = await startHost({ DRIVE_API_KEYS: 'default:dashboard-test-key-0123456789abcdefgh', DRIVE_RATE_LIMITS: 'off', DRIVE_CORS_ORIGINS: ORIGIN });
+  host = await startHost({ DRIVE_API_KEYS: 'default:dashboard-test-key-ace963cW1zaYDEO7Y6', DRIVE_RATE_LIMITS: 'off', DRIVE_CORS_ORIGINS: ORIGIN });
   s3 = (JSON.parse(await readFile(join(host.dataDir, 'endpoints.json'), 'utf8')) as { s3: string }).s3;
 });
 

@@ -4,11 +4,11 @@ import { type RunningHost, startHost, stopHost, storedState } from '../support/l
 
 // DELETE /drive/files (an extension of the spec): files by path, their records and bytes, up to 1,000 a request.
 
-const ADMIN = 'files-admin-0123456789abcdefghijklmn';
-const READER = 'files-reader-0123456789abcdefghijklm';
-const PUSHER = 'files-pusher-0123456789abcdefghijklm';
-const CONFINED = 'files-confined-0123456789abcdefghijk';
-const OTHER = 'files-other-0123456789abcdefghijklmn';
+const ADMIN = 'files-admin-29hVHaTbDrEgNFVFcigNCYZW';
+const READER = 'files-reader-H2WYbhMyZ9SZaRESTDG4FsW';
+const PUSHER = 'files-pusher-H2WYbhMyZ9SZaRESTDG4FsW';
+const CONFINED = 'files-confined-HUjHPIBAxHnYhF53JE196';
+const OTHER = 'files-other-29hVHaTbDrEgNFVFcigNCYZW';
 
 let host: RunningHost;
 let drive: DriveClient;

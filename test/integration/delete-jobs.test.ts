@@ -12,10 +12,10 @@ import { type RunningHost, removeDataDir, startHost, stopHost, storedState } fro
 // DRIVE_DELETE_STEP_MS makes each job cross several worker steps, so both paths are exercised whatever the
 // machine's speed.
 
-const ADMIN = 'jobs-admin-0123456789abcdefghijklmnop';
-const READER = 'jobs-reader-0123456789abcdefghijklmno';
-const CONFINED = 'jobs-confined-0123456789abcdefghijklm';
-const STRANGER = 'jobs-stranger-0123456789abcdefghijklm';
+const ADMIN = 'jobs-admin-f6UrpcrOhwuH2C8YgGgAiPrZeO';
+const READER = 'jobs-reader-CPmWEFPSAyKFHbhBD0xtiQ3p6';
+const CONFINED = 'jobs-confined-H2WYbhMyZ9SZaRESTDG4FsW';
+const STRANGER = 'jobs-stranger-H2WYbhMyZ9SZaRESTDG4FsW';
 
 type JobJson = DeleteJob;
 

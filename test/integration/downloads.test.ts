@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { DriveClient, type ErrorJson, type FileJson, json } from '../support/api-client';
 import { type RunningHost, deleteStoredObject, startHost, stopHost } from '../support/local-host';
 
-const KEY = 'downloads-key-0123456789abcdefghijk';
+const KEY = 'downloads-key-HUjHPIBAxHnYhF53JE196';
 const DRIVE = 'downloads';
 const ORIGIN = 'https://app.example.com';
 const BIG = '/big/random.bin';

@@ -8,7 +8,7 @@ import { type RunningHost, startHost, stopHost } from '../support/local-host';
 // CopyObject and the emulated UploadPartCopy read all of it as the key, and path.join resolves its ".."
 // segments, so a check of what precedes a "?" let a signed copy read any file named like an object.
 
-const KEY = 'emulator-key-0123456789abcdefghijklmn';
+const KEY = 'emulator-key-29hVHaTbDrEgNFVFcigNCYZW';
 let host: RunningHost;
 let endpoints: { s3: string };
 

@@ -25,9 +25,9 @@ import { type RunningHost, startHost, stopHost } from '../support/local-host';
 // Nothing on this machine reaches the data but through Drive's API or a request signed with the host's own
 // credentials (issue 12): the embedded S3 and DynamoDB sit behind gateways that check SigV4 as AWS does.
 
-const KEY = 'emulator-key-0123456789abcdefghijklmn';
+const KEY = 'emulator-key-29hVHaTbDrEgNFVFcigNCYZW';
 /** A key confined to /team, which may not read /payroll.csv. */
-const TEAM = 'emulator-team-0123456789abcdefghijklm';
+const TEAM = 'emulator-team-H2WYbhMyZ9SZaRESTDG4FsW';
 
 let host: RunningHost;
 let endpoints: { s3: string; dynamodb: string };

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { DriveClient, type DeletedJson, type ErrorJson, type FileJson, type FolderJson, type ListingJson, json } from '../support/api-client';
 import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
 
-const KEY = 'endpoints-test-key-0123456789abcdef';
+const KEY = 'endpoints-test-key-oFGRbyvwuP5fmk1g';
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 
 let host: RunningHost;

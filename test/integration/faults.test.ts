@@ -5,7 +5,7 @@ import { DriveClient, type DeletedJson, type ErrorJson, type ListingJson, json }
 import { runFsck } from '../support/fsck';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
-const KEY = 'faults-key-0123456789abcdefghijklmn';
+const KEY = 'faults-key-29hVHaTbDrEgNFVFcigNCYZW';
 
 let host: RunningHost;
 let drive: DriveClient;

@@ -8,7 +8,7 @@ import { DriveClient, type FileJson, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
 import { type RunningHost, removeDataDir, startHost, stopHost } from '../support/local-host';
 
-const KEY = 'fsck-key-0123456789abcdefghijklmnopq';
+const KEY = 'fsck-key-R0usiepXdS8DWuMQlx8K9I5TJ8X';
 
 const fsck = runFsck;
 

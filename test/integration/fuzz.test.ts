@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { request } from 'node:http';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
-const KEY = 'fuzz-key-0123456789abcdefghijklmnopq';
+const KEY = 'fuzz-key-R0usiepXdS8DWuMQlx8K9I5TJ8X';
 const RUNS = 150;
 
 let host: RunningHost;

@@ -5,7 +5,7 @@ import { type RunningHost, startHost, stopHost } from '../support/local-host';
 // What a team on another stack does: generate a client from GET /openapi.json alone (here openapi-typescript's
 // types, committed as test/support/generated/drive-api.ts, and openapi-fetch's calls) and use the API with it.
 
-const SECRET = 'generated-client-0123456789abcdefghij';
+const SECRET = 'generated-client-AbJ9eQiGKwZ4ujW4Oc7R';
 
 let host: RunningHost;
 

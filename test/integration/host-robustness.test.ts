@@ -5,7 +5,7 @@ import { type RunningHost, startHost, stopHost } from '../support/local-host';
 // Requests an attacker would send, each found to end or harm the local host (issue 12): the host must answer
 // every one cleanly, stay up, and never reach a handler's failure it did not catch.
 
-const KEY = 'robust-key-0123456789abcdefghijklmnop';
+const KEY = 'robust-key-f6UrpcrOhwuH2C8YgGgAiPrZeO';
 
 let host: RunningHost;
 let drive: DriveClient;
@@ -97,7 +97,7 @@ describe('the local host under attack', () => {
 
   it.each([
     ['no key', ''],
-    ['an unknown key', 'Authorization: Bearer unknown-key-0123456789abcdefghijklmn\r\n'],
+    ['an unknown key', 'Authorization: Bearer unknown-key-29hVHaTbDrEgNFVFcigNCYZW\r\n'],
     ['a malformed Authorization header', 'Authorization: Basic abc\r\n'],
   ])('refuses %s with 401 before reading the body it declares', async (_, auth) => {
     // Headers only: the 4.5 MiB body never comes. The answer must not wait for it.
@@ -113,7 +113,7 @@ describe('the local host under attack', () => {
       const form = new FormData();
       form.append('files', new Blob([Buffer.alloc(1024 * 1024, 'k')]), 'k.bin');
       try {
-        const res = await fetch(`${host.url}/drive/upload`, { method: 'POST', body: form, headers: { Authorization: 'Bearer wrong-key-0123456789abcdefghijklmnopq' } });
+        const res = await fetch(`${host.url}/drive/upload`, { method: 'POST', body: form, headers: { Authorization: 'Bearer wrong-key-R0usiepXdS8DWuMQlx8K9I5TJ8X' } });
         const body = (await res.json()) as ErrorJson;
         outcomes.push(`${res.status} ${body.error.code}`);
       } catch (error) {

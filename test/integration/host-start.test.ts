@@ -13,7 +13,7 @@ import { ENDPOINTS_FILE, runningHost, startEmbeddedDynamo } from '../../lib/loca
 // that says what to do when it cannot.
 
 const ROOT = resolve(__dirname, '..', '..');
-const KEY = 'hoststart-key-0123456789abcdefghijklmnop';
+const KEY = 'hoststart-key-f6UrpcrOhwuH2C8YgGgAiPrZeO';
 const onLinux = process.platform === 'linux' ? it : it.skip;
 
 let dirs: string[] = [];

@@ -6,8 +6,8 @@ import { DriveClient, type ErrorJson, type FileJson, type ListingJson, json } fr
 import { runFsck } from '../support/fsck';
 import { type RunningHost, setUploadExpiry, startHost, stopHost, storedState } from '../support/local-host';
 
-const KEY_A = 'large-a-key-0123456789abcdefghijklmn';
-const KEY_B = 'large-b-key-0123456789abcdefghijklmn';
+const KEY_A = 'large-a-key-29hVHaTbDrEgNFVFcigNCYZW';
+const KEY_B = 'large-b-key-29hVHaTbDrEgNFVFcigNCYZW';
 const MiB = 1024 * 1024;
 
 interface StartJson {

@@ -60,8 +60,8 @@ describe('the local host (npm start)', () => {
 
   it('makes the keys match DRIVE_API_KEYS at each start: a demoted secret loses admin, a dropped one is revoked', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'drive-reconcile-'));
-    const boss = 'reconcile-boss-0123456789abcdefghijklmn';
-    const helper = 'reconcile-helper-0123456789abcdefghijkl';
+    const boss = 'reconcile-boss-29hVHaTbDrEgNFVFcigNCYZW';
+    const helper = 'reconcile-helper-XLSRCq7SRGhk5TMH4GBKqX';
     try {
       const first = await startHost({ DRIVE_API_KEYS: `team:${boss}:admin,team:${helper}:admin` }, dir);
       try {
@@ -87,11 +87,11 @@ describe('the local host (npm start)', () => {
 
   it.each([
     ['a secret under 128 bits', 'team:short-secret-12345'],
-    ['a role where the secret should be', 'sk_live_0123456789abcdefghijklmnop:admin'],
+    ['a role where the secret should be', 'sk_live_f6UrpcrOhwuH2C8YgGgAiPrZeO:admin'],
   ])('refuses to start on %s, naming the entry', async (_, entry) => {
     const dir = await mkdtemp(join(tmpdir(), 'drive-badkeys-'));
     try {
-      await expect(startHost({ DRIVE_API_KEYS: `ok:good-secret-0123456789abcdefghijklmn,${entry}` }, dir)).rejects.toThrow(/DRIVE_API_KEYS entry 2/);
+      await expect(startHost({ DRIVE_API_KEYS: `ok:good-secret-29hVHaTbDrEgNFVFcigNCYZW,${entry}` }, dir)).rejects.toThrow(/DRIVE_API_KEYS entry 2/);
     } finally {
       await removeDataDir(dir);
     }
@@ -105,7 +105,7 @@ describe('the local host (npm start)', () => {
       const stale = { pid: process.pid, url: 'http://127.0.0.1:9', dynamodb: 'http://127.0.0.1:9', s3: 'http://127.0.0.1:9' };
       await writeFile(join(dir, 'endpoints.json'), JSON.stringify(stale));
       expect((await runFsck(dir)).code).toBe(0);
-      const host = await startHost({ DRIVE_API_KEYS: `s:${'stale-key-0123456789abcdefghijklmnop'}` }, dir);
+      const host = await startHost({ DRIVE_API_KEYS: `s:${'stale-key-f6UrpcrOhwuH2C8YgGgAiPrZeO'}` }, dir);
       await host.stop();
     } finally {
       await removeDataDir(dir);
@@ -114,7 +114,7 @@ describe('the local host (npm start)', () => {
 
   it("stops when npm's pid is killed (npm does not pass SIGTERM to its script), so the next npm start runs", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'drive-npm-'));
-    const env = { ...process.env, PORT: '0', DRIVE_DATA_DIR: dir, DRIVE_API_KEYS: 'n:npm-key-0123456789abcdefghijklmnopqrs' };
+    const env = { ...process.env, PORT: '0', DRIVE_DATA_DIR: dir, DRIVE_API_KEYS: 'n:npm-key-K67YEE5VvB4qHYXn9c2GY3uXWoe1K' };
     const npm = process.env.npm_execpath ? [process.execPath, [process.env.npm_execpath, 'start']] as const : ['npm', ['start']] as const;
     try {
       const child = spawn(npm[0], npm[1], { cwd: join(__dirname, '..', '..'), env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -4,7 +4,7 @@ import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
 // Share links through their life: the host's log, what shows inline, a move of the file, the key that made them.
 
-const ADMIN = 'links-admin-0123456789abcdefghijklmn';
+const ADMIN = 'links-admin-29hVHaTbDrEgNFVFcigNCYZW';
 
 let host: RunningHost;
 let admin: DriveClient;

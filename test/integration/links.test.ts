@@ -5,12 +5,12 @@ import { type RunningHost, setLinkExpiry, startHost, stopHost } from '../support
 // Share links (an extension of the spec): made, listed and revoked with a key; opened by anyone holding the
 // URL, with no key, until they expire, are revoked, or their file is gone.
 
-const ADMIN = 'links-admin-0123456789abcdefghijklmn';
-const WRITER = 'links-writer-0123456789abcdefghijklm';
-const READER = 'links-reader-0123456789abcdefghijklm';
-const PUSHER = 'links-pusher-0123456789abcdefghijklm';
-const CONFINED = 'links-confined-0123456789abcdefghijk';
-const OTHER = 'links-other-0123456789abcdefghijklmn';
+const ADMIN = 'links-admin-29hVHaTbDrEgNFVFcigNCYZW';
+const WRITER = 'links-writer-H2WYbhMyZ9SZaRESTDG4FsW';
+const READER = 'links-reader-H2WYbhMyZ9SZaRESTDG4FsW';
+const PUSHER = 'links-pusher-H2WYbhMyZ9SZaRESTDG4FsW';
+const CONFINED = 'links-confined-HUjHPIBAxHnYhF53JE196';
+const OTHER = 'links-other-29hVHaTbDrEgNFVFcigNCYZW';
 
 interface LinkJson {
   id: string;

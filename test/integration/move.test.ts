@@ -8,11 +8,11 @@ import { type RunningHost, removeDataDir, startHost, stopHost, storedState } fro
 // POST /drive/move (an extension of the spec): a file in one transaction, keeping its id and bytes; a folder
 // file by file, a job past the request's budget. fsck is clean after each.
 
-const ADMIN = 'move-admin-0123456789abcdefghijklmnop';
-const READER = 'move-reader-0123456789abcdefghijklmno';
-const PUSHER = 'move-pusher-0123456789abcdefghijklmno';
-const CONFINED = 'move-confined-0123456789abcdefghijklm';
-const OTHER = 'move-other-0123456789abcdefghijklmnop';
+const ADMIN = 'move-admin-f6UrpcrOhwuH2C8YgGgAiPrZeO';
+const READER = 'move-reader-CPmWEFPSAyKFHbhBD0xtiQ3p6';
+const PUSHER = 'move-pusher-CPmWEFPSAyKFHbhBD0xtiQ3p6';
+const CONFINED = 'move-confined-H2WYbhMyZ9SZaRESTDG4FsW';
+const OTHER = 'move-other-f6UrpcrOhwuH2C8YgGgAiPrZeO';
 
 const KEYS = [`m:${ADMIN}:admin`, `m:${READER}:read-only`, `m:${PUSHER}:upload-only`, `m:${CONFINED}:read-write:/team`, `n:${OTHER}`].join(',');
 

@@ -4,7 +4,7 @@ import { type RunningHost, startHost, stopHost } from '../support/local-host';
 // Paged listing (an extension of the spec): GET /drive/list?limit=&cursor= answers the spec's data and
 // next_cursor; following the cursors returns each entry once, in path byte order.
 
-const KEY = 'paging-key-0123456789abcdefghijklmnop';
+const KEY = 'paging-key-f6UrpcrOhwuH2C8YgGgAiPrZeO';
 
 let host: RunningHost;
 let drive: DriveClient;

@@ -3,7 +3,7 @@ import { DriveClient, type FileJson, type FolderJson, type ListingJson, json } f
 import { runFsck } from '../support/fsck';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
-const KEY = 'races-key-0123456789abcdefghijklmnop';
+const KEY = 'races-key-f6UrpcrOhwuH2C8YgGgAiPrZeO';
 const ROUNDS = 10;
 
 let host: RunningHost;

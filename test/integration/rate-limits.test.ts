@@ -1,9 +1,9 @@
 import { DriveClient, type ErrorJson, json } from '../support/api-client';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
-const KEY = 'limits-key-0123456789abcdefghijklmn';
-const OTHER = 'limits-other-key-0123456789abcdefgh';
-const SIGNER = 'limits-signer-key-0123456789abcdefg';
+const KEY = 'limits-key-29hVHaTbDrEgNFVFcigNCYZW';
+const OTHER = 'limits-other-key-ace963cW1zaYDEO7Y6';
+const SIGNER = 'limits-signer-key-IYuE7c5LMhXfeSTVF';
 
 let host: RunningHost;
 

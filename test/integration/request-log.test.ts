@@ -8,7 +8,7 @@ import { type RunningHost, startHost, stopHost } from '../support/local-host';
 // the bytes in and out, the AWS calls it made, and its metrics in CloudWatch's embedded metric format;
 // never a secret or a link's token.
 
-const KEY = 'reqlog-key-0123456789abcdefghijklmnop';
+const KEY = 'reqlog-key-f6UrpcrOhwuH2C8YgGgAiPrZeO';
 let host: RunningHost;
 let drive: DriveClient;
 
@@ -35,7 +35,7 @@ it('names each request in its answer and logs one line for it, buffered and stre
   await downloaded.text();
   const missing = await drive.download({ path: '/logs/none.txt' });
   await missing.text();
-  const stranger = await new DriveClient(host.url, 'not-a-key-0123456789abcdefghijklmnopq').list();
+  const stranger = await new DriveClient(host.url, 'not-a-key-R0usiepXdS8DWuMQlx8K9I5TJ8X').list();
   await stranger.text();
   const cases: [Response, number, string][] = [
     [uploaded, 200, '/drive/upload'],
@@ -104,7 +104,7 @@ it("logs a real upload with its AWS calls by service, its bytes, and its metrics
 
 it('puts the request id of its header in every error body: the function\'s, the host\'s 401, and API Gateway\'s own', async () => {
   const missing = await drive.download({ path: '/logs/none.txt' });
-  const stranger = await new DriveClient(host.url, 'not-a-key-0123456789abcdefghijklmnopq').list();
+  const stranger = await new DriveClient(host.url, 'not-a-key-R0usiepXdS8DWuMQlx8K9I5TJ8X').list();
   const invalid = await drive.createFolder('{not json');
   for (const res of [missing, stranger, invalid]) {
     const body = (await res.json()) as { error: { request_id: string } };

@@ -4,12 +4,12 @@ import { type RunningHost, startHost, stopHost, storedState } from '../support/l
 // Key roles and prefixes, and the admin routes (extensions of the spec, for the dashboard), over real HTTP.
 
 const SECRETS = {
-  admin: 'roles-admin-0123456789abcdefghijklmn',
-  readWrite: 'roles-rw-0123456789abcdefghijklmnopq',
-  readOnly: 'roles-ro-0123456789abcdefghijklmnopq',
-  uploadOnly: 'roles-up-0123456789abcdefghijklmnopq',
-  scoped: 'roles-scoped-0123456789abcdefghijklm',
-  otherAdmin: 'roles-other-0123456789abcdefghijklmn',
+  admin: 'roles-admin-29hVHaTbDrEgNFVFcigNCYZW',
+  readWrite: 'roles-rw-R0usiepXdS8DWuMQlx8K9I5TJ8X',
+  readOnly: 'roles-ro-R0usiepXdS8DWuMQlx8K9I5TJ8X',
+  uploadOnly: 'roles-up-R0usiepXdS8DWuMQlx8K9I5TJ8X',
+  scoped: 'roles-scoped-H2WYbhMyZ9SZaRESTDG4FsW',
+  otherAdmin: 'roles-other-29hVHaTbDrEgNFVFcigNCYZW',
 };
 
 interface KeyJson {
@@ -261,7 +261,7 @@ describe('admin routes: /drive/keys (an extension of the spec)', () => {
 describe('two admins revoking each other at once', () => {
   it('leaves each drive exactly one live admin: one revoke wins, the other gets 409 (10 drives)', async () => {
     const drives = Array.from({ length: 10 }, (_, i) => `race${i}`);
-    const secrets = drives.map((drive) => [`${drive}-first-admin-0123456789abcdefghij`, `${drive}-second-admin-0123456789abcdefgh`]);
+    const secrets = drives.map((drive) => [`${drive}-first-admin-AbJ9eQiGKwZ4ujW4Oc7R`, `${drive}-second-admin-ace963cW1zaYDEO7Y6`]);
     const raced = await startHost({ DRIVE_RATE_LIMITS: 'off', DRIVE_API_KEYS: drives.flatMap((drive, i) => secrets[i].map((secret) => `${drive}:${secret}:admin`)).join(',') });
     try {
       for (const [i, drive] of drives.entries()) {

@@ -1,9 +1,9 @@
 import { DriveClient, type ErrorJson, type ListingJson, json } from '../support/api-client';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
-const A = 'security-a-key-0123456789abcdefghijk';
-const B = 'security-b-key-0123456789abcdefghijk';
-const WRONG = 'security-wrong-key-0123456789abcdef';
+const A = 'security-a-key-HUjHPIBAxHnYhF53JE196';
+const B = 'security-b-key-HUjHPIBAxHnYhF53JE196';
+const WRONG = 'security-wrong-key-oFGRbyvwuP5fmk1g';
 
 let host: RunningHost;
 

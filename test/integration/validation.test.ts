@@ -3,7 +3,7 @@ import { MAX_REQUEST_BODY_BYTES } from '../../lib/aws-limits';
 import { DriveClient, type ErrorJson, type ListingJson, json } from '../support/api-client';
 import { type RunningHost, startHost, stopHost, storeBehindTheApi, storedState } from '../support/local-host';
 
-const KEY = 'validation-key-0123456789abcdefghij';
+const KEY = 'validation-key-AbJ9eQiGKwZ4ujW4Oc7R';
 
 let host: RunningHost;
 let drive: DriveClient;

@@ -5,11 +5,11 @@ import { type RunningHost, startHost, stopHost } from '../support/local-host';
 // GET /drive/whoami (an extension of the spec): what the calling key may do, for any valid key of any role.
 
 const SECRETS = {
-  admin: 'whoami-admin-0123456789abcdefghijklm',
-  readWrite: 'whoami-rw-0123456789abcdefghijklmnop',
-  readOnly: 'whoami-ro-0123456789abcdefghijklmnrs',
-  uploadOnly: 'whoami-up-0123456789abcdefghijklmnuv',
-  scoped: 'whoami-scoped-0123456789abcdefghijkl',
+  admin: 'whoami-admin-H2WYbhMyZ9SZaRESTDG4FsW',
+  readWrite: 'whoami-rw-f6UrpcrOhwuH2C8YgGgAiPrZeO',
+  readOnly: 'whoami-ro-g0ElMjwwpO034AS3G267Ltsd75',
+  uploadOnly: 'whoami-up-SkBQlbeABkzxFaRltvH2qxy1Wn',
+  scoped: 'whoami-scoped-XLSRCq7SRGhk5TMH4GBKqX',
 };
 
 interface WhoamiJson {
@@ -73,7 +73,7 @@ describe('GET /drive/whoami', () => {
   });
 
   it('answers 401 for a missing or unknown key, as every route does', async () => {
-    const unknown = await json<ErrorJson>(client('whoami-nobody-0123456789abcdefghijk').request('GET', '/drive/whoami'));
+    const unknown = await json<ErrorJson>(client('whoami-nobody-HUjHPIBAxHnYhF53JE196').request('GET', '/drive/whoami'));
     const missing = await json<ErrorJson>(fetch(`${host.url}/drive/whoami`));
 
     expect([unknown.status, unknown.body.error.code]).toEqual([401, 'unauthorized']);

@@ -5,10 +5,10 @@ import { type RunningHost, startHost, stopHost } from '../../../test/support/loc
 import { Drive } from '../../src/drive';
 import { type TreeFile, countingFetch, etagMismatches, smallFiles, verifyByDownload, writeTree } from '../support/trees';
 
-const UPLOADER = 'client-uploader-key-0123456789abcdef';
+const UPLOADER = 'client-uploader-key-oFGRbyvwuP5fmk1g';
 // Rate limits are per key: the byte-for-byte check downloads through keys of its own on the same drive and
 // leaves the uploader's limits alone.
-const VERIFIERS = Array.from({ length: 5 }, (_, i) => `client-verifier-${i}-key-0123456789abcdef`);
+const VERIFIERS = Array.from({ length: 5 }, (_, i) => `client-verifier-${i}-key-oFGRbyvwuP5fmk1g`);
 const MiB = 1024 * 1024;
 
 let host: RunningHost;

@@ -5,7 +5,7 @@ import { driveEnv, runCli } from '../support/cli-process';
 // `drive mv` against the local host. DRIVE_MOVE_BUDGET_MS=0 makes every folder move a job, which the CLI
 // follows to its end, showing its progress.
 
-const KEY = 'client-cli-move-key-0123456789abcdef';
+const KEY = 'client-cli-move-key-oFGRbyvwuP5fmk1g';
 
 let host: RunningHost;
 let env: Record<string, string>;

@@ -8,7 +8,7 @@ import { Drive } from '../../src/drive';
 import { driveEnv, runCli } from '../support/cli-process';
 import { type TreeFile, writeTree } from '../support/trees';
 
-const KEY = 'client-cli-key-0123456789abcdef';
+const KEY = 'client-cli-key-oFGRbyvwuP5fmk1g';
 const ROOT = resolve(__dirname, '..', '..', '..');
 
 let host: RunningHost;

@@ -5,7 +5,7 @@ import type { DeleteJob } from '../../src/types';
 // A delete too big for one request answers 202 with a job; the client reads the job until it is done and
 // answers as for a 200. DRIVE_DELETE_BUDGET_MS=0 makes every recursive delete of a tree a job.
 
-const KEY = 'client-jobs-key-0123456789abcdefghijkl';
+const KEY = 'client-jobs-key-XLSRCq7SRGhk5TMH4GBKqX';
 
 let host: RunningHost;
 let drive: Drive;

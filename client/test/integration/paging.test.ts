@@ -7,7 +7,7 @@ import { Drive } from '../../src/drive';
 
 // The client's pages of a folder (an extension of the API: limit and cursor).
 
-const KEY = 'client-paging-key-0123456789abcdefghij';
+const KEY = 'client-paging-key-AbJ9eQiGKwZ4ujW4Oc7R';
 
 let host: RunningHost;
 let drive: Drive;

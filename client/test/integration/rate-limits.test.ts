@@ -6,8 +6,8 @@ import { Drive } from '../../src/drive';
 import { mapLimit } from '../../src/pool';
 import { type TreeFile, etagMismatches, smallFiles, writeTree } from '../support/trees';
 
-const SHARED = 'client-shared-job-key-0123456789abcdef';
-const LONE = 'client-lone-job-key-0123456789abcdef';
+const SHARED = 'client-shared-job-key-oFGRbyvwuP5fmk1g';
+const LONE = 'client-lone-job-key-oFGRbyvwuP5fmk1g';
 const UPLOAD_LIMIT = 120;
 const LIST_LIMIT = 120;
 

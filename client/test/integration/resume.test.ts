@@ -9,7 +9,7 @@ import { Drive } from '../../src/drive';
 import { driveEnv, runCli } from '../support/cli-process';
 import { type TreeFile, etagMismatches, smallFiles, writeTree } from '../support/trees';
 
-const KEY = 'client-resume-key-0123456789abcdef';
+const KEY = 'client-resume-key-oFGRbyvwuP5fmk1g';
 const MiB = 1024 * 1024;
 const BIN = resolve(__dirname, '..', '..', 'bin', 'drive.cjs');
 

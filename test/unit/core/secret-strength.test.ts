@@ -9,17 +9,31 @@ describe('Function: secretBits', () => {
     ['a character held down', 'a'.repeat(64)],
     ['two characters in turn', 'ab'.repeat(40)],
     ['a short secret of every kind', 'Xy7-Qz2.'],
+    ['the alphabet and a digit', 'abcdefghijklmnopqrstuvwxyz0'],
+    ['three keyboard rows and two digits', 'qwertyuiopasdfghjklzxcvbnm12'],
+    ['the digits and the alphabet', '1234567890abcdefghijklmnopqrstuvwxyz'],
+    ['runs down and in capitals', 'ZYXWVUTSRQPONMLKJIHGFEDCBA9876543210'],
+    ['keyboard rows backwards', 'poiuytrewqlkjhgfdsamnbvcxz0987654321'],
   ])('counts %s as under 128 bits', (_, secret) => {
     expect(secretBits(secret)).toBeLessThan(MIN_SECRET_BITS);
   });
 
   it('counts any random secret of the sizes the docs advise as 128 bits or more', () => {
-    // A random secret seldom repeats 3 characters, and then costs little less: none of these may fail.
+    // A random secret seldom repeats 3 characters or holds a run (`abc`, `890`), and then costs a few bits
+    // less: none of these may fail.
     for (let i = 0; i < 2000; i++) {
       expect(secretBits(randomBytes(16).toString('hex'))).toBeGreaterThanOrEqual(MIN_SECRET_BITS);
       expect(secretBits(randomBytes(24).toString('base64'))).toBeGreaterThanOrEqual(MIN_SECRET_BITS);
+      expect(secretBits(randomBytes(24).toString('base64url'))).toBeGreaterThanOrEqual(MIN_SECRET_BITS);
       expect(secretBits(`drv_${randomBytes(32).toString('base64url')}`)).toBeGreaterThanOrEqual(MIN_SECRET_BITS);
     }
+  });
+
+  it('counts a run or a keyboard row as one reference however long it is', () => {
+    // Padded to one length (the `~`s are one repeat), a run of 3 letters and one of 26 cost the same bits.
+    const tail = 'Vd2kR9xWm4Tz8Lb1Nc6Hs3Pf5Yg0JwE';
+    expect(secretBits(`abc${tail}`.padEnd(64, '~'))).toBeCloseTo(secretBits(`abcdefghijklmnopqrstuvwxyz${tail}`.padEnd(64, '~')), 5);
+    expect(secretBits(`qwe${tail}`.padEnd(64, '~'))).toBeCloseTo(secretBits(`qwertyuiop${tail}`.padEnd(64, '~')), 5);
   });
 
   it('counts a repeat as one reference however long it is', () => {
@@ -41,6 +55,10 @@ describe('Function: parseApiKeys (DRIVE_API_KEYS)', () => {
   it('refuses a long secret of little entropy as an admin secret, naming the entry and not the secret', () => {
     expect(() => parseApiKeys('default:passwordpasswordpassword1234:admin')).toThrow(/^DRIVE_API_KEYS entry 1: the secret is too easy to guess/);
     expect(() => parseApiKeys('default:passwordpasswordpassword1234:admin')).not.toThrow(/password/);
+  });
+
+  it('refuses a keyboard row, naming the entry', () => {
+    expect(() => parseApiKeys(`default:${randomBytes(16).toString('hex')},default:qwertyuiopasdfghjklzxcvbnm12`)).toThrow(/^DRIVE_API_KEYS entry 2: the secret is too easy to guess/);
   });
 
   it('takes a random one', () => {

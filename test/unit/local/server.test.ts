@@ -9,7 +9,7 @@ import { type MountedRoute, NO_BODY_BYTES, createLocalServer } from '../../../li
 // The local host's own answers, before any handler: a refused request's client must read its answer (not a
 // reset), a route with no body reads none, a guesser of keys is slowed, and no log line holds a link's token.
 
-const GOOD_KEY = 'good-key-0123456789abcdefghijklmnopqrs';
+const GOOD_KEY = 'good-key-K67YEE5VvB4qHYXn9c2GY3uXWoe1K';
 const echo = async (): Promise<APIGatewayProxyResult> => ({ statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: '{"data":{}}' });
 const stream = async (): Promise<void> => undefined;
 const ROUTES: MountedRoute[] = [
@@ -85,7 +85,7 @@ const MiB = 1024 * 1024;
 
 describe('Local server: early refusals', () => {
   it.each([
-    ['a wrong key', `Authorization: Bearer wrong-key-0123456789abcdefghijklmnopq\r\n`, 401, 'unauthorized'],
+    ['a wrong key', `Authorization: Bearer wrong-key-R0usiepXdS8DWuMQlx8K9I5TJ8X\r\n`, 401, 'unauthorized'],
     ['no key', '', 401, 'unauthorized'],
   ])('answers a request with %s before its body, then reads the rest of the body and closes cleanly', async (_, auth, status, code) => {
     // Prepare
@@ -202,7 +202,7 @@ describe('Local server: guessing keys', () => {
 
     // Act
     const statuses = [];
-    for (let i = 0; i < 4; i++) statuses.push((await upload(`wrong-key-${i}-0123456789abcdefghijklmnopq`)).status);
+    for (let i = 0; i < 4; i++) statuses.push((await upload(`wrong-key-${i}-R0usiepXdS8DWuMQlx8K9I5TJ8X`)).status);
     const good = await upload(GOOD_KEY);
 
     // Assess: even the right key waits, as it has not proved live yet (it is not checked: a guess could not
@@ -213,8 +213,8 @@ describe('Local server: guessing keys', () => {
     // One second later, one more guess is heard.
     now += 1000;
     expect((await upload(GOOD_KEY)).status).toBe(200);
-    expect((await upload('wrong-key-x-0123456789abcdefghijklmnopq')).status).toBe(401);
-    expect((await upload('wrong-key-y-0123456789abcdefghijklmnopq')).status).toBe(429);
+    expect((await upload('wrong-key-x-R0usiepXdS8DWuMQlx8K9I5TJ8X')).status).toBe(401);
+    expect((await upload('wrong-key-y-R0usiepXdS8DWuMQlx8K9I5TJ8X')).status).toBe(429);
   });
 
   it('lets no burst of wrong keys sent at once past the bucket', async () => {
@@ -238,7 +238,7 @@ describe('Local server: guessing keys', () => {
     // Act
     const statuses = await Promise.all(
       Array.from({ length: 10 }, async (_, i) => {
-        const { status } = await upload(`wrong-key-${i}-0123456789abcdefghijklmnopq`);
+        const { status } = await upload(`wrong-key-${i}-R0usiepXdS8DWuMQlx8K9I5TJ8X`);
         answered++;
         maybeOpen();
         return status;
@@ -255,7 +255,7 @@ describe('Local server: guessing keys', () => {
     await start({ keyFailures: { burst: 3, perSecond: 1, clock: () => now } });
     expect((await upload(GOOD_KEY)).status).toBe(200);
     const wrong = [];
-    for (let i = 0; i < 5; i++) wrong.push((await upload(`revoked-key-${i}-0123456789abcdefghijklmnopq`)).status);
+    for (let i = 0; i < 5; i++) wrong.push((await upload(`revoked-key-${i}-R0usiepXdS8DWuMQlx8K9I5TJ8X`)).status);
     expect(wrong).toEqual([401, 401, 401, 429, 429]);
     expect((await upload(GOOD_KEY)).status).toBe(200);
   });

@@ -8,7 +8,7 @@ import { configuredLevel } from '../../../functions/telemetry/log';
 import { withRequestContext } from '../../../functions/telemetry/request-context';
 import type { Guard } from '../../../functions/http/guard';
 
-const SECRET = 'unit-secret-0123456789abcdefghijklmnop';
+const SECRET = 'unit-secret-f6UrpcrOhwuH2C8YgGgAiPrZeO';
 
 /** A proxy event for `method path` with `body`, as API Gateway sends it. */
 function eventOf(method: string, resource: string, body: string | null = null, headers: Record<string, string> = {}): APIGatewayProxyEvent {
