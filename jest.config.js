@@ -13,7 +13,6 @@ const shared = {
     '/dashboard/[^/]+\\.js$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
   },
   setupFiles: ['<rootDir>/test/setup-env.ts'],
-  testTimeout: 60_000,
 };
 
 /** @type {import('jest').Config} */
@@ -26,7 +25,6 @@ module.exports = {
       // test/model may not exist yet: a root must, a pattern need not.
       testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/model/**/*.test.ts', '<rootDir>/client/test/unit/**/*.test.ts'],
       roots: ['<rootDir>/test', '<rootDir>/client/test'],
-      testTimeout: 30_000,
     },
     // A local host (or its embedded emulators) per file: the API, the client and the docs end to end.
     {
@@ -47,6 +45,8 @@ module.exports = {
       roots: ['<rootDir>/test/browser'],
     },
   ],
+  // Jest reads the timeout here, not from a project.
+  testTimeout: 60_000,
   // Integration files start a host each; two workers keep the 2-core machine responsive.
   maxWorkers: 2,
 };

@@ -154,6 +154,8 @@ async function startServing(options: LocalHostOptions, dataDir: string, log: (li
   const server = createLocalServer(mounted, log, {
     knownKey: async (secret) => (await keyStore.find(hashSecret(secret))) !== undefined,
     requestTimeoutMs: positiveSeconds('DRIVE_LOCAL_REQUEST_TIMEOUT_SECONDS', 30) * 1000,
+    // Tests only (test/setup-env.ts): no answer is cut off at API Gateway's 29 s or a function's timeout.
+    cutOffLateAnswers: process.env.DRIVE_LOCAL_CUT_OFF !== 'off',
     // Key guessing from one address: 50 wrong keys, then 5 a second (off with the rate limits, for benchmarks).
     ...(process.env.DRIVE_RATE_LIMITS === 'off' ? {} : { keyFailures: { burst: 50, perSecond: 5, ...(process.env.DRIVE_LOCAL_CLOCK === 'frozen' ? { clock: () => 0 } : {}) } }),
     traces,
