@@ -61,6 +61,11 @@ export class MemoryNodeStore implements NodeStore {
     if (partition?.size === 0) this.partitions.delete(`${drive}#${parentOf(path)}`);
   }
 
+  /** The stored file records (not copies), for checks made at every step. */
+  *storedFiles(): Generator<FileNode> {
+    for (const partition of this.partitions.values()) for (const node of partition.values()) if (node.kind === 'file') yield node;
+  }
+
   /** Every node of `drive`. */
   all(drive: string): DriveNode[] {
     return [...this.partitions.entries()].filter(([key]) => key.startsWith(`${drive}#`)).flatMap(([, nodes]) => [...nodes.values()].map(copy));
