@@ -22,7 +22,7 @@ import { StepScheduler } from './step-scheduler';
 
 const DRIVE = 'd';
 const BIG = 1e12;
-const RUNS = Number(process.env.MODEL_RUNS ?? 1500);
+const RUNS = Number(process.env.MODEL_RUNS ?? 2000);
 
 /** The tree every run starts from: folders /a, /a/b, /d; files /a/f, /a/b/g, /d/h. */
 const SEED_FOLDERS = ['/a', '/a/b', '/d'];
