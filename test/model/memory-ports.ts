@@ -394,11 +394,19 @@ export function gatePorts<T extends Record<string, object>>(ports: T, gate: (lab
         const value: unknown = Reflect.get(target, key, receiver);
         if (typeof value !== 'function' || typeof key !== 'string') return value;
         return async (...args: unknown[]) => {
-          await gate(`${name}.${key}(${args.filter((arg) => typeof arg === 'string').join(', ')})`);
+          await gate(`${name}.${key}(${args.map(describe).filter((arg) => arg !== '').join(', ')})`);
           return (value as (...a: unknown[]) => unknown).apply(target, args);
         };
       },
     });
   }
   return wrapped as T;
+}
+
+/** A port call's argument as a counterexample shows it: a path for a node, paths for a list, strings as they are. */
+function describe(arg: unknown): string {
+  if (typeof arg === 'string') return arg;
+  if (Array.isArray(arg)) return `[${arg.map(describe).join(' ')}]`;
+  if (arg && typeof arg === 'object' && 'path' in arg) return String(arg.path);
+  return '';
 }

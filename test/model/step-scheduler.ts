@@ -21,13 +21,13 @@ export class StepScheduler {
   /** Lets the waiting calls through one at a time, in a random order, until `done()` and none waits. */
   async run(done: () => boolean): Promise<void> {
     for (let idle = 0; ; ) {
-      // A few turns of the microtask queue let the call just let through reach its next gate; a call that
-      // takes longer to get there is simply picked later (still an order a store could give).
-      for (let turn = 0; turn < 12 && this.waiting.length === 0; turn++) await Promise.resolve();
+      // Every call let through runs until it waits at its next gate (or ends) before the next pick: one turn of
+      // the event loop drains the microtasks. Without it a call just let through would lose every pick to the
+      // calls already waiting, and long runs of one request's steps would never be tried.
+      await new Promise((resolve) => setImmediate(resolve));
       if (this.waiting.length === 0) {
         if (done()) return;
-        // Something waits outside the gates (a timer): let the event loop turn.
-        await new Promise((resolve) => setImmediate(resolve));
+        // Something waits outside the gates (a timer): let the event loop turn again.
         if (++idle === 10_000) throw new Error(`the scheduled tasks stopped moving after ${this.trace.length} steps`);
         continue;
       }
