@@ -353,18 +353,27 @@ function withoutClaim(job: StoredJob): Job {
 
 /** The jobs queue: messages in the order sent; a test takes them (delays are not modelled: any order is allowed). */
 export class MemoryJobQueue implements JobQueue {
-  readonly messages: Pick<Job, 'id' | 'drive'>[] = [];
+  readonly messages: (Pick<Job, 'id' | 'drive'> & { delaySeconds?: number })[] = [];
   /** Called with each message as it is sent (a test may start a worker step at once). */
   onSend: (job: Pick<Job, 'id' | 'drive'>) => void = () => undefined;
 
-  async send(job: Pick<Job, 'id' | 'drive'>, _options?: { delaySeconds?: number }): Promise<void> {
-    const message = { id: job.id, drive: job.drive };
+  async send(job: Pick<Job, 'id' | 'drive'>, options: { delaySeconds?: number } = {}): Promise<void> {
+    const message = { id: job.id, drive: job.drive, ...(options.delaySeconds ? { delaySeconds: options.delaySeconds } : {}) };
     this.messages.push(message);
     this.onSend(message);
   }
 
-  take(): Pick<Job, 'id' | 'drive'> | undefined {
+  take(): (Pick<Job, 'id' | 'drive'> & { delaySeconds?: number }) | undefined {
     return this.messages.shift();
+  }
+}
+
+/** The time the memory ports go by: the machine's clock plus what a test moved it on (claims lapse by it). */
+export class ModelClock {
+  private offset = 0;
+  now = (): number => Date.now() + this.offset;
+  advance(ms: number): void {
+    this.offset += ms;
   }
 }
 
@@ -374,9 +383,10 @@ export function memoryPorts() {
   const journal = new MemoryUploadJournal();
   const records = new MemoryFileRecords(nodes, journal);
   const objects = new MemoryObjectStore();
-  const jobs = new MemoryJobStore();
+  const clock = new ModelClock();
+  const jobs = new MemoryJobStore(clock.now);
   const queue = new MemoryJobQueue();
-  return { nodes, journal, records, objects, jobs, queue };
+  return { nodes, journal, records, objects, jobs, queue, clock };
 }
 
 export type MemoryPorts = ReturnType<typeof memoryPorts>;
@@ -386,7 +396,7 @@ export type MemoryPorts = ReturnType<typeof memoryPorts>;
  * `fc.scheduler()`) then decides the order in which the calls in flight take effect. The memory stores stay
  * reachable as they are, for the checks.
  */
-export function gatePorts<T extends Record<string, object>>(ports: T, gate: (label: string) => Promise<unknown>): T {
+export function gatePorts<T extends Record<string, object>>(ports: T, gate: (label: string, call: { port: string; method: string; args: unknown[] }) => Promise<unknown>): T {
   const wrapped: Record<string, object> = {};
   for (const [name, port] of Object.entries(ports)) {
     wrapped[name] = new Proxy(port, {
@@ -394,7 +404,7 @@ export function gatePorts<T extends Record<string, object>>(ports: T, gate: (lab
         const value: unknown = Reflect.get(target, key, receiver);
         if (typeof value !== 'function' || typeof key !== 'string') return value;
         return async (...args: unknown[]) => {
-          await gate(`${name}.${key}(${args.map(describe).filter((arg) => arg !== '').join(', ')})`);
+          await gate(`${name}.${key}(${args.map(describe).filter((arg) => arg !== '').join(', ')})`, { port: name, method: key, args });
           return (value as (...a: unknown[]) => unknown).apply(target, args);
         };
       },

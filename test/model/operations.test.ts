@@ -193,7 +193,7 @@ describe('jobs', () => {
     await ports.jobs.claim(DRIVE, job!.id, 60_000);
     const step = await advanceJob(ports, job!.id, DRIVE, 0);
     expect(step?.status).toBe('running');
-    expect(ports.queue.messages).toEqual([{ id: job!.id, drive: DRIVE }]);
+    expect(ports.queue.messages).toEqual([{ id: job!.id, drive: DRIVE, delaySeconds: 5 }]);
   });
 
   it('resumes jobs that stopped advancing', async () => {
