@@ -103,6 +103,14 @@ describe('Module: functions/openapi/document (the API contract)', () => {
     }
   });
 
+  it('only adds to the document of API 1.0.0 as first published (openapi-1.0.0.json beside this test)', () => {
+    // A client generated from that document keeps working while nothing in it is removed or changed; prose
+    // (descriptions, summaries) and examples may be reworded.
+    const baseline: unknown = JSON.parse(readFileSync(join(__dirname, 'openapi-1.0.0.json'), 'utf8'));
+    const changes = documentChanges(baseline, openApiDocument()).filter((change) => change.kind !== 'added' && !/\/(description|summary|examples?)(\/|$)/.test(change.pointer));
+    expect(changes).toEqual([]);
+  });
+
   it('is what docs/openapi.json holds (npm run openapi writes it)', () => {
     expect(readFileSync(join(ROOT, 'docs', 'openapi.json'), 'utf8')).toBe(openApiDocumentText());
   });
