@@ -78,20 +78,27 @@ export function codeOfStatus(status: number): ErrorCode {
 }
 
 // The order of a schema's keywords in the document: the order it was always written in, whatever order
-// the builders above put them in (JSON Schema gives order no meaning; the diff of docs/openapi.json does).
+// the builders above put them in (JSON Schema gives order no meaning; a reader of the diff of
+// docs/openapi.json does). Keywords in neither list keep their place between the two.
 const FIRST = ['$ref', 'type', 'const', 'enum', 'oneOf', 'anyOf', 'allOf', 'discriminator', 'description'];
 const LAST = ['additionalProperties', 'required', 'properties', 'items'];
 
-/** `schema` as plain JSON, its keywords in the document's order, at every depth. */
+function rank(keyword: string): number {
+  if (FIRST.includes(keyword)) return FIRST.indexOf(keyword) - FIRST.length;
+  if (LAST.includes(keyword)) return 1 + LAST.indexOf(keyword);
+  return 0;
+}
+
+/** `schema` as plain JSON (TypeBox's symbols dropped), its keywords in the document's order, at every depth. */
 export function plainSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(plainSchema);
   if (typeof schema !== 'object' || schema === null) return schema;
-  const entries = Object.entries(schema);
-  const rank = (key: string) => (FIRST.includes(key) ? FIRST.indexOf(key) - FIRST.length : LAST.includes(key) ? 1 + LAST.indexOf(key) : 0);
-  const sorted = entries.map((entry, i) => ({ entry, i })).sort((a, b) => rank(a.entry[0]) - rank(b.entry[0]) || a.i - b.i);
-  return Object.fromEntries(sorted.map(({ entry: [key, value] }) => [key, key === 'properties' ? mapValues(value, plainSchema) : key === 'examples' || key === 'enum' || key === 'const' ? value : plainSchema(value)]));
+  // A stable sort: keywords of one rank keep the order they were given in.
+  const keywords = Object.entries(schema).sort(([a], [b]) => rank(a) - rank(b));
+  return Object.fromEntries(keywords.map(([keyword, value]) => [keyword, keyword === 'properties' ? propertiesOf(value) : plainSchema(value)]));
 }
 
-function mapValues(object: unknown, f: (value: unknown) => unknown): unknown {
-  return Object.fromEntries(Object.entries(object as Record<string, unknown>).map(([key, value]) => [key, f(value)]));
+/** The schemas of `properties`, in the order given: their names are the API's fields, not keywords to sort. */
+function propertiesOf(properties: unknown): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(properties as Record<string, unknown>).map(([name, schema]) => [name, plainSchema(schema)]));
 }
