@@ -20,8 +20,8 @@ import {
 } from './schema-kit';
 
 /**
- * The API's wire shapes, each a JSON Schema with its TypeScript type (`Static<typeof X>`, exported below as
- * `Wire.X`): the OpenAPI document's `components.schemas`, the views' return types and the handlers' input
+ * The API's wire shapes, each a JSON Schema with its TypeScript type (`Static<typeof X>`, named below as
+ * `Wire<'X'>`, X the component's name in the document): the OpenAPI document's `components.schemas`, the views' return types and the handlers' input
  * types come from here. Only types leave this module for the handlers; the schemas themselves are read by
  * the OpenAPI document alone.
  */
@@ -246,7 +246,7 @@ export const CreateLinkRequest = component(
   object({ path: string('The file to share.'), expires_in: optional(integer('Seconds until it stops opening (default a day, at most 30 days).', { minimum: 1, maximum: 2_592_000 })) }),
 );
 
-/** The TypeScript type of each wire shape. */
+/** The TypeScript type of each wire shape, by its component name in the document. */
 export type Wire<K extends keyof typeof SHAPES> = Static<(typeof SHAPES)[K]>;
 const SHAPES = {
   ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, Job, JobAnswer, Role, Whoami, PartUrl,
