@@ -254,7 +254,7 @@ async function deleteFiles(deps: Stores, drive: string, files: readonly FileNode
   await deps.objects.deleteMany(files.map((file) => file.objectKey));
   const gone = await mapLimit(files, DELETE_CONCURRENCY, async (file) => {
     await pacer.take();
-    return deps.nodes.revert(drive, file.path, file.id);
+    return deps.nodes.removeIfSame(drive, file.path, file.id);
   });
   return gone.filter(Boolean).length;
 }

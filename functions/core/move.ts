@@ -123,7 +123,7 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
   const refuse = async (error: Error): Promise<never> => {
     // Each on its own, so that a failure of one leaves no mark behind: the source's unmarked first.
     await cleanUp(() => deps.nodes.unmarkMoving(drive, source, job.id));
-    await cleanUp(() => deps.nodes.revert(drive, to, source.id));
+    await cleanUp(() => deps.nodes.removeIfSame(drive, to, source.id));
     await removeUnused(deps.nodes, drive, created);
     await deps.jobs.finish(job.id, 0, 'stopped');
     await releaseJob(deps.jobs, job);
@@ -192,7 +192,7 @@ export async function moveStep(deps: MoveDeps & { jobs: JobStore }, job: Job, bu
     if (destination?.kind === 'folder' && destination.id === job.folderId) {
       const again = await recheckFolders(nodes, job.drive, [parentOf(job.to!)]);
       if (again.missing.length + again.deleting.length + again.moving.length > 0) {
-        await nodes.revert(job.drive, job.to!, job.folderId);
+        await nodes.removeIfSame(job.drive, job.to!, job.folderId);
         return stop();
       }
     }
@@ -207,7 +207,7 @@ export async function moveStep(deps: MoveDeps & { jobs: JobStore }, job: Job, bu
 
 /** The end of a move: the emptied source folder goes, then the destination's mark. */
 async function finishMove(deps: { nodes: NodeStore; jobs: JobStore }, job: Job, source: FolderNode, destination: FolderNode): Promise<void> {
-  await deps.nodes.revert(job.drive, source.path, source.id);
+  await deps.nodes.removeIfSame(job.drive, source.path, source.id);
   await deps.nodes.unmarkMoving(job.drive, destination, job.id);
   await deps.jobs.finish(job.id, 0, 'moved');
 }
@@ -275,7 +275,7 @@ async function drainMove(deps: MoveDeps, job: Job, top: FolderNode, destination:
       // everything is across). A step that dies in between finds it empty again and does both again.
       if (source !== top) {
         await nodes.unmarkMoving(job.drive, into, job.id);
-        await nodes.revert(job.drive, source.path, source.id);
+        await nodes.removeIfSame(job.drive, source.path, source.id);
         worked = true;
       }
       entered.pop();
