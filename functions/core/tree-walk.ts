@@ -102,7 +102,7 @@ export async function walkTree<E extends Entered, Stop extends 'stopped'>(nodes:
       entered.pop();
       continue;
     }
-    if (typeof done === 'string') return done;
+    if (done === 'stopped') return done;
     // Entered in reverse, so the first in name order is taken next.
     entered.push(...[...done.entering].reverse());
     if (done.counted > 0) worked = true;
