@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { mapLimit } from './concurrency';
-import { MOVE_WAIT_SECONDS } from './delete-folder';
 import { DriveError, conflict, invalid, notFound } from './errors';
 import { FolderBeingMoved, ensureFolders } from './folders';
 import { listPage } from './list-folder';
@@ -10,7 +9,8 @@ import { ROOT, ancestorsOf, comparePaths } from './paths';
 import type { FileNode, FolderNode, Job, JobQueue, JobStore, NodeStore, ObjectCopier, ObjectStore, UploadJournal } from './ports';
 import { commitFiles } from './upload';
 import { reachableIn } from './visibility';
-import { admitJob, handOff, releaseJob } from './background-jobs';
+import { type JobKind, MOVE_WAIT_SECONDS, admitJob, handOff, releaseJob } from './background-jobs';
+import { type StepOutcome, outOfTimeIn } from './tree-walk';
 
 export type CopyDeps = { nodes: NodeStore; objects: ObjectStore & ObjectCopier; journal: UploadJournal };
 
@@ -110,9 +110,14 @@ export async function acceptCopy(deps: JobDeps, drive: string, from: string, to:
  * copy of big files, a timeout) resumes where the last note says. `stopped` when the source or the folder
  * the copy made is gone (deleted, or another request's folder stands there now); `waiting` when a folder
  * move has taken part of the destination (the copy goes on once it is done).
+ *
+ * A copy does not walk as a delete or a move does (`walkTree`, which resumes from marks and from what is
+ * left): it leaves the source as it found it, unmarked and whole, so only a cursor in the listing's order can
+ * say where it got to. Like a job step of theirs it does some work before it looks at the time (a run of
+ * files), so every step advances. It paces no writes: each record waits on its file's S3 copy, a few at a time.
  */
-export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, budgetMs: number): Promise<'done' | 'out of time' | 'waiting' | 'stopped'> {
-  const deadline = Date.now() + budgetMs;
+export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, budgetMs: number): Promise<StepOutcome> {
+  const outOfTime = outOfTimeIn(budgetMs);
   let after = job.cursor;
   const mapped = (path: string) => `${job.to}${path.slice(job.path.length)}`;
   for (;;) {
@@ -143,15 +148,18 @@ export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, bu
       if (copied > 0 || doneUpTo !== after) await deps.jobs.advanced(job.id, copied, doneUpTo);
       after = doneUpTo;
       if (waitingAt !== undefined) return 'waiting';
-      if (Date.now() >= deadline && start + COPY_CONCURRENCY < files.length) return 'out of time';
+      if (outOfTime() && start + COPY_CONCURRENCY < files.length) return 'out of time';
     }
     const last = page.after ?? [...page.files, ...page.folders].map((node) => node.path).sort(comparePaths).at(-1);
     if (last !== undefined && last !== after) await deps.jobs.advanced(job.id, 0, last);
     if (page.after === undefined) return 'done';
     after = page.after;
-    if (Date.now() >= deadline) return 'out of time';
+    if (outOfTime()) return 'out of time';
   }
 }
+
+/** Folder copies as the worker runs them. */
+export const copyJob: JobKind<CopyDeps & { jobs: JobStore }> = { step: copyStep, ended: (outcome) => (outcome === 'done' ? 'copied' : 'stopped') };
 
 /**
  * Copies `files` to their `mapped` paths as an upload stores files (the journal first), each committed on its

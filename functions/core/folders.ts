@@ -107,7 +107,7 @@ function usable(node: DriveNode | { kind: 'file'; path: string }, asked: readonl
 export async function removeUnused(nodes: NodeStore, drive: string, created: readonly FolderNode[]): Promise<void> {
   await cleanUp(async () => {
     for (const folder of [...created].sort((a, b) => depthOf(b.path) - depthOf(a.path))) {
-      if (!(await nodes.revert(drive, folder.path, folder.id))) continue;
+      if (!(await nodes.removeIfSame(drive, folder.path, folder.id))) continue;
       if (await nodes.hasChildren(drive, folder.path)) {
         await nodes.createFolder(drive, folder);
         break;

@@ -84,10 +84,15 @@ export interface NodeStore {
   /** Writes `file` unless a folder holds its path (or, with `replace: false`, anything); reports the file it replaced. */
   putFile(drive: string, file: FileNode, options?: { replace?: boolean }): Promise<PutFileResult>;
   /**
-   * Undoes a write of the node with id `id` at `path`: puts `previous` back, or removes the path. Returns
+   * Removes the node at `path` if it is still the one with id `id` (a write undone, or a node let go). Returns
    * false, changing nothing, when that node is not there (never written, or replaced since).
    */
-  revert(drive: string, path: string, id: string, previous?: DriveNode): Promise<boolean>;
+  removeIfSame(drive: string, path: string, id: string): Promise<boolean>;
+  /**
+   * Puts `previous` back at `path` if the node there is still the one with id `id` (a replacing write undone).
+   * Returns false, changing nothing, when that node is not there (never written, or replaced since).
+   */
+  restoreIfSame(drive: string, path: string, id: string, previous: DriveNode): Promise<boolean>;
   /**
    * Marks the folder `folder` (by id) as taken by a delete (`recursive` wins over `empty`); returns it as
    * marked, or undefined if that folder is no longer there. A folder a move has taken is returned unmarked,

@@ -186,13 +186,14 @@ async function undo(
       // Once ours is gone, by our undo or by another's hand (a delete took it, or a writer replaced it and
       // frees its bytes), what it replaced can never come back: only this undo could have put it back.
       if (doomed(file.path)) {
-        if (await nodes.revert(drive, file.path, file.id)) return { ours, replaced: replaced?.objectKey };
+        if (await nodes.removeIfSame(drive, file.path, file.id)) return { ours, replaced: replaced?.objectKey };
         taken.push(file.path);
         return { replaced: replaced?.objectKey };
       }
       // A record whose write reply was lost stays: undoing it would drop the file it replaced, which is unknown.
       if (replacedUnknown) return {};
-      if (await nodes.revert(drive, file.path, file.id, replaced)) return { ours };
+      const undone = replaced ? await nodes.restoreIfSame(drive, file.path, file.id, replaced) : await nodes.removeIfSame(drive, file.path, file.id);
+      if (undone) return { ours };
       taken.push(file.path);
       return { replaced: replaced?.objectKey };
     });
