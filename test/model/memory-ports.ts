@@ -120,10 +120,15 @@ export class MemoryNodeStore implements NodeStore {
     return { ok: true, replaced: held?.kind === 'file' && held.id !== file.id ? copy(held) : undefined };
   }
 
-  async revert(drive: string, path: string, id: string, previous?: DriveNode): Promise<boolean> {
+  async removeIfSame(drive: string, path: string, id: string): Promise<boolean> {
     if (this.peek(drive, path)?.id !== id) return false;
-    if (previous) this.write(drive, previous);
-    else this.remove(drive, path);
+    this.remove(drive, path);
+    return true;
+  }
+
+  async restoreIfSame(drive: string, path: string, id: string, previous: DriveNode): Promise<boolean> {
+    if (this.peek(drive, path)?.id !== id) return false;
+    this.write(drive, previous);
     return true;
   }
 

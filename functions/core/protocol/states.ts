@@ -84,5 +84,5 @@ export const FOLDER_TRANSITIONS = {
   /** A folder move is done with the folder (a destination), or stops. */
   unmarkMoving: { from: ['moving'], to: ['live'] },
   /** A move removes an emptied source; a writer removes a folder it made and nobody used (any state: see README, "Known gaps"). */
-  revert: { from: ['live', 'moving', 'deleting'], to: ['absent'] },
+  removeIfSame: { from: ['live', 'moving', 'deleting'], to: ['absent'] },
 } as const satisfies Record<string, { from: readonly (FolderState['state'] | 'absent')[]; to: readonly (FolderState['state'] | 'absent')[] }>;
