@@ -8,7 +8,7 @@ const ATTEMPTS = 3;
 
 /**
  * Creates `path` and any missing parents, like `mkdir -p`; an existing folder is returned as it is. After
- * its writes it reads the folders above again (the protocol in ports.ts), so a delete racing it never leaves
+ * its writes it reads the folders above again (protocol/README.md, "Writers"), so a delete racing it never leaves
  * a folder without its parent.
  */
 export async function createFolder(nodes: NodeStore, drive: string, path: string): Promise<FolderNode> {

@@ -5,6 +5,7 @@ import { DriveError, conflict } from './errors';
 import { ROOT, ancestorsOf } from './paths';
 import type { DriveNode, FolderNode, NodeStore } from './ports';
 import { byDepth, depthOf } from './tree';
+import { type FolderState, folderState } from './protocol/states';
 
 // Folders created at once, one depth at a time.
 const CREATE_CONCURRENCY = 8;
@@ -68,7 +69,7 @@ export async function ensureFolders(
 }
 
 /**
- * The protocol's look after a write (ports.ts): reads again the folders `paths` and their ancestors, which
+ * The protocol's look after a write (protocol/README.md, "Writers", step 5): reads again the folders `paths` and their ancestors, which
  * something was just stored below. Tells which are missing now (a delete removed them meanwhile), which
  * a delete has taken, and which a move has.
  */
@@ -77,15 +78,15 @@ export async function recheckFolders(nodes: NodeStore, drive: string, paths: rea
   const now = await nodes.getMany(drive, wanted);
   return {
     missing: wanted.filter((path) => now.get(path)?.kind !== 'folder'),
-    deleting: wanted.filter((path) => {
-      const node = now.get(path);
-      return node?.kind === 'folder' && node.deleting !== undefined;
-    }),
-    moving: wanted.filter((path) => {
-      const node = now.get(path);
-      return node?.kind === 'folder' && node.moving !== undefined;
-    }),
+    deleting: wanted.filter((path) => stateAt(now, path) === 'deleting'),
+    moving: wanted.filter((path) => stateAt(now, path) === 'moving'),
   };
+}
+
+/** The state of the folder at `path` among `nodes` (README.md in protocol/), or undefined if no folder is there. */
+function stateAt(nodes: ReadonlyMap<string, DriveNode>, path: string): FolderState['state'] | undefined {
+  const node = nodes.get(path);
+  return node?.kind === 'folder' ? folderState(node).state : undefined;
 }
 
 /** `node` as a folder to store into, or the conflict it is: a file, or a folder a delete has taken. */
@@ -100,7 +101,7 @@ function usable(node: DriveNode | { kind: 'file'; path: string }, asked: readonl
 
 /**
  * Removes folders a failed request created, deepest first, where each still is ours. A writer that stored
- * into one meanwhile reads its folder again after its write (the protocol in ports.ts): finding it gone, it
+ * into one meanwhile reads its folder again after its write (protocol/README.md, "Writers"): finding it gone, it
  * makes it again. Puts one back at once if children are seen, to spare that writer the work.
  */
 export async function removeUnused(nodes: NodeStore, drive: string, created: readonly FolderNode[]): Promise<void> {

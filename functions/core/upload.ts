@@ -89,7 +89,7 @@ export async function uploadFiles(
 const FOLDER_ATTEMPTS = 3;
 
 /**
- * Writes the records of `files`, whose bytes are stored, as the protocol in ports.ts orders it: their
+ * Writes the records of `files`, whose bytes are stored, as the protocol orders it (protocol/README.md, "Writers"): their
  * folders top-down, then the records, then one more read of every folder above them. Then deletes the
  * bytes of the files they replaced. On a conflict or failure it undoes its records and deletes the bytes
  * that no record points to (of `files` only unless `keepBytes`: the caller keeps them for another try),
