@@ -1,0 +1,103 @@
+import { DeleteTableCommand, DynamoDBClient, DynamoDBServiceException, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LOCAL_REGION, LOCAL_RESOURCES, createTables, startEmbeddedDynamo } from '../../lib/local/emulators';
+import { removeDataDir } from '../support/local-host';
+import { LOCAL_ENDPOINT_ENV, UNAVAILABLE_ENV } from './global-setup';
+
+/** One DynamoDB under comparison: a client on it, with Drive's three tables made and empty. */
+export interface Backend {
+  name: 'embedded' | 'dynamodb-local';
+  client: DynamoDBClient;
+}
+
+export const TABLES = LOCAL_RESOURCES;
+
+/**
+ * `describe`, or `describe.skip` under a name that says why DynamoDB Local is not running (no Java, no jar),
+ * so that the reason shows in the test output.
+ */
+export function describeBoth(name: string, body: () => void): void {
+  const unavailable = process.env[UNAVAILABLE_ENV];
+  if (unavailable) describe.skip(`${name} (skipped: ${unavailable})`, body);
+  else describe(name, body);
+}
+
+/**
+ * Starts the embedded DynamoDB (as lib/local/emulators.ts does for `npm start`) on a fresh data dir, and
+ * remakes the tables in the run's DynamoDB Local; the same client settings on both.
+ */
+export async function startBackends(): Promise<{ embedded: Backend; local: Backend; close(): Promise<void> }> {
+  const endpoint = process.env[LOCAL_ENDPOINT_ENV];
+  if (!endpoint) throw new Error(`${LOCAL_ENDPOINT_ENV} is not set: run this tier with npm run test:dynamodb-local`);
+  const dataDir = await mkdtemp(join(tmpdir(), 'drive-ddb-compare-'));
+  const dynamo = await startEmbeddedDynamo(dataDir);
+  // Retries off on both: a retried request would hide what the first answer was.
+  const embedded: Backend = { name: 'embedded', client: new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: dynamo.credentials, maxAttempts: 1 }) };
+  const localCredentials = { accessKeyId: 'DRIVECOMPARE', secretAccessKey: 'compare' };
+  const local: Backend = { name: 'dynamodb-local', client: new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: localCredentials, maxAttempts: 1 }) };
+  const { TableNames = [] } = await local.client.send(new ListTablesCommand({}));
+  for (const table of TableNames) await local.client.send(new DeleteTableCommand({ TableName: table }));
+  await createTables(endpoint, localCredentials);
+  return {
+    embedded,
+    local,
+    close: async () => {
+      embedded.client.destroy();
+      local.client.destroy();
+      await dynamo.close();
+      await removeDataDir(dataDir);
+    },
+  };
+}
+
+/**
+ * Errors whose message is free text that differs harmlessly between the two (and from AWS): clients branch
+ * on the name. DynamoDB Local words its validation errors its own way ("Member must have length less than or
+ * equal to 100", where AWS says "1 validation error detected: Value '[…]' at 'transactItems' failed to
+ * satisfy constraint: …"), answers IdempotentParameterMismatch with the message "UnknownError", and a missing
+ * table with "Cannot do operations on a non-existent table". Every other error's message is compared whole:
+ * "The conditional request failed", a cancelled transaction's "[None, ConditionalCheckFailed]" list (which
+ * some clients parse), an item's "Item size has exceeded the maximum allowed size".
+ */
+const FREE_TEXT = new Set(['ValidationException', 'ResourceNotFoundException', 'IdempotentParameterMismatchException']);
+
+/** What a call came to: its value, or its error as a client sees it (name, status, and the fields clients read). */
+export type Outcome = { value: unknown } | { error: ErrorShape };
+
+export interface ErrorShape {
+  name: string;
+  status?: number;
+  message: string;
+  CancellationReasons?: unknown;
+  Item?: unknown;
+}
+
+/** Runs `call` and records its outcome; a thrown non-AWS error (a bug in the scenario) is thrown on. */
+export async function outcome(call: () => Promise<unknown>): Promise<Outcome> {
+  try {
+    return { value: stripMetadata(await call()) };
+  } catch (error) {
+    if (!(error instanceof DynamoDBServiceException)) throw error;
+    const fields = error as DynamoDBServiceException & { CancellationReasons?: unknown; Item?: unknown };
+    return {
+      error: {
+        name: error.name,
+        status: error.$metadata.httpStatusCode,
+        message: FREE_TEXT.has(error.name) ? '(free text, not compared)' : error.message,
+        // Each reason's Code and Item, not its Message: DynamoDB Local ends it with a full stop only when the reason
+        // carries the item ("The conditional request failed."); clients read the code.
+        ...(fields.CancellationReasons !== undefined ? { CancellationReasons: (fields.CancellationReasons as { Message?: string }[]).map(({ Message: _, ...reason }) => reason) } : {}),
+        ...(fields.Item !== undefined ? { Item: fields.Item } : {}),
+      },
+    };
+  }
+}
+
+/** An SDK output without `$metadata` (request ids, attempts), which differs on every call. */
+function stripMetadata(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const { $metadata: _, ...rest } = value as Record<string, unknown>;
+  return rest;
+}

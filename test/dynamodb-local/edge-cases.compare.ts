@@ -1,0 +1,208 @@
+import {
+  type AttributeValue,
+  BatchGetItemCommand,
+  BatchWriteItemCommand,
+  DeleteItemCommand,
+  DescribeTimeToLiveCommand,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  type ReturnValue,
+  TransactGetItemsCommand,
+  TransactWriteItemsCommand,
+  type TransactWriteItem,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { type Backend, type Outcome, TABLES, describeBoth, outcome, startBackends } from './backends';
+
+// Raw SDK probes of the edges Drive's adapters lean on, each run on the embedded DynamoDB and on AWS's
+// DynamoDB Local: every step's outcome (value, or error name, status and the fields clients read) must match.
+
+type Item = Record<string, AttributeValue>;
+const TABLE = TABLES.nodesTable;
+const key = (pk: string, sk = 'x'): Item => ({ pk: { S: pk }, sk: { S: sk } });
+const put = (pk: string, v: string, sk = 'x') => new PutItemCommand({ TableName: TABLE, Item: { ...key(pk, sk), v: { S: v } } });
+const get = (pk: string, sk = 'x') => new GetItemCommand({ TableName: TABLE, Key: key(pk, sk), ConsistentRead: true });
+
+describeBoth('the embedded DynamoDB answers as DynamoDB Local does', () => {
+  let backends: Awaited<ReturnType<typeof startBackends>>;
+  beforeAll(async () => {
+    backends = await startBackends();
+  });
+  afterAll(async () => {
+    await backends?.close();
+  });
+
+  /** Runs `scenario` on each backend, one after the other, and expects the same outcomes of every step. */
+  async function same(scenario: (backend: Backend, step: (call: () => Promise<unknown>) => Promise<Outcome>) => Promise<void>): Promise<Outcome[]> {
+    const run = async (backend: Backend) => {
+      const steps: Outcome[] = [];
+      await scenario(backend, async (call) => {
+        const result = await outcome(call);
+        steps.push(result);
+        return result;
+      });
+      return steps;
+    };
+    const embedded = await run(backends.embedded);
+    const local = await run(backends.local);
+    expect(embedded).toEqual(local);
+    return local;
+  }
+
+  test('conditional writes: ConditionalCheckFailed, with the old item when asked', async () => {
+    await same(async ({ client }, step) => {
+      await step(() => client.send(put('c1', 'one')));
+      await step(() => client.send(new PutItemCommand({ TableName: TABLE, Item: { ...key('c1'), v: { S: 'two' } }, ConditionExpression: 'attribute_not_exists(pk)' })));
+      await step(() => client.send(new PutItemCommand({ TableName: TABLE, Item: { ...key('c1'), v: { S: 'two' } }, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })));
+      await step(() => client.send(new UpdateItemCommand({ TableName: TABLE, Key: key('c1'), UpdateExpression: 'SET v = :v', ConditionExpression: 'v = :w', ExpressionAttributeValues: { ':v': { S: 'three' }, ':w': { S: 'other' } }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })));
+      await step(() => client.send(new UpdateItemCommand({ TableName: TABLE, Key: key('c-missing'), UpdateExpression: 'SET v = :v', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':v': { S: 'x' } }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })));
+      await step(() => client.send(new DeleteItemCommand({ TableName: TABLE, Key: key('c1'), ConditionExpression: 'v = :w', ExpressionAttributeValues: { ':w': { S: 'other' } }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })));
+      await step(() => client.send(new DeleteItemCommand({ TableName: TABLE, Key: key('c1'), ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': { S: 'one' } }, ReturnValues: 'ALL_OLD' })));
+      await step(() => client.send(get('c1')));
+      await step(() => client.send(get('c-missing')));
+    });
+  });
+
+  test('TransactWriteItems: all or nothing, and each item named in the cancellation reasons in order', async () => {
+    await same(async ({ client }, step) => {
+      await step(() => client.send(put('t1', 'one')));
+      await step(() => client.send(put('t3', 'held')));
+      const items: TransactWriteItem[] = [
+        { Put: { TableName: TABLE, Item: { ...key('t2'), v: { S: 'one' } }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        { Delete: { TableName: TABLE, Key: key('t1'), ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': { S: 'one' } } } },
+        { ConditionCheck: { TableName: TABLE, Key: key('t3'), ConditionExpression: 'v = :w', ExpressionAttributeValues: { ':w': { S: 'other' } }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+        { Update: { TableName: TABLE, Key: key('t4'), UpdateExpression: 'SET v = :v', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':v': { S: 'new' } }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+      ];
+      await step(() => client.send(new TransactWriteItemsCommand({ TransactItems: items })));
+      for (const pk of ['t1', 't2', 't3', 't4']) await step(() => client.send(get(pk)));
+      // Without the failing two, it applies.
+      await step(() => client.send(new TransactWriteItemsCommand({ TransactItems: items.slice(0, 2) })));
+      for (const pk of ['t1', 't2']) await step(() => client.send(get(pk)));
+    });
+  });
+
+  test('TransactWriteItems: what it refuses before it begins', async () => {
+    await same(async ({ client }, step) => {
+      await step(() => client.send(put('r1', 'one')));
+      // Two operations on one item.
+      await step(() => client.send(new TransactWriteItemsCommand({ TransactItems: [{ Put: { TableName: TABLE, Item: { ...key('r1'), v: { S: 'a' } } } }, { Delete: { TableName: TABLE, Key: key('r1') } }] })));
+      // More than 100 items.
+      await step(() => client.send(new TransactWriteItemsCommand({ TransactItems: Array.from({ length: 101 }, (_, i) => ({ Put: { TableName: TABLE, Item: { ...key(`r-many-${i}`), v: { S: 'a' } } } })) })));
+      // None.
+      await step(() => client.send(new TransactWriteItemsCommand({ TransactItems: [] })));
+      // A table that does not exist.
+      await step(() => client.send(new TransactWriteItemsCommand({ TransactItems: [{ Put: { TableName: 'no-such-table', Item: { ...key('r2'), v: { S: 'a' } } } }] })));
+      await step(() => client.send(get('r1')));
+      await step(() => client.send(get('r-many-0')));
+    });
+  });
+
+  test('ClientRequestToken: the same request again makes nothing; another request under it is refused', async () => {
+    await same(async ({ client }, step) => {
+      const write = (v: string): TransactWriteItem[] => [{ Put: { TableName: TABLE, Item: { ...key('i1'), v: { S: v } } } }];
+      await step(() => client.send(new TransactWriteItemsCommand({ TransactItems: write('first'), ClientRequestToken: 'token-1' })));
+      await step(() => client.send(put('i1', 'between')));
+      await step(() => client.send(new TransactWriteItemsCommand({ TransactItems: write('first'), ClientRequestToken: 'token-1' })));
+      await step(() => client.send(get('i1')));
+      await step(() => client.send(new TransactWriteItemsCommand({ TransactItems: write('second'), ClientRequestToken: 'token-1' })));
+      await step(() => client.send(get('i1')));
+    });
+  });
+
+  test('TransactGetItems: one answer per item, in order, an empty one for a missing item', async () => {
+    await same(async ({ client }, step) => {
+      await step(() => client.send(put('g1', 'one')));
+      await step(() => client.send(put('g2', 'two')));
+      await step(() =>
+        client.send(new TransactGetItemsCommand({ TransactItems: [{ Get: { TableName: TABLE, Key: key('g2') } }, { Get: { TableName: TABLE, Key: key('g-missing') } }, { Get: { TableName: TABLE, Key: key('g1'), ProjectionExpression: 'v' } }] })),
+      );
+      await step(() => client.send(new TransactGetItemsCommand({ TransactItems: [{ Get: { TableName: TABLE, Key: key('g1') } }, { Get: { TableName: TABLE, Key: key('g1') } }] })));
+      await step(() => client.send(new TransactGetItemsCommand({ TransactItems: Array.from({ length: 101 }, (_, i) => ({ Get: { TableName: TABLE, Key: key(`g${i}`) } })) })));
+      await step(() => client.send(new TransactGetItemsCommand({ TransactItems: [{ Get: { TableName: 'no-such-table', Key: key('g1') } }] })));
+    });
+  });
+
+  test('BatchWriteItem and BatchGetItem: shapes and limits', async () => {
+    await same(async ({ client }, step) => {
+      const puts = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ PutRequest: { Item: { ...key('b', `k${String(from + i).padStart(3, '0')}`), v: { S: 'x' } } } }));
+      await step(() => client.send(new BatchWriteItemCommand({ RequestItems: { [TABLE]: puts(0, 25) } })));
+      await step(() => client.send(new BatchWriteItemCommand({ RequestItems: { [TABLE]: puts(25, 26) } })));
+      await step(() => client.send(new BatchWriteItemCommand({ RequestItems: { [TABLE]: [...puts(0, 1), ...puts(0, 1)] } })));
+      await step(() => client.send(new BatchWriteItemCommand({ RequestItems: { [TABLE]: [] } })));
+      await step(() => client.send(new BatchWriteItemCommand({ RequestItems: { [TABLE]: [...puts(60, 1), { DeleteRequest: { Key: key('b', 'k060') } }] } })));
+      const keys = (count: number) => Array.from({ length: count }, (_, i) => key('b', `k${String(i).padStart(3, '0')}`));
+      const sorted = (out: Outcome) => {
+        // BatchGetItem promises no order: compare its items sorted.
+        if ('value' in out) {
+          const value = out.value as { Responses?: Record<string, Item[]> };
+          for (const items of Object.values(value.Responses ?? {})) items.sort((a, b) => a.sk.S!.localeCompare(b.sk.S!));
+        }
+      };
+      sorted(await step(() => client.send(new BatchGetItemCommand({ RequestItems: { [TABLE]: { Keys: [...keys(3), key('b', 'missing')], ConsistentRead: true } } }))));
+      sorted(await step(() => client.send(new BatchGetItemCommand({ RequestItems: { [TABLE]: { Keys: keys(100), ConsistentRead: true, ProjectionExpression: 'sk' } } }))));
+      await step(() => client.send(new BatchGetItemCommand({ RequestItems: { [TABLE]: { Keys: keys(101) } } })));
+      await step(() => client.send(new BatchGetItemCommand({ RequestItems: { [TABLE]: { Keys: [key('b', 'k000'), key('b', 'k000')] } } })));
+      await step(() => client.send(new BatchGetItemCommand({ RequestItems: { 'no-such-table': { Keys: keys(1) } } })));
+    });
+  });
+
+  test('Query stops at 1 MB of items and says where to go on (LastEvaluatedKey)', async () => {
+    const steps = await same(async ({ client }, step) => {
+      // 24 items of 100 KB: about 2.4 MB in one partition.
+      const big = 'y'.repeat(100 * 1024);
+      for (let i = 0; i < 24; i++) await client.send(new PutItemCommand({ TableName: TABLE, Item: { ...key('q', `k${String(i).padStart(2, '0')}`), v: { S: big } } }));
+      let start: Item | undefined;
+      do {
+        const page = await step(() => client.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: 'q' } }, ConsistentRead: true, ProjectionExpression: 'sk', ExclusiveStartKey: start })));
+        start = 'value' in page ? (page.value as { LastEvaluatedKey?: Item }).LastEvaluatedKey : undefined;
+      } while (start);
+    });
+    expect(steps.length).toBeGreaterThan(2);
+  });
+
+  test('an item over 400 KB is refused, by PutItem and by UpdateItem', async () => {
+    await same(async ({ client }, step) => {
+      // An item's size is its attribute names' and values' UTF-8 bytes: pk + "s1" + sk + "x" + v + value.
+      const overhead = 'pk'.length + 's1'.length + 'sk'.length + 'x'.length + 'v'.length;
+      const limit = 400 * 1024;
+      await step(() => client.send(new PutItemCommand({ TableName: TABLE, Item: { ...key('s1'), v: { S: 'a'.repeat(limit - overhead) } } })));
+      await step(() => client.send(new PutItemCommand({ TableName: TABLE, Item: { ...key('s1'), v: { S: 'a'.repeat(limit - overhead + 1) } } })));
+      await step(() => client.send(new UpdateItemCommand({ TableName: TABLE, Key: key('s1'), UpdateExpression: 'SET w = :w', ExpressionAttributeValues: { ':w': { S: 'b' } } })));
+      await step(() => client.send(new BatchWriteItemCommand({ RequestItems: { [TABLE]: [{ PutRequest: { Item: { ...key('s2'), v: { S: 'a'.repeat(limit) } } } }] } })));
+      await step(() => client.send(new TransactWriteItemsCommand({ TransactItems: [{ Put: { TableName: TABLE, Item: { ...key('s3'), v: { S: 'a'.repeat(limit) } } } }] })));
+      await step(() => client.send(new GetItemCommand({ TableName: TABLE, Key: key('s1'), ProjectionExpression: 'pk, w' })));
+    });
+  });
+
+  test('UpdateItem ReturnValues: NONE, ALL_OLD, UPDATED_OLD, ALL_NEW, UPDATED_NEW', async () => {
+    await same(async ({ client }, step) => {
+      for (const returnValues of ['NONE', 'ALL_OLD', 'UPDATED_OLD', 'ALL_NEW', 'UPDATED_NEW'] as ReturnValue[]) {
+        const pk = `u-${returnValues}`;
+        // On a missing item, then on the item it made.
+        for (let i = 0; i < 2; i++) {
+          await step(() =>
+            client.send(
+              new UpdateItemCommand({
+                TableName: TABLE,
+                Key: key(pk),
+                UpdateExpression: 'SET v = :v, n = if_not_exists(n, :zero) + :one ADD tags :tag REMOVE gone',
+                ExpressionAttributeValues: { ':v': { S: `v${i}` }, ':zero': { N: '0' }, ':one': { N: '1' }, ':tag': { SS: [`t${i}`] } },
+                ReturnValues: returnValues,
+              }),
+            ),
+          );
+        }
+      }
+    });
+  });
+
+  test('a TTL attribute is data: an item past its time is still read, and TTL is off', async () => {
+    await same(async ({ client }, step) => {
+      const past = Math.floor(Date.now() / 1000) - 3600;
+      await step(() => client.send(new PutItemCommand({ TableName: TABLES.uploadsTable, Item: { id: { S: 'ttl-1' }, expiresAt: { N: String(past) } } })));
+      await step(() => client.send(new GetItemCommand({ TableName: TABLES.uploadsTable, Key: { id: { S: 'ttl-1' } }, ConsistentRead: true })));
+      await step(() => client.send(new DescribeTimeToLiveCommand({ TableName: TABLES.uploadsTable })));
+    });
+  });
+});
