@@ -22,14 +22,30 @@ import { join } from 'node:path';
  *   transaction was, without making it again (a different request under the same token is refused), as in
  *   AWS. The SDK sends one with every transaction and keeps it across retries.
  *
+ * - `TransactGetItems`, which dynalite lacks too, reads its items under the exclusive lock: no write runs
+ *   between the first read and the last.
+ *
  * Not emulated: `ReturnConsumedCapacity`, and the 4 MB size limit.
  */
 export interface Transactions {
   /** Runs `work` (any other request) under the shared lock. */
   shared<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * The answer to a request of `action` that this layer makes itself (`TransactWriteItems`, `TransactGetItems`),
+   * or undefined: dynalite answers it.
+   */
+  answer(action: string, body: Buffer, headers: Record<string, string>): Promise<Answer> | undefined;
   /** The answer to a `TransactWriteItems` request `body`. */
-  transactWrite(body: Buffer, headers: Record<string, string>): Promise<{ status: number; body: string; errorType?: string }>;
+  transactWrite(body: Buffer, headers: Record<string, string>): Promise<Answer>;
 }
+
+/** An answer to send back as it is. */
+export interface Answer {
+  status: number;
+  body: string;
+  errorType?: string;
+}
+
 
 /** A transaction's most items, as in AWS. */
 const MAX_ITEMS = 100;
@@ -79,8 +95,46 @@ export function dynamoTransactions(socketPath: string, walDir: string): Transact
     return Object.fromEntries(names.map((name) => [name, item[name]]));
   };
 
+  /**
+   * TransactGetItems, which dynalite lacks: every item read while no write runs (the exclusive lock), one
+   * answer per item in order, `{}` for a missing one.
+   */
+  const transactGet = (body: Buffer, headers: Record<string, string>) =>
+    lock.exclusive(async (): Promise<Answer> => {
+      const parsed = parseObject(body);
+      if ('refused' in parsed) return parsed.refused;
+      const items = parsed.input.TransactItems;
+      if (!Array.isArray(items) || items.length < 1 || items.length > MAX_ITEMS) {
+        return error('ValidationException', `1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length between 1 and ${MAX_ITEMS}`);
+      }
+      const gets = items.map((item: { Get?: GetOperation } | null) => (item !== null && typeof item === 'object' ? item.Get : undefined));
+      if (gets.some((get) => get === null || typeof get !== 'object' || typeof get.TableName !== 'string' || get.Key === null || typeof get.Key !== 'object')) {
+        return error('ValidationException', 'each TransactItem must hold a Get with a TableName and a Key');
+      }
+      try {
+        const keys = await Promise.all((gets as GetOperation[]).map((get) => keyOf(get.TableName, get.Key, headers)));
+        const ids = keys.map((key, i) => `${(gets as GetOperation[])[i].TableName}\u0000${JSON.stringify(key)}`);
+        if (new Set(ids).size !== ids.length) return error('ValidationException', 'Transaction request cannot include multiple operations on one item');
+        const responses: { Item?: Attributes }[] = [];
+        for (const { TableName, Key, ProjectionExpression, ExpressionAttributeNames } of gets as GetOperation[]) {
+          const read = await call('GetItem', { TableName, Key, ConsistentRead: true, ProjectionExpression, ExpressionAttributeNames }, headers);
+          if (read.status !== 200) throw new Refused(read);
+          responses.push(read.json.Item ? { Item: read.json.Item as Attributes } : {});
+        }
+        return { status: 200, body: JSON.stringify({ Responses: responses }) };
+      } catch (thrown) {
+        if (thrown instanceof Refused) return refusedAnswer(thrown.reply);
+        throw thrown;
+      }
+    });
+
   return {
     shared: (work) => lock.shared(work),
+    answer(action, body, headers) {
+      if (action === 'TransactWriteItems') return this.transactWrite(body, headers);
+      if (action === 'TransactGetItems') return transactGet(body, headers);
+      return undefined;
+    },
     transactWrite: (body, headers) =>
       lock.exclusive(async () => {
         let input: { TransactItems?: TransactItem[]; ClientRequestToken?: string };
@@ -325,6 +379,30 @@ function caller(socketPath: string): Call {
       req.on('error', reject);
       req.end(payload);
     });
+}
+
+interface GetOperation {
+  TableName: string;
+  Key: Attributes;
+  ProjectionExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+}
+
+/** The request body as a JSON object, or the answer refusing it. */
+function parseObject(body: Buffer): { input: Record<string, unknown> } | { refused: Answer } {
+  let input: unknown;
+  try {
+    input = JSON.parse(body.toString('utf8'));
+  } catch {
+    return { refused: error('SerializationException', 'the request body is not JSON') };
+  }
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return { refused: error('SerializationException', 'the request body must be a JSON object') };
+  return { input: input as Record<string, unknown> };
+}
+
+/** dynalite's reply, passed on as it is. */
+function refusedAnswer(reply: Reply): Answer {
+  return { status: reply.status, body: reply.text, ...(reply.status === 200 ? {} : { errorType: String(reply.json.__type ?? '') }) };
 }
 
 function error(type: string, message: string): { status: number; body: string; errorType: string } {
