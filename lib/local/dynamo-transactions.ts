@@ -24,6 +24,8 @@ import { join } from 'node:path';
  *
  * - `TransactGetItems`, which dynalite lacks too, reads its items under the exclusive lock: no write runs
  *   between the first read and the last.
+ * - `ReturnValuesOnConditionCheckFailure: ALL_OLD` on PutItem, UpdateItem and DeleteItem, which dynalite
+ *   ignores: a refused write's item is read under the exclusive lock and returned with the refusal.
  *
  * Not emulated: `ReturnConsumedCapacity`, and the 4 MB size limit.
  */
@@ -31,13 +33,16 @@ export interface Transactions {
   /** Runs `work` (any other request) under the shared lock. */
   shared<T>(work: () => Promise<T>): Promise<T>;
   /**
-   * The answer to a request of `action` that this layer makes itself (`TransactWriteItems`, `TransactGetItems`),
-   * or undefined: dynalite answers it.
+   * The answer to a request of `action` that this layer makes itself (`TransactWriteItems`, `TransactGetItems`,
+   * and a single-item write asking for the item its condition failed on), or undefined: dynalite answers it.
    */
   answer(action: string, body: Buffer, headers: Record<string, string>): Promise<Answer> | undefined;
   /** The answer to a `TransactWriteItems` request `body`. */
   transactWrite(body: Buffer, headers: Record<string, string>): Promise<Answer>;
 }
+
+/** The single-item writes that take `ReturnValuesOnConditionCheckFailure`, which dynalite ignores. */
+const CONDITIONAL_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
 
 /** An answer to send back as it is. */
 export interface Answer {
@@ -128,11 +133,39 @@ export function dynamoTransactions(socketPath: string, walDir: string): Transact
       }
     });
 
+  /**
+   * A PutItem, UpdateItem or DeleteItem with `ReturnValuesOnConditionCheckFailure: ALL_OLD`: dynalite makes
+   * the write, and a refusal gets the item as it stood (`Item`), as AWS gives it. Under the exclusive lock, so
+   * that the item read after the refusal is the one the condition was checked on.
+   */
+  const conditionalWrite = (action: string, body: Buffer, headers: Record<string, string>) =>
+    lock.exclusive(async (): Promise<Answer> => {
+      const parsed = parseObject(body);
+      if ('refused' in parsed) return parsed.refused;
+      const { ReturnValuesOnConditionCheckFailure: wanted, ...write } = parsed.input as unknown as Operation & { Item?: Attributes };
+      if (wanted !== undefined && wanted !== 'ALL_OLD' && wanted !== 'NONE') {
+        return error('ValidationException', `1 validation error detected: Value '${String(wanted)}' at 'returnValuesOnConditionCheckFailure' failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]`);
+      }
+      const answer = await call(action, write, headers);
+      if (answer.status === 200 || wanted !== 'ALL_OLD' || !isConditionFailure(answer)) return refusedAnswer(answer);
+      try {
+        const key = action === 'PutItem' ? await keyOf(write.TableName, write.Item ?? {}, headers) : write.Key;
+        const read = await call('GetItem', { TableName: write.TableName, Key: key, ConsistentRead: true }, headers);
+        if (read.status !== 200) throw new Refused(read);
+        return { status: answer.status, errorType: String(answer.json.__type ?? ''), body: JSON.stringify({ ...answer.json, ...(read.json.Item ? { Item: read.json.Item } : {}) }) };
+      } catch (thrown) {
+        if (thrown instanceof Refused) return refusedAnswer(thrown.reply);
+        throw thrown;
+      }
+    });
+
   return {
     shared: (work) => lock.shared(work),
     answer(action, body, headers) {
       if (action === 'TransactWriteItems') return this.transactWrite(body, headers);
       if (action === 'TransactGetItems') return transactGet(body, headers);
+      // Only a write that names the parameter (most do not) waits for the exclusive lock.
+      if (CONDITIONAL_WRITES.has(action) && body.includes('ReturnValuesOnConditionCheckFailure')) return conditionalWrite(action, body, headers);
       return undefined;
     },
     transactWrite: (body, headers) =>
