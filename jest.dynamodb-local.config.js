@@ -13,6 +13,8 @@ module.exports = {
   globalTeardown: '<rootDir>/test/dynamodb-local/global-teardown.ts',
   // The files share the one DynamoDB Local and remake its tables each: one at a time.
   maxWorkers: 1,
+  // Each comparison by name, and a skipped tier's reason in its describe's name.
+  verbose: true,
   testTimeout: 120_000,
   setupFiles: ['<rootDir>/test/setup-env.ts'],
 };

@@ -77,7 +77,7 @@ export interface ErrorShape {
 /** Runs `call` and records its outcome; a thrown non-AWS error (a bug in the scenario) is thrown on. */
 export async function outcome(call: () => Promise<unknown>): Promise<Outcome> {
   try {
-    return { value: stripMetadata(await call()) };
+    return { value: canonicalNumbers(stripMetadata(await call())) };
   } catch (error) {
     if (!(error instanceof DynamoDBServiceException)) throw error;
     const fields = error as DynamoDBServiceException & { CancellationReasons?: unknown; Item?: unknown };
@@ -89,7 +89,7 @@ export async function outcome(call: () => Promise<unknown>): Promise<Outcome> {
         // Each reason's Code and Item, not its Message: DynamoDB Local ends it with a full stop only when the reason
         // carries the item ("The conditional request failed."); clients read the code.
         ...(fields.CancellationReasons !== undefined ? { CancellationReasons: (fields.CancellationReasons as { Message?: string }[]).map(({ Message: _, ...reason }) => reason) } : {}),
-        ...(fields.Item !== undefined ? { Item: fields.Item } : {}),
+        ...(fields.Item !== undefined ? { Item: canonicalNumbers(fields.Item) } : {}),
       },
     };
   }
@@ -100,4 +100,41 @@ function stripMetadata(value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const { $metadata: _, ...rest } = value as Record<string, unknown>;
   return rest;
+}
+
+/**
+ * `value` with every DynamoDB number (`N`, each of an `NS`) in canonical form. AWS trims numbers' leading and
+ * trailing zeros ("Leading and trailing zeroes are trimmed", the developer guide's Number type), as the
+ * embedded DynamoDB does; DynamoDB Local keeps "2.50" as written in expression values, lists and maps. That is
+ * DynamoDB Local's difference, not ours: the comparison reads past it (edge-cases.compare.ts checks that the
+ * embedded DynamoDB's own numbers are canonical).
+ */
+export function canonicalNumbers<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(canonicalNumbers) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [name, held] of Object.entries(value)) {
+    if (name === 'N' && typeof held === 'string') out[name] = canonicalNumber(held);
+    else if (name === 'NS' && Array.isArray(held)) out[name] = held.map((n: unknown) => (typeof n === 'string' ? canonicalNumber(n) : n));
+    else out[name] = canonicalNumbers(held);
+  }
+  return out as T;
+}
+
+/** A decimal number's shortest form: no leading or trailing zeros, no exponent ("007.50" and "7.5e0" are "7.5"). */
+export function canonicalNumber(n: string): string {
+  const match = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(n.trim());
+  if (!match || (match[2] === '' && !match[3])) return n;
+  let digits = match[2] + (match[3] ?? '');
+  let point = match[2].length + Number(match[4] ?? 0);
+  while (digits.startsWith('0')) {
+    digits = digits.slice(1);
+    point--;
+  }
+  digits = digits.replace(/0+$/, '');
+  if (digits === '') return '0';
+  const sign = match[1] === '-' ? '-' : '';
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`;
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
 }

@@ -13,7 +13,7 @@ import {
   type TransactWriteItem,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { type Backend, type Outcome, TABLES, describeBoth, outcome, startBackends } from './backends';
+import { type Backend, type Outcome, TABLES, canonicalNumber, describeBoth, outcome, startBackends } from './backends';
 
 // Raw SDK probes of the edges Drive's adapters lean on, each run on the embedded DynamoDB and on AWS's
 // DynamoDB Local: every step's outcome (value, or error name, status and the fields clients read) must match.
@@ -195,6 +195,51 @@ describeBoth('the embedded DynamoDB answers as DynamoDB Local does', () => {
         }
       }
     });
+  });
+
+  test('numbers come back in canonical form, however they were written', async () => {
+    // Compared in canonical form (see canonicalNumbers: DynamoDB Local keeps some as written, AWS trims them all);
+    // the embedded DynamoDB's own answers must already be canonical, as AWS's are.
+    const embeddedNumbers: string[] = [];
+    const collect = (value: unknown): void => {
+      if (Array.isArray(value)) return value.forEach(collect);
+      if (value === null || typeof value !== 'object') return;
+      for (const [name, held] of Object.entries(value)) {
+        if (name === 'N' && typeof held === 'string') embeddedNumbers.push(held);
+        else if (name === 'NS' && Array.isArray(held)) embeddedNumbers.push(...(held as string[]));
+        else collect(held);
+      }
+    };
+    await same(async ({ name, client }, step) => {
+      if (name === 'embedded') {
+        const seen = step;
+        step = async (call) => seen(async () => {
+          const value = await call();
+          collect(value);
+          return value;
+        });
+      }
+      const odd = (n: string): AttributeValue => ({ N: n });
+      await step(() => client.send(new PutItemCommand({ TableName: TABLE, Item: { ...key('n1'), a: odd('1.500'), b: odd('007'), c: odd('1e3'), d: { NS: ['2.0', '3'] }, e: { L: [odd('4.0')] }, f: { M: { g: odd('-0.10') } } } })));
+      await step(() => client.send(get('n1')));
+      await step(() =>
+        client.send(
+          new UpdateItemCommand({
+            TableName: TABLE,
+            Key: key('n2'),
+            UpdateExpression: 'SET a = :a, b = :b + :c, l = :l ADD s :s, t :t',
+            ExpressionAttributeValues: { ':a': odd('2.50'), ':b': odd('1.0'), ':c': odd('2.00'), ':l': { L: [odd('5.0')] }, ':s': { NS: ['6.0'] }, ':t': odd('7.00') },
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
+      );
+      await step(() => client.send(get('n2')));
+      await step(() => client.send(new TransactWriteItemsCommand({ TransactItems: [{ Update: { TableName: TABLE, Key: key('n3'), UpdateExpression: 'SET a = :a', ExpressionAttributeValues: { ':a': odd('8.10') } } }] })));
+      await step(() => client.send(get('n3')));
+      await step(() => client.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'pk = :pk', FilterExpression: 'a = :a', ExpressionAttributeValues: { ':pk': { S: 'n1' }, ':a': odd('1.5000') } })));
+    });
+    expect(embeddedNumbers.length).toBeGreaterThan(20);
+    expect(embeddedNumbers.filter((n) => n !== canonicalNumber(n))).toEqual([]);
   });
 
   test('a TTL attribute is data: an item past its time is still read, and TTL is off', async () => {
