@@ -54,6 +54,8 @@ export interface Answer {
 
 /** A transaction's most items, as in AWS. */
 const MAX_ITEMS = 100;
+/** A `ClientRequestToken`'s most characters, as in AWS (the SDK's own are UUIDs, 36). */
+const TOKEN_LENGTH = 36;
 /** How long AWS remembers a transaction's `ClientRequestToken`. */
 const TOKEN_MS = 10 * 60_000;
 
@@ -180,6 +182,9 @@ export function dynamoTransactions(socketPath: string, walDir: string): Transact
         const now = Date.now();
         for (const [held, { at }] of made) if (now - at > TOKEN_MS) made.delete(held);
         const { ClientRequestToken: token, ...request } = input;
+        if (token !== undefined && (typeof token !== 'string' || token.length < 1 || token.length > TOKEN_LENGTH)) {
+          return error('ValidationException', `1 validation error detected: Value '${String(token)}' at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to ${TOKEN_LENGTH}`);
+        }
         const again = token === undefined ? undefined : made.get(token);
         if (again) {
           if (again.request !== JSON.stringify(request)) return error('IdempotentParameterMismatchException', 'the ClientRequestToken was used with another request');
