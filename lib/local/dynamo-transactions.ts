@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { batchGet } from './dynamo-batch-get';
 
 /**
  * DynamoDB's `TransactWriteItems`, which dynalite lacks, made of its single-item writes: all of a
@@ -26,6 +27,7 @@ import { join } from 'node:path';
  *   between the first read and the last.
  * - `ReturnValuesOnConditionCheckFailure: ALL_OLD` on PutItem, UpdateItem and DeleteItem, which dynalite
  *   ignores: a refused write's item is read under the exclusive lock and returned with the refusal.
+ * - `BatchGetItem` answers up to AWS's 16 MB, where dynalite stops at 1.4 MB (lib/local/dynamo-batch-get.ts).
  *
  * Not emulated: `ReturnConsumedCapacity`, and the 4 MB size limit.
  */
@@ -34,7 +36,8 @@ export interface Transactions {
   shared<T>(work: () => Promise<T>): Promise<T>;
   /**
    * The answer to a request of `action` that this layer makes itself (`TransactWriteItems`, `TransactGetItems`,
-   * and a single-item write asking for the item its condition failed on), or undefined: dynalite answers it.
+   * `BatchGetItem`, and a single-item write asking for the item its condition failed on), or undefined:
+   * dynalite answers it.
    */
   answer(action: string, body: Buffer, headers: Record<string, string>): Promise<Answer> | undefined;
   /** The answer to a `TransactWriteItems` request `body`. */
@@ -166,6 +169,7 @@ export function dynamoTransactions(socketPath: string, walDir: string): Transact
     answer(action, body, headers) {
       if (action === 'TransactWriteItems') return this.transactWrite(body, headers);
       if (action === 'TransactGetItems') return transactGet(body, headers);
+      if (action === 'BatchGetItem') return lock.shared(() => batchGet(call, body, headers));
       // Only a write that names the parameter (most do not) waits for the exclusive lock.
       if (CONDITIONAL_WRITES.has(action) && body.includes('ReturnValuesOnConditionCheckFailure')) return conditionalWrite(action, body, headers);
       return undefined;
@@ -359,13 +363,13 @@ function isConditionFailure(reply: Reply): boolean {
   return String(reply.json.__type ?? '').endsWith('#ConditionalCheckFailedException');
 }
 
-interface Reply {
+export interface Reply {
   status: number;
   text: string;
   json: Record<string, unknown>;
 }
 
-type Call = (action: string, input: unknown, headers: Record<string, string>) => Promise<Reply>;
+export type Call = (action: string, input: unknown, headers: Record<string, string>) => Promise<Reply>;
 
 /** A reply of dynalite's that ends the transaction as it is (a validation error, an unknown table). */
 class Refused extends Error {
