@@ -95,10 +95,14 @@ export async function outcome(call: () => Promise<unknown>): Promise<Outcome> {
   }
 }
 
-/** An SDK output without `$metadata` (request ids, attempts), which differs on every call. */
+/**
+ * An SDK output without `$metadata` (request ids, attempts), which differs on every call, and without
+ * `ConsumedCapacity`: no probe asks for it (AWS sends it only when asked), DynamoDB Local sends it unasked
+ * with some answers (a DeleteItem of a missing item), and the embedded DynamoDB does not emulate capacity.
+ */
 function stripMetadata(value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  const { $metadata: _, ...rest } = value as Record<string, unknown>;
+  const { $metadata: _, ConsumedCapacity: __, ...rest } = value as Record<string, unknown>;
   return rest;
 }
 
