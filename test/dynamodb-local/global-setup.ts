@@ -8,6 +8,8 @@ export const UNAVAILABLE_ENV = 'DRIVE_DYNAMODB_LOCAL_UNAVAILABLE';
 export default async function globalSetup(): Promise<void> {
   const found = findDynamoDBLocal();
   if ('unavailable' in found) {
+    // CI sets it: there, a missing Java is a broken machine, not a reason to pass.
+    if (process.env.DRIVE_REQUIRE_DYNAMODB_LOCAL === '1') throw new Error(`${found.unavailable} (DRIVE_REQUIRE_DYNAMODB_LOCAL=1)`);
     process.env[UNAVAILABLE_ENV] = found.unavailable;
     process.stdout.write(`\n${found.unavailable}: every comparison is skipped.\n`);
     return;
