@@ -2,6 +2,7 @@ import { type AttributeValue, type DynamoDBClient, ScanCommand } from '@aws-sdk/
 import { DynamoKeyStore, DynamoRateLimiter } from '../../functions/aws/dynamo-access';
 import { DynamoFileRecords } from '../../functions/aws/dynamo-file-records';
 import { DynamoJobStore } from '../../functions/aws/dynamo-jobs';
+import { DynamoLinkStore } from '../../functions/aws/dynamo-links';
 import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
 import { DynamoUploadJournal } from '../../functions/aws/dynamo-upload-journal';
 import type { FileNode, FolderNode, Job } from '../../functions/core/ports';
@@ -187,6 +188,51 @@ describeBoth("Drive's DynamoDB adapters do the same on the embedded DynamoDB and
       await step('from background b1', () => jobs.fromBackground({ id: 'b1', drive: DRIVE }));
       await step('from background on a drive with none', () => jobs.fromBackground({ id: 'b1', drive: 'drive-2' }));
       await step('in background', async () => (await jobs.inBackground(DRIVE)).map((entry) => ({ ...entry, reservedAt: entry.reservedAt && '<time>' })).sort((a, b) => a.id.localeCompare(b.id)));
+    });
+  });
+
+  test('share links: made, found, paged through the linksByDrive index, filtered and removed', async () => {
+    await same(async (client, step) => {
+      const links = new DynamoLinkStore(client, TABLES.accessTable);
+      const now = new Date('2026-06-01T00:00:00.000Z');
+      const alive = Math.floor(now.getTime() / 1000) + 3600;
+      const made = [
+        { id: 'l1', path: '/docs/a.txt', createdBy: 'key-1' },
+        { id: 'l2', path: '/docs/b.txt', createdBy: 'key-2' },
+        { id: 'l3', path: '/docs/sub/c.txt', createdBy: 'key-1' },
+        { id: 'l4', path: '/docs/b.txt', createdBy: 'key-1' },
+        { id: 'l5', path: '/other/d.txt', createdBy: 'key-1', expiresAt: alive - 7200 },
+        { id: 'l6', path: '/docs2/e.txt', createdBy: 'key-1' },
+      ];
+      for (const link of made) {
+        await step(`put ${link.id}`, () => links.put({ drive: DRIVE, fileId: `file-${link.id}`, createdAt: CREATED, expiresAt: alive, ...link }));
+      }
+      await step('put l1 again', () => links.put({ id: 'l1', drive: DRIVE, path: '/x', fileId: 'x', createdAt: CREATED, expiresAt: alive }));
+      await step('put on another drive', () => links.put({ id: 'l7', drive: 'drive-2', path: '/docs/a.txt', fileId: 'f', createdAt: CREATED, expiresAt: alive }));
+      await step('get l3', () => links.get('l3'));
+      await step('get a missing link', () => links.get('none'));
+      // Two links share /docs/b.txt: the index orders them each emulator its own way (AWS promises no order
+      // among equal index keys), so the pages are compared by their sizes and, together, as a set.
+      const byPathAndId = (list: { path: string; id: string }[]) => list.map(({ path, id }) => `${path} ${id}`).sort();
+      await step('pages of the drive, 2 a page', async () => {
+        const sizes: number[] = [];
+        const seen: { path: string; id: string }[] = [];
+        let after: { path: string; id: string } | undefined;
+        do {
+          const out = await links.page(DRIVE, { under: '/' }, { limit: 2, now, ...(after ? { after } : {}) });
+          sizes.push(out.links.length);
+          seen.push(...out.links);
+          after = out.next;
+        } while (after && sizes.length < 10);
+        return { sizes, links: byPathAndId(seen) };
+      });
+      await step('under /docs', async () => byPathAndId((await links.page(DRIVE, { under: '/docs' }, { limit: 10, now })).links));
+      await step('at /docs/b.txt', async () => byPathAndId((await links.page(DRIVE, { path: '/docs/b.txt' }, { limit: 10, now })).links));
+      await step('made by key-2', () => links.page(DRIVE, { under: '/' }, { limit: 10, now, createdBy: 'key-2' }));
+      await step('remove l2 from another drive', () => links.remove('drive-2', 'l2', '/'));
+      await step('remove l3 by a key confined to /other', () => links.remove(DRIVE, 'l3', '/other'));
+      await step('remove l3 by a key confined to /docs', () => links.remove(DRIVE, 'l3', '/docs'));
+      await step('under /docs after', async () => byPathAndId((await links.page(DRIVE, { under: '/docs' }, { limit: 10, now })).links));
     });
   });
 

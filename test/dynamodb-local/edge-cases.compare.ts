@@ -260,6 +260,46 @@ describeBoth('the embedded DynamoDB answers as DynamoDB Local does', () => {
     });
   });
 
+  test('condition functions and comparisons with a missing attribute', async () => {
+    await same(async ({ client }, step) => {
+      await step(() => client.send(new PutItemCommand({ TableName: TABLE, Item: { ...key('f1'), s: { S: 'hello' }, n: { N: '5' }, l: { L: [{ S: 'a' }] }, ss: { SS: ['x', 'y'] } } })));
+      const check = (condition: string, values?: Item) =>
+        step(() => client.send(new UpdateItemCommand({ TableName: TABLE, Key: key('f1'), UpdateExpression: 'SET checked = :t', ConditionExpression: condition, ExpressionAttributeValues: { ':t': { BOOL: true }, ...values } })));
+      await check('contains(s, :v)', { ':v': { S: 'ell' } });
+      await check('contains(ss, :v)', { ':v': { S: 'z' } });
+      await check('size(s) = :v', { ':v': { N: '5' } });
+      await check('size(l) > :v', { ':v': { N: '1' } });
+      await check('attribute_type(n, :v)', { ':v': { S: 'N' } });
+      await check('attribute_type(n, :v)', { ':v': { S: 'S' } });
+      await check('n BETWEEN :a AND :b', { ':a': { N: '1' }, ':b': { N: '5' } });
+      await check('n IN (:a, :b)', { ':a': { N: '4' }, ':b': { N: '6' } });
+      await check('missing <> :v', { ':v': { S: 'x' } });
+      await check('NOT missing = :v', { ':v': { S: 'x' } });
+      await check('missing < :v', { ':v': { N: '1' } });
+      await check('s = :v', { ':v': { N: '5' } });
+      await check('begins_with(s, :v)', { ':v': { S: 'he' } });
+      await step(() => client.send(get('f1')));
+    });
+  });
+
+  test('a global secondary index: what it holds, and reads it refuses', async () => {
+    await same(async ({ client }, step) => {
+      const access = TABLES.accessTable;
+      await step(() => client.send(new PutItemCommand({ TableName: access, Item: { pk: { S: 'k1' }, drive: { S: 'd' }, createdAt: { S: '2' } } })));
+      await step(() => client.send(new PutItemCommand({ TableName: access, Item: { pk: { S: 'k2' }, drive: { S: 'd' }, createdAt: { S: '1' } } })));
+      // Without the index's sort key: not in the index.
+      await step(() => client.send(new PutItemCommand({ TableName: access, Item: { pk: { S: 'k3' }, drive: { S: 'd' } } })));
+      const query = (extra: Partial<ConstructorParameters<typeof QueryCommand>[0]>) =>
+        client.send(new QueryCommand({ TableName: access, IndexName: 'keysByDrive', KeyConditionExpression: 'drive = :d', ExpressionAttributeValues: { ':d': { S: 'd' } }, ...extra }));
+      await step(() => query({}));
+      await step(() => query({ Limit: 1 }));
+      await step(() => query({ ConsistentRead: true }));
+      await step(() => query({ IndexName: 'noSuchIndex' }));
+      // An index key attribute of the wrong type is refused by the table's write.
+      await step(() => client.send(new PutItemCommand({ TableName: access, Item: { pk: { S: 'k4' }, drive: { N: '1' } } })));
+    });
+  });
+
   test("DynamoDB Local's own differences from AWS, which the embedded DynamoDB does not copy", async () => {
     // A reserved word (SIZE is one) used bare in an expression: AWS refuses it ("Attribute name is a reserved
     // keyword"), as the embedded DynamoDB does; DynamoDB Local reads it as the attribute.
