@@ -111,9 +111,10 @@ describeBoth("Drive's DynamoDB adapters do the same on the embedded DynamoDB and
       await step('page of exactly the rest', () => nodes.childrenPage(DRIVE, '/a', 3, 'f2'));
       await step('/a has children', () => nodes.hasChildren(DRIVE, '/a'));
       await step('/b has none', () => nodes.hasChildren(DRIVE, '/b'));
-      await step('revert a file that is not ours', () => nodes.revert(DRIVE, '/a/f2', 'not-ours'));
-      await step('revert ours to its previous', () => nodes.revert(DRIVE, '/a/f2', 'f2-v2', file('/a/f2')));
-      await step('revert ours away', () => nodes.revert(DRIVE, '/a/f5', 'id-/a/f5'));
+      await step('restore a file that is not ours', () => nodes.restoreIfSame(DRIVE, '/a/f2', 'not-ours', file('/a/f2')));
+      await step('restore ours to its previous', () => nodes.restoreIfSame(DRIVE, '/a/f2', 'f2-v2', file('/a/f2')));
+      await step('remove a file that is not ours', () => nodes.removeIfSame(DRIVE, '/a/f5', 'not-ours'));
+      await step('remove ours', () => nodes.removeIfSame(DRIVE, '/a/f5', 'id-/a/f5'));
       await step('mark /a deleting empty', () => nodes.markDeleting(DRIVE, folder('/a'), 'empty'));
       await step('mark /a deleting recursive', () => nodes.markDeleting(DRIVE, folder('/a'), 'recursive'));
       // Refused (recursive is never downgraded): the held folder comes back with the refusal.
