@@ -1,4 +1,4 @@
-import type { Endpoint } from '../functions/core/access';
+import type { Permission } from '../functions/core/access';
 
 /** The Lambda functions, one per handler module; a handler may serve more than one route. */
 export type HandlerName =
@@ -45,44 +45,44 @@ export interface Route {
 
 /** A route of the API: it takes an API key and tokens from a rate-limit bucket. */
 export interface ApiRoute extends Route {
-  /** The rate-limit bucket the route's requests take tokens from. */
-  endpoint: Endpoint;
+  /** What the key must be allowed, and so the rate-limit bucket the route's requests take tokens from. */
+  permission: Permission;
 }
 
 export const ROUTES: readonly ApiRoute[] = [
-  { method: 'POST', path: '/drive/upload', handler: 'upload', endpoint: 'upload', entry: 'functions/upload.ts', streaming: false },
-  { method: 'GET', path: '/drive/download', handler: 'download', endpoint: 'download', entry: 'functions/download.ts', streaming: true },
+  { method: 'POST', path: '/drive/upload', handler: 'upload', permission: 'upload', entry: 'functions/upload.ts', streaming: false },
+  { method: 'GET', path: '/drive/download', handler: 'download', permission: 'download', entry: 'functions/download.ts', streaming: true },
   // The same function answers HEAD from the record alone; streamed like GET, so the response has one shape.
-  { method: 'HEAD', path: '/drive/download', handler: 'download', endpoint: 'download', entry: 'functions/download.ts', streaming: true },
+  { method: 'HEAD', path: '/drive/download', handler: 'download', permission: 'download', entry: 'functions/download.ts', streaming: true },
   // Streamed, so that a listing of any size answers whole: a buffered answer stops at Lambda's 6 MB.
-  { method: 'GET', path: '/drive/list', handler: 'list', endpoint: 'list', entry: 'functions/list.ts', streaming: true },
-  { method: 'POST', path: '/drive/folders', handler: 'create-folder', endpoint: 'create-folder', entry: 'functions/create-folder.ts', streaming: false },
-  { method: 'DELETE', path: '/drive/folders', handler: 'delete-folder', endpoint: 'delete-folder', entry: 'functions/delete-folder.ts', streaming: false },
+  { method: 'GET', path: '/drive/list', handler: 'list', permission: 'list', entry: 'functions/list.ts', streaming: true },
+  { method: 'POST', path: '/drive/folders', handler: 'create-folder', permission: 'create-folder', entry: 'functions/create-folder.ts', streaming: false },
+  { method: 'DELETE', path: '/drive/folders', handler: 'delete-folder', permission: 'delete-folder', entry: 'functions/delete-folder.ts', streaming: false },
   // Deleting files by path (an extension: the spec deletes only folders).
-  { method: 'DELETE', path: '/drive/files', handler: 'delete-files', endpoint: 'files', entry: 'functions/delete-files.ts', streaming: false },
+  { method: 'DELETE', path: '/drive/files', handler: 'delete-files', permission: 'files', entry: 'functions/delete-files.ts', streaming: false },
   // Moving a file or folder (an extension): a folder too big for one request answers 202 with a job.
-  { method: 'POST', path: '/drive/move', handler: 'move', endpoint: 'files', entry: 'functions/move.ts', streaming: false },
+  { method: 'POST', path: '/drive/move', handler: 'move', permission: 'files', entry: 'functions/move.ts', streaming: false },
   // Copying a file (an extension): the bytes copied in S3, server-side.
-  { method: 'POST', path: '/drive/copy', handler: 'copy', endpoint: 'files', entry: 'functions/copy.ts', streaming: false },
+  { method: 'POST', path: '/drive/copy', handler: 'copy', permission: 'files', entry: 'functions/copy.ts', streaming: false },
   // A delete or move too big for one request answers 202 with a job (an extension); its client reads the job here.
-  { method: 'GET', path: '/drive/jobs/{job_id}', handler: 'get-job', endpoint: 'jobs', entry: 'functions/get-job.ts', streaming: false },
+  { method: 'GET', path: '/drive/jobs/{job_id}', handler: 'get-job', permission: 'jobs', entry: 'functions/get-job.ts', streaming: false },
   // What the caller's key may do (an extension): the dashboard asks at sign-in, to offer only what the role allows.
-  { method: 'GET', path: '/drive/whoami', handler: 'whoami', endpoint: 'whoami', entry: 'functions/whoami.ts', streaming: false },
+  { method: 'GET', path: '/drive/whoami', handler: 'whoami', permission: 'whoami', entry: 'functions/whoami.ts', streaming: false },
   // Large files (an extension of the spec): a multipart upload straight to S3. Each takes upload tokens.
-  { method: 'POST', path: '/drive/uploads', handler: 'start-upload', endpoint: 'upload', entry: 'functions/start-upload.ts', streaming: false },
-  { method: 'GET', path: '/drive/uploads/{upload_id}/parts', handler: 'upload-parts', endpoint: 'upload', entry: 'functions/upload-parts.ts', streaming: false },
-  { method: 'POST', path: '/drive/uploads/{upload_id}/complete', handler: 'complete-upload', endpoint: 'upload', entry: 'functions/complete-upload.ts', streaming: false },
-  { method: 'DELETE', path: '/drive/uploads/{upload_id}', handler: 'abort-upload', endpoint: 'upload', entry: 'functions/abort-upload.ts', streaming: false },
+  { method: 'POST', path: '/drive/uploads', handler: 'start-upload', permission: 'upload', entry: 'functions/start-upload.ts', streaming: false },
+  { method: 'GET', path: '/drive/uploads/{upload_id}/parts', handler: 'upload-parts', permission: 'upload', entry: 'functions/upload-parts.ts', streaming: false },
+  { method: 'POST', path: '/drive/uploads/{upload_id}/complete', handler: 'complete-upload', permission: 'upload', entry: 'functions/complete-upload.ts', streaming: false },
+  { method: 'DELETE', path: '/drive/uploads/{upload_id}', handler: 'abort-upload', permission: 'upload', entry: 'functions/abort-upload.ts', streaming: false },
   // API keys, for admin keys (an extension of the spec: the dashboard's Settings → API Keys).
-  { method: 'GET', path: '/drive/keys', handler: 'list-keys', endpoint: 'keys', entry: 'functions/list-keys.ts', streaming: false },
-  { method: 'POST', path: '/drive/keys', handler: 'create-key', endpoint: 'keys', entry: 'functions/create-key.ts', streaming: false },
-  { method: 'DELETE', path: '/drive/keys/{key_id}', handler: 'revoke-key', endpoint: 'keys', entry: 'functions/revoke-key.ts', streaming: false },
+  { method: 'GET', path: '/drive/keys', handler: 'list-keys', permission: 'keys', entry: 'functions/list-keys.ts', streaming: false },
+  { method: 'POST', path: '/drive/keys', handler: 'create-key', permission: 'keys', entry: 'functions/create-key.ts', streaming: false },
+  { method: 'DELETE', path: '/drive/keys/{key_id}', handler: 'revoke-key', permission: 'keys', entry: 'functions/revoke-key.ts', streaming: false },
   // Share links (an extension of the spec): made, listed and revoked with a key; opened without one (LINK_ROUTES).
-  { method: 'POST', path: '/drive/links', handler: 'create-link', endpoint: 'links', entry: 'functions/create-link.ts', streaming: false },
-  { method: 'GET', path: '/drive/links', handler: 'list-links', endpoint: 'links', entry: 'functions/list-links.ts', streaming: false },
-  { method: 'DELETE', path: '/drive/links/{link_id}', handler: 'revoke-link', endpoint: 'links', entry: 'functions/revoke-link.ts', streaming: false },
+  { method: 'POST', path: '/drive/links', handler: 'create-link', permission: 'links', entry: 'functions/create-link.ts', streaming: false },
+  { method: 'GET', path: '/drive/links', handler: 'list-links', permission: 'links', entry: 'functions/list-links.ts', streaming: false },
+  { method: 'DELETE', path: '/drive/links/{link_id}', handler: 'revoke-link', permission: 'links', entry: 'functions/revoke-link.ts', streaming: false },
   // Every link one key made, a page a request (a leaked key's): the same function as one link's revoke.
-  { method: 'DELETE', path: '/drive/links', handler: 'revoke-link', endpoint: 'links', entry: 'functions/revoke-link.ts', streaming: false },
+  { method: 'DELETE', path: '/drive/links', handler: 'revoke-link', permission: 'links', entry: 'functions/revoke-link.ts', streaming: false },
 ];
 
 /**

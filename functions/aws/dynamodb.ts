@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { type Caller, type Endpoint, parseRateLimits } from '../core/access';
+import { type Caller, type Permission, parseRateLimits } from '../core/access';
 import { createGuard, takeToken } from '../http/guard';
 import { DynamoKeyStore, DynamoRateLimiter } from './dynamo-access';
 import { DynamoFileRecords } from './dynamo-file-records';
@@ -40,7 +40,7 @@ export const links = new DynamoLinkStore(dynamodb, accessTable);
 
 export const rateLimiter = new DynamoRateLimiter(dynamodb, accessTable);
 
-/** Requests per minute for each endpoint's bucket, or undefined when `DRIVE_RATE_LIMITS=off`. */
+/** Requests per minute for each permission's bucket, or undefined when `DRIVE_RATE_LIMITS=off`. */
 export const rateLimits = parseRateLimits(process.env.DRIVE_RATE_LIMITS);
 
 /** API keys by the SHA-256 of their secret: the guard's, and a share link's check of the key that made it. */
@@ -54,11 +54,11 @@ export const guard = createGuard({
 });
 
 /**
- * Takes `tokens` more from the caller's bucket of `endpoint`, beyond the one the guard took: a request whose
+ * Takes `tokens` more from the caller's bucket of `permission`, beyond the one the guard took: a request whose
  * work grows with what it asks for pays by its size. Throws `rate_limited` (429, Retry-After) when the bucket
  * lacks them.
  */
-export async function chargeMore(caller: Caller, endpoint: Endpoint, tokens: number): Promise<void> {
+export async function chargeMore(caller: Caller, permission: Permission, tokens: number): Promise<void> {
   if (!rateLimits || tokens <= 0) return;
-  await takeToken(rateLimiter, `${caller.keyId}#${endpoint}`, rateLimits[endpoint], 'this endpoint', tokens);
+  await takeToken(rateLimiter, `${caller.keyId}#${permission}`, rateLimits[permission], 'this endpoint', tokens);
 }

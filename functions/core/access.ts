@@ -2,17 +2,17 @@ import { createHash, randomBytes } from 'node:crypto';
 import { DriveError, conflict, forbidden } from './errors';
 
 /**
- * The endpoints, by the names used for their rate-limit buckets; `keys` (the admin routes), `jobs` (reading a
- * delete job), `files` (deleting files; moves and copies will share it), `links` (making, listing and
- * revoking share links) and `whoami` (what the caller's key may do) are extensions.
+ * What a route asks of a key, and the family of routes that shares one rate-limit bucket per key: move, copy
+ * and deleting files are all `files`. `keys` (the admin routes), `jobs` (reading a job), `files`, `links`
+ * (making, listing and revoking share links) and `whoami` (what the caller's key may do) are extensions.
  */
-export type Endpoint = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links' | 'whoami';
+export type Permission = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links' | 'whoami';
 
 /**
  * Requests per minute per API key (spec section 8; `keys`, `jobs`, `links` and `whoami` are ours: a client
  * polls a job with backoff, and asks who it is once per sign-in). A share link's own keyless GETs take from a bucket per link at the `download` rate.
  */
-export const SPEC_RATE_LIMITS: Readonly<Record<Endpoint, number>> = {
+export const SPEC_RATE_LIMITS: Readonly<Record<Permission, number>> = {
   upload: 100,
   download: 500,
   list: 300,
@@ -25,11 +25,11 @@ export const SPEC_RATE_LIMITS: Readonly<Record<Endpoint, number>> = {
   whoami: 60,
 };
 
-/** What a key may do (an extension of the spec): each role's endpoints are in `ROLE_ENDPOINTS`. */
+/** What a key may do (an extension of the spec): each role's permissions are in `ROLE_PERMISSIONS`. */
 export type Role = 'admin' | 'read-write' | 'read-only' | 'upload-only';
 
 // Every role may ask what it may do (`whoami`): the answer tells a key only of itself.
-export const ROLE_ENDPOINTS: Readonly<Record<Role, readonly Endpoint[]>> = {
+export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
   admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'keys', 'jobs', 'links', 'whoami'],
   'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'jobs', 'links', 'whoami'],
   // A link hands out what the key may read, so the roles that may read may share.
@@ -38,7 +38,7 @@ export const ROLE_ENDPOINTS: Readonly<Record<Role, readonly Endpoint[]>> = {
   'upload-only': ['upload', 'create-folder', 'whoami'],
 };
 
-export const ROLES = Object.keys(ROLE_ENDPOINTS) as Role[];
+export const ROLES = Object.keys(ROLE_PERMISSIONS) as Role[];
 
 /** The role of keys made before roles existed. */
 export const DEFAULT_ROLE: Role = 'read-write';
@@ -135,10 +135,10 @@ export function hashSecret(secret: string): string {
 export const DRIVE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
- * The limits for each endpoint from `DRIVE_RATE_LIMITS`: unset means the spec's, `off` means none, and
+ * The limits for each permission's bucket from `DRIVE_RATE_LIMITS`: unset means the spec's, `off` means none, and
  * `upload=5,list=20` overrides some of the spec's.
  */
-export function parseRateLimits(value: string | undefined): Record<Endpoint, number> | undefined {
+export function parseRateLimits(value: string | undefined): Record<Permission, number> | undefined {
   if (value === 'off') return undefined;
   const limits = { ...SPEC_RATE_LIMITS };
   for (const entry of (value ?? '').split(',').filter((e) => e.trim() !== '')) {
@@ -146,7 +146,7 @@ export function parseRateLimits(value: string | undefined): Record<Endpoint, num
     if (!(name in limits) || !/^[1-9][0-9]*$/.test(count ?? '')) {
       throw new Error(`DRIVE_RATE_LIMITS entry "${entry}" is not <endpoint>=<requests per minute> (endpoints: ${Object.keys(limits).join(', ')})`);
     }
-    limits[name as Endpoint] = Number(count);
+    limits[name as Permission] = Number(count);
   }
   return limits;
 }

@@ -111,7 +111,7 @@ function loggedPath(routes: readonly MountedRoute[], target: string | undefined)
   const secret = routes.find(({ route }) => route.secretPath && (matchPath(route.path, path) || matchPath(route.path, path.replace(/\/+$/, ''))));
   if (secret) return secret.route.path;
   // An API route's ids (jobs, uploads, keys, links) are no secrets, and a log that hides them is of less use.
-  if (routes.some(({ route }) => 'endpoint' in route && matchPath(route.path, path))) return path;
+  if (routes.some(({ route }) => 'permission' in route && matchPath(route.path, path))) return path;
   // Any other spelling of a secret route's first segments (doubled slashes, another case, escapes), which no
   // route matched: the rest stays out of the log, as does any segment shaped like a token.
   const spelled = loose(path);
