@@ -79,10 +79,9 @@ export function mayReplace(caller: Pick<Caller, 'role'>): boolean {
 export function conflictFor(caller: Pick<Caller, 'role' | 'prefix'>, error: unknown): unknown {
   // A conflict with a reason (a session busy) names no destination: a client needs it as it is.
   if (!(error instanceof DriveError) || error.code !== 'conflict' || error.reason) return error;
-  const named = error.message.match(/\/[^\s;,]*/g) ?? [];
-  const outside = named.some((path) => !withinPrefix(caller, path));
+  const outside = error.paths.some((path) => !withinPrefix(caller, path));
   if (caller.role !== 'upload-only' && !outside) return error;
-  return conflict(`a destination, or a folder above one, is taken; this key may ${caller.role === 'upload-only' ? 'neither replace nor see' : 'not see'} what is there`);
+  return conflict(`a destination, or a folder above one, is taken; this key may ${caller.role === 'upload-only' ? 'neither replace nor see' : 'not see'} what is there`, []);
 }
 
 /** Throws `forbidden` naming `param` if `path` lies outside the caller's prefix. */

@@ -96,7 +96,7 @@ export async function createLink(
   maker?: { keyId: string; keyHash: string },
 ): Promise<{ link: ShareLink; token: string }> {
   const [node, seen] = await Promise.all([deps.nodes.get(drive, path), reachable(deps.nodes, drive, path)]);
-  if (node?.kind === 'folder' && seen) throw conflict(`${path} is a folder; a link shares one file`);
+  if (node?.kind === 'folder' && seen) throw conflict(`${path} is a folder; a link shares one file`, [path]);
   if (node?.kind !== 'file' || !seen) throw notFound(`no file at ${path}`);
   const token = randomBytes(32).toString('base64url');
   const link: ShareLink = {
