@@ -182,7 +182,7 @@ async function handle(
   const bodyLimit = mounted.route.method === 'GET' || mounted.route.method === 'HEAD' ? NO_BODY_BYTES : AWS_LIMITS.apiGatewayBodyBytes;
   if (Number(req.headers['content-length'] ?? 0) > bodyLimit) return refuseTooLarge(req, res, bodyLimit, requestId);
 
-  if ('endpoint' in mounted.route && options.knownKey) {
+  if ('permission' in mounted.route && options.knownKey) {
     const address = req.socket.remoteAddress ?? '';
     // A key that was sent is a guess until it proves live, and takes a token of its address's bucket first
     // (given back if it is live), so a burst sent at once cannot pass the bucket. A request with no key is no guess.

@@ -55,7 +55,7 @@ describe('Module: functions/openapi/document (the API contract)', () => {
     for (const route of [...ROUTES, ...LINK_ROUTES, ...CONTRACT_ROUTES, ...DASHBOARD_ROUTES]) {
       const statuses = Object.keys(doc.paths[route.path][route.method.toLowerCase()].responses);
       expect({ route: `${route.method} ${route.path}`, statuses }).toEqual({ route: `${route.method} ${route.path}`, statuses: expect.arrayContaining(['413', '429', '500', '502', '504']) });
-      if ('endpoint' in route) expect(statuses).toEqual(expect.arrayContaining(['401', '403']));
+      if ('permission' in route) expect(statuses).toEqual(expect.arrayContaining(['401', '403']));
     }
   });
 
