@@ -12,7 +12,7 @@ export type HandlerName =
   | 'copy'
   | 'get-job'
   | 'whoami'
-  | 'delete-worker'
+  | 'job-worker'
   | 'start-upload'
   | 'upload-parts'
   | 'complete-upload'
@@ -138,18 +138,15 @@ export interface ScheduledFunction {
   handler: HandlerName;
   entry: string;
   everyMinutes: number;
-  /**
-   * The host runs it on a timer of its own, this variable's seconds (else `seconds`), rather than on the
-   * sweep's timer.
-   */
-  localTimer?: { variable: string; seconds: number };
+  /** The host runs it on a timer of its own, every this setting's seconds, rather than on the sweep's timer. */
+  localTimer?: 'localFsckSeconds';
 }
 
 export const SCHEDULED: readonly ScheduledFunction[] = [
   // Deletes the bytes interrupted uploads left (functions/core/journal.ts).
   { handler: 'sweep', entry: 'functions/sweep.ts', everyMinutes: 5 },
   // A slice of fsck a run (functions/core/consistency-check.ts); the stack's rate comes from cdk context.
-  { handler: 'consistency-check', entry: 'functions/consistency-check.ts', everyMinutes: 24 * 60, localTimer: { variable: 'DRIVE_LOCAL_FSCK_SECONDS', seconds: 3600 } },
+  { handler: 'consistency-check', entry: 'functions/consistency-check.ts', everyMinutes: 24 * 60, localTimer: 'localFsckSeconds' },
 ];
 
 /**
@@ -167,7 +164,7 @@ export interface QueueWorker {
 
 export const QUEUE_WORKERS: readonly QueueWorker[] = [
   // Finishes recursive deletes too big for one request (functions/core/delete-folder.ts).
-  { handler: 'delete-worker', entry: 'functions/delete-worker.ts', queue: 'jobs', maxReceives: 5 },
+  { handler: 'job-worker', entry: 'functions/job-worker.ts', queue: 'jobs', maxReceives: 5 },
 ];
 
 /** Request types API Gateway passes to the function base64-encoded, bytes intact. */

@@ -52,6 +52,17 @@ export interface Caller {
   prefix: string;
 }
 
+/** What is kept of an API key: never the secret, only its hash (the key of its item). */
+export interface ApiKeyRecord extends Caller {
+  name: string;
+  createdAt: string;
+  /** The secret's last four characters, to tell keys apart. */
+  last4: string;
+  /** When a request last used the key, to about a minute. */
+  lastUsedAt?: string;
+  revokedAt?: string;
+}
+
 /**
  * Why a key cannot have this role and prefix, or undefined if it can: an admin manages every key of the
  * drive, so it must reach the whole drive (else it could make itself a key that does).
