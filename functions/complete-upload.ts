@@ -1,5 +1,5 @@
-import { guard } from './aws/dynamodb';
-import { largeUploads } from './aws/large-uploads';
+import { guard } from './wiring/guard';
+import { largeUploads } from './wiring/large-uploads';
 import { mayReplace } from './core/access';
 import { badRequest, invalid } from './core/errors';
 import { completeUpload, sessionVisibleTo } from './core/large-upload';

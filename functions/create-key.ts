@@ -1,5 +1,5 @@
-import { guard } from './aws/dynamodb';
-import { keyAdmin } from './aws/key-admin';
+import { guard } from './wiring/guard';
+import { keyAdmin } from './wiring/key-admin';
 import { ROLES, type Role, accessProblem } from './core/access';
 import { badRequest, invalid } from './core/errors';
 import { ROOT, checkVisible, parsePath } from './core/paths';

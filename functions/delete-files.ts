@@ -1,5 +1,7 @@
-import { guard, journal, nodes, records } from './aws/dynamodb';
-import { objects } from './aws/s3';
+import { guard } from './wiring/guard';
+import { journal, records } from './wiring/journal';
+import { nodes } from './wiring/nodes';
+import { objects } from './wiring/objects';
 import { confine, conflictFor } from './core/access';
 import { MAX_FILES_PER_DELETE, deleteFiles } from './core/delete-files';
 import { badRequest, invalid } from './core/errors';

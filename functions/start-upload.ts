@@ -1,5 +1,5 @@
-import { guard } from './aws/dynamodb';
-import { largeUploadLimits, largeUploads } from './aws/large-uploads';
+import { guard } from './wiring/guard';
+import { largeUploadLimits, largeUploads } from './wiring/large-uploads';
 import { badRequest, invalid } from './core/errors';
 import { confine } from './core/access';
 import { startUpload } from './core/large-upload';

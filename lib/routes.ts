@@ -1,4 +1,4 @@
-import type { Endpoint } from '../functions/core/access';
+import type { Permission } from '../functions/core/access';
 import { ROUTE_SPECS, type RouteSpec } from '../functions/http/routes';
 
 /** The Lambda functions, one per handler module; a handler may serve more than one route. */
@@ -13,7 +13,7 @@ export type HandlerName =
   | 'copy'
   | 'get-job'
   | 'whoami'
-  | 'delete-worker'
+  | 'job-worker'
   | 'start-upload'
   | 'upload-parts'
   | 'complete-upload'
@@ -49,8 +49,8 @@ export interface Route {
 
 /** A route of the API: it takes an API key and tokens from a rate-limit bucket. */
 export interface ApiRoute extends Route {
-  /** The rate-limit bucket the route's requests take tokens from. */
-  endpoint: Endpoint;
+  /** What the key must be allowed, and so the rate-limit bucket the route's requests take tokens from. */
+  permission: Permission;
 }
 
 /** A route as the stack and the host serve it, from its route object (functions/http/routes.ts). */
@@ -59,7 +59,7 @@ function served(spec: RouteSpec): Route {
 }
 
 /** The routes of the API: each takes an API key and tokens from its rate-limit bucket. */
-export const ROUTES: readonly ApiRoute[] = ROUTE_SPECS.flatMap((spec) => (spec.endpoint === undefined ? [] : [{ ...served(spec), endpoint: spec.endpoint }]));
+export const ROUTES: readonly ApiRoute[] = ROUTE_SPECS.flatMap((spec) => (spec.permission === undefined ? [] : [{ ...served(spec), permission: spec.permission }]));
 
 /**
  * What a share link's URL opens: the file, to anyone holding the token, with no key (the token is checked in
@@ -107,18 +107,15 @@ export interface ScheduledFunction {
   handler: HandlerName;
   entry: string;
   everyMinutes: number;
-  /**
-   * The host runs it on a timer of its own, this variable's seconds (else `seconds`), rather than on the
-   * sweep's timer.
-   */
-  localTimer?: { variable: string; seconds: number };
+  /** The host runs it on a timer of its own, every this setting's seconds, rather than on the sweep's timer. */
+  localTimer?: 'localFsckSeconds';
 }
 
 export const SCHEDULED: readonly ScheduledFunction[] = [
   // Deletes the bytes interrupted uploads left (functions/core/journal.ts).
   { handler: 'sweep', entry: 'functions/sweep.ts', everyMinutes: 5 },
   // A slice of fsck a run (functions/core/consistency-check.ts); the stack's rate comes from cdk context.
-  { handler: 'consistency-check', entry: 'functions/consistency-check.ts', everyMinutes: 24 * 60, localTimer: { variable: 'DRIVE_LOCAL_FSCK_SECONDS', seconds: 3600 } },
+  { handler: 'consistency-check', entry: 'functions/consistency-check.ts', everyMinutes: 24 * 60, localTimer: 'localFsckSeconds' },
 ];
 
 /**
@@ -136,7 +133,7 @@ export interface QueueWorker {
 
 export const QUEUE_WORKERS: readonly QueueWorker[] = [
   // Finishes recursive deletes too big for one request (functions/core/delete-folder.ts).
-  { handler: 'delete-worker', entry: 'functions/delete-worker.ts', queue: 'jobs', maxReceives: 5 },
+  { handler: 'job-worker', entry: 'functions/job-worker.ts', queue: 'jobs', maxReceives: 5 },
 ];
 
 /** Request types API Gateway passes to the function base64-encoded, bytes intact. */

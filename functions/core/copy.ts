@@ -28,8 +28,8 @@ export async function copyFile(deps: CopyDeps, drive: string, from: string, to: 
   if (source.kind === 'folder') throw invalid(`${from} is a folder`);
   checkAbove(read, to);
   const target = read.get(to);
-  if (target?.kind === 'folder') throw conflict(`${to} is a folder; a file cannot replace a folder`);
-  if (target && !overwrite) throw conflict(`${to} is taken; pass "overwrite": true to replace the file there`);
+  if (target?.kind === 'folder') throw conflict(`${to} is a folder; a file cannot replace a folder`, [to]);
+  if (target && !overwrite) throw conflict(`${to} is taken; pass "overwrite": true to replace the file there`, [to]);
 
   const id = randomUUID();
   const copy: FileNode = { ...source, id, path: to, createdAt: new Date().toISOString(), objectKey: `${drive}/${id}` };
@@ -74,7 +74,7 @@ export async function acceptCopy(deps: JobDeps, drive: string, from: string, to:
   if (to === ROOT) throw invalid('to "/" is the root folder, which always exists; name a path below it');
   if (to === from || to.startsWith(`${from}/`)) throw invalid(`cannot copy folder ${from} into itself (${to})`);
   checkAbove(read, to);
-  if (read.has(to)) throw conflict(`${to} is taken; a folder is copied only to a path where nothing stands`);
+  if (read.has(to)) throw conflict(`${to} is taken; a folder is copied only to a path where nothing stands`, [to]);
   // The id first: its place among the drive's running jobs is reserved under it, before any write.
   const id = randomUUID();
   await admitJob(deps.jobs, { id, drive });
@@ -98,7 +98,7 @@ export async function acceptCopy(deps: JobDeps, drive: string, from: string, to:
   if (outcome === 'stopped') {
     await deps.jobs.finish(job.id, 0, 'stopped');
     await releaseJob(deps.jobs, job);
-    throw conflict(`the copy stopped: ${from} or ${to} was deleted or taken by another request meanwhile`);
+    throw conflict(`the copy stopped: ${from} or ${to} was deleted or taken by another request meanwhile`, [from, to]);
   }
   await handOff(deps, job, outcome === 'waiting' ? { delaySeconds: MOVE_WAIT_SECONDS } : {});
   return { done: false, job: (await deps.jobs.get(drive, job.id)) ?? job };

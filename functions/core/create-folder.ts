@@ -22,6 +22,6 @@ export async function createFolder(nodes: NodeStore, drive: string, path: string
       throw deleting.length > 0 ? beingDeleted(deleting[0]) : beingMoved(moving[0]);
     }
     if (missing.length === 0) return folders.get(path)!;
-    if (attempt === ATTEMPTS) throw conflict(`the folders above ${path} were deleted while it was being created; try again`);
+    if (attempt === ATTEMPTS) throw conflict(`the folders above ${path} were deleted while it was being created; try again`, [path]);
   }
 }

@@ -34,7 +34,7 @@ export async function deleteFolder(deps: Stores, drive: string, path: string, re
   if (root.deleting !== 'recursive') throw beingMoved(path);
   let filesDeleted = 0;
   const drained = await drainTree(deps, drive, root, { outOfTime: () => false, counted: async (files) => void (filesDeleted += files) });
-  if (drained === 'waiting') throw conflict(`a folder in ${path} is being moved; delete again once that move is done`);
+  if (drained === 'waiting') throw conflict(`a folder in ${path} is being moved; delete again once that move is done`, [path]);
   return filesDeleted;
 }
 
@@ -121,7 +121,7 @@ async function folderToDelete(nodes: NodeStore, drive: string, path: string): Pr
 
 /** Deletes `folder` if it has no children; a `409` if it has, with the folder left as it was. */
 async function deleteEmpty(nodes: NodeStore, drive: string, folder: FolderNode): Promise<number> {
-  const inProgress = () => conflict(`folder ${folder.path} is being deleted with everything in it; pass recursive=true to finish that delete`);
+  const inProgress = () => conflict(`folder ${folder.path} is being deleted with everything in it; pass recursive=true to finish that delete`, [folder.path]);
   if (folder.deleting === 'recursive') throw inProgress();
   const marked = await nodes.markDeleting(drive, folder, 'empty');
   if (!marked) throw notFound(`folder ${folder.path} does not exist`);
@@ -130,7 +130,7 @@ async function deleteEmpty(nodes: NodeStore, drive: string, folder: FolderNode):
   // Marked before looking: a writer that stores into it now reads the mark after its write and withdraws.
   if (await nodes.hasChildren(drive, folder.path)) {
     await nodes.unmarkDeleting(drive, marked);
-    throw conflict(`folder ${folder.path} is not empty; pass recursive=true to delete it and everything in it`);
+    throw conflict(`folder ${folder.path} is not empty; pass recursive=true to delete it and everything in it`, [folder.path]);
   }
   if (!(await nodes.removeFolder(drive, marked))) throw notFound(`folder ${folder.path} does not exist`);
   return 0;
@@ -171,7 +171,7 @@ async function drainTree(deps: Stores, drive: string, root: FolderNode, progress
       return { counted: deleted, entering: entering.map((sub) => ({ folder: sub })), waiting };
     },
     idle: ({ folder }) => {
-      throw conflict(`files keep replacing each other in ${folder.path} while it is deleted; repeat the delete to finish it`);
+      throw conflict(`files keep replacing each other in ${folder.path} while it is deleted; repeat the delete to finish it`, [folder.path]);
     },
   };
   return walkTree(deps.nodes, drive, { folder: root }, work, progress);

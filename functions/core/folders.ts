@@ -11,7 +11,7 @@ import { type FolderState, folderState } from './protocol/states';
 const CREATE_CONCURRENCY = 8;
 
 /** The 409 for a folder a delete has taken: it is gone for readers, so the message says no more than that. */
-export const beingDeleted = (path: string) => conflict(`folder ${path} is being deleted; it takes no new files or folders`);
+export const beingDeleted = (path: string) => conflict(`folder ${path} is being deleted; it takes no new files or folders`, [path]);
 
 /**
  * The 409 for a folder a move has taken, at either end of the move: a wait, not a refusal for good (a large
@@ -19,7 +19,7 @@ export const beingDeleted = (path: string) => conflict(`folder ${path} is being 
  */
 export class FolderBeingMoved extends DriveError {
   constructor(readonly path: string) {
-    super('conflict', `folder ${path} is being moved; it takes no new files or folders until the move is done`);
+    super('conflict', `folder ${path} is being moved; it takes no new files or folders until the move is done`, {}, undefined, [path]);
   }
 }
 export const beingMoved = (path: string) => new FolderBeingMoved(path);
@@ -92,7 +92,7 @@ function stateAt(nodes: ReadonlyMap<string, DriveNode>, path: string): FolderSta
 /** `node` as a folder to store into, or the conflict it is: a file, or a folder a delete has taken. */
 function usable(node: DriveNode | { kind: 'file'; path: string }, asked: readonly string[]): FolderNode {
   if (node.kind === 'file') {
-    throw conflict(asked.includes(node.path) ? `${node.path} is a file, so it cannot be a folder` : `${node.path} is a file, so nothing can be stored below it`);
+    throw conflict(asked.includes(node.path) ? `${node.path} is a file, so it cannot be a folder` : `${node.path} is a file, so nothing can be stored below it`, [node.path]);
   }
   if (node.deleting) throw beingDeleted(node.path);
   if (node.moving) throw beingMoved(node.path);

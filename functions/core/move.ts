@@ -51,7 +51,7 @@ export async function acceptMove(deps: JobDeps, drive: string, from: string, to:
 export function checkAbove(read: ReadonlyMap<string, DriveNode>, to: string): void {
   for (const folder of ancestorsOf(to)) {
     const node = read.get(folder);
-    if (node?.kind === 'file') throw conflict(`${folder} is a file, so nothing can be stored below it`);
+    if (node?.kind === 'file') throw conflict(`${folder} is a file, so nothing can be stored below it`, [folder]);
     if (node?.deleting) throw beingDeleted(folder);
     if (node?.moving) throw beingMoved(folder);
   }
@@ -68,8 +68,8 @@ async function moveFile(deps: MoveDeps, drive: string, from: string, to: string,
     for (const folder of ancestorsOf(from)) if ((read.get(folder) as FolderNode | undefined)?.moving) throw beingMoved(folder);
     checkAbove(read, to);
     const target = read.get(to);
-    if (target?.kind === 'folder') throw conflict(`${to} is a folder; a file cannot replace a folder`);
-    if (target && !overwrite) throw conflict(`${to} is taken; pass "overwrite": true to replace the file there`);
+    if (target?.kind === 'folder') throw conflict(`${to} is a folder; a file cannot replace a folder`, [to]);
+    if (target && !overwrite) throw conflict(`${to} is taken; pass "overwrite": true to replace the file there`, [to]);
 
     const { folders, created } = await ensureFolders(nodes, drive, [parentOf(to)], source.createdAt);
     const sourceParent = read.get(parentOf(from));
@@ -89,9 +89,9 @@ async function moveFile(deps: MoveDeps, drive: string, from: string, to: string,
       return moved;
     }
     await removeUnused(nodes, drive, created);
-    if (outcome.changed === 'pending') throw conflict(`${from} is still being stored by the upload that wrote it; try again in a minute`);
+    if (outcome.changed === 'pending') throw conflict(`${from} is still being stored by the upload that wrote it; try again in a minute`, [from]);
   }
-  throw conflict(`${from} or ${to} changed ${ATTEMPTS} times while the move was being made; try again`);
+  throw conflict(`${from} or ${to} changed ${ATTEMPTS} times while the move was being made; try again`, [from, to]);
 }
 
 /** Starts the move of `source` to `to` (see `acceptMove`): checks, notes the job, marks both ends, and moves for `budgetMs`. */
@@ -102,7 +102,7 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
   if (source.moving) throw beingMoved(from);
   for (const folder of ancestorsOf(from)) if (read.get(folder)?.kind === 'folder' && (read.get(folder) as FolderNode).moving) throw beingMoved(folder);
   checkAbove(read, to);
-  if (read.has(to)) throw conflict(`${to} is taken; a folder replaces nothing, so move it to a path where nothing stands`);
+  if (read.has(to)) throw conflict(`${to} is taken; a folder replaces nothing, so move it to a path where nothing stands`, [to]);
   // The id first: its place among the drive's running jobs is reserved under it, before any write.
   const id = randomUUID();
   await admitJob(deps.jobs, { id, drive });
@@ -126,15 +126,15 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
     throw error;
   };
   const marked = await deps.nodes.markMoving(drive, source, job.id);
-  if (!marked) return refuse(conflict(`${from} changed while the move began (deleted, moved, or being deleted); try again`));
+  if (!marked) return refuse(conflict(`${from} changed while the move began (deleted, moved, or being deleted); try again`, [from]));
   const destination = await deps.nodes.createFolder(drive, { kind: 'folder', id: source.id, path: to, createdAt: source.createdAt, moving: job.id });
-  if (destination?.id !== source.id) return refuse(conflict(`${to} is taken; a folder replaces nothing, so move it to a path where nothing stands`));
+  if (destination?.id !== source.id) return refuse(conflict(`${to} is taken; a folder replaces nothing, so move it to a path where nothing stands`, [to]));
   // Marked, then read (the protocol in ports.ts): a delete or move that took a folder above either end
   // meanwhile is seen here, or sees these marks.
   const above = await recheckFolders(deps.nodes, drive, [parentOf(from), parentOf(to)]);
   if (above.deleting.length > 0) return refuse(beingDeleted(above.deleting[0]));
   if (above.moving.length > 0) return refuse(beingMoved(above.moving[0]));
-  if (above.missing.length > 0) return refuse(conflict(`the folders above ${to} were deleted while the move began; try again`));
+  if (above.missing.length > 0) return refuse(conflict(`the folders above ${to} were deleted while the move began; try again`, [to]));
 
   const outOfTime = outOfTimeIn(budgetMs);
   let moved = 0;
@@ -215,7 +215,7 @@ async function stopMove(deps: { nodes: NodeStore; jobs: JobStore }, job: Job, so
   await deps.jobs.finish(job.id, 0, 'stopped');
   // Only a request stops a move here (a worker's step clears the marks itself): its place is given back.
   await releaseJob(deps.jobs, job);
-  throw conflict(`the move stopped: a path in ${job.to} was taken by another request meanwhile; what had moved is there, the rest is still in ${job.path}`);
+  throw conflict(`the move stopped: a path in ${job.to} was taken by another request meanwhile; what had moved is there, the rest is still in ${job.path}`, [job.path, ...(job.to === undefined ? [] : [job.to])]);
 }
 
 /**

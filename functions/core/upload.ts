@@ -102,7 +102,7 @@ export async function commitFiles(
   options: { keepBytes?: boolean; replace?: boolean } = {},
 ): Promise<FileNode[]> {
   const { nodes } = deps;
-  const taken = (path: string) => conflict(options.replace === false ? `${path} is taken; this key may not replace what is there` : `${path} is a folder, so a file cannot be stored there`);
+  const taken = (path: string) => conflict(options.replace === false ? `${path} is taken; this key may not replace what is there` : `${path} is a folder, so a file cannot be stored there`, [path]);
   const parents = [...new Set(files.map((file) => parentOf(file.path)))];
   const now = files[0].createdAt;
   const created: FolderNode[] = [];
@@ -127,7 +127,7 @@ export async function commitFiles(
       if (deleting.length > 0) throw beingDeleted(deleting[0]);
       if (moving.length > 0) throw beingMoved(moving[0]);
       if (missing.length === 0) break;
-      if (attempt === FOLDER_ATTEMPTS) throw conflict(`the folders of this upload were deleted while it ran; try again`);
+      if (attempt === FOLDER_ATTEMPTS) throw conflict(`the folders of this upload were deleted while it ran; try again`, []);
     }
   } catch (error) {
     const taken = await undo(deps, drive, files, results, options);
@@ -149,7 +149,7 @@ export async function commitFiles(
  */
 export class RecordTaken extends DriveError {
   constructor(readonly path: string) {
-    super('conflict', `${path} was deleted or replaced by another request while this one stored it; nothing of this upload is stored there`);
+    super('conflict', `${path} was deleted or replaced by another request while this one stored it; nothing of this upload is stored there`, {}, undefined, [path]);
   }
 }
 

@@ -1,4 +1,4 @@
-import { type Endpoint, ROLES, ROLE_ENDPOINTS, type Role } from '../core/access';
+import { type Permission, ROLES, ROLE_PERMISSIONS, type Role } from '../core/access';
 import {
   type Answer,
   DOWNLOAD_HEADERS,
@@ -55,8 +55,8 @@ export interface RouteSpec {
   /** The path holds a secret (a share link's token): logs name the route, never the path called. */
   secretPath?: boolean;
   /** The rate-limit bucket of a route that takes an API key; absent for the routes that take none. */
-  endpoint?: Endpoint;
-  /** The roles whose keys may call it (each role's `ROLE_ENDPOINTS` hold `endpoint`); none for a route that takes no key. */
+  permission?: Permission;
+  /** The roles whose keys may call it (each role's `ROLE_PERMISSIONS` hold `permission`); none for a route that takes no key. */
   roles: readonly Role[];
   operationId: string;
   summary: string;
@@ -72,10 +72,10 @@ export interface RouteSpec {
 
 type Spec = Omit<RouteSpec, 'roles'>;
 
-/** A route with its roles, from its endpoint. */
+/** A route with its roles, from its permission. */
 function route(spec: Spec): RouteSpec {
-  const endpoint = spec.endpoint;
-  return { ...spec, roles: endpoint === undefined ? [] : ROLES.filter((role) => ROLE_ENDPOINTS[role].includes(endpoint)) };
+  const permission = spec.permission;
+  return { ...spec, roles: permission === undefined ? [] : ROLES.filter((role) => ROLE_PERMISSIONS[role].includes(permission)) };
 }
 
 // Examples: one small drive, seen from an admin key's requests to https://api.example.com/v1.
@@ -121,7 +121,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'POST',
     path: '/drive/upload',
     handler: 'upload',
-    endpoint: 'upload',
+    permission: 'upload',
     streaming: false,
     operationId: 'uploadFiles',
     summary: 'Upload files',
@@ -135,7 +135,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'GET',
     path: '/drive/download',
     handler: 'download',
-    endpoint: 'download',
+    permission: 'download',
     streaming: true,
     operationId: 'downloadFile',
     summary: 'Download a file',
@@ -150,7 +150,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'HEAD',
     path: '/drive/download',
     handler: 'download',
-    endpoint: 'download',
+    permission: 'download',
     streaming: true,
     operationId: 'headFile',
     summary: 'A file\'s headers',
@@ -165,7 +165,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'GET',
     path: '/drive/list',
     handler: 'list',
-    endpoint: 'list',
+    permission: 'list',
     streaming: true,
     operationId: 'listFolder',
     summary: 'List a folder',
@@ -186,7 +186,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'POST',
     path: '/drive/folders',
     handler: 'create-folder',
-    endpoint: 'create-folder',
+    permission: 'create-folder',
     streaming: false,
     operationId: 'createFolder',
     summary: 'Create a folder (and its parents)',
@@ -200,7 +200,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'DELETE',
     path: '/drive/folders',
     handler: 'delete-folder',
-    endpoint: 'delete-folder',
+    permission: 'delete-folder',
     streaming: false,
     operationId: 'deleteFolder',
     summary: 'Delete a folder',
@@ -221,7 +221,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'DELETE',
     path: '/drive/files',
     handler: 'delete-files',
-    endpoint: 'files',
+    permission: 'files',
     streaming: false,
     operationId: 'deleteFiles',
     summary: 'Delete files',
@@ -237,7 +237,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'POST',
     path: '/drive/move',
     handler: 'move',
-    endpoint: 'files',
+    permission: 'files',
     streaming: false,
     operationId: 'move',
     summary: 'Move or rename a file or folder',
@@ -258,7 +258,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'POST',
     path: '/drive/copy',
     handler: 'copy',
-    endpoint: 'files',
+    permission: 'files',
     streaming: false,
     operationId: 'copy',
     summary: 'Copy a file or folder',
@@ -279,7 +279,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'GET',
     path: '/drive/jobs/{job_id}',
     handler: 'get-job',
-    endpoint: 'jobs',
+    permission: 'jobs',
     streaming: false,
     operationId: 'getJob',
     summary: 'Read a job',
@@ -308,7 +308,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'GET',
     path: '/drive/whoami',
     handler: 'whoami',
-    endpoint: 'whoami',
+    permission: 'whoami',
     streaming: false,
     operationId: 'whoami',
     summary: 'What the calling key may do',
@@ -322,7 +322,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'POST',
     path: '/drive/uploads',
     handler: 'start-upload',
-    endpoint: 'upload',
+    permission: 'upload',
     streaming: false,
     operationId: 'startUpload',
     summary: 'Start a large upload',
@@ -347,7 +347,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'GET',
     path: '/drive/uploads/{upload_id}/parts',
     handler: 'upload-parts',
-    endpoint: 'upload',
+    permission: 'upload',
     streaming: false,
     operationId: 'uploadParts',
     summary: 'More part URLs',
@@ -367,7 +367,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'POST',
     path: '/drive/uploads/{upload_id}/complete',
     handler: 'complete-upload',
-    endpoint: 'upload',
+    permission: 'upload',
     streaming: false,
     operationId: 'completeUpload',
     summary: 'Complete a large upload',
@@ -383,7 +383,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'DELETE',
     path: '/drive/uploads/{upload_id}',
     handler: 'abort-upload',
-    endpoint: 'upload',
+    permission: 'upload',
     streaming: false,
     operationId: 'abortUpload',
     summary: 'Abort a large upload',
@@ -398,7 +398,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'GET',
     path: '/drive/keys',
     handler: 'list-keys',
-    endpoint: 'keys',
+    permission: 'keys',
     streaming: false,
     operationId: 'listKeys',
     summary: 'List the drive\'s API keys (admin)',
@@ -411,7 +411,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'POST',
     path: '/drive/keys',
     handler: 'create-key',
-    endpoint: 'keys',
+    permission: 'keys',
     streaming: false,
     operationId: 'createKey',
     summary: 'Create an API key (admin)',
@@ -425,7 +425,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'DELETE',
     path: '/drive/keys/{key_id}',
     handler: 'revoke-key',
-    endpoint: 'keys',
+    permission: 'keys',
     streaming: false,
     operationId: 'revokeKey',
     summary: 'Revoke an API key (admin)',
@@ -440,7 +440,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'POST',
     path: '/drive/links',
     handler: 'create-link',
-    endpoint: 'links',
+    permission: 'links',
     streaming: false,
     operationId: 'createLink',
     summary: 'Share a file by link',
@@ -456,7 +456,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'GET',
     path: '/drive/links',
     handler: 'list-links',
-    endpoint: 'links',
+    permission: 'links',
     streaming: false,
     operationId: 'listLinks',
     summary: 'List live share links',
@@ -475,7 +475,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'DELETE',
     path: '/drive/links/{link_id}',
     handler: 'revoke-link',
-    endpoint: 'links',
+    permission: 'links',
     streaming: false,
     operationId: 'revokeLink',
     summary: 'Revoke a share link',
@@ -490,7 +490,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     method: 'DELETE',
     path: '/drive/links',
     handler: 'revoke-link',
-    endpoint: 'links',
+    permission: 'links',
     streaming: false,
     operationId: 'revokeLinksBy',
     summary: 'Revoke the share links a key made',

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '../aws/api-key-admin';
+import type { ApiKeyRecord } from '../core/access';
 import type { PartUrls } from '../core/large-upload';
 import type { ShareLink } from '../core/links';
 import type { Job, FileNode, FolderNode } from '../core/ports';

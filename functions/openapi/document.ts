@@ -80,7 +80,7 @@ function errorResponses(): Record<string, unknown> {
 const errorRef = (status: number) => ({ $ref: `#/components/responses/Error${status}` });
 
 function operationObject(spec: RouteSpec): Record<string, unknown> {
-  const keyed = spec.endpoint !== undefined;
+  const keyed = spec.permission !== undefined;
   const statuses = [...new Set([...spec.errors, ...(keyed ? KEY_STATUSES : []), ...GATEWAY_STATUSES])].sort();
   const responses: Record<string, unknown> = {};
   for (const [status, answer] of Object.entries(spec.answers)) responses[status] = answer;

@@ -3,7 +3,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROLES, ROLE_ENDPOINTS } from '../../../functions/core/access';
+import { ROLES, ROLE_PERMISSIONS } from '../../../functions/core/access';
 import { ERROR_STATUS } from '../../../functions/core/errors';
 import { ROUTE_SPECS } from '../../../functions/http/routes';
 import { documentChanges } from '../../../functions/openapi/document-changes';
@@ -60,7 +60,7 @@ describe('Module: functions/openapi/document (the API contract)', () => {
     for (const route of [...ROUTES, ...LINK_ROUTES, ...CONTRACT_ROUTES, ...DASHBOARD_ROUTES]) {
       const statuses = Object.keys(doc.paths[route.path][route.method.toLowerCase()].responses);
       expect({ route: `${route.method} ${route.path}`, statuses }).toEqual({ route: `${route.method} ${route.path}`, statuses: expect.arrayContaining(['413', '429', '500', '502', '504']) });
-      if ('endpoint' in route) expect(statuses).toEqual(expect.arrayContaining(['401', '403']));
+      if ('permission' in route) expect(statuses).toEqual(expect.arrayContaining(['401', '403']));
     }
   });
 
@@ -96,9 +96,9 @@ describe('Module: functions/openapi/document (the API contract)', () => {
     expect(checked.filter((at) => at.startsWith('components'))).toHaveLength(Object.keys(document.components.responses).length);
   });
 
-  it('names on each keyed operation the roles that may call it, from ROLE_ENDPOINTS', () => {
+  it('names on each keyed operation the roles that may call it, from ROLE_PERMISSIONS', () => {
     for (const route of ROUTES) {
-      const roles = ROLES.filter((role) => ROLE_ENDPOINTS[role].includes(route.endpoint));
+      const roles = ROLES.filter((role) => ROLE_PERMISSIONS[role].includes(route.permission));
       expect({ route: `${route.method} ${route.path}`, roles: (doc.paths[route.path][route.method.toLowerCase()] as unknown as { 'x-roles': string[] })['x-roles'] }).toEqual({ route: `${route.method} ${route.path}`, roles });
     }
   });
