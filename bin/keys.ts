@@ -1,7 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { parseArgs } from 'node:util';
-import { type ApiKeyRecord, DynamoKeyAdmin } from '../functions/aws/api-key-admin';
-import { ROLES, type Role } from '../functions/core/access';
+import { DynamoKeyAdmin } from '../functions/aws/api-key-admin';
+import { rawSetting, setting } from '../functions/config';
+import { type ApiKeyRecord, ROLES, type Role } from '../functions/core/access';
 import { parsePath } from '../functions/core/paths';
 import { LOCAL_REGION, LOCAL_RESOURCES, localCredentials, runningHost, startEmbeddedDynamo } from '../lib/local/emulators';
 
@@ -70,12 +71,12 @@ async function main(argv: string[]): Promise<number> {
 
 /** The access table to work on: the deployed one named by env, or the local data dir's. */
 async function openAccessTable(): Promise<{ client: DynamoDBClient; table: string; where: string; close(): Promise<void> }> {
-  const deployed = process.env.DRIVE_ACCESS_TABLE;
+  const deployed = rawSetting('accessTable');
   if (deployed) {
     const client = new DynamoDBClient({});
     return { client, table: deployed, where: `table ${deployed}`, close: async () => client.destroy() };
   }
-  const dataDir = process.env.DRIVE_DATA_DIR ?? '.drive-data';
+  const dataDir = setting('dataDir');
   // While npm start runs it holds the LevelDB lock, so go through its emulator.
   const running = await runningHost(dataDir);
   const embedded = running ? undefined : await startEmbeddedDynamo(dataDir);

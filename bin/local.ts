@@ -1,3 +1,4 @@
+import { setting } from '../functions/config';
 import { startLocalHost } from '../lib/local/host';
 
 // The SDK's notice about Node versions it will drop in 2027 says nothing about this run; Lambda runs a newer Node.
@@ -10,9 +11,9 @@ const STOP_SECONDS = 30;
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number (got ${process.env.PORT})`);
-  const dataDir = process.env.DRIVE_DATA_DIR ?? '.drive-data';
+  const dataDir = setting('dataDir');
 
-  const host = await startLocalHost({ port, dataDir, apiKeys: process.env.DRIVE_API_KEYS });
+  const host = await startLocalHost({ port, dataDir, apiKeys: setting('apiKeys') });
 
   let stopping = false;
   const stop = (signal: string) => {

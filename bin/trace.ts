@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { setting } from '../functions/config';
 import { TRACES_FILE } from '../lib/local/trace-collector';
 
 const USAGE = `Usage: npm run trace [-- [TRACE_ID] [--json]]
@@ -32,7 +33,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const segments = await recorded(process.env.DRIVE_DATA_DIR ?? '.drive-data');
+  const segments = await recorded(setting('dataDir'));
   const traceId = positionals[0] ?? segments.filter((s) => s.origin === 'AWS::Lambda::Function').at(-1)?.trace_id;
   const trace = segments.filter((s) => s.trace_id !== undefined && s.trace_id === traceId);
   if (!traceId || trace.length === 0) {

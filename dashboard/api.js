@@ -7,12 +7,15 @@
 import { readKey, sessionSignal } from './session.js';
 
 /**
- * @typedef {{ id: string, name: string, path: string, size: number, created_at: string }} FileEntry
- * @typedef {{ id: string, name: string, path: string }} FolderEntry
- * @typedef {{ folder: string, files: FileEntry[], folders: FolderEntry[] }} Listing
- * @typedef {'admin' | 'read-write' | 'read-only' | 'upload-only'} Role
- * @typedef {{ id: string, name: string, role: Role, prefix: string, created_at: string, last_used_at: string | null, last4: string, revoked_at: string | null }} ApiKey
- * @typedef {{ upload_id: string, path: string, size: number, part_size: number, part_count: number, parts: { number: number, url: string }[], next_part: number | null, expires_at: string }} UploadSession
+ * The API's answers, typed from its OpenAPI document (the types `npm run openapi` generates from it; only
+ * types, nothing of them is loaded by the page).
+ * @typedef {import('../client/src/generated/drive-api').components['schemas']} Wire
+ * @typedef {Wire['FileEntry']} FileEntry
+ * @typedef {Wire['FolderEntry']} FolderEntry
+ * @typedef {Wire['Listing']} Listing
+ * @typedef {Wire['Role']} Role
+ * @typedef {Wire['ApiKey']} ApiKey
+ * @typedef {Wire['UploadSession']} UploadSession
  */
 
 /** An answer of the API other than a success, with the API's own code and message (or a network failure, status 0). */
@@ -190,13 +193,12 @@ export function createFolder(path) {
   return data('drive/folders', { method: 'POST', json: { path } });
 }
 
-/** @typedef {{ id: string, type: 'delete-folder', status: 'running' | 'done', path: string, files_deleted: number, result: Deletion | null }} DeleteJob */
-/** @typedef {{ deleted: boolean, path: string, files_deleted: number }} Deletion */
+/** @typedef {Wire['DeleteJob']} DeleteJob */
+/** @typedef {Wire['DeletedFolder']} Deletion */
 /**
  * A job of the API (a big delete, move or copy): `status` is `done` at its end; a move or copy that stopped
- * short is done with an `error` (and a null `result`). The API's OpenAPI document has its schema
- * (test/unit/openapi/client-contract.test.ts holds this type to it).
- * @typedef {{ id: string, status: 'running' | 'done', type: string, path: string, error?: { code: string, message: string } }} Job
+ * short is done with an `error` (and a null `result`).
+ * @typedef {Wire['Job']} Job
  */
 
 /**
@@ -229,7 +231,7 @@ export async function followJob(job, onProgress, signal = sessionSignal()) {
     job = read.job;
   }
   // A move or copy that stopped short is done too, with its error: what moved stays moved, and the user is told.
-  if (job.error) throw new ApiError(200, job.error.code, job.error.message);
+  if ('error' in job && job.error) throw new ApiError(200, job.error.code, job.error.message);
   return job;
 }
 

@@ -70,7 +70,7 @@ export function forgetKey() {
 }
 
 /**
- * What each role lets the page offer, as the API's `ROLE_ENDPOINTS` allow it (README, "Keys, roles and the
+ * What each role lets the page offer, as the API's `ROLE_PERMISSIONS` allow it (README, "Keys, roles and the
  * admin routes"). Share links are offered to writers: the API decides, and a 403 is shown as it says.
  * @type {Readonly<Record<Role, Readonly<{ list: boolean, download: boolean, upload: boolean, createFolder: boolean, modify: boolean, share: boolean, manageKeys: boolean }>>>}
  */

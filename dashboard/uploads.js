@@ -5,6 +5,7 @@
  * URLs of `POST drive/uploads`, then `complete` (or, on any failure or a cancel, the session is aborted).
  */
 import { ApiError, abortUpload, completeUpload, partUrls, sendWithProgress, startUpload, uploadSmallFile } from './api.js';
+import { mapLimit } from './map-limit.js';
 import { readKey } from './session.js';
 import { alertError, announce, byId, formatBytes, h, messageOf, plural } from './ui.js';
 
@@ -285,30 +286,3 @@ function s3ErrorCode(xml) {
   return /<Code>([^<]{1,64})<\/Code>/.exec(xml)?.[1] ?? 'no error code';
 }
 
-/**
- * Maps `items` through `fn`, at most `limit` at a time, in order; rejects on the first failure.
- * @template T, R
- * @param {T[]} items
- * @param {number} limit
- * @param {(item: T) => Promise<R>} fn
- * @returns {Promise<R[]>}
- */
-async function mapLimit(items, limit, fn) {
-  /** @type {R[]} */
-  const results = new Array(items.length);
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (next < items.length && !failed) {
-      const i = next++;
-      try {
-        results[i] = await fn(items[i]);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}

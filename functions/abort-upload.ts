@@ -1,5 +1,5 @@
-import { guard } from './aws/dynamodb';
-import { largeUploads } from './aws/large-uploads';
+import { guard } from './wiring/guard';
+import { largeUploads } from './wiring/large-uploads';
 import { abortUpload, sessionVisibleTo } from './core/large-upload';
 import { jsonHandler } from './http/api-handler';
 import { uploadIdOf } from './http/event';

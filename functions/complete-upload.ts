@@ -1,5 +1,5 @@
-import { guard } from './aws/dynamodb';
-import { largeUploads } from './aws/large-uploads';
+import { guard } from './wiring/guard';
+import { largeUploads } from './wiring/large-uploads';
 import { mayReplace } from './core/access';
 import { badRequest, invalid } from './core/errors';
 import { completeUpload, sessionVisibleTo } from './core/large-upload';
@@ -7,6 +7,7 @@ import { jsonHandler } from './http/api-handler';
 import { baseUrlOf, bodyOf, uploadIdOf } from './http/event';
 import { jsonObject } from './http/json-body';
 import { fileView } from './http/views';
+import type { Wire } from './openapi/schemas';
 
 const EXAMPLE = '{"parts": [{"number": 1, "etag": "\\"5d41402abc4b2a76b9719d911017c592\\""}]}';
 // S3's limit of parts per upload.
@@ -15,7 +16,7 @@ const MAX_PARTS = 10_000;
 /** POST /drive/uploads/{upload_id}/complete with the parts' ETags → the stored File, now listed. */
 export const handler = jsonHandler('upload', guard, async (event, caller) => {
   const id = uploadIdOf(event);
-  const body = jsonObject(bodyOf(event), ['parts'], EXAMPLE);
+  const body = jsonObject<Wire<'CompleteUploadRequest'>>(bodyOf(event), ['parts'], EXAMPLE);
   const file = await completeUpload(largeUploads, caller.drive, id, partsOf(body.parts), sessionVisibleTo(caller), { replace: mayReplace(caller) });
   return fileView(file, baseUrlOf(event));
 });

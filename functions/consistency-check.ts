@@ -1,17 +1,17 @@
 import type { Context } from 'aws-lambda';
 import { AwsConsistencySource } from './aws/consistency-source';
-import { dynamodb, nodes } from './aws/dynamodb';
-import { requireEnv } from './aws/env';
-import { objects, s3 } from './aws/s3';
+import { setting } from './config';
 import { type SliceReport, checkSlice } from './core/consistency-check';
 import { logLine, metricsLine } from './core/consistency-report';
+import { dynamodb } from './wiring/dynamodb';
+import { nodes } from './wiring/nodes';
+import { bucket, objects, s3 } from './wiring/objects';
 
 /** `DRIVE_FSCK_REPAIR=true` (cdk context `fsckRepair`) lets the check repair; anything else only reports. */
-const repair = process.env.DRIVE_FSCK_REPAIR === 'true';
-const graceMinutes = wholeNumberEnv('DRIVE_FSCK_GRACE_MINUTES', 60);
-const sliceObjects = Math.max(1, wholeNumberEnv('DRIVE_FSCK_SLICE_OBJECTS', 100_000));
-const bucket = requireEnv('DRIVE_BUCKET');
-const source = new AwsConsistencySource(dynamodb, s3, { nodesTable: requireEnv('DRIVE_NODES_TABLE'), uploadsTable: requireEnv('DRIVE_UPLOADS_TABLE'), bucket });
+const repair = setting('fsckRepair');
+const graceMinutes = setting('fsckGraceMinutes');
+const sliceObjects = setting('fsckSliceObjects');
+const source = new AwsConsistencySource(dynamodb, s3, { nodesTable: setting('nodesTable'), uploadsTable: setting('uploadsTable'), bucket });
 
 /** Time kept back from the function's timeout for confirming, repairing and writing the cursor's last page. */
 const MARGIN_MS = 30_000;
@@ -31,12 +31,3 @@ export const handler = async (_event?: unknown, context?: Pick<Context, 'getRema
   console.log(JSON.stringify(metricsLine(report, Date.now() - started, bucket, new Date())));
   return report;
 };
-
-/** A whole number (0 or more) from the environment variable `name`, or `fallback`; anything else fails at cold start. */
-function wholeNumberEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number (got ${JSON.stringify(raw)})`);
-  return value;
-}

@@ -1,15 +1,18 @@
-import { guard, jobs, journal, nodes } from './aws/dynamodb';
-import { millisecondsEnv } from './aws/env';
-import { objects } from './aws/s3';
-import { jobQueue } from './aws/sqs';
+import { guard } from './wiring/guard';
+import { jobs } from './wiring/jobs';
+import { journal } from './wiring/journal';
+import { nodes } from './wiring/nodes';
+import { objects } from './wiring/objects';
+import { jobQueue } from './wiring/job-queue';
 import { conflictFor } from './core/access';
 import { acceptCopy } from './core/copy';
 import { REQUEST_DELETE_BUDGET_MS } from './core/delete-folder';
 import { jsonHandler } from './http/api-handler';
 import { transferAnswer, transferRequest } from './http/transfer';
+import { setting } from './config';
 
 /** How long a request copies a folder before it hands the rest to the worker; tests set it to 0 to make every folder copy a job. */
-const budgetMs = millisecondsEnv('DRIVE_COPY_BUDGET_MS', REQUEST_DELETE_BUDGET_MS);
+const budgetMs = setting('copyBudgetMs') ?? REQUEST_DELETE_BUDGET_MS;
 
 const EXAMPLE = '{"from": "/templates/invoice.docx", "to": "/clients/acme/invoice.docx"}';
 

@@ -1,4 +1,5 @@
-import { guard, nodes } from './aws/dynamodb';
+import { guard } from './wiring/guard';
+import { nodes } from './wiring/nodes';
 import { confine } from './core/access';
 import { createFolder } from './core/create-folder';
 import { badRequest } from './core/errors';

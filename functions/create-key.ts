@@ -1,5 +1,5 @@
-import { guard } from './aws/dynamodb';
-import { keyAdmin } from './aws/key-admin';
+import { guard } from './wiring/guard';
+import { keyAdmin } from './wiring/key-admin';
 import { ROLES, type Role, accessProblem } from './core/access';
 import { badRequest, invalid } from './core/errors';
 import { ROOT, checkVisible, parsePath } from './core/paths';
@@ -7,6 +7,7 @@ import { jsonHandler } from './http/api-handler';
 import { bodyOf } from './http/event';
 import { jsonObject, optionalString } from './http/json-body';
 import { keyView } from './http/views';
+import type { Wire } from './openapi/schemas';
 
 const EXAMPLE = '{"name": "nightly export", "role": "upload-only", "prefix": "/exports"}';
 // C0 and C1 controls: a name is shown in tables and the dashboard.
@@ -17,7 +18,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
  * its secret, which is shown this once and stored only as a hash.
  */
 export const handler = jsonHandler('keys', guard, async (event, caller) => {
-  const body = jsonObject(bodyOf(event), ['name', 'role', 'prefix'], EXAMPLE);
+  const body = jsonObject<Wire<'CreateKeyRequest'>>(bodyOf(event), ['name', 'role', 'prefix'], EXAMPLE);
   const name = optionalString(body, 'name');
   if (name === undefined) throw badRequest(`name is required: a label for the key, like ${EXAMPLE}`);
   if (name.trim() === '' || name.length > 100 || CONTROL.test(name)) throw invalid('name must be 1 to 100 characters, without control characters');

@@ -1,4 +1,6 @@
-import { guard, links, nodes } from './aws/dynamodb';
+import { guard } from './wiring/guard';
+import { links } from './wiring/links';
+import { nodes } from './wiring/nodes';
 import { confine } from './core/access';
 import { badRequest, invalid } from './core/errors';
 import { createLink, linkLifetime } from './core/links';
@@ -8,6 +10,7 @@ import { baseUrlOf, bodyOf } from './http/event';
 import { keyHashOf } from './http/guard';
 import { jsonObject, optionalString } from './http/json-body';
 import { linkView } from './http/views';
+import type { Wire } from './openapi/schemas';
 
 const EXAMPLE = '{"path": "/reports/q3.pdf", "expires_in": 604800}';
 
@@ -17,7 +20,7 @@ const EXAMPLE = '{"path": "/reports/q3.pdf", "expires_in": 604800}';
  * only its SHA-256, the link's `id`, is stored.
  */
 export const handler = jsonHandler('links', guard, async (event, caller) => {
-  const body = jsonObject(bodyOf(event), ['path', 'expires_in'], EXAMPLE);
+  const body = jsonObject<Wire<'CreateLinkRequest'>>(bodyOf(event), ['path', 'expires_in'], EXAMPLE);
   const raw = optionalString(body, 'path');
   if (raw === undefined) throw badRequest(`path is required: the file to share, like ${EXAMPLE}`);
   const path = parsePath(raw, 'path', { existing: true });

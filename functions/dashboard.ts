@@ -1,14 +1,14 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { requireEnv } from './aws/env';
+import { setting } from './config';
 import { headerOf } from './http/event';
 import { REQUEST_ID_HEADER, bodyBytes, logRequest, requestIdOf } from './http/request-log';
 import type { Headers } from './http/respond';
 import { readStaticFile, staticFileResponse, staticSiteDir } from './http/static-files';
 
 /** The dashboard's files: `dashboard/` of the project locally, a copy inside the bundle in Lambda. */
-const dir = staticSiteDir(requireEnv('DRIVE_DASHBOARD_DIR'));
+const dir = staticSiteDir(setting('dashboardDir'));
 const PLAIN_PATH = /^(\/[A-Za-z0-9._~-]+)+$/;
-const headers = securityHeaders(originOf(requireEnv('DRIVE_PART_UPLOAD_ORIGIN')));
+const headers = securityHeaders(originOf(setting('partUploadOrigin')));
 
 /**
  * GET / and GET /{file}: the web dashboard, a static page that signs in with a key of any role, kept in the tab's

@@ -1,5 +1,7 @@
-import { guard, journal, nodes, records } from './aws/dynamodb';
-import { objects } from './aws/s3';
+import { guard } from './wiring/guard';
+import { journal, records } from './wiring/journal';
+import { nodes } from './wiring/nodes';
+import { objects } from './wiring/objects';
 import { confine, conflictFor } from './core/access';
 import { MAX_FILES_PER_DELETE, deleteFiles } from './core/delete-files';
 import { badRequest, invalid } from './core/errors';
@@ -7,6 +9,7 @@ import { parsePath } from './core/paths';
 import { jsonHandler } from './http/api-handler';
 import { bodyOf } from './http/event';
 import { jsonObject } from './http/json-body';
+import type { Wire } from './openapi/schemas';
 
 const EXAMPLE = '{"paths": ["/reports/old.pdf", "/tmp/scratch.txt"]}';
 
@@ -32,7 +35,7 @@ function pathsOf(query: Record<string, string[] | undefined> | null, body: Buffe
   let raw: unknown[] = fromQuery;
   if (body.length > 0) {
     if (fromQuery.length > 0) throw badRequest('give the paths in the query (path=…) or in the body ({"paths": […]}), not both');
-    const value = jsonObject(body, ['paths'], EXAMPLE).paths;
+    const value = jsonObject<Wire<'DeleteFilesRequest'>>(body, ['paths'], EXAMPLE).paths;
     if (!Array.isArray(value)) throw badRequest(`paths must be an array of paths, like ${EXAMPLE}`);
     raw = value;
   }

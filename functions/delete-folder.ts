@@ -1,7 +1,8 @@
-import { guard, jobs, nodes } from './aws/dynamodb';
-import { millisecondsEnv } from './aws/env';
-import { objects } from './aws/s3';
-import { jobQueue } from './aws/sqs';
+import { guard } from './wiring/guard';
+import { jobs } from './wiring/jobs';
+import { nodes } from './wiring/nodes';
+import { objects } from './wiring/objects';
+import { jobQueue } from './wiring/job-queue';
 import { confine } from './core/access';
 import { REQUEST_DELETE_BUDGET_MS, acceptDelete, deleteResult } from './core/delete-folder';
 import { invalid } from './core/errors';
@@ -10,9 +11,10 @@ import { jsonHandler } from './http/api-handler';
 import { baseUrlOf, booleanParam, queryParam } from './http/event';
 import { Reply } from './http/respond';
 import { jobUrl, jobView } from './http/views';
+import { setting } from './config';
 
 /** How long a request deletes before it hands the rest to the worker; tests set it to 0 to make every recursive delete a job. */
-const budgetMs = millisecondsEnv('DRIVE_DELETE_BUDGET_MS', REQUEST_DELETE_BUDGET_MS);
+const budgetMs = setting('deleteBudgetMs') ?? REQUEST_DELETE_BUDGET_MS;
 
 /**
  * DELETE /drive/folders?path=&recursive= → what was deleted; or, for a tree too big to delete within the

@@ -1,5 +1,6 @@
-import { guard, nodes } from './aws/dynamodb';
-import { objects } from './aws/s3';
+import { guard } from './wiring/guard';
+import { nodes } from './wiring/nodes';
+import { objects } from './wiring/objects';
 import { confine } from './core/access';
 import { openFile } from './core/download';
 import { badRequest } from './core/errors';

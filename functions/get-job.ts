@@ -1,4 +1,5 @@
-import { guard, jobs } from './aws/dynamodb';
+import { guard } from './wiring/guard';
+import { jobs } from './wiring/jobs';
 import { withinPrefix } from './core/access';
 import { notFound } from './core/errors';
 import { jsonHandler } from './http/api-handler';

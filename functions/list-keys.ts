@@ -1,5 +1,5 @@
-import { guard } from './aws/dynamodb';
-import { keyAdmin } from './aws/key-admin';
+import { guard } from './wiring/guard';
+import { keyAdmin } from './wiring/key-admin';
 import { jsonHandler } from './http/api-handler';
 import { keyView } from './http/views';
 

@@ -1,4 +1,6 @@
-import { guard, links, nodes } from './aws/dynamodb';
+import { guard } from './wiring/guard';
+import { links } from './wiring/links';
+import { nodes } from './wiring/nodes';
 import { confine } from './core/access';
 import { liveLinks } from './core/links';
 import { parsePath } from './core/paths';

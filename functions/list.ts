@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import { guard, nodes } from './aws/dynamodb';
+import { guard } from './wiring/guard';
+import { nodes } from './wiring/nodes';
 import { confine } from './core/access';
 import { invalid } from './core/errors';
 import { listFolder, listPage } from './core/list-folder';

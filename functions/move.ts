@@ -1,15 +1,18 @@
-import { guard, jobs, journal, nodes, records } from './aws/dynamodb';
-import { millisecondsEnv } from './aws/env';
-import { objects } from './aws/s3';
-import { jobQueue } from './aws/sqs';
+import { guard } from './wiring/guard';
+import { jobs } from './wiring/jobs';
+import { journal, records } from './wiring/journal';
+import { nodes } from './wiring/nodes';
+import { objects } from './wiring/objects';
+import { jobQueue } from './wiring/job-queue';
 import { conflictFor } from './core/access';
 import { REQUEST_DELETE_BUDGET_MS } from './core/delete-folder';
 import { acceptMove } from './core/move';
 import { jsonHandler } from './http/api-handler';
 import { transferAnswer, transferRequest } from './http/transfer';
+import { setting } from './config';
 
 /** How long a request moves a folder before it hands the rest to the worker; tests set it to 0 to make every folder move a job. */
-const budgetMs = millisecondsEnv('DRIVE_MOVE_BUDGET_MS', REQUEST_DELETE_BUDGET_MS);
+const budgetMs = setting('moveBudgetMs') ?? REQUEST_DELETE_BUDGET_MS;
 
 const EXAMPLE = '{"from": "/inbox/report.pdf", "to": "/archive/2026/report.pdf"}';
 

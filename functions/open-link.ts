@@ -1,5 +1,7 @@
-import { keys, links, nodes, rateLimiter, rateLimits } from './aws/dynamodb';
-import { objects } from './aws/s3';
+import { keys, rateLimiter, rateLimits } from './wiring/guard';
+import { links } from './wiring/links';
+import { nodes } from './wiring/nodes';
+import { objects } from './wiring/objects';
 import { openFile } from './core/download';
 import { DriveError, invalid } from './core/errors';
 import { findLink, linkGone, makerReaches, stillShared } from './core/links';

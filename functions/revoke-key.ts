@@ -1,5 +1,5 @@
-import { guard } from './aws/dynamodb';
-import { keyAdmin } from './aws/key-admin';
+import { guard } from './wiring/guard';
+import { keyAdmin } from './wiring/key-admin';
 import { conflict, notFound } from './core/errors';
 import { jsonHandler } from './http/api-handler';
 import { keyView } from './http/views';
@@ -13,6 +13,6 @@ export const handler = jsonHandler('keys', guard, async (event, caller) => {
   if (!/^[0-9a-f]{16}$/.test(id)) throw notFound(`no key ${JSON.stringify(id.slice(0, 40))} in this drive`);
   const revoked = await keyAdmin.revoke(id, caller.drive);
   if (!revoked) throw notFound(`no key ${id} in this drive`);
-  if (revoked === 'last admin') throw conflict(`key ${id} is the drive's last admin key; create another admin key before revoking it`);
+  if (revoked === 'last admin') throw conflict(`key ${id} is the drive's last admin key; create another admin key before revoking it`, []);
   return { key: keyView(revoked) };
 });

@@ -1,4 +1,5 @@
-import { guard, links } from './aws/dynamodb';
+import { guard } from './wiring/guard';
+import { links } from './wiring/links';
 import { badRequest, notFound } from './core/errors';
 import { LINK_ID, revokeLinksBy } from './core/links';
 import { jsonHandler } from './http/api-handler';

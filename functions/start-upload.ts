@@ -1,5 +1,5 @@
-import { guard } from './aws/dynamodb';
-import { largeUploadLimits, largeUploads } from './aws/large-uploads';
+import { guard } from './wiring/guard';
+import { largeUploadLimits, largeUploads } from './wiring/large-uploads';
 import { badRequest, invalid } from './core/errors';
 import { confine } from './core/access';
 import { startUpload } from './core/large-upload';
@@ -8,6 +8,7 @@ import { jsonHandler } from './http/api-handler';
 import { partUrlsView } from './http/views';
 import { bodyOf } from './http/event';
 import { jsonObject, optionalString } from './http/json-body';
+import type { Wire } from './openapi/schemas';
 
 const EXAMPLE = '{"path": "/backups/db.tar", "size": 2147483648}';
 // A media type (RFC 9110 §8.3.1): type/subtype and parameters of tokens or quoted printable ASCII; nothing
@@ -21,7 +22,7 @@ const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}([ \\t]*;[ \\t]*${TOKEN}=(${TOK
  * bytes straight to S3, then `complete`.
  */
 export const handler = jsonHandler('upload', guard, async (event, caller) => {
-  const body = jsonObject(bodyOf(event), ['path', 'folder', 'name', 'size', 'content_type'], EXAMPLE);
+  const body = jsonObject<Wire<'StartUploadRequest'>>(bodyOf(event), ['path', 'folder', 'name', 'size', 'content_type'], EXAMPLE);
   const target = { path: optionalString(body, 'path'), folder: optionalString(body, 'folder'), name: optionalString(body, 'name') };
   const unnamed = () => {
     throw badRequest(target.folder === undefined ? `give path (or folder with name) for the file, like ${EXAMPLE}` : 'folder needs name: the file name to store under it');

@@ -1,14 +1,16 @@
-import { jobs, journal, nodes } from './aws/dynamodb';
-import { millisecondsEnv } from './aws/env';
-import { objects } from './aws/s3';
-import { jobQueue } from './aws/sqs';
+import { jobs } from './wiring/jobs';
+import { journal } from './wiring/journal';
+import { nodes } from './wiring/nodes';
+import { objects } from './wiring/objects';
+import { jobQueue } from './wiring/job-queue';
 import { JOB_STALL_MS } from './core/delete-folder';
 import { resumeStalledJobs } from './core/jobs';
 import { sweepJournal } from './core/journal';
 import { log } from './telemetry/log';
+import { setting } from './config';
 
 /** How long a running job may go without advancing before the sweep sends it again (tests shorten it). */
-const stallMs = millisecondsEnv('DRIVE_JOB_STALL_MS', JOB_STALL_MS);
+const stallMs = setting('jobStallMs') ?? JOB_STALL_MS;
 
 /**
  * Run on a schedule (EventBridge in AWS, a timer on the local host): deletes the bytes that interrupted

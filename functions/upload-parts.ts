@@ -1,5 +1,5 @@
-import { chargeMore, guard } from './aws/dynamodb';
-import { largeUploads } from './aws/large-uploads';
+import { chargeMore, guard } from './wiring/guard';
+import { largeUploads } from './wiring/large-uploads';
 import { invalid } from './core/errors';
 import { DEFAULT_PART_URLS_PAGE, MAX_PART_URLS_PAGE, PART_URLS_PER_TOKEN, partUrlsPage, sessionVisibleTo } from './core/large-upload';
 import { jsonHandler } from './http/api-handler';

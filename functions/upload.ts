@@ -1,5 +1,7 @@
-import { guard, journal, nodes } from './aws/dynamodb';
-import { objects } from './aws/s3';
+import { guard } from './wiring/guard';
+import { journal } from './wiring/journal';
+import { nodes } from './wiring/nodes';
+import { objects } from './wiring/objects';
 import { confine, mayReplace } from './core/access';
 import { uploadFiles } from './core/upload';
 import { jsonHandler } from './http/api-handler';

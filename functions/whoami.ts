@@ -1,4 +1,4 @@
-import { guard } from './aws/dynamodb';
+import { guard } from './wiring/guard';
 import { jsonHandler } from './http/api-handler';
 
 /**

@@ -53,7 +53,7 @@ export const FUNCTION_SIZING: Record<HandlerName, { memorySize: number; timeoutS
   'delete-folder': { memorySize: ONE_VCPU_MB, timeoutSeconds: 29 },
   // One step of a delete job: STEP_DELETE_BUDGET_MS (4 minutes) of deleting, then the job goes on in a new
   // message. Sized as delete-folder, for the same CPU per file.
-  'delete-worker': { memorySize: ONE_VCPU_MB, timeoutSeconds: 300 },
+  'job-worker': { memorySize: ONE_VCPU_MB, timeoutSeconds: 300 },
   // At most 1,000 files a request: a batched read, a conditional delete each, one DeleteObjects per 1,000.
   'delete-files': { memorySize: 512, timeoutSeconds: 29 },
   // A file moves in one transaction; a folder moves for REQUEST_DELETE_BUDGET_MS (10 s), a transaction a

@@ -8,6 +8,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { CHECK_CURSOR_ID } from '../functions/aws/consistency-source';
+import { environmentOf } from '../functions/config';
 import { FUNCTION_SIZING } from './aws-limits';
 import { DriveFunction, type LogLevel } from './drive-function';
 import { SCHEDULED } from './routes';
@@ -55,7 +56,7 @@ export class ConsistencyCheck extends Construct {
       logRetention: props.logRetention,
       logRemovalPolicy: RemovalPolicy.DESTROY,
       logLevel: props.logLevel,
-      environment: { ...props.environment, ...(props.repair ? { DRIVE_FSCK_REPAIR: 'true' } : {}) },
+      environment: { ...props.environment, ...(props.repair ? environmentOf({ fsckRepair: 'true' }) : {}) },
     });
     // Reads: the nodes scan and the confirming reads, the sessions and journal (Scan), the listing and
     // HeadObject (GetObject; ListBucket makes a missing object NotFound rather than AccessDenied).

@@ -24,6 +24,7 @@ import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, KEYS_BY_DRIVE_INDEX, LINKS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../functions/aws/schema';
+import { environmentOf } from '../functions/config';
 import { CORS_REQUEST_HEADERS } from '../functions/http/cors';
 import { FUNCTION_SIZING, type GATEWAY_ERRORS, gatewayErrorBody } from './aws-limits';
 import { AlarmTopic } from './alarm-topic';
@@ -172,17 +173,20 @@ export class DriveStack extends Stack {
     });
     this.deadLetters = deadLetters;
 
-    const metricsEnvironment = { DRIVE_METRICS_NAMESPACE: this.metrics.namespace, DRIVE_METRICS_SERVICE: this.metrics.service };
+    // The functions' environment, named through the one table of settings (functions/config.ts).
+    const metricsEnvironment = environmentOf({ metricsNamespace: this.metrics.namespace, metricsService: this.metrics.service });
     const environment = {
-      DRIVE_NODES_TABLE: nodes.tableName,
-      DRIVE_ACCESS_TABLE: access.tableName,
-      DRIVE_BUCKET: bucket.bucketName,
-      DRIVE_UPLOADS_TABLE: uploads.tableName,
-      ...(props.largeUploads?.maxFileBytes ? { DRIVE_MAX_FILE_BYTES: String(props.largeUploads.maxFileBytes) } : {}),
-      ...(props.largeUploads?.expiry ? { DRIVE_UPLOAD_EXPIRY_SECONDS: String(props.largeUploads.expiry.toSeconds()) } : {}),
-      DRIVE_KEY_CACHE_SECONDS: '30',
-      ...(corsOrigins.length > 0 ? { DRIVE_CORS_ORIGINS: corsOrigins.join(',') } : {}),
-      DRIVE_JOB_QUEUE_URL: jobsQueue.queueUrl,
+      ...environmentOf({
+        nodesTable: nodes.tableName,
+        accessTable: access.tableName,
+        bucket: bucket.bucketName,
+        uploadsTable: uploads.tableName,
+        maxFileBytes: props.largeUploads?.maxFileBytes ? String(props.largeUploads.maxFileBytes) : undefined,
+        uploadExpirySeconds: props.largeUploads?.expiry ? String(props.largeUploads.expiry.toSeconds()) : undefined,
+        keyCacheSeconds: '30',
+        corsOrigins: corsOrigins.length > 0 ? corsOrigins.join(',') : undefined,
+        jobQueueUrl: jobsQueue.queueUrl,
+      }),
       ...metricsEnvironment,
     };
     const make = (handler: HandlerName): DriveFunction => {
@@ -207,9 +211,11 @@ export class DriveStack extends Stack {
       logLevel,
       environment: {
         ...metricsEnvironment,
-        DRIVE_DASHBOARD_DIR: `/var/task/${DASHBOARD_BUNDLE_DIR}`,
-        // The page sends large-upload parts to the presigned URLs, which name the bucket's regional endpoint.
-        DRIVE_PART_UPLOAD_ORIGIN: `https://${bucket.bucketName}.s3.${this.region}.${this.urlSuffix}`,
+        ...environmentOf({
+          dashboardDir: `/var/task/${DASHBOARD_BUNDLE_DIR}`,
+          // The page sends large-upload parts to the presigned URLs, which name the bucket's regional endpoint.
+          partUploadOrigin: `https://${bucket.bucketName}.s3.${this.region}.${this.urlSuffix}`,
+        }),
       },
       copyIntoBundle: { from: 'dashboard', to: DASHBOARD_BUNDLE_DIR },
     });
@@ -280,7 +286,7 @@ export class DriveStack extends Stack {
       // A step: the job read (GetItem) and advanced (UpdateItem), the tree deleted as the request does, moved
       // as the move request does (its transactions' items), or copied as the copy request does (the journal,
       // the objects copied, the records written), the job sent on.
-      'delete-worker': this.queueWorker(worker, jobsQueue, environment, logRetention, logLevel)
+      'job-worker': this.queueWorker(worker, jobsQueue, environment, logRetention, logLevel)
         .allowTable(uploads, 'GetItem', 'UpdateItem', 'ConditionCheckItem', 'PutItem', 'BatchWriteItem')
         .allowTable(nodes, 'BatchGetItem', 'GetItem', 'Query', 'PutItem', 'DeleteItem', 'UpdateItem', 'ConditionCheckItem')
         .allowObjects(bucket, 'DeleteObject', 'GetObject', 'PutObject', 'AbortMultipartUpload')
@@ -328,7 +334,7 @@ export class DriveStack extends Stack {
         .allowSend(jobsQueue),
       'consistency-check': consistencyCheck.function,
     };
-    for (const fn of [this.functions.upload, this.functions.download, this.functions['open-link'], this.functions['delete-folder'], this.functions['delete-files'], this.functions.move, this.functions.copy, this.functions['delete-worker'], this.functions['start-upload'], this.functions['upload-parts'], this.functions['complete-upload'], this.functions['abort-upload'], this.functions.sweep]) {
+    for (const fn of [this.functions.upload, this.functions.download, this.functions['open-link'], this.functions['delete-folder'], this.functions['delete-files'], this.functions.move, this.functions.copy, this.functions['job-worker'], this.functions['start-upload'], this.functions['upload-parts'], this.functions['complete-upload'], this.functions['abort-upload'], this.functions.sweep]) {
       Validations.of(fn.role!).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*]`,
         reason: 'Objects are named by file id, unknown until upload; the statement is limited to this bucket and to the actions the handler calls.',
@@ -544,6 +550,12 @@ export class DriveStack extends Stack {
 }
 
 /** `create-folder` → `CreateFolderFunction`. */
+/**
+ * Construct ids kept from a handler's former name: a new id is a new logical id, which would replace the
+ * function and delete its log group (and the logs in it) on the next deploy.
+ */
+const FORMER_IDS: Partial<Record<HandlerName, string>> = { 'job-worker': 'DeleteWorkerFunction' };
+
 function fnId(handler: HandlerName): string {
-  return `${handler.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}Function`;
+  return FORMER_IDS[handler] ?? `${handler.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}Function`;
 }

@@ -1,4 +1,5 @@
-import type { Endpoint } from '../functions/core/access';
+import type { Permission } from '../functions/core/access';
+import { ROUTE_SPECS, type RouteSpec } from '../functions/http/routes';
 
 /** The Lambda functions, one per handler module; a handler may serve more than one route. */
 export type HandlerName =
@@ -12,7 +13,7 @@ export type HandlerName =
   | 'copy'
   | 'get-job'
   | 'whoami'
-  | 'delete-worker'
+  | 'job-worker'
   | 'start-upload'
   | 'upload-parts'
   | 'complete-upload'
@@ -29,7 +30,10 @@ export type HandlerName =
   | 'sweep'
   | 'consistency-check';
 
-/** One route and the handler module behind it; the CDK stack and the local host both read this. */
+/**
+ * One route and the handler module behind it; the CDK stack and the local host both read this. Each is taken
+ * from the route's object in functions/http/routes.ts, which also describes it in the OpenAPI document.
+ */
 export interface Route {
   method: 'GET' | 'HEAD' | 'POST' | 'DELETE';
   path: string;
@@ -45,71 +49,36 @@ export interface Route {
 
 /** A route of the API: it takes an API key and tokens from a rate-limit bucket. */
 export interface ApiRoute extends Route {
-  /** The rate-limit bucket the route's requests take tokens from. */
-  endpoint: Endpoint;
+  /** What the key must be allowed, and so the rate-limit bucket the route's requests take tokens from. */
+  permission: Permission;
 }
 
-export const ROUTES: readonly ApiRoute[] = [
-  { method: 'POST', path: '/drive/upload', handler: 'upload', endpoint: 'upload', entry: 'functions/upload.ts', streaming: false },
-  { method: 'GET', path: '/drive/download', handler: 'download', endpoint: 'download', entry: 'functions/download.ts', streaming: true },
-  // The same function answers HEAD from the record alone; streamed like GET, so the response has one shape.
-  { method: 'HEAD', path: '/drive/download', handler: 'download', endpoint: 'download', entry: 'functions/download.ts', streaming: true },
-  // Streamed, so that a listing of any size answers whole: a buffered answer stops at Lambda's 6 MB.
-  { method: 'GET', path: '/drive/list', handler: 'list', endpoint: 'list', entry: 'functions/list.ts', streaming: true },
-  { method: 'POST', path: '/drive/folders', handler: 'create-folder', endpoint: 'create-folder', entry: 'functions/create-folder.ts', streaming: false },
-  { method: 'DELETE', path: '/drive/folders', handler: 'delete-folder', endpoint: 'delete-folder', entry: 'functions/delete-folder.ts', streaming: false },
-  // Deleting files by path (an extension: the spec deletes only folders).
-  { method: 'DELETE', path: '/drive/files', handler: 'delete-files', endpoint: 'files', entry: 'functions/delete-files.ts', streaming: false },
-  // Moving a file or folder (an extension): a folder too big for one request answers 202 with a job.
-  { method: 'POST', path: '/drive/move', handler: 'move', endpoint: 'files', entry: 'functions/move.ts', streaming: false },
-  // Copying a file (an extension): the bytes copied in S3, server-side.
-  { method: 'POST', path: '/drive/copy', handler: 'copy', endpoint: 'files', entry: 'functions/copy.ts', streaming: false },
-  // A delete or move too big for one request answers 202 with a job (an extension); its client reads the job here.
-  { method: 'GET', path: '/drive/jobs/{job_id}', handler: 'get-job', endpoint: 'jobs', entry: 'functions/get-job.ts', streaming: false },
-  // What the caller's key may do (an extension): the dashboard asks at sign-in, to offer only what the role allows.
-  { method: 'GET', path: '/drive/whoami', handler: 'whoami', endpoint: 'whoami', entry: 'functions/whoami.ts', streaming: false },
-  // Large files (an extension of the spec): a multipart upload straight to S3. Each takes upload tokens.
-  { method: 'POST', path: '/drive/uploads', handler: 'start-upload', endpoint: 'upload', entry: 'functions/start-upload.ts', streaming: false },
-  { method: 'GET', path: '/drive/uploads/{upload_id}/parts', handler: 'upload-parts', endpoint: 'upload', entry: 'functions/upload-parts.ts', streaming: false },
-  { method: 'POST', path: '/drive/uploads/{upload_id}/complete', handler: 'complete-upload', endpoint: 'upload', entry: 'functions/complete-upload.ts', streaming: false },
-  { method: 'DELETE', path: '/drive/uploads/{upload_id}', handler: 'abort-upload', endpoint: 'upload', entry: 'functions/abort-upload.ts', streaming: false },
-  // API keys, for admin keys (an extension of the spec: the dashboard's Settings → API Keys).
-  { method: 'GET', path: '/drive/keys', handler: 'list-keys', endpoint: 'keys', entry: 'functions/list-keys.ts', streaming: false },
-  { method: 'POST', path: '/drive/keys', handler: 'create-key', endpoint: 'keys', entry: 'functions/create-key.ts', streaming: false },
-  { method: 'DELETE', path: '/drive/keys/{key_id}', handler: 'revoke-key', endpoint: 'keys', entry: 'functions/revoke-key.ts', streaming: false },
-  // Share links (an extension of the spec): made, listed and revoked with a key; opened without one (LINK_ROUTES).
-  { method: 'POST', path: '/drive/links', handler: 'create-link', endpoint: 'links', entry: 'functions/create-link.ts', streaming: false },
-  { method: 'GET', path: '/drive/links', handler: 'list-links', endpoint: 'links', entry: 'functions/list-links.ts', streaming: false },
-  { method: 'DELETE', path: '/drive/links/{link_id}', handler: 'revoke-link', endpoint: 'links', entry: 'functions/revoke-link.ts', streaming: false },
-  // Every link one key made, a page a request (a leaked key's): the same function as one link's revoke.
-  { method: 'DELETE', path: '/drive/links', handler: 'revoke-link', endpoint: 'links', entry: 'functions/revoke-link.ts', streaming: false },
-];
+/** A route as the stack and the host serve it, from its route object (functions/http/routes.ts). */
+function served(spec: RouteSpec): Route {
+  return { method: spec.method, path: spec.path, handler: spec.handler, entry: `functions/${spec.handler}.ts`, streaming: spec.streaming, ...(spec.secretPath ? { secretPath: true } : {}) };
+}
+
+/** The routes of the API: each takes an API key and tokens from its rate-limit bucket. */
+export const ROUTES: readonly ApiRoute[] = ROUTE_SPECS.flatMap((spec) => (spec.permission === undefined ? [] : [{ ...served(spec), permission: spec.permission }]));
 
 /**
  * What a share link's URL opens: the file, to anyone holding the token, with no key (the token is checked in
- * the function). Under `/s/`, clear of the API's `/drive/…` and of the dashboard's one-segment `/{file}`;
- * streamed, as downloads are, with HEAD from the same function.
+ * the function). Under `/s/`, clear of the API's `/drive/…` and of the dashboard's one-segment `/{file}`.
  */
-export const LINK_ROUTES: readonly Route[] = [
-  { method: 'GET', path: '/s/{token}', handler: 'open-link', entry: 'functions/open-link.ts', streaming: true, secretPath: true },
-  { method: 'HEAD', path: '/s/{token}', handler: 'open-link', entry: 'functions/open-link.ts', streaming: true, secretPath: true },
-];
+export const LINK_ROUTES: readonly Route[] = ROUTE_SPECS.filter((spec) => spec.handler === 'open-link').map(served);
 
 /**
  * The API's OpenAPI document (functions/openapi/document.ts), with no key: what a team generates its client
  * from. A path of its own, which API Gateway matches before the dashboard's `/{file}` (the local host lists it
  * first for the same effect).
  */
-export const CONTRACT_ROUTES: readonly Route[] = [{ method: 'GET', path: '/openapi.json', handler: 'openapi', entry: 'functions/openapi.ts', streaming: false }];
+export const CONTRACT_ROUTES: readonly Route[] = ROUTE_SPECS.filter((spec) => spec.handler === 'openapi').map(served);
 
 /**
  * The web dashboard's page and its assets (an extension: Settings → API Keys and a file browser). They take
  * no key, as they hold no data: the page signs in with a key of any role and sends it with each API call.
  */
-export const DASHBOARD_ROUTES: readonly Route[] = [
-  { method: 'GET', path: '/', handler: 'dashboard', entry: 'functions/dashboard.ts', streaming: false },
-  { method: 'GET', path: '/{file}', handler: 'dashboard', entry: 'functions/dashboard.ts', streaming: false },
-];
+export const DASHBOARD_ROUTES: readonly Route[] = ROUTE_SPECS.filter((spec) => spec.handler === 'dashboard').map(served);
 
 /** The path parameters of `pathname` if it matches the route path `template` (`{name}` takes one segment). */
 export function matchPath(template: string, pathname: string): Record<string, string> | undefined {
@@ -138,18 +107,15 @@ export interface ScheduledFunction {
   handler: HandlerName;
   entry: string;
   everyMinutes: number;
-  /**
-   * The host runs it on a timer of its own, this variable's seconds (else `seconds`), rather than on the
-   * sweep's timer.
-   */
-  localTimer?: { variable: string; seconds: number };
+  /** The host runs it on a timer of its own, every this setting's seconds, rather than on the sweep's timer. */
+  localTimer?: 'localFsckSeconds';
 }
 
 export const SCHEDULED: readonly ScheduledFunction[] = [
   // Deletes the bytes interrupted uploads left (functions/core/journal.ts).
   { handler: 'sweep', entry: 'functions/sweep.ts', everyMinutes: 5 },
   // A slice of fsck a run (functions/core/consistency-check.ts); the stack's rate comes from cdk context.
-  { handler: 'consistency-check', entry: 'functions/consistency-check.ts', everyMinutes: 24 * 60, localTimer: { variable: 'DRIVE_LOCAL_FSCK_SECONDS', seconds: 3600 } },
+  { handler: 'consistency-check', entry: 'functions/consistency-check.ts', everyMinutes: 24 * 60, localTimer: 'localFsckSeconds' },
 ];
 
 /**
@@ -167,7 +133,7 @@ export interface QueueWorker {
 
 export const QUEUE_WORKERS: readonly QueueWorker[] = [
   // Finishes recursive deletes too big for one request (functions/core/delete-folder.ts).
-  { handler: 'delete-worker', entry: 'functions/delete-worker.ts', queue: 'jobs', maxReceives: 5 },
+  { handler: 'job-worker', entry: 'functions/job-worker.ts', queue: 'jobs', maxReceives: 5 },
 ];
 
 /** Request types API Gateway passes to the function base64-encoded, bytes intact. */

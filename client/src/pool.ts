@@ -4,7 +4,8 @@ import { abortReason } from './errors';
  * Runs `fn` on every item, at most `limit` at a time, in input order; results keep that order. The first
  * failure stops new calls, and the promise rejects with it only once the calls already running have
  * settled, so that what they started (a large-upload session, say) is cleaned up before the caller goes
- * on. An aborted `signal` stops new calls the same way.
+ * on. An aborted `signal` stops new calls the same way. The package ships on its own, so it keeps this twin
+ * of functions/core/concurrency.ts (the same loop; test/unit/core/concurrency.test.ts runs both).
  */
 export async function mapLimit<T, R>(
   items: readonly T[],

@@ -11,20 +11,9 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
-import { type Caller, DEFAULT_ROLE, DRIVE_ID, type Role, accessProblem, hashSecret, newSecret } from '../core/access';
+import { type ApiKeyRecord, DEFAULT_ROLE, DRIVE_ID, type Role, accessProblem, hashSecret, newSecret } from '../core/access';
 import { callerOf, keyItemKey } from './dynamo-access';
 import { KEYS_BY_DRIVE_INDEX, ACCESS_PARTITION_KEY as PK } from './schema';
-
-/** What the access table holds of an API key: never the secret, only its hash (in the item's key). */
-export interface ApiKeyRecord extends Caller {
-  name: string;
-  createdAt: string;
-  /** The secret's last four characters, to tell keys apart. */
-  last4: string;
-  /** When a request last used the key, to about a minute. */
-  lastUsedAt?: string;
-  revokedAt?: string;
-}
 
 /** Creating, listing and revoking API keys: the key tool, the local host and the admin routes. */
 export class DynamoKeyAdmin {

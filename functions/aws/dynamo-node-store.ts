@@ -143,24 +143,12 @@ export class DynamoNodeStore implements NodeStore {
     }
   }
 
-  async revert(drive: string, path: string, id: string, previous?: DriveNode): Promise<boolean> {
-    const onlyIfOurs = {
-      ConditionExpression: '#id = :id',
-      ExpressionAttributeNames: { '#id': 'id' },
-      ExpressionAttributeValues: { ':id': { S: id } },
-    };
-    try {
-      if (previous) {
-        await this.client.send(new PutItemCommand({ TableName: this.table, Item: toItem(drive, previous), ...onlyIfOurs }));
-      } else {
-        await this.client.send(new DeleteItemCommand({ TableName: this.table, Key: keyOf(drive, path), ...onlyIfOurs }));
-      }
-      return true;
-    } catch (error) {
-      // Not ours, or someone wrote the path since: their version stands.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      return false;
-    }
+  async removeIfSame(drive: string, path: string, id: string): Promise<boolean> {
+    return writtenIfSame(this.client.send(new DeleteItemCommand({ TableName: this.table, Key: keyOf(drive, path), ...sameId(id) })));
+  }
+
+  async restoreIfSame(drive: string, _path: string, id: string, previous: DriveNode): Promise<boolean> {
+    return writtenIfSame(this.client.send(new PutItemCommand({ TableName: this.table, Item: toItem(drive, previous), ...sameId(id) })));
   }
 
   async markDeleting(drive: string, folder: FolderNode, mark: DeleteMark): Promise<FolderNode | undefined> {
@@ -311,4 +299,21 @@ export function fromItem(item: Item): DriveNode {
   }
   // Records from before content hashes carry none: their id stands in, which no hash matches.
   return { kind: 'file', ...common, size: Number(item.size.N), contentType: item.contentType.S!, objectKey: item.objectKey.S!, etag: item.etag?.S ?? item.id.S!, ...(item.pending?.S ? { pending: item.pending.S } : {}), ...(item.movedAt?.S ? { movedAt: item.movedAt.S } : {}) };
+}
+
+/** The condition that the item written over is the node with id `id`. */
+function sameId(id: string) {
+  return { ConditionExpression: '#id = :id', ExpressionAttributeNames: { '#id': 'id' }, ExpressionAttributeValues: { ':id': { S: id } } };
+}
+
+/** Whether the write conditioned by `sameId` was made: false when the node there is another (not ours, or written since). */
+async function writtenIfSame(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    // Not ours, or someone wrote the path since: their version stands.
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    return false;
+  }
 }

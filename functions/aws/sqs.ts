@@ -1,10 +1,7 @@
-import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { type SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Job, JobQueue } from '../core/ports';
-import { requireEnv } from './env';
-import { QUIET_SDK_LOGGER } from './sdk-logger';
-import { countAwsCalls } from '../telemetry/aws-call-counter';
 
-/** The delete worker's queue; the client sends to the queue URL's own host (the host's embedded queue locally). */
+/** The job worker's queue; the client sends to the queue URL's own host (the host's embedded queue locally). */
 export class SqsJobQueue implements JobQueue {
   constructor(
     private readonly client: SQSClient,
@@ -26,14 +23,3 @@ export function parseJobMessage(body: string): { job: string; drive: string } | 
     return undefined;
   }
 }
-
-/** The queue of this container, its client built at the first send (the functions that never send need no URL). */
-let queue: SqsJobQueue | undefined;
-export const jobQueue: JobQueue = {
-  send: (job, options) => {
-    // `DRIVE_SQS_ENDPOINT` points the client at the local host's embedded queue.
-    const endpoint = process.env.DRIVE_SQS_ENDPOINT;
-    queue ??= new SqsJobQueue(countAwsCalls(new SQSClient({ logger: QUIET_SDK_LOGGER, ...(endpoint ? { endpoint } : {}) }), 'sqs'), requireEnv('DRIVE_JOB_QUEUE_URL'));
-    return queue.send(job, options);
-  },
-};

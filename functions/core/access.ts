@@ -2,17 +2,17 @@ import { createHash, randomBytes } from 'node:crypto';
 import { DriveError, conflict, forbidden } from './errors';
 
 /**
- * The endpoints, by the names used for their rate-limit buckets; `keys` (the admin routes), `jobs` (reading a
- * delete job), `files` (deleting files; moves and copies will share it), `links` (making, listing and
- * revoking share links) and `whoami` (what the caller's key may do) are extensions.
+ * What a route asks of a key, and the family of routes that shares one rate-limit bucket per key: move, copy
+ * and deleting files are all `files`. `keys` (the admin routes), `jobs` (reading a job), `files`, `links`
+ * (making, listing and revoking share links) and `whoami` (what the caller's key may do) are extensions.
  */
-export type Endpoint = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links' | 'whoami';
+export type Permission = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links' | 'whoami';
 
 /**
  * Requests per minute per API key (spec section 8; `keys`, `jobs`, `links` and `whoami` are ours: a client
  * polls a job with backoff, and asks who it is once per sign-in). A share link's own keyless GETs take from a bucket per link at the `download` rate.
  */
-export const SPEC_RATE_LIMITS: Readonly<Record<Endpoint, number>> = {
+export const SPEC_RATE_LIMITS: Readonly<Record<Permission, number>> = {
   upload: 100,
   download: 500,
   list: 300,
@@ -25,11 +25,11 @@ export const SPEC_RATE_LIMITS: Readonly<Record<Endpoint, number>> = {
   whoami: 60,
 };
 
-/** What a key may do (an extension of the spec): each role's endpoints are in `ROLE_ENDPOINTS`. */
+/** What a key may do (an extension of the spec): each role's permissions are in `ROLE_PERMISSIONS`. */
 export type Role = 'admin' | 'read-write' | 'read-only' | 'upload-only';
 
 // Every role may ask what it may do (`whoami`): the answer tells a key only of itself.
-export const ROLE_ENDPOINTS: Readonly<Record<Role, readonly Endpoint[]>> = {
+export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
   admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'keys', 'jobs', 'links', 'whoami'],
   'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'jobs', 'links', 'whoami'],
   // A link hands out what the key may read, so the roles that may read may share.
@@ -38,7 +38,7 @@ export const ROLE_ENDPOINTS: Readonly<Record<Role, readonly Endpoint[]>> = {
   'upload-only': ['upload', 'create-folder', 'whoami'],
 };
 
-export const ROLES = Object.keys(ROLE_ENDPOINTS) as Role[];
+export const ROLES = Object.keys(ROLE_PERMISSIONS) as Role[];
 
 /** The role of keys made before roles existed. */
 export const DEFAULT_ROLE: Role = 'read-write';
@@ -50,6 +50,17 @@ export interface Caller {
   role: Role;
   /** `/` for the whole drive; otherwise the key reaches only this folder and what is below it. */
   prefix: string;
+}
+
+/** What is kept of an API key: never the secret, only its hash (the key of its item). */
+export interface ApiKeyRecord extends Caller {
+  name: string;
+  createdAt: string;
+  /** The secret's last four characters, to tell keys apart. */
+  last4: string;
+  /** When a request last used the key, to about a minute. */
+  lastUsedAt?: string;
+  revokedAt?: string;
 }
 
 /**
@@ -79,10 +90,9 @@ export function mayReplace(caller: Pick<Caller, 'role'>): boolean {
 export function conflictFor(caller: Pick<Caller, 'role' | 'prefix'>, error: unknown): unknown {
   // A conflict with a reason (a session busy) names no destination: a client needs it as it is.
   if (!(error instanceof DriveError) || error.code !== 'conflict' || error.reason) return error;
-  const named = error.message.match(/\/[^\s;,]*/g) ?? [];
-  const outside = named.some((path) => !withinPrefix(caller, path));
+  const outside = error.paths.some((path) => !withinPrefix(caller, path));
   if (caller.role !== 'upload-only' && !outside) return error;
-  return conflict(`a destination, or a folder above one, is taken; this key may ${caller.role === 'upload-only' ? 'neither replace nor see' : 'not see'} what is there`);
+  return conflict(`a destination, or a folder above one, is taken; this key may ${caller.role === 'upload-only' ? 'neither replace nor see' : 'not see'} what is there`, []);
 }
 
 /** Throws `forbidden` naming `param` if `path` lies outside the caller's prefix. */
@@ -135,10 +145,10 @@ export function hashSecret(secret: string): string {
 export const DRIVE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
- * The limits for each endpoint from `DRIVE_RATE_LIMITS`: unset means the spec's, `off` means none, and
+ * The limits for each permission's bucket from `DRIVE_RATE_LIMITS`: unset means the spec's, `off` means none, and
  * `upload=5,list=20` overrides some of the spec's.
  */
-export function parseRateLimits(value: string | undefined): Record<Endpoint, number> | undefined {
+export function parseRateLimits(value: string | undefined): Record<Permission, number> | undefined {
   if (value === 'off') return undefined;
   const limits = { ...SPEC_RATE_LIMITS };
   for (const entry of (value ?? '').split(',').filter((e) => e.trim() !== '')) {
@@ -146,7 +156,7 @@ export function parseRateLimits(value: string | undefined): Record<Endpoint, num
     if (!(name in limits) || !/^[1-9][0-9]*$/.test(count ?? '')) {
       throw new Error(`DRIVE_RATE_LIMITS entry "${entry}" is not <endpoint>=<requests per minute> (endpoints: ${Object.keys(limits).join(', ')})`);
     }
-    limits[name as Endpoint] = Number(count);
+    limits[name as Permission] = Number(count);
   }
   return limits;
 }

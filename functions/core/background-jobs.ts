@@ -1,6 +1,7 @@
 import { cleanUp } from './clean-up';
 import { DriveError } from './errors';
 import type { Job, JobQueue, JobStore } from './ports';
+import type { StepOutcome } from './tree-walk';
 
 /**
  * The most jobs a drive has running (in their request, or handed to the worker and not yet done) before a new
@@ -17,6 +18,36 @@ const BACKGROUND_RETRY_SECONDS = 30;
  * first write loses its place, never one still on its way to that write.
  */
 export const RESERVATION_GRACE_MS = 60_000;
+
+/**
+ * How long a delete, move or copy request works before it hands the rest to the worker: a third of API
+ * Gateway's 29 s, so that a slow store or a cold start still answers well inside it.
+ */
+export const REQUEST_DELETE_BUDGET_MS = 10_000;
+/** How long one step of the worker works (its function may run 5 minutes): then it sends the job on. */
+export const STEP_DELETE_BUDGET_MS = 4 * 60_000;
+/** A running job that has not advanced for this long lost its worker (a crash, a timeout): the sweep sends it again. */
+export const JOB_STALL_MS = 2 * 60_000;
+/** How long a job whose tree waits for another request (a move in a deleted tree, a delete in a moved one) waits before it looks again. */
+export const MOVE_WAIT_SECONDS = 30;
+
+/**
+ * How long a step with `budgetMs` holds its job: past its budget (the last page may run over) and, for the
+ * worker's 4 minutes, its function's 5-minute timeout, so that only a dead step's claim lapses. A message
+ * delivered twice, or sent again by the sweep, finds the job claimed and comes back when the claim would have
+ * lapsed, so one step at a time writes to the tree, and a step that died is followed within a lease.
+ */
+export function stepLeaseMs(budgetMs: number): number {
+  return Math.ceil(budgetMs * 1.25) + 5000;
+}
+
+/** What a kind of job (a recursive delete, a folder move, a folder copy) gives the worker's `advanceJob`. */
+export interface JobKind<Deps> {
+  /** Advances `job` for at most `budgetMs`: every write conditional, so a step run twice is safe. */
+  step(deps: Deps, job: Job, budgetMs: number): Promise<StepOutcome>;
+  /** How a job that is done ended, as the job notes it. */
+  ended(outcome: 'done' | 'stopped'): Job['ended'];
+}
 
 /**
  * Reserves a place for `job` (its id chosen, nothing of it written yet) among its drive's `max` running jobs,

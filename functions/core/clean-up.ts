@@ -1,7 +1,3 @@
-import { describeError, log, writeLine } from '../telemetry/log';
-import { embeddedMetrics } from '../telemetry/metrics';
-import { currentRequest } from '../telemetry/request-context';
-
 /** What a failed clean-up leaves in the bucket: objects no record points to, or an unfinished multipart upload. */
 export interface LeftBehind {
   /** The bucket keys of the objects (or of the multipart upload) the step would have removed. */
@@ -11,31 +7,29 @@ export interface LeftBehind {
 }
 
 /**
+ * Told of each clean-up that failed, with what it left behind if the step said. In a function it is the
+ * telemetry's (functions/telemetry/clean-up-report.ts: a log line with the `OrphanedObjects` metric), which
+ * the composition root (functions/wiring/) installs; the core knows nothing of logs or requests.
+ */
+export type CleanUpReporter = (error: unknown, left: LeftBehind | undefined) => void;
+
+// Until the composition root installs the telemetry's, a failure is still said, on stderr.
+let reporter: CleanUpReporter = (error, left) => console.warn('clean-up failed', left?.keys ?? [], error);
+
+/** Makes `next` the reporter of failed clean-ups in this container. */
+export function reportCleanUpsTo(next: CleanUpReporter): void {
+  reporter = next;
+}
+
+/**
  * Runs a clean-up step whose failure must not hide the outcome being reported; what it leaves behind, fsck
- * finds. A failure is logged with its cause and, when `leftBehind` says what the step would have removed
- * (read when it fails, so a step may fill it in as it goes), with those bucket keys and an `OrphanedObjects`
- * metric of their number, in the same line.
+ * finds. A failure goes to the reporter with what `leftBehind` says the step would have removed (read when
+ * it fails, so a step may fill it in as it goes).
  */
 export async function cleanUp(step: () => Promise<unknown>, leftBehind?: () => LeftBehind): Promise<void> {
   try {
     await step();
   } catch (error) {
-    const left = leftBehind?.();
-    const request = currentRequest();
-    const fields = { request_id: request?.requestId, error: describeError(error) };
-    if (!left || left.keys.length === 0) return log('WARN', 'clean-up failed', fields);
-    // A multipart upload is no object yet: its parts are billed until the lifecycle rule aborts it.
-    const orphaned = left.uploadId === undefined ? left.keys.length : 0;
-    if (request) request.orphanedObjects += orphaned;
-    // Written whatever the level: the line carries the metric an alarm watches.
-    writeLine({
-      timestamp: new Date().toISOString(),
-      level: 'WARN',
-      message: left.uploadId === undefined ? 'clean-up failed; these objects are orphaned until fsck --repair deletes them' : 'clean-up failed; this multipart upload stays until the bucket lifecycle rule aborts it',
-      ...fields,
-      orphaned_keys: left.keys,
-      ...(left.uploadId === undefined ? {} : { upload_id: left.uploadId }),
-      ...embeddedMetrics({ orphanedObjects: orphaned }),
-    });
+    reporter(error, leftBehind?.());
   }
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { mapLimit } from './concurrency';
-import { MOVE_WAIT_SECONDS } from './delete-folder';
 import { DriveError, conflict, invalid, notFound } from './errors';
 import { FolderBeingMoved, ensureFolders } from './folders';
 import { listPage } from './list-folder';
@@ -10,7 +9,8 @@ import { ROOT, ancestorsOf, comparePaths } from './paths';
 import type { FileNode, FolderNode, Job, JobQueue, JobStore, NodeStore, ObjectCopier, ObjectStore, UploadJournal } from './ports';
 import { commitFiles } from './upload';
 import { reachableIn } from './visibility';
-import { admitJob, handOff, releaseJob } from './background-jobs';
+import { type JobKind, MOVE_WAIT_SECONDS, admitJob, handOff, releaseJob } from './background-jobs';
+import { type StepOutcome, outOfTimeIn } from './tree-walk';
 
 export type CopyDeps = { nodes: NodeStore; objects: ObjectStore & ObjectCopier; journal: UploadJournal };
 
@@ -28,8 +28,8 @@ export async function copyFile(deps: CopyDeps, drive: string, from: string, to: 
   if (source.kind === 'folder') throw invalid(`${from} is a folder`);
   checkAbove(read, to);
   const target = read.get(to);
-  if (target?.kind === 'folder') throw conflict(`${to} is a folder; a file cannot replace a folder`);
-  if (target && !overwrite) throw conflict(`${to} is taken; pass "overwrite": true to replace the file there`);
+  if (target?.kind === 'folder') throw conflict(`${to} is a folder; a file cannot replace a folder`, [to]);
+  if (target && !overwrite) throw conflict(`${to} is taken; pass "overwrite": true to replace the file there`, [to]);
 
   const id = randomUUID();
   const copy: FileNode = { ...source, id, path: to, createdAt: new Date().toISOString(), objectKey: `${drive}/${id}` };
@@ -74,7 +74,7 @@ export async function acceptCopy(deps: JobDeps, drive: string, from: string, to:
   if (to === ROOT) throw invalid('to "/" is the root folder, which always exists; name a path below it');
   if (to === from || to.startsWith(`${from}/`)) throw invalid(`cannot copy folder ${from} into itself (${to})`);
   checkAbove(read, to);
-  if (read.has(to)) throw conflict(`${to} is taken; a folder is copied only to a path where nothing stands`);
+  if (read.has(to)) throw conflict(`${to} is taken; a folder is copied only to a path where nothing stands`, [to]);
   // The id first: its place among the drive's running jobs is reserved under it, before any write.
   const id = randomUUID();
   await admitJob(deps.jobs, { id, drive });
@@ -98,7 +98,7 @@ export async function acceptCopy(deps: JobDeps, drive: string, from: string, to:
   if (outcome === 'stopped') {
     await deps.jobs.finish(job.id, 0, 'stopped');
     await releaseJob(deps.jobs, job);
-    throw conflict(`the copy stopped: ${from} or ${to} was deleted or taken by another request meanwhile`);
+    throw conflict(`the copy stopped: ${from} or ${to} was deleted or taken by another request meanwhile`, [from, to]);
   }
   await handOff(deps, job, outcome === 'waiting' ? { delaySeconds: MOVE_WAIT_SECONDS } : {});
   return { done: false, job: (await deps.jobs.get(drive, job.id)) ?? job };
@@ -110,9 +110,14 @@ export async function acceptCopy(deps: JobDeps, drive: string, from: string, to:
  * copy of big files, a timeout) resumes where the last note says. `stopped` when the source or the folder
  * the copy made is gone (deleted, or another request's folder stands there now); `waiting` when a folder
  * move has taken part of the destination (the copy goes on once it is done).
+ *
+ * A copy does not walk as a delete or a move does (`walkTree`, which resumes from marks and from what is
+ * left): it leaves the source as it found it, unmarked and whole, so only a cursor in the listing's order can
+ * say where it got to. Like a job step of theirs it does some work before it looks at the time (a run of
+ * files), so every step advances. It paces no writes: each record waits on its file's S3 copy, a few at a time.
  */
-export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, budgetMs: number): Promise<'done' | 'out of time' | 'waiting' | 'stopped'> {
-  const deadline = Date.now() + budgetMs;
+export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, budgetMs: number): Promise<StepOutcome> {
+  const outOfTime = outOfTimeIn(budgetMs);
   let after = job.cursor;
   const mapped = (path: string) => `${job.to}${path.slice(job.path.length)}`;
   for (;;) {
@@ -143,15 +148,18 @@ export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, bu
       if (copied > 0 || doneUpTo !== after) await deps.jobs.advanced(job.id, copied, doneUpTo);
       after = doneUpTo;
       if (waitingAt !== undefined) return 'waiting';
-      if (Date.now() >= deadline && start + COPY_CONCURRENCY < files.length) return 'out of time';
+      if (outOfTime() && start + COPY_CONCURRENCY < files.length) return 'out of time';
     }
     const last = page.after ?? [...page.files, ...page.folders].map((node) => node.path).sort(comparePaths).at(-1);
     if (last !== undefined && last !== after) await deps.jobs.advanced(job.id, 0, last);
     if (page.after === undefined) return 'done';
     after = page.after;
-    if (Date.now() >= deadline) return 'out of time';
+    if (outOfTime()) return 'out of time';
   }
 }
+
+/** Folder copies as the worker runs them. */
+export const copyJob: JobKind<CopyDeps & { jobs: JobStore }> = { step: copyStep, ended: (outcome) => (outcome === 'done' ? 'copied' : 'stopped') };
 
 /**
  * Copies `files` to their `mapped` paths as an upload stores files (the journal first), each committed on its

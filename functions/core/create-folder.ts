@@ -8,7 +8,7 @@ const ATTEMPTS = 3;
 
 /**
  * Creates `path` and any missing parents, like `mkdir -p`; an existing folder is returned as it is. After
- * its writes it reads the folders above again (the protocol in ports.ts), so a delete racing it never leaves
+ * its writes it reads the folders above again (protocol/README.md, "Writers"), so a delete racing it never leaves
  * a folder without its parent.
  */
 export async function createFolder(nodes: NodeStore, drive: string, path: string): Promise<FolderNode> {
@@ -22,6 +22,6 @@ export async function createFolder(nodes: NodeStore, drive: string, path: string
       throw deleting.length > 0 ? beingDeleted(deleting[0]) : beingMoved(moving[0]);
     }
     if (missing.length === 0) return folders.get(path)!;
-    if (attempt === ATTEMPTS) throw conflict(`the folders above ${path} were deleted while it was being created; try again`);
+    if (attempt === ATTEMPTS) throw conflict(`the folders above ${path} were deleted while it was being created; try again`, [path]);
   }
 }

@@ -42,7 +42,7 @@ export async function deleteFiles(deps: { nodes: NodeStore; objects: ObjectStore
   const { nodes } = deps;
   const found = await visibleNodes(nodes, drive, paths);
   const folder = paths.find((path) => found.get(path)?.kind === 'folder');
-  if (folder !== undefined) throw conflict(`${folder} is a folder; folders are deleted through the folders route (with recursive=true for everything in them)`);
+  if (folder !== undefined) throw conflict(`${folder} is a folder; folders are deleted through the folders route (with recursive=true for everything in them)`, [folder]);
 
   const gone = new Set<string>();
   const removed: { objectKey: string; entry: string }[] = [];
@@ -67,7 +67,7 @@ export async function deleteFiles(deps: { nodes: NodeStore; objects: ObjectStore
     const changed = new Set(outcome.changed.map((file) => file.path));
     for (const path of changed) {
       const count = (reads.get(path) ?? 0) + 1;
-      if (count === ATTEMPTS) throw conflict(`${path} changed ${ATTEMPTS} times while it was being deleted; try again`);
+      if (count === ATTEMPTS) throw conflict(`${path} changed ${ATTEMPTS} times while it was being deleted; try again`, [path]);
       reads.set(path, count);
     }
     const now = await nodes.getMany(drive, [...changed]);

@@ -6,39 +6,15 @@ import type { Job, FileNode, FolderNode, JobQueue, JobStore, NodeStore, ObjectSt
 import { WALK_CONCURRENCY } from './tree';
 import { beingMoved } from './folders';
 import { reachableIn } from './visibility';
-import { admitJob, handOff, releaseJob } from './background-jobs';
+import { type JobKind, MOVE_WAIT_SECONDS, admitJob, handOff, releaseJob } from './background-jobs';
+import type { PartitionPacer } from './partition-pacer';
+import { type Drained, type Entered, type FolderWork, type Progress, outOfTimeIn, walkTree } from './tree-walk';
 
-/** Children read at a time: one Query, and the files of one S3 DeleteObjects call (it takes 1,000 keys). */
-const PAGE = 1000;
 /** Record deletes in flight: each is its own conditional write (a batch write cannot be conditional). */
 const DELETE_CONCURRENCY = 32;
-/**
- * Record deletes a second in one folder. A folder's records share a DynamoDB partition, which takes 1,000
- * writes a second; staying under it leaves room for the folder's other writers and no throttling to retry.
- */
-export const PARTITION_DELETES_PER_SECOND = 800;
-/** Steps in a row that delete nothing before the delete gives up with a 409 (files replaced as fast as they go). */
-const IDLE_STEPS = 5;
-/** How often a long step notes that its job is alive, when it deletes no files to count. */
-const HEARTBEAT_MS = 15_000;
-/**
- * How long a delete request works before it hands the rest to the worker: a third of API Gateway's 29 s, so
- * that a slow store or a cold start still answers well inside it.
- */
-export const REQUEST_DELETE_BUDGET_MS = 10_000;
-/** How long one step of the worker works (its function may run 5 minutes): then it sends the job on. */
-export const STEP_DELETE_BUDGET_MS = 4 * 60_000;
-/** A running job that has not advanced for this long lost its worker (a crash, a timeout): the sweep sends it again. */
-export const JOB_STALL_MS = 2 * 60_000;
-/**
- * How long a step with `budgetMs` holds its job: past its budget (the last page may run over) and, for the
- * worker's 4 minutes, its function's 5-minute timeout, so that only a dead step's claim lapses. A message
- * delivered twice, or sent again by the sweep, finds the job claimed and comes back when the claim would have
- * lapsed, so one step at a time writes to the tree, and a step that died is followed within a lease.
- */
-export function stepLeaseMs(budgetMs: number): number {
-  return Math.ceil(budgetMs * 1.25) + 5000;
-}
+
+// The handlers import these from here.
+export { JOB_STALL_MS, REQUEST_DELETE_BUDGET_MS, STEP_DELETE_BUDGET_MS } from './background-jobs';
 
 type Stores = { nodes: NodeStore; objects: ObjectStore };
 type JobDeps = Stores & { jobs: JobStore; queue: JobQueue };
@@ -57,8 +33,8 @@ export async function deleteFolder(deps: Stores, drive: string, path: string, re
   if (!root) throw notFound(`folder ${path} does not exist`);
   if (root.deleting !== 'recursive') throw beingMoved(path);
   let filesDeleted = 0;
-  const drained = await drainTree(deps, drive, root, { outOfTime: () => false, deleted: async (files) => void (filesDeleted += files) });
-  if (drained === 'waiting') throw conflict(`a folder in ${path} is being moved; delete again once that move is done`);
+  const drained = await drainTree(deps, drive, root, { outOfTime: () => false, counted: async (files) => void (filesDeleted += files) });
+  if (drained === 'waiting') throw conflict(`a folder in ${path} is being moved; delete again once that move is done`, [path]);
   return filesDeleted;
 }
 
@@ -85,12 +61,12 @@ export async function acceptDelete(deps: JobDeps, drive: string, path: string, r
     await releaseJob(deps.jobs, job);
     throw root ? beingMoved(path) : notFound(`folder ${path} does not exist`);
   }
-  const deadline = Date.now() + budgetMs;
+  const outOfTime = outOfTimeIn(budgetMs);
   let filesDeleted = 0;
   // Counted into the job as each page goes, as the worker counts: a request that dies keeps its count.
   const drained = await drainTree(deps, drive, root, {
-    outOfTime: () => Date.now() >= deadline,
-    deleted: async (files) => {
+    outOfTime,
+    counted: async (files) => {
       filesDeleted += files;
       await deps.jobs.advanced(job.id, files);
     },
@@ -117,13 +93,15 @@ export async function deleteStep(deps: Stores & { jobs: JobStore }, job: Job, bu
   if (!root) return 'done';
   // A move took it between the request's note and its mark: the delete goes on once the move is done.
   if (root.deleting !== 'recursive') return 'waiting';
-  const deadline = Date.now() + budgetMs;
   return drainTree(deps, job.drive, root, {
-    outOfTime: () => Date.now() >= deadline,
+    outOfTime: outOfTimeIn(budgetMs),
     mustProgress: true,
-    deleted: (files) => deps.jobs.advanced(job.id, files),
+    counted: (files) => deps.jobs.advanced(job.id, files),
   });
 }
+
+/** Recursive deletes as the worker runs them: a delete notes no end of its own. */
+export const deleteJob: JobKind<Stores & { jobs: JobStore }> = { step: deleteStep, ended: () => undefined };
 
 /**
  * The folder at `path`, or the spec's `404` (and `422` for the root). A folder below one a recursive delete
@@ -143,7 +121,7 @@ async function folderToDelete(nodes: NodeStore, drive: string, path: string): Pr
 
 /** Deletes `folder` if it has no children; a `409` if it has, with the folder left as it was. */
 async function deleteEmpty(nodes: NodeStore, drive: string, folder: FolderNode): Promise<number> {
-  const inProgress = () => conflict(`folder ${folder.path} is being deleted with everything in it; pass recursive=true to finish that delete`);
+  const inProgress = () => conflict(`folder ${folder.path} is being deleted with everything in it; pass recursive=true to finish that delete`, [folder.path]);
   if (folder.deleting === 'recursive') throw inProgress();
   const marked = await nodes.markDeleting(drive, folder, 'empty');
   if (!marked) throw notFound(`folder ${folder.path} does not exist`);
@@ -152,97 +130,52 @@ async function deleteEmpty(nodes: NodeStore, drive: string, folder: FolderNode):
   // Marked before looking: a writer that stores into it now reads the mark after its write and withdraws.
   if (await nodes.hasChildren(drive, folder.path)) {
     await nodes.unmarkDeleting(drive, marked);
-    throw conflict(`folder ${folder.path} is not empty; pass recursive=true to delete it and everything in it`);
+    throw conflict(`folder ${folder.path} is not empty; pass recursive=true to delete it and everything in it`, [folder.path]);
   }
   if (!(await nodes.removeFolder(drive, marked))) throw notFound(`folder ${folder.path} does not exist`);
   return 0;
 }
 
 /**
- * Deletes everything below the marked folder `root`, and `root`, depth first, a page at a time, until
- * `outOfTime`: returns `done` when the tree is gone, `out of time` when time ran out first, `waiting` when
- * what is left lies in a folder a move has taken (the delete goes on once the move is done). Nothing but the marks is
- * remembered between pages, so a later call (another step, after a crash) goes on from what is left.
- *
- * A step reads the first page of the deepest folder it has entered: its files go (bytes, then records), its
- * subfolders are marked and entered, and a folder whose page comes back empty is removed. Each folder is
- * marked before its children are read: a writer that stores into it later reads the mark after its write
- * and withdraws; one that died before withdrawing left a child that the next page holds. Memory stays at a
- * page plus the folders entered and not yet removed.
+ * Deletes everything below the marked folder `root`, and `root`, as `walkTree` walks it: in each folder its
+ * files go (bytes, then records), its subfolders are marked and entered, and a folder whose page comes back
+ * empty is removed. Returns `waiting` when what is left lies in a folder a move has taken (the delete goes on
+ * once the move is done).
  */
-async function drainTree(deps: Stores, drive: string, root: FolderNode, progress: Progress & { deleted: (files: number) => Promise<void> }): Promise<Drained> {
-  const entered: FolderNode[] = [root];
-  let worked = false;
-  const pacer = new PartitionPacer(PARTITION_DELETES_PER_SECOND);
-  let idle = 0;
-  let lastNote = Date.now();
-  const waits = new Set<string>();
-  while (entered.length > 0) {
-    if (progress.outOfTime() && (worked || !progress.mustProgress)) return 'out of time';
-    const folder = entered.at(-1)!;
-    const { nodes: page } = await deps.nodes.childrenPage(drive, folder.path, PAGE);
-    if (page.length === 0) {
+async function drainTree(deps: Stores, drive: string, root: FolderNode, progress: Progress): Promise<Drained> {
+  const work: FolderWork<Entered, never> = {
+    heartbeat: true,
+    emptied: async ({ folder }, pacer) => {
       // Gone already (another step took it) or removed now: either way it is done.
       await pacer.take();
       await deps.nodes.removeFolder(drive, folder);
-      entered.pop();
-      idle = 0;
-      worked = true;
-      continue;
-    }
-    // The folder read again after its page: if it is no longer the one this delete marked (another step
-    // finished it, and a writer has made the path anew), nothing of the page is this delete's to touch.
-    const still = await deps.nodes.get(drive, folder.path);
-    if (still?.kind !== 'folder' || still.id !== folder.id || still.deleting !== 'recursive') {
-      entered.pop();
-      continue;
-    }
-    const files = page.filter((node): node is FileNode => node.kind === 'file');
-    const deleted = files.length > 0 ? await deleteFiles(deps, drive, files, pacer) : 0;
-    if (deleted > 0) worked = true;
-    const subfolders = page.filter((node): node is FolderNode => node.kind === 'folder');
-    const marked = await mapLimit(subfolders, WALK_CONCURRENCY, async (sub) => {
-      if (sub.deleting === 'recursive') return sub;
-      await pacer.take();
-      return deps.nodes.markDeleting(drive, sub, 'recursive');
-    });
-    // A subfolder a move has taken comes back unmarked: the delete leaves it, and its folder, for later.
-    // So does a folder that holds one (it waits too, and its folder after it).
-    const entering = marked.filter((sub): sub is FolderNode => sub?.deleting === 'recursive' && !waits.has(sub.id));
-    const moving = marked.some((sub) => sub !== undefined && (sub.deleting !== 'recursive' || waits.has(sub.id)));
-    // Entered in reverse, so the first in name order is taken next.
-    entered.push(...entering.reverse());
-    if (deleted > 0 || Date.now() - lastNote >= HEARTBEAT_MS) {
-      await progress.deleted(deleted);
-      lastNote = Date.now();
-    }
-    if (moving && deleted === 0 && entering.length === 0) {
-      waits.add(folder.id);
-      entered.pop();
-      continue;
-    }
-    idle = deleted > 0 || entering.length > 0 ? 0 : idle + 1;
-    if (idle === IDLE_STEPS) throw conflict(`files keep replacing each other in ${folder.path} while it is deleted; repeat the delete to finish it`);
-  }
-  return waits.size > 0 ? 'waiting' : 'done';
+      return true;
+    },
+    page: async ({ folder }, page, { pacer, waits }) => {
+      // The folder read again after its page: if it is no longer the one this delete marked (another step
+      // finished it, and a writer has made the path anew), nothing of the page is this delete's to touch.
+      const still = await deps.nodes.get(drive, folder.path);
+      if (still?.kind !== 'folder' || still.id !== folder.id || still.deleting !== 'recursive') return 'gone';
+      const files = page.filter((node): node is FileNode => node.kind === 'file');
+      const deleted = files.length > 0 ? await deleteFiles(deps, drive, files, pacer) : 0;
+      const subfolders = page.filter((node): node is FolderNode => node.kind === 'folder');
+      const marked = await mapLimit(subfolders, WALK_CONCURRENCY, async (sub) => {
+        if (sub.deleting === 'recursive') return sub;
+        await pacer.take();
+        return deps.nodes.markDeleting(drive, sub, 'recursive');
+      });
+      // A subfolder a move has taken comes back unmarked: the delete leaves it, and its folder, for later.
+      // So does a folder that holds one (it waits too, and its folder after it).
+      const entering = marked.filter((sub): sub is FolderNode => sub?.deleting === 'recursive' && !waits.has(sub.id));
+      const waiting = marked.some((sub) => sub !== undefined && (sub.deleting !== 'recursive' || waits.has(sub.id)));
+      return { counted: deleted, entering: entering.map((sub) => ({ folder: sub })), waiting };
+    },
+    idle: ({ folder }) => {
+      throw conflict(`files keep replacing each other in ${folder.path} while it is deleted; repeat the delete to finish it`, [folder.path]);
+    },
+  };
+  return walkTree(deps.nodes, drive, { folder: root }, work, progress);
 }
-
-/** How a run of `drainTree` ended: the tree gone, time up, or all that is left waits for a move in it to end. */
-export type Drained = 'done' | 'out of time' | 'waiting';
-
-/**
- * When a walk of a job's tree stops. A step goes from the top again, re-entering the folders the last step
- * marked, so a step that stopped at `outOfTime` before it removed anything would leave the next step where it
- * found it: a job step (`mustProgress`) removes or moves something first (a page of files, or a folder), so
- * every step advances the job, however short its budget. A request may stop at once: its job goes on.
- */
-export interface Progress {
-  outOfTime: () => boolean;
-  mustProgress?: boolean;
-}
-
-/** How long a delete that waits for a move in its tree waits before it looks again. */
-export const MOVE_WAIT_SECONDS = 30;
 
 /**
  * Deletes the bytes of `files` (one folder's), then each record where it still has the id seen: an
@@ -254,34 +187,9 @@ async function deleteFiles(deps: Stores, drive: string, files: readonly FileNode
   await deps.objects.deleteMany(files.map((file) => file.objectKey));
   const gone = await mapLimit(files, DELETE_CONCURRENCY, async (file) => {
     await pacer.take();
-    return deps.nodes.revert(drive, file.path, file.id);
+    return deps.nodes.removeIfSame(drive, file.path, file.id);
   });
   return gone.filter(Boolean).length;
-}
-
-/** How far ahead of the pace writes may go at once: a tenth of a second's worth, so no second holds much more than `perSecond`. */
-const BURST_MS = 100;
-
-/**
- * Spaces a delete's writes (records, and folders marked and removed) to the folder it is in, whose records
- * share a partition, at most `perSecond` apart on average; `take` waits for the next slot. One step at a time
- * works on a job (its claim), so one pacer speaks for the job.
- */
-export class PartitionPacer {
-  private next: number;
-  constructor(
-    private readonly perSecond: number,
-    private readonly clock: { now: () => number; sleep: (ms: number) => Promise<void> } = { now: Date.now, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) },
-  ) {
-    this.next = clock.now();
-  }
-
-  async take(): Promise<void> {
-    const now = this.clock.now();
-    this.next = Math.max(this.next, now - BURST_MS) + 1000 / this.perSecond;
-    const wait = this.next - now - BURST_MS;
-    if (wait > 0) await this.clock.sleep(wait);
-  }
 }
 
 /** The spec's answer for a finished delete. */

@@ -35,6 +35,11 @@ export class DriveError extends Error {
     readonly headers: Record<string, string> = {},
     /** Sent as the error's `reason`, for a client to act on. */
     readonly reason?: ErrorReason,
+    /**
+     * The drive paths the message names (a conflict's): what a key may be told of the error is decided from
+     * them (`conflictFor`), never from the wording. Never sent.
+     */
+    readonly paths: readonly string[] = [],
   ) {
     super(message);
     this.name = 'DriveError';
@@ -45,5 +50,6 @@ export class DriveError extends Error {
 export const badRequest = (message: string) => new DriveError('bad_request', message);
 export const invalid = (message: string) => new DriveError('validation_error', message);
 export const notFound = (message: string) => new DriveError('not_found', message);
-export const conflict = (message: string) => new DriveError('conflict', message);
+/** A 409; `paths` are the drive paths the message names, which decide what a confined key may be told of it. */
+export const conflict = (message: string, paths: readonly string[]) => new DriveError('conflict', message, {}, undefined, paths);
 export const forbidden = (message: string) => new DriveError('forbidden', message);

@@ -5,12 +5,13 @@ import { DriveError, conflict } from './errors';
 import { ROOT, ancestorsOf } from './paths';
 import type { DriveNode, FolderNode, NodeStore } from './ports';
 import { byDepth, depthOf } from './tree';
+import { type FolderState, folderState } from './protocol/states';
 
 // Folders created at once, one depth at a time.
 const CREATE_CONCURRENCY = 8;
 
 /** The 409 for a folder a delete has taken: it is gone for readers, so the message says no more than that. */
-export const beingDeleted = (path: string) => conflict(`folder ${path} is being deleted; it takes no new files or folders`);
+export const beingDeleted = (path: string) => conflict(`folder ${path} is being deleted; it takes no new files or folders`, [path]);
 
 /**
  * The 409 for a folder a move has taken, at either end of the move: a wait, not a refusal for good (a large
@@ -18,7 +19,7 @@ export const beingDeleted = (path: string) => conflict(`folder ${path} is being 
  */
 export class FolderBeingMoved extends DriveError {
   constructor(readonly path: string) {
-    super('conflict', `folder ${path} is being moved; it takes no new files or folders until the move is done`);
+    super('conflict', `folder ${path} is being moved; it takes no new files or folders until the move is done`, {}, undefined, [path]);
   }
 }
 export const beingMoved = (path: string) => new FolderBeingMoved(path);
@@ -68,7 +69,7 @@ export async function ensureFolders(
 }
 
 /**
- * The protocol's look after a write (ports.ts): reads again the folders `paths` and their ancestors, which
+ * The protocol's look after a write (protocol/README.md, "Writers", step 5): reads again the folders `paths` and their ancestors, which
  * something was just stored below. Tells which are missing now (a delete removed them meanwhile), which
  * a delete has taken, and which a move has.
  */
@@ -77,21 +78,21 @@ export async function recheckFolders(nodes: NodeStore, drive: string, paths: rea
   const now = await nodes.getMany(drive, wanted);
   return {
     missing: wanted.filter((path) => now.get(path)?.kind !== 'folder'),
-    deleting: wanted.filter((path) => {
-      const node = now.get(path);
-      return node?.kind === 'folder' && node.deleting !== undefined;
-    }),
-    moving: wanted.filter((path) => {
-      const node = now.get(path);
-      return node?.kind === 'folder' && node.moving !== undefined;
-    }),
+    deleting: wanted.filter((path) => stateAt(now, path) === 'deleting'),
+    moving: wanted.filter((path) => stateAt(now, path) === 'moving'),
   };
+}
+
+/** The state of the folder at `path` among `nodes` (README.md in protocol/), or undefined if no folder is there. */
+function stateAt(nodes: ReadonlyMap<string, DriveNode>, path: string): FolderState['state'] | undefined {
+  const node = nodes.get(path);
+  return node?.kind === 'folder' ? folderState(node).state : undefined;
 }
 
 /** `node` as a folder to store into, or the conflict it is: a file, or a folder a delete has taken. */
 function usable(node: DriveNode | { kind: 'file'; path: string }, asked: readonly string[]): FolderNode {
   if (node.kind === 'file') {
-    throw conflict(asked.includes(node.path) ? `${node.path} is a file, so it cannot be a folder` : `${node.path} is a file, so nothing can be stored below it`);
+    throw conflict(asked.includes(node.path) ? `${node.path} is a file, so it cannot be a folder` : `${node.path} is a file, so nothing can be stored below it`, [node.path]);
   }
   if (node.deleting) throw beingDeleted(node.path);
   if (node.moving) throw beingMoved(node.path);
@@ -100,13 +101,13 @@ function usable(node: DriveNode | { kind: 'file'; path: string }, asked: readonl
 
 /**
  * Removes folders a failed request created, deepest first, where each still is ours. A writer that stored
- * into one meanwhile reads its folder again after its write (the protocol in ports.ts): finding it gone, it
+ * into one meanwhile reads its folder again after its write (protocol/README.md, "Writers"): finding it gone, it
  * makes it again. Puts one back at once if children are seen, to spare that writer the work.
  */
 export async function removeUnused(nodes: NodeStore, drive: string, created: readonly FolderNode[]): Promise<void> {
   await cleanUp(async () => {
     for (const folder of [...created].sort((a, b) => depthOf(b.path) - depthOf(a.path))) {
-      if (!(await nodes.revert(drive, folder.path, folder.id))) continue;
+      if (!(await nodes.removeIfSame(drive, folder.path, folder.id))) continue;
       if (await nodes.hasChildren(drive, folder.path)) {
         await nodes.createFolder(drive, folder);
         break;

@@ -1,18 +1,10 @@
-import { handOff } from './background-jobs';
+import { JOB_STALL_MS, MOVE_WAIT_SECONDS, handOff, stepLeaseMs } from './background-jobs';
 import { cleanUp } from './clean-up';
-import { JOB_STALL_MS, MOVE_WAIT_SECONDS, deleteStep, stepLeaseMs } from './delete-folder';
-import { copyStep } from './copy';
-import { type MoveDeps, moveStep } from './move';
-import type { Job, JobQueue, JobStore, ObjectCopier } from './ports';
+import { JOB_KINDS, type JobStepDeps } from './job-kinds';
+import type { Job, JobQueue, JobStore } from './ports';
+import type { StepOutcome } from './tree-walk';
 
-type JobDeps = MoveDeps & { objects: ObjectCopier; jobs: JobStore; queue: JobQueue };
-
-/** How a job that is done ended, as the job notes it. */
-const ENDED: Record<Job['kind'], (outcome: 'done' | 'stopped') => Job['ended']> = {
-  delete: () => undefined,
-  move: (outcome) => (outcome === 'done' ? 'moved' : 'stopped'),
-  copy: (outcome) => (outcome === 'done' ? 'copied' : 'stopped'),
-};
+type JobDeps = JobStepDeps & { queue: JobQueue };
 
 /**
  * The worker's step: claims the job `id` and advances it for at most `budgetMs` (a recursive delete, a
@@ -30,18 +22,17 @@ export async function advanceJob(deps: JobDeps, id: string, drive: string, budge
     return deps.jobs.get(drive, id);
   }
   if (!job || job.status === 'done') return job;
-  let outcome: Awaited<ReturnType<typeof moveStep>>;
+  const kind = JOB_KINDS[job.kind];
+  let outcome: StepOutcome;
   try {
-    if (job.kind === 'move') outcome = await moveStep(deps, job, budgetMs);
-    else if (job.kind === 'copy') outcome = await copyStep(deps, job, budgetMs);
-    else outcome = await deleteStep(deps, job, budgetMs);
+    outcome = await kind.step(deps, job, budgetMs);
   } catch (error) {
     // The claim goes at once, so that the queue's next delivery or the sweep can go on.
     await cleanUp(() => deps.jobs.release(job.id));
     throw error;
   }
   if (outcome === 'done' || outcome === 'stopped') {
-    await deps.jobs.finish(job.id, 0, ENDED[job.kind](outcome));
+    await deps.jobs.finish(job.id, 0, kind.ended(outcome));
     await deps.jobs.fromBackground(job);
   } else {
     // Released before it is sent, so that the step the message starts may claim it.

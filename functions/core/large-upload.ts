@@ -325,11 +325,11 @@ function checkParts(session: UploadSession, sent: readonly { number: number; eta
  */
 async function checkDestination(nodes: NodeStore, drive: string, path: string): Promise<void> {
   const node = await nodes.get(drive, path);
-  if (node?.kind === 'folder') throw conflict(`${path} is a folder, so a file cannot be stored there`);
+  if (node?.kind === 'folder') throw conflict(`${path} is a folder, so a file cannot be stored there`, [path]);
   for (let folder = parentOf(path); folder !== ROOT; folder = parentOf(folder)) {
     const above = await nodes.get(drive, folder);
     if (above?.kind === 'folder') return;
-    if (above) throw conflict(`${folder} is a file, so nothing can be stored below it`);
+    if (above) throw conflict(`${folder} is a file, so nothing can be stored below it`, [folder]);
   }
 }
 

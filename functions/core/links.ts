@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type Caller, ROLE_ENDPOINTS, hashSecret, withinPrefix } from './access';
+import { type Caller, ROLE_PERMISSIONS, hashSecret, withinPrefix } from './access';
 import { mapLimit } from './concurrency';
 import { conflict, invalid, notFound } from './errors';
 import type { FileNode, NodeStore } from './ports';
@@ -96,7 +96,7 @@ export async function createLink(
   maker?: { keyId: string; keyHash: string },
 ): Promise<{ link: ShareLink; token: string }> {
   const [node, seen] = await Promise.all([deps.nodes.get(drive, path), reachable(deps.nodes, drive, path)]);
-  if (node?.kind === 'folder' && seen) throw conflict(`${path} is a folder; a link shares one file`);
+  if (node?.kind === 'folder' && seen) throw conflict(`${path} is a folder; a link shares one file`, [path]);
   if (node?.kind !== 'file' || !seen) throw notFound(`no file at ${path}`);
   const token = randomBytes(32).toString('base64url');
   const link: ShareLink = {
@@ -128,7 +128,7 @@ export async function findLink(links: LinkStore, token: string, now: Date): Prom
  * could read, for as long as it could.
  */
 export function makerReaches(maker: Caller | undefined, link: ShareLink): boolean {
-  return maker !== undefined && maker.drive === link.drive && ROLE_ENDPOINTS[maker.role].includes('download') && withinPrefix(maker, link.path);
+  return maker !== undefined && maker.drive === link.drive && ROLE_PERMISSIONS[maker.role].includes('download') && withinPrefix(maker, link.path);
 }
 
 /** Deletes a revoke of a key's links has in flight at once. */

@@ -1,6 +1,5 @@
 import { cleanUp } from './clean-up';
 import { mapLimit } from './concurrency';
-import { type Drained, type Progress, MOVE_WAIT_SECONDS, PARTITION_DELETES_PER_SECOND, PartitionPacer } from './delete-folder';
 import { conflict, invalid, notFound } from './errors';
 import { beingDeleted, beingMoved, ensureFolders, recheckFolders, removeUnused } from './folders';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
@@ -8,16 +7,13 @@ import { ROOT, ancestorsOf, joinPath, nameOf, parentOf } from './paths';
 import type { DriveNode, FileNode, FileRecords, FolderNode, Job, JobQueue, JobStore, NodeStore, ObjectStore, UploadJournal } from './ports';
 import { reachableIn } from './visibility';
 import { randomUUID } from 'node:crypto';
-import { admitJob, handOff, releaseJob } from './background-jobs';
+import { type JobKind, MOVE_WAIT_SECONDS, admitJob, handOff, releaseJob } from './background-jobs';
+import { type Drained, type FolderWork, type Progress, foldersWithin, outOfTimeIn, walkTree } from './tree-walk';
 
 /** Times a file move reads again and retries when what it read changed before its write. */
 const ATTEMPTS = 3;
-/** Children of a folder read at a time by a folder move. */
-const PAGE = 1000;
 /** File moves in flight at once in a folder move: each is its own transaction. */
 const MOVE_CONCURRENCY = 16;
-/** Pages in a row that move nothing before a folder move stops (paths in its destination taken by others). */
-const IDLE_STEPS = 5;
 
 export type MoveDeps = { nodes: NodeStore; records: FileRecords; objects: ObjectStore; journal: UploadJournal };
 type JobDeps = MoveDeps & { jobs: JobStore; queue: JobQueue };
@@ -55,7 +51,7 @@ export async function acceptMove(deps: JobDeps, drive: string, from: string, to:
 export function checkAbove(read: ReadonlyMap<string, DriveNode>, to: string): void {
   for (const folder of ancestorsOf(to)) {
     const node = read.get(folder);
-    if (node?.kind === 'file') throw conflict(`${folder} is a file, so nothing can be stored below it`);
+    if (node?.kind === 'file') throw conflict(`${folder} is a file, so nothing can be stored below it`, [folder]);
     if (node?.deleting) throw beingDeleted(folder);
     if (node?.moving) throw beingMoved(folder);
   }
@@ -72,8 +68,8 @@ async function moveFile(deps: MoveDeps, drive: string, from: string, to: string,
     for (const folder of ancestorsOf(from)) if ((read.get(folder) as FolderNode | undefined)?.moving) throw beingMoved(folder);
     checkAbove(read, to);
     const target = read.get(to);
-    if (target?.kind === 'folder') throw conflict(`${to} is a folder; a file cannot replace a folder`);
-    if (target && !overwrite) throw conflict(`${to} is taken; pass "overwrite": true to replace the file there`);
+    if (target?.kind === 'folder') throw conflict(`${to} is a folder; a file cannot replace a folder`, [to]);
+    if (target && !overwrite) throw conflict(`${to} is taken; pass "overwrite": true to replace the file there`, [to]);
 
     const { folders, created } = await ensureFolders(nodes, drive, [parentOf(to)], source.createdAt);
     const sourceParent = read.get(parentOf(from));
@@ -93,9 +89,9 @@ async function moveFile(deps: MoveDeps, drive: string, from: string, to: string,
       return moved;
     }
     await removeUnused(nodes, drive, created);
-    if (outcome.changed === 'pending') throw conflict(`${from} is still being stored by the upload that wrote it; try again in a minute`);
+    if (outcome.changed === 'pending') throw conflict(`${from} is still being stored by the upload that wrote it; try again in a minute`, [from]);
   }
-  throw conflict(`${from} or ${to} changed ${ATTEMPTS} times while the move was being made; try again`);
+  throw conflict(`${from} or ${to} changed ${ATTEMPTS} times while the move was being made; try again`, [from, to]);
 }
 
 /** Starts the move of `source` to `to` (see `acceptMove`): checks, notes the job, marks both ends, and moves for `budgetMs`. */
@@ -106,7 +102,7 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
   if (source.moving) throw beingMoved(from);
   for (const folder of ancestorsOf(from)) if (read.get(folder)?.kind === 'folder' && (read.get(folder) as FolderNode).moving) throw beingMoved(folder);
   checkAbove(read, to);
-  if (read.has(to)) throw conflict(`${to} is taken; a folder replaces nothing, so move it to a path where nothing stands`);
+  if (read.has(to)) throw conflict(`${to} is taken; a folder replaces nothing, so move it to a path where nothing stands`, [to]);
   // The id first: its place among the drive's running jobs is reserved under it, before any write.
   const id = randomUUID();
   await admitJob(deps.jobs, { id, drive });
@@ -123,28 +119,28 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
   const refuse = async (error: Error): Promise<never> => {
     // Each on its own, so that a failure of one leaves no mark behind: the source's unmarked first.
     await cleanUp(() => deps.nodes.unmarkMoving(drive, source, job.id));
-    await cleanUp(() => deps.nodes.revert(drive, to, source.id));
+    await cleanUp(() => deps.nodes.removeIfSame(drive, to, source.id));
     await removeUnused(deps.nodes, drive, created);
     await deps.jobs.finish(job.id, 0, 'stopped');
     await releaseJob(deps.jobs, job);
     throw error;
   };
   const marked = await deps.nodes.markMoving(drive, source, job.id);
-  if (!marked) return refuse(conflict(`${from} changed while the move began (deleted, moved, or being deleted); try again`));
+  if (!marked) return refuse(conflict(`${from} changed while the move began (deleted, moved, or being deleted); try again`, [from]));
   const destination = await deps.nodes.createFolder(drive, { kind: 'folder', id: source.id, path: to, createdAt: source.createdAt, moving: job.id });
-  if (destination?.id !== source.id) return refuse(conflict(`${to} is taken; a folder replaces nothing, so move it to a path where nothing stands`));
+  if (destination?.id !== source.id) return refuse(conflict(`${to} is taken; a folder replaces nothing, so move it to a path where nothing stands`, [to]));
   // Marked, then read (the protocol in ports.ts): a delete or move that took a folder above either end
   // meanwhile is seen here, or sees these marks.
   const above = await recheckFolders(deps.nodes, drive, [parentOf(from), parentOf(to)]);
   if (above.deleting.length > 0) return refuse(beingDeleted(above.deleting[0]));
   if (above.moving.length > 0) return refuse(beingMoved(above.moving[0]));
-  if (above.missing.length > 0) return refuse(conflict(`the folders above ${to} were deleted while the move began; try again`));
+  if (above.missing.length > 0) return refuse(conflict(`the folders above ${to} were deleted while the move began; try again`, [to]));
 
-  const deadline = Date.now() + budgetMs;
+  const outOfTime = outOfTimeIn(budgetMs);
   let moved = 0;
   const outcome = await drainMove(deps, job, marked, destination, {
-    outOfTime: () => Date.now() >= deadline,
-    moved: async (files) => {
+    outOfTime,
+    counted: async (files) => {
       moved += files;
       await deps.jobs.advanced(job.id, files);
     },
@@ -192,22 +188,24 @@ export async function moveStep(deps: MoveDeps & { jobs: JobStore }, job: Job, bu
     if (destination?.kind === 'folder' && destination.id === job.folderId) {
       const again = await recheckFolders(nodes, job.drive, [parentOf(job.to!)]);
       if (again.missing.length + again.deleting.length + again.moving.length > 0) {
-        await nodes.revert(job.drive, job.to!, job.folderId);
+        await nodes.removeIfSame(job.drive, job.to!, job.folderId);
         return stop();
       }
     }
   }
   if (destination?.kind !== 'folder' || destination.id !== job.folderId || destination.moving !== job.id) return stop();
-  const deadline = Date.now() + budgetMs;
-  const outcome = await drainMove(deps, job, source, destination, { outOfTime: () => Date.now() >= deadline, mustProgress: true, moved: (files) => deps.jobs.advanced(job.id, files) });
+  const outcome = await drainMove(deps, job, source, destination, { outOfTime: outOfTimeIn(budgetMs), mustProgress: true, counted: (files) => deps.jobs.advanced(job.id, files) });
   if (outcome === 'done') await finishMove(deps, job, source, destination);
   if (outcome === 'stopped') await clearMarks(deps.nodes, job, source, destination);
   return outcome;
 }
 
+/** Folder moves as the worker runs them. */
+export const moveJob: JobKind<MoveDeps & { jobs: JobStore }> = { step: moveStep, ended: (outcome) => (outcome === 'done' ? 'moved' : 'stopped') };
+
 /** The end of a move: the emptied source folder goes, then the destination's mark. */
 async function finishMove(deps: { nodes: NodeStore; jobs: JobStore }, job: Job, source: FolderNode, destination: FolderNode): Promise<void> {
-  await deps.nodes.revert(job.drive, source.path, source.id);
+  await deps.nodes.removeIfSame(job.drive, source.path, source.id);
   await deps.nodes.unmarkMoving(job.drive, destination, job.id);
   await deps.jobs.finish(job.id, 0, 'moved');
 }
@@ -217,7 +215,7 @@ async function stopMove(deps: { nodes: NodeStore; jobs: JobStore }, job: Job, so
   await deps.jobs.finish(job.id, 0, 'stopped');
   // Only a request stops a move here (a worker's step clears the marks itself): its place is given back.
   await releaseJob(deps.jobs, job);
-  throw conflict(`the move stopped: a path in ${job.to} was taken by another request meanwhile; what had moved is there, the rest is still in ${job.path}`);
+  throw conflict(`the move stopped: a path in ${job.to} was taken by another request meanwhile; what had moved is there, the rest is still in ${job.path}`, [job.path, ...(job.to === undefined ? [] : [job.to])]);
 }
 
 /**
@@ -237,96 +235,70 @@ async function clearMarks(nodes: NodeStore, job: Job, source: FolderNode, destin
  * walk from `top` finds them again.
  */
 async function unmarkTree(nodes: NodeStore, job: Job, top: FolderNode): Promise<void> {
-  const found: FolderNode[] = [];
-  const folders = [top];
-  for (let folder = folders.pop(); folder; folder = folders.pop()) {
-    found.push(folder);
-    let after: string | undefined;
-    do {
-      const page = await nodes.childrenPage(job.drive, folder.path, PAGE, after);
-      for (const child of page.nodes) if (child.kind === 'folder' && child.moving === job.id) folders.push(child);
-      after = page.last;
-    } while (after !== undefined);
-  }
-  // Each folder comes after its parent in `found`: backwards, every folder goes after all below it.
+  const found = await foldersWithin(nodes, job.drive, top, (child) => child.moving === job.id);
   for (const folder of found.reverse()) await nodes.unmarkMoving(job.drive, folder, job.id);
 }
 
+/** A folder of the source a move has entered, with its copy at the destination. */
+type MovingFolder = { folder: FolderNode; destination: FolderNode };
+
 /**
- * Moves everything below the marked folder `top` into `destination`, depth first, a page at a time, until
- * `outOfTime`. Nothing but what is left at the source is remembered between pages: a later step goes on
- * from there. Returns `done` when the source holds nothing more, `waiting` when what is left waits for
- * another request (a delete of a folder inside it, a file its upload has not closed), `stopped` when paths
- * at the destination stay taken.
+ * Moves everything below the marked folder `top` into `destination`, as `walkTree` walks it: in each folder
+ * its files move, its subfolders are marked, made at the destination and entered, and a folder emptied goes.
+ * Nothing but what is left at the source is remembered between pages: a later step goes on from there.
+ * Returns `done` when the source holds nothing more, `waiting` when what is left waits for another request
+ * (a delete of a folder inside it, a file its upload has not closed), `stopped` when paths at the destination
+ * stay taken.
  */
-async function drainMove(deps: MoveDeps, job: Job, top: FolderNode, destination: FolderNode, progress: Progress & { moved: (files: number) => Promise<void> }): Promise<Drained | 'stopped'> {
+async function drainMove(deps: MoveDeps, job: Job, top: FolderNode, destination: FolderNode, progress: Progress): Promise<Drained | 'stopped'> {
   const { nodes } = deps;
-  let worked = false;
-  const entered: { source: FolderNode; destination: FolderNode }[] = [{ source: top, destination }];
-  const pacer = new PartitionPacer(PARTITION_DELETES_PER_SECOND);
-  const waits = new Set<string>();
-  let idle = 0;
-  while (entered.length > 0) {
-    if (progress.outOfTime() && (worked || !progress.mustProgress)) return 'out of time';
-    const { source, destination: into } = entered.at(-1)!;
-    const { nodes: page } = await nodes.childrenPage(job.drive, source.path, PAGE);
-    if (page.length === 0) {
+  const first: MovingFolder = { folder: top, destination };
+  const work: FolderWork<MovingFolder> = {
+    emptied: async (entry) => {
       // Emptied: its copy at the destination is unmarked, then it goes (the top last, by `finishMove`, once
       // everything is across). A step that dies in between finds it empty again and does both again.
-      if (source !== top) {
-        await nodes.unmarkMoving(job.drive, into, job.id);
-        await nodes.revert(job.drive, source.path, source.id);
-        worked = true;
+      if (entry === first) return false;
+      await nodes.unmarkMoving(job.drive, entry.destination, job.id);
+      await nodes.removeIfSame(job.drive, entry.folder.path, entry.folder.id);
+      return true;
+    },
+    page: async ({ folder: source, destination: into }, page, { pacer, waits }) => {
+      const files = page.filter((node): node is FileNode => node.kind === 'file');
+      const outcomes = await mapLimit(files, MOVE_CONCURRENCY, async (file) => {
+        await pacer.take();
+        return deps.records.move(job.drive, file, joinPath(into.path, nameOf(file.path)), { sourceParent: source, destinationParent: into, sweepAfter: new Date(), job: job.id });
+      });
+      const moved = outcomes.filter((outcome) => outcome.moved).length;
+      const blocked = outcomes.some((outcome) => !outcome.moved && (outcome.changed === 'pending' || outcome.changed === 'folders'));
+      const entering: MovingFolder[] = [];
+      let held = blocked;
+      for (const sub of page.filter((node): node is FolderNode => node.kind === 'folder')) {
+        // A folder a delete (or another move) took inside the source: the move waits for it to be done.
+        if (sub.deleting || (sub.moving && sub.moving !== job.id) || waits.has(sub.id)) {
+          held = true;
+          continue;
+        }
+        // Marked before its children are read, as the top is: a file moved in by another request either is
+        // seen by the page, or is refused (the mark fails its transaction's check); a writer reads the mark after
+        // its write and withdraws. Its copy at the destination is made marked too, until it is full.
+        await pacer.take();
+        const marked = sub.moving === job.id ? sub : await nodes.markMoving(job.drive, sub, job.id);
+        if (!marked) {
+          held = true;
+          continue;
+        }
+        let made = await nodes.createFolder(job.drive, { kind: 'folder', id: sub.id, path: joinPath(into.path, nameOf(sub.path)), createdAt: sub.createdAt, moving: job.id });
+        // A copy an earlier step made and a stop it did not finish unmarked: marked again before it is entered,
+        // so that every mark of the job stays below another (`unmarkTree` finds them that way).
+        if (made?.id === sub.id && made.moving !== job.id) made = await nodes.markMoving(job.drive, made, job.id);
+        // Taken: the move stops, and its caller clears every mark it made (`clearMarks`).
+        if (made?.id !== sub.id) return 'stopped';
+        entering.push({ folder: marked, destination: made });
       }
-      entered.pop();
-      continue;
-    }
-    const files = page.filter((node): node is FileNode => node.kind === 'file');
-    const outcomes = await mapLimit(files, MOVE_CONCURRENCY, async (file) => {
-      await pacer.take();
-      return deps.records.move(job.drive, file, joinPath(into.path, nameOf(file.path)), { sourceParent: source, destinationParent: into, sweepAfter: new Date(), job: job.id });
-    });
-    const moved = outcomes.filter((outcome) => outcome.moved).length;
-    const blocked = outcomes.some((outcome) => !outcome.moved && (outcome.changed === 'pending' || outcome.changed === 'folders'));
-    const entering: { source: FolderNode; destination: FolderNode }[] = [];
-    let held = blocked;
-    for (const sub of page.filter((node): node is FolderNode => node.kind === 'folder')) {
-      // A folder a delete (or another move) took inside the source: the move waits for it to be done.
-      if (sub.deleting || (sub.moving && sub.moving !== job.id) || waits.has(sub.id)) {
-        held = true;
-        continue;
-      }
-      // Marked before its children are read, as the top is: a file moved in by another request either is
-      // seen by the page, or is refused (the mark fails its transaction's check); a writer reads the mark after
-      // its write and withdraws. Its copy at the destination is made marked too, until it is full.
-      await pacer.take();
-      const marked = sub.moving === job.id ? sub : await nodes.markMoving(job.drive, sub, job.id);
-      if (!marked) {
-        held = true;
-        continue;
-      }
-      let made = await nodes.createFolder(job.drive, { kind: 'folder', id: sub.id, path: joinPath(into.path, nameOf(sub.path)), createdAt: sub.createdAt, moving: job.id });
-      // A copy an earlier step made and a stop it did not finish unmarked: marked again before it is entered,
-      // so that every mark of the job stays below another (`unmarkTree` finds them that way).
-      if (made?.id === sub.id && made.moving !== job.id) made = await nodes.markMoving(job.drive, made, job.id);
-      // Taken: the move stops, and its caller clears every mark it made (`clearMarks`).
-      if (made?.id !== sub.id) return 'stopped';
-      entering.push({ source: marked, destination: made });
-    }
-    // Entered in reverse, so the first in name order is taken next.
-    entered.push(...entering.reverse());
-    if (moved > 0) {
-      worked = true;
-      await progress.moved(moved);
-    }
-    if (moved > 0 || entering.length > 0) {
-      idle = 0;
-    } else if (held) {
-      waits.add(source.id);
-      entered.splice(entered.length - 1, 1);
-    } else if (++idle === IDLE_STEPS) {
-      return 'stopped';
-    }
-  }
-  return waits.size > 0 ? 'waiting' : 'done';
+      return { counted: moved, entering, waiting: held };
+    },
+    // Pages that move nothing: paths in the destination taken by others.
+    idle: () => 'stopped',
+  };
+  return walkTree(nodes, job.drive, first, work, progress);
 }

@@ -17,7 +17,7 @@ export interface FileNode {
   /**
    * The uploads-table item (a journal entry, or a large upload's session) that still names this record's
    * bytes under its path: set by the upload that wrote the record, and stale once that item is gone. A
-   * record is not moved while it stands (see `FileRecords`).
+   * record is not moved while it stands (`protocol/states.ts`, `RecordState`).
    */
   pending?: string;
   /** When the record last moved (absent if never): a share link made before a move does not open after it, even back at its path. */
@@ -31,8 +31,8 @@ export interface FolderNode {
   path: string;
   createdAt: string;
   /**
-   * Set once a delete has taken the folder: it is gone for readers and refuses new children until the
-   * delete removes it. `recursive` deletes everything below; `empty` removes it only if it has no children.
+   * Set once a delete has taken the folder: it refuses new children until the delete removes it (or, `empty`,
+   * gives up), and with `recursive` it is gone for readers. States and transitions: `protocol/states.ts`.
    */
   deleting?: DeleteMark;
   /**
@@ -58,29 +58,9 @@ export type PutFileResult = { ok: true; replaced?: FileNode } | { ok: false };
 
 /**
  * The records of every drive, keyed by drive + parent folder + name. Every method is scoped to one
- * drive; reads are strongly consistent.
- *
- * The write-ordering protocol, which keeps every record visible and every object referenced, with
- * transactions only where a record moves or goes with its journal entry (`FileRecords`, below; README "How
- * the data stays consistent"):
- * - A writer (upload, mkdir, copy) creates missing folders top-down, then writes its records, then reads every
- *   ancestor again. A folder found missing is made again; one found `deleting` (or `moving`) makes the writer remove what
- *   it wrote (conditional on its ids) and answer 409. An interruption leaves folders whose parents exist and
- *   records whose bytes exist: at worst a record in a folder a delete removed meanwhile, which the same
- *   upload again, or fsck, repairs.
- * - A delete marks each folder `deleting` before it reads the folder's children, so of a writer and a
- *   delete racing on one folder, at least one sees the other (each writes, then reads). It then deletes each
- *   file's bytes, then its record (conditional on the id it saw), and each folder once it is empty, depth
- *   first, a page at a time. A recursive delete notes its job (`JobStore`) before its first write, so an
- *   interruption anywhere leaves a running job, which the queue or the sweep sends on. An interruption
- *   leaves marked folders, hidden from readers, holding records whose bytes may be gone; the job (or the
- *   same delete again) finishes them. It never leaves bytes without a record.
- * - A folder move marks the same way (`moving`, the job's id, at both ends and on each folder before its
- *   children are read) and moves each file in its own transaction (`FileRecords.move`); a folder a move holds
- *   refuses a delete's mark (the delete waits) and any other move's file. It notes its job before its first
- *   mark too, and its worker makes the destination only below folders that stand.
- * - A reader by path (a listing of a folder, a download) reads every folder above it too: a path below a
- *   folder marked `recursive` is gone, though the delete has not reached it yet. `moving` hides nothing.
+ * drive; reads are strongly consistent. Each write is one conditional write; the write-ordering protocol
+ * that orders them (which call makes which state of a folder, under which condition, and the order each
+ * operation follows) is stated in `protocol/README.md`.
  */
 export interface NodeStore {
   /** The node at `path`, or undefined. */
@@ -104,10 +84,15 @@ export interface NodeStore {
   /** Writes `file` unless a folder holds its path (or, with `replace: false`, anything); reports the file it replaced. */
   putFile(drive: string, file: FileNode, options?: { replace?: boolean }): Promise<PutFileResult>;
   /**
-   * Undoes a write of the node with id `id` at `path`: puts `previous` back, or removes the path. Returns
+   * Removes the node at `path` if it is still the one with id `id` (a write undone, or a node let go). Returns
    * false, changing nothing, when that node is not there (never written, or replaced since).
    */
-  revert(drive: string, path: string, id: string, previous?: DriveNode): Promise<boolean>;
+  removeIfSame(drive: string, path: string, id: string): Promise<boolean>;
+  /**
+   * Puts `previous` back at `path` if the node there is still the one with id `id` (a replacing write undone).
+   * Returns false, changing nothing, when that node is not there (never written, or replaced since).
+   */
+  restoreIfSame(drive: string, path: string, id: string, previous: DriveNode): Promise<boolean>;
   /**
    * Marks the folder `folder` (by id) as taken by a delete (`recursive` wins over `empty`); returns it as
    * marked, or undefined if that folder is no longer there. A folder a move has taken is returned unmarked,
@@ -129,18 +114,11 @@ export interface NodeStore {
 
 /**
  * Writes that change where a file's record is and the bookkeeping of its bytes at once: each is one
- * DynamoDB transaction, all or nothing. They keep the protocol's promise that each object is named by at
- * most one record, and that a journal entry names bytes only while no record may still point to them:
- * - A move puts the record at its new path and deletes it at its old in one write, conditional on the id
- *   read at the old path, on each parent folder standing unmarked (a delete, or a folder move, marks a folder
- *   before it reads its children, so it either sees the record where the move left it, or the move sees its
- *   mark; a folder move's own file moves may pass its marks), on what
- *   it replaces, and on the record's `pending` item being gone: the sweep and an expired session judge bytes
- *   by the path that item names, so a record they may still judge stays there.
- * - A removal deletes records (each conditional on its id) and notes their bytes in the journal in one write,
- *   so the entry exists only if no record points to them; the bytes go next, then the entry.
- * Both are made with an idempotency token: a retry after a lost reply finds its own write done, and an
- * outcome never rests on reading an empty path (which a move also leaves).
+ * DynamoDB transaction, all or nothing, made with an idempotency token (a retry after a lost reply finds its
+ * own write done, and an outcome never rests on reading an empty path, which a move also leaves). Their
+ * conditions, and why each is there, are in `protocol/README.md` ("Transitions"): a move is conditional on
+ * the ids read at both ends, on both parents standing unmarked (but for the folder move making it), and on
+ * the record's `pending` item being closed; a removal opens a journal entry for the bytes in the same write.
  */
 export interface FileRecords {
   /** Moves `file` (as read at its path) to `to`, under the conditions above. */

@@ -89,7 +89,7 @@ export async function uploadFiles(
 const FOLDER_ATTEMPTS = 3;
 
 /**
- * Writes the records of `files`, whose bytes are stored, as the protocol in ports.ts orders it: their
+ * Writes the records of `files`, whose bytes are stored, as the protocol orders it (protocol/README.md, "Writers"): their
  * folders top-down, then the records, then one more read of every folder above them. Then deletes the
  * bytes of the files they replaced. On a conflict or failure it undoes its records and deletes the bytes
  * that no record points to (of `files` only unless `keepBytes`: the caller keeps them for another try),
@@ -102,7 +102,7 @@ export async function commitFiles(
   options: { keepBytes?: boolean; replace?: boolean } = {},
 ): Promise<FileNode[]> {
   const { nodes } = deps;
-  const taken = (path: string) => conflict(options.replace === false ? `${path} is taken; this key may not replace what is there` : `${path} is a folder, so a file cannot be stored there`);
+  const taken = (path: string) => conflict(options.replace === false ? `${path} is taken; this key may not replace what is there` : `${path} is a folder, so a file cannot be stored there`, [path]);
   const parents = [...new Set(files.map((file) => parentOf(file.path)))];
   const now = files[0].createdAt;
   const created: FolderNode[] = [];
@@ -127,7 +127,7 @@ export async function commitFiles(
       if (deleting.length > 0) throw beingDeleted(deleting[0]);
       if (moving.length > 0) throw beingMoved(moving[0]);
       if (missing.length === 0) break;
-      if (attempt === FOLDER_ATTEMPTS) throw conflict(`the folders of this upload were deleted while it ran; try again`);
+      if (attempt === FOLDER_ATTEMPTS) throw conflict(`the folders of this upload were deleted while it ran; try again`, []);
     }
   } catch (error) {
     const taken = await undo(deps, drive, files, results, options);
@@ -149,7 +149,7 @@ export async function commitFiles(
  */
 export class RecordTaken extends DriveError {
   constructor(readonly path: string) {
-    super('conflict', `${path} was deleted or replaced by another request while this one stored it; nothing of this upload is stored there`);
+    super('conflict', `${path} was deleted or replaced by another request while this one stored it; nothing of this upload is stored there`, {}, undefined, [path]);
   }
 }
 
@@ -186,13 +186,14 @@ async function undo(
       // Once ours is gone, by our undo or by another's hand (a delete took it, or a writer replaced it and
       // frees its bytes), what it replaced can never come back: only this undo could have put it back.
       if (doomed(file.path)) {
-        if (await nodes.revert(drive, file.path, file.id)) return { ours, replaced: replaced?.objectKey };
+        if (await nodes.removeIfSame(drive, file.path, file.id)) return { ours, replaced: replaced?.objectKey };
         taken.push(file.path);
         return { replaced: replaced?.objectKey };
       }
       // A record whose write reply was lost stays: undoing it would drop the file it replaced, which is unknown.
       if (replacedUnknown) return {};
-      if (await nodes.revert(drive, file.path, file.id, replaced)) return { ours };
+      const undone = replaced ? await nodes.restoreIfSame(drive, file.path, file.id, replaced) : await nodes.removeIfSame(drive, file.path, file.id);
+      if (undone) return { ours };
       taken.push(file.path);
       return { replaced: replaced?.objectKey };
     });

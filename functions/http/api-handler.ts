@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, StreamifyHandler } from 'aws-lambda';
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type Caller, type Endpoint, conflictFor } from '../core/access';
+import { type Caller, type Permission, conflictFor } from '../core/access';
 import { corsHeaders } from './cors';
 import type { Guard } from './guard';
 import { withRequestContext } from '../telemetry/request-context';
@@ -10,7 +10,7 @@ import { type Headers, Reply, errorResponse, ok, replied } from './respond';
 
 /** A buffered endpoint: guard, then `operation`, whose result is sent in the `data` envelope (a `Reply` picks its own status). */
 export function jsonHandler(
-  endpoint: Endpoint,
+  permission: Permission,
   guard: Guard,
   operation: (event: APIGatewayProxyEvent, caller: Caller) => Promise<unknown>,
 ): (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> {
@@ -21,7 +21,7 @@ export function jsonHandler(
     let caller: Caller | undefined;
     let answer: APIGatewayProxyResult;
     try {
-      const admitted = await guard(endpoint, event);
+      const admitted = await guard(permission, event);
       headers = { ...headers, ...admitted.headers };
       caller = admitted.caller;
       const result = await operation(event, caller);
@@ -44,12 +44,12 @@ export interface StreamedResult {
 
 /** A streamed endpoint: guard, then `operation`, whose body is piped to the client as it is read. */
 export function streamingHandler(
-  endpoint: Endpoint,
+  permission: Permission,
   guard: Guard,
   operation: (event: APIGatewayProxyEvent, caller: Caller) => Promise<StreamedResult>,
 ): StreamifyHandler<APIGatewayProxyEvent, void> {
   return keylessStreamingHandler(async (event, answered, seen) => {
-    const admitted = await guard(endpoint, event);
+    const admitted = await guard(permission, event);
     Object.assign(answered, admitted.headers);
     seen.caller = admitted.caller;
     return operation(event, admitted.caller);

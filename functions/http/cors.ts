@@ -1,12 +1,10 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { setting } from '../config';
 import { headerOf } from './event';
 import type { Headers } from './respond';
 
 /** Origins allowed to call from a browser, from `DRIVE_CORS_ORIGINS` (comma-separated, or `*`). */
-export const CORS_ORIGINS = (process.env.DRIVE_CORS_ORIGINS ?? '')
-  .split(',')
-  .map((origin) => origin.trim())
-  .filter((origin) => origin !== '');
+export const CORS_ORIGINS = setting('corsOrigins');
 
 // What a browser script may read beyond the CORS-safelisted headers (Content-Type, Content-Length and
 // Last-Modified are among those): the download's name, its validator and range, and the rate limits.

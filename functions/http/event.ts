@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { setting } from '../config';
 import { invalid, notFound } from '../core/errors';
 
 /** A header's value, whatever its case; API Gateway passes names as the client sent them. */
@@ -56,7 +57,7 @@ export function baseUrlOf(event: APIGatewayProxyEvent): string {
   const called = event.requestContext?.path ?? resource;
   const prefix = called.endsWith(resource) ? called.slice(0, called.length - resource.length) : '';
   // https in AWS; the local host, which serves plain HTTP, says so in `DRIVE_API_SCHEME`.
-  const scheme = process.env.DRIVE_API_SCHEME === 'http' ? 'http' : 'https';
+  const scheme = setting('apiScheme');
   return `${scheme}://${host}${prefix}`;
 }
 

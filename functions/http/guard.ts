@@ -1,11 +1,11 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { type Caller, type Endpoint, type KeyStore, ROLE_ENDPOINTS, type RateLimiter, hashSecret } from '../core/access';
+import { type Caller, type Permission, type KeyStore, ROLE_PERMISSIONS, type RateLimiter, hashSecret } from '../core/access';
 import { DriveError, forbidden } from '../core/errors';
 import { headerOf } from './event';
 import type { Headers } from './respond';
 
-/** Checks a request's API key and that its role may call the endpoint, then takes a token from its rate-limit bucket. */
-export type Guard = (endpoint: Endpoint, event: APIGatewayProxyEvent) => Promise<{ caller: Caller; headers: Headers }>;
+/** Checks a request's API key and that its role holds the route's permission, then takes a token from that permission's rate-limit bucket. */
+export type Guard = (permission: Permission, event: APIGatewayProxyEvent) => Promise<{ caller: Caller; headers: Headers }>;
 
 // RFC 6750 b64token.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -29,7 +29,7 @@ export function keyHashOf(event: APIGatewayProxyEvent): string {
 }
 
 /** What a refused role was asking to do, for the 403's message. */
-const ACTION: Record<Endpoint, string> = {
+const ACTION: Record<Permission, string> = {
   upload: 'upload files',
   download: 'download files',
   list: 'list folders',
@@ -52,7 +52,7 @@ const TOUCH_INTERVAL_MS = 60_000;
 export function createGuard(deps: {
   keys: KeyStore;
   limiter: RateLimiter;
-  limits: Record<Endpoint, number> | undefined;
+  limits: Record<Permission, number> | undefined;
   keyCacheMs: number;
 }): Guard {
   const cache = new Map<string, { caller: Caller; until: number }>();
@@ -77,12 +77,12 @@ export function createGuard(deps: {
     return { caller, hash };
   };
 
-  return async (endpoint, event) => {
+  return async (permission, event) => {
     const { caller, hash } = await authenticate(event);
-    if (!ROLE_ENDPOINTS[caller.role].includes(endpoint)) throw forbidden(`this key is ${caller.role}, which may not ${ACTION[endpoint]}`);
+    if (!ROLE_PERMISSIONS[caller.role].includes(permission)) throw forbidden(`this key is ${caller.role}, which may not ${ACTION[permission]}`);
     await touch(hash);
     if (!deps.limits) return { caller, headers: {} };
-    return { caller, headers: await takeToken(deps.limiter, `${caller.keyId}#${endpoint}`, deps.limits[endpoint], 'this endpoint') };
+    return { caller, headers: await takeToken(deps.limiter, `${caller.keyId}#${permission}`, deps.limits[permission], 'this endpoint') };
   };
 }
 

@@ -1,7 +1,11 @@
 import { badRequest } from '../core/errors';
 
-/** The body parsed as a JSON object with no fields but `allowed`; `example` shows the shape in errors. */
-export function jsonObject(body: Buffer, allowed: readonly string[], example: string): Record<string, unknown> {
+/**
+ * The body parsed as a JSON object with no fields but `allowed`; `example` shows the shape in errors. `T` is
+ * the body's wire type (functions/openapi/schemas.ts), so `allowed` names only its fields; their values are
+ * still unchecked, for the handler to check with its own messages.
+ */
+export function jsonObject<T extends object>(body: Buffer, allowed: readonly (keyof T & string)[], example: string): { [K in keyof T]?: unknown } {
   let value: unknown;
   try {
     value = JSON.parse(body.toString('utf8'));
@@ -9,9 +13,10 @@ export function jsonObject(body: Buffer, allowed: readonly string[], example: st
     throw badRequest(`body must be JSON like ${example}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest(`body must be a JSON object like ${example}`);
-  const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
+  const names: readonly string[] = allowed;
+  const unknown = Object.keys(value).filter((key) => !names.includes(key));
   if (unknown.length > 0) throw badRequest(`body has unknown ${unknown.length === 1 ? 'field' : 'fields'} ${unknown.join(', ')}; allowed: ${allowed.join(', ')}`);
-  return value as Record<string, unknown>;
+  return value as { [K in keyof T]?: unknown };
 }
 
 /** `object[field]` if it is a string, undefined if absent or null; any other type is a bad request. */

@@ -3,6 +3,7 @@ import type { Caller } from '../core/access';
 import { type Level, enabled, writeLine } from '../telemetry/log';
 import { embeddedMetrics } from '../telemetry/metrics';
 import { currentRequest } from '../telemetry/request-context';
+import { lambdaTraceHeader } from '../telemetry/trace';
 import { headerOf } from './event';
 
 /** The header every answer carries: the request id API Gateway gave the request (Lambda logs it too). */
@@ -77,7 +78,7 @@ export function traceHeaderOf(event: APIGatewayProxyEvent): string | undefined {
 
 /** The X-Ray trace this request is part of, to find it in the console. */
 function traceOf(event: APIGatewayProxyEvent): { trace_id?: string } {
-  const header = traceHeaderOf(event) ?? process.env._X_AMZN_TRACE_ID;
+  const header = traceHeaderOf(event) ?? lambdaTraceHeader();
   const root = currentRequest()?.trace?.root ?? (header && /Root=([0-9a-f-]+)/i.exec(header)?.[1]);
   return root ? { trace_id: root } : {};
 }

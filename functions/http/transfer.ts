@@ -7,13 +7,14 @@ import { baseUrlOf, bodyOf } from './event';
 import { jsonObject } from './json-body';
 import { Reply } from './respond';
 import { fileEntryView, folderEntryView, jobUrl, jobView } from './views';
+import type { Wire } from '../openapi/schemas';
 
 /**
  * The body of a move or a copy, `{"from", "to", "overwrite"?}`: both paths canonical and within the
  * caller's folder (`403` naming the one outside), `overwrite` a boolean if given.
  */
 export function transferRequest(event: APIGatewayProxyEvent, caller: Caller, example: string): { from: string; to: string; overwrite: boolean } {
-  const body = jsonObject(bodyOf(event), ['from', 'to', 'overwrite'], example);
+  const body = jsonObject<Wire<'TransferRequest'>>(bodyOf(event), ['from', 'to', 'overwrite'], example);
   const field = (name: 'from' | 'to') => {
     const value = body[name];
     if (value === undefined || value === null) throw badRequest(`${name} is required in the body, like ${example}`);

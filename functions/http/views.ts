@@ -1,11 +1,14 @@
-import type { ApiKeyRecord } from '../aws/api-key-admin';
+import type { ApiKeyRecord } from '../core/access';
 import type { PartUrls } from '../core/large-upload';
 import type { ShareLink } from '../core/links';
 import type { Job, FileNode, FolderNode } from '../core/ports';
 import { nameOf } from '../core/paths';
+import type { Wire } from '../openapi/schemas';
+
+// Each view returns its wire shape's type, derived from the schema the OpenAPI document has (functions/openapi/schemas.ts).
 
 /** A File as upload returns it (spec section 2). */
-export function fileView(file: FileNode, baseUrl: string) {
+export function fileView(file: FileNode, baseUrl: string): Wire<'File'> {
   return {
     id: file.id,
     name: nameOf(file.path),
@@ -17,18 +20,18 @@ export function fileView(file: FileNode, baseUrl: string) {
 }
 
 /** A File entry as list returns it: a File without `url`; with `etag` when the client asked for it. */
-export function fileEntryView(file: FileNode, options: { etag?: boolean } = {}) {
+export function fileEntryView(file: FileNode, options: { etag?: boolean } = {}): Wire<'FileEntry'> {
   const entry = { id: file.id, name: nameOf(file.path), path: file.path, size: file.size, created_at: file.createdAt };
   return options.etag ? { ...entry, etag: file.etag } : entry;
 }
 
 /** A Folder entry as list returns it. */
-export function folderEntryView(folder: FolderNode) {
+export function folderEntryView(folder: FolderNode): Wire<'FolderEntry'> {
   return { id: folder.id, name: nameOf(folder.path), path: folder.path };
 }
 
 /** An API key as the admin routes show it: never its secret or hash. */
-export function keyView(key: ApiKeyRecord) {
+export function keyView(key: ApiKeyRecord): Wire<'ApiKey'> {
   return {
     id: key.keyId,
     name: key.name,
@@ -42,7 +45,7 @@ export function keyView(key: ApiKeyRecord) {
 }
 
 /** A Folder as create returns it. */
-export function folderView(folder: FolderNode) {
+export function folderView(folder: FolderNode): Wire<'Folder'> {
   return { id: folder.id, path: folder.path, created_at: folder.createdAt };
 }
 
@@ -57,7 +60,7 @@ function encodeQueryValue(value: string): string {
  * move's or copy's Folder entry at its new path. A move or copy that stopped short has `result: null` and an
  * `error`.
  */
-export function jobView(job: Job, baseUrl: string) {
+export function jobView(job: Job, baseUrl: string): Wire<'Job'> {
   const common = { id: job.id, status: job.status, created_at: job.createdAt, updated_at: job.updatedAt, url: jobUrl(job, baseUrl) };
   if (job.kind === 'copy') {
     const done = job.status === 'done';
@@ -102,11 +105,11 @@ export function jobUrl(job: Pick<Job, 'id'>, baseUrl: string): string {
 }
 
 /** A run of part URLs as the large-upload routes give them: `parts`, and `next_part` (null after the last part). */
-export function partUrlsView(parts: PartUrls) {
+export function partUrlsView(parts: PartUrls): Pick<Wire<'UploadSession'>, 'parts' | 'next_part'> {
   return { parts: parts.urls.map((url, i) => ({ number: parts.first + i, url })), next_part: parts.next ?? null };
 }
 
 /** A share link as listing shows it: never its token (not stored), nor the key that made it. */
-export function linkView(link: ShareLink) {
+export function linkView(link: ShareLink): Wire<'Link'> {
   return { id: link.id, path: link.path, created_at: link.createdAt, expires_at: new Date(link.expiresAt * 1000).toISOString(), created_by: link.createdBy ?? null };
 }

@@ -1,32 +1,70 @@
+import { type Static, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { ERROR_STATUS, type ErrorCode } from '../core/errors';
 
-/** A JSON Schema (2020-12, as OpenAPI 3.1 has it), loosely typed: the validator in the tests checks its shape. */
+export type { Static, TSchema };
+
+/** A JSON Schema (2020-12, as OpenAPI 3.1 has it) where its static type does not matter: a parameter's, a header's. */
 export type Schema = { [keyword: string]: unknown };
 
-/** A `$ref` to the component schema `name`. */
-export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+// Each builder is TypeBox's where TypeBox writes the JSON Schema the document has always had, and
+// `Type.Unsafe` (the schema as written, with its static type) where TypeBox would write another form
+// (`anyOf` of `const`s for an enum, `anyOf` for a nullable, a `type` beside a `const`).
 
-/**
- * An object of Drive's own: every property listed is required unless named in `optional`, and nothing else
- * may appear (so a field the code adds and the document lacks is caught).
- */
-export function object(properties: Record<string, Schema>, optional: readonly string[] = [], description?: string): Schema {
-  return {
-    type: 'object',
-    ...(description ? { description } : {}),
-    additionalProperties: false,
-    required: Object.keys(properties).filter((name) => !optional.includes(name)),
-    properties,
-  };
+/** Component schemas by name, in the order they were declared: `components.schemas` of the document. */
+const COMPONENTS = new Map<TSchema, string>();
+
+/** Declares `schema` as the component `name`; `ref(schema)` then points at it. */
+export function component<T extends TSchema>(name: string, schema: T): T {
+  COMPONENTS.set(schema, name);
+  return schema;
 }
 
-export const string = (description?: string, extra: Schema = {}): Schema => ({ type: 'string', ...(description ? { description } : {}), ...extra });
-export const integer = (description?: string, extra: Schema = {}): Schema => ({ type: 'integer', ...(description ? { description } : {}), ...extra });
-export const timestamp = (description: string): Schema => string(description, { format: 'date-time' });
-export const nullable = (schema: Schema): Schema => ({ oneOf: [schema, { type: 'null' }] });
+/** Every component schema, by name, in the order declared. */
+export function components(): Record<string, TSchema> {
+  return Object.fromEntries([...COMPONENTS].map(([schema, name]) => [name, schema]));
+}
+
+/** A `$ref` to the component `schema`, typed as it. */
+export function ref<T extends TSchema>(schema: T) {
+  const name = COMPONENTS.get(schema);
+  if (name === undefined) throw new Error('ref() of a schema that is not a component');
+  return Type.Unsafe<Static<T>>({ $ref: `#/components/schemas/${name}` });
+}
+
+/**
+ * An object of Drive's own: every property is required unless wrapped in `optional`, and nothing else may
+ * appear (so a field the code adds and the document lacks is caught).
+ */
+export function object<P extends TProperties>(properties: P, description?: string): TObject<P> {
+  return Type.Object(properties, { ...(description ? { description } : {}), additionalProperties: false });
+}
+
+/** An object that lets fields it does not list through. */
+export const openObject = <P extends TProperties>(properties: P): TObject<P> => Type.Object(properties);
+
+export const optional = Type.Optional;
+
+export const string = (description?: string, extra: Schema = {}) => Type.String({ ...(description ? { description } : {}), ...extra });
+export const integer = (description?: string, extra: Schema = {}) => Type.Integer({ ...(description ? { description } : {}), ...extra });
+export const boolean = (description?: string) => Type.Boolean(description ? { description } : {});
+export const timestamp = (description: string) => string(description, { format: 'date-time' });
+export const array = <T extends TSchema>(items: T, extra: Schema = {}) => Type.Array(items, extra);
+
+/** Exactly `value` (`{"const": value}`). */
+export const constant = <const V extends string | boolean>(value: V) => Type.Unsafe<V>({ const: value });
+
+/** One of the strings `values` (`{"type": "string", "enum": […]}`). */
+export const enumOf = <const V extends string>(values: readonly V[], description?: string) =>
+  Type.Unsafe<V>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+
+/** `schema` or null (`oneOf`, as the document has always written it). */
+export const nullable = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T> | null>({ oneOf: [schema, { type: 'null' }] });
+
+/** One of `schemas` (`oneOf`), with `extra` keywords such as a discriminator. */
+export const oneOf = <T extends TSchema[]>(schemas: [...T], extra: Schema = {}) => Type.Unsafe<Static<T[number]>>({ oneOf: schemas, ...extra });
 
 /** The spec's success envelope, `{"data": …}`. */
-export const envelope = (data: Schema): Schema => object({ data });
+export const envelope = <T extends TSchema>(data: T) => object({ data });
 
 /** The status each error code is sent with, and the code of each status: both from `ERROR_STATUS`. */
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
@@ -37,4 +75,30 @@ export function codeOfStatus(status: number): ErrorCode {
   if (code) return code;
   if (status === 502 || status === 504) return 'internal_error';
   throw new Error(`no error code is sent with status ${status}`);
+}
+
+// The order of a schema's keywords in the document: the order it was always written in, whatever order
+// the builders above put them in (JSON Schema gives order no meaning; a reader of the diff of
+// docs/openapi.json does). Keywords in neither list keep their place between the two.
+const FIRST = ['$ref', 'type', 'const', 'enum', 'oneOf', 'anyOf', 'allOf', 'discriminator', 'description'];
+const LAST = ['additionalProperties', 'required', 'properties', 'items'];
+
+function rank(keyword: string): number {
+  if (FIRST.includes(keyword)) return FIRST.indexOf(keyword) - FIRST.length;
+  if (LAST.includes(keyword)) return 1 + LAST.indexOf(keyword);
+  return 0;
+}
+
+/** `schema` as plain JSON (TypeBox's symbols dropped), its keywords in the document's order, at every depth. */
+export function plainSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(plainSchema);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  // A stable sort: keywords of one rank keep the order they were given in.
+  const keywords = Object.entries(schema).sort(([a], [b]) => rank(a) - rank(b));
+  return Object.fromEntries(keywords.map(([keyword, value]) => [keyword, keyword === 'properties' ? propertiesOf(value) : plainSchema(value)]));
+}
+
+/** The schemas of `properties`, in the order given: their names are the API's fields, not keywords to sort. */
+function propertiesOf(properties: unknown): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(properties as Record<string, unknown>).map(([name, schema]) => [name, plainSchema(schema)]));
 }

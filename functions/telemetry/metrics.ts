@@ -1,8 +1,10 @@
+import { setting } from '../config';
+
 /** The CloudWatch namespace of Drive's own metrics: `DRIVE_METRICS_NAMESPACE`, which the stack sets, or `Drive`. */
-export const METRICS_NAMESPACE = process.env.DRIVE_METRICS_NAMESPACE || 'Drive';
+export const METRICS_NAMESPACE = setting('metricsNamespace');
 
 /** The `Service` dimension of every metric: the stack's name, so that two stacks in one account stay apart. */
-export const METRICS_SERVICE = process.env.DRIVE_METRICS_SERVICE || 'drive';
+export const METRICS_SERVICE = setting('metricsService');
 
 /** Drive's metrics, by name: one table that the handlers, the stack's alarms and its dashboard all read. */
 export const METRICS = {

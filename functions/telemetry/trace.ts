@@ -58,12 +58,17 @@ const THROTTLES = new Set([
 /** The names X-Ray gives these services' nodes in its trace map. */
 const SERVICE_NAMES: Record<string, string> = { dynamodb: 'DynamoDB', s3: 'S3', sqs: 'SQS' };
 
+/** Lambda's `_X_AMZN_TRACE_ID`: the trace of this invocation, set by the runtime (undefined off Lambda). */
+export function lambdaTraceHeader(): string | undefined {
+  return process.env._X_AMZN_TRACE_ID;
+}
+
 /**
  * This invocation's trace: Lambda's `_X_AMZN_TRACE_ID` (its Parent is the function's segment), else the
  * `X-Amzn-Trace-Id` header API Gateway passed (the local host's, whose Parent is the invocation's segment).
  * Anything malformed is no trace.
  */
-export function traceContextOf(header: string | undefined = process.env._X_AMZN_TRACE_ID): TraceContext | undefined {
+export function traceContextOf(header: string | undefined = lambdaTraceHeader()): TraceContext | undefined {
   if (!header) return undefined;
   const fields = new Map(header.split(';').map((field) => {
     const at = field.indexOf('=');

@@ -4,6 +4,7 @@ import { pendingObjectKeys } from '../../functions/aws/consistency-source';
 import { DynamoNodeStore, fromItem } from '../../functions/aws/dynamo-node-store';
 import { S3ObjectStore } from '../../functions/aws/s3-object-store';
 import { NODES_PARTITION_KEY } from '../../functions/aws/schema';
+import { rawSetting, setting } from '../../functions/config';
 import { LOCAL_REGION, LOCAL_RESOURCES, localCredentials, runningHost, startEmulators } from '../local/emulators';
 import type { StoredNode, StoredObject } from '../../functions/core/consistency';
 
@@ -25,14 +26,14 @@ export interface Storage {
  * chain); else the local data dir, through a running `npm start`'s emulators or embedded ones of its own.
  */
 export async function openStorage(): Promise<Storage> {
-  const table = process.env.DRIVE_NODES_TABLE;
-  const bucket = process.env.DRIVE_BUCKET;
+  const table = rawSetting('nodesTable');
+  const bucket = rawSetting('bucket');
   if (table && bucket) {
     const where = `table ${table} and bucket ${bucket}`;
-    return storage(new DynamoDBClient({}), new S3Client({}), { table, uploadsTable: process.env.DRIVE_UPLOADS_TABLE, bucket }, where, async () => undefined);
+    return storage(new DynamoDBClient({}), new S3Client({}), { table, uploadsTable: rawSetting('uploadsTable'), bucket }, where, async () => undefined);
   }
 
-  const dataDir = process.env.DRIVE_DATA_DIR ?? '.drive-data';
+  const dataDir = setting('dataDir');
   const running = await runningHost(dataDir);
   const embedded = running ? undefined : await startEmulators(dataDir);
   const config = { region: LOCAL_REGION, credentials: await localCredentials(dataDir) };

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { batchGet } from './dynamo-batch-get';
 
 /**
  * DynamoDB's `TransactWriteItems`, which dynalite lacks, made of its single-item writes: all of a
@@ -22,17 +23,42 @@ import { join } from 'node:path';
  *   transaction was, without making it again (a different request under the same token is refused), as in
  *   AWS. The SDK sends one with every transaction and keeps it across retries.
  *
+ * - `TransactGetItems`, which dynalite lacks too, reads its items under the exclusive lock: no write runs
+ *   between the first read and the last.
+ * - `ReturnValuesOnConditionCheckFailure: ALL_OLD` on PutItem, UpdateItem and DeleteItem, which dynalite
+ *   ignores: a refused write's item is read under the exclusive lock and returned with the refusal.
+ * - `BatchGetItem` answers up to AWS's 16 MB, where dynalite stops at 1.4 MB (lib/local/dynamo-batch-get.ts).
+ *
  * Not emulated: `ReturnConsumedCapacity`, and the 4 MB size limit.
  */
 export interface Transactions {
   /** Runs `work` (any other request) under the shared lock. */
   shared<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * The answer to a request of `action` that this layer makes itself (`TransactWriteItems`, `TransactGetItems`,
+   * `BatchGetItem`, and a single-item write asking for the item its condition failed on), or undefined:
+   * dynalite answers it.
+   */
+  answer(action: string, body: Buffer, headers: Record<string, string>): Promise<Answer> | undefined;
   /** The answer to a `TransactWriteItems` request `body`. */
-  transactWrite(body: Buffer, headers: Record<string, string>): Promise<{ status: number; body: string; errorType?: string }>;
+  transactWrite(body: Buffer, headers: Record<string, string>): Promise<Answer>;
 }
+
+/** The single-item writes that take `ReturnValuesOnConditionCheckFailure`, which dynalite ignores. */
+const CONDITIONAL_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
+
+/** An answer to send back as it is. */
+export interface Answer {
+  status: number;
+  body: string;
+  errorType?: string;
+}
+
 
 /** A transaction's most items, as in AWS. */
 const MAX_ITEMS = 100;
+/** A `ClientRequestToken`'s most characters, as in AWS (the SDK's own are UUIDs, 36). */
+const TOKEN_LENGTH = 36;
 /** How long AWS remembers a transaction's `ClientRequestToken`. */
 const TOKEN_MS = 10 * 60_000;
 
@@ -79,8 +105,75 @@ export function dynamoTransactions(socketPath: string, walDir: string): Transact
     return Object.fromEntries(names.map((name) => [name, item[name]]));
   };
 
+  /**
+   * TransactGetItems, which dynalite lacks: every item read while no write runs (the exclusive lock), one
+   * answer per item in order, `{}` for a missing one.
+   */
+  const transactGet = (body: Buffer, headers: Record<string, string>) =>
+    lock.exclusive(async (): Promise<Answer> => {
+      const parsed = parseObject(body);
+      if ('refused' in parsed) return parsed.refused;
+      const items = parsed.input.TransactItems;
+      if (!Array.isArray(items) || items.length < 1 || items.length > MAX_ITEMS) {
+        return error('ValidationException', `1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length between 1 and ${MAX_ITEMS}`);
+      }
+      const gets = items.map((item: { Get?: GetOperation } | null) => (item !== null && typeof item === 'object' ? item.Get : undefined));
+      if (gets.some((get) => get === null || typeof get !== 'object' || typeof get.TableName !== 'string' || get.Key === null || typeof get.Key !== 'object')) {
+        return error('ValidationException', 'each TransactItem must hold a Get with a TableName and a Key');
+      }
+      try {
+        const keys = await Promise.all((gets as GetOperation[]).map((get) => keyOf(get.TableName, get.Key, headers)));
+        const ids = keys.map((key, i) => `${(gets as GetOperation[])[i].TableName}\u0000${JSON.stringify(key)}`);
+        if (new Set(ids).size !== ids.length) return error('ValidationException', 'Transaction request cannot include multiple operations on one item');
+        const responses: { Item?: Attributes }[] = [];
+        for (const { TableName, Key, ProjectionExpression, ExpressionAttributeNames } of gets as GetOperation[]) {
+          const read = await call('GetItem', { TableName, Key, ConsistentRead: true, ProjectionExpression, ExpressionAttributeNames }, headers);
+          if (read.status !== 200) throw new Refused(read);
+          responses.push(read.json.Item ? { Item: read.json.Item as Attributes } : {});
+        }
+        return { status: 200, body: JSON.stringify({ Responses: responses }) };
+      } catch (thrown) {
+        if (thrown instanceof Refused) return refusedAnswer(thrown.reply);
+        throw thrown;
+      }
+    });
+
+  /**
+   * A PutItem, UpdateItem or DeleteItem with `ReturnValuesOnConditionCheckFailure: ALL_OLD`: dynalite makes
+   * the write, and a refusal gets the item as it stood (`Item`), as AWS gives it. Under the exclusive lock, so
+   * that the item read after the refusal is the one the condition was checked on.
+   */
+  const conditionalWrite = (action: string, body: Buffer, headers: Record<string, string>) =>
+    lock.exclusive(async (): Promise<Answer> => {
+      const parsed = parseObject(body);
+      if ('refused' in parsed) return parsed.refused;
+      const { ReturnValuesOnConditionCheckFailure: wanted, ...write } = parsed.input as unknown as Operation & { Item?: Attributes };
+      if (wanted !== undefined && wanted !== 'ALL_OLD' && wanted !== 'NONE') {
+        return error('ValidationException', `1 validation error detected: Value '${String(wanted)}' at 'returnValuesOnConditionCheckFailure' failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]`);
+      }
+      const answer = await call(action, write, headers);
+      if (answer.status === 200 || wanted !== 'ALL_OLD' || !isConditionFailure(answer)) return refusedAnswer(answer);
+      try {
+        const key = action === 'PutItem' ? await keyOf(write.TableName, write.Item ?? {}, headers) : write.Key;
+        const read = await call('GetItem', { TableName: write.TableName, Key: key, ConsistentRead: true }, headers);
+        if (read.status !== 200) throw new Refused(read);
+        return { status: answer.status, errorType: String(answer.json.__type ?? ''), body: JSON.stringify({ ...answer.json, ...(read.json.Item ? { Item: read.json.Item } : {}) }) };
+      } catch (thrown) {
+        if (thrown instanceof Refused) return refusedAnswer(thrown.reply);
+        throw thrown;
+      }
+    });
+
   return {
     shared: (work) => lock.shared(work),
+    answer(action, body, headers) {
+      if (action === 'TransactWriteItems') return this.transactWrite(body, headers);
+      if (action === 'TransactGetItems') return transactGet(body, headers);
+      if (action === 'BatchGetItem') return lock.shared(() => batchGet(call, body, headers));
+      // Only a write that names the parameter (most do not) waits for the exclusive lock.
+      if (CONDITIONAL_WRITES.has(action) && body.includes('ReturnValuesOnConditionCheckFailure')) return conditionalWrite(action, body, headers);
+      return undefined;
+    },
     transactWrite: (body, headers) =>
       lock.exclusive(async () => {
         let input: { TransactItems?: TransactItem[]; ClientRequestToken?: string };
@@ -93,6 +186,9 @@ export function dynamoTransactions(socketPath: string, walDir: string): Transact
         const now = Date.now();
         for (const [held, { at }] of made) if (now - at > TOKEN_MS) made.delete(held);
         const { ClientRequestToken: token, ...request } = input;
+        if (token !== undefined && (typeof token !== 'string' || token.length < 1 || token.length > TOKEN_LENGTH)) {
+          return error('ValidationException', `1 validation error detected: Value '${String(token)}' at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to ${TOKEN_LENGTH}`);
+        }
         const again = token === undefined ? undefined : made.get(token);
         if (again) {
           if (again.request !== JSON.stringify(request)) return error('IdempotentParameterMismatchException', 'the ClientRequestToken was used with another request');
@@ -267,13 +363,13 @@ function isConditionFailure(reply: Reply): boolean {
   return String(reply.json.__type ?? '').endsWith('#ConditionalCheckFailedException');
 }
 
-interface Reply {
+export interface Reply {
   status: number;
   text: string;
   json: Record<string, unknown>;
 }
 
-type Call = (action: string, input: unknown, headers: Record<string, string>) => Promise<Reply>;
+export type Call = (action: string, input: unknown, headers: Record<string, string>) => Promise<Reply>;
 
 /** A reply of dynalite's that ends the transaction as it is (a validation error, an unknown table). */
 class Refused extends Error {
@@ -325,6 +421,30 @@ function caller(socketPath: string): Call {
       req.on('error', reject);
       req.end(payload);
     });
+}
+
+interface GetOperation {
+  TableName: string;
+  Key: Attributes;
+  ProjectionExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+}
+
+/** The request body as a JSON object, or the answer refusing it. */
+function parseObject(body: Buffer): { input: Record<string, unknown> } | { refused: Answer } {
+  let input: unknown;
+  try {
+    input = JSON.parse(body.toString('utf8'));
+  } catch {
+    return { refused: error('SerializationException', 'the request body is not JSON') };
+  }
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return { refused: error('SerializationException', 'the request body must be a JSON object') };
+  return { input: input as Record<string, unknown> };
+}
+
+/** dynalite's reply, passed on as it is. */
+function refusedAnswer(reply: Reply): Answer {
+  return { status: reply.status, body: reply.text, ...(reply.status === 200 ? {} : { errorType: String(reply.json.__type ?? '') }) };
 }
 
 function error(type: string, message: string): { status: number; body: string; errorType: string } {

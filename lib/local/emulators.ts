@@ -280,7 +280,8 @@ async function waitFor(client: DynamoDBClient, name: string, state: 'ACTIVE' | '
   }
 }
 
-async function createTables(endpoint: string, credentials: Credentials): Promise<void> {
+/** Creates Drive's three tables at `endpoint` if missing (exported for tests that make them in another DynamoDB). */
+export async function createTables(endpoint: string, credentials: Credentials): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials });
   const tables = [
     {

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
 import { DynamoKeyStore } from '../../functions/aws/dynamo-access';
 import { DynamoJobStore } from '../../functions/aws/dynamo-jobs';
+import { SETTINGS, environmentOf, rawSetting, setting } from '../../functions/config';
 import { DRIVE_ID, ROLES, type Role, hashSecret } from '../../functions/core/access';
 import { parsePath } from '../../functions/core/paths';
 import { weakSecretProblem } from '../../functions/core/secret-strength';
@@ -77,22 +78,25 @@ async function startServing(options: LocalHostOptions, dataDir: string, log: (li
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: emulators.credentials.accessKeyId,
     AWS_SECRET_ACCESS_KEY: emulators.credentials.secretAccessKey,
-    DRIVE_DYNAMODB_ENDPOINT: emulators.dynamodbEndpoint,
-    DRIVE_S3_ENDPOINT: emulators.s3Endpoint,
-    DRIVE_NODES_TABLE: LOCAL_RESOURCES.nodesTable,
-    DRIVE_ACCESS_TABLE: LOCAL_RESOURCES.accessTable,
-    DRIVE_BUCKET: LOCAL_RESOURCES.bucket,
-    DRIVE_UPLOADS_TABLE: LOCAL_RESOURCES.uploadsTable,
-    // Locally a revoked key fails at once; Lambda caches verified keys for 30 s.
-    DRIVE_KEY_CACHE_SECONDS: process.env.DRIVE_KEY_CACHE_SECONDS ?? '0',
-    // The dashboard is served from the source folder, and its page may send large-upload parts to the emulator.
-    DRIVE_DASHBOARD_DIR: join(PROJECT_ROOT, 'dashboard'),
-    DRIVE_PART_UPLOAD_ORIGIN: emulators.s3Endpoint,
-    // The host serves plain HTTP; the `url` of an upload says so (API Gateway serves HTTPS).
-    DRIVE_API_SCHEME: 'http',
-    DRIVE_SQS_ENDPOINT: queues.endpoint,
-    DRIVE_JOB_QUEUE_URL: queues.queueUrl('jobs'),
     AWS_XRAY_DAEMON_ADDRESS: traces.address,
+    // Drive's own, named through the one table of settings (functions/config.ts).
+    ...environmentOf({
+      dynamodbEndpoint: emulators.dynamodbEndpoint,
+      s3Endpoint: emulators.s3Endpoint,
+      nodesTable: LOCAL_RESOURCES.nodesTable,
+      accessTable: LOCAL_RESOURCES.accessTable,
+      bucket: LOCAL_RESOURCES.bucket,
+      uploadsTable: LOCAL_RESOURCES.uploadsTable,
+      // Locally a revoked key fails at once; Lambda caches verified keys for 30 s.
+      keyCacheSeconds: rawSetting('keyCacheSeconds') ?? '0',
+      // The dashboard is served from the source folder, and its page may send large-upload parts to the emulator.
+      dashboardDir: join(PROJECT_ROOT, 'dashboard'),
+      partUploadOrigin: emulators.s3Endpoint,
+      // The host serves plain HTTP; the `url` of an upload says so (API Gateway serves HTTPS).
+      apiScheme: 'http',
+      sqsEndpoint: queues.endpoint,
+      jobQueueUrl: queues.queueUrl('jobs'),
+    }),
   });
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
@@ -124,10 +128,10 @@ async function startServing(options: LocalHostOptions, dataDir: string, log: (li
     mounted.push({ route, handler: module.handler });
   }
 
-  if (process.env.DRIVE_LOCAL_CLOCK === 'frozen') {
+  if (setting('localClock')) {
     // Tests only: rate-limit buckets never refill, so a burst's 429s are exact however slow the machine.
     const stopped = Date.now();
-    const { rateLimiter } = (await import(join(PROJECT_ROOT, 'functions/aws/dynamodb.ts'))) as { rateLimiter: { useClock(clock: () => number): void } };
+    const { rateLimiter } = (await import(join(PROJECT_ROOT, 'functions/wiring/guard.ts'))) as { rateLimiter: { useClock(clock: () => number): void } };
     rateLimiter.useClock(() => stopped);
   }
 
@@ -143,7 +147,7 @@ async function startServing(options: LocalHostOptions, dataDir: string, log: (li
   const timed: { run: () => Promise<unknown>; seconds: number; handler: string }[] = [];
   for (const fn of SCHEDULED) {
     const { handler } = (await import(join(PROJECT_ROOT, fn.entry))) as { handler: () => Promise<unknown> };
-    if (fn.localTimer) timed.push({ run: handler, seconds: positiveSeconds(fn.localTimer.variable, fn.localTimer.seconds), handler: fn.handler });
+    if (fn.localTimer) timed.push({ run: handler, seconds: setting(fn.localTimer), handler: fn.handler });
     else scheduled.push(handler);
   }
 
@@ -153,13 +157,13 @@ async function startServing(options: LocalHostOptions, dataDir: string, log: (li
   const keyStore = new DynamoKeyStore(keyReader, LOCAL_RESOURCES.accessTable);
   const server = createLocalServer(mounted, log, {
     knownKey: async (secret) => (await keyStore.find(hashSecret(secret))) !== undefined,
-    requestTimeoutMs: positiveSeconds('DRIVE_LOCAL_REQUEST_TIMEOUT_SECONDS', 30) * 1000,
+    requestTimeoutMs: setting('localRequestTimeoutSeconds') * 1000,
     // Tests only (test/setup-env.ts): no answer is cut off at API Gateway's 29 s or a function's timeout.
-    cutOffLateAnswers: process.env.DRIVE_LOCAL_CUT_OFF !== 'off',
+    cutOffLateAnswers: setting('localCutOff'),
     // Key guessing from one address: 50 wrong keys, then 5 a second (off with the rate limits, for benchmarks).
-    ...(process.env.DRIVE_RATE_LIMITS === 'off' ? {} : { keyFailures: { burst: 50, perSecond: 5, ...(process.env.DRIVE_LOCAL_CLOCK === 'frozen' ? { clock: () => 0 } : {}) } }),
+    ...(rawSetting('rateLimits') === 'off' ? {} : { keyFailures: { burst: 50, perSecond: 5, ...(setting('localClock') ? { clock: () => 0 } : {}) } }),
     traces,
-    ...(process.env.DRIVE_CHECK_CONTRACT === '1' ? { observe: await contractObserver(dataDir) } : {}),
+    ...(setting('checkContract') ? { observe: await contractObserver(dataDir) } : {}),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options.port)));
@@ -170,7 +174,7 @@ async function startServing(options: LocalHostOptions, dataDir: string, log: (li
   // The dashboard's origin, by either name of this machine, may PUT large-upload parts to the embedded S3
   // (with their presigned URLs); DRIVE_CORS_ORIGINS, which opens the API to other pages, never reaches it.
   await allowBrowserUploads(emulators.s3Endpoint, emulators.credentials, [url, url.replace('127.0.0.1', 'localhost')]);
-  const sweepSeconds = positiveSeconds('DRIVE_LOCAL_SWEEP_SECONDS', 60);
+  const sweepSeconds = setting('localSweepSeconds');
   const stopSweeping = sweepEvery(sweepSeconds, emulators, scheduled, log);
   started.push(stopSweeping);
   const stopTimers = timed.map(({ run, seconds, handler }) => runEvery(seconds, run, (error) => log(`the scheduled function ${handler} failed: ${String(error)}`)));
@@ -224,13 +228,6 @@ async function contractObserver(dataDir: string): Promise<NonNullable<Parameters
   return (req, res) => checker.observe(req, res);
 }
 
-/** A positive number of seconds from the environment variable `name`, or `fallback`; anything else stops the start. */
-function positiveSeconds(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!(value > 0)) throw new Error(`${name} must be a positive number of seconds (got ${JSON.stringify(process.env[name])})`);
-  return value;
-}
-
 /** Ends expired upload sessions every `seconds`, as AWS does with TTL and lifecycle rules; returns a stop. */
 function sweepEvery(
   seconds: number,
@@ -278,7 +275,7 @@ function runEvery(seconds: number, run: () => Promise<unknown>, failed: (error: 
 }
 
 /** Keys a start made from `DRIVE_API_KEYS` carry this name, so the next start knows which ones it owns. */
-const FROM_ENV = 'DRIVE_API_KEYS';
+const FROM_ENV = SETTINGS.apiKeys.name;
 
 /**
  * Makes the keys match `DRIVE_API_KEYS` at each start: each listed secret is a key of its drive with its

@@ -58,3 +58,8 @@ declare module 's3rver/lib/stores/filesystem' {
   }
   export = FilesystemStore;
 }
+
+declare module 'dynalite/db' {
+  /** An item's size as DynamoDB counts it toward its limits: attribute names and values, in bytes. */
+  export function itemSize(item: Record<string, unknown>): number;
+}

@@ -116,7 +116,7 @@ function loggedPath(routes: readonly MountedRoute[], target: string | undefined)
   const secret = routes.find(({ route }) => route.secretPath && (matchPath(route.path, path) || matchPath(route.path, path.replace(/\/+$/, ''))));
   if (secret) return secret.route.path;
   // An API route's ids (jobs, uploads, keys, links) are no secrets, and a log that hides them is of less use.
-  if (routes.some(({ route }) => 'endpoint' in route && matchPath(route.path, path))) return path;
+  if (routes.some(({ route }) => 'permission' in route && matchPath(route.path, path))) return path;
   // Any other spelling of a secret route's first segments (doubled slashes, another case, escapes), which no
   // route matched: the rest stays out of the log, as does any segment shaped like a token.
   const spelled = loose(path);
@@ -187,7 +187,7 @@ async function handle(
   const bodyLimit = mounted.route.method === 'GET' || mounted.route.method === 'HEAD' ? NO_BODY_BYTES : AWS_LIMITS.apiGatewayBodyBytes;
   if (Number(req.headers['content-length'] ?? 0) > bodyLimit) return refuseTooLarge(req, res, bodyLimit, requestId);
 
-  if ('endpoint' in mounted.route && options.knownKey) {
+  if ('permission' in mounted.route && options.knownKey) {
     const address = req.socket.remoteAddress ?? '';
     // A key that was sent is a guess until it proves live, and takes a token of its address's bucket first
     // (given back if it is live), so a burst sent at once cannot pass the bucket. A request with no key is no guess.

@@ -17,7 +17,7 @@ export interface GatewayTarget {
   credentials: Credentials;
   /** A refusal of a request that is signed but asks for what no Drive call asks (an id or key a path could escape with). */
   refuse?: (req: IncomingMessage, url: URL) => GatewayError | undefined;
-  /** DynamoDB's transactions, which the emulator lacks: every other request runs under their shared lock. */
+  /** DynamoDB's transactions and what else the emulator lacks: every other request runs under their shared lock. */
   transactions?: Transactions;
   /** The service's limits, by default `GATEWAY_LIMITS[service]` (tests set small ones). */
   limits?: Partial<GatewayLimits>;
@@ -129,8 +129,10 @@ async function handle(target: GatewayTarget, limits: GatewayLimits, budget: Byte
     if (refusal) return refuse(req, res, target.service, refusal, limits.drainBytes);
     const { transactions } = target;
     if (!transactions) return await forward(target.socketPath, req, res, body);
-    if (req.headers['x-amz-target'] === 'DynamoDB_20120810.TransactWriteItems') {
-      const answer = await transactions.transactWrite(body ?? Buffer.alloc(0), { authorization: String(req.headers.authorization), 'x-amz-date': String(req.headers['x-amz-date']) });
+    const action = String(req.headers['x-amz-target'] ?? '').replace(/^DynamoDB_20120810\./, '');
+    const answering = transactions.answer(action, body ?? Buffer.alloc(0), { authorization: String(req.headers.authorization), 'x-amz-date': String(req.headers['x-amz-date']) });
+    if (answering) {
+      const answer = await answering;
       res.writeHead(answer.status, { 'Content-Type': 'application/x-amz-json-1.0', ...(answer.errorType ? { 'x-amzn-ErrorType': answer.errorType } : {}) });
       return void res.end(answer.body);
     }

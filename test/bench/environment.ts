@@ -130,7 +130,7 @@ export async function startHostInProcess(rateLimits: string): Promise<BenchEnvir
   });
   const env = environment(host.url, clients);
   // The same module instances the host loaded for its handlers.
-  const handlerClients = { dynamodb: (await import('../../functions/aws/dynamodb.js')).dynamodb, s3: (await import('../../functions/aws/s3.js')).s3 };
+  const handlerClients = { dynamodb: (await import('../../functions/wiring/dynamodb.js')).dynamodb, s3: (await import('../../functions/wiring/objects.js')).s3 };
   return {
     ...env,
     handlerClients,

@@ -1,8 +1,9 @@
 import type * as Dashboard from '../../dashboard/api.js';
-import type { components } from '../support/generated/drive-api';
+import type { components } from '../../client/src/generated/drive-api';
 
 // The dashboard's JSDoc wire types, held to the OpenAPI document through the types openapi-typescript generates
-// from it. Type-checked by `tsc --noEmit -p test/dashboard-contract` (npm test), with the dashboard's own DOM lib;
+// from it. The dashboard takes most of them from those generated types (dashboard/api.js); these
+// checks keep them so if one is written by hand again. Type-checked by `tsc --noEmit -p test/dashboard-contract` (npm test), with the dashboard's own DOM lib;
 // nothing here runs.
 
 type Wire = components['schemas'];

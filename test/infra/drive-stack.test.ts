@@ -113,7 +113,7 @@ describe('DriveStack', () => {
       return { name, memory: fn.Properties.MemorySize, timeout: fn.Properties.Timeout };
     };
     expect(sizing('delete-folder')).toEqual({ name: 'delete-folder', memory: 1769, timeout: 29 });
-    expect(sizing('delete-worker')).toEqual({ name: 'delete-worker', memory: 1769, timeout: 300 });
+    expect(sizing('job-worker')).toEqual({ name: 'job-worker', memory: 1769, timeout: 300 });
     expect(sizing('list')).toEqual({ name: 'list', memory: 1024, timeout: 900 });
     expect(sizing('move')).toEqual({ name: 'move', memory: 1769, timeout: 29 });
   });
@@ -122,7 +122,7 @@ describe('DriveStack', () => {
     // Its logs, and its X-Ray segments (active tracing).
     const logs = ['logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
     const base = ['dynamodb:GetItem', 'dynamodb:UpdateItem', ...logs];
-    const expected: Record<Exclude<keyof DriveStack['functions'], 'dashboard' | 'openapi' | 'sweep' | 'delete-worker' | 'consistency-check'>, string[]> = {
+    const expected: Record<Exclude<keyof DriveStack['functions'], 'dashboard' | 'openapi' | 'sweep' | 'job-worker' | 'consistency-check'>, string[]> = {
       upload: [
         ...['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records
         ...['dynamodb:BatchWriteItem', 'dynamodb:PutItem'], // the journal
@@ -176,7 +176,7 @@ describe('DriveStack', () => {
     // and sends stalled delete jobs to the worker again.
     expect(actionsOf('sweep')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Scan', 'dynamodb:UpdateItem', ...logs, 's3:DeleteObject', ...SEND].sort());
     // The worker reads its queue (the event source), and deletes as the request does.
-    expect(actionsOf('delete-worker')).toEqual(
+    expect(actionsOf('job-worker')).toEqual(
       [
         ...['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem'], // the job, a moved file's upload, a copy's journal
         ...['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // the tree

@@ -178,7 +178,7 @@ describe('POST /drive/copy of a folder', () => {
   });
 
   it('past the request budget, answers 202 with a job the worker finishes, and goes on after a kill', async () => {
-    const env = { DRIVE_API_KEYS: `c:${ADMIN}:admin`, DRIVE_RATE_LIMITS: 'off', DRIVE_COPY_BUDGET_MS: '0', DRIVE_DELETE_STEP_MS: '10' };
+    const env = { DRIVE_API_KEYS: `c:${ADMIN}:admin`, DRIVE_RATE_LIMITS: 'off', DRIVE_COPY_BUDGET_MS: '0', DRIVE_JOB_STEP_MS: '10' };
     const dataDir = await mkdtemp(join(tmpdir(), 'drive-copy-'));
     const paths = Array.from({ length: 450 }, (_, i) => `/src/d${i % 3}/f${i}.txt`);
     try {

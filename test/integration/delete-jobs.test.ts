@@ -9,7 +9,7 @@ import { type RunningHost, removeDataDir, startHost, stopHost, storedState } fro
 // Deletes of any size (an extension): a recursive delete answers the spec's 200 when the tree goes within
 // the request's budget, else 202 with a job that the worker (fed by the host's embedded SQS) finishes.
 // DRIVE_DELETE_BUDGET_MS=0 makes every recursive delete of a non-empty tree a job, and a short
-// DRIVE_DELETE_STEP_MS makes each job cross several worker steps, so both paths are exercised whatever the
+// DRIVE_JOB_STEP_MS makes each job cross several worker steps, so both paths are exercised whatever the
 // machine's speed.
 
 const ADMIN = 'jobs-admin-f6UrpcrOhwuH2C8YgGgAiPrZeO';
@@ -23,7 +23,7 @@ const env = {
   DRIVE_API_KEYS: [`jobs:${ADMIN}:admin`, `jobs:${READER}:read-only`, `jobs:${CONFINED}:read-write:/mine`, `other:${STRANGER}:admin`].join(','),
   DRIVE_RATE_LIMITS: 'off',
   DRIVE_DELETE_BUDGET_MS: '0',
-  DRIVE_DELETE_STEP_MS: '30',
+  DRIVE_JOB_STEP_MS: '30',
   // Every folder copy a job too: a copy's job has two ends, which a confined key must both reach.
   DRIVE_COPY_BUDGET_MS: '0',
 };
@@ -176,7 +176,7 @@ describe('a delete job across a crash', () => {
   it('goes on after the host is killed mid-job and started again, and leaves fsck clean', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'drive-jobs-'));
     try {
-      let running = await startHost({ ...env, DRIVE_DELETE_STEP_MS: '10' }, dataDir);
+      let running = await startHost({ ...env, DRIVE_JOB_STEP_MS: '10' }, dataDir);
       const client = new DriveClient(running.url, ADMIN);
       await seed(client, '/doomed', 300, 6);
       const res = await json<{ data: { job: JobJson } }>(client.deleteFolder({ path: '/doomed', recursive: 'true' }));
@@ -206,7 +206,7 @@ describe('a delete job across a crash', () => {
   }, 150_000);
 
   it('goes on at once after a host killed in the middle of a long step starts again: the dead step\'s claim goes with it', async () => {
-    const long = { ...env, DRIVE_DELETE_STEP_MS: '600000' };
+    const long = { ...env, DRIVE_JOB_STEP_MS: '600000' };
     const dataDir = await mkdtemp(join(tmpdir(), 'drive-jobs-'));
     try {
       let running = await startHost(long, dataDir);

@@ -13,7 +13,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DEFAULT_OPTIONS } from '../../client/src/drive';
-import { ROLES, ROLE_ENDPOINTS } from '../../functions/core/access';
+import { ROLES, ROLE_PERMISSIONS } from '../../functions/core/access';
 import { ROUTES } from '../../lib/routes';
 import { runFsck } from '../support/fsck';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
@@ -124,7 +124,7 @@ const REGISTRY_DRIVE = /\b(?:npx|npm\s+(?:exec|x))\s+(?:-\S+\s+)*(?:--\s+)?(?:dr
 function rolesTable(): string {
   const head = `| route | ${ROLES.map((role) => `\`${role}\``).join(' | ')} |`;
   const rule = `|---|${ROLES.map(() => '---|').join('')}`;
-  const rows = ROUTES.map((route) => `| \`${route.method} ${route.path}\` | ${ROLES.map((role) => (ROLE_ENDPOINTS[role].includes(route.endpoint) ? 'yes' : 'no')).join(' | ')} |`);
+  const rows = ROUTES.map((route) => `| \`${route.method} ${route.path}\` | ${ROLES.map((role) => (ROLE_PERMISSIONS[role].includes(route.permission) ? 'yes' : 'no')).join(' | ')} |`);
   return [head, rule, ...rows].join('\n');
 }
 
@@ -146,7 +146,7 @@ describe('what the docs say of the code', () => {
     expect(found).toEqual([]);
   });
 
-  it('lists in docs/keys-and-roles.md what each role may call, as ROLE_ENDPOINTS and ROUTES decide it', () => {
+  it('lists in docs/keys-and-roles.md what each role may call, as ROLE_PERMISSIONS and ROUTES decide it', () => {
     const text = readFileSync(join(ROOT, 'docs', 'keys-and-roles.md'), 'utf8');
     const table = /<!-- roles table:[^>]*-->\n([\s\S]*?)\n<!-- end of roles table -->/.exec(text)?.[1];
     // On a change of roles or routes, paste what this expects between the markers.

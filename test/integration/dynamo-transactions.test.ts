@@ -3,12 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   BatchGetItemCommand,
+  ConditionalCheckFailedException,
   DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
+  TransactGetItemsCommand,
   TransactWriteItemsCommand,
   TransactionCanceledException,
   type TransactWriteItem,
+  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
 import { removeDataDir } from '../support/local-host';
@@ -79,6 +82,30 @@ test('a condition check changes nothing, and two operations on one item are refu
   const twice = await client.send(new TransactWriteItemsCommand({ TransactItems: [...move(a, `b${n}`, 'one'), { Delete: { TableName: TABLE, Key: key(a) } }] })).catch((e: unknown) => e);
   expect((twice as Error).name).toBe('ValidationException');
   expect((await get(a))?.v.S).toBe('one');
+});
+
+test('TransactGetItems answers each item in order, {} for a missing one', async () => {
+  const [a, b] = [`a${++n}`, `b${n}`];
+  await put(a, 'one');
+  const out = await client.send(new TransactGetItemsCommand({ TransactItems: [{ Get: { TableName: TABLE, Key: key(b) } }, { Get: { TableName: TABLE, Key: key(a), ProjectionExpression: 'v' } }] }));
+  expect(out.Responses).toEqual([{}, { Item: { v: { S: 'one' } } }]);
+  const twice = await client.send(new TransactGetItemsCommand({ TransactItems: [{ Get: { TableName: TABLE, Key: key(a) } }, { Get: { TableName: TABLE, Key: key(a) } }] })).catch((e: unknown) => e);
+  expect((twice as Error).name).toBe('ValidationException');
+});
+
+test('a refused single-item write returns the item when asked (ReturnValuesOnConditionCheckFailure)', async () => {
+  const a = `a${++n}`;
+  await put(a, 'one');
+  const update = (returned: 'ALL_OLD' | 'NONE') =>
+    client.send(new UpdateItemCommand({ TableName: TABLE, Key: key(a), UpdateExpression: 'SET v = :v', ConditionExpression: 'v = :w', ExpressionAttributeValues: { ':v': { S: 'two' }, ':w': { S: 'other' } }, ReturnValuesOnConditionCheckFailure: returned })).catch((e: unknown) => e);
+  const asked = await update('ALL_OLD');
+  expect(asked).toBeInstanceOf(ConditionalCheckFailedException);
+  expect((asked as ConditionalCheckFailedException).Item).toEqual({ ...key(a), v: { S: 'one' } });
+  const notAsked = await update('NONE');
+  expect(notAsked).toBeInstanceOf(ConditionalCheckFailedException);
+  expect((notAsked as ConditionalCheckFailedException).Item).toBeUndefined();
+  const refused = await client.send(new PutItemCommand({ TableName: TABLE, Item: { ...key(a), v: { S: 'x' } }, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })).catch((e: unknown) => e);
+  expect((refused as ConditionalCheckFailedException).Item?.v).toEqual({ S: 'one' });
 });
 
 test('no reader sees a transaction half done', async () => {

@@ -1,9 +1,9 @@
 import createClient from 'openapi-fetch';
-import type { components, paths } from '../support/generated/drive-api';
+import type { components, paths } from '../../client/src/generated/drive-api';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
 // What a team on another stack does: generate a client from GET /openapi.json alone (here openapi-typescript's
-// types, committed as test/support/generated/drive-api.ts, and openapi-fetch's calls) and use the API with it.
+// types, committed as client/src/generated/drive-api.ts, and openapi-fetch's calls) and use the API with it.
 
 const SECRET = 'generated-client-AbJ9eQiGKwZ4ujW4Oc7R';
 
@@ -17,11 +17,10 @@ afterAll(() => stopHost(host));
 
 const api = () => createClient<paths>({ baseUrl: host.url, headers: { Authorization: `Bearer ${SECRET}` } });
 
-/** The multipart body a generated client sends: each of `files` as a part with the name its metadata path ends in. */
-function uploadForm(body: { files: string[]; metadata?: string }): FormData {
-  const targets = JSON.parse(body.metadata ?? '[]') as { path: string }[];
+/** The multipart body a generated client sends: the form's fields as parts, each of `files` a file part (its Blob as typed). */
+function uploadForm(body: { files: Blob[]; metadata?: string }): FormData {
   const form = new FormData();
-  body.files.forEach((text, i) => form.append('files', new Blob([text], { type: 'text/plain' }), targets[i].path.split('/').pop()));
+  for (const file of body.files) form.append('files', file, file instanceof File ? file.name : 'file');
   if (body.metadata !== undefined) form.append('metadata', body.metadata);
   return form;
 }
@@ -43,7 +42,7 @@ describe('a client generated from the OpenAPI document alone', () => {
     // Act: each call typed by the generated paths.
     const created = await client.POST('/drive/folders', { body: { path: folder } });
     const uploaded = await client.POST('/drive/upload', {
-      body: { files: ['alpha bytes', 'beta'], metadata: JSON.stringify([{ path: `${folder}/a.txt` }, { path: `${folder}/b.txt` }]) },
+      body: { files: [new File(['alpha bytes'], 'a.txt', { type: 'text/plain' }), new File(['beta'], 'b.txt', { type: 'text/plain' })], metadata: JSON.stringify([{ path: `${folder}/a.txt` }, { path: `${folder}/b.txt` }]) },
       bodySerializer: uploadForm,
     });
     const listed = await client.GET('/drive/list', { params: { query: { folder } } });

@@ -246,7 +246,7 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     const process = mortal(store, objects);
     let removed = 0;
     // Killed as the 15th record delete ends: those on their way finish (a few dozen at most), the rest never go.
-    const nodes = interceptedStore(() => undefined, (method) => (method === 'revert' && ++removed === 15 ? process.kill() : undefined), process.nodes);
+    const nodes = interceptedStore(() => undefined, (method) => (method === 'removeIfSame' && ++removed === 15 ? process.kill() : undefined), process.nodes);
 
     await expect(deleteFolder({ nodes, objects: process.objects }, drive, '/big', true)).rejects.toThrow('killed');
 
@@ -361,7 +361,7 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     const deleterNodes = interceptedStore(
       () => undefined,
       async (method, args) => {
-        if (method !== 'revert' || args[1] !== '/t2/a.txt') return;
+        if (method !== 'removeIfSame' || args[1] !== '/t2/a.txt') return;
         resume();
         await uploading;
       },

@@ -186,7 +186,7 @@ describe('folder moves and the protocol', () => {
     // The folder move /D -> /F: just before it removes the emptied /D, the file move's transaction lands.
     let once = false;
     const nodes: NodeStore = hooked(store as NodeStore, async (method, args) => {
-      if (method === 'revert' && args[1] === '/D' && !once) {
+      if (method === 'removeIfSame' && args[1] === '/D' && !once) {
         once = true;
         letGo();
         await fileMove.catch(() => undefined);
@@ -220,7 +220,7 @@ describe('folder moves and the protocol', () => {
     expect(await advanceJob(deps, id, drive, 0)).toMatchObject({ status: 'running' });
     expect(await marked()).toEqual(expect.arrayContaining(['/M/s1/deep', '/M/s3', '/N/s3']));
     const copy = await store.get(drive, '/N/s2');
-    await store.revert(drive, '/N/s2', copy!.id);
+    await store.removeIfSame(drive, '/N/s2', copy!.id);
     await store.createFolder(drive, { kind: 'folder', id: 'someone-else', path: '/N/s2', createdAt: '2026-11-25T00:00:00.000Z' });
     return { id, deps };
   }

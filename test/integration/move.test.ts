@@ -181,7 +181,7 @@ async function until(url: string, client: DriveClient): Promise<MoveJob> {
 describe('a folder move past the request budget', () => {
   // Steps of 100 ms still take a 240-file move over several steps (15 at load 7), each a message through the
   // queue; steps of 20 ms only made more of them (43 s at load 10, now 14-16 s). The next test runs 0 ms steps.
-  const env = { DRIVE_API_KEYS: KEYS, DRIVE_RATE_LIMITS: 'off', DRIVE_MOVE_BUDGET_MS: '0', DRIVE_DELETE_STEP_MS: '100' };
+  const env = { DRIVE_API_KEYS: KEYS, DRIVE_RATE_LIMITS: 'off', DRIVE_MOVE_BUDGET_MS: '0', DRIVE_JOB_STEP_MS: '100' };
   const paths = Array.from({ length: 240 }, (_, i) => `/big/d${i % 4}/e${i % 3}/f${i}.txt`);
 
   it('answers 202 with a job that the worker finishes, over several steps', async () => {
@@ -206,7 +206,7 @@ describe('a folder move past the request budget', () => {
   it('advances with every step, however short its budget: a move and then a delete of a nested tree finish with steps of 0 ms', async () => {
     // A step walks from the top again; one that stopped before it moved or removed anything left the next
     // step where it started, and a job whose steps never got past re-entering its folders never ended.
-    const zero = await startHost({ ...env, DRIVE_DELETE_STEP_MS: '0', DRIVE_DELETE_BUDGET_MS: '0' });
+    const zero = await startHost({ ...env, DRIVE_JOB_STEP_MS: '0', DRIVE_DELETE_BUDGET_MS: '0' });
     try {
       const client = new DriveClient(zero.url, ADMIN);
       const nested = ['/n/a/b/c/one.txt', '/n/a/b/c/two.txt', '/n/a/b/three.txt', '/n/a/four.txt', '/n/x/y/five.txt'];
@@ -228,7 +228,7 @@ describe('a folder move past the request budget', () => {
   it('goes on after the host is killed mid-move and started again: every file at its new path, fsck clean', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'drive-move-'));
     try {
-      let running = await startHost({ ...env, DRIVE_DELETE_STEP_MS: '10' }, dataDir);
+      let running = await startHost({ ...env, DRIVE_JOB_STEP_MS: '10' }, dataDir);
       let client = new DriveClient(running.url, ADMIN);
       await put(client, paths);
       const res = await move(client, { from: '/big', to: '/moved/big' });
@@ -236,7 +236,7 @@ describe('a folder move past the request budget', () => {
       for (let i = 0; i < 500 && !running.output().includes('advanced a job'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
       expect(await running.stop('SIGKILL')).toBeNull();
 
-      running = await startHost({ ...env, DRIVE_DELETE_STEP_MS: '200' }, dataDir);
+      running = await startHost({ ...env, DRIVE_JOB_STEP_MS: '200' }, dataDir);
       try {
         client = new DriveClient(running.url, ADMIN);
         const done = await until(res.body.data.job.url.replace(/^http:\/\/127\.0\.0\.1:\d+/, running.url), client);

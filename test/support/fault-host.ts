@@ -64,8 +64,8 @@ async function main(): Promise<void> {
     throw Object.assign(new Error(`injected fault in ${command}`), { name: 'InjectedFault' });
   };
   // Before any request: the clients resolve their middleware once.
-  const { dynamodb } = await import('../../functions/aws/dynamodb.js');
-  const { s3 } = await import('../../functions/aws/s3.js');
+  const { dynamodb } = await import('../../functions/wiring/dynamodb.js');
+  const { s3 } = await import('../../functions/wiring/objects.js');
   dynamodb.middlewareStack.add(middleware as never, { step: 'initialize', name: 'injectFaults' });
   s3.middlewareStack.add(middleware as never, { step: 'initialize', name: 'injectFaults' });
 

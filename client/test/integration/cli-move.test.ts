@@ -12,7 +12,7 @@ let env: Record<string, string>;
 let drive: Drive;
 
 beforeAll(async () => {
-  host = await startHost({ DRIVE_API_KEYS: `default:${KEY}`, DRIVE_RATE_LIMITS: 'off', DRIVE_MOVE_BUDGET_MS: '0', DRIVE_DELETE_STEP_MS: '20' });
+  host = await startHost({ DRIVE_API_KEYS: `default:${KEY}`, DRIVE_RATE_LIMITS: 'off', DRIVE_MOVE_BUDGET_MS: '0', DRIVE_JOB_STEP_MS: '20' });
   env = driveEnv(host.url, KEY);
   drive = new Drive({ baseUrl: host.url, apiKey: KEY });
 }, 60_000);

@@ -11,6 +11,7 @@ let host: RunningHost;
 let drive: Drive;
 
 beforeAll(async () => {
+  // DRIVE_DELETE_STEP_MS is the old name of DRIVE_JOB_STEP_MS, still read (test/unit/config.test.ts checks it).
   host = await startHost({ DRIVE_API_KEYS: `default:${KEY}`, DRIVE_RATE_LIMITS: 'off', DRIVE_DELETE_BUDGET_MS: '0', DRIVE_DELETE_STEP_MS: '20' });
   drive = new Drive({ baseUrl: host.url, apiKey: KEY });
 });

@@ -113,6 +113,37 @@ describe('Class: DynamoNodeStore', () => {
     });
   });
 
+  describe('Method: removeIfSame', () => {
+    it('deletes the item only while it holds the node with the id given', async () => {
+      const failed = new ConditionalCheckFailedException({ message: 'failed', $metadata: {} });
+      dynamodb.on(DeleteItemCommand).resolvesOnce({}).rejectsOnce(failed);
+
+      expect(await store.removeIfSame('d', '/docs/a.txt', 'f1')).toBe(true);
+      expect(await store.removeIfSame('d', '/docs/a.txt', 'f1')).toBe(false);
+      expect(dynamodb.commandCalls(DeleteItemCommand)[0].args[0].input).toMatchObject({
+        Key: { pk: { S: 'd#/docs' }, sk: { S: 'a.txt' } },
+        ConditionExpression: '#id = :id',
+        ExpressionAttributeValues: { ':id': { S: 'f1' } },
+      });
+    });
+  });
+
+  describe('Method: restoreIfSame', () => {
+    it('puts the previous node back only while the item holds the node with the id given', async () => {
+      const failed = new ConditionalCheckFailedException({ message: 'failed', $metadata: {} });
+      dynamodb.on(PutItemCommand).resolvesOnce({}).rejectsOnce(failed);
+      const previous: FileNode = { ...file, id: 'f0', objectKey: 'd/f0' };
+
+      expect(await store.restoreIfSame('d', file.path, 'f1', previous)).toBe(true);
+      expect(await store.restoreIfSame('d', file.path, 'f1', previous)).toBe(false);
+      expect(dynamodb.commandCalls(PutItemCommand)[0].args[0].input).toMatchObject({
+        Item: { id: { S: 'f0' }, path: { S: '/docs/a.txt' } },
+        ConditionExpression: '#id = :id',
+        ExpressionAttributeValues: { ':id': { S: 'f1' } },
+      });
+    });
+  });
+
   describe('Method: get', () => {
     it('answers undefined for the root, which has no item, without a call', async () => {
       expect(await store.get('d', '/')).toBeUndefined();

@@ -33,10 +33,14 @@ class MemoryNodes implements NodeStore {
     this.items.set(file.path, file);
     return { ok: true, replaced: held };
   }
-  async revert(_: string, path: string, id: string, previous?: DriveNode) {
+  async removeIfSame(_: string, path: string, id: string) {
     if (this.items.get(path)?.id !== id) return false;
-    if (previous) this.items.set(path, previous);
-    else this.items.delete(path);
+    this.items.delete(path);
+    return true;
+  }
+  async restoreIfSame(_: string, path: string, id: string, previous: DriveNode) {
+    if (this.items.get(path)?.id !== id) return false;
+    this.items.set(path, previous);
     return true;
   }
   async childrenPage(): Promise<never> {

@@ -3,7 +3,9 @@ import { DeleteObjectsCommand, PutObjectCommand, S3Client } from '@aws-sdk/clien
 import { mockClient } from 'aws-sdk-client-mock';
 import { DynamoNodeStore } from '../../../functions/aws/dynamo-node-store';
 import { S3ObjectStore } from '../../../functions/aws/s3-object-store';
+import { reportCleanUpsTo } from '../../../functions/core/clean-up';
 import { uploadFiles } from '../../../functions/core/upload';
+import { reportCleanUp } from '../../../functions/telemetry/clean-up-report';
 
 const dynamodb = mockClient(DynamoDBClient);
 const s3 = mockClient(S3Client);
@@ -20,6 +22,9 @@ const parts = [
   { filename: 'a.txt', data: Buffer.from('a') },
   { filename: 'b.txt', data: Buffer.from('b') },
 ];
+
+// As the composition root (functions/wiring/) installs it in a function.
+beforeAll(() => reportCleanUpsTo(reportCleanUp));
 
 beforeEach(() => {
   dynamodb.reset();

@@ -13,9 +13,9 @@ const GOOD_KEY = 'good-key-K67YEE5VvB4qHYXn9c2GY3uXWoe1K';
 const echo = async (): Promise<APIGatewayProxyResult> => ({ statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: '{"data":{}}' });
 const stream = async (): Promise<void> => undefined;
 const ROUTES: MountedRoute[] = [
-  { route: { method: 'POST', path: '/drive/upload', handler: 'upload', endpoint: 'upload', entry: '', streaming: false } as Route, handler: echo },
+  { route: { method: 'POST', path: '/drive/upload', handler: 'upload', permission: 'upload', entry: '', streaming: false } as Route, handler: echo },
   { route: { method: 'GET', path: '/openapi.json', handler: 'openapi', entry: '', streaming: false }, handler: echo },
-  { route: { method: 'GET', path: '/drive/jobs/{job_id}', handler: 'get-job', endpoint: 'jobs', entry: '', streaming: false } as Route, handler: echo },
+  { route: { method: 'GET', path: '/drive/jobs/{job_id}', handler: 'get-job', permission: 'jobs', entry: '', streaming: false } as Route, handler: echo },
   ...LINK_ROUTES.map((route) => ({ route, handler: stream })),
 ];
 

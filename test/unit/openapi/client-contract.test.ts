@@ -1,10 +1,12 @@
 import { CODE_OF_STATUS, type DriveErrorCode, type DriveErrorReason } from '../../../client/src/errors';
 import type * as Client from '../../../client/src/types';
 import { ERROR_REASONS, ERROR_STATUS } from '../../../functions/core/errors';
-import type { components } from '../../support/generated/drive-api';
+import type { components } from '../../../client/src/generated/drive-api';
 
 // The client's wire types and error codes, held to the OpenAPI document through the types
 // openapi-typescript generates from it: `tsc --noEmit` (npm test) fails on a drift, and so does this suite.
+// The client's types are taken from those generated types (client/src/types.ts); these checks keep them so
+// if one is written by hand again.
 
 type Wire = components['schemas'];
 /** True when A and B are the same type. */

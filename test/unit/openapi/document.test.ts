@@ -1,7 +1,12 @@
 import { compileErrors, validate } from '@readme/openapi-parser';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ROLES, ROLE_PERMISSIONS } from '../../../functions/core/access';
 import { ERROR_STATUS } from '../../../functions/core/errors';
+import { ROUTE_SPECS } from '../../../functions/http/routes';
+import { documentChanges } from '../../../functions/openapi/document-changes';
 import { handler } from '../../../functions/openapi';
 import { openApiDocument, openApiDocumentText } from '../../../functions/openapi/document';
 import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, ROUTES } from '../../../lib/routes';
@@ -55,12 +60,76 @@ describe('Module: functions/openapi/document (the API contract)', () => {
     for (const route of [...ROUTES, ...LINK_ROUTES, ...CONTRACT_ROUTES, ...DASHBOARD_ROUTES]) {
       const statuses = Object.keys(doc.paths[route.path][route.method.toLowerCase()].responses);
       expect({ route: `${route.method} ${route.path}`, statuses }).toEqual({ route: `${route.method} ${route.path}`, statuses: expect.arrayContaining(['413', '429', '500', '502', '504']) });
-      if ('endpoint' in route) expect(statuses).toEqual(expect.arrayContaining(['401', '403']));
+      if ('permission' in route) expect(statuses).toEqual(expect.arrayContaining(['401', '403']));
     }
+  });
+
+  it('gives every JSON answer and body an example that its own schema accepts', () => {
+    // Prepare: Ajv as the contract checker runs it (lib/local/contract.ts).
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const document = JSON.parse(openApiDocumentText()) as { paths: Record<string, Record<string, { requestBody?: Body; responses: Record<string, Body | { $ref: string }> }>>; components: { responses: Record<string, Body> } };
+    type Body = { content?: Record<string, { schema: unknown; example?: unknown }> };
+    ajv.addSchema(document, 'openapi');
+    const pointer = (...keys: string[]) => `openapi#/${keys.map((key) => key.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+    const checked: string[] = [];
+    const problems: unknown[] = [];
+    const check = (at: string[], body: Body | undefined) => {
+      const json = body?.content?.['application/json'];
+      if (!json || json.example === undefined) return;
+      const valid = ajv.compile({ $ref: pointer(...at, 'content', 'application/json', 'schema') });
+      if (!valid(json.example)) problems.push({ at: at.join(' '), errors: valid.errors });
+      checked.push(at.join(' '));
+    };
+    // Act
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        check(['paths', path, method, 'requestBody'], operation.requestBody);
+        for (const [status, answer] of Object.entries(operation.responses)) if (!('$ref' in answer)) check(['paths', path, method, 'responses', status], answer);
+      }
+    }
+    for (const [name, answer] of Object.entries(document.components.responses)) check(['components', 'responses', name], answer);
+    // Assess: every JSON success answer of every keyed route, and every error, has one.
+    expect(problems).toEqual([]);
+    const jsonAnswers = ROUTE_SPECS.flatMap((spec) => Object.entries(spec.answers).filter(([, answer]) => answer.content?.['application/json']).map(([status]) => `paths ${spec.path} ${spec.method.toLowerCase()} responses ${status}`));
+    expect(checked).toEqual(expect.arrayContaining(jsonAnswers));
+    expect(checked.filter((at) => at.startsWith('components'))).toHaveLength(Object.keys(document.components.responses).length);
+  });
+
+  it('names on each keyed operation the roles that may call it, from ROLE_PERMISSIONS', () => {
+    for (const route of ROUTES) {
+      const roles = ROLES.filter((role) => ROLE_PERMISSIONS[role].includes(route.permission));
+      expect({ route: `${route.method} ${route.path}`, roles: (doc.paths[route.path][route.method.toLowerCase()] as unknown as { 'x-roles': string[] })['x-roles'] }).toEqual({ route: `${route.method} ${route.path}`, roles });
+    }
+  });
+
+  it('only adds to the document of API 1.0.0 as first published (openapi-1.0.0.json beside this test)', () => {
+    // A client generated from that document keeps working while nothing in it is removed or changed; prose
+    // (descriptions, summaries) and examples may be reworded.
+    const baseline: unknown = JSON.parse(readFileSync(join(__dirname, 'openapi-1.0.0.json'), 'utf8'));
+    const changes = documentChanges(baseline, openApiDocument()).filter((change) => change.kind !== 'added' && !/\/(description|summary|examples?)(\/|$)/.test(change.pointer));
+    expect(changes).toEqual([]);
   });
 
   it('is what docs/openapi.json holds (npm run openapi writes it)', () => {
     expect(readFileSync(join(ROOT, 'docs', 'openapi.json'), 'utf8')).toBe(openApiDocumentText());
+  });
+});
+
+describe('Function: documentChanges (bin/openapi-diff.ts)', () => {
+  it('sees an added key as an addition, and a removed key, a reworded string or a reordered list as a change a client may trip on', () => {
+    const before = { paths: { '/a': { get: { summary: 'A', tags: ['x', 'y'] } } }, keep: 1 };
+    const after = { keep: 1, paths: { '/a': { get: { summary: 'A', description: 'new', tags: ['y', 'x'] } }, '/b': {} } };
+    expect(documentChanges(before, after)).toEqual([
+      { kind: 'changed', pointer: '/paths/~1a/get/tags/0' },
+      { kind: 'changed', pointer: '/paths/~1a/get/tags/1' },
+      { kind: 'added', pointer: '/paths/~1a/get/description' },
+      { kind: 'added', pointer: '/paths/~1b' },
+    ]);
+    expect(documentChanges(after, before).filter((change) => change.kind === 'removed')).toEqual([
+      { kind: 'removed', pointer: '/paths/~1a/get/description' },
+      { kind: 'removed', pointer: '/paths/~1b' },
+    ]);
   });
 });
 

@@ -2,7 +2,8 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { jsonHandler } from '../../../functions/http/api-handler';
 import { logRequest } from '../../../functions/http/request-log';
 import { DriveError } from '../../../functions/core/errors';
-import { cleanUp } from '../../../functions/core/clean-up';
+import { cleanUp, reportCleanUpsTo } from '../../../functions/core/clean-up';
+import { reportCleanUp } from '../../../functions/telemetry/clean-up-report';
 import { embeddedMetrics } from '../../../functions/telemetry/metrics';
 import { configuredLevel } from '../../../functions/telemetry/log';
 import { withRequestContext } from '../../../functions/telemetry/request-context';
@@ -31,6 +32,8 @@ function eventOf(method: string, resource: string, body: string | null = null, h
 const admitted: Guard = async () => ({ caller: { drive: 'd', keyId: 'k1', role: 'admin' } as never, headers: {} });
 
 let written: string[];
+// As the composition root (functions/wiring/) installs it in a function.
+beforeAll(() => reportCleanUpsTo(reportCleanUp));
 beforeEach(() => {
   written = [];
   jest.spyOn(process.stdout, 'write').mockImplementation((text) => {

@@ -1,15 +1,18 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { jobs, journal, nodes, records } from './aws/dynamodb';
-import { millisecondsEnv } from './aws/env';
-import { objects } from './aws/s3';
-import { jobQueue, parseJobMessage } from './aws/sqs';
+import { jobs } from './wiring/jobs';
+import { journal, records } from './wiring/journal';
+import { nodes } from './wiring/nodes';
+import { objects } from './wiring/objects';
+import { parseJobMessage } from './aws/sqs';
+import { jobQueue } from './wiring/job-queue';
 import { STEP_DELETE_BUDGET_MS } from './core/delete-folder';
 import { advanceJob } from './core/jobs';
 import { describeError, log } from './telemetry/log';
 import { withRequestContext } from './telemetry/request-context';
+import { setting } from './config';
 
-/** How long a step works before it sends the job on; tests make it short to see a job cross several steps. */
-const budgetMs = millisecondsEnv('DRIVE_DELETE_STEP_MS', STEP_DELETE_BUDGET_MS);
+/** How long a step works before it sends the job on (`DRIVE_JOB_STEP_MS`); tests make it short to see a job cross several steps. */
+const budgetMs = setting('jobStepMs') ?? STEP_DELETE_BUDGET_MS;
 
 /**
  * Fed by the jobs queue (SQS in AWS, one message at a time; the local host's embedded queue): advances

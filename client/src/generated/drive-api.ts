@@ -55,7 +55,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a folder */
+        /**
+         * List a folder
+         * @description The folder's files and folders; with `recursive=true`, everything below it. Without `limit` or `cursor` the whole listing comes in one answer (streamed, of any size); with either, a page at a time.
+         */
         get: operations["listFolder"];
         put?: never;
         post?: never;
@@ -74,9 +77,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a folder (and its parents) */
+        /**
+         * Create a folder (and its parents)
+         * @description Idempotent: a folder already at `path` is answered as made. A file at `path`, or at a folder above it, is a 409.
+         */
         post: operations["createFolder"];
-        /** Delete a folder */
+        /**
+         * Delete a folder
+         * @description An empty folder, or with `recursive=true` the folder and everything in it. A folder with contents and no `recursive` is a 409; the root cannot be deleted. A delete too big for one request answers 202 with a job.
+         */
         delete: operations["deleteFolder"];
         options?: never;
         head?: never;
@@ -112,7 +121,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Move or rename a file or folder */
+        /**
+         * Move or rename a file or folder
+         * @description Moves `from` to `to`, a folder with everything in it. A file already at `to` is replaced only with `overwrite: true`; a folder there is always a 409. A folder too big to move in one request answers 202 with a job.
+         */
         post: operations["move"];
         delete?: never;
         options?: never;
@@ -129,7 +141,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Copy a file or folder */
+        /**
+         * Copy a file or folder
+         * @description Copies `from` to `to`, the bytes copied inside S3 (nothing passes through the client). A file already at `to` is replaced only with `overwrite: true`. A folder too big to copy in one request answers 202 with a job.
+         */
         post: operations["copy"];
         delete?: never;
         options?: never;
@@ -164,7 +179,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What the calling key may do */
+        /**
+         * What the calling key may do
+         * @description Any valid key, of any role, may ask; the answer tells a key only of itself (never its secret). A client asks once, to offer only what the role allows.
+         */
         get: operations["whoami"];
         put?: never;
         post?: never;
@@ -261,10 +279,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the drive's API keys (admin) */
+        /**
+         * List the drive's API keys (admin)
+         * @description The caller's drive's keys, revoked ones included, oldest first; never a secret or its hash. `last_used_at` is right to about a minute.
+         */
         get: operations["listKeys"];
         put?: never;
-        /** Create an API key (admin) */
+        /**
+         * Create an API key (admin)
+         * @description `role` defaults to `read-write` and `prefix` to the whole drive; an admin key must reach the whole drive. The secret is in this answer only: the drive keeps its SHA-256.
+         */
         post: operations["createKey"];
         delete?: never;
         options?: never;
@@ -282,7 +306,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key (admin) */
+        /**
+         * Revoke an API key (admin)
+         * @description The key answers 401 from then on, and the share links it made open nothing. The drive's last live admin key cannot be revoked (409).
+         */
         delete: operations["revokeKey"];
         options?: never;
         head?: never;
@@ -296,10 +323,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List live share links */
+        /**
+         * List live share links
+         * @description The live links to files the key may reach, a page at a time; never a link's URL, whose token the drive does not keep.
+         */
         get: operations["listLinks"];
         put?: never;
-        /** Share a file by link */
+        /**
+         * Share a file by link
+         * @description A URL that opens the file with no key until `expires_at` (a day by default, at most 30 days) or a revoke. Its token is in this answer only: the drive keeps its SHA-256, the link's `id`.
+         */
         post: operations["createLink"];
         /**
          * Revoke the share links a key made
@@ -321,7 +354,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a share link */
+        /**
+         * Revoke a share link
+         * @description The link opens nothing from the next request on.
+         */
         delete: operations["revokeLink"];
         options?: never;
         head?: never;
@@ -344,7 +380,10 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        /** A share link's headers (no key) */
+        /**
+         * A share link's headers (no key)
+         * @description What GET answers, without the bytes (and without a body on errors).
+         */
         head: operations["headLink"];
         patch?: never;
         trace?: never;
@@ -356,7 +395,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The web dashboard (no key) */
+        /**
+         * The web dashboard (no key)
+         * @description The dashboard's page. It holds no data: it signs in with a key of any role and sends it with each API call.
+         */
         get: operations["dashboard"];
         put?: never;
         post?: never;
@@ -373,7 +415,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A file of the web dashboard (no key) */
+        /**
+         * A file of the web dashboard (no key)
+         * @description The page's scripts, styles and icons; any other name is a 404.
+         */
         get: operations["dashboardFile"];
         put?: never;
         post?: never;
@@ -830,7 +875,7 @@ export interface components {
         };
         UploadForm: {
             /** @description The files, each a part named "files" with its filename (1 to 1,000). */
-            files: string[];
+            files: Blob[];
             /** @description A JSON array with one object per file, in order: `{"path"}` or `{"folder", "name"}` or `{"name"}`, each optional. */
             metadata?: string;
         };
@@ -888,6 +933,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "bad_request",
+                 *         "message": "body must be JSON like {\"path\": \"/reports/2024\"}",
+                 *         "request_id": "c0ffee00-1234-4abc-9def-0123456789ab"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @constant */
@@ -903,6 +957,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "unauthorized",
+                 *         "message": "missing Authorization header; send \"Authorization: Bearer <API key>\"",
+                 *         "request_id": "c0ffee00-1234-4abc-9def-0123456789ab"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @constant */
@@ -918,6 +981,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "forbidden",
+                 *         "message": "path /payroll/march.pdf is outside /reports, the only folder this key may reach",
+                 *         "request_id": "c0ffee00-1234-4abc-9def-0123456789ab"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @constant */
@@ -933,6 +1005,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "not_found",
+                 *         "message": "no file at /reports/q3.pdf",
+                 *         "request_id": "c0ffee00-1234-4abc-9def-0123456789ab"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @constant */
@@ -948,6 +1029,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "conflict",
+                 *         "message": "folder /reports is not empty; pass recursive=true to delete it and everything in it",
+                 *         "request_id": "c0ffee00-1234-4abc-9def-0123456789ab"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @constant */
@@ -963,6 +1053,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "payload_too_large",
+                 *         "message": "size 107374182400 is larger than 53687091200 bytes, the largest file this drive accepts",
+                 *         "request_id": "c0ffee00-1234-4abc-9def-0123456789ab"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @constant */
@@ -978,6 +1077,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "range_not_satisfiable",
+                 *         "message": "Range \"bytes=50000-\" selects no byte of this file of 48213 bytes",
+                 *         "request_id": "c0ffee00-1234-4abc-9def-0123456789ab"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @constant */
@@ -993,6 +1101,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "validation_error",
+                 *         "message": "path \"/\" is the root folder, which cannot be deleted",
+                 *         "request_id": "c0ffee00-1234-4abc-9def-0123456789ab"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @constant */
@@ -1009,6 +1126,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "rate_limited",
+                 *         "message": "rate limit of 300 requests per minute for list exceeded; retry in 2 seconds",
+                 *         "request_id": "c0ffee00-1234-4abc-9def-0123456789ab"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @constant */
@@ -1024,6 +1150,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "internal_error",
+                 *         "message": "internal error; the request may be retried",
+                 *         "request_id": "c0ffee00-1234-4abc-9def-0123456789ab"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @constant */
@@ -1039,6 +1174,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "internal_error",
+                 *         "message": "internal error; the request may be retried",
+                 *         "request_id": "c0ffee00-1234-4abc-9def-0123456789ab"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @constant */
@@ -1054,6 +1198,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "internal_error",
+                 *         "message": "internal error; the request may be retried",
+                 *         "request_id": "c0ffee00-1234-4abc-9def-0123456789ab"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"] & {
                     error?: {
                         /** @constant */
@@ -1116,6 +1269,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f",
+                     *           "name": "q3.pdf",
+                     *           "path": "/reports/q3.pdf",
+                     *           "url": "https://api.example.com/v1/drive/download?path=/reports/q3.pdf",
+                     *           "size": 48213,
+                     *           "created_at": "2026-03-02T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["File"][];
                     };
@@ -1318,6 +1485,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "folder": "/reports",
+                     *         "files": [
+                     *           {
+                     *             "id": "6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f",
+                     *             "name": "q3.pdf",
+                     *             "path": "/reports/q3.pdf",
+                     *             "size": 48213,
+                     *             "created_at": "2026-03-02T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "folders": [
+                     *           {
+                     *             "id": "5d7f9b1d-3e5a-4c7e-8f1b-3d5f7a9c1e3a",
+                     *             "name": "2025",
+                     *             "path": "/reports/2025"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Listing"];
                     };
@@ -1344,6 +1534,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "/reports"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateFolderRequest"];
             };
         };
@@ -1358,6 +1553,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "0b7d9e2f-4a6c-4d8e-a1b3-c5d7e9f1a3b5",
+                     *         "path": "/reports",
+                     *         "created_at": "2026-03-02T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Folder"];
                     };
@@ -1399,6 +1603,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "deleted": true,
+                     *         "path": "/reports",
+                     *         "files_deleted": 12
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DeletedFolder"];
                     };
@@ -1415,6 +1628,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "job": {
+                     *           "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "type": "delete-folder",
+                     *           "status": "running",
+                     *           "created_at": "2026-03-02T09:30:00.000Z",
+                     *           "updated_at": "2026-03-02T09:30:04.000Z",
+                     *           "url": "https://api.example.com/v1/drive/jobs/9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "path": "/reports",
+                     *           "files_deleted": 2000,
+                     *           "result": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["JobAnswer"];
                     };
@@ -1445,6 +1675,14 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "paths": [
+                 *         "/reports/q3.pdf",
+                 *         "/reports/q4.pdf"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeleteFilesRequest"];
             };
         };
@@ -1459,6 +1697,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "deleted": [
+                     *           "/reports/q3.pdf"
+                     *         ],
+                     *         "not_found": [
+                     *           "/reports/q4.pdf"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DeletedFiles"];
                     };
@@ -1485,6 +1735,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": "/reports/q3.pdf",
+                 *       "to": "/archive/q3.pdf"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TransferRequest"];
             };
         };
@@ -1499,6 +1755,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f",
+                     *         "name": "q3.pdf",
+                     *         "path": "/archive/q3.pdf",
+                     *         "size": 48213,
+                     *         "created_at": "2026-03-02T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["FileEntry"] | components["schemas"]["FolderEntry"];
                     };
@@ -1515,6 +1782,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "job": {
+                     *           "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "type": "move-folder",
+                     *           "status": "running",
+                     *           "created_at": "2026-03-02T09:30:00.000Z",
+                     *           "updated_at": "2026-03-02T09:30:04.000Z",
+                     *           "url": "https://api.example.com/v1/drive/jobs/9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "path": "/reports",
+                     *           "to": "/archive/reports",
+                     *           "files_moved": 1500,
+                     *           "result": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["JobAnswer"];
                     };
@@ -1542,6 +1827,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": "/reports/q3.pdf",
+                 *       "to": "/reports/q3-draft.pdf",
+                 *       "overwrite": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["TransferRequest"];
             };
         };
@@ -1556,6 +1848,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "7a9c1e3f-5b7d-4f9a-8c1e-3a5c7e9b1d3f",
+                     *         "name": "q3-draft.pdf",
+                     *         "path": "/reports/q3-draft.pdf",
+                     *         "size": 48213,
+                     *         "created_at": "2026-03-02T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["FileEntry"] | components["schemas"]["FolderEntry"];
                     };
@@ -1572,6 +1875,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "job": {
+                     *           "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "type": "copy-folder",
+                     *           "status": "running",
+                     *           "created_at": "2026-03-02T09:30:00.000Z",
+                     *           "updated_at": "2026-03-02T09:30:04.000Z",
+                     *           "url": "https://api.example.com/v1/drive/jobs/9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "path": "/reports",
+                     *           "to": "/reports-2026",
+                     *           "files_copied": 800,
+                     *           "result": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["JobAnswer"];
                     };
@@ -1612,6 +1933,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "job": {
+                     *           "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "type": "delete-folder",
+                     *           "status": "done",
+                     *           "created_at": "2026-03-02T09:30:00.000Z",
+                     *           "updated_at": "2026-03-02T09:31:10.000Z",
+                     *           "url": "https://api.example.com/v1/drive/jobs/9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "path": "/reports",
+                     *           "files_deleted": 12500,
+                     *           "result": {
+                     *             "deleted": true,
+                     *             "path": "/reports",
+                     *             "files_deleted": 12500
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["JobAnswer"];
                     };
@@ -1646,6 +1988,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "role": "read-only",
+                     *         "prefix": "/reports",
+                     *         "drive": "default",
+                     *         "key_id": "3f9a1c7e5b2d8046"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Whoami"];
                     };
@@ -1669,6 +2021,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "/backups/db.tar",
+                 *       "size": 157286400,
+                 *       "content_type": "application/x-tar"
+                 *     }
+                 */
                 "application/json": components["schemas"]["StartUploadRequest"];
             };
         };
@@ -1683,6 +2042,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "upload_id": "2c4e6a8b-0d1f-4e3a-9b5c-7d9e1f3a5b7c",
+                     *         "path": "/backups/db.tar",
+                     *         "size": 157286400,
+                     *         "part_size": 104857600,
+                     *         "part_count": 2,
+                     *         "parts": [
+                     *           {
+                     *             "number": 1,
+                     *             "url": "https://drive-bucket.s3.amazonaws.com/u/2c4e6a8b?partNumber=1&uploadId=abc&X-Amz-Signature=5d2e8f"
+                     *           },
+                     *           {
+                     *             "number": 2,
+                     *             "url": "https://drive-bucket.s3.amazonaws.com/u/2c4e6a8b?partNumber=2&uploadId=abc&X-Amz-Signature=5d2e8f"
+                     *           }
+                     *         ],
+                     *         "next_part": null,
+                     *         "expires_at": "2026-03-03T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["UploadSession"];
                     };
@@ -1727,6 +2109,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "upload_id": "2c4e6a8b-0d1f-4e3a-9b5c-7d9e1f3a5b7c",
+                     *         "part_size": 104857600,
+                     *         "part_count": 2,
+                     *         "parts": [
+                     *           {
+                     *             "number": 2,
+                     *             "url": "https://drive-bucket.s3.amazonaws.com/u/2c4e6a8b?partNumber=2&uploadId=abc&X-Amz-Signature=5d2e8f"
+                     *           }
+                     *         ],
+                     *         "next_part": null,
+                     *         "expires_at": "2026-03-03T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PartUrlPage"];
                     };
@@ -1755,6 +2154,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "parts": [
+                 *         {
+                 *           "number": 1,
+                 *           "etag": "\"a54357aff0632cce46d942af68356b38\""
+                 *         },
+                 *         {
+                 *           "number": 2,
+                 *           "etag": "\"0c78aef83f66abc1fa1e8477f296d394\""
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CompleteUploadRequest"];
             };
         };
@@ -1769,6 +2182,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "2c4e6a8b-0d1f-4e3a-9b5c-7d9e1f3a5b7c",
+                     *         "name": "db.tar",
+                     *         "path": "/backups/db.tar",
+                     *         "url": "https://api.example.com/v1/drive/download?path=/backups/db.tar",
+                     *         "size": 157286400,
+                     *         "created_at": "2026-03-02T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["File"];
                     };
@@ -1809,6 +2234,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "upload_id": "2c4e6a8b-0d1f-4e3a-9b5c-7d9e1f3a5b7c",
+                     *         "aborted": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AbortedUpload"];
                     };
@@ -1844,6 +2277,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "keys": [
+                     *           {
+                     *             "id": "a1b2c3d4e5f60718",
+                     *             "name": "dashboard",
+                     *             "role": "admin",
+                     *             "prefix": "/",
+                     *             "created_at": "2026-03-02T09:30:00.000Z",
+                     *             "last_used_at": "2026-03-02T09:30:04.000Z",
+                     *             "last4": "Qm3v",
+                     *             "revoked_at": null
+                     *           },
+                     *           {
+                     *             "id": "3f9a1c7e5b2d8046",
+                     *             "name": "nightly job",
+                     *             "role": "upload-only",
+                     *             "prefix": "/",
+                     *             "created_at": "2026-03-02T09:30:00.000Z",
+                     *             "last_used_at": null,
+                     *             "last4": "x7Qe",
+                     *             "revoked_at": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["KeyList"];
                     };
@@ -1867,6 +2328,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "nightly job",
+                 *       "role": "upload-only"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateKeyRequest"];
             };
         };
@@ -1881,6 +2348,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "key": {
+                     *           "id": "3f9a1c7e5b2d8046",
+                     *           "name": "nightly job",
+                     *           "role": "upload-only",
+                     *           "prefix": "/",
+                     *           "created_at": "2026-03-02T09:30:00.000Z",
+                     *           "last_used_at": null,
+                     *           "last4": "x7Qe",
+                     *           "revoked_at": null
+                     *         },
+                     *         "secret": "drv_4bT9qLx2Vw7NcR1mZk8PfYs3Hd6Gj0x7Qe"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreatedKey"];
                     };
@@ -1919,6 +2403,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "key": {
+                     *           "id": "3f9a1c7e5b2d8046",
+                     *           "name": "nightly job",
+                     *           "role": "upload-only",
+                     *           "prefix": "/",
+                     *           "created_at": "2026-03-02T09:30:00.000Z",
+                     *           "last_used_at": null,
+                     *           "last4": "x7Qe",
+                     *           "revoked_at": "2026-03-02T09:30:04.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["RevokedKey"];
                     };
@@ -1963,6 +2463,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "links": [
+                     *           {
+                     *             "id": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+                     *             "path": "/reports/q3.pdf",
+                     *             "created_at": "2026-03-02T09:30:00.000Z",
+                     *             "expires_at": "2026-03-09T09:30:00.000Z",
+                     *             "created_by": "3f9a1c7e5b2d8046"
+                     *           }
+                     *         ],
+                     *         "next_cursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["LinkList"];
                     };
@@ -1988,6 +2504,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "path": "/reports/q3.pdf",
+                 *       "expires_in": 604800
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateLinkRequest"];
             };
         };
@@ -2002,6 +2524,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+                     *         "url": "https://api.example.com/v1/s/Zk3pQ9vXw2LmN8rT5yB1cD4fG7hJ0sA6",
+                     *         "path": "/reports/q3.pdf",
+                     *         "expires_at": "2026-03-09T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreatedLink"];
                     };
@@ -2046,6 +2578,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "created_by": "3f9a1c7e5b2d8046",
+                     *         "revoked": 3,
+                     *         "next_cursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["RevokedLinks"];
                     };
@@ -2084,6 +2625,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+                     *         "revoked": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["RevokedLink"];
                     };
@@ -2365,6 +2914,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Drive",
+                     *         "version": "1.0.0"
+                     *       },
+                     *       "paths": {}
+                     *     }
+                     */
                     "application/json": Record<string, never>;
                 };
             };

@@ -1,0 +1,15 @@
+import type { JobKind } from './background-jobs';
+import { copyJob } from './copy';
+import { deleteJob } from './delete-folder';
+import { type MoveDeps, moveJob } from './move';
+import type { Job, JobStore, ObjectCopier } from './ports';
+
+/** What a step of any kind of job may use. */
+export type JobStepDeps = MoveDeps & { objects: ObjectCopier; jobs: JobStore };
+
+/** Every kind of job, by the kind a job notes: `advanceJob` runs a job's step through it. */
+export const JOB_KINDS: Record<Job['kind'], JobKind<JobStepDeps>> = {
+  delete: deleteJob,
+  move: moveJob,
+  copy: copyJob,
+};

@@ -1,0 +1,88 @@
+import type { FileNode, FolderNode, Job } from '../ports';
+
+// The states of the write-ordering protocol (README.md beside this file) as types, each derived from the
+// fields stored today (no storage format change): a reader sees every state of a folder, a file's bytes or a
+// job in one place, and a `switch` over `state` must handle each.
+
+/** A folder's state: what readers see of it and whether writers may store into it. */
+export type FolderState =
+  /** Readers see it; writers may store into it. */
+  | { state: 'live' }
+  /** Taken by a recursive delete: gone for readers, with everything below it; refuses writers. */
+  | { state: 'deleting'; mode: 'recursive' }
+  /** Taken by an empty-folder delete, which removes it if it has no children or else clears the mark. */
+  | { state: 'deleting'; mode: 'empty' }
+  /** Taken by the folder move `job`, at either end: readers see it; writers and deletes wait for the move. */
+  | { state: 'moving'; job: string };
+
+/** The state of `folder`, from its `deleting` and `moving` fields (which the stores never set together). */
+export function folderState(folder: Pick<FolderNode, 'deleting' | 'moving'>): FolderState {
+  if (folder.deleting) return { state: 'deleting', mode: folder.deleting };
+  if (folder.moving !== undefined) return { state: 'moving', job: folder.moving };
+  return { state: 'live' };
+}
+
+/**
+ * A recorded file's state: `pending` while the journal entry (or large-upload session) that wrote it may
+ * still judge its bytes by this path, so the record is not moved; `settled` after. Whether that item is
+ * still open is the uploads table's to say: `open` is asked only for a record that names one.
+ */
+export type RecordState = { state: 'pending'; item: string } | { state: 'settled' };
+
+export function recordState(file: Pick<FileNode, 'pending'>, open: (item: string) => boolean): RecordState {
+  return file.pending !== undefined && open(file.pending) ? { state: 'pending', item: file.pending } : { state: 'settled' };
+}
+
+/**
+ * What names an object's bytes, in the order an upload goes through them (and a removal after): a journal
+ * entry before its record is written, a record (pending, then settled), a journal entry again once a
+ * transaction removed or replaced that record, then nothing (the object is deleted).
+ */
+export type BytesState =
+  | { state: 'journaled'; entry: string }
+  | { state: 'recorded'; record: RecordState; path: string }
+  | { state: 'journaled for removal'; entry: string }
+  | { state: 'gone' };
+
+/**
+ * The state of an object's bytes, from the record that names it (at most one), the open journal entries that
+ * name it, whether it is stored, and whether a record ever named it (an entry opened after its record went is
+ * a removal's). `orphaned`: stored and named by nothing, which only an interrupted clean-up leaves (fsck's).
+ */
+export function bytesState(
+  found: { record?: FileNode; entries: readonly string[]; stored: boolean; everRecorded: boolean },
+  open: (item: string) => boolean,
+): BytesState | { state: 'orphaned' } {
+  if (found.record) return { state: 'recorded', record: recordState(found.record, open), path: found.record.path };
+  if (found.entries.length > 0) return found.everRecorded ? { state: 'journaled for removal', entry: found.entries[0] } : { state: 'journaled', entry: found.entries[0] };
+  return found.stored ? { state: 'orphaned' } : { state: 'gone' };
+}
+
+/** A job's state: one step at a time works on a running job; a done one says how it ended. */
+export type JobState = { state: 'running' } | { state: 'done'; ended: NonNullable<Job['ended']> | 'deleted' };
+
+export function jobState(job: Pick<Job, 'status' | 'ended' | 'kind'>): JobState {
+  if (job.status === 'running') return { state: 'running' };
+  return { state: 'done', ended: job.ended ?? 'deleted' };
+}
+
+/**
+ * The protocol's transitions of a folder, by the `NodeStore` call that makes each: its state before and
+ * after. A call whose condition fails changes nothing (README.md, "Transitions").
+ */
+export const FOLDER_TRANSITIONS = {
+  /** A writer makes a missing folder (unmarked), or a move makes its destination (marked from birth). */
+  createFolder: { from: ['absent'], to: ['live', 'moving'] },
+  /** A delete takes the folder; `recursive` also takes one marked `empty`. Refused while a move holds it. */
+  markDeleting: { from: ['live', 'deleting'], to: ['deleting'] },
+  /** An empty-folder delete found children and gives up. */
+  unmarkDeleting: { from: ['deleting'], to: ['live'] },
+  /** A delete removes the folder once it is empty. */
+  removeFolder: { from: ['deleting'], to: ['absent'] },
+  /** A folder move takes the folder (a source, or a subfolder before its children are read). */
+  markMoving: { from: ['live', 'moving'], to: ['moving'] },
+  /** A folder move is done with the folder (a destination), or stops. */
+  unmarkMoving: { from: ['moving'], to: ['live'] },
+  /** A move removes an emptied source; a writer removes a folder it made and nobody used (any state: see README, "Known gaps"). */
+  removeIfSame: { from: ['live', 'moving', 'deleting'], to: ['absent'] },
+} as const satisfies Record<string, { from: readonly (FolderState['state'] | 'absent')[]; to: readonly (FolderState['state'] | 'absent')[] }>;

@@ -1,0 +1,601 @@
+import { type Permission, ROLES, ROLE_PERMISSIONS, type Role } from '../core/access';
+import {
+  type Answer,
+  DOWNLOAD_HEADERS,
+  type Parameter,
+  apiHeaders,
+  downloadAnswers,
+  jobAccepted,
+  jsonBody,
+  ok,
+  pathParam,
+  query,
+  requestHeader,
+  validatorHeaders,
+} from '../openapi/operation-parts';
+import { type Static, array, oneOf, plainSchema, ref } from '../openapi/schema-kit';
+import * as S from '../openapi/schemas';
+
+/** The functions behind the routes, one per handler module (`functions/<name>.ts`); a handler may serve more than one route. */
+export type RouteHandler =
+  | 'upload'
+  | 'download'
+  | 'list'
+  | 'create-folder'
+  | 'delete-folder'
+  | 'delete-files'
+  | 'move'
+  | 'copy'
+  | 'get-job'
+  | 'whoami'
+  | 'start-upload'
+  | 'upload-parts'
+  | 'complete-upload'
+  | 'abort-upload'
+  | 'list-keys'
+  | 'create-key'
+  | 'revoke-key'
+  | 'create-link'
+  | 'list-links'
+  | 'revoke-link'
+  | 'open-link'
+  | 'dashboard'
+  | 'openapi';
+
+/**
+ * One route of the HTTP API, whole: where it is and what serves it (read by the CDK stack and the local host
+ * through lib/routes.ts), who may call it, and what it takes and answers (the OpenAPI document's operation).
+ */
+export interface RouteSpec {
+  method: 'GET' | 'HEAD' | 'POST' | 'DELETE';
+  path: string;
+  handler: RouteHandler;
+  /** Streamed through `awslambda.streamifyResponse` rather than returned whole. */
+  streaming: boolean;
+  /** The path holds a secret (a share link's token): logs name the route, never the path called. */
+  secretPath?: boolean;
+  /** The rate-limit bucket of a route that takes an API key; absent for the routes that take none. */
+  permission?: Permission;
+  /** The roles whose keys may call it (each role's `ROLE_PERMISSIONS` hold `permission`); none for a route that takes no key. */
+  roles: readonly Role[];
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  parameters?: Parameter[];
+  requestBody?: unknown;
+  /** Success answers by status, each JSON one with an example. */
+  answers: Record<number, Answer>;
+  /** Error statuses of the route's own, beyond the gateway's (and the key check's, when keyed). */
+  errors: number[];
+}
+
+type Spec = Omit<RouteSpec, 'roles'>;
+
+/** A route with its roles, from its permission. */
+function route(spec: Spec): RouteSpec {
+  const permission = spec.permission;
+  return { ...spec, roles: permission === undefined ? [] : ROLES.filter((role) => ROLE_PERMISSIONS[role].includes(permission)) };
+}
+
+// Examples: one small drive, seen from an admin key's requests to https://api.example.com/v1.
+const BASE = 'https://api.example.com/v1';
+const AT = '2026-03-02T09:30:00.000Z';
+const LATER = '2026-03-02T09:30:04.000Z';
+const FILE: Static<typeof S.File> = {
+  id: '6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f',
+  name: 'q3.pdf',
+  path: '/reports/q3.pdf',
+  url: `${BASE}/drive/download?path=/reports/q3.pdf`,
+  size: 48213,
+  created_at: AT,
+};
+const { url: _fileUrl, ...FILE_ENTRY } = FILE;
+const FOLDER_ENTRY: Static<typeof S.FolderEntry> = { id: '0b7d9e2f-4a6c-4d8e-a1b3-c5d7e9f1a3b5', name: 'reports', path: '/reports' };
+const JOB_ID = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
+const UPLOAD_ID = '2c4e6a8b-0d1f-4e3a-9b5c-7d9e1f3a5b7c';
+const KEY_ID = '3f9a1c7e5b2d8046';
+const LINK_ID = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+const API_KEY: Static<typeof S.ApiKey> = {
+  id: KEY_ID,
+  name: 'nightly job',
+  role: 'upload-only',
+  prefix: '/',
+  created_at: AT,
+  last_used_at: null,
+  last4: 'x7Qe',
+  revoked_at: null,
+};
+const PARTS = [
+  { number: 1, url: 'https://drive-bucket.s3.amazonaws.com/u/2c4e6a8b?partNumber=1&uploadId=abc&X-Amz-Signature=5d2e8f' },
+  { number: 2, url: 'https://drive-bucket.s3.amazonaws.com/u/2c4e6a8b?partNumber=2&uploadId=abc&X-Amz-Signature=5d2e8f' },
+];
+const LINK: Static<typeof S.Link> = { id: LINK_ID, path: '/reports/q3.pdf', created_at: AT, expires_at: '2026-03-09T09:30:00.000Z', created_by: KEY_ID };
+
+const FOLDER_QUERY = query('folder', 'The folder (default "/").');
+const IF_NONE_MATCH = 'The ETag of the copy the browser holds.';
+
+/** Every route, in the order the OpenAPI document lists them. */
+export const ROUTE_SPECS: readonly RouteSpec[] = [
+  route({
+    method: 'POST',
+    path: '/drive/upload',
+    handler: 'upload',
+    permission: 'upload',
+    streaming: false,
+    operationId: 'uploadFiles',
+    summary: 'Upload files',
+    description: 'Multipart `files` (and optional `metadata` saying where each goes) → the stored Files, in order. At most 4.5 MB a request; larger files go through POST /drive/uploads.',
+    tags: ['files'],
+    requestBody: { required: true, content: { 'multipart/form-data': { schema: plainSchema(ref(S.UploadForm)), encoding: { files: { contentType: '*/*' }, metadata: { contentType: 'application/json' } } } } },
+    answers: { 200: ok('The stored files.', array(ref(S.File)), [FILE]) },
+    errors: [400, 404, 409, 422],
+  }),
+  route({
+    method: 'GET',
+    path: '/drive/download',
+    handler: 'download',
+    permission: 'download',
+    streaming: true,
+    operationId: 'downloadFile',
+    summary: 'Download a file',
+    description: 'By `path`, or `folder` with `name`. Ranges and conditional requests as RFC 9110 has them.',
+    tags: ['files'],
+    parameters: [query('path', 'The file.'), FOLDER_QUERY, query('name', 'The file\'s name in `folder`.'), ...DOWNLOAD_HEADERS],
+    answers: downloadAnswers(false, true),
+    errors: [400, 404, 416, 422],
+  }),
+  // The same function answers HEAD from the record alone; streamed like GET, so the response has one shape.
+  route({
+    method: 'HEAD',
+    path: '/drive/download',
+    handler: 'download',
+    permission: 'download',
+    streaming: true,
+    operationId: 'headFile',
+    summary: 'A file\'s headers',
+    description: 'What GET answers, without the bytes (and without a body on errors).',
+    tags: ['files'],
+    parameters: [query('path', 'The file.'), FOLDER_QUERY, query('name', 'The file\'s name in `folder`.'), ...DOWNLOAD_HEADERS],
+    answers: downloadAnswers(true, true),
+    errors: [400, 404, 416, 422],
+  }),
+  // Streamed, so that a listing of any size answers whole: a buffered answer stops at Lambda's 6 MB.
+  route({
+    method: 'GET',
+    path: '/drive/list',
+    handler: 'list',
+    permission: 'list',
+    streaming: true,
+    operationId: 'listFolder',
+    summary: 'List a folder',
+    description:
+      'The folder\'s files and folders; with `recursive=true`, everything below it. Without `limit` or `cursor` the whole listing comes in one answer (streamed, of any size); with either, a page at a time.',
+    tags: ['folders'],
+    parameters: [
+      FOLDER_QUERY,
+      query('recursive', 'Everything below the folder, not only its children.', { type: 'string', enum: ['true', 'false'] }),
+      query('include', 'Add each file\'s `etag`.', { type: 'string', enum: ['etag'] }),
+      query('limit', 'Entries a page (1 to 1,000): pages the listing.', { type: 'integer', minimum: 1, maximum: 1000 }),
+      query('cursor', 'The `next_cursor` of the page before.'),
+    ],
+    answers: { 200: ok('The folder\'s files and folders.', ref(S.Listing), { folder: '/reports', files: [FILE_ENTRY], folders: [{ id: '5d7f9b1d-3e5a-4c7e-8f1b-3d5f7a9c1e3a', name: '2025', path: '/reports/2025' }] }) },
+    errors: [400, 404, 422],
+  }),
+  route({
+    method: 'POST',
+    path: '/drive/folders',
+    handler: 'create-folder',
+    permission: 'create-folder',
+    streaming: false,
+    operationId: 'createFolder',
+    summary: 'Create a folder (and its parents)',
+    description: 'Idempotent: a folder already at `path` is answered as made. A file at `path`, or at a folder above it, is a 409.',
+    tags: ['folders'],
+    requestBody: jsonBody(ref(S.CreateFolderRequest), { path: '/reports' }),
+    answers: { 200: ok('The folder, made or already there.', ref(S.Folder), { id: FOLDER_ENTRY.id, path: '/reports', created_at: AT }) },
+    errors: [400, 409, 422],
+  }),
+  route({
+    method: 'DELETE',
+    path: '/drive/folders',
+    handler: 'delete-folder',
+    permission: 'delete-folder',
+    streaming: false,
+    operationId: 'deleteFolder',
+    summary: 'Delete a folder',
+    description:
+      'An empty folder, or with `recursive=true` the folder and everything in it. A folder with contents and no `recursive` is a 409; the root cannot be deleted. A delete too big for one request answers 202 with a job.',
+    tags: ['folders'],
+    parameters: [query('path', 'The folder.', { type: 'string' }, { required: true }), query('recursive', 'Delete what it holds too.', { type: 'string', enum: ['true', 'false'] })],
+    answers: {
+      200: ok('What was deleted.', ref(S.DeletedFolder), { deleted: true, path: '/reports', files_deleted: 12 }),
+      202: jobAccepted('The delete', {
+        job: { id: JOB_ID, type: 'delete-folder', status: 'running', created_at: AT, updated_at: LATER, url: `${BASE}/drive/jobs/${JOB_ID}`, path: '/reports', files_deleted: 2000, result: null },
+      }),
+    },
+    errors: [400, 404, 409, 422],
+  }),
+  // Deleting files by path (an extension: the spec deletes only folders).
+  route({
+    method: 'DELETE',
+    path: '/drive/files',
+    handler: 'delete-files',
+    permission: 'files',
+    streaming: false,
+    operationId: 'deleteFiles',
+    summary: 'Delete files',
+    description: 'Up to 1,000 paths, as repeated `path` query parameters or a JSON body `{"paths"}` (not both). A folder at any of them is a 409 and deletes nothing.',
+    tags: ['files'],
+    parameters: [query('path', 'A file to delete (repeat for more).', { type: 'array', items: { type: 'string' } }, { explode: true, style: 'form' })],
+    requestBody: jsonBody(ref(S.DeleteFilesRequest), { paths: ['/reports/q3.pdf', '/reports/q4.pdf'] }, false),
+    answers: { 200: ok('Which paths were deleted and which held no file.', ref(S.DeletedFiles), { deleted: ['/reports/q3.pdf'], not_found: ['/reports/q4.pdf'] }) },
+    errors: [400, 409, 422],
+  }),
+  // Moving a file or folder (an extension): a folder too big for one request answers 202 with a job.
+  route({
+    method: 'POST',
+    path: '/drive/move',
+    handler: 'move',
+    permission: 'files',
+    streaming: false,
+    operationId: 'move',
+    summary: 'Move or rename a file or folder',
+    description:
+      'Moves `from` to `to`, a folder with everything in it. A file already at `to` is replaced only with `overwrite: true`; a folder there is always a 409. A folder too big to move in one request answers 202 with a job.',
+    tags: ['files', 'folders'],
+    requestBody: jsonBody(ref(S.TransferRequest), { from: '/reports/q3.pdf', to: '/archive/q3.pdf' }),
+    answers: {
+      200: ok('The entry at its new path.', oneOf([ref(S.FileEntry), ref(S.FolderEntry)]), { ...FILE_ENTRY, name: 'q3.pdf', path: '/archive/q3.pdf' }),
+      202: jobAccepted('The folder move', {
+        job: { id: JOB_ID, type: 'move-folder', status: 'running', created_at: AT, updated_at: LATER, url: `${BASE}/drive/jobs/${JOB_ID}`, path: '/reports', to: '/archive/reports', files_moved: 1500, result: null },
+      }),
+    },
+    errors: [400, 404, 409, 422],
+  }),
+  // Copying a file (an extension): the bytes copied in S3, server-side.
+  route({
+    method: 'POST',
+    path: '/drive/copy',
+    handler: 'copy',
+    permission: 'files',
+    streaming: false,
+    operationId: 'copy',
+    summary: 'Copy a file or folder',
+    description:
+      'Copies `from` to `to`, the bytes copied inside S3 (nothing passes through the client). A file already at `to` is replaced only with `overwrite: true`. A folder too big to copy in one request answers 202 with a job.',
+    tags: ['files', 'folders'],
+    requestBody: jsonBody(ref(S.TransferRequest), { from: '/reports/q3.pdf', to: '/reports/q3-draft.pdf', overwrite: false }),
+    answers: {
+      200: ok('The copy\'s entry.', oneOf([ref(S.FileEntry), ref(S.FolderEntry)]), { ...FILE_ENTRY, id: '7a9c1e3f-5b7d-4f9a-8c1e-3a5c7e9b1d3f', name: 'q3-draft.pdf', path: '/reports/q3-draft.pdf' }),
+      202: jobAccepted('The folder copy', {
+        job: { id: JOB_ID, type: 'copy-folder', status: 'running', created_at: AT, updated_at: LATER, url: `${BASE}/drive/jobs/${JOB_ID}`, path: '/reports', to: '/reports-2026', files_copied: 800, result: null },
+      }),
+    },
+    errors: [400, 404, 409, 413, 422],
+  }),
+  // A delete or move too big for one request answers 202 with a job (an extension); its client reads the job here.
+  route({
+    method: 'GET',
+    path: '/drive/jobs/{job_id}',
+    handler: 'get-job',
+    permission: 'jobs',
+    streaming: false,
+    operationId: 'getJob',
+    summary: 'Read a job',
+    description: 'A job whose folder (for a move or copy, either end) lies outside the key\'s folder does not exist for it (404, as an unknown id).',
+    tags: ['jobs'],
+    parameters: [pathParam('job_id', 'The job\'s id.')],
+    answers: {
+      200: ok('Where the job stands; its `result` once done.', ref(S.JobAnswer), {
+        job: {
+          id: JOB_ID,
+          type: 'delete-folder',
+          status: 'done',
+          created_at: AT,
+          updated_at: '2026-03-02T09:31:10.000Z',
+          url: `${BASE}/drive/jobs/${JOB_ID}`,
+          path: '/reports',
+          files_deleted: 12500,
+          result: { deleted: true, path: '/reports', files_deleted: 12500 },
+        },
+      }),
+    },
+    errors: [404],
+  }),
+  // What the caller's key may do (an extension): the dashboard asks at sign-in, to offer only what the role allows.
+  route({
+    method: 'GET',
+    path: '/drive/whoami',
+    handler: 'whoami',
+    permission: 'whoami',
+    streaming: false,
+    operationId: 'whoami',
+    summary: 'What the calling key may do',
+    description: 'Any valid key, of any role, may ask; the answer tells a key only of itself (never its secret). A client asks once, to offer only what the role allows.',
+    tags: ['keys'],
+    answers: { 200: ok('The key\'s role, folder, drive and id.', ref(S.Whoami), { role: 'read-only', prefix: '/reports', drive: 'default', key_id: KEY_ID }) },
+    errors: [],
+  }),
+  // Large files (an extension of the spec): a multipart upload straight to S3. Each takes upload tokens.
+  route({
+    method: 'POST',
+    path: '/drive/uploads',
+    handler: 'start-upload',
+    permission: 'upload',
+    streaming: false,
+    operationId: 'startUpload',
+    summary: 'Start a large upload',
+    description: 'A multipart upload straight to S3: PUT each part to its URL, then complete.',
+    tags: ['large uploads'],
+    requestBody: jsonBody(ref(S.StartUploadRequest), { path: '/backups/db.tar', size: 157286400, content_type: 'application/x-tar' }),
+    answers: {
+      200: ok('The session and the URLs of its first parts.', ref(S.UploadSession), {
+        upload_id: UPLOAD_ID,
+        path: '/backups/db.tar',
+        size: 157286400,
+        part_size: 104857600,
+        part_count: 2,
+        parts: PARTS,
+        next_part: null,
+        expires_at: '2026-03-03T09:30:00.000Z',
+      }),
+    },
+    errors: [400, 409, 413, 422],
+  }),
+  route({
+    method: 'GET',
+    path: '/drive/uploads/{upload_id}/parts',
+    handler: 'upload-parts',
+    permission: 'upload',
+    streaming: false,
+    operationId: 'uploadParts',
+    summary: 'More part URLs',
+    description: 'A session answers only the key that started it and the drive\'s admin keys; to any other key it does not exist (404).',
+    tags: ['large uploads'],
+    parameters: [
+      pathParam('upload_id', 'The session.'),
+      query('from', 'The first part (default 1).', { type: 'integer', minimum: 1 }),
+      query('limit', 'URLs a page (1 to 1,000; default 50). A page takes one token of the upload bucket per 50 asked for.', { type: 'integer', minimum: 1, maximum: 1000 }),
+    ],
+    answers: {
+      200: ok('URLs for parts `from` on.', ref(S.PartUrlPage), { upload_id: UPLOAD_ID, part_size: 104857600, part_count: 2, parts: PARTS.slice(1), next_part: null, expires_at: '2026-03-03T09:30:00.000Z' }),
+    },
+    errors: [404, 422],
+  }),
+  route({
+    method: 'POST',
+    path: '/drive/uploads/{upload_id}/complete',
+    handler: 'complete-upload',
+    permission: 'upload',
+    streaming: false,
+    operationId: 'completeUpload',
+    summary: 'Complete a large upload',
+    description:
+      'A 409 with `reason: upload_busy` is another request completing or aborting the same session: wait and retry. Another key\'s session (unless the caller is an admin) is 404, as one never issued.',
+    tags: ['large uploads'],
+    parameters: [pathParam('upload_id', 'The session.')],
+    requestBody: jsonBody(ref(S.CompleteUploadRequest), { parts: [{ number: 1, etag: '"a54357aff0632cce46d942af68356b38"' }, { number: 2, etag: '"0c78aef83f66abc1fa1e8477f296d394"' }] }),
+    answers: { 200: ok('The stored file, now listed.', ref(S.File), { ...FILE, id: UPLOAD_ID, name: 'db.tar', path: '/backups/db.tar', url: `${BASE}/drive/download?path=/backups/db.tar`, size: 157286400 }) },
+    errors: [400, 404, 409, 422],
+  }),
+  route({
+    method: 'DELETE',
+    path: '/drive/uploads/{upload_id}',
+    handler: 'abort-upload',
+    permission: 'upload',
+    streaming: false,
+    operationId: 'abortUpload',
+    summary: 'Abort a large upload',
+    description: 'Only the key that started the session, or an admin key of its drive; to any other key it does not exist (404).',
+    tags: ['large uploads'],
+    parameters: [pathParam('upload_id', 'The session.')],
+    answers: { 200: ok('The session ended; its parts are deleted.', ref(S.AbortedUpload), { upload_id: UPLOAD_ID, aborted: true }) },
+    errors: [404, 409],
+  }),
+  // API keys, for admin keys (an extension of the spec: the dashboard's Settings → API Keys).
+  route({
+    method: 'GET',
+    path: '/drive/keys',
+    handler: 'list-keys',
+    permission: 'keys',
+    streaming: false,
+    operationId: 'listKeys',
+    summary: 'List the drive\'s API keys (admin)',
+    description: 'The caller\'s drive\'s keys, revoked ones included, oldest first; never a secret or its hash. `last_used_at` is right to about a minute.',
+    tags: ['keys'],
+    answers: { 200: ok('Every key, revoked ones too, oldest first.', ref(S.KeyList), { keys: [{ ...API_KEY, name: 'dashboard', role: 'admin', id: 'a1b2c3d4e5f60718', last4: 'Qm3v', last_used_at: LATER }, API_KEY] }) },
+    errors: [],
+  }),
+  route({
+    method: 'POST',
+    path: '/drive/keys',
+    handler: 'create-key',
+    permission: 'keys',
+    streaming: false,
+    operationId: 'createKey',
+    summary: 'Create an API key (admin)',
+    description: '`role` defaults to `read-write` and `prefix` to the whole drive; an admin key must reach the whole drive. The secret is in this answer only: the drive keeps its SHA-256.',
+    tags: ['keys'],
+    requestBody: jsonBody(ref(S.CreateKeyRequest), { name: 'nightly job', role: 'upload-only' }),
+    answers: { 200: ok('The key and its secret, shown this once.', ref(S.CreatedKey), { key: API_KEY, secret: 'drv_4bT9qLx2Vw7NcR1mZk8PfYs3Hd6Gj0x7Qe' }) },
+    errors: [400, 422],
+  }),
+  route({
+    method: 'DELETE',
+    path: '/drive/keys/{key_id}',
+    handler: 'revoke-key',
+    permission: 'keys',
+    streaming: false,
+    operationId: 'revokeKey',
+    summary: 'Revoke an API key (admin)',
+    description: 'The key answers 401 from then on, and the share links it made open nothing. The drive\'s last live admin key cannot be revoked (409).',
+    tags: ['keys'],
+    parameters: [pathParam('key_id', 'The key\'s id.')],
+    answers: { 200: ok('The key, revoked.', ref(S.RevokedKey), { key: { ...API_KEY, revoked_at: LATER } }) },
+    errors: [404, 409],
+  }),
+  // Share links (an extension of the spec): made, listed and revoked with a key; opened without one.
+  route({
+    method: 'POST',
+    path: '/drive/links',
+    handler: 'create-link',
+    permission: 'links',
+    streaming: false,
+    operationId: 'createLink',
+    summary: 'Share a file by link',
+    description: 'A URL that opens the file with no key until `expires_at` (a day by default, at most 30 days) or a revoke. Its token is in this answer only: the drive keeps its SHA-256, the link\'s `id`.',
+    tags: ['links'],
+    requestBody: jsonBody(ref(S.CreateLinkRequest), { path: '/reports/q3.pdf', expires_in: 604800 }),
+    answers: {
+      200: ok('The link; its `url` opens the file with no key.', ref(S.CreatedLink), { id: LINK_ID, url: `${BASE}/s/Zk3pQ9vXw2LmN8rT5yB1cD4fG7hJ0sA6`, path: '/reports/q3.pdf', expires_at: '2026-03-09T09:30:00.000Z' }),
+    },
+    errors: [400, 404, 409, 422],
+  }),
+  route({
+    method: 'GET',
+    path: '/drive/links',
+    handler: 'list-links',
+    permission: 'links',
+    streaming: false,
+    operationId: 'listLinks',
+    summary: 'List live share links',
+    description: 'The live links to files the key may reach, a page at a time; never a link\'s URL, whose token the drive does not keep.',
+    tags: ['links'],
+    parameters: [
+      query('path', 'Only the links of this file.'),
+      query('created_by', 'Only the links the key with this id made (a page may then hold fewer than `limit`).', { type: 'string', pattern: '^[0-9a-f]{16}$' }),
+      query('limit', 'Links a page (1 to 100).', { type: 'integer', minimum: 1, maximum: 100 }),
+      query('cursor', 'The `next_cursor` of the page before.'),
+    ],
+    answers: { 200: ok('A page of links, in path order.', ref(S.LinkList), { links: [LINK], next_cursor: null }) },
+    errors: [400, 422],
+  }),
+  route({
+    method: 'DELETE',
+    path: '/drive/links/{link_id}',
+    handler: 'revoke-link',
+    permission: 'links',
+    streaming: false,
+    operationId: 'revokeLink',
+    summary: 'Revoke a share link',
+    description: 'The link opens nothing from the next request on.',
+    tags: ['links'],
+    parameters: [pathParam('link_id', 'The link\'s id.')],
+    answers: { 200: ok('The link, revoked.', ref(S.RevokedLink), { id: LINK_ID, revoked: true }) },
+    errors: [404],
+  }),
+  // Every link one key made, a page a request (a leaked key's): the same function as one link's revoke.
+  route({
+    method: 'DELETE',
+    path: '/drive/links',
+    handler: 'revoke-link',
+    permission: 'links',
+    streaming: false,
+    operationId: 'revokeLinksBy',
+    summary: 'Revoke the share links a key made',
+    description:
+      'One page of the links the key `created_by` made that the caller may reach (as GET /drive/links lists them), revoked; call again with `next_cursor` until it is null.',
+    tags: ['links'],
+    parameters: [
+      query('created_by', 'The id of the key whose links to revoke (required).', { type: 'string', pattern: '^[0-9a-f]{16}$' }),
+      query('limit', 'Links read a page (1 to 100).', { type: 'integer', minimum: 1, maximum: 100 }),
+      query('cursor', 'The `next_cursor` of the page before.'),
+    ],
+    answers: { 200: ok('How many links the page revoked, and where the next starts.', ref(S.RevokedLinks), { created_by: KEY_ID, revoked: 3, next_cursor: null }) },
+    errors: [400, 422],
+  }),
+  // What a share link's URL opens: the file, to anyone holding the token, with no key (the token is checked in
+  // the function). Under `/s/`, clear of the API's `/drive/…` and of the dashboard's one-segment `/{file}`;
+  // streamed, as downloads are, with HEAD from the same function.
+  route({
+    method: 'GET',
+    path: '/s/{token}',
+    handler: 'open-link',
+    streaming: true,
+    secretPath: true,
+    operationId: 'openLink',
+    summary: 'Open a share link (no key)',
+    description:
+      'The linked file, as GET /drive/download answers it; a 404 once the link is revoked or expired, its file is gone, or the key that made it is revoked or no longer reaches the file. `download=0` shows safe types in the tab.',
+    tags: ['links'],
+    parameters: [pathParam('token', 'The link\'s token.'), query('download', '"0" to show the file in the browser, "1" (default) to save it.', { type: 'string', enum: ['0', '1'] }), ...DOWNLOAD_HEADERS],
+    answers: downloadAnswers(false, true),
+    errors: [404, 416, 422],
+  }),
+  route({
+    method: 'HEAD',
+    path: '/s/{token}',
+    handler: 'open-link',
+    streaming: true,
+    secretPath: true,
+    operationId: 'headLink',
+    summary: 'A share link\'s headers (no key)',
+    description: 'What GET answers, without the bytes (and without a body on errors).',
+    tags: ['links'],
+    parameters: [pathParam('token', 'The link\'s token.'), query('download', '"0" or "1".', { type: 'string', enum: ['0', '1'] }), ...DOWNLOAD_HEADERS],
+    answers: downloadAnswers(true, true),
+    errors: [404, 416, 422],
+  }),
+  // The web dashboard's page and its assets (an extension: Settings → API Keys and a file browser). They take
+  // no key, as they hold no data: the page signs in with a key of any role and sends it with each API call.
+  route({
+    method: 'GET',
+    path: '/',
+    handler: 'dashboard',
+    streaming: false,
+    operationId: 'dashboard',
+    summary: 'The web dashboard (no key)',
+    description: 'The dashboard\'s page. It holds no data: it signs in with a key of any role and sends it with each API call.',
+    tags: ['dashboard'],
+    parameters: [requestHeader('If-None-Match', IF_NONE_MATCH)],
+    answers: {
+      200: { description: 'The page.', headers: validatorHeaders, content: { 'text/html': { schema: { type: 'string' } } } },
+      304: { description: 'The browser\'s copy is current.', headers: validatorHeaders },
+      308: { description: 'The stage\'s URL without its slash: the page\'s relative URLs need it.', headers: { Location: { description: 'The same URL with a trailing slash.', required: true, schema: { type: 'string' } } } },
+    },
+    errors: [],
+  }),
+  route({
+    method: 'GET',
+    path: '/{file}',
+    handler: 'dashboard',
+    streaming: false,
+    operationId: 'dashboardFile',
+    summary: 'A file of the web dashboard (no key)',
+    description: 'The page\'s scripts, styles and icons; any other name is a 404.',
+    tags: ['dashboard'],
+    parameters: [pathParam('file', 'A plain file name, like app.js.'), requestHeader('If-None-Match', IF_NONE_MATCH)],
+    answers: {
+      200: {
+        description: 'The file.',
+        headers: validatorHeaders,
+        content: { 'text/html': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } }, 'image/svg+xml': { schema: { type: 'string' } } },
+      },
+      304: { description: 'The browser\'s copy is current.', headers: validatorHeaders },
+    },
+    errors: [404],
+  }),
+  // The API's OpenAPI document, with no key: what a team generates its client from. A path of its own, which
+  // API Gateway matches before the dashboard's `/{file}` (the local host lists it first for the same effect).
+  route({
+    method: 'GET',
+    path: '/openapi.json',
+    handler: 'openapi',
+    streaming: false,
+    operationId: 'openApiDocument',
+    summary: 'This document (no key)',
+    description: 'Its `servers` name the API that served it.',
+    tags: ['contract'],
+    parameters: [requestHeader('If-None-Match', 'The ETag of the copy the client holds.')],
+    answers: {
+      200: {
+        description: 'The OpenAPI 3.1 document.',
+        headers: { ...validatorHeaders, ...apiHeaders },
+        content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'paths'] }, example: { openapi: '3.1.0', info: { title: 'Drive', version: '1.0.0' }, paths: {} } } },
+      },
+      304: { description: 'The client\'s copy is current.', headers: { ...validatorHeaders, ...apiHeaders } },
+    },
+    errors: [],
+  }),
+];

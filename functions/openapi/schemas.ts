@@ -1,0 +1,255 @@
+import { ROLES } from '../core/access';
+import { ERROR_REASONS } from '../core/errors';
+import {
+  ERROR_CODES,
+  type Static,
+  array,
+  boolean,
+  component,
+  constant,
+  enumOf,
+  integer,
+  nullable,
+  object,
+  oneOf,
+  openObject,
+  optional,
+  ref,
+  string,
+  timestamp,
+} from './schema-kit';
+
+/**
+ * The API's wire shapes, each a JSON Schema with its TypeScript type (`Static<typeof X>`, named below as
+ * `Wire<'X'>`, X the component's name in the document): the OpenAPI document's `components.schemas`, the views' return types and the handlers' input
+ * types come from here. Only types leave this module for the handlers; the schemas themselves are read by
+ * the OpenAPI document alone.
+ */
+
+const PATH = string('A canonical absolute path: "/" then names joined by "/", no trailing slash.', { examples: ['/reports/q3.pdf'] });
+const ID = string('An opaque identifier (a UUID).', { format: 'uuid' });
+const KEY_ID = { pattern: '^[0-9a-f]{16}$' };
+const LINK_ID = { pattern: '^[0-9a-f]{64}$' };
+
+export const ErrorCode = component('ErrorCode', enumOf(ERROR_CODES, 'The error codes of the API and, in ERROR_STATUS order, the status each is sent with.'));
+export const ErrorReason = component(
+  'ErrorReason',
+  enumOf(ERROR_REASONS, 'What a client may act on beyond the code: `upload_busy` (409) is a large upload being completed or aborted by another request; wait and retry.'),
+);
+export const ErrorBody = component(
+  'Error',
+  object(
+    {
+      error: object({
+        code: ref(ErrorCode),
+        message: string('What went wrong and what to do, in English; for people, not for matching.'),
+        request_id: optional(string('The id of the request (also in `X-Request-Id`), for the logs.')),
+        reason: optional(ref(ErrorReason)),
+      }),
+    },
+    'Every failure: `{"error": {"code", "message"}}`.',
+  ),
+);
+export const File = component(
+  'File',
+  object(
+    {
+      id: ID,
+      name: string('The last segment of `path`.'),
+      path: PATH,
+      url: string('Where GET /drive/download reads it.', { format: 'uri' }),
+      size: integer('Bytes.', { minimum: 0 }),
+      created_at: timestamp('When this version was stored.'),
+    },
+    'A stored file, as upload, the end of a large upload and a file copy return it.',
+  ),
+);
+export const FileEntry = component(
+  'FileEntry',
+  object(
+    {
+      id: ID,
+      name: string(),
+      path: PATH,
+      size: integer('Bytes.', { minimum: 0 }),
+      created_at: timestamp('When this version was stored.'),
+      etag: optional(string('The content hash (with include=etag), as the download ETag has it.')),
+    },
+    'A file in a listing, or a moved or copied file: a File without `url`.',
+  ),
+);
+export const FolderEntry = component('FolderEntry', object({ id: ID, name: string('The last segment of `path` ("" for the root).'), path: PATH }, 'A folder in a listing, or a moved or copied folder.'));
+export const Folder = component('Folder', object({ id: ID, path: PATH, created_at: timestamp('When it was created.') }, 'A folder as POST /drive/folders returns it.'));
+export const Listing = component(
+  'Listing',
+  object(
+    {
+      folder: PATH,
+      files: array(ref(FileEntry)),
+      folders: array(ref(FolderEntry)),
+      next_cursor: optional(nullable(string('Pass as `cursor` for the next page; null after the last.'))),
+    },
+    'A folder\'s files and folders; `next_cursor` only when the listing is paged (limit or cursor given).',
+  ),
+);
+export const DeletedFolder = component('DeletedFolder', object({ deleted: constant(true), path: PATH, files_deleted: integer('Files deleted with it.', { minimum: 0 }) }));
+export const DeletedFiles = component(
+  'DeletedFiles',
+  object({
+    deleted: array(PATH, { description: 'The paths whose file is gone, in the order asked.' }),
+    not_found: array(PATH, { description: 'The paths that held no file, in the order asked.' }),
+  }),
+);
+export const JobStatus = component('JobStatus', enumOf(['running', 'done']));
+export const JobFailure = component('JobFailure', object({ code: ref(ErrorCode), message: string() }, 'Why a move or copy that is done stopped short.'));
+
+/** The fields every job has (GET /drive/jobs/{job_id}), before its own. */
+const jobFields = <const T extends string>(type: T) => ({
+  id: ID,
+  type: constant(type),
+  status: ref(JobStatus),
+  created_at: timestamp('When it was accepted.'),
+  updated_at: timestamp('When it last advanced.'),
+  url: string('Where GET /drive/jobs/{job_id} reads it.', { format: 'uri' }),
+  path: PATH,
+});
+export const DeleteJob = component(
+  'DeleteJob',
+  object({ ...jobFields('delete-folder'), files_deleted: integer('Files deleted so far.', { minimum: 0 }), result: nullable(ref(DeletedFolder)) }),
+);
+export const MoveJob = component(
+  'MoveJob',
+  object({ ...jobFields('move-folder'), to: PATH, files_moved: integer('Files moved so far.', { minimum: 0 }), result: nullable(ref(FolderEntry)), error: optional(ref(JobFailure)) }),
+);
+export const CopyJob = component(
+  'CopyJob',
+  object({ ...jobFields('copy-folder'), to: PATH, files_copied: integer('Files copied so far.', { minimum: 0 }), result: nullable(ref(FolderEntry)), error: optional(ref(JobFailure)) }),
+);
+export const Job = component(
+  'Job',
+  oneOf([ref(DeleteJob), ref(MoveJob), ref(CopyJob)], {
+    discriminator: { propertyName: 'type', mapping: { 'delete-folder': '#/components/schemas/DeleteJob', 'move-folder': '#/components/schemas/MoveJob', 'copy-folder': '#/components/schemas/CopyJob' } },
+  }),
+);
+export const JobAnswer = component('JobAnswer', object({ job: ref(Job) }));
+export const Role = component('Role', enumOf(ROLES));
+export const Whoami = component('Whoami', object({ role: ref(Role), prefix: PATH, drive: string('The drive the key belongs to.'), key_id: string('The key\'s id (never its secret).') }));
+export const PartUrl = component('PartUrl', object({ number: integer('The part number, from 1.', { minimum: 1 }), url: string('A presigned S3 URL to PUT the part\'s bytes to.', { format: 'uri' }) }));
+export const UploadSession = component(
+  'UploadSession',
+  object({
+    upload_id: ID,
+    path: PATH,
+    size: integer('Bytes.', { minimum: 1 }),
+    part_size: integer('Bytes in each part but the last.', { minimum: 1 }),
+    part_count: integer('Parts in all.', { minimum: 1 }),
+    parts: array(ref(PartUrl)),
+    next_part: nullable(integer('The first part whose URL is not in `parts`; null once every part\'s is given.', { minimum: 1 })),
+    expires_at: timestamp('When the session and its URLs end.'),
+  }),
+);
+export const PartUrlPage = component(
+  'PartUrlPage',
+  object({
+    upload_id: ID,
+    part_size: integer(undefined, { minimum: 1 }),
+    part_count: integer(undefined, { minimum: 1 }),
+    parts: array(ref(PartUrl)),
+    next_part: nullable(integer(undefined, { minimum: 1 })),
+    expires_at: timestamp('When the session and its URLs end.'),
+  }),
+);
+export const AbortedUpload = component('AbortedUpload', object({ upload_id: ID, aborted: constant(true) }));
+export const ApiKey = component(
+  'ApiKey',
+  object({
+    id: string('The key\'s id.', KEY_ID),
+    name: string(),
+    role: ref(Role),
+    prefix: PATH,
+    created_at: timestamp('When it was made.'),
+    last_used_at: nullable(timestamp('About when it was last used (to the minute).')),
+    last4: string('The last four characters of its secret.'),
+    revoked_at: nullable(timestamp('When it was revoked.')),
+  }),
+);
+export const KeyList = component('KeyList', object({ keys: array(ref(ApiKey)) }));
+export const CreatedKey = component('CreatedKey', object({ key: ref(ApiKey), secret: string('The key\'s secret: shown this once, stored only as a hash.') }));
+export const RevokedKey = component('RevokedKey', object({ key: ref(ApiKey) }));
+export const CreatedLink = component(
+  'CreatedLink',
+  object({
+    id: string('The link\'s id: the SHA-256 of its token.', LINK_ID),
+    url: string('Opens the file with no key; its token is shown this once.', { format: 'uri' }),
+    path: PATH,
+    expires_at: timestamp('When it stops opening.'),
+  }),
+);
+export const Link = component(
+  'Link',
+  object({
+    id: string(undefined, LINK_ID),
+    path: PATH,
+    created_at: timestamp('When it was made.'),
+    expires_at: timestamp('When it stops opening.'),
+    created_by: nullable(string('The id of the key that made it.')),
+  }),
+);
+export const LinkList = component('LinkList', object({ links: array(ref(Link)), next_cursor: nullable(string('Pass as `cursor` for the next page; null after the last.')) }));
+export const RevokedLink = component('RevokedLink', object({ id: string(undefined, LINK_ID), revoked: constant(true) }));
+export const RevokedLinks = component(
+  'RevokedLinks',
+  object({
+    created_by: string('The key whose links were revoked.', KEY_ID),
+    revoked: integer('Links this page revoked.', { minimum: 0 }),
+    next_cursor: nullable(string('Pass as `cursor` to revoke the next page; null after the last.')),
+  }),
+);
+
+// Requests.
+export const UploadForm = component(
+  'UploadForm',
+  object({
+    files: array(string(undefined, { contentMediaType: 'application/octet-stream', format: 'binary' }), { description: 'The files, each a part named "files" with its filename (1 to 1,000).' }),
+    metadata: optional(string('A JSON array with one object per file, in order: `{"path"}` or `{"folder", "name"}` or `{"name"}`, each optional.')),
+  }),
+);
+// Open: the handler has always let other fields through.
+export const CreateFolderRequest = component('CreateFolderRequest', openObject({ path: string('The folder to create, with its parents if missing.') }));
+export const DeleteFilesRequest = component('DeleteFilesRequest', object({ paths: array(string(), { minItems: 1, maxItems: 1000 }) }));
+export const TransferRequest = component(
+  'TransferRequest',
+  object({ from: string('The file or folder.'), to: string('Its new path.'), overwrite: optional(boolean('Replace a file at `to` (never a folder). Default false.')) }),
+);
+export const StartUploadRequest = component(
+  'StartUploadRequest',
+  object({
+    path: optional(string('Where to store the file; or give `folder` and `name`, or `name` alone for the root.')),
+    folder: optional(string()),
+    name: optional(string()),
+    size: integer('The file\'s length in bytes.', { minimum: 1 }),
+    content_type: optional(string('Its media type, like "application/zip".', { maxLength: 255 })),
+  }),
+);
+export const CompleteUploadRequest = component(
+  'CompleteUploadRequest',
+  object({
+    parts: array(object({ number: integer(undefined, { minimum: 1 }), etag: string('The ETag header the part\'s PUT returned.', { minLength: 1, maxLength: 1024 }) }), { minItems: 1, maxItems: 10000 }),
+  }),
+);
+export const CreateKeyRequest = component(
+  'CreateKeyRequest',
+  object({ name: string('A label, 1 to 100 characters.', { minLength: 1, maxLength: 100 }), role: optional(ref(Role)), prefix: optional(string('The folder the key is confined to (default "/").')) }),
+);
+export const CreateLinkRequest = component(
+  'CreateLinkRequest',
+  object({ path: string('The file to share.'), expires_in: optional(integer('Seconds until it stops opening (default a day, at most 30 days).', { minimum: 1, maximum: 2_592_000 })) }),
+);
+
+/** The TypeScript type of each wire shape, by its component name in the document. */
+export type Wire<K extends keyof typeof SHAPES> = Static<(typeof SHAPES)[K]>;
+const SHAPES = {
+  ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, Job, JobAnswer, Role, Whoami, PartUrl,
+  UploadSession, PartUrlPage, AbortedUpload, ApiKey, KeyList, CreatedKey, RevokedKey, CreatedLink, Link, LinkList, RevokedLink, RevokedLinks, UploadForm, CreateFolderRequest, DeleteFilesRequest, TransferRequest,
+  StartUploadRequest, CompleteUploadRequest, CreateKeyRequest, CreateLinkRequest,
+};

@@ -1,0 +1,31 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import { DynamoUploadSessions } from '../aws/dynamo-upload-sessions';
+import { S3MultipartStore } from '../aws/s3-multipart-store';
+import { setting } from '../config';
+import type { LargeUploadDeps, LargeUploadLimits } from '../core/large-upload';
+import { MAX_UPLOAD_EXPIRY_SECONDS, S3_MAX_OBJECT_BYTES } from '../core/large-upload';
+import { dynamodb } from './dynamodb';
+import { nodes } from './nodes';
+import { bucket, emulatorConfig, objects, s3 } from './objects';
+
+/**
+ * Signs the part URLs. The SDK's default checksums (WHEN_SUPPORTED) would sign a CRC32 of the empty body
+ * into every UploadPart URL (`x-amz-checksum-crc32=AAAAAA==`), which the parts' bytes cannot match.
+ */
+const signer = new S3Client({ ...emulatorConfig(), requestChecksumCalculation: 'WHEN_REQUIRED' });
+
+export const largeUploads: LargeUploadDeps = {
+  nodes,
+  objects,
+  parts: new S3MultipartStore(s3, bucket, signer),
+  sessions: new DynamoUploadSessions(dynamodb, setting('uploadsTable')),
+};
+
+/**
+ * `DRIVE_MAX_FILE_BYTES` (default and ceiling: S3's 5 TiB) and `DRIVE_UPLOAD_EXPIRY_SECONDS` (default 1 hour,
+ * at most a day: the bucket's lifecycle rule aborts multipart uploads a day after they start).
+ */
+export const largeUploadLimits: LargeUploadLimits = {
+  maxFileBytes: Math.min(setting('maxFileBytes') ?? S3_MAX_OBJECT_BYTES, S3_MAX_OBJECT_BYTES),
+  expirySeconds: Math.min(setting('uploadExpirySeconds') ?? 3600, MAX_UPLOAD_EXPIRY_SECONDS),
+};

@@ -1,0 +1,447 @@
+import fc from 'fast-check';
+import { acceptCopy } from '../../functions/core/copy';
+import { createFolder } from '../../functions/core/create-folder';
+import { deleteFiles } from '../../functions/core/delete-files';
+import { acceptDelete } from '../../functions/core/delete-folder';
+import { DriveError } from '../../functions/core/errors';
+import { advanceJob, resumeStalledJobs } from '../../functions/core/jobs';
+import { JOURNAL_SWEEP_AFTER_MS, sweepJournal } from '../../functions/core/journal';
+import { acceptMove } from '../../functions/core/move';
+import { ROOT, ancestorsOf, parentOf } from '../../functions/core/paths';
+import type { DriveNode, FileNode } from '../../functions/core/ports';
+import { uploadFiles } from '../../functions/core/upload';
+import { type MemoryPorts, gatePorts, memoryPorts } from './memory-ports';
+import { StepScheduler } from './step-scheduler';
+
+// The write-ordering protocol (functions/core/protocol/README.md) checked by generated interleavings: a few
+// requests (uploads, mkdirs, recursive and empty deletes, file deletes, folder and file moves, folder copies)
+// run at once on a small tree, every port call waiting for fast-check's scheduler, which picks the order in
+// which the calls in flight take effect; the worker steps of the jobs they start join in. Then every job is
+// driven to its end and the journal swept, and the invariants and each request's promised outcome checked.
+// Budgets are 0 (hand the job on at once) or too big to run out: nothing depends on the machine's speed.
+
+const DRIVE = 'd';
+const BIG = 1e12;
+const RUNS = Number(process.env.MODEL_RUNS ?? 2000);
+
+/** The tree every run starts from: folders /a, /a/b, /d; files /a/f, /a/b/g, /d/h. */
+const SEED_FOLDERS = ['/a', '/a/b', '/d'];
+const SEED_FILES = ['/a/f', '/a/b/g', '/d/h'];
+
+type Op =
+  | { kind: 'upload'; paths: readonly string[] }
+  | { kind: 'mkdir'; path: string }
+  | { kind: 'delete'; path: string; recursive: boolean; budget: number }
+  | { kind: 'deleteFiles'; paths: readonly string[] }
+  | { kind: 'move'; from: string; to: string; budget: number }
+  | { kind: 'copy'; from: string; to: string; budget: number };
+
+const budget = fc.constantFrom(0, BIG);
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constant('upload' as const), paths: fc.subarray(['/a/f', '/a/b/u', '/d/u', '/a/b/c/u', '/n/u'], { minLength: 1, maxLength: 2 }) }),
+  fc.record({ kind: fc.constant('mkdir' as const), path: fc.constantFrom('/a/b/c', '/d/m', '/a/n') }),
+  fc.record({ kind: fc.constant('delete' as const), path: fc.constantFrom('/a', '/a/b', '/d'), recursive: fc.boolean(), budget }),
+  fc.record({ kind: fc.constant('deleteFiles' as const), paths: fc.constantFrom(['/a/f'], ['/a/b/g', '/d/h']) }),
+  fc.record({ kind: fc.constant('move' as const), from: fc.constantFrom('/a/b', '/a', '/d', '/a/f'), to: fc.constantFrom('/d/b', '/m', '/a/m'), budget }),
+  fc.record({ kind: fc.constant('copy' as const), from: fc.constantFrom('/a', '/a/b', '/d'), to: fc.constantFrom('/c', '/d/c'), budget }),
+);
+
+/**
+ * Scenarios of protocol bugs this model found that are not fixed yet (the protocol's README, "Known gaps"):
+ * left out of the generated runs so that the rest stays checked, each pinned by a test below that shows it.
+ */
+const KNOWN_GAPS: Record<string, (ops: readonly Op[]) => boolean> = {
+  // A writer that fails removes a folder it made (`removeUnused`), conditional on its id only: a folder move
+  // may have marked it meanwhile, and the move's copy of it then stays marked for good.
+  'writer removes a folder a move marked': (ops) =>
+    ops.some((writer) =>
+      foldersMadeBy(writer).some((folder) => ops.some((move) => move.kind === 'move' && below(folder, move.from) && (!SEED_FOLDERS.includes(folder) || ops.some((o) => o.kind === 'delete')))),
+    ),
+  // A move that is refused removes its destination by the source folder's id, which another move of the same
+  // folder to the same path made too: that move's files are left without their folder.
+  'the same folder moved twice to one path': (ops) => ops.some((a, i) => a.kind === 'move' && ops.some((b, j) => j > i && b.kind === 'move' && b.from === a.from && b.to === a.to)),
+  // Two uploads to one path that both fail: the later one's undo puts back the earlier one's record, after
+  // that upload answered 409.
+  'two failing uploads to one path': (ops) =>
+    ops.some((a, i) => a.kind === 'upload' && ops.some((b, j) => j > i && b.kind === 'upload' && b.paths.some((path) => a.paths.includes(path)))) && ops.some((o) => o.kind === 'move' || o.kind === 'delete'),
+  // A folder copy makes its destination folder, and the folders of each page, without reading the folders
+  // above again (the writer's step 5): a delete that removed the parent meanwhile leaves them without it.
+  'a copy makes folders without reading above again': (ops) => ops.some((copy) => copy.kind === 'copy' && ops.some((del) => del.kind === 'delete' && copy.to.startsWith(`${del.path}/`))),
+  // A writer that fails removes the folders it made that hold nothing: a mkdir of one of them that found it
+  // there meanwhile answered 200, and its folder is gone.
+  'a failed writer removes the folder a mkdir answered': (ops) =>
+    ops.some((mkdir, i) => mkdir.kind === 'mkdir' && ops.some((writer, j) => j !== i && foldersMadeBy(writer).includes(mkdir.path))) && ops.some((o) => o.kind === 'move' || o.kind === 'delete'),
+};
+
+/** Folders `o` may make (and so may remove again when it fails). */
+function foldersMadeBy(o: Op): string[] {
+  if (o.kind === 'upload') return o.paths.flatMap(ancestorsOf);
+  if (o.kind === 'mkdir') return [...ancestorsOf(o.path), o.path];
+  if (o.kind === 'copy') return [o.to];
+  return [];
+}
+
+const knownGap = (ops: readonly Op[]) => Object.values(KNOWN_GAPS).some((gap) => gap(ops));
+
+/** What a request answered: its value, or the code of the DriveError it threw. */
+type Answer = { ok: true; value: unknown } | { ok: false; code: string };
+
+const EXPECTED_CODES = new Set(['conflict', 'not_found', 'validation_error', 'rate_limited']);
+
+/** The bytes an op uploads to `path`: unique, so the checks can tell whose bytes an object holds. */
+const bytesOf = (index: number, path: string) => Buffer.from(`op${index}:${path}`);
+
+const below = (path: string, top: string) => path === top || path.startsWith(`${top}/`);
+
+function seed(ports: MemoryPorts): void {
+  const createdAt = new Date().toISOString();
+  for (const path of SEED_FOLDERS) ports.nodes.write(DRIVE, { kind: 'folder', id: `seed${path}`, path, createdAt });
+  for (const path of SEED_FILES) {
+    const id = `seed${path}`;
+    ports.nodes.write(DRIVE, { kind: 'file', id, path, size: 1, contentType: 'text/plain', createdAt, objectKey: `${DRIVE}/${id}`, etag: 'e' });
+    void ports.objects.put(`${DRIVE}/${id}`, Buffer.from(`seed:${path}`), 'text/plain');
+  }
+}
+
+type Deps = MemoryPorts;
+
+function run(deps: Deps, o: Op, index: number): Promise<unknown> {
+  switch (o.kind) {
+    case 'upload':
+      return uploadFiles(deps, DRIVE, o.paths.map((path) => ({ filename: 'x', data: bytesOf(index, path) })), o.paths.map((path) => ({ path })));
+    case 'mkdir':
+      return createFolder(deps.nodes, DRIVE, o.path);
+    case 'delete':
+      return acceptDelete(deps, DRIVE, o.path, o.recursive, o.budget);
+    case 'deleteFiles':
+      return deleteFiles(deps, DRIVE, o.paths);
+    case 'move':
+      return acceptMove(deps, DRIVE, o.from, o.to, {}, o.budget);
+    case 'copy':
+      return acceptCopy(deps, DRIVE, o.from, o.to, {}, o.budget);
+  }
+}
+
+/** The checks of one step: an object named by two records, which no moment may hold. */
+function twiceNamed(ports: MemoryPorts): string | undefined {
+  const seen = new Set<string>();
+  for (const node of ports.nodes.storedFiles()) {
+    if (seen.has(node.objectKey)) return `object ${node.objectKey} is named by two records`;
+    seen.add(node.objectKey);
+  }
+  return undefined;
+}
+
+/**
+ * What requests that died left, which the protocol allows (README, "Invariants": kept once the requests that
+ * touched them have ended, or finished by their job, the same request again, or fsck).
+ */
+interface Deaths {
+  /** The requests that died. */
+  killed: Set<number>;
+  /** Ids of the nodes each request wrote (folders made, records put). */
+  wrote: Map<number, Set<string>>;
+  /** Object keys of records each request replaced: deleted by its last step, which a death skips (fsck's orphans). */
+  replaced: Map<number, Set<string>>;
+}
+
+/**
+ * Runs `ops` at once under `s`, the worker steps of their jobs joining in; then every job to its end, and the
+ * sweep. A request with a number in `dies` stops for good before that many port calls (as a killed Lambda).
+ */
+async function scenario(
+  s: StepScheduler,
+  ops: readonly Op[],
+  workerBudget: number,
+  dies: readonly (number | undefined)[] = [],
+  /** Lets an empty-folder delete die too (the known gap's test). */
+  dieAnyway = false,
+): Promise<{ answers: Answer[]; ports: MemoryPorts; violations: string[]; deaths: Deaths }> {
+  const ports = memoryPorts();
+  seed(ports);
+  const violations: string[] = [];
+  const deaths: Deaths = { killed: new Set(), wrote: new Map(), replaced: new Map() };
+  const step = async (label: string) => {
+    await s.gate(label);
+    const twice = twiceNamed(ports);
+    if (twice) violations.push(`${twice}, before ${label}`);
+  };
+  const gated = gatePorts(ports, step);
+  const answers: Answer[] = [];
+  /** The worker steps started while the requests run. */
+  const tasks: Promise<unknown>[] = [];
+  // Requests that ended (answered, or died: a request that died may still reject later, through a branch of
+  // it that had not reached a call yet), and worker steps that ended.
+  const ended = new Set<number>();
+  let stepsEnded = 0;
+  const track = (task: Promise<unknown>) => tasks.push(task.finally(() => stepsEnded++));
+  /** The ports of request `index`: they stop answering for good after its `dies` calls. */
+  const portsOf = (index: number) => {
+    const o = ops[index];
+    // Known gaps with deaths (README): an empty-folder delete that dies after its mark leaves it to fsck alone,
+    // and a move job that cannot mark its source again stops without clearing its destination's mark: neither
+    // dies here unless a gap's own test asks.
+    const limit = ((o.kind === 'delete' && !o.recursive) || o.kind === 'move') && !dieAnyway ? undefined : dies[index];
+    if (limit === undefined) return gated;
+    let calls = 0;
+    const wrote = new Set<string>();
+    const replaced = new Set<string>();
+    deaths.wrote.set(index, wrote);
+    deaths.replaced.set(index, replaced);
+    return gatePorts(ports, async (label, call) => {
+      if (calls++ >= limit) {
+        // Counted as ended: nothing of it runs again.
+        if (!deaths.killed.has(index)) {
+          deaths.killed.add(index);
+          ended.add(index);
+        }
+        await new Promise(() => undefined);
+      }
+      await step(label);
+      const node = call.args[1] as { id?: string; path?: string } | undefined;
+      if ((call.method === 'createFolder' || call.method === 'putFile') && node?.id) wrote.add(node.id);
+      if (call.method === 'putFile' && node?.path) {
+        const there = ports.nodes.peek(DRIVE, node.path);
+        if (there?.kind === 'file' && there.id !== node.id) replaced.add(there.objectKey);
+      }
+    });
+  };
+  const settle = (index: number, promise: Promise<unknown>) =>
+    promise.then(
+      (value) => void (answers[index] = { ok: true, value }),
+      (error: unknown) => {
+        if (error instanceof DriveError && EXPECTED_CODES.has(error.code)) answers[index] = { ok: false, code: error.code };
+        else violations.push(`request ${index} (${JSON.stringify(ops[index])}) threw ${error instanceof Error ? error.stack : String(error)}`);
+        answers[index] = answers[index] ?? { ok: false, code: 'unexpected' };
+      },
+    );
+  // A worker step starts as each job is handed on, while the requests still run (a few; the rest wait their turn).
+  let workers = 0;
+  ports.queue.onSend = () => {
+    if (workers >= 3) return;
+    const message = ports.queue.take()!;
+    workers++;
+    track(advanceJob(gated, message.id, message.drive, workerBudget).catch((error: unknown) => violations.push(`worker step threw ${String(error)}`)));
+  };
+  ops.forEach((o, i) => void settle(i, run(portsOf(i), o, i)).finally(() => ended.add(i)));
+  await s.run(() => ended.size === ops.length && stepsEnded === tasks.length);
+  // Every job to its end, one step at a time, straight on the stores.
+  ports.queue.onSend = () => undefined;
+  // The sweep sends on the jobs whose request died before handing them on.
+  if (deaths.killed.size > 0) await resumeStalledJobs(ports, new Date(Date.now() + 2 * JOURNAL_SWEEP_AFTER_MS));
+  for (let steps = 0; ; steps++) {
+    const message = ports.queue.take();
+    if (!message) break;
+    // A message sent with a delay arrives that much later: a claim it found held has lapsed by then.
+    if (message.delaySeconds) ports.clock.advance(message.delaySeconds * 1000);
+    if (steps === 200) {
+      violations.push(`jobs still running after 200 steps: ${JSON.stringify([...ports.jobs.jobs.values()].filter((job) => job.status === 'running'))}`);
+      break;
+    }
+    // Time passes between steps that wait: every upload has surely ended, and the sweep closes what they
+    // left open (a move waits for a file's journal entry to close).
+    if (steps > 0 && steps % 20 === 0) await sweepJournal(ports, new Date(Date.now() + 2 * JOURNAL_SWEEP_AFTER_MS));
+    await advanceJob(ports, message.id, message.drive, workerBudget).catch((error: unknown) => violations.push(`job step threw ${String(error)}`));
+  }
+  // The sweep, once every upload has surely ended.
+  const before = checkQuiet(ports, ops, deaths);
+  violations.push(...before);
+  await sweepJournal(ports, new Date(Date.now() + 2 * JOURNAL_SWEEP_AFTER_MS));
+  return { answers, ports, violations, deaths };
+}
+
+/** What the requests that died may leave: nodes they wrote without their folder, replaced bytes, empty-delete marks. */
+function leftByDeaths(ops: readonly Op[], deaths: Deaths) {
+  const killed = [...deaths.killed];
+  const wrote = new Set(killed.flatMap((i) => [...(deaths.wrote.get(i) ?? [])]));
+  const replaced = new Set(killed.flatMap((i) => [...(deaths.replaced.get(i) ?? [])]));
+  const emptyDeletes = new Set(killed.flatMap((i) => { const o = ops[i]; return o.kind === 'delete' && !o.recursive ? [o.path] : []; }));
+  return { wrote, replaced, emptyDeletes };
+}
+
+/** The invariants once every request and job has ended (before the sweep). */
+function checkQuiet(ports: MemoryPorts, ops: readonly Op[], deaths: Deaths): string[] {
+  const problems: string[] = [];
+  const left = leftByDeaths(ops, deaths);
+  const nodes = ports.nodes.all(DRIVE);
+  const byPath = new Map(nodes.map((node) => [node.path, node]));
+  const journaled = new Set(ports.journal.entries.size > 0 ? [...ports.journal.entries.values()].flatMap((entry) => entry.files.map((file) => file.objectKey)) : []);
+  const named = new Set<string>();
+  for (const node of nodes) {
+    // An empty-folder delete that died between its mark and its end leaves the mark (fsck finishes it).
+    const leftMark = node.kind === 'folder' && node.deleting === 'empty' && left.emptyDeletes.has(node.path);
+    if (node.kind === 'folder' && (node.deleting || node.moving) && !leftMark) problems.push(`folder ${node.path} is left marked ${JSON.stringify({ deleting: node.deleting, moving: node.moving })}`);
+    const parent = parentOf(node.path);
+    // A writer that died before its second read may leave what it wrote below a folder a delete removed.
+    if (parent !== ROOT && byPath.get(parent)?.kind !== 'folder' && !left.wrote.has(node.id)) problems.push(`${node.path} has no folder above it`);
+    if (node.kind === 'file') {
+      if (!ports.objects.objects.has(node.objectKey)) problems.push(`record ${node.path} has no bytes`);
+      named.add(node.objectKey);
+    }
+  }
+  for (const key of ports.objects.objects.keys()) if (!named.has(key) && !journaled.has(key) && !left.replaced.has(key)) problems.push(`object ${key} is named by no record and no journal entry`);
+  for (const job of ports.jobs.jobs.values()) if (job.status !== 'done') problems.push(`job ${job.kind} ${job.path} is still running`);
+  // A place reserved by a request that died before it wrote its job is taken back by the next admitJob that needs it.
+  // So is the place of one that died after its job ended, before it gave the place back.
+  for (const [drive, list] of ports.jobs.background) {
+    const held = [...list.keys()].filter((id) => ports.jobs.jobs.has(id) && (deaths.killed.size === 0 || ports.jobs.jobs.get(id)!.status === 'running'));
+    if (held.length > 0) problems.push(`drive ${drive} still lists ${held.length} background jobs`);
+  }
+  return problems;
+}
+
+/** The invariants after the sweep, and what each request promised. */
+function checkOutcomes(ops: readonly Op[], answers: readonly Answer[], ports: MemoryPorts, deaths: Deaths): string[] {
+  const problems: string[] = [];
+  const left = leftByDeaths(ops, deaths);
+  const nodes = ports.nodes.all(DRIVE);
+  const files = nodes.filter((node): node is FileNode => node.kind === 'file');
+  const bodyOf = (file: FileNode) => ports.objects.stored.get(file.objectKey);
+  if (ports.journal.entries.size > 0) problems.push(`${ports.journal.entries.size} journal entries left open after the sweep`);
+  const named = new Set(files.map((file) => file.objectKey));
+  for (const key of ports.objects.objects.keys()) if (!named.has(key) && !left.replaced.has(key)) problems.push(`object ${key} (${ports.objects.objects.get(key)!.body.toString()}) is named by no record after the sweep`);
+
+  // Whether some request other than `index` may have deleted, moved or replaced what was at `path`.
+  const removers = (index: number, path: string) =>
+    ops.filter((o, i) => {
+      if (i === index) return false;
+      if (o.kind === 'delete') return below(path, o.path);
+      if (o.kind === 'move') return below(path, o.from);
+      if (o.kind === 'deleteFiles') return o.paths.includes(path);
+      if (o.kind === 'upload') return o.paths.includes(path);
+      return false;
+    });
+  const anyDelete = ops.some((o) => o.kind === 'delete' || o.kind === 'deleteFiles');
+
+  ops.forEach((o, index) => {
+    const answer = answers[index];
+    // A request that died answered nothing.
+    if (deaths.killed.has(index)) return;
+    if (o.kind === 'upload') {
+      for (const path of o.paths) {
+        const body = bytesOf(index, path).toString();
+        // Its own bytes and records, not copies a folder copy made of them (new keys, new ids).
+        const keys = new Set([...ports.objects.stored].filter(([, stored]) => stored === body).map(([key]) => key));
+        const holders = files.filter((file) => keys.has(file.objectKey));
+        const objects = [...keys].filter((key) => ports.objects.objects.has(key));
+        if (!answer.ok) {
+          // Refused: nothing of it stays, records or bytes.
+          if (holders.length > 0 || objects.length > 0) problems.push(`upload ${index} of ${path} answered ${answer.code} but left ${holders.map((f) => f.path).join(', ') || 'bytes'}`);
+          continue;
+        }
+        const others = removers(index, path);
+        if (others.length === 0 && byPathOf(nodes, path)?.kind === 'file' && bodyOf(byPathOf(nodes, path) as FileNode) !== body) problems.push(`upload ${index} of ${path} answered 200 but ${path} holds other bytes`);
+        if (others.length === 0 && holders.every((file) => file.path !== path)) problems.push(`upload ${index} of ${path} answered 200 but is not there`);
+        if (others.every((other) => other.kind === 'move') && !anyDelete && holders.length === 0) problems.push(`upload ${index} of ${path} answered 200, only moves ran, and its file is gone`);
+      }
+    }
+    if (o.kind === 'mkdir' && answer.ok) {
+      const explained = ops.some((other) => (other.kind === 'delete' && below(o.path, other.path)) || (other.kind === 'move' && below(o.path, other.from)));
+      if (!explained && byPathOf(nodes, o.path)?.kind !== 'folder') problems.push(`mkdir ${index} of ${o.path} answered 200 but no folder is there`);
+    }
+    if ((o.kind === 'move' || o.kind === 'copy') && answer.ok) {
+      const done = answer.value as { done: boolean; node?: DriveNode };
+      const explained = ops.some((other) => (other.kind === 'delete' && below(o.to, other.path)) || (other.kind === 'move' && other !== o && below(o.to, other.from)));
+      if (done.done && !explained && byPathOf(nodes, o.to) === undefined) problems.push(`${o.kind} ${index} to ${o.to} answered 200 but nothing is there`);
+    }
+  });
+
+  // Seed files go only by a delete or an upload over them; a move puts them elsewhere, with their bytes.
+  for (const path of SEED_FILES) {
+    if (anyDelete || ops.some((o) => o.kind === 'upload' && o.paths.includes(path))) continue;
+    if (!files.some((file) => file.id === `seed${path}`)) problems.push(`seed file ${path} is gone though nothing deleted or replaced it`);
+  }
+  // Each job's end as it says: a delete answered 200 or 202 leaves nothing of its folder there, a move nothing at its source.
+  for (const job of ports.jobs.jobs.values()) {
+    const there = byPathOf(nodes, job.path);
+    const answered = ops.some((o, i) => o.kind === 'delete' && o.recursive && o.path === job.path && answers[i]?.ok);
+    if (job.kind === 'delete' && answered && there?.id === job.folderId) problems.push(`delete job of ${job.path} ended with its folder there`);
+    if (job.kind === 'move' && job.ended === 'moved' && there?.id === job.folderId) problems.push(`move job of ${job.path} ended 'moved' with its folder still there`);
+  }
+  return problems;
+}
+
+function byPathOf(nodes: readonly DriveNode[], path: string): DriveNode | undefined {
+  return nodes.find((node) => node.path === path);
+}
+
+/** The property: `ops` run in the order `order` picks, then the invariants and promises checked. */
+const protocolHolds = (opsArb: fc.Arbitrary<Op[]>, deathsArb: fc.Arbitrary<(number | undefined)[]> = fc.constant([]), dieAnyway = false) =>
+  fc.asyncProperty(opsArb, budget, fc.nat(), deathsArb, async (ops, workerBudget, order, dies) => {
+    const s = new StepScheduler(order);
+    const { answers, ports, violations, deaths } = await scenario(s, ops, workerBudget, dies, dieAnyway);
+    const problems = [...violations, ...checkOutcomes(ops, answers, ports, deaths)];
+    if (problems.length > 0) {
+      const tree = ports.nodes.all(DRIVE).map((node) => `${node.path} ${node.kind} ${node.id}${node.kind === 'folder' ? ` ${node.deleting ?? ''}${node.moving ?? ''}` : ` ${node.pending ?? ''}`}`);
+      throw new Error(`${problems.join('\n')}\nanswers: ${JSON.stringify(answers.map((a) => (a.ok ? 'ok' : a.code)))}\nnodes:\n${tree.sort().join('\n')}\njournal: ${[...ports.journal.entries.keys()].join(', ')}\nsteps:\n${s.trace.join('\n')}`);
+    }
+  });
+
+describe('the write-ordering protocol, over generated interleavings', () => {
+  it(`keeps its invariants and each answer's promise (${RUNS} runs)`, async () => {
+    const started = process.hrtime.bigint();
+    const cpu = process.cpuUsage();
+    await fc.assert(protocolHolds(fc.array(op, { minLength: 2, maxLength: 4 }).filter((ops) => !knownGap(ops))), {
+      numRuns: RUNS,
+      ...(process.env.MODEL_SEED ? { seed: Number(process.env.MODEL_SEED) } : {}),
+    });
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const used = process.cpuUsage(cpu);
+    const cpuSeconds = (used.user + used.system) / 1e6;
+    // The figure the protocol's README quotes; CPU time too, which a busy machine does not inflate.
+    process.stdout.write(`model: ${RUNS} interleavings in ${seconds.toFixed(2)} s wall, ${cpuSeconds.toFixed(2)} s CPU (${Math.round(RUNS / cpuSeconds)} a CPU second)\n`);
+  });
+
+  it(`keeps them when requests die part-way (${RUNS} runs)`, async () => {
+    // Each request may die before any of its first 15 port calls (a killed Lambda): its job, the sweep and
+    // the journal must finish what it began, leaving only what the protocol allows an interruption to leave.
+    const dies = fc.array(fc.option(fc.nat({ max: 15 }), { freq: 2, nil: undefined }), { minLength: 4, maxLength: 4 });
+    const started = process.cpuUsage();
+    await fc.assert(protocolHolds(fc.array(op, { minLength: 2, maxLength: 4 }).filter((ops) => !knownGap(ops)), dies), {
+      numRuns: RUNS,
+      ...(process.env.MODEL_SEED ? { seed: Number(process.env.MODEL_SEED) } : {}),
+    });
+    const used = process.cpuUsage(started);
+    process.stdout.write(`model, with deaths: ${RUNS} interleavings in ${((used.user + used.system) / 1e6).toFixed(2)} s CPU\n`);
+  });
+
+  // Each known gap, shown: its requests, in the orders a fixed seed picks, break the protocol. A test here that
+  // fails says the gap is fixed: take it out of KNOWN_GAPS and the README, and this test with it.
+  const gaps: [string, Op[], RegExp][] = [
+    ['writer removes a folder a move marked', [{ kind: 'move', from: '/a/b', to: '/d/b', budget: BIG }, { kind: 'upload', paths: ['/a/b/u', '/a/b/c/u'] }], /is left marked/],
+    ['the same folder moved twice to one path', [{ kind: 'move', from: '/d', to: '/m', budget: 0 }, { kind: 'move', from: '/d', to: '/m', budget: 0 }], /has no folder above it/],
+    ['a copy makes folders without reading above again', [{ kind: 'delete', path: '/d', recursive: false, budget: 0 }, { kind: 'deleteFiles', paths: ['/a/b/g', '/d/h'] }, { kind: 'copy', from: '/a/b', to: '/d/c', budget: 0 }], /has no folder above it/],
+    ['a failed writer removes the folder a mkdir answered', [{ kind: 'move', from: '/d', to: '/a/m', budget: 0 }, { kind: 'upload', paths: ['/d/u', '/a/b/c/u'] }, { kind: 'mkdir', path: '/a/b/c' }], /answered 200 but no folder is there/],
+    ['two failing uploads to one path', [{ kind: 'move', from: '/a/b', to: '/a/m', budget: BIG }, { kind: 'upload', paths: ['/a/b/u'] }, { kind: 'upload', paths: ['/a/b/u'] }], /answered conflict but left/],
+  ];
+  it.each(gaps)('still has the known gap: %s', async (name, ops, symptom) => {
+    expect(KNOWN_GAPS[name](ops)).toBe(true);
+    const result = await fc.check(protocolHolds(fc.constant(ops)), { numRuns: 3000, seed: 23, endOnFailure: true });
+    expect(result.failed).toBe(true);
+    expect(String(result.errorInstance)).toMatch(symptom);
+  });
+
+  // A move whose request died after it unmarked its source (refused: a delete had a folder above) and before
+  // it removed its destination: its job finds the source taken by the delete, cannot mark it again, and stops
+  // without clearing the destination's mark.
+  it('still has the known gap: a move job that cannot mark its source again leaves its destination marked', async () => {
+    const ops: Op[] = [
+      { kind: 'delete', path: '/a', recursive: true, budget: 0 },
+      { kind: 'move', from: '/a/b', to: '/d/b', budget: 0 },
+      { kind: 'mkdir', path: '/a/n' },
+      { kind: 'upload', paths: ['/n/u'] },
+    ];
+    const result = await fc.check(protocolHolds(fc.constant(ops), fc.constant([5, 8]), true), { numRuns: 3000, seed: 23, endOnFailure: true });
+    expect(result.failed).toBe(true);
+    expect(String(result.errorInstance)).toMatch(/folder \/d\/b is left marked/);
+  });
+
+  // An empty-folder delete notes no job: one that dies after its mark (its third call) leaves the folder
+  // marked until fsck --repair, and a folder move above it waits for it for good.
+  it('still has the known gap: an empty-folder delete that dies leaves its mark to fsck alone', async () => {
+    const ops: Op[] = [{ kind: 'move', from: '/a', to: '/m', budget: BIG }, { kind: 'delete', path: '/a/b', recursive: false, budget: 0 }];
+    const result = await fc.check(protocolHolds(fc.constant(ops), fc.constant([undefined, 3]), true), { numRuns: 3000, seed: 23, endOnFailure: true });
+    expect(result.failed).toBe(true);
+    expect(String(result.errorInstance)).toMatch(/job move \/a is still running/);
+  });
+});

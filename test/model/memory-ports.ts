@@ -1,0 +1,427 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { ROOT, nameOf, parentOf } from '../../functions/core/paths';
+import {
+  type BackgroundEntry,
+  type ByteRange,
+  type DeleteMark,
+  type DriveNode,
+  type FileNode,
+  type FileRecords,
+  type FolderNode,
+  type Job,
+  type JobQueue,
+  type JobStore,
+  type JournalEntry,
+  MAX_FILES_PER_REMOVE,
+  type MoveExpectation,
+  type MoveOutcome,
+  type NodeStore,
+  type ObjectCopier,
+  type ObjectStore,
+  type PutFileResult,
+  type UploadJournal,
+} from '../../functions/core/ports';
+
+// The ports in memory, with the conditions of the DynamoDB and S3 adapters (functions/aws/), written as
+// plain checks: every method is one atomic step (JavaScript runs it to its end), as each DynamoDB write is
+// one conditional write or one transaction. A test wraps the methods to decide when each step happens
+// (`gatePorts`). Nodes are copied in and out, so no caller holds a stored object.
+
+const copy = <T extends object>(value: T): T => ({ ...value });
+
+/** DynamoDB orders a partition's sort keys by their UTF-8 bytes. */
+const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/** The nodes table: one map per partition (`<drive>#<parent path>`), by name. */
+export class MemoryNodeStore implements NodeStore {
+  readonly partitions = new Map<string, Map<string, DriveNode>>();
+
+  private partition(drive: string, folder: string, make = false): Map<string, DriveNode> | undefined {
+    const key = `${drive}#${folder}`;
+    let found = this.partitions.get(key);
+    if (!found && make) this.partitions.set(key, (found = new Map()));
+    return found;
+  }
+
+  /** The stored node at `path` itself (not a copy): for the adapters in this file only. */
+  peek(drive: string, path: string): DriveNode | undefined {
+    if (path === ROOT) return undefined;
+    return this.partition(drive, parentOf(path))?.get(nameOf(path));
+  }
+
+  /** Stores `node` as it is (a test's seed, or a transaction's write). */
+  write(drive: string, node: DriveNode): void {
+    this.partition(drive, parentOf(node.path), true)!.set(nameOf(node.path), copy(node));
+  }
+
+  remove(drive: string, path: string): void {
+    const partition = this.partition(drive, parentOf(path));
+    partition?.delete(nameOf(path));
+    if (partition?.size === 0) this.partitions.delete(`${drive}#${parentOf(path)}`);
+  }
+
+  /** The stored file records (not copies), for checks made at every step. */
+  *storedFiles(): Generator<FileNode> {
+    for (const partition of this.partitions.values()) for (const node of partition.values()) if (node.kind === 'file') yield node;
+  }
+
+  /** Every node of `drive`. */
+  all(drive: string): DriveNode[] {
+    return [...this.partitions.entries()].filter(([key]) => key.startsWith(`${drive}#`)).flatMap(([, nodes]) => [...nodes.values()].map(copy));
+  }
+
+  async get(drive: string, path: string): Promise<DriveNode | undefined> {
+    const node = this.peek(drive, path);
+    return node && copy(node);
+  }
+
+  async getMany(drive: string, paths: readonly string[]): Promise<Map<string, DriveNode>> {
+    const found = new Map<string, DriveNode>();
+    for (const path of paths) {
+      const node = this.peek(drive, path);
+      if (node) found.set(path, copy(node));
+    }
+    return found;
+  }
+
+  async children(drive: string, folder: string): Promise<DriveNode[]> {
+    return (await this.childrenPage(drive, folder, Number.MAX_SAFE_INTEGER)).nodes;
+  }
+
+  async childrenPage(drive: string, folder: string, limit: number, after?: string): Promise<{ nodes: DriveNode[]; last?: string }> {
+    const names = [...(this.partition(drive, folder)?.keys() ?? [])].sort(byBytes).filter((name) => after === undefined || byBytes(name, after) > 0);
+    const page = names.slice(0, limit).map((name) => copy(this.partition(drive, folder)!.get(name)!));
+    return names.length > limit ? { nodes: page, last: nameOf(page.at(-1)!.path) } : { nodes: page };
+  }
+
+  async hasChildren(drive: string, folder: string): Promise<boolean> {
+    return (this.partition(drive, folder)?.size ?? 0) > 0;
+  }
+
+  async createFolder(drive: string, folder: FolderNode): Promise<FolderNode | undefined> {
+    const held = this.peek(drive, folder.path);
+    // A marked folder only where nothing stands; an unmarked one leaves a folder there as it is.
+    if (folder.moving) {
+      if (!held) this.write(drive, folder);
+      return held ? (held.kind === 'folder' ? copy(held) : undefined) : copy(folder);
+    }
+    if (held?.kind === 'file') return undefined;
+    if (held) return copy(held);
+    this.write(drive, folder);
+    return copy(folder);
+  }
+
+  async putFile(drive: string, file: FileNode, options: { replace?: boolean } = {}): Promise<PutFileResult> {
+    const held = this.peek(drive, file.path);
+    const allowed = options.replace === false ? !held || held.id === file.id : !held || held.kind === 'file';
+    if (!allowed) return { ok: false };
+    this.write(drive, file);
+    return { ok: true, replaced: held?.kind === 'file' && held.id !== file.id ? copy(held) : undefined };
+  }
+
+  async removeIfSame(drive: string, path: string, id: string): Promise<boolean> {
+    if (this.peek(drive, path)?.id !== id) return false;
+    this.remove(drive, path);
+    return true;
+  }
+
+  async restoreIfSame(drive: string, path: string, id: string, previous: DriveNode): Promise<boolean> {
+    if (this.peek(drive, path)?.id !== id) return false;
+    this.write(drive, previous);
+    return true;
+  }
+
+  async markDeleting(drive: string, folder: FolderNode, mark: DeleteMark): Promise<FolderNode | undefined> {
+    const held = this.peek(drive, folder.path);
+    if (held?.kind !== 'folder' || held.id !== folder.id) return undefined;
+    const allowed = held.moving === undefined && (mark === 'recursive' || held.deleting === undefined || held.deleting === mark);
+    if (allowed) held.deleting = mark;
+    return copy(held);
+  }
+
+  async markMoving(drive: string, folder: FolderNode, job: string): Promise<FolderNode | undefined> {
+    const held = this.peek(drive, folder.path);
+    if (held?.kind !== 'folder' || held.id !== folder.id || held.deleting !== undefined || (held.moving !== undefined && held.moving !== job)) return undefined;
+    held.moving = job;
+    return copy(held);
+  }
+
+  async unmarkMoving(drive: string, folder: FolderNode, job: string): Promise<boolean> {
+    const held = this.peek(drive, folder.path);
+    if (held?.id !== folder.id || held.kind !== 'folder' || held.moving !== job) return false;
+    delete held.moving;
+    return true;
+  }
+
+  async unmarkDeleting(drive: string, folder: FolderNode): Promise<boolean> {
+    const held = this.peek(drive, folder.path);
+    if (held?.id !== folder.id || held.kind !== 'folder' || held.deleting !== 'empty') return false;
+    delete held.deleting;
+    return true;
+  }
+
+  async removeFolder(drive: string, folder: FolderNode): Promise<boolean> {
+    const held = this.peek(drive, folder.path);
+    if (held?.id !== folder.id || held.kind !== 'folder' || held.deleting === undefined) return false;
+    this.remove(drive, folder.path);
+    return true;
+  }
+}
+
+/** The upload journal: open entries by id (`journal#<uuid>`, as the adapter names them). */
+export class MemoryUploadJournal implements UploadJournal {
+  readonly entries = new Map<string, JournalEntry>();
+
+  /** Opens one entry naming `files` (what a `FileRecords` transaction puts); returns its id. */
+  add(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date): string {
+    const id = `journal#${randomUUID()}`;
+    this.entries.set(id, { id, drive, files: files.map(({ path, objectKey }) => ({ path, objectKey })), sweepAfter: sweepAfter.toISOString() });
+    return id;
+  }
+
+  async open(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date): Promise<string[]> {
+    const id = this.add(drive, files, sweepAfter);
+    return files.map(() => id);
+  }
+
+  async close(ids: readonly string[]): Promise<void> {
+    for (const id of ids) this.entries.delete(id);
+  }
+
+  async due(now: Date): Promise<JournalEntry[]> {
+    return [...this.entries.values()].filter((entry) => Date.parse(entry.sweepAfter) <= now.getTime()).map((entry) => ({ ...entry, files: [...entry.files] }));
+  }
+
+  async openKeys(): Promise<string[]> {
+    return [...this.entries.values()].flatMap((entry) => entry.files.map((file) => file.objectKey));
+  }
+}
+
+/**
+ * `FileRecords` over the memory node store and journal, each method all or nothing: every condition is
+ * checked before anything is written, and the first that fails (in the adapter's order of transaction
+ * items) is the one reported. `pendingItems` tells whether an uploads-table item (a journal entry, or a large
+ * upload's session) still stands under an id.
+ */
+export class MemoryFileRecords implements FileRecords {
+  constructor(
+    private readonly nodes: MemoryNodeStore,
+    private readonly journal: MemoryUploadJournal,
+    private readonly otherItems: (id: string) => boolean = () => false,
+  ) {}
+
+  async move(drive: string, file: FileNode, to: string, expected: MoveExpectation): Promise<MoveOutcome> {
+    const atDestination = this.nodes.peek(drive, to);
+    if (expected.replacing ? atDestination?.id !== expected.replacing.id : atDestination !== undefined) return { moved: false, changed: 'destination' };
+    if (this.nodes.peek(drive, file.path)?.id !== file.id) return { moved: false, changed: 'source' };
+    const parents = new Map([expected.sourceParent, expected.destinationParent].filter((folder) => folder !== undefined).map((folder) => [folder.path, folder]));
+    for (const folder of parents.values()) {
+      const held = this.nodes.peek(drive, folder.path);
+      const standing = held?.kind === 'folder' && held.id === folder.id && held.deleting === undefined && (held.moving === undefined || (expected.job !== undefined && held.moving === expected.job));
+      if (!standing) return { moved: false, changed: 'folders' };
+    }
+    if (file.pending && (this.journal.entries.has(file.pending) || this.otherItems(file.pending))) return { moved: false, changed: 'pending' };
+    const { pending: _, ...moved } = { ...file, path: to, movedAt: new Date().toISOString() };
+    this.nodes.write(drive, moved);
+    this.nodes.remove(drive, file.path);
+    if (!expected.replacing) return { moved: true };
+    return { moved: true, journal: this.journal.add(drive, [expected.replacing], expected.sweepAfter) };
+  }
+
+  async removeMany(drive: string, files: readonly FileNode[], sweepAfter: Date): Promise<{ entry: string } | { changed: FileNode[] }> {
+    if (files.length < 1 || files.length > MAX_FILES_PER_REMOVE) throw new RangeError(`removeMany takes 1 to ${MAX_FILES_PER_REMOVE} files (got ${files.length})`);
+    const changed = files.filter((file) => this.nodes.peek(drive, file.path)?.id !== file.id);
+    if (changed.length > 0) return { changed };
+    for (const file of files) this.nodes.remove(drive, file.path);
+    return { entry: this.journal.add(drive, files, sweepAfter) };
+  }
+}
+
+/** The bucket: bytes by key. `copy` answers the copy's MD5 as S3 gives a copy in one piece its ETag. */
+export class MemoryObjectStore implements ObjectStore, ObjectCopier {
+  readonly objects = new Map<string, { body: Buffer; contentType: string }>();
+  /** Every key `put` stored, with its bytes (not copies): what each upload stored, for the checks. */
+  readonly stored = new Map<string, string>();
+
+  async put(key: string, body: Buffer, contentType: string): Promise<void> {
+    this.objects.set(key, { body: Buffer.from(body), contentType });
+    this.stored.set(key, body.toString());
+  }
+
+  async open(key: string, range?: ByteRange): Promise<{ body: Readable; size: number } | undefined> {
+    const found = this.objects.get(key);
+    if (!found) return undefined;
+    const bytes = range ? found.body.subarray(range.start, range.end + 1) : found.body;
+    return { body: Readable.from([bytes]), size: bytes.length };
+  }
+
+  async deleteMany(keys: readonly string[]): Promise<void> {
+    for (const key of keys) this.objects.delete(key);
+  }
+
+  async copy(from: string, to: string, _size: number): Promise<string | undefined> {
+    const found = this.objects.get(from);
+    if (!found) return undefined;
+    this.objects.set(to, { body: Buffer.from(found.body), contentType: found.contentType });
+    return createHash('md5').update(found.body).digest('hex');
+  }
+}
+
+type StoredJob = Job & { claimedUntil?: number };
+
+/** Jobs and each drive's list of background jobs, with the claims of `functions/aws/claims.ts`. */
+export class MemoryJobStore implements JobStore {
+  readonly jobs = new Map<string, StoredJob>();
+  readonly background = new Map<string, Map<string, string | undefined>>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async create(job: Job): Promise<void> {
+    if (this.jobs.has(job.id)) throw new Error(`job ${job.id} exists`);
+    const { cursor: _, ended: __, ...stored } = job;
+    this.jobs.set(job.id, stored);
+  }
+
+  async get(drive: string, id: string): Promise<Job | undefined> {
+    const job = this.jobs.get(id);
+    return job?.drive === drive ? withoutClaim(job) : undefined;
+  }
+
+  async claim(drive: string, id: string, leaseMs: number): Promise<Job | 'busy' | undefined> {
+    const job = this.jobs.get(id);
+    if (job?.drive !== drive) return undefined;
+    const now = this.now();
+    if (job.claimedUntil !== undefined && job.claimedUntil >= now) return 'busy';
+    job.claimedUntil = now + leaseMs;
+    return withoutClaim(job);
+  }
+
+  async release(id: string): Promise<void> {
+    const job = this.jobs.get(id);
+    if (job) delete job.claimedUntil;
+  }
+
+  async advanced(id: string, files: number, cursor?: string): Promise<void> {
+    const job = this.existing(id);
+    job.files += files;
+    job.updatedAt = new Date(this.now()).toISOString();
+    if (cursor !== undefined) job.cursor = cursor;
+  }
+
+  async finish(id: string, files: number, ended?: Job['ended']): Promise<void> {
+    const job = this.existing(id);
+    job.files += files;
+    job.status = 'done';
+    job.updatedAt = new Date(this.now()).toISOString();
+    if (ended) job.ended = ended;
+  }
+
+  async stalled(before: Date): Promise<Job[]> {
+    return [...this.jobs.values()].filter((job) => job.status === 'running' && job.updatedAt < before.toISOString()).map(withoutClaim);
+  }
+
+  async reserveBackground(job: Pick<Job, 'id' | 'drive'>, max: number): Promise<boolean> {
+    const list = this.background.get(job.drive) ?? new Map<string, string | undefined>();
+    if (list.size >= max) return false;
+    list.set(job.id, new Date(this.now()).toISOString());
+    this.background.set(job.drive, list);
+    return true;
+  }
+
+  async toBackground(job: Pick<Job, 'id' | 'drive'>): Promise<void> {
+    const list = this.background.get(job.drive) ?? new Map<string, string | undefined>();
+    if (!list.has(job.id)) list.set(job.id, undefined);
+    this.background.set(job.drive, list);
+  }
+
+  async fromBackground(job: Pick<Job, 'id' | 'drive'>): Promise<void> {
+    this.background.get(job.drive)?.delete(job.id);
+  }
+
+  async inBackground(drive: string): Promise<BackgroundEntry[]> {
+    return [...(this.background.get(drive) ?? new Map<string, string | undefined>()).entries()].map(([id, reservedAt]) => (reservedAt === undefined ? { id } : { id, reservedAt }));
+  }
+
+  /** An update of a job that is not there fails, as the adapter's conditional update does. */
+  private existing(id: string): StoredJob {
+    const job = this.jobs.get(id);
+    if (!job) throw new Error(`ConditionalCheckFailed: no job ${id}`);
+    return job;
+  }
+}
+
+function withoutClaim(job: StoredJob): Job {
+  const { claimedUntil: _, ...rest } = job;
+  return rest;
+}
+
+/** The jobs queue: messages in the order sent; a test takes them (delays are not modelled: any order is allowed). */
+export class MemoryJobQueue implements JobQueue {
+  readonly messages: (Pick<Job, 'id' | 'drive'> & { delaySeconds?: number })[] = [];
+  /** Called with each message as it is sent (a test may start a worker step at once). */
+  onSend: (job: Pick<Job, 'id' | 'drive'>) => void = () => undefined;
+
+  async send(job: Pick<Job, 'id' | 'drive'>, options: { delaySeconds?: number } = {}): Promise<void> {
+    const message = { id: job.id, drive: job.drive, ...(options.delaySeconds ? { delaySeconds: options.delaySeconds } : {}) };
+    this.messages.push(message);
+    this.onSend(message);
+  }
+
+  take(): (Pick<Job, 'id' | 'drive'> & { delaySeconds?: number }) | undefined {
+    return this.messages.shift();
+  }
+}
+
+/** The time the memory ports go by: the machine's clock plus what a test moved it on (claims lapse by it). */
+export class ModelClock {
+  private offset = 0;
+  now = (): number => Date.now() + this.offset;
+  advance(ms: number): void {
+    this.offset += ms;
+  }
+}
+
+/** One drive's worth of every port, in memory, wired as the handlers wire the adapters. */
+export function memoryPorts() {
+  const nodes = new MemoryNodeStore();
+  const journal = new MemoryUploadJournal();
+  const records = new MemoryFileRecords(nodes, journal);
+  const objects = new MemoryObjectStore();
+  const clock = new ModelClock();
+  const jobs = new MemoryJobStore(clock.now);
+  const queue = new MemoryJobQueue();
+  return { nodes, journal, records, objects, jobs, queue, clock };
+}
+
+export type MemoryPorts = ReturnType<typeof memoryPorts>;
+
+/**
+ * `ports` with every method of every port made to wait for `gate()` before it acts: a scheduler (fast-check's
+ * `fc.scheduler()`) then decides the order in which the calls in flight take effect. The memory stores stay
+ * reachable as they are, for the checks.
+ */
+export function gatePorts<T extends Record<string, object>>(ports: T, gate: (label: string, call: { port: string; method: string; args: unknown[] }) => Promise<unknown>): T {
+  const wrapped: Record<string, object> = {};
+  for (const [name, port] of Object.entries(ports)) {
+    wrapped[name] = new Proxy(port, {
+      get(target, key, receiver) {
+        const value: unknown = Reflect.get(target, key, receiver);
+        if (typeof value !== 'function' || typeof key !== 'string') return value;
+        return async (...args: unknown[]) => {
+          await gate(`${name}.${key}(${args.map(describe).filter((arg) => arg !== '').join(', ')})`, { port: name, method: key, args });
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  }
+  return wrapped as T;
+}
+
+/** A port call's argument as a counterexample shows it: a path for a node, paths for a list, strings as they are. */
+function describe(arg: unknown): string {
+  if (typeof arg === 'string') return arg;
+  if (Array.isArray(arg)) return `[${arg.map(describe).join(' ')}]`;
+  if (arg && typeof arg === 'object' && 'path' in arg) return String(arg.path);
+  return '';
+}

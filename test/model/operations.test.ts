@@ -1,0 +1,217 @@
+import { Readable } from 'node:stream';
+import { MAX_BACKGROUND_JOBS, admitJob } from '../../functions/core/background-jobs';
+import { acceptCopy } from '../../functions/core/copy';
+import { acceptDelete } from '../../functions/core/delete-folder';
+import { DriveError } from '../../functions/core/errors';
+import { ensureFolders, recheckFolders, removeUnused } from '../../functions/core/folders';
+import { advanceJob, resumeStalledJobs } from '../../functions/core/jobs';
+import { acceptMove } from '../../functions/core/move';
+import type { FileNode, FolderNode, Job } from '../../functions/core/ports';
+import { folderState, jobState } from '../../functions/core/protocol/states';
+import { uploadFiles } from '../../functions/core/upload';
+import { reachable } from '../../functions/core/visibility';
+import { type MemoryPorts, memoryPorts } from './memory-ports';
+
+// The operations on the in-memory ports, one request at a time: what each promises when nothing races it.
+// The races are test/model/interleavings.test.ts's.
+
+const DRIVE = 'd';
+const BIG = 1e12;
+let ports: MemoryPorts;
+
+beforeEach(() => {
+  ports = memoryPorts();
+});
+
+/** Uploads `paths` (each file's bytes are its path) and returns the records. */
+async function upload(...paths: string[]): Promise<FileNode[]> {
+  return uploadFiles(ports, DRIVE, paths.map((path) => ({ filename: 'x', data: Buffer.from(path) })), paths.map((path) => ({ path })));
+}
+
+async function bytesOf(file: FileNode): Promise<string | undefined> {
+  const opened = await ports.objects.open(file.objectKey);
+  if (!opened) return undefined;
+  const chunks: Buffer[] = [];
+  for await (const chunk of opened.body as Readable) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString();
+}
+
+const paths = () => ports.nodes.all(DRIVE).map((node) => node.path).sort();
+const folder = async (path: string) => (await ports.nodes.get(DRIVE, path)) as FolderNode;
+
+/** Steps every queued job until the queue is empty. */
+async function drainJobs(budgetMs = 0): Promise<void> {
+  for (let message = ports.queue.take(), steps = 0; message && steps < 100; message = ports.queue.take(), steps++) await advanceJob(ports, message.id, message.drive, budgetMs);
+}
+
+const onlyJob = (): Job => [...ports.jobs.jobs.values()][0];
+
+describe('folders', () => {
+  it('makes missing folders top-down and reports each, a file in the way a 409', async () => {
+    const { created, folders } = await ensureFolders(ports.nodes, DRIVE, ['/a/b/c'], 'now');
+    expect(created.map((f) => f.path)).toEqual(['/a', '/a/b', '/a/b/c']);
+    expect([...folders.keys()].sort()).toEqual(['/a', '/a/b', '/a/b/c']);
+    await upload('/a/f');
+    await expect(ensureFolders(ports.nodes, DRIVE, ['/a/f/g'], 'now')).rejects.toThrow('/a/f is a file, so nothing can be stored below it');
+  });
+
+  it('reads again which folders are missing, deleting or moving', async () => {
+    await ensureFolders(ports.nodes, DRIVE, ['/a/b', '/d/e'], 'now');
+    await ports.nodes.markDeleting(DRIVE, await folder('/a'), 'recursive');
+    await ports.nodes.markMoving(DRIVE, await folder('/d/e'), 'job');
+    expect(await recheckFolders(ports.nodes, DRIVE, ['/a/b', '/d/e', '/x'])).toEqual({ missing: ['/x'], deleting: ['/a'], moving: ['/d/e'] });
+  });
+
+  it('removes the folders a failed request made, but puts back one that a writer stored into', async () => {
+    const { created } = await ensureFolders(ports.nodes, DRIVE, ['/a/b/c'], 'now');
+    await ports.nodes.putFile(DRIVE, { kind: 'file', id: 'f', path: '/a/b/f', size: 1, contentType: 'text/plain', createdAt: 'now', objectKey: 'k', etag: 'e' });
+    await removeUnused(ports.nodes, DRIVE, created);
+    expect(paths()).toEqual(['/a', '/a/b', '/a/b/f']);
+  });
+});
+
+describe('recursive and empty deletes', () => {
+  it('deletes a tree within its budget: records, bytes and folders, and the job ends', async () => {
+    const files = await upload('/a/f', '/a/b/g', '/a/b/c/h', '/z');
+    const outcome = await acceptDelete(ports, DRIVE, '/a', true, BIG);
+    expect(outcome).toEqual({ done: true, filesDeleted: 3 });
+    expect(paths()).toEqual(['/z']);
+    expect(await Promise.all(files.map(bytesOf))).toEqual([undefined, undefined, undefined, '/z']);
+    expect(jobState(onlyJob())).toEqual({ state: 'done', ended: 'deleted' });
+    expect(await ports.jobs.inBackground(DRIVE)).toEqual([]);
+  });
+
+  it('hands a tree to the worker with no budget: hidden at once, gone once the job ends', async () => {
+    await upload('/a/f', '/a/b/g');
+    const outcome = await acceptDelete(ports, DRIVE, '/a', true, 0);
+    expect(outcome.done).toBe(false);
+    expect(folderState(await folder('/a'))).toEqual({ state: 'deleting', mode: 'recursive' });
+    expect(await reachable(ports.nodes, DRIVE, '/a/b/g')).toBe(false);
+    await drainJobs();
+    expect(paths()).toEqual([]);
+    expect(onlyJob()).toMatchObject({ status: 'done', files: 2 });
+    expect(await ports.jobs.inBackground(DRIVE)).toEqual([]);
+  });
+
+  it('refuses an empty delete of a folder with children, and leaves it unmarked', async () => {
+    await upload('/a/f');
+    await expect(acceptDelete(ports, DRIVE, '/a', false, BIG)).rejects.toThrow('folder /a is not empty; pass recursive=true to delete it and everything in it');
+    expect(folderState(await folder('/a'))).toEqual({ state: 'live' });
+  });
+
+  it('waits for a move that holds the folder: 409, and nothing marked', async () => {
+    await upload('/a/f');
+    await ports.nodes.markMoving(DRIVE, await folder('/a'), 'move-job');
+    const refused = acceptDelete(ports, DRIVE, '/a', true, BIG);
+    await expect(refused).rejects.toThrow('folder /a is being moved; it takes no new files or folders until the move is done');
+    expect(folderState(await folder('/a'))).toEqual({ state: 'moving', job: 'move-job' });
+    expect(onlyJob().status).toBe('done');
+  });
+});
+
+describe('moves', () => {
+  it('moves a file in one write: its id and bytes kept, its pending note dropped', async () => {
+    const [file] = await upload('/a/f');
+    const outcome = await acceptMove(ports, DRIVE, '/a/f', '/b/g', {}, BIG);
+    expect(outcome.done && outcome.node).toMatchObject({ id: file.id, path: '/b/g', objectKey: file.objectKey });
+    const moved = (await ports.nodes.get(DRIVE, '/b/g')) as FileNode;
+    expect(moved.pending).toBeUndefined();
+    expect(moved.movedAt).toBeDefined();
+    expect(paths()).toEqual(['/a', '/b', '/b/g']);
+  });
+
+  it('keeps a record whose upload has not closed its journal entry where it is', async () => {
+    const [file] = await upload('/a/f');
+    // As an upload that died before closing its entry leaves it.
+    const entry = ports.journal.add(DRIVE, [file], new Date());
+    await ports.nodes.putFile(DRIVE, { ...file, pending: entry });
+    await expect(acceptMove(ports, DRIVE, '/a/f', '/b', {}, BIG)).rejects.toThrow('/a/f is still being stored by the upload that wrote it; try again in a minute');
+  });
+
+  it('moves a folder within its budget: every file at its new path with its id, nothing left at the source, no mark', async () => {
+    const files = await upload('/a/f', '/a/b/g', '/a/b/c/h');
+    const outcome = await acceptMove(ports, DRIVE, '/a', '/m/n', {}, BIG);
+    expect(outcome.done).toBe(true);
+    expect(paths()).toEqual(['/m', '/m/n', '/m/n/b', '/m/n/b/c', '/m/n/b/c/h', '/m/n/b/g', '/m/n/f']);
+    const now = ports.nodes.all(DRIVE).filter((node): node is FileNode => node.kind === 'file');
+    expect(now.map((file) => file.id).sort()).toEqual(files.map((file) => file.id).sort());
+    expect(ports.nodes.all(DRIVE).every((node) => node.kind === 'file' || folderState(node).state === 'live')).toBe(true);
+    expect(onlyJob()).toMatchObject({ status: 'done', ended: 'moved', files: 3 });
+  });
+
+  it('hands a folder move to the worker with no budget, which ends it', async () => {
+    await upload('/a/f', '/a/b/g');
+    const outcome = await acceptMove(ports, DRIVE, '/a', '/m', {}, 0);
+    expect(outcome.done).toBe(false);
+    expect(folderState(await folder('/m')).state).toBe('moving');
+    await drainJobs();
+    expect(paths()).toEqual(['/m', '/m/b', '/m/b/g', '/m/f']);
+    expect(onlyJob()).toMatchObject({ status: 'done', ended: 'moved' });
+    expect(await ports.jobs.inBackground(DRIVE)).toEqual([]);
+  });
+
+  it('refuses a folder moved into itself, and a destination that is taken', async () => {
+    await upload('/a/f', '/b/g');
+    await expect(acceptMove(ports, DRIVE, '/a', '/a/x', {}, BIG)).rejects.toThrow('cannot move folder /a into itself (/a/x)');
+    await expect(acceptMove(ports, DRIVE, '/a', '/b', {}, BIG)).rejects.toThrow('/b is taken; a folder replaces nothing, so move it to a path where nothing stands');
+    expect(ports.jobs.jobs.size).toBe(0);
+  });
+});
+
+describe('copies', () => {
+  it('copies a folder: new ids and objects with the same bytes, the source untouched', async () => {
+    const files = await upload('/a/f', '/a/b/g');
+    const outcome = await acceptCopy(ports, DRIVE, '/a', '/c', {}, BIG);
+    expect(outcome.done).toBe(true);
+    expect(paths()).toEqual(['/a', '/a/b', '/a/b/g', '/a/f', '/c', '/c/b', '/c/b/g', '/c/f']);
+    const copy = (await ports.nodes.get(DRIVE, '/c/b/g')) as FileNode;
+    expect(copy.id).not.toBe(files[1].id);
+    expect(await bytesOf(copy)).toBe('/a/b/g');
+    expect(ports.journal.entries.size).toBe(0);
+    expect(onlyJob()).toMatchObject({ status: 'done', ended: 'copied', files: 2 });
+  });
+
+  it('goes on in the worker from its cursor with no budget', async () => {
+    // More files than one run of copies (8), so that a request with no budget stops after the first run.
+    const names = Array.from({ length: 10 }, (_, i) => `f${i}`);
+    await upload(...names.map((name) => `/a/${name}`));
+    const outcome = await acceptCopy(ports, DRIVE, '/a', '/c', {}, 0);
+    expect(outcome.done).toBe(false);
+    expect(onlyJob().cursor).toBe('/a/f7');
+    await drainJobs();
+    expect(paths().filter((path) => path.startsWith('/c/'))).toEqual(names.map((name) => `/c/${name}`));
+    expect(onlyJob()).toMatchObject({ status: 'done', ended: 'copied', files: 10 });
+  });
+});
+
+describe('jobs', () => {
+  it('sends a job another step holds back to the queue, to come back once the claim lapses', async () => {
+    await upload('/a/f');
+    const outcome = await acceptDelete(ports, DRIVE, '/a', true, 0);
+    const job = outcome.done ? undefined : outcome.job;
+    ports.queue.take();
+    await ports.jobs.claim(DRIVE, job!.id, 60_000);
+    const step = await advanceJob(ports, job!.id, DRIVE, 0);
+    expect(step?.status).toBe('running');
+    expect(ports.queue.messages).toEqual([{ id: job!.id, drive: DRIVE, delaySeconds: 5 }]);
+  });
+
+  it('resumes jobs that stopped advancing', async () => {
+    await upload('/a/f');
+    await acceptDelete(ports, DRIVE, '/a', true, 0);
+    ports.queue.take();
+    expect(await resumeStalledJobs(ports, new Date(Date.now() + 10 * 60_000))).toBe(1);
+    await drainJobs();
+    expect(onlyJob().status).toBe('done');
+  });
+
+  it(`refuses a job past ${MAX_BACKGROUND_JOBS} running in a drive, and admits one once a place is free`, async () => {
+    for (let i = 0; i < MAX_BACKGROUND_JOBS; i++) await upload(`/f${i}/x`);
+    for (let i = 0; i < MAX_BACKGROUND_JOBS; i++) await acceptDelete(ports, DRIVE, `/f${i}`, true, 0);
+    const refused = admitJob(ports.jobs, { id: 'late', drive: DRIVE });
+    await expect(refused).rejects.toBeInstanceOf(DriveError);
+    await expect(refused).rejects.toMatchObject({ code: 'rate_limited' });
+    await drainJobs();
+    await expect(admitJob(ports.jobs, { id: 'late', drive: DRIVE })).resolves.toBeUndefined();
+  });
+});
