@@ -257,6 +257,11 @@ export const SETTINGS = {
     description: "tests only: `frozen` stops the rate limiter's clock at start, so a burst's 429s are exact on any machine",
     parse: (raw: string | undefined): boolean => raw === 'frozen',
   }),
+  localCutOff: entry({
+    name: 'DRIVE_LOCAL_CUT_OFF', type: '`off` or unset', default: 'unset', readBy: ['local host'],
+    description: "tests only: `off` lets every invocation run to its end instead of cutting it off at API Gateway's 29 s (504) or its function's timeout (502); the tests set it, as wall time on a busy machine says nothing of Lambda's",
+    parse: (raw: string | undefined): boolean => raw !== 'off',
+  }),
   checkContract: entry({
     name: 'DRIVE_CHECK_CONTRACT', type: '`1` or unset', default: 'unset', readBy: ['local host'],
     description: 'checks every answer against the OpenAPI document, each mismatch noted in contract-violations.jsonl in the data dir',
