@@ -317,17 +317,20 @@ type Parsed<K extends SettingKey> = ReturnType<(typeof SETTINGS)[K]['parse']>;
 /** Where settings are read from: the process's environment, or a map a test or tool gives. */
 export type Environment = Readonly<Record<string, string | undefined>>;
 
-/** The raw text of a setting (its former name's when only that is set), or undefined when unset. */
+/**
+ * The raw text of a setting (its former name's when only that is set), or undefined when unset: an empty
+ * variable is unset, as every parser takes it, so it neither hides the former name nor passes on as a value.
+ */
 export function rawSetting(key: SettingKey, env: Environment = process.env): string | undefined {
   const setting: Setting<unknown> = SETTINGS[key];
-  const raw = env[setting.name];
-  return raw === undefined && setting.formerly !== undefined ? env[setting.formerly] : raw;
+  const raw = optional(env[setting.name]);
+  return raw === undefined && setting.formerly !== undefined ? optional(env[setting.formerly]) : raw;
 }
 
 /** The value of a setting, parsed; a missing required one or a value it cannot use throws, naming it. */
 export function setting<K extends SettingKey>(key: K, env: Environment = process.env): Parsed<K> {
   const entry: Setting<unknown> = SETTINGS[key];
-  const formerUsed = env[entry.name] === undefined && entry.formerly !== undefined && env[entry.formerly] !== undefined;
+  const formerUsed = unset(env[entry.name]) && entry.formerly !== undefined && !unset(env[entry.formerly]);
   return entry.parse(rawSetting(key, env), formerUsed ? entry.formerly! : entry.name) as Parsed<K>;
 }
 
