@@ -10,9 +10,9 @@ import { parseUploadForm } from './http/multipart';
 import { fileView } from './http/views';
 
 /** POST /drive/upload: multipart `files` (+ optional `metadata`) → the stored Files. */
-export const handler = jsonHandler('upload', guard, async (event, caller) => {
+export const handler = jsonHandler({ permission: 'upload', guard, stores: { nodes, objects, journal } }, async (event, { caller, drive, stores }) => {
   const form = await parseUploadForm(bodyOf(event), headerOf(event, 'content-type'));
-  const files = await uploadFiles({ nodes, objects, journal }, caller.drive, form.parts, form.targets, (path, i) => confine(caller, path, `files[${i}] destination`), {
+  const files = await uploadFiles(stores, drive, form.parts, form.targets, (path, i) => confine(caller, path, `files[${i}] destination`), {
     replace: mayReplace(caller),
   });
   const baseUrl = baseUrlOf(event);
