@@ -1,5 +1,6 @@
 import { guard } from './wiring/guard';
-import { journal, records } from './wiring/journal';
+import { journal } from './wiring/journal';
+import { records } from './wiring/records';
 import { nodes } from './wiring/nodes';
 import { objects } from './wiring/objects';
 import { confine, conflictFor } from './core/access';

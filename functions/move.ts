@@ -1,6 +1,7 @@
 import { guard } from './wiring/guard';
 import { jobs } from './wiring/jobs';
-import { journal, records } from './wiring/journal';
+import { journal } from './wiring/journal';
+import { records } from './wiring/records';
 import { nodes } from './wiring/nodes';
 import { objects } from './wiring/objects';
 import { jobQueue } from './wiring/job-queue';
