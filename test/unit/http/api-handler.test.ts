@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { type RequestContext, deadlineOf, jsonHandler } from '../../../functions/http/api-handler';
+import { PassThrough } from 'node:stream';
+import { type RequestContext, deadlineOf, jsonHandler, streamingHandler } from '../../../functions/http/api-handler';
 import type { Guard } from '../../../functions/http/guard';
 
 /** A proxy event as API Gateway sends it, named `req-7`. */
@@ -64,6 +65,34 @@ describe('Function: jsonHandler (the request context)', () => {
 
     expect(answer.statusCode).toBe(500);
     expect(operation).not.toHaveBeenCalled();
+  });
+});
+
+describe('Function: streamingHandler (the request context)', () => {
+  // What the Lambda runtime gives a streamed function: the prelude is the stream's business, not this test's.
+  beforeAll(() => Object.assign(globalThis, { awslambda: { HttpResponseStream: { from: (stream: PassThrough) => stream } } }));
+  beforeEach(() => jest.spyOn(process.stdout, 'write').mockImplementation(() => true));
+  afterEach(() => jest.restoreAllMocks());
+
+  it('hands the operation the same context a buffered endpoint gets', async () => {
+    // Prepare
+    const stores = { objects: { name: 'the object store' } };
+    const guard: Guard = async () => ({ caller: caller as never, headers: {} });
+    let seen: RequestContext<typeof stores> | undefined;
+    const handler = streamingHandler({ permission: 'download', guard, stores }, async (_event, context) => {
+      seen = context;
+      return { statusCode: 204, headers: {} };
+    });
+    const stream = new PassThrough();
+    stream.resume();
+
+    // Act
+    await handler(eventOf(), stream as never, { getRemainingTimeInMillis: () => 2_000 } as Context);
+
+    // Assess
+    expect(seen).toMatchObject({ caller, drive: 'd1', requestId: 'req-7' });
+    expect(seen!.stores).toBe(stores);
+    expect(seen!.deadline).toBeLessThanOrEqual(Date.now() + 2_000);
   });
 });
 
