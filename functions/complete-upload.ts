@@ -14,10 +14,10 @@ const EXAMPLE = '{"parts": [{"number": 1, "etag": "\\"5d41402abc4b2a76b9719d9110
 const MAX_PARTS = 10_000;
 
 /** POST /drive/uploads/{upload_id}/complete with the parts' ETags → the stored File, now listed. */
-export const handler = jsonHandler('upload', guard, async (event, caller) => {
+export const handler = jsonHandler({ permission: 'upload', guard, stores: { largeUploads } }, async (event, { caller, drive, stores }) => {
   const id = uploadIdOf(event);
   const body = jsonObject<Wire<'CompleteUploadRequest'>>(bodyOf(event), ['parts'], EXAMPLE);
-  const file = await completeUpload(largeUploads, caller.drive, id, partsOf(body.parts), sessionVisibleTo(caller), { replace: mayReplace(caller) });
+  const file = await completeUpload(stores.largeUploads, drive, id, partsOf(body.parts), sessionVisibleTo(caller), { replace: mayReplace(caller) });
   return fileView(file, baseUrlOf(event));
 });
 

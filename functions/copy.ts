@@ -21,10 +21,10 @@ const EXAMPLE = '{"from": "/templates/invoice.docx", "to": "/clients/acme/invoic
  * bytes copied in S3); or, for a folder too big to copy within the request's budget, `202 Accepted` with the
  * job that finishes it.
  */
-export const handler = jsonHandler('files', guard, async (event, caller) => {
+export const handler = jsonHandler({ permission: 'files', guard, stores: { nodes, objects, journal, jobs, queue: jobQueue } }, async (event, { caller, drive, stores }) => {
   const { from, to, overwrite } = transferRequest(event, caller, EXAMPLE);
   try {
-    return transferAnswer(event, await acceptCopy({ nodes, objects, journal, jobs, queue: jobQueue }, caller.drive, from, to, { overwrite }, budgetMs));
+    return transferAnswer(event, await acceptCopy(stores, drive, from, to, { overwrite }, budgetMs));
   } catch (error) {
     throw conflictFor(caller, error);
   }

@@ -9,10 +9,10 @@ import { bodyOf } from './http/event';
 import { folderView } from './http/views';
 
 /** POST /drive/folders with `{ "path": … }` → the folder, created with its parents if missing. */
-export const handler = jsonHandler('create-folder', guard, async (event, caller) => {
+export const handler = jsonHandler({ permission: 'create-folder', guard, stores: { nodes } }, async (event, { caller, drive, stores }) => {
   const path = parsePath(pathField(bodyOf(event)), 'path', { allowTrailingSlash: true });
   confine(caller, path, 'path');
-  return folderView(await createFolder(nodes, caller.drive, path));
+  return folderView(await createFolder(stores.nodes, drive, path));
 });
 
 function pathField(body: Buffer): string {

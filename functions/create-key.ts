@@ -17,7 +17,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
  * POST /drive/keys (admin keys only) with `{ name, role?, prefix? }` → the new key of the caller's drive and
  * its secret, which is shown this once and stored only as a hash.
  */
-export const handler = jsonHandler('keys', guard, async (event, caller) => {
+export const handler = jsonHandler({ permission: 'keys', guard, stores: { keyAdmin } }, async (event, { drive, stores }) => {
   const body = jsonObject<Wire<'CreateKeyRequest'>>(bodyOf(event), ['name', 'role', 'prefix'], EXAMPLE);
   const name = optionalString(body, 'name');
   if (name === undefined) throw badRequest(`name is required: a label for the key, like ${EXAMPLE}`);
@@ -29,6 +29,6 @@ export const handler = jsonHandler('keys', guard, async (event, caller) => {
   const prefix = rawPrefix === undefined ? ROOT : parsePath(rawPrefix, 'prefix', { allowTrailingSlash: true });
   const problem = accessProblem(role as Role, prefix);
   if (problem) throw invalid(problem);
-  const { record, secret } = await keyAdmin.create(caller.drive, name.trim(), { role: role as Role, prefix });
+  const { record, secret } = await stores.keyAdmin.create(drive, name.trim(), { role: role as Role, prefix });
   return { key: keyView(record), secret };
 });

@@ -19,14 +19,14 @@ const EXAMPLE = '{"path": "/reports/q3.pdf", "expires_in": 604800}';
  * `expires_at` (a day by default, at most 30) or until it is revoked. The token in `url` is shown this once;
  * only its SHA-256, the link's `id`, is stored.
  */
-export const handler = jsonHandler('links', guard, async (event, caller) => {
+export const handler = jsonHandler({ permission: 'links', guard, stores: { nodes, links } }, async (event, { caller, drive, stores }) => {
   const body = jsonObject<Wire<'CreateLinkRequest'>>(bodyOf(event), ['path', 'expires_in'], EXAMPLE);
   const raw = optionalString(body, 'path');
   if (raw === undefined) throw badRequest(`path is required: the file to share, like ${EXAMPLE}`);
   const path = parsePath(raw, 'path', { existing: true });
   if (path === ROOT) throw invalid('path must name a file, not the root');
   confine(caller, path, 'path');
-  const { link, token } = await createLink({ nodes, links }, caller.drive, path, linkLifetime(body.expires_in), new Date(), { keyId: caller.keyId, keyHash: keyHashOf(event) });
+  const { link, token } = await createLink(stores, drive, path, linkLifetime(body.expires_in), new Date(), { keyId: caller.keyId, keyHash: keyHashOf(event) });
   const { id, expires_at } = linkView(link);
   return { id, url: `${baseUrlOf(event)}/s/${token}`, path, expires_at };
 });

@@ -1,5 +1,6 @@
 import { guard } from './wiring/guard';
-import { journal, records } from './wiring/journal';
+import { journal } from './wiring/journal';
+import { records } from './wiring/records';
 import { nodes } from './wiring/nodes';
 import { objects } from './wiring/objects';
 import { confine, conflictFor } from './core/access';
@@ -18,11 +19,11 @@ const EXAMPLE = '{"paths": ["/reports/old.pdf", "/tmp/scratch.txt"]}';
  * holds) → `{deleted, not_found}`: each file's record and bytes are gone. Up to 1,000 paths; a folder at any
  * of them is 409 and deletes nothing.
  */
-export const handler = jsonHandler('files', guard, async (event, caller) => {
+export const handler = jsonHandler({ permission: 'files', guard, stores: { nodes, objects, journal, records } }, async (event, { caller, drive, stores }) => {
   const paths = pathsOf(event.multiValueQueryStringParameters, bodyOf(event));
   paths.forEach((path, i) => confine(caller, path, `path[${i}]`));
   try {
-    const { deleted, notFound } = await deleteFiles({ nodes, objects, journal, records }, caller.drive, paths);
+    const { deleted, notFound } = await deleteFiles(stores, drive, paths);
     return { deleted, not_found: notFound };
   } catch (error) {
     throw conflictFor(caller, error);

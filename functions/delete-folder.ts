@@ -20,12 +20,12 @@ const budgetMs = setting('deleteBudgetMs') ?? REQUEST_DELETE_BUDGET_MS;
  * DELETE /drive/folders?path=&recursive= → what was deleted; or, for a tree too big to delete within the
  * request's budget, `202 Accepted` with the job that finishes it and a `Location` to read it at.
  */
-export const handler = jsonHandler('delete-folder', guard, async (event, caller) => {
+export const handler = jsonHandler({ permission: 'delete-folder', guard, stores: { nodes, objects, jobs, queue: jobQueue } }, async (event, { caller, drive, stores }) => {
   const raw = queryParam(event, 'path');
   if (raw === undefined || raw === '') throw invalid('path is required: the folder to delete, e.g. ?path=/reports');
   const path = parsePath(raw, 'path', { allowTrailingSlash: true, existing: true });
   confine(caller, path, 'path');
-  const outcome = await acceptDelete({ nodes, objects, jobs, queue: jobQueue }, caller.drive, path, booleanParam(event, 'recursive'), budgetMs);
+  const outcome = await acceptDelete(stores, drive, path, booleanParam(event, 'recursive'), budgetMs);
   if (outcome.done) return deleteResult(path, outcome.filesDeleted);
   const baseUrl = baseUrlOf(event);
   return new Reply(202, { job: jobView(outcome.job, baseUrl) }, { Location: jobUrl(outcome.job, baseUrl) });

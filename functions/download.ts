@@ -16,11 +16,11 @@ import { queryParam } from './http/event';
  * only the record.
  */
 export const handler = awslambda.streamifyResponse(
-  streamingHandler('download', guard, async (event, caller) => {
+  streamingHandler({ permission: 'download', guard, stores: { nodes, objects } }, async (event, { caller, drive, stores }) => {
     const path = targetOf(queryParam(event, 'path'), queryParam(event, 'folder'), queryParam(event, 'name'));
     confine(caller, path, 'path');
     const request = downloadRequestOf(event);
-    const { file, plan, body } = await openFile({ nodes, objects }, caller.drive, path, (found) => {
+    const { file, plan, body } = await openFile(stores, drive, path, (found) => {
       const chosen = planDownload(request, representationOf(found));
       return { ...chosen, bytes: bytesToRead(request.method, chosen) };
     });

@@ -7,9 +7,9 @@ import { baseUrlOf, jobIdOf } from './http/event';
 import { jobView } from './http/views';
 
 /** GET /drive/jobs/{job_id} → where a delete, move or copy that answered `202` stands; at the end, its result. */
-export const handler = jsonHandler('jobs', guard, async (event, caller) => {
+export const handler = jsonHandler({ permission: 'jobs', guard, stores: { jobs } }, async (event, { caller, drive, stores }) => {
   const id = jobIdOf(event);
-  const job = await jobs.get(caller.drive, id);
+  const job = await stores.jobs.get(drive, id);
   // A job with either end outside the key's folder is as unknown to it as another drive's: its answer names both.
   if (!job || !withinPrefix(caller, job.path) || (job.to !== undefined && !withinPrefix(caller, job.to))) throw notFound(`no job ${id}`);
   return { job: jobView(job, baseUrlOf(event)) };

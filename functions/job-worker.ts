@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { jobs } from './wiring/jobs';
-import { journal, records } from './wiring/journal';
+import { journal } from './wiring/journal';
+import { records } from './wiring/records';
 import { nodes } from './wiring/nodes';
 import { objects } from './wiring/objects';
 import { parseJobMessage } from './aws/sqs';

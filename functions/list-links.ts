@@ -16,7 +16,7 @@ import { linkView } from './http/views';
  * page is one Query of `limit` (at most 100) and one batched read of their files; `next_cursor` continues
  * it. Tokens are never shown again: a link is known here by its `id`.
  */
-export const handler = jsonHandler('links', guard, async (event, caller) => {
+export const handler = jsonHandler({ permission: 'links', guard, stores: { links, nodes } }, async (event, { caller, drive, stores }) => {
   const raw = queryParam(event, 'path');
   const path = raw === undefined ? undefined : parsePath(raw, 'path', { existing: true });
   if (path !== undefined) confine(caller, path, 'path');
@@ -24,8 +24,8 @@ export const handler = jsonHandler('links', guard, async (event, caller) => {
   const { limit, after } = pagingOf(event, filter);
   const createdBy = createdByOf(event);
   const now = new Date();
-  const page = await links.page(caller.drive, filter, { limit, after, now, ...(createdBy ? { createdBy } : {}) });
+  const page = await stores.links.page(drive, filter, { limit, after, now, ...(createdBy ? { createdBy } : {}) });
   // A link whose file was deleted or replaced opens nothing any more: it is left out, and TTL removes it.
-  const live = await liveLinks(nodes, caller.drive, page.links);
+  const live = await liveLinks(stores.nodes, drive, page.links);
   return { links: live.map(linkView), next_cursor: page.next ? encodeCursor(page.next) : null };
 });

@@ -17,7 +17,7 @@ import { fileEntryView, folderEntryView } from './http/views';
  * downloads do), read from the table as it is sent, so a listing of any size answers whole, past a buffered
  * Lambda's 6 MB, in bounded memory.
  */
-export const handler = awslambda.streamifyResponse(streamingHandler('list', guard, async (event, caller) => {
+export const handler = awslambda.streamifyResponse(streamingHandler({ permission: 'list', guard, stores: { nodes } }, async (event, { caller, drive, stores }) => {
   const folder = parsePath(queryParam(event, 'folder') ?? ROOT, 'folder', { allowTrailingSlash: true, existing: true });
   confine(caller, folder, 'folder');
   const etag = includesEtag(queryParam(event, 'include'));
@@ -25,12 +25,12 @@ export const handler = awslambda.streamifyResponse(streamingHandler('list', guar
   const paging = pagingOf(queryParam(event, 'limit'), queryParam(event, 'cursor'), folder, recursive);
   const fileView = (file: FileNode) => fileEntryView(file, { etag });
   if (paging) {
-    const page = await listPage(nodes, caller.drive, folder, { recursive, ...paging });
+    const page = await listPage(stores.nodes, drive, folder, { recursive, ...paging });
     const next_cursor = page.after === undefined ? null : encodeCursor(folder, page.after, recursive);
     return { statusCode: 200, headers: JSON_TYPE, body: Readable.from(listingJson(page.folder, page.files, page.folders, fileView, { next_cursor })) };
   }
   // The spec's whole listing, read as it is sent: a page of the table at a time, at any size.
-  const listing = await listFolder(nodes, caller.drive, folder, recursive);
+  const listing = await listFolder(stores.nodes, drive, folder, recursive);
   return { statusCode: 200, headers: JSON_TYPE, body: Readable.from(listingJson(listing.folder, listing.files, listing.folders, fileView, {})) };
 }));
 

@@ -1,6 +1,7 @@
 import { guard } from './wiring/guard';
 import { jobs } from './wiring/jobs';
-import { journal, records } from './wiring/journal';
+import { journal } from './wiring/journal';
+import { records } from './wiring/records';
 import { nodes } from './wiring/nodes';
 import { objects } from './wiring/objects';
 import { jobQueue } from './wiring/job-queue';
@@ -20,10 +21,10 @@ const EXAMPLE = '{"from": "/inbox/report.pdf", "to": "/archive/2026/report.pdf"}
  * POST /drive/move with `{"from", "to", "overwrite"?}` → the File or Folder entry at its new path; or, for a
  * folder too big to move within the request's budget, `202 Accepted` with the job that finishes it.
  */
-export const handler = jsonHandler('files', guard, async (event, caller) => {
+export const handler = jsonHandler({ permission: 'files', guard, stores: { nodes, records, objects, journal, jobs, queue: jobQueue } }, async (event, { caller, drive, stores }) => {
   const { from, to, overwrite } = transferRequest(event, caller, EXAMPLE);
   try {
-    return transferAnswer(event, await acceptMove({ nodes, records, objects, journal, jobs, queue: jobQueue }, caller.drive, from, to, { overwrite }, budgetMs));
+    return transferAnswer(event, await acceptMove(stores, drive, from, to, { overwrite }, budgetMs));
   } catch (error) {
     throw conflictFor(caller, error);
   }

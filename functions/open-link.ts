@@ -27,19 +27,19 @@ const SHOWN_INLINE = /^(image\/(png|jpeg|gif|webp|avif|bmp)|application\/pdf|tex
  * shows without running it.
  */
 export const handler = awslambda.streamifyResponse(
-  keylessStreamingHandler(async (event, answered) => {
-    const link = await findLink(links, event.pathParameters?.token ?? '', new Date());
+  keylessStreamingHandler({ stores: { keys, links, nodes, objects } }, async (event, answered, _seen, { stores }) => {
+    const link = await findLink(stores.links, event.pathParameters?.token ?? '', new Date());
     // Keyed by the link's id (the token's hash), never by anything of the key that made it.
     if (rateLimits) Object.assign(answered, await takeToken(rateLimiter, `link#${link.id}`, rateLimits.download, 'this link'));
     // The key that made it, read by its item's key (one GetItem, consistent): a revoked key's links, or one
     // that no longer reaches the file, open nothing. A link from before links kept it opens until it ends.
-    if (link.makerKey !== undefined && !makerReaches(await keys.find(link.makerKey), link)) throw linkGone();
+    if (link.makerKey !== undefined && !makerReaches(await stores.keys.find(link.makerKey), link)) throw linkGone();
     const shown = showInline(queryParam(event, 'download'));
     // The URL is the secret: a file shown in the tab must not pass it on as a Referer, nor a search engine keep it.
     Object.assign(answered, { 'Referrer-Policy': 'no-referrer', 'X-Robots-Tag': 'noindex' });
     const request = downloadRequestOf(event);
     try {
-      const { file, plan, body } = await openFile({ nodes, objects }, link.drive, link.path, (found) => {
+      const { file, plan, body } = await openFile(stores, link.drive, link.path, (found) => {
         if (!stillShared(link, found)) throw linkGone();
         const chosen = planDownload(request, representationOf(found));
         return { ...chosen, bytes: bytesToRead(request.method, chosen) };

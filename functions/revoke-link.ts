@@ -14,17 +14,17 @@ import { createdByOf, encodeCursor, pagingOf } from './http/link-query';
  * leaked key's, say): those the caller may reach, as GET /drive/links lists them, with `next_cursor` for
  * the next page until it is null. Each page is one Query and a delete per link it revokes.
  */
-export const handler = jsonHandler('links', guard, async (event, caller) => {
+export const handler = jsonHandler({ permission: 'links', guard, stores: { links } }, async (event, { caller, drive, stores }) => {
   const id = event.pathParameters?.link_id;
   if (id === undefined) {
     const createdBy = createdByOf(event);
     if (createdBy === undefined) throw badRequest('created_by is required: the id of the key whose links to revoke, like DELETE /drive/links?created_by=0123456789abcdef');
     const filter = { under: caller.prefix };
     const { limit, after } = pagingOf(event, filter);
-    const { revoked, next } = await revokeLinksBy(links, caller.drive, caller.prefix, createdBy, { limit, after, now: new Date() });
+    const { revoked, next } = await revokeLinksBy(stores.links, drive, caller.prefix, createdBy, { limit, after, now: new Date() });
     return { created_by: createdBy, revoked, next_cursor: next ? encodeCursor(next) : null };
   }
   if (!LINK_ID.test(id)) throw notFound(`no link ${JSON.stringify(id.slice(0, 80))} in this drive`);
-  if (!(await links.remove(caller.drive, id, caller.prefix))) throw notFound(`no link ${id} in this drive`);
+  if (!(await stores.links.remove(drive, id, caller.prefix))) throw notFound(`no link ${id} in this drive`);
   return { id, revoked: true };
 });

@@ -21,7 +21,7 @@ const MEDIA_TYPE = new RegExp(`^${TOKEN}/${TOKEN}([ \\t]*;[ \\t]*${TOKEN}=(${TOK
  * session: presigned URLs for its first parts (the rest from GET /drive/uploads/{id}/parts), to PUT the
  * bytes straight to S3, then `complete`.
  */
-export const handler = jsonHandler('upload', guard, async (event, caller) => {
+export const handler = jsonHandler({ permission: 'upload', guard, stores: { largeUploads } }, async (event, { caller, drive, stores }) => {
   const body = jsonObject<Wire<'StartUploadRequest'>>(bodyOf(event), ['path', 'folder', 'name', 'size', 'content_type'], EXAMPLE);
   const target = { path: optionalString(body, 'path'), folder: optionalString(body, 'folder'), name: optionalString(body, 'name') };
   const unnamed = () => {
@@ -29,7 +29,7 @@ export const handler = jsonHandler('upload', guard, async (event, caller) => {
   };
   const path = targetPath(target, unnamed, (field) => field);
   confine(caller, path, 'path');
-  const { session, parts } = await startUpload(largeUploads, caller.drive, { path, size: sizeOf(body.size), contentType: contentTypeOf(body), createdBy: caller.keyId }, largeUploadLimits);
+  const { session, parts } = await startUpload(stores.largeUploads, drive, { path, size: sizeOf(body.size), contentType: contentTypeOf(body), createdBy: caller.keyId }, largeUploadLimits);
   return {
     upload_id: session.id,
     path: session.path,

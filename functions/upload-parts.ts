@@ -11,13 +11,13 @@ import { partUrlsView } from './http/views';
  * `limit` (1 to 1,000; default 50), and `next_part`: the pages after the start's, or fresh URLs for lost ones. A
  * page takes one token of the `upload` bucket per 50 URLs asked for.
  */
-export const handler = jsonHandler('upload', guard, async (event, caller) => {
+export const handler = jsonHandler({ permission: 'upload', guard, stores: { largeUploads } }, async (event, { caller, drive, stores }) => {
   const id = uploadIdOf(event);
   const from = wholeNumber(queryParam(event, 'from'), 'from', 1, Number.MAX_SAFE_INTEGER) ?? 1;
   const limit = wholeNumber(queryParam(event, 'limit'), 'limit', 1, MAX_PART_URLS_PAGE) ?? DEFAULT_PART_URLS_PAGE;
   // Signing is the work: a page pays one token of the upload bucket per 50 URLs asked for (the guard took one).
   await chargeMore(caller, 'upload', Math.ceil(limit / PART_URLS_PER_TOKEN) - 1);
-  const { session, parts } = await partUrlsPage(largeUploads, caller.drive, id, from, limit, sessionVisibleTo(caller));
+  const { session, parts } = await partUrlsPage(stores.largeUploads, drive, id, from, limit, sessionVisibleTo(caller));
   return { upload_id: session.id, part_size: session.partSize, part_count: session.partCount, ...partUrlsView(parts), expires_at: session.expiresAt };
 });
 

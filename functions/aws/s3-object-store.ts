@@ -11,7 +11,7 @@ import {
   UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { cleanUp } from '../core/clean-up';
-import { multipartEtag, partSizeFor } from '../core/large-upload';
+import { multipartEtag, partSizeFor } from '../core/multipart-rules';
 import type { Readable } from 'node:stream';
 import { mapLimit } from '../core/concurrency';
 import type { ByteRange, ObjectCopier, ObjectStore } from '../core/ports';

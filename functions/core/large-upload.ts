@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { cleanUp } from './clean-up';
 import { contentTypeFor } from './content-type';
 import { type Caller, withinPrefix } from './access';
@@ -7,12 +7,9 @@ import { ROOT, nameOf, parentOf } from './paths';
 import type { FileNode, MultipartStore, NodeStore, ObjectStore, StoredPart, UploadSession, UploadSessionStore } from './ports';
 import { RecordTaken, commitFiles } from './upload';
 import { FolderBeingMoved } from './folders';
+import { multipartEtag, partSizeFor, unquote } from './multipart-rules';
 
 const MiB = 1024 * 1024;
-/** The smallest part offered: S3 needs 5 MiB for every part but the last; 8 MiB is what its own tools use. */
-export const MIN_PART_BYTES = 8 * MiB;
-/** The most parts one upload is cut into: S3's own limit. Their URLs are issued a page at a time. */
-export const MAX_PARTS = 10_000;
 /**
  * Part URLs in the start answer; the rest come from `partUrlsPage`, a page at a time. Signing is CPU work
  * (about 0.3 ms a URL) and each URL is about 2 KB with a Lambda role's session token, so neither a start nor
@@ -68,11 +65,6 @@ export interface StartedUpload {
   session: UploadSession;
   /** The first `FIRST_PART_URLS` parts' URLs. */
   parts: PartUrls;
-}
-
-/** Bytes per part for a file of `size` bytes: whole MiB, at least 8 MiB, at most `MAX_PARTS` parts. */
-export function partSizeFor(size: number): number {
-  return Math.max(MIN_PART_BYTES, Math.ceil(size / MAX_PARTS / MiB) * MiB);
 }
 
 /**
@@ -292,12 +284,6 @@ async function assemble(deps: LargeUploadDeps, session: UploadSession, sent: rea
   return head && { size: head.size, etag: multipartEtag(parts) };
 }
 
-/** S3's ETag of an object assembled from `parts`: the MD5 of their MD5s, then the number of parts. */
-export function multipartEtag(parts: readonly { etag: string }[]): string {
-  const digests = Buffer.concat(parts.map((part) => Buffer.from(unquote(part.etag), 'hex')));
-  return `${createHash('md5').update(digests).digest('hex')}-${parts.length}`;
-}
-
 /** Checks the client's part list against the session's plan and the parts storage holds; returns those, in order. */
 function checkParts(session: UploadSession, sent: readonly { number: number; etag: string }[], stored: readonly StoredPart[]): StoredPart[] {
   const byNumber = new Map(stored.map((part) => [part.number, part]));
@@ -331,10 +317,6 @@ async function checkDestination(nodes: NodeStore, drive: string, path: string): 
     if (above?.kind === 'folder') return;
     if (above) throw conflict(`${folder} is a file, so nothing can be stored below it`, [folder]);
   }
-}
-
-function unquote(etag: string): string {
-  return etag.replace(/"/g, '');
 }
 
 function summarize(numbers: number[]): string {

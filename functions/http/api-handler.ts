@@ -1,4 +1,4 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, StreamifyHandler } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, StreamifyHandler } from 'aws-lambda';
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type Caller, type Permission, conflictFor } from '../core/access';
@@ -8,23 +8,59 @@ import { withRequestContext } from '../telemetry/request-context';
 import { REQUEST_ID_HEADER, bodyBytes, logRequest, requestIdOf, traceHeaderOf } from './request-log';
 import { type Headers, Reply, errorResponse, ok, replied } from './respond';
 
+/**
+ * What a handler receives for one request: who calls and on which drive, the stores its endpoint names, the
+ * request's id, and the time by which it must have answered.
+ */
+export interface RequestContext<S> {
+  caller: Caller;
+  /** The caller's drive: everything the request reads or writes is in it. */
+  drive: string;
+  stores: S;
+  requestId: string;
+  /** When the invocation runs out of time, in epoch milliseconds (see `deadlineOf`). */
+  deadline: number;
+}
+
+/**
+ * One endpoint of the API: the permission its route asks, the guard that checks it, and the stores its
+ * handler uses. The handler module names them from functions/wiring, one module per store, each built once
+ * per container: a bundle then holds the adapters and SDK clients its route uses and no others.
+ */
+export interface Endpoint<S> {
+  permission: Permission;
+  guard: Guard;
+  stores: S;
+}
+
+/** API Gateway's integration timeout: no answer is heard after it, whatever the function's own timeout. */
+const GATEWAY_TIMEOUT_MS = 29_000;
+
+/**
+ * The time the request must have answered by: the Lambda invocation's remaining time, and never past API
+ * Gateway's 29 s from `startedAt`. Without a Lambda context (a direct call in a test), the gateway's bound.
+ */
+export function deadlineOf(lambda: Pick<Context, 'getRemainingTimeInMillis'> | undefined, startedAt: number): number {
+  const gateway = startedAt + GATEWAY_TIMEOUT_MS;
+  return lambda ? Math.min(gateway, startedAt + lambda.getRemainingTimeInMillis()) : gateway;
+}
+
 /** A buffered endpoint: guard, then `operation`, whose result is sent in the `data` envelope (a `Reply` picks its own status). */
-export function jsonHandler(
-  permission: Permission,
-  guard: Guard,
-  operation: (event: APIGatewayProxyEvent, caller: Caller) => Promise<unknown>,
-): (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> {
-  return (event) => withRequestContext(requestIdOf(event), async () => {
+export function jsonHandler<S>(
+  endpoint: Endpoint<S>,
+  operation: (event: APIGatewayProxyEvent, context: RequestContext<S>) => Promise<unknown>,
+): (event: APIGatewayProxyEvent, lambda?: Context) => Promise<APIGatewayProxyResult> {
+  return (event, lambda) => withRequestContext(requestIdOf(event), async () => {
     const startedAt = Date.now();
     const requestId = requestIdOf(event);
     let headers: Headers = { ...corsHeaders(event), [REQUEST_ID_HEADER]: requestId };
     let caller: Caller | undefined;
     let answer: APIGatewayProxyResult;
     try {
-      const admitted = await guard(permission, event);
+      const admitted = await endpoint.guard(endpoint.permission, event);
       headers = { ...headers, ...admitted.headers };
       caller = admitted.caller;
-      const result = await operation(event, caller);
+      const result = await operation(event, { caller, drive: caller.drive, stores: endpoint.stores, requestId, deadline: deadlineOf(lambda, startedAt) });
       answer = result instanceof Reply ? replied(result, headers) : ok(result, headers);
     } catch (error) {
       // Worded for the key: a conflict tells it nothing it may not see.
@@ -43,16 +79,15 @@ export interface StreamedResult {
 }
 
 /** A streamed endpoint: guard, then `operation`, whose body is piped to the client as it is read. */
-export function streamingHandler(
-  permission: Permission,
-  guard: Guard,
-  operation: (event: APIGatewayProxyEvent, caller: Caller) => Promise<StreamedResult>,
+export function streamingHandler<S>(
+  endpoint: Endpoint<S>,
+  operation: (event: APIGatewayProxyEvent, context: RequestContext<S>) => Promise<StreamedResult>,
 ): StreamifyHandler<APIGatewayProxyEvent, void> {
-  return keylessStreamingHandler(async (event, answered, seen) => {
-    const admitted = await guard(permission, event);
+  return keylessStreamingHandler({ stores: endpoint.stores }, async (event, answered, seen, context) => {
+    const admitted = await endpoint.guard(endpoint.permission, event);
     Object.assign(answered, admitted.headers);
     seen.caller = admitted.caller;
-    return operation(event, admitted.caller);
+    return operation(event, { ...context, caller: admitted.caller, drive: admitted.caller.drive });
   });
 }
 
@@ -60,10 +95,11 @@ export function streamingHandler(
  * A streamed route that takes no API key (share links): `operation` answers, or throws an error that is sent
  * as JSON. Headers it puts in `answered` (rate limits) go on the answer whichever it is.
  */
-export function keylessStreamingHandler(
-  operation: (event: APIGatewayProxyEvent, answered: Headers, seen: { caller?: Caller }) => Promise<StreamedResult>,
+export function keylessStreamingHandler<S>(
+  endpoint: { stores: S },
+  operation: (event: APIGatewayProxyEvent, answered: Headers, seen: { caller?: Caller }, context: Omit<RequestContext<S>, 'caller' | 'drive'>) => Promise<StreamedResult>,
 ): StreamifyHandler<APIGatewayProxyEvent, void> {
-  return (event, responseStream) => withRequestContext(requestIdOf(event), async () => {
+  return (event, responseStream, lambda) => withRequestContext(requestIdOf(event), async () => {
     const startedAt = Date.now();
     const requestId = requestIdOf(event);
     const seen: { caller?: Caller } = {};
@@ -73,7 +109,7 @@ export function keylessStreamingHandler(
     const headers: Headers = { ...corsHeaders(event), [REQUEST_ID_HEADER]: requestId };
     let result: StreamedResult;
     try {
-      result = await operation(event, headers, seen);
+      result = await operation(event, headers, seen, { stores: endpoint.stores, requestId, deadline: deadlineOf(lambda, startedAt) });
     } catch (error) {
       const failure = errorResponse(error, headers, requestId);
       // A response to HEAD has no body (RFC 9110 §9.3.2), errors included.

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { partSizeFor as serverPartSizeFor } from '../../../functions/core/large-upload';
+import { partSizeFor as serverPartSizeFor } from '../../../functions/core/multipart-rules';
 import { contentEtag, etagForm, fileContentEtag, multipartEtag, partRanges, partSizeFor, partsOf } from '../../src/content-etag';
 
 const MiB = 1024 * 1024;

@@ -1,4 +1,5 @@
-import { MAX_PARTS, MIN_PART_BYTES, S3_MAX_OBJECT_BYTES, partSizeFor } from '../../../functions/core/large-upload';
+import { S3_MAX_OBJECT_BYTES } from '../../../functions/core/large-upload';
+import { MAX_PARTS, MIN_PART_BYTES, partSizeFor } from '../../../functions/core/multipart-rules';
 
 const MiB = 1024 * 1024;
 

@@ -77,7 +77,7 @@ describe('Function: embeddedMetrics', () => {
 
 describe('Function: jsonHandler (the request line)', () => {
   it('logs status, bytes, aws calls and metrics, never the key, and names the request in the error body', async () => {
-    const handler = jsonHandler('create-folder' as never, admitted, async () => {
+    const handler = jsonHandler({ permission: 'create-folder', guard: admitted, stores: {} }, async () => {
       throw new DriveError('not_found', 'no folder /a');
     });
 
@@ -107,7 +107,7 @@ describe('Function: jsonHandler (the request line)', () => {
   });
 
   it('logs an unhandled error with its cause under the request id, and answers a bare internal_error naming the request', async () => {
-    const handler = jsonHandler('create-folder' as never, admitted, async () => {
+    const handler = jsonHandler({ permission: 'create-folder', guard: admitted, stores: {} }, async () => {
       throw new Error('write failed', { cause: new Error('socket hang up') });
     });
 
