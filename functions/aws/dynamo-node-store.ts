@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { mapLimit } from '../core/concurrency';
 import { ROOT, nameOf, parentOf } from '../core/paths';
-import type { DeleteMark, DriveNode, FileNode, FolderNode, NodeStore, PutFileResult } from '../core/ports';
+import type { DeleteMark, DriveNode, FileNode, FolderNode, NodeStore, PutFileResult, RemoveCondition } from '../core/ports';
 import { BATCH_ATTEMPTS, backoff, chunk } from './batches';
 import { NODES_PARTITION_KEY as PK, NODES_SORT_KEY as SK } from './schema';
 
@@ -143,8 +143,9 @@ export class DynamoNodeStore implements NodeStore {
     }
   }
 
-  async removeIfSame(drive: string, path: string, id: string): Promise<boolean> {
-    return writtenIfSame(this.client.send(new DeleteItemCommand({ TableName: this.table, Key: keyOf(drive, path), ...sameId(id) })));
+  async removeIfSame(drive: string, path: string, id: string, only?: RemoveCondition): Promise<boolean> {
+    // The condition on marks rides in the same conditional delete: no read first.
+    return writtenIfSame(this.client.send(new DeleteItemCommand({ TableName: this.table, Key: keyOf(drive, path), ...(only ? sameIdAnd(id, only) : sameId(id)) })));
   }
 
   async restoreIfSame(drive: string, _path: string, id: string, previous: DriveNode): Promise<boolean> {
@@ -304,6 +305,22 @@ export function fromItem(item: Item): DriveNode {
 /** The condition that the item written over is the node with id `id`. */
 function sameId(id: string) {
   return { ConditionExpression: '#id = :id', ExpressionAttributeNames: { '#id': 'id' }, ExpressionAttributeValues: { ':id': { S: id } } };
+}
+
+/** `sameId`, and the marks `only` asks of the folder there. */
+function sameIdAnd(id: string, only: RemoveCondition) {
+  if ('unmarked' in only) {
+    return {
+      ConditionExpression: '#id = :id AND attribute_not_exists(#deleting) AND attribute_not_exists(#moving)',
+      ExpressionAttributeNames: { '#id': 'id', '#deleting': 'deleting', '#moving': 'moving' },
+      ExpressionAttributeValues: { ':id': { S: id } },
+    };
+  }
+  return {
+    ConditionExpression: '#id = :id AND #moving = :job',
+    ExpressionAttributeNames: { '#id': 'id', '#moving': 'moving' },
+    ExpressionAttributeValues: { ':id': { S: id }, ':job': { S: only.movingJob } },
+  };
 }
 
 /** Whether the write conditioned by `sameId` was made: false when the node there is another (not ours, or written since). */

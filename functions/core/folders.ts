@@ -100,14 +100,16 @@ function usable(node: DriveNode | { kind: 'file'; path: string }, asked: readonl
 }
 
 /**
- * Removes folders a failed request created, deepest first, where each still is ours. A writer that stored
- * into one meanwhile reads its folder again after its write (protocol/README.md, "Writers"): finding it gone, it
- * makes it again. Puts one back at once if children are seen, to spare that writer the work.
+ * Removes folders a failed request created, deepest first, where each still is ours and unmarked: a folder a
+ * delete or a move has taken since is theirs to finish (a move has made a marked copy of it, which only its
+ * own walk unmarks). A writer that stored into one meanwhile reads its folder again after its write
+ * (protocol/README.md, "Writers"): finding it gone, it makes it again. Puts one back at once if children are
+ * seen, to spare that writer the work.
  */
 export async function removeUnused(nodes: NodeStore, drive: string, created: readonly FolderNode[]): Promise<void> {
   await cleanUp(async () => {
     for (const folder of [...created].sort((a, b) => depthOf(b.path) - depthOf(a.path))) {
-      if (!(await nodes.removeIfSame(drive, folder.path, folder.id))) continue;
+      if (!(await nodes.removeIfSame(drive, folder.path, folder.id, { unmarked: true }))) continue;
       if (await nodes.hasChildren(drive, folder.path)) {
         await nodes.createFolder(drive, folder);
         break;

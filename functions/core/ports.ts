@@ -45,6 +45,14 @@ export interface FolderNode {
 
 export type DeleteMark = 'recursive' | 'empty';
 
+/**
+ * What `NodeStore.removeIfSame` asks of a folder besides its id: `unmarked`, no `deleting` and no `moving`
+ * (a writer letting go of a folder it made, which a delete or move may have taken since); `movingJob`, that
+ * job's `moving` mark (a move letting go of a folder it made, which another move of the same folder may have
+ * made again with the same id).
+ */
+export type RemoveCondition = { unmarked: true } | { movingJob: string };
+
 export type DriveNode = FileNode | FolderNode;
 
 /** Bytes `start` to `end` of an object, both inclusive, as in HTTP's `Range: bytes=start-end`. */
@@ -84,10 +92,12 @@ export interface NodeStore {
   /** Writes `file` unless a folder holds its path (or, with `replace: false`, anything); reports the file it replaced. */
   putFile(drive: string, file: FileNode, options?: { replace?: boolean }): Promise<PutFileResult>;
   /**
-   * Removes the node at `path` if it is still the one with id `id` (a write undone, or a node let go). Returns
-   * false, changing nothing, when that node is not there (never written, or replaced since).
+   * Removes the node at `path` if it is still the one with id `id` (a write undone, or a node let go), and, as
+   * `only` asks, a folder no delete or move has marked (`unmarked`), or one the move `movingJob` holds.
+   * Returns false, changing nothing, when that node is not there (never written, or replaced since) or the
+   * condition fails.
    */
-  removeIfSame(drive: string, path: string, id: string): Promise<boolean>;
+  removeIfSame(drive: string, path: string, id: string, only?: RemoveCondition): Promise<boolean>;
   /**
    * Puts `previous` back at `path` if the node there is still the one with id `id` (a replacing write undone).
    * Returns false, changing nothing, when that node is not there (never written, or replaced since).

@@ -51,12 +51,6 @@ const op: fc.Arbitrary<Op> = fc.oneof(
  * left out of the generated runs so that the rest stays checked, each pinned by a test below that shows it.
  */
 const KNOWN_GAPS: Record<string, (ops: readonly Op[]) => boolean> = {
-  // A writer that fails removes a folder it made (`removeUnused`), conditional on its id only: a folder move
-  // may have marked it meanwhile, and the move's copy of it then stays marked for good.
-  'writer removes a folder a move marked': (ops) =>
-    ops.some((writer) =>
-      foldersMadeBy(writer).some((folder) => ops.some((move) => move.kind === 'move' && below(folder, move.from) && (!SEED_FOLDERS.includes(folder) || ops.some((o) => o.kind === 'delete')))),
-    ),
   // A move that is refused removes its destination by the source folder's id, which another move of the same
   // folder to the same path made too: that move's files are left without their folder.
   'the same folder moved twice to one path': (ops) => ops.some((a, i) => a.kind === 'move' && ops.some((b, j) => j > i && b.kind === 'move' && b.from === a.from && b.to === a.to)),
@@ -405,10 +399,21 @@ describe('the write-ordering protocol, over generated interleavings', () => {
     process.stdout.write(`model, with deaths: ${RUNS} interleavings in ${((used.user + used.system) / 1e6).toFixed(2)} s CPU\n`);
   });
 
+  // Gaps fixed since the model found them: each scenario, in the orders the seed that showed it picks, now
+  // keeps the protocol (and is back in the generated runs above).
+  const fixed: [string, Op[]][] = [
+    // A failed writer's `removeUnused` removed a folder a move had marked meanwhile; the move's marked copy of
+    // it stayed marked for good. The removal is now conditional on no mark (`{ unmarked: true }`).
+    ['a failed writer leaves a folder a move marked to the move', [{ kind: 'move', from: '/a/b', to: '/d/b', budget: BIG }, { kind: 'upload', paths: ['/a/b/u', '/a/b/c/u'] }]],
+  ];
+  it.each(fixed)('closed gap: %s', async (_name, ops) => {
+    expect(knownGap(ops)).toBe(false);
+    await fc.assert(protocolHolds(fc.constant(ops)), { numRuns: 3000, seed: 23 });
+  });
+
   // Each known gap, shown: its requests, in the orders a fixed seed picks, break the protocol. A test here that
   // fails says the gap is fixed: take it out of KNOWN_GAPS and the README, and this test with it.
   const gaps: [string, Op[], RegExp][] = [
-    ['writer removes a folder a move marked', [{ kind: 'move', from: '/a/b', to: '/d/b', budget: BIG }, { kind: 'upload', paths: ['/a/b/u', '/a/b/c/u'] }], /is left marked/],
     ['the same folder moved twice to one path', [{ kind: 'move', from: '/d', to: '/m', budget: 0 }, { kind: 'move', from: '/d', to: '/m', budget: 0 }], /has no folder above it/],
     ['a copy makes folders without reading above again', [{ kind: 'delete', path: '/d', recursive: false, budget: 0 }, { kind: 'deleteFiles', paths: ['/a/b/g', '/d/h'] }, { kind: 'copy', from: '/a/b', to: '/d/c', budget: 0 }], /has no folder above it/],
     ['a failed writer removes the folder a mkdir answered', [{ kind: 'move', from: '/d', to: '/a/m', budget: 0 }, { kind: 'upload', paths: ['/d/u', '/a/b/c/u'] }, { kind: 'mkdir', path: '/a/b/c' }], /answered 200 but no folder is there/],

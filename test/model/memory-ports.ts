@@ -20,6 +20,7 @@ import {
   type ObjectCopier,
   type ObjectStore,
   type PutFileResult,
+  type RemoveCondition,
   type UploadJournal,
 } from '../../functions/core/ports';
 
@@ -120,8 +121,12 @@ export class MemoryNodeStore implements NodeStore {
     return { ok: true, replaced: held?.kind === 'file' && held.id !== file.id ? copy(held) : undefined };
   }
 
-  async removeIfSame(drive: string, path: string, id: string): Promise<boolean> {
-    if (this.peek(drive, path)?.id !== id) return false;
+  async removeIfSame(drive: string, path: string, id: string, only?: RemoveCondition): Promise<boolean> {
+    const held = this.peek(drive, path);
+    if (held?.id !== id) return false;
+    const marks: { deleting?: DeleteMark; moving?: string } = held.kind === 'folder' ? held : {};
+    if (only && 'unmarked' in only && (marks.deleting !== undefined || marks.moving !== undefined)) return false;
+    if (only && 'movingJob' in only && marks.moving !== only.movingJob) return false;
     this.remove(drive, path);
     return true;
   }
