@@ -175,7 +175,17 @@ export async function moveStep(deps: MoveDeps & { jobs: JobStore }, job: Job, bu
     return 'done';
   }
   const source = atSource.moving === job.id ? atSource : await nodes.markMoving(job.drive, atSource, job.id);
-  if (!source) return 'stopped';
+  if (!source) {
+    // Taken by a delete or another move since this job's mark left it: only a refusal (its request unmarked
+    // the source, then died before removing the destination) or a stop clears that mark, and a stop clears
+    // the destination's first. So a destination still under this job's mark is the refused request's, and
+    // nothing was moved into it: it goes (or, were anything in it, is unmarked).
+    if (destination?.kind === 'folder' && destination.id === job.folderId && destination.moving === job.id) {
+      if (await nodes.hasChildren(job.drive, destination.path)) await unmarkTree(nodes, job, destination);
+      else await nodes.removeIfSame(job.drive, destination.path, job.folderId, { movingJob: job.id });
+    }
+    return 'stopped';
+  }
   const stop = async (): Promise<'stopped'> => {
     // An earlier step may have marked folders below the source: they go with its mark.
     await unmarkTree(nodes, job, source);
