@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { cleanUp } from './clean-up';
 import { settleLimit } from './concurrency';
 import { DriveError, conflict } from './errors';
-import { ROOT, ancestorsOf } from './paths';
+import { ROOT, ancestorsOf, parentOf } from './paths';
 import type { DriveNode, FolderNode, NodeStore } from './ports';
 import { byDepth, depthOf } from './tree';
 import { type FolderState, folderState } from './protocol/states';
@@ -66,6 +66,28 @@ export async function ensureFolders(
     throw error;
   }
   return { folders, created, read: found };
+}
+
+/** Times folders are made again that a delete removed while they were made, before the request gives up. */
+const MAKE_ATTEMPTS = 3;
+
+/**
+ * Makes `paths` folders as a writer does (protocol/README.md, "Writers", steps 2, 3 and 5): `ensureFolders`,
+ * then the folders above them read again. A delete or a move that took one of those meanwhile refuses them
+ * (what was made and nobody used goes); one a delete removed meanwhile is made again, up to three times, then
+ * `gone()` is thrown. So a delete racing them never leaves a folder without its parent.
+ */
+export async function makeFolders(nodes: NodeStore, drive: string, paths: readonly string[], now: string, gone: () => Error): Promise<Map<string, FolderNode>> {
+  for (let attempt = 1; ; attempt++) {
+    const { folders, created } = await ensureFolders(nodes, drive, paths, now);
+    const { missing, deleting, moving } = await recheckFolders(nodes, drive, paths.map(parentOf));
+    if (deleting.length > 0 || moving.length > 0) {
+      await removeUnused(nodes, drive, created);
+      throw deleting.length > 0 ? beingDeleted(deleting[0]) : beingMoved(moving[0]);
+    }
+    if (missing.length === 0) return folders;
+    if (attempt === MAKE_ATTEMPTS) throw gone();
+  }
 }
 
 /**
