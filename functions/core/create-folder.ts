@@ -10,6 +10,8 @@ import type { FolderNode, NodeStore } from './ports';
  */
 export async function createFolder(nodes: NodeStore, drive: string, path: string): Promise<FolderNode> {
   if (path === ROOT) throw invalid('path must name a folder below the root; "/" always exists');
-  const folders = await makeFolders(nodes, drive, [path], new Date().toISOString(), () => conflict(`the folders above ${path} were deleted while it was being created; try again`));
+  // Kept: a request that made the folder and then fails leaves it, as this one answers that it is there.
+  const gone = () => conflict(`the folders above ${path} were deleted while it was being created; try again`);
+  const folders = await makeFolders(nodes, drive, [path], new Date().toISOString(), gone, { keep: path });
   return folders.get(path)!;
 }

@@ -37,6 +37,11 @@ export async function ensureFolders(
   now: string,
   /** Other paths to read in the same batch: what stands there is returned in `read`. */
   alsoRead: readonly string[] = [],
+  /**
+   * `keep`: a path of `paths` the caller answers for (a mkdir's): found there, made by another request, the
+   * folder is noted `kept`, so that that request, failing, leaves it (`removeUnused`).
+   */
+  options: { keep?: string } = {},
 ): Promise<{ folders: Map<string, FolderNode>; created: FolderNode[]; read: Map<string, DriveNode> }> {
   const wanted = [...new Set(paths.flatMap((path) => (path === ROOT ? [] : [...ancestorsOf(path), path])))].filter((path) => path !== ROOT);
   const found = await nodes.getMany(drive, [...wanted, ...alsoRead]);
@@ -61,6 +66,14 @@ export async function ensureFolders(
       const failure = results.find((result) => result.status === 'rejected');
       if (failure) throw failure.reason;
     }
+    const { keep } = options;
+    const other = keep === undefined ? undefined : folders.get(keep);
+    if (keep !== undefined && other && !other.kept && !created.some((folder) => folder.path === keep)) {
+      // Written, then answered: the other request either sees the note when it would remove the folder, or
+      // removed it first, and this write makes it again (then read above again, as every make is).
+      const held = await nodes.createFolder(drive, { kind: 'folder', id: randomUUID(), path: keep, createdAt: now, kept: true });
+      folders.set(keep, usable(held ?? { kind: 'file', path: keep }, paths));
+    }
   } catch (error) {
     await removeUnused(nodes, drive, created);
     throw error;
@@ -77,9 +90,17 @@ const MAKE_ATTEMPTS = 3;
  * (what was made and nobody used goes); one a delete removed meanwhile is made again, up to three times, then
  * `gone()` is thrown. So a delete racing them never leaves a folder without its parent.
  */
-export async function makeFolders(nodes: NodeStore, drive: string, paths: readonly string[], now: string, gone: () => Error): Promise<Map<string, FolderNode>> {
+export async function makeFolders(
+  nodes: NodeStore,
+  drive: string,
+  paths: readonly string[],
+  now: string,
+  gone: () => Error,
+  /** A path the caller answers for (see `ensureFolders`). */
+  options: { keep?: string } = {},
+): Promise<Map<string, FolderNode>> {
   for (let attempt = 1; ; attempt++) {
-    const { folders, created } = await ensureFolders(nodes, drive, paths, now);
+    const { folders, created } = await ensureFolders(nodes, drive, paths, now, [], options);
     const { missing, deleting, moving } = await recheckFolders(nodes, drive, paths.map(parentOf));
     if (deleting.length > 0 || moving.length > 0) {
       await removeUnused(nodes, drive, created);

@@ -40,6 +40,25 @@ async function folderIn(marks: Pick<FolderNode, 'deleting' | 'moving'> = {}): Pr
   return { drive, folder };
 }
 
+describe('DynamoNodeStore.createFolder, kept', () => {
+  it('makes a folder kept where nothing stands, and notes one already there kept, keeping its id and marks', async () => {
+    const drive = `d${++n}`;
+    const made: FolderNode = { kind: 'folder', id: 'new', path: '/k', createdAt: '2026-01-01T00:00:00.000Z', kept: true };
+    expect(await store.createFolder(drive, made)).toEqual(made);
+    expect(await store.get(drive, '/k')).toEqual(made);
+
+    const { drive: other, folder } = await folderIn({ moving: 'job1' });
+    expect(await store.createFolder(other, { ...folder, id: 'mine', kept: true })).toEqual({ ...folder, moving: 'job1', kept: true });
+    expect(await store.get(other, '/f')).toEqual({ ...folder, moving: 'job1', kept: true });
+  });
+
+  it('leaves a folder as it is without kept', async () => {
+    const { drive, folder } = await folderIn();
+    expect(await store.createFolder(drive, { ...folder, id: 'mine' })).toEqual(folder);
+    expect(await store.get(drive, '/f')).toEqual(folder);
+  });
+});
+
 describe('DynamoNodeStore.removeIfSame, with a condition on marks', () => {
   it('removes an unmarked folder with { unmarked: true }', async () => {
     const { drive, folder } = await folderIn();
@@ -65,6 +84,15 @@ describe('DynamoNodeStore.removeIfSame, with a condition on marks', () => {
     const { drive, folder } = await folderIn();
     expect(await store.removeIfSame(drive, '/f', folder.id, { movingJob: 'job1' })).toBe(false);
     expect(await store.get(drive, '/f')).toBeDefined();
+  });
+
+  it('leaves a folder a mkdir noted kept with { unmarked: true }', async () => {
+    const { drive, folder } = await folderIn();
+    expect(await store.createFolder(drive, { ...folder, id: 'other', kept: true })).toEqual({ ...folder, kept: true });
+    expect(await store.removeIfSame(drive, '/f', folder.id, { unmarked: true })).toBe(false);
+    expect(await store.get(drive, '/f')).toEqual({ ...folder, kept: true });
+    // The plain removal (a move letting go of an emptied source) still removes it.
+    expect(await store.removeIfSame(drive, '/f', folder.id)).toBe(true);
   });
 
   it('still checks the id first: another folder at the path stays', async () => {

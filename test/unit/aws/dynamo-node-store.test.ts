@@ -137,7 +137,7 @@ describe('Class: DynamoNodeStore', () => {
 
       const [unmarked, moving] = dynamodb.commandCalls(DeleteItemCommand).map((call) => call.args[0].input);
       expect(unmarked).toMatchObject({
-        ConditionExpression: '#id = :id AND attribute_not_exists(#deleting) AND attribute_not_exists(#moving)',
+        ConditionExpression: '#id = :id AND attribute_not_exists(#deleting) AND attribute_not_exists(#moving) AND attribute_not_exists(#kept)',
         ExpressionAttributeValues: { ':id': { S: 'id-/docs' } },
       });
       expect(moving).toMatchObject({ ConditionExpression: '#id = :id AND #moving = :job', ExpressionAttributeValues: { ':id': { S: 'id-/docs' }, ':job': { S: 'job1' } } });
