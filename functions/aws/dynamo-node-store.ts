@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { mapLimit } from '../core/concurrency';
 import { ROOT, nameOf, parentOf } from '../core/paths';
-import type { DeleteMark, DriveNode, FileNode, FolderNode, NodeStore, PutFileResult } from '../core/ports';
+import type { DeleteMark, DriveNode, FileNode, FolderNode, NodeStore, PutFileResult, RemoveCondition } from '../core/ports';
 import { BATCH_ATTEMPTS, backoff, chunk } from './batches';
 import { NODES_PARTITION_KEY as PK, NODES_SORT_KEY as SK } from './schema';
 
@@ -86,21 +86,26 @@ export class DynamoNodeStore implements NodeStore {
 
   async createFolder(drive: string, folder: FolderNode): Promise<FolderNode | undefined> {
     if (folder.moving) return this.createMarked(drive, folder);
-    // One update that creates the folder or leaves an existing one as it is, and says which (ALL_OLD);
-    // only a file fails the condition, so no read is needed either way.
+    // One update that creates the folder or leaves an existing one as it is (but for `kept`, noted on either),
+    // and says which (ALL_OLD); only a file fails the condition, so no read is needed either way.
+    const kept: { set: string; names: Record<string, string>; values: Item } = folder.kept
+      ? { set: ', #kept = :kept', names: { '#kept': 'kept' }, values: { ':kept': { BOOL: true } } }
+      : { set: '', names: {}, values: {} };
     try {
       const { Attributes } = await this.client.send(
         new UpdateItemCommand({
           TableName: this.table,
           Key: keyOf(drive, folder.path),
-          UpdateExpression: 'SET #kind = if_not_exists(#kind, :folder), #id = if_not_exists(#id, :id), #path = if_not_exists(#path, :path), #createdAt = if_not_exists(#createdAt, :createdAt)',
+          UpdateExpression: `SET #kind = if_not_exists(#kind, :folder), #id = if_not_exists(#id, :id), #path = if_not_exists(#path, :path), #createdAt = if_not_exists(#createdAt, :createdAt)${kept.set}`,
           ConditionExpression: 'attribute_not_exists(#pk) OR #kind = :folder',
-          ExpressionAttributeNames: { '#pk': PK, '#kind': 'kind', '#id': 'id', '#path': 'path', '#createdAt': 'createdAt' },
-          ExpressionAttributeValues: { ':folder': { S: 'folder' }, ':id': { S: folder.id }, ':path': { S: folder.path }, ':createdAt': { S: folder.createdAt } },
+          ExpressionAttributeNames: { '#pk': PK, '#kind': 'kind', '#id': 'id', '#path': 'path', '#createdAt': 'createdAt', ...kept.names },
+          ExpressionAttributeValues: { ':folder': { S: 'folder' }, ':id': { S: folder.id }, ':path': { S: folder.path }, ':createdAt': { S: folder.createdAt }, ...kept.values },
           ReturnValues: 'ALL_OLD',
         }),
       );
-      return Attributes ? (fromItem(Attributes) as FolderNode) : folder;
+      if (!Attributes) return folder;
+      const held = fromItem(Attributes) as FolderNode;
+      return folder.kept ? { ...held, kept: true } : held;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return undefined;
       throw error;
@@ -143,8 +148,9 @@ export class DynamoNodeStore implements NodeStore {
     }
   }
 
-  async removeIfSame(drive: string, path: string, id: string): Promise<boolean> {
-    return writtenIfSame(this.client.send(new DeleteItemCommand({ TableName: this.table, Key: keyOf(drive, path), ...sameId(id) })));
+  async removeIfSame(drive: string, path: string, id: string, only?: RemoveCondition): Promise<boolean> {
+    // The condition on marks rides in the same conditional delete: no read first.
+    return writtenIfSame(this.client.send(new DeleteItemCommand({ TableName: this.table, Key: keyOf(drive, path), ...(only ? sameIdAnd(id, only) : sameId(id)) })));
   }
 
   async restoreIfSame(drive: string, _path: string, id: string, previous: DriveNode): Promise<boolean> {
@@ -280,6 +286,7 @@ export function toItem(drive: string, node: DriveNode): Item {
   };
   if (node.kind === 'folder' && node.deleting) item.deleting = { S: node.deleting };
   if (node.kind === 'folder' && node.moving) item.moving = { S: node.moving };
+  if (node.kind === 'folder' && node.kept) item.kept = { BOOL: true };
   if (node.kind === 'file') {
     item.size = { N: String(node.size) };
     item.contentType = { S: node.contentType };
@@ -295,7 +302,13 @@ export function toItem(drive: string, node: DriveNode): Item {
 export function fromItem(item: Item): DriveNode {
   const common = { id: item.id.S!, path: item.path.S!, createdAt: item.createdAt.S! };
   if (item.kind.S === 'folder') {
-    return { kind: 'folder', ...common, ...(item.deleting?.S ? { deleting: item.deleting.S as DeleteMark } : {}), ...(item.moving?.S ? { moving: item.moving.S } : {}) };
+    return {
+      kind: 'folder',
+      ...common,
+      ...(item.deleting?.S ? { deleting: item.deleting.S as DeleteMark } : {}),
+      ...(item.moving?.S ? { moving: item.moving.S } : {}),
+      ...(item.kept?.BOOL ? { kept: true as const } : {}),
+    };
   }
   // Records from before content hashes carry none: their id stands in, which no hash matches.
   return { kind: 'file', ...common, size: Number(item.size.N), contentType: item.contentType.S!, objectKey: item.objectKey.S!, etag: item.etag?.S ?? item.id.S!, ...(item.pending?.S ? { pending: item.pending.S } : {}), ...(item.movedAt?.S ? { movedAt: item.movedAt.S } : {}) };
@@ -304,6 +317,22 @@ export function fromItem(item: Item): DriveNode {
 /** The condition that the item written over is the node with id `id`. */
 function sameId(id: string) {
   return { ConditionExpression: '#id = :id', ExpressionAttributeNames: { '#id': 'id' }, ExpressionAttributeValues: { ':id': { S: id } } };
+}
+
+/** `sameId`, and the marks `only` asks of the folder there. */
+function sameIdAnd(id: string, only: RemoveCondition) {
+  if ('unmarked' in only) {
+    return {
+      ConditionExpression: '#id = :id AND attribute_not_exists(#deleting) AND attribute_not_exists(#moving) AND attribute_not_exists(#kept)',
+      ExpressionAttributeNames: { '#id': 'id', '#deleting': 'deleting', '#moving': 'moving', '#kept': 'kept' },
+      ExpressionAttributeValues: { ':id': { S: id } },
+    };
+  }
+  return {
+    ConditionExpression: '#id = :id AND #moving = :job',
+    ExpressionAttributeNames: { '#id': 'id', '#moving': 'moving' },
+    ExpressionAttributeValues: { ':id': { S: id }, ':job': { S: only.movingJob } },
+  };
 }
 
 /** Whether the write conditioned by `sameId` was made: false when the node there is another (not ours, or written since). */

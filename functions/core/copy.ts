@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mapLimit } from './concurrency';
 import { DriveError, conflict, invalid, notFound } from './errors';
-import { FolderBeingMoved, ensureFolders } from './folders';
+import { FolderBeingMoved, makeFolders } from './folders';
 import { listPage } from './list-folder';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
 import { checkAbove } from './move';
@@ -80,8 +80,9 @@ export async function acceptCopy(deps: JobDeps, drive: string, from: string, to:
   await admitJob(deps.jobs, { id, drive });
 
   const now = new Date().toISOString();
+  // Made as a writer makes folders, the folders above read again after (a delete may remove them meanwhile).
   // Refused here (a path above taken meanwhile), the job is never written: its place is given back at once.
-  const { folders } = await ensureFolders(deps.nodes, drive, [to], now).catch(async (error: unknown) => {
+  const folders = await makeFolders(deps.nodes, drive, [to], now, () => foldersGone(to)).catch(async (error: unknown) => {
     await releaseJob(deps.jobs, { id, drive });
     throw error;
   });
@@ -131,8 +132,8 @@ export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, bu
       throw error;
     }
     try {
-      // Empty folders too; a file's folders are made by its commit.
-      if (page.folders.length > 0) await ensureFolders(deps.nodes, job.drive, page.folders.map((folder) => mapped(folder.path)), new Date().toISOString());
+      // Empty folders too, as a writer makes them; a file's folders are made by its commit.
+      if (page.folders.length > 0) await makeFolders(deps.nodes, job.drive, page.folders.map((folder) => mapped(folder.path)), new Date().toISOString(), () => foldersGone(job.to!));
     } catch (error) {
       if (error instanceof FolderBeingMoved) return 'waiting';
       if (error instanceof DriveError && error.code === 'conflict') return 'stopped';
@@ -157,6 +158,9 @@ export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, bu
     if (outOfTime()) return 'out of time';
   }
 }
+
+/** The 409 of a copy whose folders a delete removed again and again while it made them. */
+const foldersGone = (to: string) => conflict(`the folders above ${to} were deleted while the copy made them; try again`, [to]);
 
 /** Folder copies as the worker runs them. */
 export const copyJob: JobKind<CopyDeps & { jobs: JobStore }> = { step: copyStep, ended: (outcome) => (outcome === 'done' ? 'copied' : 'stopped') };

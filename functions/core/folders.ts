@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { cleanUp } from './clean-up';
 import { settleLimit } from './concurrency';
 import { DriveError, conflict } from './errors';
-import { ROOT, ancestorsOf } from './paths';
+import { ROOT, ancestorsOf, parentOf } from './paths';
 import type { DriveNode, FolderNode, NodeStore } from './ports';
 import { byDepth, depthOf } from './tree';
 import { type FolderState, folderState } from './protocol/states';
@@ -37,6 +37,11 @@ export async function ensureFolders(
   now: string,
   /** Other paths to read in the same batch: what stands there is returned in `read`. */
   alsoRead: readonly string[] = [],
+  /**
+   * `keep`: a path of `paths` the caller answers for (a mkdir's): found there, made by another request, the
+   * folder is noted `kept`, so that that request, failing, leaves it (`removeUnused`).
+   */
+  options: { keep?: string } = {},
 ): Promise<{ folders: Map<string, FolderNode>; created: FolderNode[]; read: Map<string, DriveNode> }> {
   const wanted = [...new Set(paths.flatMap((path) => (path === ROOT ? [] : [...ancestorsOf(path), path])))].filter((path) => path !== ROOT);
   const found = await nodes.getMany(drive, [...wanted, ...alsoRead]);
@@ -61,11 +66,49 @@ export async function ensureFolders(
       const failure = results.find((result) => result.status === 'rejected');
       if (failure) throw failure.reason;
     }
+    const { keep } = options;
+    const other = keep === undefined ? undefined : folders.get(keep);
+    if (keep !== undefined && other && !other.kept && !created.some((folder) => folder.path === keep)) {
+      // Written, then answered: the other request either sees the note when it would remove the folder, or
+      // removed it first, and this write makes it again (then read above again, as every make is).
+      const held = await nodes.createFolder(drive, { kind: 'folder', id: randomUUID(), path: keep, createdAt: now, kept: true });
+      folders.set(keep, usable(held ?? { kind: 'file', path: keep }, paths));
+    }
   } catch (error) {
     await removeUnused(nodes, drive, created);
     throw error;
   }
   return { folders, created, read: found };
+}
+
+/** Times folders are made again that a delete removed while they were made, before the request gives up. */
+const MAKE_ATTEMPTS = 3;
+
+/**
+ * Makes `paths` folders as a writer does (protocol/README.md, "Writers", steps 2, 3 and 5): `ensureFolders`,
+ * then the folders above them read again. A delete or a move that took one of those meanwhile refuses them
+ * (what was made and nobody used goes); one a delete removed meanwhile is made again, up to three times, then
+ * `gone()` is thrown. So a delete racing them never leaves a folder without its parent.
+ */
+export async function makeFolders(
+  nodes: NodeStore,
+  drive: string,
+  paths: readonly string[],
+  now: string,
+  gone: () => Error,
+  /** A path the caller answers for (see `ensureFolders`). */
+  options: { keep?: string } = {},
+): Promise<Map<string, FolderNode>> {
+  for (let attempt = 1; ; attempt++) {
+    const { folders, created } = await ensureFolders(nodes, drive, paths, now, [], options);
+    const { missing, deleting, moving } = await recheckFolders(nodes, drive, paths.map(parentOf));
+    if (deleting.length > 0 || moving.length > 0) {
+      await removeUnused(nodes, drive, created);
+      throw deleting.length > 0 ? beingDeleted(deleting[0]) : beingMoved(moving[0]);
+    }
+    if (missing.length === 0) return folders;
+    if (attempt === MAKE_ATTEMPTS) throw gone();
+  }
 }
 
 /**
@@ -100,14 +143,16 @@ function usable(node: DriveNode | { kind: 'file'; path: string }, asked: readonl
 }
 
 /**
- * Removes folders a failed request created, deepest first, where each still is ours. A writer that stored
- * into one meanwhile reads its folder again after its write (protocol/README.md, "Writers"): finding it gone, it
- * makes it again. Puts one back at once if children are seen, to spare that writer the work.
+ * Removes folders a failed request created, deepest first, where each still is ours and unmarked: a folder a
+ * delete or a move has taken since is theirs to finish (a move has made a marked copy of it, which only its
+ * own walk unmarks). A writer that stored into one meanwhile reads its folder again after its write
+ * (protocol/README.md, "Writers"): finding it gone, it makes it again. Puts one back at once if children are
+ * seen, to spare that writer the work.
  */
 export async function removeUnused(nodes: NodeStore, drive: string, created: readonly FolderNode[]): Promise<void> {
   await cleanUp(async () => {
     for (const folder of [...created].sort((a, b) => depthOf(b.path) - depthOf(a.path))) {
-      if (!(await nodes.removeIfSame(drive, folder.path, folder.id))) continue;
+      if (!(await nodes.removeIfSame(drive, folder.path, folder.id, { unmarked: true }))) continue;
       if (await nodes.hasChildren(drive, folder.path)) {
         await nodes.createFolder(drive, folder);
         break;

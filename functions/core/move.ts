@@ -119,7 +119,9 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
   const refuse = async (error: Error): Promise<never> => {
     // Each on its own, so that a failure of one leaves no mark behind: the source's unmarked first.
     await cleanUp(() => deps.nodes.unmarkMoving(drive, source, job.id));
-    await cleanUp(() => deps.nodes.removeIfSame(drive, to, source.id));
+    // Only while this job's mark is on it: another move of the same folder to the same path makes its
+    // destination with the same id, and it is that move's.
+    await cleanUp(() => deps.nodes.removeIfSame(drive, to, source.id, { movingJob: job.id }));
     await removeUnused(deps.nodes, drive, created);
     await deps.jobs.finish(job.id, 0, 'stopped');
     await releaseJob(deps.jobs, job);
@@ -128,7 +130,7 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
   const marked = await deps.nodes.markMoving(drive, source, job.id);
   if (!marked) return refuse(conflict(`${from} changed while the move began (deleted, moved, or being deleted); try again`, [from]));
   const destination = await deps.nodes.createFolder(drive, { kind: 'folder', id: source.id, path: to, createdAt: source.createdAt, moving: job.id });
-  if (destination?.id !== source.id) return refuse(conflict(`${to} is taken; a folder replaces nothing, so move it to a path where nothing stands`, [to]));
+  if (destination?.id !== source.id || destination.moving !== job.id) return refuse(conflict(`${to} is taken; a folder replaces nothing, so move it to a path where nothing stands`, [to]));
   // Marked, then read (the protocol in ports.ts): a delete or move that took a folder above either end
   // meanwhile is seen here, or sees these marks.
   const above = await recheckFolders(deps.nodes, drive, [parentOf(from), parentOf(to)]);
@@ -173,7 +175,17 @@ export async function moveStep(deps: MoveDeps & { jobs: JobStore }, job: Job, bu
     return 'done';
   }
   const source = atSource.moving === job.id ? atSource : await nodes.markMoving(job.drive, atSource, job.id);
-  if (!source) return 'stopped';
+  if (!source) {
+    // Taken by a delete or another move since this job's mark left it: only a refusal (its request unmarked
+    // the source, then died before removing the destination) or a stop clears that mark, and a stop clears
+    // the destination's first. So a destination still under this job's mark is the refused request's, and
+    // nothing was moved into it: it goes (or, were anything in it, is unmarked).
+    if (destination?.kind === 'folder' && destination.id === job.folderId && destination.moving === job.id) {
+      if (await nodes.hasChildren(job.drive, destination.path)) await unmarkTree(nodes, job, destination);
+      else await nodes.removeIfSame(job.drive, destination.path, job.folderId, { movingJob: job.id });
+    }
+    return 'stopped';
+  }
   const stop = async (): Promise<'stopped'> => {
     // An earlier step may have marked folders below the source: they go with its mark.
     await unmarkTree(nodes, job, source);
@@ -188,7 +200,7 @@ export async function moveStep(deps: MoveDeps & { jobs: JobStore }, job: Job, bu
     if (destination?.kind === 'folder' && destination.id === job.folderId) {
       const again = await recheckFolders(nodes, job.drive, [parentOf(job.to!)]);
       if (again.missing.length + again.deleting.length + again.moving.length > 0) {
-        await nodes.removeIfSame(job.drive, job.to!, job.folderId);
+        await nodes.removeIfSame(job.drive, job.to!, job.folderId, { movingJob: job.id });
         return stop();
       }
     }

@@ -41,9 +41,23 @@ export interface FolderNode {
    * deletes are refused until the move is done.
    */
   moving?: string;
+  /**
+   * Set once a mkdir answered for the folder (it made it, or found it): a writer that made it and then fails
+   * leaves it (`removeIfSame` with `{ unmarked: true }` spares it), as the mkdir promised it is there.
+   */
+  kept?: true;
 }
 
 export type DeleteMark = 'recursive' | 'empty';
+
+/**
+ * What `NodeStore.removeIfSame` asks of a folder besides its id: `unmarked`, no `deleting`, no `moving` and
+ * not `kept` (a writer letting go of a folder it made, which a delete or move may have taken since, or a
+ * mkdir answered for); `movingJob`, that
+ * job's `moving` mark (a move letting go of a folder it made, which another move of the same folder may have
+ * made again with the same id).
+ */
+export type RemoveCondition = { unmarked: true } | { movingJob: string };
 
 export type DriveNode = FileNode | FolderNode;
 
@@ -78,16 +92,19 @@ export interface NodeStore {
   hasChildren(drive: string, folder: string): Promise<boolean>;
   /**
    * Writes `folder` unless a node holds its path; returns the folder there afterwards (marks included), or
-   * undefined for a file. A folder with a `moving` mark is written only where nothing stands.
+   * undefined for a file. A folder with a `moving` mark is written only where nothing stands. With `kept`,
+   * a folder already there is noted `kept` too, in the same write.
    */
   createFolder(drive: string, folder: FolderNode): Promise<FolderNode | undefined>;
   /** Writes `file` unless a folder holds its path (or, with `replace: false`, anything); reports the file it replaced. */
   putFile(drive: string, file: FileNode, options?: { replace?: boolean }): Promise<PutFileResult>;
   /**
-   * Removes the node at `path` if it is still the one with id `id` (a write undone, or a node let go). Returns
-   * false, changing nothing, when that node is not there (never written, or replaced since).
+   * Removes the node at `path` if it is still the one with id `id` (a write undone, or a node let go), and, as
+   * `only` asks, a folder no delete or move has marked (`unmarked`), or one the move `movingJob` holds.
+   * Returns false, changing nothing, when that node is not there (never written, or replaced since) or the
+   * condition fails.
    */
-  removeIfSame(drive: string, path: string, id: string): Promise<boolean>;
+  removeIfSame(drive: string, path: string, id: string, only?: RemoveCondition): Promise<boolean>;
   /**
    * Puts `previous` back at `path` if the node there is still the one with id `id` (a replacing write undone).
    * Returns false, changing nothing, when that node is not there (never written, or replaced since).

@@ -20,6 +20,7 @@ import {
   type ObjectCopier,
   type ObjectStore,
   type PutFileResult,
+  type RemoveCondition,
   type UploadJournal,
 } from '../../functions/core/ports';
 
@@ -107,6 +108,7 @@ export class MemoryNodeStore implements NodeStore {
       return held ? (held.kind === 'folder' ? copy(held) : undefined) : copy(folder);
     }
     if (held?.kind === 'file') return undefined;
+    if (held && folder.kept) held.kept = true;
     if (held) return copy(held);
     this.write(drive, folder);
     return copy(folder);
@@ -120,8 +122,12 @@ export class MemoryNodeStore implements NodeStore {
     return { ok: true, replaced: held?.kind === 'file' && held.id !== file.id ? copy(held) : undefined };
   }
 
-  async removeIfSame(drive: string, path: string, id: string): Promise<boolean> {
-    if (this.peek(drive, path)?.id !== id) return false;
+  async removeIfSame(drive: string, path: string, id: string, only?: RemoveCondition): Promise<boolean> {
+    const held = this.peek(drive, path);
+    if (held?.id !== id) return false;
+    const marks: { deleting?: DeleteMark; moving?: string; kept?: true } = held.kind === 'folder' ? held : {};
+    if (only && 'unmarked' in only && (marks.deleting !== undefined || marks.moving !== undefined || marks.kept)) return false;
+    if (only && 'movingJob' in only && marks.moving !== only.movingJob) return false;
     this.remove(drive, path);
     return true;
   }

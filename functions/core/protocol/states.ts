@@ -83,6 +83,9 @@ export const FOLDER_TRANSITIONS = {
   markMoving: { from: ['live', 'moving'], to: ['moving'] },
   /** A folder move is done with the folder (a destination), or stops. */
   unmarkMoving: { from: ['moving'], to: ['live'] },
-  /** A move removes an emptied source; a writer removes a folder it made and nobody used (any state: see README, "Known gaps"). */
+  /**
+   * A move removes an emptied source (its own mark); a writer removes a folder it made and nobody used, only
+   * while unmarked (`{ unmarked: true }`): a folder a delete or move took is theirs to finish.
+   */
   removeIfSame: { from: ['live', 'moving', 'deleting'], to: ['absent'] },
 } as const satisfies Record<string, { from: readonly (FolderState['state'] | 'absent')[]; to: readonly (FolderState['state'] | 'absent')[] }>;

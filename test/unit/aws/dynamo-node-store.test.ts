@@ -128,6 +128,23 @@ describe('Class: DynamoNodeStore', () => {
     });
   });
 
+  describe('Method: removeIfSame, with a condition on marks', () => {
+    it('adds the marks asked to the same conditional delete, without a read', async () => {
+      dynamodb.on(DeleteItemCommand).resolves({});
+
+      await store.removeIfSame('d', '/docs', 'id-/docs', { unmarked: true });
+      await store.removeIfSame('d', '/docs', 'id-/docs', { movingJob: 'job1' });
+
+      const [unmarked, moving] = dynamodb.commandCalls(DeleteItemCommand).map((call) => call.args[0].input);
+      expect(unmarked).toMatchObject({
+        ConditionExpression: '#id = :id AND attribute_not_exists(#deleting) AND attribute_not_exists(#moving) AND attribute_not_exists(#kept)',
+        ExpressionAttributeValues: { ':id': { S: 'id-/docs' } },
+      });
+      expect(moving).toMatchObject({ ConditionExpression: '#id = :id AND #moving = :job', ExpressionAttributeValues: { ':id': { S: 'id-/docs' }, ':job': { S: 'job1' } } });
+      expect(dynamodb.commandCalls(GetItemCommand)).toHaveLength(0);
+    });
+  });
+
   describe('Method: restoreIfSame', () => {
     it('puts the previous node back only while the item holds the node with the id given', async () => {
       const failed = new ConditionalCheckFailedException({ message: 'failed', $metadata: {} });

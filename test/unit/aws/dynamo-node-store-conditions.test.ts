@@ -1,0 +1,103 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoNodeStore } from '../../../functions/aws/dynamo-node-store';
+import type { FolderNode } from '../../../functions/core/ports';
+import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../../lib/local/emulators';
+import { removeDataDir } from '../../support/local-host';
+
+// The node store's conditional writes against the embedded DynamoDB, through the real SDK: what a condition
+// lets through is DynamoDB's to decide, which a mocked client cannot show (dynamo-node-store.test.ts checks
+// the expressions sent; this file, what they do). One file of its own: that one mocks every DynamoDBClient.
+
+let dataDir: string;
+let dynamo: Awaited<ReturnType<typeof startEmbeddedDynamo>>;
+let client: DynamoDBClient;
+let store: DynamoNodeStore;
+let n = 0;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'drive-node-store-'));
+  dynamo = await startEmbeddedDynamo(dataDir);
+  client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: dynamo.credentials });
+  store = new DynamoNodeStore(client, LOCAL_RESOURCES.nodesTable);
+});
+
+afterAll(async () => {
+  client.destroy();
+  await dynamo.close();
+  await removeDataDir(dataDir);
+});
+
+/** A fresh drive for each test, with one folder `/f` stored as `marks` say. */
+async function folderIn(marks: Pick<FolderNode, 'deleting' | 'moving'> = {}): Promise<{ drive: string; folder: FolderNode }> {
+  const drive = `d${++n}`;
+  const folder: FolderNode = { kind: 'folder', id: `id${n}`, path: '/f', createdAt: '2026-01-01T00:00:00.000Z' };
+  await store.createFolder(drive, folder);
+  if (marks.moving) await store.markMoving(drive, folder, marks.moving);
+  if (marks.deleting) await store.markDeleting(drive, folder, marks.deleting);
+  return { drive, folder };
+}
+
+describe('DynamoNodeStore.createFolder, kept', () => {
+  it('makes a folder kept where nothing stands, and notes one already there kept, keeping its id and marks', async () => {
+    const drive = `d${++n}`;
+    const made: FolderNode = { kind: 'folder', id: 'new', path: '/k', createdAt: '2026-01-01T00:00:00.000Z', kept: true };
+    expect(await store.createFolder(drive, made)).toEqual(made);
+    expect(await store.get(drive, '/k')).toEqual(made);
+
+    const { drive: other, folder } = await folderIn({ moving: 'job1' });
+    expect(await store.createFolder(other, { ...folder, id: 'mine', kept: true })).toEqual({ ...folder, moving: 'job1', kept: true });
+    expect(await store.get(other, '/f')).toEqual({ ...folder, moving: 'job1', kept: true });
+  });
+
+  it('leaves a folder as it is without kept', async () => {
+    const { drive, folder } = await folderIn();
+    expect(await store.createFolder(drive, { ...folder, id: 'mine' })).toEqual(folder);
+    expect(await store.get(drive, '/f')).toEqual(folder);
+  });
+});
+
+describe('DynamoNodeStore.removeIfSame, with a condition on marks', () => {
+  it('removes an unmarked folder with { unmarked: true }', async () => {
+    const { drive, folder } = await folderIn();
+    expect(await store.removeIfSame(drive, '/f', folder.id, { unmarked: true })).toBe(true);
+    expect(await store.get(drive, '/f')).toBeUndefined();
+  });
+
+  it.each([{ moving: 'job1' }, { deleting: 'recursive' as const }, { deleting: 'empty' as const }])('leaves a folder marked %j with { unmarked: true }', async (marks) => {
+    const { drive, folder } = await folderIn(marks);
+    expect(await store.removeIfSame(drive, '/f', folder.id, { unmarked: true })).toBe(false);
+    expect(await store.get(drive, '/f')).toMatchObject({ id: folder.id, ...marks });
+  });
+
+  it('removes a folder only while the move named holds it, with { movingJob }', async () => {
+    const { drive, folder } = await folderIn({ moving: 'job1' });
+    expect(await store.removeIfSame(drive, '/f', folder.id, { movingJob: 'job2' })).toBe(false);
+    expect(await store.get(drive, '/f')).toMatchObject({ moving: 'job1' });
+    expect(await store.removeIfSame(drive, '/f', folder.id, { movingJob: 'job1' })).toBe(true);
+    expect(await store.get(drive, '/f')).toBeUndefined();
+  });
+
+  it('leaves an unmarked folder with { movingJob }', async () => {
+    const { drive, folder } = await folderIn();
+    expect(await store.removeIfSame(drive, '/f', folder.id, { movingJob: 'job1' })).toBe(false);
+    expect(await store.get(drive, '/f')).toBeDefined();
+  });
+
+  it('leaves a folder a mkdir noted kept with { unmarked: true }', async () => {
+    const { drive, folder } = await folderIn();
+    expect(await store.createFolder(drive, { ...folder, id: 'other', kept: true })).toEqual({ ...folder, kept: true });
+    expect(await store.removeIfSame(drive, '/f', folder.id, { unmarked: true })).toBe(false);
+    expect(await store.get(drive, '/f')).toEqual({ ...folder, kept: true });
+    // The plain removal (a move letting go of an emptied source) still removes it.
+    expect(await store.removeIfSame(drive, '/f', folder.id)).toBe(true);
+  });
+
+  it('still checks the id first: another folder at the path stays', async () => {
+    const { drive } = await folderIn();
+    expect(await store.removeIfSame(drive, '/f', 'other', { unmarked: true })).toBe(false);
+    expect(await store.get(drive, '/f')).toBeDefined();
+  });
+});
