@@ -1,14 +1,14 @@
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { CreateMultipartUploadCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateMultipartUploadCommand, ListPartsCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { toSessionItem } from '../../functions/aws/dynamo-upload-sessions';
 import { type Emulators, LOCAL_REGION, LOCAL_RESOURCES, startEmulators } from '../../lib/local/emulators';
-import { sweepExpiredUploads } from '../../lib/local/expiry';
+import { LIFECYCLE_ABORT_AFTER_MS, abortStaleUploads, expireItems } from '../../lib/local/expiry';
 import { removeDataDir } from '../support/local-host';
 
-// The local sweep of expired large uploads (what TTL and the lifecycle rule do in AWS), on the emulators.
+// What the local host does in place of DynamoDB's TTL and the bucket's lifecycle rule, on the emulators.
 
 let dataDir: string;
 let emulators: Emulators;
@@ -29,31 +29,40 @@ afterAll(async () => {
   await removeDataDir(dataDir);
 });
 
-it('leaves an expired session that a completion holds claimed, and ends it once the claim is gone', async () => {
+const dir = () => join(dataDir, 's3');
+const uploadsTable = { name: LOCAL_RESOURCES.uploadsTable, keys: ['id'], ttlAttribute: 'expiresAt' };
+
+it('removes expired items of the uploads table and nothing more, as TTL does: the multipart upload stays', async () => {
   const key = 'sweep/f1';
   const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: LOCAL_RESOURCES.bucket, Key: key }));
-  const session = toSessionItem({
-    id: '00000000-0000-4000-8000-000000000001',
-    drive: 'sweep',
-    path: '/big.bin',
-    size: 10,
-    contentType: 'application/octet-stream',
-    fileId: 'f1',
-    objectKey: key,
-    multipartId: UploadId!,
-    partSize: 10,
-    partCount: 1,
-    createdAt: new Date(Date.now() - 7_200_000).toISOString(),
-    expiresAt: new Date(Date.now() - 3_600_000).toISOString(),
-  });
-  // A `complete` claimed it a moment ago and is still assembling.
-  await dynamodb.send(new PutItemCommand({ TableName: LOCAL_RESOURCES.uploadsTable, Item: { ...session, claimedUntil: { N: String(Date.now() + 60_000) } } }));
+  const session = (id: string, expiresAt: number) =>
+    toSessionItem({
+      id,
+      drive: 'sweep',
+      path: '/big.bin',
+      size: 10,
+      contentType: 'application/octet-stream',
+      fileId: 'f1',
+      objectKey: key,
+      multipartId: UploadId!,
+      partSize: 10,
+      partCount: 1,
+      createdAt: new Date(expiresAt - 3_600_000).toISOString(),
+      expiresAt: new Date(expiresAt).toISOString(),
+    });
+  const expired = session('00000000-0000-4000-8000-000000000001', Date.now() - 3_600_000);
+  const live = session('00000000-0000-4000-8000-000000000002', Date.now() + 3_600_000);
+  // A completion holds the expired one claimed: TTL pays no heed (the completion refuses an expired session itself).
+  await dynamodb.send(new PutItemCommand({ TableName: LOCAL_RESOURCES.uploadsTable, Item: { ...expired, claimedUntil: { N: String(Date.now() + 60_000) } } }));
+  await dynamodb.send(new PutItemCommand({ TableName: LOCAL_RESOURCES.uploadsTable, Item: live }));
 
-  expect(await sweepExpiredUploads(dynamodb, s3, LOCAL_RESOURCES)).toBe(0);
-  const kept = await dynamodb.send(new GetItemCommand({ TableName: LOCAL_RESOURCES.uploadsTable, Key: { id: session.id } }));
-  expect(kept.Item).toBeDefined();
-
-  await dynamodb.send(new PutItemCommand({ TableName: LOCAL_RESOURCES.uploadsTable, Item: session }));
-  expect(await sweepExpiredUploads(dynamodb, s3, LOCAL_RESOURCES)).toBe(1);
-  expect((await dynamodb.send(new GetItemCommand({ TableName: LOCAL_RESOURCES.uploadsTable, Key: { id: session.id } }))).Item).toBeUndefined();
+  expect(await expireItems(dynamodb, uploadsTable)).toBe(1);
+  expect((await dynamodb.send(new GetItemCommand({ TableName: LOCAL_RESOURCES.uploadsTable, Key: { id: expired.id } }))).Item).toBeUndefined();
+  expect((await dynamodb.send(new GetItemCommand({ TableName: LOCAL_RESOURCES.uploadsTable, Key: { id: live.id } }))).Item).toBeDefined();
+  // The parts are the lifecycle rule's, a day after the start.
+  const parts = await s3.send(new ListPartsCommand({ Bucket: LOCAL_RESOURCES.bucket, Key: key, UploadId }));
+  expect(parts.UploadId).toBe(UploadId);
+  expect(await abortStaleUploads(dir(), LOCAL_RESOURCES.bucket, LIFECYCLE_ABORT_AFTER_MS)).toBe(0);
+  expect(await abortStaleUploads(dir(), LOCAL_RESOURCES.bucket, LIFECYCLE_ABORT_AFTER_MS, Date.now() + LIFECYCLE_ABORT_AFTER_MS + 1000)).toBe(1);
+  await expect(s3.send(new ListPartsCommand({ Bucket: LOCAL_RESOURCES.bucket, Key: key, UploadId }))).rejects.toMatchObject({ name: 'NoSuchUpload' });
 });
