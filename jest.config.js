@@ -1,7 +1,7 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test', '<rootDir>/client/test'],
+  roots: ['<rootDir>/test', '<rootDir>/client/test', '<rootDir>/lib/local/test'],
   // npm run test:chaos runs these: minutes of load and killed hosts.
   testPathIgnorePatterns: ['/node_modules/', '/test/chaos/'],
   testMatch: ['**/*.test.ts'],

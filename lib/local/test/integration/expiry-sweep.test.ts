@@ -3,10 +3,10 @@ import { CreateMultipartUploadCommand, ListPartsCommand, S3Client } from '@aws-s
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { toSessionItem } from '../../functions/aws/dynamo-upload-sessions';
-import { type Emulators, LOCAL_REGION, LOCAL_RESOURCES, startEmulators } from '../../lib/local/emulators';
-import { LIFECYCLE_ABORT_AFTER_MS, abortStaleUploads, expireItems } from '../../lib/local/expiry';
-import { removeDataDir } from '../support/local-host';
+import { toSessionItem } from '../../../../functions/aws/dynamo-upload-sessions';
+import { type Emulators, LOCAL_REGION, LOCAL_RESOURCES, startEmulators } from '../../emulators';
+import { LIFECYCLE_ABORT_AFTER_MS, abortStaleUploads, expireItems } from '../../expiry';
+import { removeDataDir } from '../../../../test/support/local-host';
 
 // What the local host does in place of DynamoDB's TTL and the bucket's lifecycle rule, on the emulators.
 

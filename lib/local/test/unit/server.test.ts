@@ -3,9 +3,9 @@ import { once } from 'node:events';
 import { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
-import { LINK_ROUTES, type Route } from '../../../lib/routes';
-import { type MountedRoute, NO_BODY_BYTES, createLocalServer } from '../../../lib/local/server';
-import { guardKeyCheck } from '../../../lib/local-host';
+import { LINK_ROUTES, type Route } from '../../../routes';
+import { type MountedRoute, NO_BODY_BYTES, createLocalServer } from '../../server';
+import { guardKeyCheck } from '../../../local-host';
 
 // The local host's own answers, before any handler: a refused request's client must read its answer (not a
 // reset), a route with no body reads none, a guesser of keys is slowed, and no log line holds a link's token.
