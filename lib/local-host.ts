@@ -31,6 +31,7 @@ export const localDomain: LocalDomain = {
         const { record, secret } = await keys.create(drive, name, { role: 'admin' });
         return { drive: record.drive, secret };
       },
+      // The host passes on only entries `parseApiKeys` made, whose role it checked to be a Role.
       upsert: (drive, name, access, secret) => keys.upsert(drive, name, access as { role?: Role; prefix?: string }, secret),
       listAll: () => keys.listAll(),
       revoke: (keyId) => keys.revoke(keyId),

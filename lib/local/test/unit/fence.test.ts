@@ -30,7 +30,7 @@ function sources(dir: string): string[] {
 }
 
 /** The relative module specifiers a file imports, statically or with `import()` / `require()`. */
-export function relativeImports(text: string): string[] {
+function relativeImports(text: string): string[] {
   const found = text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]*)['"]/gm);
   return [...found].map((match) => match[1]);
 }
