@@ -1,17 +1,52 @@
-/** @type {import('jest').Config} */
-module.exports = {
+// The suite in four projects, by cost (docs/testing.md). `npm test` runs them all; `npm run test:unit` and the
+// like run one; `npm run test:chaos` (jest.chaos.config.js) runs the slow chaos tests, which none of these holds.
+
+/** What every project shares: Node, TypeScript through ts-jest, and the environment of test/setup-env.ts. */
+const shared = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test', '<rootDir>/client/test', '<rootDir>/lib/local/test'],
-  // npm run test:chaos runs these: minutes of load and killed hosts.
-  testPathIgnorePatterns: ['/node_modules/', '/test/chaos/'],
   testMatch: ['**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/'],
   transform: {
+    // tsconfig.json sets isolatedModules, so ts-jest only transpiles each file; `npm test` type-checks with tsc first.
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
     // The dashboard's pure modules (browser ES modules) are unit-tested through the same compiler's CommonJS.
     '/dashboard/[^/]+\\.js$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
   },
-  // Integration suites start a local host each; two workers keep the 2-core machine responsive.
-  maxWorkers: 2,
-  testTimeout: 60_000,
   setupFiles: ['<rootDir>/test/setup-env.ts'],
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    // In-process code, and in-memory ports: seconds for the lot.
+    {
+      ...shared,
+      displayName: 'unit',
+      // test/model may not exist yet: a root must, a pattern need not.
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/model/**/*.test.ts', '<rootDir>/client/test/unit/**/*.test.ts', '<rootDir>/lib/local/test/unit/**/*.test.ts'],
+      roots: ['<rootDir>/test', '<rootDir>/client/test', '<rootDir>/lib/local/test/unit'],
+    },
+    // A local host (or its embedded emulators) per file: the API, the client and the docs end to end.
+    {
+      ...shared,
+      displayName: 'integration',
+      roots: ['<rootDir>/test/integration', '<rootDir>/client/test/integration', '<rootDir>/lib/local/test/integration'],
+    },
+    // The CDK stack synthesized (its 26 handlers bundled once) and the client's package built.
+    {
+      ...shared,
+      displayName: 'infra',
+      roots: ['<rootDir>/test/infra', '<rootDir>/client/test/build'],
+    },
+    // The dashboard in Chromium against a local host.
+    {
+      ...shared,
+      displayName: 'browser',
+      roots: ['<rootDir>/test/browser'],
+    },
+  ],
+  // Jest reads the timeout here, not from a project.
+  testTimeout: 60_000,
+  // Integration files start a host each; two workers keep the 2-core machine responsive.
+  maxWorkers: 2,
 };

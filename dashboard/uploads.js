@@ -192,17 +192,20 @@ async function uploadLargeFile(file, folder, onProgress, signal, key) {
   try {
     const urlOf = partUrlSource(session, parts.signal);
     const numbers = Array.from({ length: session.part_count ?? session.parts.length }, (_, i) => i + 1);
+    // mapLimit rejects only once the parts in flight settle: the failed part aborts them itself, at once.
     const etags = await mapLimit(numbers, PARTS_AT_ONCE, async (number) => {
       const start = (number - 1) * session.part_size;
       const slice = file.slice(start, Math.min(start + session.part_size, file.size));
-      const etag = await putPart(await urlOf(number), slice, (loaded) => {
-        sent.set(number, loaded);
-        onProgress([...sent.values()].reduce((sum, n) => sum + n, 0));
-      }, parts.signal);
-      return { number, etag };
-    }).catch((error) => {
-      parts.abort(error);
-      throw error;
+      try {
+        const etag = await putPart(await urlOf(number), slice, (loaded) => {
+          sent.set(number, loaded);
+          onProgress([...sent.values()].reduce((sum, n) => sum + n, 0));
+        }, parts.signal);
+        return { number, etag };
+      } catch (error) {
+        parts.abort(error);
+        throw error;
+      }
     });
     return await completeUpload(session.upload_id, etags);
   } catch (error) {

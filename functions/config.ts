@@ -257,6 +257,11 @@ export const SETTINGS = {
     description: "tests only: `frozen` stops the rate limiter's clock at start, so a burst's 429s are exact on any machine",
     parse: (raw: string | undefined): boolean => raw === 'frozen',
   }),
+  localCutOff: entry({
+    name: 'DRIVE_LOCAL_CUT_OFF', type: '`off` or unset', default: 'unset', readBy: ['local host'],
+    description: "tests only: `off` lets every invocation run to its end instead of cutting it off at API Gateway's 29 s (504) or its function's timeout (502); the tests set it, as wall time on a busy machine says nothing of Lambda's",
+    parse: (raw: string | undefined): boolean => raw !== 'off',
+  }),
   checkContract: entry({
     name: 'DRIVE_CHECK_CONTRACT', type: '`1` or unset', default: 'unset', readBy: ['local host'],
     description: 'checks every answer against the OpenAPI document, each mismatch noted in contract-violations.jsonl in the data dir',
@@ -312,17 +317,20 @@ type Parsed<K extends SettingKey> = ReturnType<(typeof SETTINGS)[K]['parse']>;
 /** Where settings are read from: the process's environment, or a map a test or tool gives. */
 export type Environment = Readonly<Record<string, string | undefined>>;
 
-/** The raw text of a setting (its former name's when only that is set), or undefined when unset. */
+/**
+ * The raw text of a setting (its former name's when only that is set), or undefined when unset: an empty
+ * variable is unset, as every parser takes it, so it neither hides the former name nor passes on as a value.
+ */
 export function rawSetting(key: SettingKey, env: Environment = process.env): string | undefined {
   const setting: Setting<unknown> = SETTINGS[key];
-  const raw = env[setting.name];
-  return raw === undefined && setting.formerly !== undefined ? env[setting.formerly] : raw;
+  const raw = optional(env[setting.name]);
+  return raw === undefined && setting.formerly !== undefined ? optional(env[setting.formerly]) : raw;
 }
 
 /** The value of a setting, parsed; a missing required one or a value it cannot use throws, naming it. */
 export function setting<K extends SettingKey>(key: K, env: Environment = process.env): Parsed<K> {
   const entry: Setting<unknown> = SETTINGS[key];
-  const formerUsed = env[entry.name] === undefined && entry.formerly !== undefined && env[entry.formerly] !== undefined;
+  const formerUsed = unset(env[entry.name]) && entry.formerly !== undefined && !unset(env[entry.formerly]);
   return entry.parse(rawSetting(key, env), formerUsed ? entry.formerly! : entry.name) as Parsed<K>;
 }
 

@@ -44,6 +44,11 @@ export interface LocalServerOptions {
   keyFailures?: { burst: number; perSecond: number; clock?: () => number };
   /** The count of request-body bytes held across connections (MAX_BUFFERED_BYTES caps it); tests read it. */
   budget?: { buffered: number };
+  /**
+   * Whether an invocation is cut off at its function's or API Gateway's timeout, as in AWS (default true).
+   * Tests turn it off: on a busy test machine wall time says nothing of how long Lambda would take.
+   */
+  cutOffLateAnswers?: boolean;
 }
 
 /**
@@ -209,7 +214,7 @@ async function handle(
     return refuse(req, res, 429, { error: { code: 'rate_limited', message, request_id: requestId } }, { 'Retry-After': '1' });
   }
   try {
-    await answer(mounted, req, res, url, body, requestId, options.traces);
+    await answer(mounted, req, res, url, body, requestId, options.traces, options.cutOffLateAnswers ?? true);
   } finally {
     budget.buffered -= body.length;
   }
@@ -269,14 +274,17 @@ async function answer(
   url: URL,
   body: Buffer,
   requestId: string,
-  traces?: Pick<TraceCollector, 'keep'>,
+  traces: Pick<TraceCollector, 'keep'> | undefined,
+  cutOff: boolean,
 ): Promise<void> {
   const params = matchPath(mounted.route.path, url.pathname)!;
   let cpu = cpuMicros();
   const event = deliver(toProxyEvent(req, url, mounted.route, body, Object.keys(params).length > 0 ? params : null, requestId));
   if (isFailure(event)) return sendGatewayError(res, event, requestId);
-  const timeout = invocationTimeout(mounted.route.handler, mounted.route.streaming);
-  const context = lambdaContext(`drive-${mounted.route.handler}`, timeout.ms);
+  const limit = invocationTimeout(mounted.route.handler, mounted.route.streaming);
+  const context = lambdaContext(`drive-${mounted.route.handler}`, limit.ms);
+  // Not cut off: the handler still sees its function's timeout, but is given as long as it takes.
+  const timeout = cutOff ? limit : { ...limit, ms: 2 ** 31 - 1 };
   const timer = stopwatch();
   const invoked = (status: number) => {
     const now = cpuMicros();

@@ -79,14 +79,15 @@ async function pendingUploads(dataDir: string): Promise<string[]> {
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 describe('large uploads: presigned multipart (an extension of the spec)', () => {
-  it('takes a 200 MiB file in parts sent straight to storage; the record appears only on completion; every byte downloads back', async () => {
-    const data = randomBytes(200 * MiB);
+  it('takes a 43 MiB file in six parts sent straight to storage; the record appears only on completion; every byte downloads back', async () => {
+    // Six parts, the last a short one: as many boundaries as the ranges below cross (200 MiB bought nothing more).
+    const data = randomBytes(43 * MiB);
     const started = await start(drive, { folder: '/backups', name: 'db.tar', size: data.length, content_type: 'application/x-tar' });
     expect(started.status).toBe(200);
     const session = started.body.data;
     expect(session).toMatchObject({ path: '/backups/db.tar', size: data.length, part_size: 8 * MiB });
     expect(session.upload_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(session.parts.map((p) => p.number)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    expect(session.parts.map((p) => p.number)).toEqual(Array.from({ length: 6 }, (_, i) => i + 1));
     expect(Date.parse(session.expires_at)).toBeGreaterThan(Date.now() + 50 * 60_000);
 
     const parts = await putAll(session, data);
@@ -99,9 +100,9 @@ describe('large uploads: presigned multipart (an extension of the spec)', () => 
     expect(new Date(done.body.data.created_at).toISOString()).toBe(done.body.data.created_at);
 
     const listed = await json<{ data: ListingJson }>(drive.list({ folder: '/backups', include: 'etag' }));
-    // S3's ETag of a multipart object, computed here from the bytes: the MD5 of the parts' MD5s, then "-25".
+    // S3's ETag of a multipart object, computed here from the bytes: the MD5 of the parts' MD5s, then "-6".
     const partDigests = Buffer.concat(session.parts.map(({ number }) => createHash('md5').update(data.subarray((number - 1) * session.part_size, number * session.part_size)).digest()));
-    const etag = `${createHash('md5').update(partDigests).digest('hex')}-25`;
+    const etag = `${createHash('md5').update(partDigests).digest('hex')}-6`;
     expect(listed.body.data.files).toEqual([expect.objectContaining({ id: done.body.data.id, size: data.length, etag })]);
     const download = await drive.download({ path: '/backups/db.tar' });
     expect(download.headers.get('content-type')).toBe('application/x-tar');
@@ -118,9 +119,9 @@ describe('large uploads: presigned multipart (an extension of the spec)', () => 
       [`${P - 10}-${P + 9}`, P - 10, P + 10],
       [`${3 * P}-${5 * P - 1}`, 3 * P, 5 * P],
       [`${data.length - 1}-`, data.length - 1, data.length],
-      [`${24 * P + 5}-`, 24 * P + 5, data.length],
+      [`${5 * P + 5}-`, 5 * P + 5, data.length],
       ['-1000', data.length - 1000, data.length],
-      [`${100 * MiB}-${300 * MiB}`, 100 * MiB, data.length],
+      [`${40 * MiB}-${300 * MiB}`, 40 * MiB, data.length],
     ];
     for (const [range, from, to] of ranges) {
       const res = await drive.request('GET', '/drive/download?path=/backups/db.tar', { headers: { Range: `bytes=${range}` } });
@@ -129,7 +130,7 @@ describe('large uploads: presigned multipart (an extension of the spec)', () => 
     }
     expect(await pendingUploads(host.dataDir)).toEqual([]);
     await expectFsckClean();
-  }, 120_000);
+  });
 
   it('gives a file that fits in one part a single URL', async () => {
     const data = randomBytes(1000);

@@ -53,6 +53,9 @@ describe('Function: setting', () => {
     expect(setting('jobStepMs', { DRIVE_DELETE_STEP_MS: '30' })).toBe(30);
     expect(setting('jobStepMs', { DRIVE_JOB_STEP_MS: '20', DRIVE_DELETE_STEP_MS: '30' })).toBe(20);
     expect(rawSetting('jobStepMs', { DRIVE_DELETE_STEP_MS: '30' })).toBe('30');
+    // An empty variable is unset: it neither hides the former name nor passes on as a value.
+    expect(setting('jobStepMs', { DRIVE_JOB_STEP_MS: '', DRIVE_DELETE_STEP_MS: '30' })).toBe(30);
+    expect(rawSetting('keyCacheSeconds', { DRIVE_KEY_CACHE_SECONDS: '' })).toBeUndefined();
   });
 
   it('names the variable it read in a refusal, the old name too', () => {
