@@ -23,14 +23,14 @@ module.exports = {
       ...shared,
       displayName: 'unit',
       // test/model may not exist yet: a root must, a pattern need not.
-      testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/model/**/*.test.ts', '<rootDir>/client/test/unit/**/*.test.ts'],
-      roots: ['<rootDir>/test', '<rootDir>/client/test'],
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/model/**/*.test.ts', '<rootDir>/client/test/unit/**/*.test.ts', '<rootDir>/lib/local/test/unit/**/*.test.ts'],
+      roots: ['<rootDir>/test', '<rootDir>/client/test', '<rootDir>/lib/local/test/unit'],
     },
     // A local host (or its embedded emulators) per file: the API, the client and the docs end to end.
     {
       ...shared,
       displayName: 'integration',
-      roots: ['<rootDir>/test/integration', '<rootDir>/client/test/integration'],
+      roots: ['<rootDir>/test/integration', '<rootDir>/client/test/integration', '<rootDir>/lib/local/test/integration'],
     },
     // The CDK stack synthesized (its 26 handlers bundled once) and the client's package built.
     {

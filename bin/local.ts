@@ -1,5 +1,5 @@
 import { setting } from '../functions/config';
-import { startLocalHost } from '../lib/local/host';
+import { startLocalHost } from '../lib/local-host';
 
 // The SDK's notice about Node versions it will drop in 2027 says nothing about this run; Lambda runs a newer Node.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

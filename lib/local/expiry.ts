@@ -1,57 +1,55 @@
-import { type DynamoDBClient, DeleteItemCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { JOB_ID_PREFIX } from '../../functions/aws/dynamo-jobs';
-import type { S3Client } from '@aws-sdk/client-s3';
-import { DynamoUploadSessions, fromSessionItem } from '../../functions/aws/dynamo-upload-sessions';
-import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
-import { S3MultipartStore } from '../../functions/aws/s3-multipart-store';
-import { S3ObjectStore } from '../../functions/aws/s3-object-store';
-import { CLAIM_LEASE_MS, discardUpload } from '../../functions/core/large-upload';
-import { UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../../functions/aws/schema';
+import { type AttributeValue, type DynamoDBClient, DeleteItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 
 /**
- * What DynamoDB's TTL and the bucket's lifecycle rule do in AWS, which the emulators lack: upload
- * sessions past their expiry are removed and their multipart uploads aborted, parts and all (with an
- * object a failed completion assembled and nobody recorded); finished delete jobs past theirs are removed.
- * Returns how many it ended.
+ * What DynamoDB's TTL does in AWS, which dynalite lacks: removes the items of `table` whose TTL attribute
+ * (epoch seconds) is past, and nothing more. In AWS nothing of ours runs when TTL removes an upload session:
+ * its multipart upload stays until the bucket's lifecycle rule (`abortStaleUploads`), and an object a failed
+ * completion assembled becomes an orphan that the scheduled consistency check reports (and deletes, with
+ * repair on), which the host runs from the same module on its own timer. Returns how many items it removed.
  */
-export async function sweepExpiredUploads(
-  dynamodb: DynamoDBClient,
-  s3: S3Client,
-  resources: { uploadsTable: string; nodesTable: string; bucket: string },
-): Promise<number> {
-  const sessions = new DynamoUploadSessions(dynamodb, resources.uploadsTable);
-  const stores = {
-    nodes: new DynamoNodeStore(dynamodb, resources.nodesTable),
-    objects: new S3ObjectStore(s3, resources.bucket),
-    parts: new S3MultipartStore(s3, resources.bucket),
-  };
-  let ended = 0;
+export async function expireItems(dynamodb: DynamoDBClient, table: { name: string; keys: readonly string[]; ttlAttribute: string }, now = Date.now()): Promise<number> {
+  const names = { '#ttl': table.ttlAttribute };
+  const values = { ':now': { N: String(Math.floor(now / 1000)) } };
+  let removed = 0;
   let start: Record<string, AttributeValue> | undefined;
   do {
     const page = await dynamodb.send(
-      new ScanCommand({
-        TableName: resources.uploadsTable,
-        FilterExpression: '#ttl < :now',
-        ExpressionAttributeNames: { '#ttl': UPLOADS_TTL_ATTRIBUTE },
-        ExpressionAttributeValues: { ':now': { N: String(Math.floor(Date.now() / 1000)) } },
-        ExclusiveStartKey: start,
-      }),
+      new ScanCommand({ TableName: table.name, FilterExpression: '#ttl < :now', ExpressionAttributeNames: names, ExpressionAttributeValues: values, ExclusiveStartKey: start }),
     );
     for (const item of page.Items ?? []) {
-      if (item[UPLOADS_PARTITION_KEY]?.S?.startsWith(JOB_ID_PREFIX)) {
-        await dynamodb.send(new DeleteItemCommand({ TableName: resources.uploadsTable, Key: { [UPLOADS_PARTITION_KEY]: item[UPLOADS_PARTITION_KEY] } }));
-        continue;
+      const key = Object.fromEntries(table.keys.map((name) => [name, item[name]]));
+      try {
+        // As TTL does, an item whose expiry moved on since the scan stays.
+        await dynamodb.send(new DeleteItemCommand({ TableName: table.name, Key: key, ConditionExpression: '#ttl < :now', ExpressionAttributeNames: names, ExpressionAttributeValues: values }));
+        removed++;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }
-      const expired = fromSessionItem(item);
-      // Claimed first, as a completion claims it: a `complete` in flight keeps its session (and its
-      // assembled object) until it is done; the next sweep finds the session if it is still there.
-      const session = await sessions.claim(expired.drive, expired.id, CLAIM_LEASE_MS);
-      if (!session || session === 'busy') continue;
-      await discardUpload(stores, session);
-      await sessions.remove(session.id);
-      ended++;
     }
     start = page.LastEvaluatedKey;
   } while (start);
-  return ended;
+  return removed;
+}
+
+/** The stack's lifecycle rule aborts multipart uploads a day after they start (lib/drive-stack.ts). */
+export const LIFECYCLE_ABORT_AFTER_MS = 24 * 3600_000;
+
+/**
+ * What the bucket's lifecycle rule (`abortIncompleteMultipartUploadAfter`) does in AWS: aborts the multipart
+ * uploads started more than `afterMs` ago, parts and all. s3rver keeps each in `<bucket>/._S3rver_uploads/<id>/`,
+ * its `key` file written at the start. Returns how many it aborted.
+ */
+export async function abortStaleUploads(s3Directory: string, bucket: string, afterMs: number, now = Date.now()): Promise<number> {
+  const uploads = join(s3Directory, bucket, '._S3rver_uploads');
+  let aborted = 0;
+  for (const id of await readdir(uploads).catch(() => [] as string[])) {
+    const started = await stat(join(uploads, id, 'key')).catch(() => undefined);
+    if (!started || now - started.mtimeMs <= afterMs) continue;
+    await rm(join(uploads, id), { recursive: true, force: true });
+    aborted++;
+  }
+  return aborted;
 }

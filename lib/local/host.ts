@@ -1,23 +1,18 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
 import { appendFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
-import { DynamoKeyStore } from '../../functions/aws/dynamo-access';
-import { DynamoJobStore } from '../../functions/aws/dynamo-jobs';
 import { SETTINGS, environmentOf, rawSetting, setting } from '../../functions/config';
-import { DRIVE_ID, ROLES, type Role, hashSecret } from '../../functions/core/access';
-import { parsePath } from '../../functions/core/paths';
-import { weakSecretProblem } from '../../functions/core/secret-strength';
+import { UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../../functions/aws/schema';
 import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED } from '../routes';
 import { FUNCTION_SIZING } from '../aws-limits';
+import type { ApiKeyEntry, KeyAdmin, LocalDomain } from './domain';
 import { type QueueFeed, startEmbeddedQueues } from './embedded-queue';
 import { startTraceCollector } from './trace-collector';
 import { ENDPOINTS_FILE, LOCAL_REGION, LOCAL_RESOURCES, allowBrowserUploads, runningHost, startEmulators } from './emulators';
 import type { Credentials } from './signed-gateway';
-import { sweepExpiredUploads } from './expiry';
+import { LIFECYCLE_ABORT_AFTER_MS, abortStaleUploads, expireItems } from './expiry';
 import { openDataDir, tightenedMessage } from './data-dir';
 import { installLambdaGlobals } from './lambda-runtime';
 import { type MountedRoute, createLocalServer } from './server';
@@ -43,9 +38,10 @@ const PROJECT_ROOT = resolve(__dirname, '..', '..');
 
 /**
  * Serves the API on 127.0.0.1 over embedded DynamoDB and S3 kept in `dataDir`. The handlers are the
- * Lambda modules themselves, configured through the same environment variables as in AWS.
+ * Lambda modules themselves, configured through the same environment variables as in AWS; what else the
+ * host needs of Drive comes in `domain` (lib/local-host.ts wires it).
  */
-export async function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
+export async function startHost(options: LocalHostOptions, domain: LocalDomain): Promise<LocalHost> {
   const log = options.log ?? ((line: string) => console.log(line));
   const opened = await openDataDir(options.dataDir);
   const dataDir = opened.path;
@@ -56,14 +52,14 @@ export async function startLocalHost(options: LocalHostOptions): Promise<LocalHo
   // What has started so far, stopped in reverse if a later step fails, so that a failed start leaves nothing running.
   const started: (() => Promise<unknown>)[] = [];
   try {
-    return await startServing(options, dataDir, log, started);
+    return await startServing(options, domain, dataDir, log, started);
   } catch (error) {
     for (const stop of started.reverse()) await stop().catch(() => undefined);
     throw error;
   }
 }
 
-async function startServing(options: LocalHostOptions, dataDir: string, log: (line: string) => void, started: (() => Promise<unknown>)[]): Promise<LocalHost> {
+async function startServing(options: LocalHostOptions, domain: LocalDomain, dataDir: string, log: (line: string) => void, started: (() => Promise<unknown>)[]): Promise<LocalHost> {
   const emulators = options.storage ? { ...options.storage, close: async () => undefined } : await startEmulators(dataDir);
   started.push(() => emulators.close());
   // SQS for the queue workers, as the stack has it; the host delivers its messages as Lambda's event source would.
@@ -104,18 +100,16 @@ async function startServing(options: LocalHostOptions, dataDir: string, log: (li
   const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region: LOCAL_REGION, credentials: emulators.credentials });
   let createdKey: LocalHost['createdKey'];
   try {
-    const keys = new DynamoKeyAdmin(dynamodb, LOCAL_RESOURCES.accessTable);
-    const configured = parseApiKeys(options.apiKeys);
+    const keys = domain.keyAdmin(dynamodb, LOCAL_RESOURCES.accessTable);
+    const configured = domain.parseApiKeys(options.apiKeys);
     await reconcileApiKeys(keys, configured, log);
     if (configured.length === 0 && (await keys.listAll()).length === 0) {
       // The first key manages the others (the dashboard signs in with it).
-      const { record, secret } = await keys.create('default', 'created by npm start', { role: 'admin' });
-      createdKey = { drive: record.drive, secret };
+      createdKey = await keys.createAdmin('default', 'created by npm start');
     }
     // No step runs before the host does: a job's claim that a killed host left goes now, as its messages
     // become visible again now (in AWS a dead step's claim lapses with its lease).
-    const jobs = new DynamoJobStore(dynamodb, LOCAL_RESOURCES.uploadsTable);
-    for (const job of await jobs.stalled(new Date('9999-12-31T00:00:00.000Z'))) await jobs.release(job.id);
+    await domain.releaseJobClaims(dynamodb, LOCAL_RESOURCES.uploadsTable);
   } finally {
     dynamodb.destroy();
   }
@@ -130,9 +124,7 @@ async function startServing(options: LocalHostOptions, dataDir: string, log: (li
 
   if (setting('localClock')) {
     // Tests only: rate-limit buckets never refill, so a burst's 429s are exact however slow the machine.
-    const stopped = Date.now();
-    const { rateLimiter } = (await import(join(PROJECT_ROOT, 'functions/wiring/guard.ts'))) as { rateLimiter: { useClock(clock: () => number): void } };
-    rateLimiter.useClock(() => stopped);
+    await domain.stopRateLimitClock();
   }
 
   // Queue workers run from the same modules, fed by the embedded queue.
@@ -154,16 +146,15 @@ async function startServing(options: LocalHostOptions, dataDir: string, log: (li
   // The host refuses a request whose key no live record holds before reading its body (a Lambda would read it).
   const keyReader = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region: LOCAL_REGION, credentials: emulators.credentials });
   started.push(async () => keyReader.destroy());
-  const keyStore = new DynamoKeyStore(keyReader, LOCAL_RESOURCES.accessTable);
   const server = createLocalServer(mounted, log, {
-    knownKey: async (secret) => (await keyStore.find(hashSecret(secret))) !== undefined,
+    keyCheck: domain.keyCheck(keyReader, LOCAL_RESOURCES.accessTable),
     requestTimeoutMs: setting('localRequestTimeoutSeconds') * 1000,
     // Tests only (test/setup-env.ts): no answer is cut off at API Gateway's 29 s or a function's timeout.
     cutOffLateAnswers: setting('localCutOff'),
     // Key guessing from one address: 50 wrong keys, then 5 a second (off with the rate limits, for benchmarks).
     ...(rawSetting('rateLimits') === 'off' ? {} : { keyFailures: { burst: 50, perSecond: 5, ...(setting('localClock') ? { clock: () => 0 } : {}) } }),
     traces,
-    ...(setting('checkContract') ? { observe: await contractObserver(dataDir) } : {}),
+    ...(setting('checkContract') ? { observe: await contractObserver(dataDir, domain) } : {}),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options.port)));
@@ -175,7 +166,7 @@ async function startServing(options: LocalHostOptions, dataDir: string, log: (li
   // (with their presigned URLs); DRIVE_CORS_ORIGINS, which opens the API to other pages, never reaches it.
   await allowBrowserUploads(emulators.s3Endpoint, emulators.credentials, [url, url.replace('127.0.0.1', 'localhost')]);
   const sweepSeconds = setting('localSweepSeconds');
-  const stopSweeping = sweepEvery(sweepSeconds, emulators, scheduled, log);
+  const stopSweeping = sweepEvery(sweepSeconds, emulators, dataDir, scheduled, log);
   started.push(stopSweeping);
   const stopTimers = timed.map(({ run, seconds, handler }) => runEvery(seconds, run, (error) => log(`the scheduled function ${handler} failed: ${String(error)}`)));
   started.push(() => Promise.all(stopTimers.map((stop) => stop())));
@@ -216,11 +207,10 @@ function listenError(error: NodeJS.ErrnoException, port: number): Error {
  * allow is a JSON line in `<dataDir>/contract-violations.jsonl` and on stderr. Loaded only when asked for, so
  * `npm start` never loads Ajv.
  */
-async function contractObserver(dataDir: string): Promise<NonNullable<Parameters<typeof createLocalServer>[2]>['observe']> {
+async function contractObserver(dataDir: string, domain: LocalDomain): Promise<NonNullable<Parameters<typeof createLocalServer>[2]>['observe']> {
   const { CONTRACT_VIOLATIONS_FILE, ContractChecker } = await import('./contract.js');
-  const { openApiDocument } = await import('../../functions/openapi/document.js');
   const file = join(dataDir, CONTRACT_VIOLATIONS_FILE);
-  const checker = new ContractChecker(openApiDocument(), (violation) => {
+  const checker = new ContractChecker(await domain.openApiDocument(), (violation) => {
     const line = JSON.stringify(violation);
     console.error(`contract violation: ${line}`);
     appendFileSync(file, `${line}\n`);
@@ -228,23 +218,29 @@ async function contractObserver(dataDir: string): Promise<NonNullable<Parameters
   return (req, res) => checker.observe(req, res);
 }
 
-/** Ends expired upload sessions every `seconds`, as AWS does with TTL and lifecycle rules; returns a stop. */
+/**
+ * Every `seconds`, what AWS does on its own and the emulators lack (DynamoDB's TTL on the uploads table, the
+ * bucket's lifecycle rule), then the scheduled functions that the sweep's timer runs; returns a stop.
+ */
 function sweepEvery(
   seconds: number,
-  emulators: { dynamodbEndpoint: string; s3Endpoint: string; credentials: Credentials },
+  emulators: { dynamodbEndpoint: string; credentials: Credentials },
+  dataDir: string,
   scheduled: readonly (() => Promise<unknown>)[],
   log: (line: string) => void,
 ): () => Promise<void> {
   const dynamodb = new DynamoDBClient({ endpoint: emulators.dynamodbEndpoint, region: LOCAL_REGION, credentials: emulators.credentials });
-  const s3 = new S3Client({ endpoint: emulators.s3Endpoint, forcePathStyle: true, region: LOCAL_REGION, credentials: emulators.credentials, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+  const uploads = { name: LOCAL_RESOURCES.uploadsTable, keys: [UPLOADS_PARTITION_KEY], ttlAttribute: UPLOADS_TTL_ATTRIBUTE };
   const stop = runEvery(
     seconds,
     async () => {
       try {
-        const ended = await sweepExpiredUploads(dynamodb, s3, LOCAL_RESOURCES);
-        if (ended > 0) log(`ended ${ended} expired upload session${ended === 1 ? '' : 's'}`);
+        const removed = await expireItems(dynamodb, uploads);
+        if (removed > 0) log(`TTL removed ${removed} expired item${removed === 1 ? '' : 's'} of the uploads table`);
+        const aborted = await abortStaleUploads(join(dataDir, 's3'), LOCAL_RESOURCES.bucket, LIFECYCLE_ABORT_AFTER_MS);
+        if (aborted > 0) log(`the lifecycle rule aborted ${aborted} multipart upload${aborted === 1 ? '' : 's'}`);
       } catch (error) {
-        log(`sweeping expired uploads failed: ${String(error)}`);
+        log(`expiring uploads failed: ${String(error)}`);
       }
       await Promise.all(scheduled.map((run) => run().catch((error: unknown) => log(`a scheduled function failed: ${String(error)}`))));
     },
@@ -254,7 +250,6 @@ function sweepEvery(
   return async () => {
     await stop();
     dynamodb.destroy();
-    s3.destroy();
   };
 }
 
@@ -283,7 +278,7 @@ const FROM_ENV = SETTINGS.apiKeys.name;
  * made from the list that the list no longer names is revoked. Keys made any other way are left alone; a
  * listed key that was revoked stays revoked (a warning says so).
  */
-async function reconcileApiKeys(keys: DynamoKeyAdmin, configured: ReturnType<typeof parseApiKeys>, log: (line: string) => void): Promise<void> {
+async function reconcileApiKeys(keys: KeyAdmin, configured: ApiKeyEntry[], log: (line: string) => void): Promise<void> {
   const listed = new Set<string>();
   for (const [i, { drive, secret, role, prefix }] of configured.entries()) {
     const outcome = await keys.upsert(drive, FROM_ENV, { role, prefix }, secret);
@@ -296,32 +291,4 @@ async function reconcileApiKeys(keys: DynamoKeyAdmin, configured: ReturnType<typ
       log(`revoked key ${key.keyId} (drive ${key.drive}): DRIVE_API_KEYS no longer lists it`);
     }
   }
-}
-
-/**
- * Parses `DRIVE_API_KEYS`: entries `secret`, `drive:secret`, `drive:secret:role` or `drive:secret:role:/prefix`.
- * A bad entry stops the start with a message that names it (never the secret): a secret too easy to guess
- * (`weakSecretProblem`), or a role where the secret should be (`drive:admin`).
- */
-export function parseApiKeys(value: string | undefined): { drive: string; secret: string; role?: Role; prefix?: string }[] {
-  return (value ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '')
-    .map((entry, i) => {
-      const fields = entry.split(':');
-      const [drive, secret, role, ...prefixParts] = fields.length === 1 ? ['default', entry] : fields;
-      if (!DRIVE_ID.test(drive)) throw new Error(`DRIVE_API_KEYS entry ${i + 1}: drive must match ${DRIVE_ID}`);
-      if ((ROLES as string[]).includes(secret ?? '')) {
-        throw new Error(`DRIVE_API_KEYS entry ${i + 1}: the second field is a role; write drive:secret:role (or secret alone for the default drive)`);
-      }
-      if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(secret ?? '')) {
-        throw new Error(`DRIVE_API_KEYS entry ${i + 1}: the secret must be a non-empty token of letters, digits and -._~+/`);
-      }
-      const weak = weakSecretProblem(secret);
-      if (weak) throw new Error(`DRIVE_API_KEYS entry ${i + 1}: ${weak}`);
-      if (role !== undefined && !(ROLES as string[]).includes(role)) throw new Error(`DRIVE_API_KEYS entry ${i + 1}: role must be one of ${ROLES.join(', ')}`);
-      const prefix = prefixParts.length > 0 ? parsePath(prefixParts.join(':'), `DRIVE_API_KEYS entry ${i + 1} prefix`, { allowTrailingSlash: true }) : undefined;
-      return { drive, secret, ...(role ? { role: role as Role } : {}), ...(prefix ? { prefix } : {}) };
-    });
 }

@@ -10,10 +10,8 @@ import { cpuMicros, hostCpu } from './host-cpu';
 import { LocalResponseStream } from './lambda-runtime';
 import { lambdaContext, toProxyEvent } from './proxy-event';
 import type { TraceCollector } from './trace-collector';
+import type { KeyCheck } from './domain';
 import { stopwatch, traceContextOf } from '../../functions/telemetry/trace';
-import { DriveError } from '../../functions/core/errors';
-import { bearerSecret, unknownKey } from '../../functions/http/guard';
-import { REQUEST_ID_HEADER, logRequest } from '../../functions/http/request-log';
 
 export type { BufferedHandler };
 export type StreamingHandler = (event: APIGatewayProxyEvent, stream: Writable, context: Context) => Promise<void>;
@@ -31,8 +29,8 @@ export const NO_BODY_BYTES = 8 * 1024;
 /** Request bodies held at once, across connections: past it, a request is refused (429) rather than read. */
 export const MAX_BUFFERED_BYTES = 256 * 1024 * 1024;
 export interface LocalServerOptions {
-  /** Whether a live key has this secret: an API request with none is refused before its body is read. */
-  knownKey?: (secret: string) => Promise<boolean>;
+  /** The function guard's answer to a key: an API request with no live key is refused before its body is read. */
+  keyCheck?: KeyCheck;
   /** How long a client has to send its whole request (default 30 s); a slower one is cut off with a 408. */
   requestTimeoutMs?: number;
   /** Watches each answer as it is sent, changing nothing (the contract checker, lib/local/contract.ts). */
@@ -187,7 +185,7 @@ async function handle(
   const bodyLimit = mounted.route.method === 'GET' || mounted.route.method === 'HEAD' ? NO_BODY_BYTES : AWS_LIMITS.apiGatewayBodyBytes;
   if (Number(req.headers['content-length'] ?? 0) > bodyLimit) return refuseTooLarge(req, res, bodyLimit, requestId);
 
-  if ('permission' in mounted.route && options.knownKey) {
+  if ('permission' in mounted.route && options.keyCheck) {
     const address = req.socket.remoteAddress ?? '';
     // A key that was sent is a guess until it proves live, and takes a token of its address's bucket first
     // (given back if it is live), so a burst sent at once cannot pass the bucket. A request with no key is no guess.
@@ -195,16 +193,16 @@ async function handle(
     const wait = charged ? failures.take(address) : undefined;
     if (wait !== undefined) {
       // An address that sent too many wrong keys is not heard until its bucket refills: no key is checked.
-      res.setHeader(REQUEST_ID_HEADER, requestId);
+      res.setHeader(options.keyCheck.requestIdHeader, requestId);
       const message = `too many requests with an unknown key from this address; retry in ${wait} second${wait === 1 ? '' : 's'}`;
       return refuse(req, res, 429, { error: { code: 'rate_limited', message, request_id: requestId } }, { 'Retry-After': String(wait) });
     }
     // A stranger's body is never read: refused as the function's guard would refuse it, before a byte is held.
-    const refusal = await refuseKey(req.headers.authorization, options.knownKey);
+    const refusal = await options.keyCheck.refusal(req.headers.authorization);
     if (refusal) {
-      // Named and logged as the function's guard names and logs the 401 it would send (functions/http/request-log.ts).
-      res.setHeader(REQUEST_ID_HEADER, requestId);
-      logRefusal(mounted.route, req.method ?? '', requestId);
+      // Named and logged as the function's guard names and logs the 401 it would send.
+      res.setHeader(options.keyCheck.requestIdHeader, requestId);
+      options.keyCheck.logRefusal(mounted.route.path, req.method ?? '', requestId);
       return refuse(req, res, 401, { error: { code: refusal.code, message: refusal.message, request_id: requestId } });
     }
     if (charged) failures.proved(address, req.headers.authorization!);
@@ -266,16 +264,6 @@ function refuseTooLarge(req: IncomingMessage, res: ServerResponse, limit: number
   if (limit === AWS_LIMITS.apiGatewayBodyBytes) return refuseAsGateway(req, res, { status: 413, error: 'tooLarge', reason: `the body is over ${limit} bytes` }, requestId);
   const message = `${req.method} ${new URL(`http://localhost${req.url ?? '/'}`).pathname} takes no request body; the host reads at most ${limit} bytes of one`;
   refuse(req, res, 413, { error: { code: 'payload_too_large', message, request_id: requestId } }, { [GATEWAY_REQUEST_ID_HEADER]: requestId });
-}
-
-/** The 401 a request's key gets, or undefined for a live key. */
-async function refuseKey(header: string | undefined, knownKey: (secret: string) => Promise<boolean>): Promise<DriveError | undefined> {
-  try {
-    return (await knownKey(bearerSecret(header))) ? undefined : unknownKey();
-  } catch (error) {
-    if (error instanceof DriveError) return error;
-    throw error;
-  }
 }
 
 /** Hands the request, body read, to its handler as API Gateway would, and writes back what it answers. */
@@ -391,15 +379,6 @@ function readBody(req: IncomingMessage, budget: { buffered: number }, limit: num
     req.on('end', onEnd);
     req.on('error', onError);
   });
-}
-
-/**
- * The line the function's guard would log for the 401 the host sends in its place: the request line of
- * functions/http/request-log.ts, metrics included, from the same code.
- */
-function logRefusal(route: Route, method: string, requestId: string): void {
-  const event = { resource: route.path, httpMethod: method, body: null, isBase64Encoded: false, headers: {}, multiValueHeaders: {}, requestContext: { requestId } } as unknown as APIGatewayProxyEvent;
-  logRequest(event, { status: 401, startedAt: Date.now(), bytesOut: 0 });
 }
 
 /**

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { LOCAL_REGION, LOCAL_RESOURCES } from '../../lib/local/emulators';
 import type { Credentials } from '../../lib/local/signed-gateway';
-import { type LocalHost, startLocalHost } from '../../lib/local/host';
+import { type LocalHost, startLocalHost } from '../../lib/local-host';
 import type { HostCpu } from '../../lib/local/host-cpu';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
 import { QUIET_SDK_LOGGER } from '../../functions/aws/sdk-logger';

@@ -1,4 +1,4 @@
-import { startLocalHost } from '../../lib/local/host';
+import { startLocalHost } from '../../lib/local-host';
 import { hostCpu } from '../../lib/local/host-cpu';
 
 /** The local host serving the handlers over storage in another process (DRIVE_STORAGE = its endpoints, JSON). */

@@ -1,10 +1,13 @@
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { CompleteMultipartUploadCommand, S3Client } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mapLimit } from '../../functions/core/concurrency';
 import { DriveClient, type ErrorJson, type FileJson, type ListingJson, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
 import { type RunningHost, setUploadExpiry, startHost, stopHost, storedState } from '../support/local-host';
+import { localCredentials } from '../../lib/local/emulators';
 
 const KEY_A = 'large-a-key-29hVHaTbDrEgNFVFcigNCYZW';
 const KEY_B = 'large-b-key-29hVHaTbDrEgNFVFcigNCYZW';
@@ -416,7 +419,7 @@ describe('large uploads that nobody finishes', () => {
 
   afterAll(() => stopHost(expiring));
 
-  it('end at their expiry: the session and its parts are gone, and completing is refused', async () => {
+  it('end at their expiry: the session is gone, as TTL removes it, and completing is refused', async () => {
     const client = new DriveClient(expiring.url, KEY_A);
     const data = randomBytes(100);
     const { body } = await start(client, { path: '/expired.bin', size: data.length });
@@ -424,13 +427,83 @@ describe('large uploads that nobody finishes', () => {
     expect(await pendingUploads(expiring.dataDir)).toHaveLength(1);
     await setUploadExpiry(expiring.dataDir, body.data.upload_id, new Date(Date.now() - 1000));
 
-    // The sweep aborts the upload, then logs what it ended: both are waited for, in either order.
-    const swept = async () => (await pendingUploads(expiring.dataDir)).length === 0 && expiring.output().includes('ended 1 expired upload session');
-    for (let waited = 0; !(await swept()) && waited < 20_000; waited += 250) await new Promise((r) => setTimeout(r, 250));
+    const swept = () => expiring.output().includes('TTL removed 1 expired item of the uploads table');
+    for (let waited = 0; !swept() && waited < 20_000; waited += 250) await new Promise((r) => setTimeout(r, 250));
 
-    expect(await pendingUploads(expiring.dataDir)).toEqual([]);
-    expect(expiring.output()).toContain('ended 1 expired upload session');
+    expect(expiring.output()).toContain('TTL removed 1 expired item of the uploads table');
     expect((await complete(client, body.data.upload_id, parts)).status).toBe(404);
+    // As in AWS, the parts stay until the bucket's lifecycle rule aborts the upload, a day after its start.
+    expect(await pendingUploads(expiring.dataDir)).toHaveLength(1);
     expect(await runFsck(expiring.dataDir)).toEqual({ code: 0, output: expect.stringContaining('clean') });
+  });
+});
+
+describe('an object that a failed completion assembled', () => {
+  let checked: RunningHost;
+
+  beforeAll(async () => {
+    // The scheduled consistency check every second, counting objects of any age and repairing: what it does
+    // daily in AWS with `fsckRepair` on.
+    checked = await startHost({ DRIVE_API_KEYS: `a:${KEY_A}`, DRIVE_LOCAL_SWEEP_SECONDS: '1', DRIVE_LOCAL_FSCK_SECONDS: '1', DRIVE_FSCK_GRACE_MINUTES: '0', DRIVE_FSCK_REPAIR: 'true' });
+  });
+
+  afterAll(() => stopHost(checked));
+
+  /** The host's JSON log lines from the `from`th on. */
+  const linesOf = (from: number) =>
+    checked
+      .output()
+      .split('\n')
+      .slice(from)
+      .flatMap((line) => {
+        try {
+          return [JSON.parse(line) as Record<string, unknown>];
+        } catch {
+          return [];
+        }
+      });
+  async function waitFor(found: () => boolean): Promise<void> {
+    for (let waited = 0; !found() && waited < 30_000; waited += 250) await new Promise((r) => setTimeout(r, 250));
+    expect(found()).toBe(true);
+  }
+
+  it('outlives its session, which the expiry only removes, until the scheduled consistency check deletes it', async () => {
+    const client = new DriveClient(checked.url, KEY_A);
+    const data = randomBytes(100);
+    const { body } = await start(client, { path: '/assembled.bin', size: data.length });
+    const parts = await putAll(body.data, data);
+    // S3 assembles the object, then the completion fails before it records the file (a timeout, a throttled write).
+    const endpoints = JSON.parse(await readFile(join(checked.dataDir, 'endpoints.json'), 'utf8')) as Record<string, string>;
+    const credentials = await localCredentials(checked.dataDir);
+    const dynamodb = new DynamoDBClient({ endpoint: endpoints.dynamodb, region: 'us-east-1', credentials });
+    const s3 = new S3Client({ endpoint: endpoints.s3, region: 'us-east-1', credentials, forcePathStyle: true });
+    try {
+      const session = (await dynamodb.send(new GetItemCommand({ TableName: endpoints.uploadsTable, Key: { id: { S: body.data.upload_id } } }))).Item!;
+      const objectKey = session.objectKey.S!;
+      await s3.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: endpoints.bucket,
+          Key: objectKey,
+          UploadId: session.multipartId.S!,
+          MultipartUpload: { Parts: parts.map((part) => ({ PartNumber: part.number, ETag: part.etag })) },
+        }),
+      );
+
+      // While its session lasts, the object is in flight: a check that ran since leaves it.
+      const assembled = checked.output().split('\n').length - 1;
+      await waitFor(() => linesOf(assembled).some((line) => line.message === 'consistency check clean'));
+      expect((await storedState(checked.dataDir)).objectKeys).toContain(objectKey);
+
+      // Expiry removes the session and nothing more; the next check finds the object an orphan and deletes it.
+      await setUploadExpiry(checked.dataDir, body.data.upload_id, new Date(Date.now() - 1000));
+      await waitFor(() => checked.output().includes('TTL removed 1 expired item of the uploads table'));
+      const expired = checked.output().split('\n').length - 1;
+      await waitFor(() => linesOf(expired).some((line) => (line.repaired as { deletedObjects?: number } | undefined)?.deletedObjects === 1));
+      expect((await storedState(checked.dataDir)).objectKeys).not.toContain(objectKey);
+      expect((await complete(client, body.data.upload_id, parts)).status).toBe(404);
+    } finally {
+      dynamodb.destroy();
+      s3.destroy();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { startLocalHost } from '../../lib/local/host';
+import { startLocalHost } from '../../lib/local-host';
 
 /**
  * A local host whose handlers' AWS calls fail on demand: the test writes `<data dir>/faults.json`, a list

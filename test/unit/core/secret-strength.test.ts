@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { MIN_SECRET_BITS, secretBits, weakSecretProblem } from '../../../functions/core/secret-strength';
-import { parseApiKeys } from '../../../lib/local/host';
+import { parseApiKeys } from '../../../lib/local-host';
 
 describe('Function: secretBits', () => {
   it.each([

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { type Server, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeSocketDir } from '../../../lib/local/socket-dir';
+import { makeSocketDir } from '../../socket-dir';
 
 // The emulators' sockets live in folders of their own; a host killed with SIGKILL cannot remove them, so the
 // next start removes those whose sockets no longer answer, and never one in use.

@@ -18,9 +18,9 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
-import { CREDENTIALS_FILE, LOCAL_RESOURCES, localCredentials } from '../../lib/local/emulators';
-import { DriveClient, type FileJson, json } from '../support/api-client';
-import { type RunningHost, startHost, stopHost } from '../support/local-host';
+import { CREDENTIALS_FILE, LOCAL_RESOURCES, localCredentials } from '../../emulators';
+import { DriveClient, type FileJson, json } from '../../../../test/support/api-client';
+import { type RunningHost, startHost, stopHost } from '../../../../test/support/local-host';
 
 // Nothing on this machine reaches the data but through Drive's API or a request signed with the host's own
 // credentials (issue 12): the embedded S3 and DynamoDB sit behind gateways that check SigV4 as AWS does.

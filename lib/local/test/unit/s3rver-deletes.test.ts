@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import FilesystemStore from 's3rver/lib/stores/filesystem';
-import { type DeletingStore, deleteInConstantTime } from '../../../lib/local/s3rver-deletes';
+import { type DeletingStore, deleteInConstantTime } from '../../s3rver-deletes';
 
 // s3rver read an object's whole folder after each delete: deleting n objects of one folder read it n times,
 // each read as long as the folder (quadratic). The fix removes the folder only when empty, asking the

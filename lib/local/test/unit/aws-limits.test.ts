@@ -1,11 +1,11 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { type IncomingMessage, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AWS_LIMITS, MAX_REQUEST_BODY_BYTES } from '../../../lib/aws-limits';
-import { deliver, invocationTimeout, invokeBuffered } from '../../../lib/local/invoke';
-import { LocalResponseStream } from '../../../lib/local/lambda-runtime';
-import { lambdaContext, toProxyEvent } from '../../../lib/local/proxy-event';
-import { ROUTES } from '../../../lib/routes';
+import { AWS_LIMITS, MAX_REQUEST_BODY_BYTES } from '../../../aws-limits';
+import { deliver, invocationTimeout, invokeBuffered } from '../../invoke';
+import { LocalResponseStream } from '../../lambda-runtime';
+import { lambdaContext, toProxyEvent } from '../../proxy-event';
+import { ROUTES } from '../../../routes';
 
 const upload = ROUTES.find((route) => route.handler === 'upload')!;
 const context = lambdaContext('drive-test', 1000);

@@ -4,7 +4,7 @@ import { type Server, createServer, request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type GatewayLimits, type GatewayTarget, Sha256, startGateway } from '../../../lib/local/signed-gateway';
+import { type GatewayLimits, type GatewayTarget, Sha256, startGateway } from '../../signed-gateway';
 
 // The signed gateway alone, in front of a stand-in emulator that records what reaches it (issue 22, findings 1
 // and 3): what the signature does not cover cannot change a request, an unsigned body is refused before it is

@@ -3,8 +3,9 @@ import { once } from 'node:events';
 import { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
-import { LINK_ROUTES, type Route } from '../../../lib/routes';
-import { type MountedRoute, NO_BODY_BYTES, createLocalServer } from '../../../lib/local/server';
+import { LINK_ROUTES, type Route } from '../../../routes';
+import { type MountedRoute, NO_BODY_BYTES, createLocalServer } from '../../server';
+import { guardKeyCheck } from '../../../local-host';
 
 // The local host's own answers, before any handler: a refused request's client must read its answer (not a
 // reset), a route with no body reads none, a guesser of keys is slowed, and no log line holds a link's token.
@@ -26,7 +27,7 @@ let now: number;
 
 async function start(options: Parameters<typeof createLocalServer>[2] = {}): Promise<void> {
   logged = [];
-  server = createLocalServer(ROUTES, (line) => logged.push(line), { knownKey: async (secret) => secret === GOOD_KEY, ...options });
+  server = createLocalServer(ROUTES, (line) => logged.push(line), { keyCheck: guardKeyCheck(async (secret) => secret === GOOD_KEY), ...options });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   port = (server.address() as AddressInfo).port;
@@ -227,12 +228,12 @@ describe('Local server: guessing keys', () => {
     const maybeOpen = () => (answered >= 7 || asked >= 10) && open();
     await start({
       keyFailures: { burst: 3, perSecond: 1, clock: () => now },
-      knownKey: async () => {
+      keyCheck: guardKeyCheck(async () => {
         asked++;
         maybeOpen();
         await gate;
         return false;
-      },
+      }),
     });
 
     // Act

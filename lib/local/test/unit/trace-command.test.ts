@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 
 // `npm run trace` reads what the local host's daemon kept, whatever state a stopped host left it in.
 
-const ROOT = resolve(__dirname, '..', '..', '..');
+const ROOT = resolve(__dirname, '..', '..', '..', '..');
 const TRACE = '1-6b06f97c-b0da08e98c8eb49bf83aedd5';
 let dir: string;
 beforeEach(async () => (dir = await mkdtemp(join(tmpdir(), 'drive-trace-cmd-'))));

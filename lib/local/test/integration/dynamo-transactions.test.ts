@@ -13,8 +13,8 @@ import {
   type TransactWriteItem,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
-import { removeDataDir } from '../support/local-host';
+import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../emulators';
+import { removeDataDir } from '../../../../test/support/local-host';
 
 // The embedded DynamoDB's TransactWriteItems (lib/local/dynamo-transactions.ts), through the real SDK: all
 // or nothing, isolated from every other request, and undone after a kill mid-transaction.

@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DataDirError, openDataDir, tightenedMessage } from '../../../lib/local/data-dir';
+import { DataDirError, openDataDir, tightenedMessage } from '../../data-dir';
 
 // The data dir holds stored bytes, key hashes and traces: the host makes it its owner's alone, and a folder it
 // cannot use stops the start at once with a message that names it.

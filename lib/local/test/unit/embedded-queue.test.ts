@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
-import { startEmbeddedQueues } from '../../../lib/local/embedded-queue';
+import { startEmbeddedQueues } from '../../embedded-queue';
 
 // The host's embedded SQS: files it did not write (a null, an id that is a path, a body that is not a string,
 // bytes that are not JSON) neither stop it from starting nor stall the feed; they are set aside.

@@ -1,8 +1,8 @@
 import { CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, GetObjectCommand, S3Client, UploadPartCopyCommand } from '@aws-sdk/client-s3';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LOCAL_RESOURCES, localCredentials } from '../../lib/local/emulators';
-import { type RunningHost, startHost, stopHost } from '../support/local-host';
+import { LOCAL_RESOURCES, localCredentials } from '../../emulators';
+import { type RunningHost, startHost, stopHost } from '../../../../test/support/local-host';
 
 // The gateway's copy-source check (lib/local/emulators.ts refuseUnsafeS3) covers the whole header: s3rver's
 // CopyObject and the emulated UploadPartCopy read all of it as the key, and path.join resolves its ".."

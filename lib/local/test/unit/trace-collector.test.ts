@@ -2,7 +2,7 @@ import { createSocket } from 'node:dgram';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TRACES_FILE, startTraceCollector } from '../../../lib/local/trace-collector';
+import { TRACES_FILE, startTraceCollector } from '../../trace-collector';
 
 // The local host's X-Ray daemon keeps segment documents and nothing else, in a file that cannot grow without end.
 

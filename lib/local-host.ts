@@ -1,0 +1,107 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { join } from 'node:path';
+import { DynamoKeyAdmin } from '../functions/aws/api-key-admin';
+import { DynamoKeyStore } from '../functions/aws/dynamo-access';
+import { DynamoJobStore } from '../functions/aws/dynamo-jobs';
+import { DRIVE_ID, ROLES, type Role, hashSecret } from '../functions/core/access';
+import { DriveError } from '../functions/core/errors';
+import { parsePath } from '../functions/core/paths';
+import { weakSecretProblem } from '../functions/core/secret-strength';
+import { bearerSecret, unknownKey } from '../functions/http/guard';
+import { REQUEST_ID_HEADER, logRequest } from '../functions/http/request-log';
+import type { KeyCheck, LocalDomain } from './local/domain';
+import { type LocalHost, type LocalHostOptions, startHost } from './local/host';
+
+// The local host (lib/local, a package of its own) wired to Drive: what it needs of the domain beyond the
+// route table, the settings, the table schema and the handler modules comes from here (lib/local/domain.ts).
+
+export type { LocalHost, LocalHostOptions };
+
+/** Serves the API on this machine over embedded DynamoDB and S3 (see lib/local/host.ts). */
+export function startLocalHost(options: LocalHostOptions): Promise<LocalHost> {
+  return startHost(options, localDomain);
+}
+
+export const localDomain: LocalDomain = {
+  parseApiKeys,
+  keyAdmin(dynamodb, accessTable) {
+    const keys = new DynamoKeyAdmin(dynamodb, accessTable);
+    return {
+      async createAdmin(drive, name) {
+        const { record, secret } = await keys.create(drive, name, { role: 'admin' });
+        return { drive: record.drive, secret };
+      },
+      // The host passes on only entries `parseApiKeys` made, whose role it checked to be a Role.
+      upsert: (drive, name, access, secret) => keys.upsert(drive, name, access as { role?: Role; prefix?: string }, secret),
+      listAll: () => keys.listAll(),
+      revoke: (keyId) => keys.revoke(keyId),
+    };
+  },
+  keyCheck(dynamodb, accessTable) {
+    const store = new DynamoKeyStore(dynamodb, accessTable);
+    return guardKeyCheck(async (secret) => (await store.find(hashSecret(secret))) !== undefined);
+  },
+  async releaseJobClaims(dynamodb, uploadsTable) {
+    const jobs = new DynamoJobStore(dynamodb, uploadsTable);
+    for (const job of await jobs.stalled(new Date('9999-12-31T00:00:00.000Z'))) await jobs.release(job.id);
+  },
+  async stopRateLimitClock() {
+    // The module the handlers load (by the same path), so that its one limiter is the one stopped.
+    const stopped = Date.now();
+    const { rateLimiter } = (await import(join(__dirname, '..', 'functions/wiring/guard.ts'))) as { rateLimiter: { useClock(clock: () => number): void } };
+    rateLimiter.useClock(() => stopped);
+  },
+  async openApiDocument() {
+    const { openApiDocument } = await import('../functions/openapi/document.js');
+    return openApiDocument();
+  },
+};
+
+/** The function guard's answer to a request's key, with `knownKey` telling whether a live key has a secret. */
+export function guardKeyCheck(knownKey: (secret: string) => Promise<boolean>): KeyCheck {
+  return {
+    async refusal(authorization) {
+      try {
+        if (await knownKey(bearerSecret(authorization))) return undefined;
+        const { code, message } = unknownKey();
+        return { code, message };
+      } catch (error) {
+        if (error instanceof DriveError) return { code: error.code, message: error.message };
+        throw error;
+      }
+    },
+    logRefusal(resource, method, requestId) {
+      const event = { resource, httpMethod: method, body: null, isBase64Encoded: false, headers: {}, multiValueHeaders: {}, requestContext: { requestId } } as unknown as APIGatewayProxyEvent;
+      logRequest(event, { status: 401, startedAt: Date.now(), bytesOut: 0 });
+    },
+    requestIdHeader: REQUEST_ID_HEADER,
+  };
+}
+
+/**
+ * Parses `DRIVE_API_KEYS`: entries `secret`, `drive:secret`, `drive:secret:role` or `drive:secret:role:/prefix`.
+ * A bad entry stops the start with a message that names it (never the secret): a secret too easy to guess
+ * (`weakSecretProblem`), or a role where the secret should be (`drive:admin`).
+ */
+export function parseApiKeys(value: string | undefined): { drive: string; secret: string; role?: Role; prefix?: string }[] {
+  return (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry, i) => {
+      const fields = entry.split(':');
+      const [drive, secret, role, ...prefixParts] = fields.length === 1 ? ['default', entry] : fields;
+      if (!DRIVE_ID.test(drive)) throw new Error(`DRIVE_API_KEYS entry ${i + 1}: drive must match ${DRIVE_ID}`);
+      if ((ROLES as string[]).includes(secret ?? '')) {
+        throw new Error(`DRIVE_API_KEYS entry ${i + 1}: the second field is a role; write drive:secret:role (or secret alone for the default drive)`);
+      }
+      if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(secret ?? '')) {
+        throw new Error(`DRIVE_API_KEYS entry ${i + 1}: the secret must be a non-empty token of letters, digits and -._~+/`);
+      }
+      const weak = weakSecretProblem(secret);
+      if (weak) throw new Error(`DRIVE_API_KEYS entry ${i + 1}: ${weak}`);
+      if (role !== undefined && !(ROLES as string[]).includes(role)) throw new Error(`DRIVE_API_KEYS entry ${i + 1}: role must be one of ${ROLES.join(', ')}`);
+      const prefix = prefixParts.length > 0 ? parsePath(prefixParts.join(':'), `DRIVE_API_KEYS entry ${i + 1} prefix`, { allowTrailingSlash: true }) : undefined;
+      return { drive, secret, ...(role ? { role: role as Role } : {}), ...(prefix ? { prefix } : {}) };
+    });
+}
