@@ -1,34 +1,11 @@
 import type { Permission } from '../functions/core/access';
-import { ROUTE_SPECS, type RouteSpec } from '../functions/http/routes';
+import { ROUTE_SPECS, type RouteHandler, type RouteSpec } from '../functions/http/routes';
 
-/** The Lambda functions, one per handler module; a handler may serve more than one route. */
-export type HandlerName =
-  | 'upload'
-  | 'download'
-  | 'list'
-  | 'create-folder'
-  | 'delete-folder'
-  | 'delete-files'
-  | 'move'
-  | 'copy'
-  | 'get-job'
-  | 'whoami'
-  | 'job-worker'
-  | 'start-upload'
-  | 'upload-parts'
-  | 'complete-upload'
-  | 'abort-upload'
-  | 'list-keys'
-  | 'create-key'
-  | 'revoke-key'
-  | 'create-link'
-  | 'list-links'
-  | 'revoke-link'
-  | 'open-link'
-  | 'dashboard'
-  | 'openapi'
-  | 'sweep'
-  | 'consistency-check';
+/**
+ * The Lambda functions, one per handler module: those behind the routes (a handler may serve more than one),
+ * and those a queue or a schedule runs.
+ */
+export type HandlerName = RouteHandler | 'job-worker' | 'sweep' | 'consistency-check';
 
 /**
  * One route and the handler module behind it; the CDK stack and the local host both read this. Each is taken
