@@ -259,7 +259,7 @@ describe('admin routes: /drive/keys (an extension of the spec)', () => {
 });
 
 describe('two admins revoking each other at once', () => {
-  it('leaves each drive exactly one live admin: one revoke wins, the other gets 409 (10 drives)', async () => {
+  it('leaves each drive exactly one live admin: one revoke wins, the other gets 409 or 401 (10 drives)', async () => {
     const drives = Array.from({ length: 10 }, (_, i) => `race${i}`);
     const secrets = drives.map((drive) => [`${drive}-first-admin-AbJ9eQiGKwZ4ujW4Oc7R`, `${drive}-second-admin-ace963cW1zaYDEO7Y6`]);
     const raced = await startHost({ DRIVE_RATE_LIMITS: 'off', DRIVE_API_KEYS: drives.flatMap((drive, i) => secrets[i].map((secret) => `${drive}:${secret}:admin`)).join(',') });
@@ -269,7 +269,10 @@ describe('two admins revoking each other at once', () => {
         const listed = await json<{ data: { keys: KeyJson[] } }>(a.request('GET', '/drive/keys'));
         const idOf = (secret: string) => listed.body.data.keys.find((key) => key.last4 === secret.slice(-4))!.id;
         const [byA, byB] = await Promise.all([a.request('DELETE', `/drive/keys/${idOf(secrets[i][1])}`), b.request('DELETE', `/drive/keys/${idOf(secrets[i][0])}`)]);
-        expect({ drive, statuses: [byA.status, byB.status].sort() }).toEqual({ drive, statuses: [200, 409] });
+        // The loser is refused as the last admin (409) if its key was checked before the winner's revoke
+        // landed, or as an unknown key (401) if after: which comes first is the machine's timing, not Drive's.
+        const [won, lost] = [byA.status, byB.status].sort();
+        expect({ drive, won, lost: [401, 409].includes(lost) }).toEqual({ drive, won: 200, lost: true });
         const answers = await Promise.all([a, b].map((client) => client.request('GET', '/drive/keys')));
         expect({ drive, working: answers.filter((answer) => answer.status === 200).length }).toEqual({ drive, working: 1 });
       }
