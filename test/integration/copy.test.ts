@@ -1,9 +1,6 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DriveClient, type ErrorJson, type FileEntryJson, type FolderEntryJson, type ListingJson, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
-import { type RunningHost, removeDataDir, startHost, stopHost, storedState } from '../support/local-host';
+import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
 
 // POST /drive/copy (an extension of the spec): a new file, its bytes copied in S3, made as an upload is.
 // DRIVE_SINGLE_COPY_MAX_BYTES lowers the size above which an object is copied in parts (S3's 5 GiB), so
@@ -143,8 +140,9 @@ describe('POST /drive/copy', () => {
         json(drive.request('DELETE', `/drive/folders?path=/race${round}&recursive=true`)),
       ]);
       for (const result of results) expect([200, 202, 404, 409]).toContain(result.status);
-      await expectFsckClean();
     }
+    // Once, after the last round: each round has its own folder, and an orphan stays one.
+    await expectFsckClean();
   });
 });
 
@@ -154,13 +152,13 @@ async function tree(client: DriveClient, folder: string): Promise<string[] | num
   return [...res.body.data.files.map((f) => f.path), ...res.body.data.folders.map((f) => `${f.path}/`)].sort();
 }
 
+/** Reads the job at `url` until it is done; Jest's timeout is the backstop for one that never is. */
 async function until(url: string, client: DriveClient): Promise<CopyJob> {
-  for (const started = Date.now(); Date.now() - started < 120_000; ) {
+  for (;;) {
     const res = await json<{ data: { job: CopyJob } }>(fetch(url, { headers: { Authorization: `Bearer ${client.key}` } }));
     if (res.body.data.job.status === 'done') return res.body.data.job;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`job ${url} did not finish within 120 s`);
 }
 
 describe('POST /drive/copy of a folder', () => {
@@ -177,40 +175,26 @@ describe('POST /drive/copy of a folder', () => {
     await expectFsckClean();
   });
 
-  it('past the request budget, answers 202 with a job the worker finishes, and goes on after a kill', async () => {
-    const env = { DRIVE_API_KEYS: `c:${ADMIN}:admin`, DRIVE_RATE_LIMITS: 'off', DRIVE_COPY_BUDGET_MS: '0', DRIVE_JOB_STEP_MS: '10' };
-    const dataDir = await mkdtemp(join(tmpdir(), 'drive-copy-'));
-    const paths = Array.from({ length: 450 }, (_, i) => `/src/d${i % 3}/f${i}.txt`);
+  it('past the request budget, answers 202 with a job the worker finishes', async () => {
+    // DRIVE_JOB_STEP_MS=0: each step copies one page and sends the job on, whatever the machine's speed. A
+    // host killed mid-copy is in test/chaos/move-copy-crash.test.ts.
+    const env = { DRIVE_API_KEYS: `c:${ADMIN}:admin`, DRIVE_RATE_LIMITS: 'off', DRIVE_COPY_BUDGET_MS: '0', DRIVE_JOB_STEP_MS: '0' };
+    const paths = Array.from({ length: 24 }, (_, i) => `/src/d${i % 3}/f${i}.txt`);
+    const running = await startHost(env);
     try {
-      let running = await startHost(env, dataDir);
-      let client = new DriveClient(running.url, ADMIN);
-      for (let i = 0; i < paths.length; i += 50) {
-        const batch = paths.slice(i, i + 50);
-        expect((await client.upload(batch.map((path) => ({ data: `bytes of ${path}`, filename: 'x' })), batch.map((path) => ({ path })))).status).toBe(200);
-      }
+      const client = new DriveClient(running.url, ADMIN);
+      expect((await client.upload(paths.map((path) => ({ data: `bytes of ${path}`, filename: 'x' })), paths.map((path) => ({ path })))).status).toBe(200);
       const res = await copy(client, { from: '/src', to: '/dst' });
       expect(res.status).toBe(202);
       expect(res.body.data.job).toMatchObject({ type: 'copy-folder', status: 'running' });
-      for (let i = 0; i < 500 && !running.output().includes('advanced a job'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(await running.stop('SIGKILL')).toBeNull();
-
-      running = await startHost(env, dataDir);
-      try {
-        client = new DriveClient(running.url, ADMIN);
-        const done = await until(res.body.data.job.url.replace(/^http:\/\/127\.0\.0\.1:\d+/, running.url), client);
-        expect(done).toMatchObject({ status: 'done', result: { path: '/dst' } });
-        const copied = (await tree(client, '/dst')) as string[];
-        expect(copied.filter((path) => !path.endsWith('/'))).toEqual(paths.map((path) => path.replace('/src', '/dst')).sort());
-        expect(await (await client.download({ path: '/dst/d2/f449.txt' })).text()).toBe('bytes of /src/d2/f449.txt');
-      } finally {
-        await running.stop();
-      }
-      // The sweep has not run: bytes a killed step copied and never recorded are in flight, not orphaned.
-      const fsck = await runFsck(dataDir);
-      expect(fsck).toMatchObject({ code: 0 });
-      expect(fsck.output).toMatch(/0 {2}objects no record points to/);
+      const done = await until(res.body.data.job.url, client);
+      expect(done).toMatchObject({ status: 'done', result: { path: '/dst' } });
+      const copied = (await tree(client, '/dst')) as string[];
+      expect(copied.filter((path) => !path.endsWith('/'))).toEqual(paths.map((path) => path.replace('/src', '/dst')).sort());
+      expect(await (await client.download({ path: '/dst/d2/f23.txt' })).text()).toBe('bytes of /src/d2/f23.txt');
+      expect(await runFsck(running.dataDir)).toEqual({ code: 0, output: expect.stringContaining('clean') });
     } finally {
-      await removeDataDir(dataDir);
+      await stopHost(running);
     }
-  }, 150_000);
+  });
 });

@@ -173,7 +173,8 @@ describe('DELETE /drive/files racing uploads', () => {
         if (res.status === 200) expect(await res.text()).toBe(`bytes of ${path}`);
         else await res.arrayBuffer();
       }
-      await expectFsckClean();
     }
+    // Once, after the last round (fsck is a process): an object a round orphaned stays orphaned.
+    await expectFsckClean();
   });
 });

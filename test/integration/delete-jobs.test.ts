@@ -1,16 +1,13 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { DeleteJob } from '../../client/src/types';
 import { DriveClient, type ErrorJson, json } from '../support/api-client';
-import { runFsck } from '../support/fsck';
-import { type RunningHost, removeDataDir, startHost, stopHost, storedState } from '../support/local-host';
+import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
 
 // Deletes of any size (an extension): a recursive delete answers the spec's 200 when the tree goes within
 // the request's budget, else 202 with a job that the worker (fed by the host's embedded SQS) finishes.
-// DRIVE_DELETE_BUDGET_MS=0 makes every recursive delete of a non-empty tree a job, and a short
-// DRIVE_JOB_STEP_MS makes each job cross several worker steps, so both paths are exercised whatever the
-// machine's speed.
+// DRIVE_DELETE_BUDGET_MS=0 makes every recursive delete of a non-empty tree a job, and DRIVE_JOB_STEP_MS=0
+// makes each worker step do one thing (a page of files, or a folder) and send the job on, so a job crosses a
+// step per folder whatever the machine's speed: tens of files in a dozen folders prove what hundreds did.
+// A host killed mid-job is in test/chaos/delete-jobs-crash.test.ts.
 
 const ADMIN = 'jobs-admin-f6UrpcrOhwuH2C8YgGgAiPrZeO';
 const READER = 'jobs-reader-CPmWEFPSAyKFHbhBD0xtiQ3p6';
@@ -23,7 +20,7 @@ const env = {
   DRIVE_API_KEYS: [`jobs:${ADMIN}:admin`, `jobs:${READER}:read-only`, `jobs:${CONFINED}:read-write:/mine`, `other:${STRANGER}:admin`].join(','),
   DRIVE_RATE_LIMITS: 'off',
   DRIVE_DELETE_BUDGET_MS: '0',
-  DRIVE_JOB_STEP_MS: '30',
+  DRIVE_JOB_STEP_MS: '0',
   // Every folder copy a job too: a copy's job has two ends, which a confined key must both reach.
   DRIVE_COPY_BUDGET_MS: '0',
 };
@@ -47,20 +44,19 @@ async function seed(client: DriveClient, root: string, count: number, folders: n
   }
 }
 
-/** Reads the job at `url` until it is done (or 60 s pass). */
+/** Reads the job at `url` until it is done; Jest's timeout is the backstop for one that never is. */
 async function until(url: string, client = drive): Promise<JobJson> {
-  for (const started = Date.now(); Date.now() - started < 120_000; ) {
+  for (;;) {
     const res = await json<{ data: { job: JobJson } }>(fetch(url, { headers: { Authorization: `Bearer ${client.key}` } }));
     expect(res.status).toBe(200);
     if (res.body.data.job.status === 'done') return res.body.data.job;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`job ${url} did not finish within 120 s`);
 }
 
 describe('DELETE /drive/folders?recursive=true past the request budget', () => {
   it('answers 202 with the job and its Location; the job reports progress, then the spec result, over several worker steps', async () => {
-    await seed(drive, '/big', 240, 4);
+    await seed(drive, '/big', 48, 4);
 
     const res = await drive.deleteFolder({ path: '/big', recursive: 'true' });
     const body = (await res.json()) as { data: { job: JobJson } };
@@ -73,11 +69,12 @@ describe('DELETE /drive/folders?recursive=true past the request budget', () => {
     expect(job.url).toBe(res.headers.get('location'));
 
     const done = await until(job.url);
-    expect(done.result).toEqual({ deleted: true, path: '/big', files_deleted: 240 });
-    expect(done.files_deleted).toBe(240);
-    // Several steps, each sent on by the last through the queue.
+    expect(done.result).toEqual({ deleted: true, path: '/big', files_deleted: 48 });
+    expect(done.files_deleted).toBe(48);
+    // A step for each of the 12 folders that hold files at least (29 in all today: a page of files or a
+    // folder each), each sent on by the last through the queue.
     const steps = host.output().split('\n').filter((line) => line.includes('advanced a job') && line.includes(job.id));
-    expect(steps.length).toBeGreaterThan(1);
+    expect(steps.length).toBeGreaterThanOrEqual(12);
 
     const { objectKeys, nodeItems } = await storedState(host.dataDir);
     expect(objectKeys).toEqual([]);
@@ -85,7 +82,7 @@ describe('DELETE /drive/folders?recursive=true past the request budget', () => {
   });
 
   it('takes the folder away from readers and writers from the moment it answers', async () => {
-    await seed(drive, '/gone', 150, 3);
+    await seed(drive, '/gone', 30, 3);
     const res = await json<{ data: { job: JobJson } }>(drive.deleteFolder({ path: '/gone', recursive: 'true' }));
     expect(res.status).toBe(202);
 
@@ -102,7 +99,7 @@ describe('DELETE /drive/folders?recursive=true past the request budget', () => {
     expect((await drive.deleteFolder({ path: '/gone/d2/e0' })).status).toBe(404);
 
     const done = await until(res.body.data.job.url);
-    expect(done.result).toEqual({ deleted: true, path: '/gone', files_deleted: 150 });
+    expect(done.result).toEqual({ deleted: true, path: '/gone', files_deleted: 30 });
     // Once it is gone, the path is free again.
     expect((await drive.createFolder({ path: '/gone' })).status).toBe(200);
   });
@@ -118,7 +115,7 @@ describe('DELETE /drive/folders?recursive=true past the request budget', () => {
   });
 
   it('shows a job only to keys that may see its folder: another drive, a read-only key, a key confined elsewhere', async () => {
-    await seed(drive, '/secret', 60, 2);
+    await seed(drive, '/secret', 12, 2);
     const res = await json<{ data: { job: JobJson } }>(drive.deleteFolder({ path: '/secret', recursive: 'true' }));
     expect(res.status).toBe(202);
     const url = res.body.data.job.url;
@@ -163,119 +160,11 @@ describe('DELETE /drive/folders?recursive=true past the request budget', () => {
     const quick = await startHost({ DRIVE_API_KEYS: `quick:${ADMIN}`, DRIVE_RATE_LIMITS: 'off' });
     try {
       const client = new DriveClient(quick.url, ADMIN);
-      await seed(client, '/small', 100, 2);
+      await seed(client, '/small', 20, 2);
       const res = await json<{ data: unknown }>(client.deleteFolder({ path: '/small', recursive: 'true' }));
-      expect(res).toMatchObject({ status: 200, body: { data: { deleted: true, path: '/small', files_deleted: 100 } } });
+      expect(res).toMatchObject({ status: 200, body: { data: { deleted: true, path: '/small', files_deleted: 20 } } });
     } finally {
       await stopHost(quick);
     }
   });
 });
-
-describe('a delete job across a crash', () => {
-  it('goes on after the host is killed mid-job and started again, and leaves fsck clean', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'drive-jobs-'));
-    try {
-      let running = await startHost({ ...env, DRIVE_JOB_STEP_MS: '10' }, dataDir);
-      const client = new DriveClient(running.url, ADMIN);
-      await seed(client, '/doomed', 300, 6);
-      const res = await json<{ data: { job: JobJson } }>(client.deleteFolder({ path: '/doomed', recursive: 'true' }));
-      expect(res.status).toBe(202);
-      // Killed as soon as the worker has taken a step: the job's message is still in the queue's folder.
-      for (let i = 0; i < 200 && !running.output().includes('advanced a job'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(await running.stop('SIGKILL')).toBeNull();
-
-      running = await startHost(env, dataDir);
-      try {
-        const url = res.body.data.job.url.replace(/^http:\/\/127\.0\.0\.1:\d+/, running.url);
-        const done = await until(url, new DriveClient(running.url, ADMIN));
-        // A step killed between deleting files and counting them leaves those uncounted (docs/api.md): the
-        // count may fall short after a crash, never over; what is guaranteed is that all went.
-        expect(done.result).toEqual({ deleted: true, path: '/doomed', files_deleted: expect.any(Number) });
-        expect((done.result as { files_deleted: number }).files_deleted).toBeLessThanOrEqual(300);
-        expect((await new DriveClient(running.url, ADMIN).list({ folder: '/doomed' })).status).toBe(404);
-      } finally {
-        await running.stop();
-      }
-      const fsck = await runFsck(dataDir);
-      expect(fsck).toMatchObject({ code: 0 });
-      expect(fsck.output).toMatch(/0 {2}objects no record points to/);
-    } finally {
-      await removeDataDir(dataDir);
-    }
-  }, 150_000);
-
-  it('goes on at once after a host killed in the middle of a long step starts again: the dead step\'s claim goes with it', async () => {
-    const long = { ...env, DRIVE_JOB_STEP_MS: '600000' };
-    const dataDir = await mkdtemp(join(tmpdir(), 'drive-jobs-'));
-    try {
-      let running = await startHost(long, dataDir);
-      const client = new DriveClient(running.url, ADMIN);
-      await seed(client, '/long', 2000, 2);
-      const res = await json<{ data: { job: JobJson } }>(client.deleteFolder({ path: '/long', recursive: 'true' }));
-      expect(res.status).toBe(202);
-      // Killed once the step has deleted a page, while it still holds the job (its claim would last 750 s).
-      let job = res.body.data.job;
-      for (let i = 0; i < 500 && job.files_deleted === 0; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        job = (await json<{ data: { job: JobJson } }>(client.request('GET', `/drive/jobs/${job.id}`))).body.data.job;
-      }
-      expect({ status: job.status, started: job.files_deleted > 0 }).toEqual({ status: 'running', started: true });
-      expect(await running.stop('SIGKILL')).toBeNull();
-
-      running = await startHost(long, dataDir);
-      try {
-        const done = await until(res.body.data.job.url.replace(/^http:\/\/127\.0\.0\.1:\d+/, running.url), new DriveClient(running.url, ADMIN));
-        expect(done.status).toBe('done');
-      } finally {
-        await running.stop();
-      }
-      expect(await runFsck(dataDir)).toMatchObject({ code: 0 });
-    } finally {
-      await removeDataDir(dataDir);
-    }
-  }, 150_000);
-
-  it('is sent again by the sweep when the request died before handing it to the queue', async () => {
-    // The request's budget outlasts the kill: it dies deleting, with its job noted and no message sent.
-    const slow = { ...env, DRIVE_DELETE_BUDGET_MS: '600000' };
-    let running = await startHost(slow);
-    const dataDir = running.dataDir;
-    try {
-      const client = new DriveClient(running.url, ADMIN);
-      await seed(client, '/cut', 400, 8);
-      const pending = client.deleteFolder({ path: '/cut', recursive: 'true' }).catch(() => undefined);
-      for (let i = 0; i < 500 && !/DELETE|deleted/.test(await storedDeleteProgress(dataDir)); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(await running.stop('SIGKILL')).toBeNull();
-      await pending;
-
-      // The sweep sends every running job that has not advanced for DRIVE_JOB_STALL_MS.
-      running = await startHost({ ...env, DRIVE_JOB_STALL_MS: '0', DRIVE_LOCAL_SWEEP_SECONDS: '0.2' }, dataDir);
-      for (let i = 0; i < 600; i++) {
-        const { nodeItems, objectKeys } = await storedState(dataDir);
-        if (objectKeys.length === 0 && !nodeItems.some((item) => item.path?.S?.startsWith('/cut'))) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      const { nodeItems, objectKeys } = await storedState(dataDir);
-      expect(objectKeys).toEqual([]);
-      expect(nodeItems.filter((item) => item.path?.S?.startsWith('/cut'))).toEqual([]);
-      expect(running.output()).toContain('sent stalled delete jobs to the worker again');
-      await running.stop();
-      const fsck = await runFsck(dataDir);
-      expect(fsck).toMatchObject({ code: 0 });
-    } finally {
-      await running.stop();
-      await removeDataDir(dataDir);
-    }
-  }, 150_000);
-});
-
-/** A marker that the delete has started: the folder's mark, read from the stored records. */
-async function storedDeleteProgress(dataDir: string): Promise<string> {
-  try {
-    const { nodeItems } = await storedState(dataDir);
-    return nodeItems.some((item) => item.path?.S === '/cut' && item.deleting?.S === 'recursive') ? 'deleted' : '';
-  } catch {
-    return '';
-  }
-}

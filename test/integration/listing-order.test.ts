@@ -128,7 +128,8 @@ function counting(target: NodeStore) {
 
 describe('the whole listing is read as it is sent', () => {
   it('reads a page of the folder at a time: the first file costs one Query of at most 1,001 children', async () => {
-    const paths = Array.from({ length: 2500 }, (_, i) => `/big/f${String(i).padStart(5, '0')}`);
+    // 1,500 files: past one Query's page of 1,000, which is what this proves (2,500 proved it once more).
+    const paths = Array.from({ length: 1500 }, (_, i) => `/big/f${String(i).padStart(5, '0')}`);
     const drive = await driveWith(paths);
     const { nodes, seen } = counting(store);
     const listing = await listFolder(nodes, drive, '/big', false);
@@ -138,8 +139,8 @@ describe('the whole listing is read as it is sent', () => {
     expect(seen.children).toBeLessThanOrEqual(1001);
     let count = 1;
     while (!(await files.next()).done) count++;
-    expect(count).toBe(2500);
-    expect(seen.queries).toBe(3);
+    expect(count).toBe(1500);
+    expect(seen.queries).toBe(2);
   });
 
   it('walks again for the folders when it met more than it holds, and keeps the order', async () => {

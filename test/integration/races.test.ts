@@ -4,7 +4,10 @@ import { runFsck } from '../support/fsck';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
 const KEY = 'races-key-f6UrpcrOhwuH2C8YgGgAiPrZeO';
-const ROUNDS = 10;
+// The protocol's orders are proven by test/model (thousands of interleavings on in-memory ports); these
+// rounds prove the AWS adapters (conditional writes, transactions, S3 deletes) under real concurrency, and
+// each test's fsck runs once, at its end: its rounds use folders of their own, and an orphan stays one.
+const ROUNDS = 5;
 
 let host: RunningHost;
 let drive: DriveClient;
@@ -61,23 +64,21 @@ describe('races', () => {
       ]);
       expect(deleted.status).toBe(200);
       for (const answer of uploaded) expect([200, 409]).toContain(answer.status);
-      await expectFsckClean();
     }
-  }, 150_000);
+    await expectFsckClean();
+  });
 
-  it('uploads replacing files of a folder of 1,000 while it is deleted recursively: no new bytes outlive their record (3 rounds)', async () => {
+  it('uploads replacing files of a folder of 200 while it is deleted recursively: no new bytes outlive their record (3 rounds)', async () => {
     for (let round = 0; round < 3; round++) {
       const folder = `/replaced-${round}`;
-      const names = Array.from({ length: 1000 }, (_, i) => `f-${String(i).padStart(4, '0')}.txt`);
-      // In requests of 250: one of 1,000 could pass API Gateway's 29 s on a loaded machine (the host's 504).
-      for (let i = 0; i < names.length; i += 250) {
-        const batch = names.slice(i, i + 250);
-        expect((await drive.upload(batch.map((filename) => ({ data: filename, filename })), batch.map(() => ({ folder })))).status).toBe(200);
-      }
+      // 200 files: one page of the delete's walk (1,000) and eight of its 25-record transactions, enough for
+      // replacements to land between its read and its conditional deletes (what 1,000 proved, at a fifth).
+      const names = Array.from({ length: 200 }, (_, i) => `f-${String(i).padStart(4, '0')}.txt`);
+      expect((await drive.upload(names.map((filename) => ({ data: filename, filename })), names.map(() => ({ folder })))).status).toBe(200);
       // The delete reads the folder first; the uploads replace files it has seen and not yet deleted.
       const deleting = drive.deleteFolder({ path: folder, recursive: 'true' });
       const uploaded = await Promise.all(
-        names.filter((_, i) => i % 50 === 7).map(async (filename, i) => {
+        names.filter((_, i) => i % 10 === 7).map(async (filename, i) => {
           await new Promise((resolve) => setTimeout(resolve, 4 * i + round));
           return drive.upload([{ data: `replaced ${filename}`, filename }], [{ folder }]);
         }),
@@ -87,9 +88,9 @@ describe('races', () => {
       expect([200, 202]).toContain(deleted.status);
       if (deleted.status === 202) await jobDone(((await deleted.json()) as { data: { job: { url: string } } }).data.job.url);
       for (const answer of uploaded) expect([200, 409]).toContain(answer.status);
-      await expectFsckClean();
     }
-  }, 180_000);
+    await expectFsckClean();
+  });
 
   it(`upload into an empty folder while it is deleted without recursive: one of them wins, and a stored file has its folder (${ROUNDS * 2} rounds)`, async () => {
     for (let round = 0; round < ROUNDS * 2; round++) {
@@ -122,12 +123,11 @@ describe('races', () => {
   });
 });
 
-/** Reads a job at `url` until it is done. */
+/** Reads a job at `url` until it is done; Jest's timeout is the backstop for one that never is. */
 async function jobDone(url: string): Promise<void> {
-  for (const started = Date.now(); Date.now() - started < 120_000; ) {
+  for (;;) {
     const res = await fetch(url, { headers: { Authorization: `Bearer ${drive.key}` } });
     if (((await res.json()) as { data: { job: { status: string } } }).data.job.status === 'done') return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`job ${url} did not finish within 120 s`);
 }
