@@ -13,7 +13,7 @@ describe(`a ${SECONDS}-second mixed load at concurrency ${WORKERS}`, () => {
   it('serves uploads, downloads, lists and deletes with every byte intact and fsck clean after', async () => {
     const host = await startHost({ DRIVE_API_KEYS: `load:${KEY}`, DRIVE_RATE_LIMITS: 'off' });
     const drive = new DriveClient(host.url, KEY);
-    const stats = { requests: 0, uploads: 0, downloads: 0, lists: 0, deletes: 0, bytesVerified: 0, errors: [] as string[] };
+    const stats = { requests: 0, uploads: 0, downloads: 0, lists: 0, deletes: 0, refused: 0, bytesVerified: 0, errors: [] as string[] };
     const deadline = Date.now() + SECONDS * 1000;
 
     const worker = async (w: number) => {
@@ -44,8 +44,14 @@ describe(`a ${SECONDS}-second mixed load at concurrency ${WORKERS}`, () => {
           stats.lists++;
         } else {
           const res = await drive.deleteFolder({ path: folder, recursive: 'true' });
-          if (res.status !== 200 && res.status !== 404) stats.errors.push(`delete ${res.status}`);
           await res.arrayBuffer();
+          // The drive's cap on deletes running at once (4, counting those still in their request) refuses the
+          // rest with 429 and a Retry-After, as docs/api.md says: the folder stays, and its files with it.
+          if (res.status === 429 && res.headers.get('retry-after')) {
+            stats.refused++;
+            continue;
+          }
+          if (res.status !== 200 && res.status !== 404) stats.errors.push(`delete ${res.status}`);
           for (const path of [...files.keys()]) if (path.startsWith(`${folder}/`)) files.delete(path);
           stats.deletes++;
         }
@@ -56,7 +62,7 @@ describe(`a ${SECONDS}-second mixed load at concurrency ${WORKERS}`, () => {
       await Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));
       console.log(
         `Mixed load: ${stats.requests} requests in ${SECONDS} s (${(stats.requests / SECONDS).toFixed(0)}/s): ${stats.uploads} uploads, ${stats.downloads} downloads ` +
-          `(${(stats.bytesVerified / 1024 / 1024).toFixed(1)} MiB checked byte for byte), ${stats.lists} lists, ${stats.deletes} deletes; ${stats.errors.length} errors`,
+          `(${(stats.bytesVerified / 1024 / 1024).toFixed(1)} MiB checked byte for byte), ${stats.lists} lists, ${stats.deletes} deletes (${stats.refused} more refused by the drive's cap on running deletes, 429); ${stats.errors.length} errors`,
       );
       expect(stats.errors).toEqual([]);
       expect(await runFsck(host.dataDir)).toEqual({ code: 0, output: expect.stringContaining('clean') });
