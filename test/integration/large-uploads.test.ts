@@ -495,10 +495,12 @@ describe('an object that a failed completion assembled', () => {
       expect((await storedState(checked.dataDir)).objectKeys).toContain(objectKey);
 
       // Expiry removes the session and nothing more; the next check finds the object an orphan and deletes it.
+      // Lines are counted from before the expiry: a check can run, and repair, between the sweep's line and
+      // this test's next look at the output.
+      const beforeExpiry = checked.output().split('\n').length - 1;
       await setUploadExpiry(checked.dataDir, body.data.upload_id, new Date(Date.now() - 1000));
       await waitFor(() => checked.output().includes('TTL removed 1 expired item of the uploads table'));
-      const expired = checked.output().split('\n').length - 1;
-      await waitFor(() => linesOf(expired).some((line) => (line.repaired as { deletedObjects?: number } | undefined)?.deletedObjects === 1));
+      await waitFor(() => linesOf(beforeExpiry).some((line) => (line.repaired as { deletedObjects?: number } | undefined)?.deletedObjects === 1));
       expect((await storedState(checked.dataDir)).objectKeys).not.toContain(objectKey);
       expect((await complete(client, body.data.upload_id, parts)).status).toBe(404);
     } finally {
