@@ -13,7 +13,8 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number (got ${process.env.PORT})`);
   const dataDir = setting('dataDir');
 
-  const host = await startLocalHost({ port, dataDir, apiKeys: setting('apiKeys') });
+  // The storage on a thread of its own: two event loops, as S3 and Lambda are two services (docs/local-host.md).
+  const host = await startLocalHost({ port, dataDir, apiKeys: setting('apiKeys'), storageThread: true });
 
   let stopping = false;
   const stop = (signal: string) => {

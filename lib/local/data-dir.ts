@@ -1,3 +1,4 @@
+import { isMainThread } from 'node:worker_threads';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -24,7 +25,8 @@ export interface OpenedDataDir {
 export async function openDataDir(dataDir: string): Promise<OpenedDataDir> {
   const path = resolve(dataDir);
   // The data dir holds stored bytes, key hashes, links and traces: no file or folder of it is for other users.
-  process.umask(0o077);
+  // The mask is the process's: a thread (the storage thread of `npm start`) may not set it, and needs not.
+  if (isMainThread) process.umask(0o077);
   try {
     await makeFolder(path);
   } catch (error) {

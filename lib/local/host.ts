@@ -12,6 +12,7 @@ import { type QueueFeed, startEmbeddedQueues } from './embedded-queue';
 import { startTraceCollector } from './trace-collector';
 import { ENDPOINTS_FILE, LOCAL_REGION, LOCAL_RESOURCES, allowBrowserUploads, runningHost, startEmulators } from './emulators';
 import type { Credentials } from './signed-gateway';
+import { startEmulatorsThread } from './storage-thread';
 import { LIFECYCLE_ABORT_AFTER_MS, abortStaleUploads, expireItems } from './expiry';
 import { openDataDir, tightenedMessage } from './data-dir';
 import { installLambdaGlobals } from './lambda-runtime';
@@ -25,6 +26,8 @@ export interface LocalHostOptions {
   log?: (line: string) => void;
   /** Emulators already running in another process (tables and bucket made), instead of embedded ones. */
   storage?: { dynamodbEndpoint: string; s3Endpoint: string; credentials: Credentials };
+  /** The embedded emulators on a thread of their own (`npm start`), not on the handlers' event loop. */
+  storageThread?: boolean;
 }
 
 export interface LocalHost {
@@ -60,7 +63,14 @@ export async function startHost(options: LocalHostOptions, domain: LocalDomain):
 }
 
 async function startServing(options: LocalHostOptions, domain: LocalDomain, dataDir: string, log: (line: string) => void, started: (() => Promise<unknown>)[]): Promise<LocalHost> {
-  const emulators = options.storage ? { ...options.storage, close: async () => undefined } : await startEmulators(dataDir);
+  const emulators = options.storage
+    ? { ...options.storage, close: async () => undefined }
+    : options.storageThread
+      ? await startEmulatorsThread(dataDir, (error) => {
+          log(`the storage thread failed; the host cannot serve without it: ${error.message}`);
+          process.exit(1);
+        })
+      : await startEmulators(dataDir);
   started.push(() => emulators.close());
   // SQS for the queue workers, as the stack has it; the host delivers its messages as Lambda's event source would.
   const queues = await startEmbeddedQueues(dataDir, QUEUE_WORKERS.map((worker) => worker.queue), LOCAL_REGION, emulators.credentials);

@@ -2,10 +2,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { LOCAL_REGION, LOCAL_RESOURCES } from '../../lib/local/emulators';
+import { ENDPOINTS_FILE, LOCAL_REGION, LOCAL_RESOURCES, localCredentials } from '../../lib/local/emulators';
 import type { Credentials } from '../../lib/local/signed-gateway';
 import { type LocalHost, startLocalHost } from '../../lib/local-host';
 import type { HostCpu } from '../../lib/local/host-cpu';
@@ -58,6 +58,36 @@ export async function startSeparated(): Promise<BenchEnvironment & { pids: { hos
       env.closeClients();
       await stop(host.child);
       await stop(storage.child);
+      await removeDataDir(dataDir);
+    },
+  };
+}
+
+/**
+ * `npm start` as a user runs it (bin/local.ts: the handlers, and the storage on a thread of its own, in one
+ * process), with the separated layout's settings; the bench reaches the storage through the data dir's
+ * endpoints and credentials, as `npm run fsck` does.
+ */
+export async function startNpmStart(): Promise<BenchEnvironment & { pids: { host: number } }> {
+  const dataDir = await mkdtemp(join(benchDir(), 'drive-bench-'));
+  const host = await spawnUntil(['bin/local.ts'], {
+    PORT: '0',
+    DRIVE_DATA_DIR: dataDir,
+    DRIVE_API_KEYS: `${DRIVE}:${BENCH_KEY}`,
+    DRIVE_RATE_LIMITS: 'off',
+    DRIVE_KEY_CACHE_SECONDS: '30',
+  }, /listening on (http:\/\/\S+)/);
+  const endpoints = JSON.parse(await readFile(join(dataDir, ENDPOINTS_FILE), 'utf8')) as { dynamodb: string; s3: string };
+  const clients = storageClients(endpoints.dynamodb, endpoints.s3, await localCredentials(dataDir));
+  const env = environment(host.match, clients);
+  return {
+    pids: { host: host.child.pid! },
+    ...env,
+    close: async () => {
+      clients.s3.destroy();
+      clients.dynamodb.destroy();
+      env.closeClients();
+      await stop(host.child);
       await removeDataDir(dataDir);
     },
   };

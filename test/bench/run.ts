@@ -9,6 +9,7 @@ import { CallCounter } from './call-counter';
 import { type ColdStart, measureColdStarts } from './cold-start';
 import type { HostCpu } from '../../lib/local/host-cpu';
 import { startHostInProcess, startSeparated } from './environment';
+import { compareLayouts } from './layouts';
 import { type LoadStats, load } from './load';
 import { type MemoryResult, measureDownloadMemory } from './memory';
 import { SCENARIOS, expectOk, seedShared } from './scenarios';
@@ -70,6 +71,11 @@ async function main(): Promise<void> {
     for (const c of coldStarts) console.log([c.handler, (c.bundleBytes / 1024).toFixed(0), c.importMs.toFixed(1), c.bareClientsImportMs.toFixed(1), c.ratio.toFixed(2), c.ratio <= 1.25 ? 'met' : 'MISSED'].join('\t'));
     const ratios = coldStarts.map((c) => c.ratio).sort((a, b) => a - b);
     console.log(`median ratio ${ratios[Math.floor(ratios.length / 2)].toFixed(2)}, highest ${ratios.at(-1)!.toFixed(2)}`);
+    return;
+  }
+  if (args.includes('--npm-start')) {
+    // `npm start` (one process, storage on a thread) against the separated layout, at c=16.
+    await compareLayouts(throughputOptions(args.filter((a) => a !== '--npm-start')).rounds);
     return;
   }
   if (args.includes('--calls')) {
