@@ -27,7 +27,7 @@ import type { Construct } from 'constructs';
 import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, KEYS_BY_DRIVE_INDEX, LINKS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../functions/aws/schema';
 import { environmentOf } from '../functions/config';
 import { CORS_REQUEST_HEADERS } from '../functions/http/cors';
-import { FUNCTION_SIZING, type GATEWAY_ERRORS, gatewayErrorBody } from './aws-limits';
+import { DEFAULT_TRACING, FUNCTION_SIZING, type GATEWAY_ERRORS, gatewayErrorBody } from './aws-limits';
 import { AlarmTopic } from './alarm-topic';
 import { ConsistencyCheck } from './consistency-check';
 import { DriveDashboard, type DriveMetricsScope, driveMetric } from './drive-dashboard';
@@ -77,9 +77,6 @@ export interface DriveStackProps extends StackProps {
    */
   extraLogs?: { accessLogs?: boolean; platformLogs?: boolean };
 }
-
-/** The API's X-Ray sampling when the stack's props set none: a reservoir of 1 request a second, then 1 %. */
-export const DEFAULT_TRACING = { sampleRate: 0.01, reservoirPerSecond: 1 } as const;
 
 /** The sampling rule's priority: rules are tried from 1 up, X-Ray's default rule last (10,000). */
 export const SAMPLING_RULE_PRIORITY = 1000;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROUTE_SPECS } from '../../functions/http/routes';
 import { PINNED_CALLS, totalCalls } from '../support/aws-call-budget';
+import { LOG_LINE_BYTES } from '../support/cost-model';
 import type { Measured } from '../support/route-calls';
 
 const ROOT = join(__dirname, '..', '..');
@@ -17,7 +18,7 @@ beforeAll(async () => {
 
 describe('the AWS calls of each route (test/support/aws-call-budget.ts)', () => {
   it('are the pinned ones, by command: a call more fails, and a call fewer asks for the pin to come down', () => {
-    const got = Object.entries(measured).map(([request, m]) => ({ request, route: m.route, status: m.status, dynamodb: m.count.dynamodb, s3: m.count.s3, sqs: m.count.sqs, sequential: m.count.sequential }));
+    const got = Object.entries(measured).map(([request, m]) => ({ request, route: m.route, status: m.status, dynamodb: m.count.dynamodb, s3: m.count.s3, sqs: m.count.sqs, sequential: m.count.sequential, rru: m.count.rru, wru: m.count.wru }));
     // On a change, paste what was measured into PINNED_CALLS (and regenerate docs/deploy.md's cost table).
     expect(got).toEqual(PINNED_CALLS);
   });
@@ -35,6 +36,11 @@ describe('the AWS calls of each route (test/support/aws-call-budget.ts)', () => 
       expect({ request, ...counted }).toEqual({ request, ...logged });
       expect(m.count.total).toBe(totalCalls(m.count));
     }
+  });
+
+  it("writes one log line a request no longer than docs/deploy.md's cost table prices", () => {
+    const longer = Object.entries(measured).filter(([, m]) => m.logBytes > LOG_LINE_BYTES).map(([request, m]) => `${request}: ${m.logBytes}`);
+    expect(longer).toEqual([]);
   });
 
   it('has a critical path no longer than the calls made, and of one call at least', () => {

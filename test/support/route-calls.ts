@@ -1,4 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { mkdtemp } from 'node:fs/promises';
@@ -33,6 +33,9 @@ interface Call {
   command: string;
   keyCheck: boolean;
   depth: number;
+  /** DynamoDB's read and write request units, as its on-demand mode bills them (see `capacityOf`). */
+  rru: number;
+  wru: number;
 }
 
 interface RequestCalls {
@@ -56,14 +59,75 @@ async function tracked<T>(service: Call['service'], command: string, input: Reco
   const state = byRequest.get(id) ?? { calls: [], answeredDepth: 0, inFlight: 0 };
   byRequest.set(id, state);
   const depth = state.answeredDepth + 1;
-  state.calls.push({ service, command, keyCheck: isKeyCheck(service, command, input), depth });
+  const call: Call = { service, command, keyCheck: isKeyCheck(service, command, input), depth, rru: 0, wru: 0 };
+  state.calls.push(call);
   state.inFlight++;
+  let output: unknown;
   try {
-    return await send();
+    output = await send();
+    return output as T;
+  } catch (error) {
+    // A refused condition is billed as the write it was.
+    output = { output: error };
+    throw error;
   } finally {
     state.inFlight--;
     state.answeredDepth = Math.max(state.answeredDepth, depth);
+    if (service === 'dynamodb') Object.assign(call, capacityOf(command, input ?? {}, ((output as { output?: unknown } | undefined)?.output ?? {}) as Record<string, unknown>));
   }
+}
+
+type Item = Record<string, AttributeValue>;
+
+/**
+ * The request units DynamoDB on demand bills a call, from what it sent and got: a read of up to 4 KB is 1 RRU
+ * strongly consistent and 0.5 eventually (a batch per item asked for, a query per 4 KB of what it returned,
+ * at least one unit); a write of up to 1 KB is 1 WRU (an update or delete counted as one unit, its item being
+ * small); a transaction's items cost twice. Writes to a global secondary index (the access table's, for keys
+ * and links) are not counted.
+ */
+function capacityOf(command: string, input: Record<string, any>, output: Record<string, any>): { rru: number; wru: number } { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const read = (consistent: unknown, bytes = 0) => (consistent ? 1 : 0.5) * Math.max(1, Math.ceil(bytes / 4096));
+  const write = (item?: Item) => Math.max(1, Math.ceil((item ? itemBytes(item) : 0) / 1024));
+  switch (command) {
+    case 'GetItem':
+      return { rru: read(input.ConsistentRead, output.Item ? itemBytes(output.Item) : 0), wru: 0 };
+    case 'BatchGetItem':
+      return { rru: Object.values(input.RequestItems ?? {}).reduce((sum: number, table: any) => sum + table.Keys.length * read(table.ConsistentRead), 0), wru: 0 }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    case 'Query':
+    case 'Scan':
+      return { rru: read(input.ConsistentRead, (output.Items ?? []).reduce((sum: number, item: Item) => sum + itemBytes(item), 0)), wru: 0 };
+    case 'PutItem':
+      return { rru: 0, wru: write(input.Item) };
+    case 'UpdateItem':
+    case 'DeleteItem':
+      return { rru: 0, wru: 1 };
+    case 'BatchWriteItem':
+      return { rru: 0, wru: Object.values(input.RequestItems ?? {}).flat().reduce((sum: number, request: any) => sum + write(request.PutRequest?.Item), 0) }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    case 'TransactWriteItems':
+      return { rru: 0, wru: (input.TransactItems ?? []).reduce((sum: number, item: any) => sum + 2 * write(item.Put?.Item), 0) }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    case 'TransactGetItems':
+      return { rru: 2 * (input.TransactItems ?? []).length, wru: 0 };
+    default:
+      throw new Error(`no capacity rule for DynamoDB ${command}`);
+  }
+}
+
+/** An item's size as DynamoDB counts it: its attribute names and values (a number by its digits). */
+function itemBytes(item: Item): number {
+  return Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + valueBytes(value), 0);
+}
+
+function valueBytes(value: AttributeValue): number {
+  if (value.S !== undefined) return Buffer.byteLength(value.S);
+  if (value.N !== undefined) return Math.ceil(value.N.replace(/^-|\.|e.*$/gi, '').length / 2) + 1;
+  if (value.B !== undefined) return value.B.length;
+  if (value.BOOL !== undefined || value.NULL !== undefined) return 1;
+  if (value.SS !== undefined) return value.SS.reduce((sum, v) => sum + Buffer.byteLength(v), 0);
+  if (value.NS !== undefined) return value.NS.reduce((sum, v) => sum + Math.ceil(v.length / 2) + 1, 0);
+  if (value.L !== undefined) return 3 + value.L.reduce((sum, v) => sum + 1 + valueBytes(v), 0);
+  if (value.M !== undefined) return 3 + Object.entries(value.M).reduce((sum, [name, v]) => sum + 1 + Buffer.byteLength(name) + valueBytes(v), 0);
+  return 0;
 }
 
 /**
@@ -101,6 +165,8 @@ export interface Measured {
   keyCheck: number;
   /** What the request's own log line said it made, by service (the key check's calls included). */
   logged: Record<string, number>;
+  /** The bytes of that line, as CloudWatch Logs ingests them (its newline included). */
+  logBytes: number;
 }
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -175,13 +241,15 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
     if (!line) throw new Error(`${name}: the request ${res.id} wrote no log line`);
     const calls = byRequest.get(res.id)?.calls ?? [];
     const own = calls.filter((call) => !call.keyCheck);
-    const count: CallCount = { dynamodb: {}, s3: {}, sqs: {}, sequential: 0, total: own.length };
+    const count: CallCount = { dynamodb: {}, s3: {}, sqs: {}, sequential: 0, total: own.length, rru: 0, wru: 0 };
     for (const call of own) {
       count[call.service][call.command] = (count[call.service][call.command] ?? 0) + 1;
       count.sequential = Math.max(count.sequential, call.depth);
+      count.rru += call.rru;
+      count.wru += call.wru;
     }
     for (const service of ['dynamodb', 's3', 'sqs'] as const) count[service] = Object.fromEntries(Object.entries(count[service]).sort(([a], [b]) => a.localeCompare(b)));
-    results[name] = { route: `${String(line.method)} ${String(line.route)}`, status: res.status, count, keyCheck: calls.length - own.length, logged: (line.aws_calls ?? {}) as Record<string, number> };
+    results[name] = { route: `${String(line.method)} ${String(line.route)}`, status: res.status, count, keyCheck: calls.length - own.length, logged: (line.aws_calls ?? {}) as Record<string, number>, logBytes: Buffer.byteLength(`${JSON.stringify(line)}\n`) };
   };
 
   try {
@@ -191,6 +259,7 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
     await ok(upload([{ name: 'a.bin', bytes: 4096 }, { name: 'b.bin', bytes: 4096 }, { name: 'c.bin', bytes: 4096 }], '/files'));
     await ok(upload([{ name: '4k.bin', bytes: 4096 }, { name: '1m.bin', bytes: 1024 * 1024 }], '/dl'));
     await ok(upload(Array.from({ length: 10 }, (_, i) => ({ name: `f${i}.bin`, bytes: 16 })), '/list10'));
+    for (let batch = 0; batch < 4; batch++) await ok(upload(Array.from({ length: 100 }, (_, i) => ({ name: `file-${batch * 100 + i}.bin`, bytes: 16 })), '/list400'));
     for (const sub of ['x', 'y']) await ok(upload([{ name: '1.bin', bytes: 16 }, { name: '2.bin', bytes: 16 }], `/tree/${sub}`));
     for (const dir of ['/gone', '/moving', '/copying']) await ok(upload([{ name: '1.bin', bytes: 16 }, { name: '2.bin', bytes: 16 }], dir));
 
@@ -207,6 +276,7 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
     });
     await measure('HEAD a file', () => ok(send('HEAD', '/drive/download?path=/dl/4k.bin')));
     await measure('list a folder of 10 files', () => ok(send('GET', '/drive/list?folder=/list10')));
+    await measure('list a folder of 400 files', () => ok(send('GET', '/drive/list?folder=/list400')));
     await measure('list recursive, 4 files in 2 folders', () => ok(send('GET', '/drive/list?folder=/tree&recursive=true')));
     await measure('create a folder', () => ok(send('POST', '/drive/folders', { path: '/made' })));
     await measure('create a 3-deep folder', () => ok(send('POST', '/drive/folders', { path: '/deep/a/b' })));
