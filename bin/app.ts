@@ -19,6 +19,9 @@ if (domainName && !context('certificateArn')) throw new Error('domainName needs 
 const logLevel = context('logLevel')?.toUpperCase();
 if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel as LogLevel)) throw new Error(`logLevel must be one of ${LOG_LEVELS.join(', ')} (got ${logLevel})`);
 
+const traceSampleRate = context('traceSampleRate');
+const traceReservoir = context('traceReservoir');
+
 new DriveStack(app, context('stackName') ?? 'Drive', {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   stageName: context('stageName'),
@@ -35,6 +38,11 @@ new DriveStack(app, context('stackName') ?? 'Drive', {
   logLevel: logLevel as LogLevel | undefined,
   alarmEmail: context('alarmEmail'),
   metricsNamespace: context('metricsNamespace'),
+  tracing: {
+    sampleRate: traceSampleRate === undefined ? undefined : Number(traceSampleRate),
+    reservoirPerSecond: traceReservoir === undefined ? undefined : Number(traceReservoir),
+  },
+  extraLogs: { accessLogs: context('accessLogs') === 'true', platformLogs: context('platformLogs') === 'true' },
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

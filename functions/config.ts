@@ -262,6 +262,11 @@ export const SETTINGS = {
     description: "tests only: `off` lets every invocation run to its end instead of cutting it off at API Gateway's 29 s (504) or its function's timeout (502); the tests set it, as wall time on a busy machine says nothing of Lambda's",
     parse: (raw: string | undefined): boolean => raw !== 'off',
   }),
+  localAccessLog: entry({
+    name: 'DRIVE_LOCAL_ACCESS_LOG', type: '`1` or unset', default: 'unset', readBy: ['local host'],
+    description: "`1` adds the host's own line (`GET /drive/list 200 12ms`) for every request, as API Gateway's access log (the stack's `accessLogs`) would; unset, only requests no function logged get it (no route, too large, an unknown key's 429, a failed function), so a request writes one line",
+    parse: (raw: string | undefined): boolean => raw === '1',
+  }),
   checkContract: entry({
     name: 'DRIVE_CHECK_CONTRACT', type: '`1` or unset', default: 'unset', readBy: ['local host'],
     description: 'checks every answer against the OpenAPI document, each mismatch noted in contract-violations.jsonl in the data dir',

@@ -28,6 +28,13 @@ export const AWS_LIMITS = {
 export const MAX_REQUEST_BODY_BYTES = 4_500_000;
 
 /**
+ * The API's X-Ray sampling when the stack's props set none: a reservoir of 1 request a second, then 1 % of
+ * the rest (X-Ray's own default, 1 a second then 5 %, traces nearly every request of a quiet deployment).
+ * docs/deploy.md's cost per million reads it (test/support/cost-model.ts).
+ */
+export const DEFAULT_TRACING = { sampleRate: 0.01, reservoirPerSecond: 1 } as const;
+
+/**
  * Memory (MB) and timeout (seconds) per function: uploads parse up to 4.5 MB of multipart; downloads stream
  * for up to 15 minutes (past the first 10 MB API Gateway paces a stream at 2 MB/s).
  *

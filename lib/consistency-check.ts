@@ -22,6 +22,8 @@ export interface ConsistencyCheckProps {
   logRetention: RetentionDays;
   /** The lowest level the function logs, as the stack's other functions. @default 'INFO' */
   logLevel?: LogLevel;
+  /** Lambda's platform lines (START, REPORT) besides the function's own. @default false */
+  platformLogs?: boolean;
   /** How often a slice is checked: a whole number of hours, 1 to 72. @default 24 */
   everyHours?: number;
   /** Repair what is safe to repair unattended (DRIVE_FSCK_REPAIR=true); off, the role only reads. @default false */
@@ -56,6 +58,7 @@ export class ConsistencyCheck extends Construct {
       logRetention: props.logRetention,
       logRemovalPolicy: RemovalPolicy.DESTROY,
       logLevel: props.logLevel,
+      platformLogs: props.platformLogs,
       environment: { ...props.environment, ...(props.repair ? environmentOf({ fsckRepair: 'true' }) : {}) },
     });
     // Reads: the nodes scan and the confirming reads, the sessions and journal (Scan), the listing and

@@ -36,6 +36,12 @@ export interface DriveFunctionProps {
   copyIntoBundle?: { from: string; to: string };
   /** The lowest level logged: Lambda's application log level, which the code reads too (functions/telemetry/log.ts). @default INFO */
   logLevel?: LogLevel;
+  /**
+   * Lambda's platform lines (`platform.start`, `platform.report`: billed duration, memory used, init time) at
+   * `logLevel`; without, only its warnings (a timeout, a crash), so that a request writes one line, the code's.
+   * @default false
+   */
+  platformLogs?: boolean;
 }
 
 /** The log levels the code writes (functions/telemetry/log.ts), as the stack's `logLevel` names them. */
@@ -44,7 +50,7 @@ export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 /**
  * A Drive handler with the house defaults: bundled here by the local esbuild (ESM, minified, source maps,
  * the pinned SDK inside), ARM64 on the newest Node.js runtime, its own log group in Lambda's JSON log
- * format at `logLevel`, X-Ray active tracing, and a role that starts with nothing but writing to that log
+ * format at `logLevel` (Lambda's own platform lines only if asked), X-Ray active tracing, and a role that starts with nothing but writing to that log
  * group and to X-Ray; `allow*` adds exactly what the handler calls.
  */
 export class DriveFunction extends NodejsFunction {
@@ -64,8 +70,9 @@ export class DriveFunction extends NodejsFunction {
       // JSON: Lambda's own lines (START, REPORT, errors) are JSON as the code's are, and the level filters both.
       loggingFormat: LoggingFormat.JSON,
       applicationLogLevelV2: ApplicationLogLevel[props.logLevel ?? 'INFO'],
-      // Lambda's platform lines have no ERROR level; WARN is its quietest.
-      systemLogLevelV2: props.logLevel === 'ERROR' ? SystemLogLevel.WARN : SystemLogLevel[props.logLevel ?? 'INFO'],
+      // Lambda's platform lines have no ERROR level; WARN is its quietest, and leaves out the two lines
+      // (start, report) it writes for every invocation at INFO.
+      systemLogLevelV2: !props.platformLogs || props.logLevel === 'ERROR' ? SystemLogLevel.WARN : SystemLogLevel[props.logLevel ?? 'INFO'],
       // Segments for the invocation and its initialisation; the SDK's calls show as the function's time.
       tracing: Tracing.ACTIVE,
       role,

@@ -18,6 +18,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { CfnSamplingRule } from 'aws-cdk-lib/aws-xray';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
@@ -26,7 +27,7 @@ import type { Construct } from 'constructs';
 import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, KEYS_BY_DRIVE_INDEX, LINKS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../functions/aws/schema';
 import { environmentOf } from '../functions/config';
 import { CORS_REQUEST_HEADERS } from '../functions/http/cors';
-import { FUNCTION_SIZING, type GATEWAY_ERRORS, gatewayErrorBody } from './aws-limits';
+import { DEFAULT_TRACING, FUNCTION_SIZING, type GATEWAY_ERRORS, gatewayErrorBody } from './aws-limits';
 import { AlarmTopic } from './alarm-topic';
 import { ConsistencyCheck } from './consistency-check';
 import { DriveDashboard, type DriveMetricsScope, driveMetric } from './drive-dashboard';
@@ -63,7 +64,22 @@ export interface DriveStackProps extends StackProps {
   alarmEmail?: string;
   /** The CloudWatch namespace of the functions' own metrics. @default 'Drive' */
   metricsNamespace?: string;
+  /**
+   * X-Ray sampling of the API's requests, by a sampling rule on its stage: `reservoirPerSecond` requests a
+   * second are traced, then `sampleRate` (0 to 1) of the rest. An admin key's `X-Drive-Trace: 1` traces its
+   * request whatever the rule decides. @default 1 a second, then 1 % (0.01)
+   */
+  tracing?: { sampleRate?: number; reservoirPerSecond?: number };
+  /**
+   * Log lines beyond each request's one line (docs/operations.md): API Gateway's access log line per request
+   * (its own answers too: 404s, throttles, 413s), and Lambda's platform lines per invocation (`platform.start`,
+   * `platform.report` with billed duration and memory used). @default neither
+   */
+  extraLogs?: { accessLogs?: boolean; platformLogs?: boolean };
 }
+
+/** The sampling rule's priority: rules are tried from 1 up, X-Ray's default rule last (10,000). */
+export const SAMPLING_RULE_PRIORITY = 1000;
 
 /** Memory and timeout per function, from the limits table the local host reads too. */
 const SIZING = (handler: HandlerName) => ({
@@ -99,6 +115,7 @@ export class DriveStack extends Stack {
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
     const corsOrigins = props.corsOrigins ?? [];
     const logLevel = props.logLevel ?? 'INFO';
+    const platformLogs = props.extraLogs?.platformLogs ?? false;
     this.metrics = { namespace: props.metricsNamespace ?? 'Drive', service: this.stackName };
     this.alarmTopic = new AlarmTopic(this, 'Alarms', { email: props.alarmEmail }).topic;
 
@@ -198,6 +215,7 @@ export class DriveStack extends Stack {
         logRemovalPolicy: RemovalPolicy.DESTROY,
         environment,
         logLevel,
+        platformLogs,
       });
       // Every API handler looks up keys (a share link's, its link) and takes rate-limit tokens.
       return fn.allowTable(access, 'GetItem', 'UpdateItem');
@@ -209,6 +227,7 @@ export class DriveStack extends Stack {
       logRetention,
       logRemovalPolicy: RemovalPolicy.DESTROY,
       logLevel,
+      platformLogs,
       environment: {
         ...metricsEnvironment,
         ...environmentOf({
@@ -219,7 +238,7 @@ export class DriveStack extends Stack {
       },
       copyIntoBundle: { from: 'dashboard', to: DASHBOARD_BUNDLE_DIR },
     });
-    const consistencyCheck = new ConsistencyCheck(this, 'ConsistencyCheck', { nodes, uploads, bucket, environment, logRetention, logLevel, ...props.consistencyCheck });
+    const consistencyCheck = new ConsistencyCheck(this, 'ConsistencyCheck', { nodes, uploads, bucket, environment, logRetention, logLevel, platformLogs, ...props.consistencyCheck });
     this.alarms.push(...consistencyCheck.alarms);
     // The API's OpenAPI document, rendered from constants: no table, no bucket, no key.
     const openapi = new DriveFunction(this, fnId('openapi'), {
@@ -228,6 +247,7 @@ export class DriveStack extends Stack {
       logRetention,
       logRemovalPolicy: RemovalPolicy.DESTROY,
       logLevel,
+      platformLogs,
       environment: { ...metricsEnvironment },
     });
     // Exactly the calls each handler's code path makes (functions/core + functions/aws).
@@ -286,7 +306,7 @@ export class DriveStack extends Stack {
       // A step: the job read (GetItem) and advanced (UpdateItem), the tree deleted as the request does, moved
       // as the move request does (its transactions' items), or copied as the copy request does (the journal,
       // the objects copied, the records written), the job sent on.
-      'job-worker': this.queueWorker(worker, jobsQueue, environment, logRetention, logLevel)
+      'job-worker': this.queueWorker(worker, jobsQueue, environment, logRetention, { logLevel, platformLogs })
         .allowTable(uploads, 'GetItem', 'UpdateItem', 'ConditionCheckItem', 'PutItem', 'BatchWriteItem')
         .allowTable(nodes, 'BatchGetItem', 'GetItem', 'Query', 'PutItem', 'DeleteItem', 'UpdateItem', 'ConditionCheckItem')
         .allowObjects(bucket, 'DeleteObject', 'GetObject', 'PutObject', 'AbortMultipartUpload')
@@ -327,7 +347,7 @@ export class DriveStack extends Stack {
       dashboard,
       openapi,
       // The journal (Scan, BatchWriteItem) and the stalled jobs (the same Scan), sent again.
-      sweep: this.scheduled(SCHEDULED[0], environment, logRetention, logLevel)
+      sweep: this.scheduled(SCHEDULED[0], environment, logRetention, { logLevel, platformLogs })
         .allowTable(uploads, 'Scan', 'BatchWriteItem', 'UpdateItem')
         .allowTable(nodes, 'BatchGetItem')
         .allowObjects(bucket, 'DeleteObject')
@@ -349,7 +369,9 @@ export class DriveStack extends Stack {
       });
     }
 
-    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    // One line per request, the function's, unless the operator asks for API Gateway's access lines too.
+    const accessLogs = props.extraLogs?.accessLogs ? new LogGroup(this, 'ApiAccessLogs', { retention: logRetention, removalPolicy: RemovalPolicy.DESTROY }) : undefined;
+    const stageName = props.stageName ?? 'v1';
     this.api = new RestApi(this, 'Api', {
       restApiName: `${this.stackName}-api`,
       description: 'Drive file storage API',
@@ -358,13 +380,13 @@ export class DriveStack extends Stack {
       // One role per account and region, shared by every REST API there: it outlives this stack.
       cloudWatchRole: true,
       deployOptions: {
-        stageName: props.stageName ?? 'v1',
-        accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+        stageName,
+        ...(accessLogs ? { accessLogDestination: new LogGroupLogDestination(accessLogs), accessLogFormat: AccessLogFormat.jsonWithStandardFields() } : {}),
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
         metricsEnabled: true,
-        // X-Ray: the stage's segment, and the trace header it passes on to the functions' own segments.
+        // X-Ray: the stage's segment, and the trace header it passes on to the functions' own segments; which
+        // requests are traced is the sampling rule's (below).
         tracingEnabled: true,
         throttlingRateLimit: props.throttle?.rateLimit ?? 200,
         throttlingBurstLimit: props.throttle?.burstLimit ?? 400,
@@ -379,6 +401,13 @@ export class DriveStack extends Stack {
             }
           : undefined,
     });
+    this.addSamplingRule(`${this.stackName}-api/${stageName}`, props.tracing);
+    if (!accessLogs) {
+      Validations.of(this.api).acknowledge({
+        id: 'AwsSolutions-APIG1',
+        reason: "Each request's function writes its one log line (route, status, latency, key id, AWS calls, metrics); API Gateway's own answers are in its metrics. The accessLogs context adds the access log.",
+      });
+    }
     Validations.of(this.api).acknowledge(
       { id: 'AwsSolutions-APIG4', reason: 'Every method checks its Bearer API key in the function, against hashed keys in DynamoDB (spec section 5).' },
       { id: 'AwsSolutions-COG4', reason: 'Clients authenticate with Drive API keys, not Cognito users.' },
@@ -441,20 +470,49 @@ export class DriveStack extends Stack {
   }
 
   /** A function that an EventBridge rule runs every `everyMinutes`, as the local host runs it on a timer. */
-  private scheduled(fn: ScheduledFunction, environment: Record<string, string>, logRetention: RetentionDays, logLevel: LogLevel): DriveFunction {
-    const handler = new DriveFunction(this, fnId(fn.handler), { entry: fn.entry, ...SIZING(fn.handler), logRetention, logRemovalPolicy: RemovalPolicy.DESTROY, environment, logLevel });
+  private scheduled(fn: ScheduledFunction, environment: Record<string, string>, logRetention: RetentionDays, logs: { logLevel: LogLevel; platformLogs: boolean }): DriveFunction {
+    const handler = new DriveFunction(this, fnId(fn.handler), { entry: fn.entry, ...SIZING(fn.handler), logRetention, logRemovalPolicy: RemovalPolicy.DESTROY, environment, ...logs });
     new Rule(this, `${fnId(fn.handler)}Schedule`, { schedule: Schedule.rate(Duration.minutes(fn.everyMinutes)), targets: [new LambdaFunction(handler, { retryAttempts: 0 })] });
     return handler;
   }
 
   /** A function that a queue feeds, a message at a time, reporting the messages it failed (retried, then dead-lettered). */
-  private queueWorker(worker: (typeof QUEUE_WORKERS)[number], queue: Queue, environment: Record<string, string>, logRetention: RetentionDays, logLevel: LogLevel): DriveFunction {
-    const fn = new DriveFunction(this, fnId(worker.handler), { entry: worker.entry, ...SIZING(worker.handler), logRetention, logRemovalPolicy: RemovalPolicy.DESTROY, environment, logLevel });
+  private queueWorker(worker: (typeof QUEUE_WORKERS)[number], queue: Queue, environment: Record<string, string>, logRetention: RetentionDays, logs: { logLevel: LogLevel; platformLogs: boolean }): DriveFunction {
+    const fn = new DriveFunction(this, fnId(worker.handler), { entry: worker.entry, ...SIZING(worker.handler), logRetention, logRemovalPolicy: RemovalPolicy.DESTROY, environment, ...logs });
     fn.addEventSource(new SqsEventSource(queue, { batchSize: 1, reportBatchItemFailures: true }));
     return fn;
   }
 
   /** API Gateway's own errors in the spec's JSON shape, with the spec's codes. */
+  /**
+   * The X-Ray sampling rule of the API's stage (`serviceName` is API Gateway's `<api name>/<stage>`): a reservoir
+   * a second, then a fixed share, in place of X-Ray's default (1 a second, then 5 %), which traces nearly every
+   * request of a quiet deployment. The functions follow the stage's decision (their tracing is active, and
+   * honours the trace header it passes on).
+   */
+  private addSamplingRule(serviceName: string, tracing: DriveStackProps['tracing']): void {
+    const sampleRate = tracing?.sampleRate ?? DEFAULT_TRACING.sampleRate;
+    const reservoir = tracing?.reservoirPerSecond ?? DEFAULT_TRACING.reservoirPerSecond;
+    if (!(sampleRate >= 0 && sampleRate <= 1)) throw new Error(`tracing.sampleRate must be between 0 and 1 (got ${sampleRate})`);
+    if (!Number.isInteger(reservoir) || reservoir < 0) throw new Error(`tracing.reservoirPerSecond must be a whole number (got ${reservoir})`);
+    new CfnSamplingRule(this, 'ApiSampling', {
+      samplingRule: {
+        // X-Ray's names are at most 32 characters, unique in the account and region.
+        ruleName: `${this.stackName.slice(0, 28)}-api`,
+        priority: SAMPLING_RULE_PRIORITY,
+        fixedRate: sampleRate,
+        reservoirSize: reservoir,
+        serviceName,
+        serviceType: 'AWS::ApiGateway::Stage',
+        host: '*',
+        httpMethod: '*',
+        urlPath: '*',
+        resourceArn: '*',
+        version: 1,
+      },
+    });
+  }
+
   private addErrorResponses(corsOrigins: string[]): void {
     // Gateway responses carry fixed headers, so with several origins they cannot echo one: any origin may read
     // these errors, which hold nothing but the error (the API takes no cookies).

@@ -5,7 +5,7 @@ import { type Caller, type Permission, conflictFor } from '../core/access';
 import { corsHeaders } from './cors';
 import type { Guard } from './guard';
 import { withRequestContext } from '../telemetry/request-context';
-import { REQUEST_ID_HEADER, bodyBytes, logRequest, requestIdOf, traceHeaderOf } from './request-log';
+import { REQUEST_ID_HEADER, bodyBytes, logRequest, requestIdOf, traceHeaderOf, traceIfAsked } from './request-log';
 import { type Headers, Reply, errorResponse, ok, replied } from './respond';
 
 /**
@@ -60,6 +60,7 @@ export function jsonHandler<S>(
       const admitted = await endpoint.guard(endpoint.permission, event);
       headers = { ...headers, ...admitted.headers };
       caller = admitted.caller;
+      traceIfAsked(event, caller);
       const result = await operation(event, { caller, drive: caller.drive, stores: endpoint.stores, requestId, deadline: deadlineOf(lambda, startedAt) });
       answer = result instanceof Reply ? replied(result, headers) : ok(result, headers);
     } catch (error) {
@@ -87,6 +88,7 @@ export function streamingHandler<S>(
     const admitted = await endpoint.guard(endpoint.permission, event);
     Object.assign(answered, admitted.headers);
     seen.caller = admitted.caller;
+    traceIfAsked(event, admitted.caller);
     return operation(event, { ...context, caller: admitted.caller, drive: admitted.caller.drive });
   });
 }

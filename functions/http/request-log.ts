@@ -1,9 +1,10 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Caller } from '../core/access';
+import { forceTrace } from '../telemetry/request-context';
 import { type Level, enabled, writeLine } from '../telemetry/log';
 import { embeddedMetrics } from '../telemetry/metrics';
 import { currentRequest } from '../telemetry/request-context';
-import { lambdaTraceHeader } from '../telemetry/trace';
+import { FORCE_TRACE_HEADER, lambdaTraceHeader, sendForcedSegment } from '../telemetry/trace';
 import { headerOf } from './event';
 
 /** The header every answer carries: the request id API Gateway gave the request (Lambda logs it too). */
@@ -47,6 +48,9 @@ export function logRequest(event: APIGatewayProxyEvent, outcome: RequestOutcome)
     },
     route,
   );
+  if (context?.forcedAt !== undefined && context.trace) {
+    sendForcedSegment(context.trace, { name: route, method: event.httpMethod, route: event.resource ?? '(no route)', status: outcome.status, start: context.forcedAt, end: Date.now() });
+  }
   const level: Level = outcome.status >= 500 ? 'ERROR' : 'INFO';
   const base = { timestamp: new Date().toISOString(), level, message: 'request', request_id: requestIdOf(event), status: outcome.status };
   if (!enabled(level)) return writeLine({ ...base, ...metrics });
@@ -61,6 +65,7 @@ export function logRequest(event: APIGatewayProxyEvent, outcome: RequestOutcome)
     aws_calls: context?.awsCalls ?? {},
     ...(context?.orphanedObjects ? { orphaned_objects: context.orphanedObjects } : {}),
     ...traceOf(event),
+    ...(context?.forcedAt !== undefined ? { trace_forced: true } : {}),
     ...metrics,
   });
 }
@@ -69,6 +74,15 @@ export function logRequest(event: APIGatewayProxyEvent, outcome: RequestOutcome)
 export function bodyBytes(body: string | null | undefined, base64: boolean | undefined): number {
   if (!body) return 0;
   return Buffer.byteLength(body, base64 ? 'base64' : 'utf8');
+}
+
+/**
+ * Traces the request whatever the sampling rule decided when it asks to (`X-Drive-Trace: 1`) and its key may:
+ * an admin key's. Nobody else can make the drive pay for traces: not a share link's opener, not a key of
+ * another role, not a request the guard refused (this runs once it has admitted the key).
+ */
+export function traceIfAsked(event: APIGatewayProxyEvent, caller: Caller): void {
+  if (caller.role === 'admin' && headerOf(event, FORCE_TRACE_HEADER.toLowerCase())?.trim() === '1') forceTrace();
 }
 
 /** The trace header API Gateway passed on with the request (it adds one whenever the stage traces). */

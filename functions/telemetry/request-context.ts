@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type TraceContext, traceContextOf } from './trace';
+import { type TraceContext, forcedTrace, traceContextOf } from './trace';
 
 /** What one invocation notes as it runs, for its log line: AWS calls by service, and objects it left behind. */
 export interface RequestContext {
@@ -9,6 +9,8 @@ export interface RequestContext {
   /** The X-Ray trace it is part of, if any, and the subsegments it has sent to it. */
   trace?: TraceContext;
   subsegments: number;
+  /** Set when the request asked for a trace the sampling rule had not given it (`forceTrace`): when it began. */
+  forcedAt?: number;
 }
 
 // One store per process: a Lambda container runs one invocation at a time, the local host many at once, each
@@ -34,4 +36,16 @@ export function currentRequest(): RequestContext | undefined {
 export function noteAwsCall(service: string): void {
   const context = storage.getStore();
   if (context) context.awsCalls[service] = (context.awsCalls[service] ?? 0) + 1;
+}
+
+/**
+ * Traces the running request though its sampling decision said no (an admin key's `X-Drive-Trace: 1`): its
+ * calls become subsegments of a segment of its own, sent when it is answered (request-log.ts). A request
+ * already sampled is left as it is.
+ */
+export function forceTrace(): void {
+  const context = storage.getStore();
+  if (!context || context.trace?.sampled) return;
+  context.trace = forcedTrace(context.trace);
+  context.forcedAt = Date.now();
 }

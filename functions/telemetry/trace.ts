@@ -58,6 +58,12 @@ const THROTTLES = new Set([
 /** The names X-Ray gives these services' nodes in its trace map. */
 const SERVICE_NAMES: Record<string, string> = { dynamodb: 'DynamoDB', s3: 'S3', sqs: 'SQS' };
 
+/**
+ * The request header an admin key sends to have its request traced whatever the sampling rule decided
+ * (`X-Drive-Trace: 1`): for debugging one request in AWS, where the stack samples about 1 % (docs/deploy.md).
+ */
+export const FORCE_TRACE_HEADER = 'X-Drive-Trace';
+
 /** Lambda's `_X_AMZN_TRACE_ID`: the trace of this invocation, set by the runtime (undefined off Lambda). */
 export function lambdaTraceHeader(): string | undefined {
   return process.env._X_AMZN_TRACE_ID;
@@ -124,6 +130,47 @@ export function subsegmentOf(trace: TraceContext, call: AwsCall, region = proces
   };
 }
 
+/**
+ * A trace of this invocation's own, for a request the sampling rule left out (`X-Drive-Trace`): the request's
+ * trace id where it has one (so that its log line's `trace_id` finds it), and a new segment, which
+ * `sendForcedSegment` sends once the request is answered, for its calls' subsegments to hang below.
+ */
+export function forcedTrace(unsampled: TraceContext | undefined, now = Date.now()): TraceContext {
+  const root = unsampled?.root ?? `1-${Math.floor(now / 1000).toString(16).padStart(8, '0')}-${randomBytes(12).toString('hex')}`;
+  return { root, parent: randomBytes(8).toString('hex'), sampled: true };
+}
+
+/** What a forced trace's segment tells of its request. */
+export interface ForcedRequest {
+  /** The function's name (Lambda's `AWS_LAMBDA_FUNCTION_NAME`; the route's where there is none). */
+  name: string;
+  method: string;
+  route: string;
+  status: number;
+  start: number;
+  end: number;
+}
+
+/** The segment document of a forced trace: the invocation as Lambda's own segment would show it, annotated as forced. */
+export function forcedSegmentOf(trace: TraceContext, request: ForcedRequest): Record<string, unknown> {
+  return {
+    name: process.env.AWS_LAMBDA_FUNCTION_NAME ?? request.name,
+    id: trace.parent,
+    trace_id: trace.root,
+    start_time: request.start / 1000,
+    end_time: request.end / 1000,
+    origin: 'AWS::Lambda::Function',
+    http: { request: { method: request.method, url: request.route }, response: { status: request.status } },
+    annotations: { forced: true },
+    ...(request.status >= 500 ? { fault: true } : request.status >= 400 ? { error: true } : {}),
+  };
+}
+
+/** Sends the segment of a forced trace, as `sendSubsegment` sends a call (best effort). */
+export function sendForcedSegment(trace: TraceContext, request: ForcedRequest): void {
+  send(trace, forcedSegmentOf(trace, request));
+}
+
 let sender: { socket: Socket; loopback: boolean } | undefined;
 
 /** Whether `host` is this machine's loopback, where the local host's daemon listens. */
@@ -133,6 +180,10 @@ function isLoopback(host: string): boolean {
 
 /** Sends `call` to the daemon as a subsegment of `trace`; never fails the request (tracing is best effort). */
 export function sendSubsegment(trace: TraceContext, call: AwsCall): void {
+  send(trace, subsegmentOf(trace, call));
+}
+
+function send(trace: TraceContext, document: Record<string, unknown>): void {
   const daemon = daemonAddress();
   if (!daemon || !trace.sampled) return;
   try {
@@ -150,7 +201,7 @@ export function sendSubsegment(trace: TraceContext, call: AwsCall): void {
       if (loopback) socket.bind(0, '127.0.0.1');
       sender = { socket, loopback };
     }
-    sender.socket.send(DAEMON_HEADER + JSON.stringify(subsegmentOf(trace, call)), daemon.port, daemon.host, () => undefined);
+    sender.socket.send(DAEMON_HEADER + JSON.stringify(document), daemon.port, daemon.host, () => undefined);
   } catch {
     // Whatever tracing throws, the call it records has answered: its answer stands.
   }

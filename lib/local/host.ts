@@ -161,6 +161,8 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
     requestTimeoutMs: setting('localRequestTimeoutSeconds') * 1000,
     // Tests only (test/setup-env.ts): no answer is cut off at API Gateway's 29 s or a function's timeout.
     cutOffLateAnswers: setting('localCutOff'),
+    // One line a request, the function's, unless DRIVE_LOCAL_ACCESS_LOG=1 asks for the host's too.
+    accessLog: setting('localAccessLog'),
     // Key guessing from one address: 50 wrong keys, then 5 a second (off with the rate limits, for benchmarks).
     ...(rawSetting('rateLimits') === 'off' ? {} : { keyFailures: { burst: 50, perSecond: 5, ...(setting('localClock') ? { clock: () => 0 } : {}) } }),
     traces,

@@ -49,7 +49,16 @@ export interface LocalServerOptions {
    * Tests turn it off: on a busy test machine wall time says nothing of how long Lambda would take.
    */
   cutOffLateAnswers?: boolean;
+  /**
+   * The host's own line for every request (`GET /drive/list 200 12ms`), as API Gateway's access log would add
+   * (`DRIVE_LOCAL_ACCESS_LOG=1`). By default only a request no function logged has it (the host's own answers:
+   * no route, too large, an unknown key's 429, a function that failed): a request writes one line.
+   */
+  accessLog?: boolean;
 }
+
+/** Answers whose function wrote the request's line itself (api-handler.ts), so the host writes none. */
+const functionLogged = new WeakSet<ServerResponse>();
 
 /**
  * An HTTP server that plays API Gateway in front of the handlers: it routes, enforces the payload limit,
@@ -68,7 +77,9 @@ export function createLocalServer(routes: readonly MountedRoute[], log: (line: s
     const requestId = randomUUID();
     res.setHeader(GATEWAY_REQUEST_ID_HEADER, requestId);
     options.observe?.(req, res);
-    res.on('finish', () => log(`${req.method} ${loggedPath(routes, req.url)} ${res.statusCode} ${Date.now() - started}ms`));
+    res.on('finish', () => {
+      if (options.accessLog || !functionLogged.has(res)) log(`${req.method} ${loggedPath(routes, req.url)} ${res.statusCode} ${Date.now() - started}ms`);
+    });
     // A refused request whose client hangs up while its body is dropped never finishes: it is logged all the same.
     res.on('close', () => {
       if (!res.writableFinished && res.headersSent) log(`${req.method} ${loggedPath(routes, req.url)} ${res.statusCode} ${Date.now() - started}ms (the client closed the connection first)`);
@@ -81,6 +92,7 @@ export function createLocalServer(routes: readonly MountedRoute[], log: (line: s
         return void res.destroy();
       }
       // What API Gateway sends when the integration fails; past the first byte, the connection closes there.
+      functionLogged.delete(res);
       sendGatewayError(res, { status: 502, error: 'serverError', reason: `the handler failed: ${String(error)}` }, requestId);
     });
   });
@@ -203,6 +215,7 @@ async function handle(
       // Named and logged as the function's guard names and logs the 401 it would send.
       res.setHeader(options.keyCheck.requestIdHeader, requestId);
       options.keyCheck.logRefusal(mounted.route.path, req.method ?? '', requestId);
+      functionLogged.add(res);
       return refuse(req, res, 401, { error: { code: refusal.code, message: refusal.message, request_id: requestId } });
     }
     if (charged) failures.proved(address, req.headers.authorization!);
@@ -299,7 +312,14 @@ async function answer(
   if (mounted.route.streaming) {
     const stream = new LocalResponseStream(res, AWS_LIMITS.streamedResponseBytes, requestId);
     // Past the function's timeout Lambda stops the stream: the client gets what was sent, or the gateway's error.
-    const timer = setTimeout(() => stream.cutOff({ ...timeout, error: 'serverError', reason: `the stream ran past ${timeout.ms / 1000} s` }), timeout.ms);
+    const timer = setTimeout(() => {
+      // Cut off: the host's line says so, whatever the function logged as it began.
+      functionLogged.delete(res);
+      stream.cutOff({ ...timeout, error: 'serverError', reason: `the stream ran past ${timeout.ms / 1000} s` });
+    }, timeout.ms);
+    // A streamed answer ends inside the handler, after the function has logged it as it began (unless the
+    // handler fails: then the host answers, and logs, itself).
+    functionLogged.add(res);
     try {
       await (mounted.handler as StreamingHandler)(event, stream, context);
       if (!stream.writableFinished) stream.end();
@@ -312,6 +332,7 @@ async function answer(
   const result = await invokeBuffered(mounted.handler as BufferedHandler, event, context, timeout);
   invoked(isFailure(result) ? result.status : result.statusCode);
   if (isFailure(result)) return sendGatewayError(res, result, requestId);
+  functionLogged.add(res);
   for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, String(value));
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) res.setHeader(name, values.map(String));
   res.statusCode = result.statusCode;

@@ -90,9 +90,9 @@ describe('DriveStack', () => {
     });
   });
 
-  it('logs access and throttles the stage as a backstop', () => {
+  it('throttles the stage as a backstop, and writes no access log line beside the function\'s own unless asked (cdk context accessLogs)', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
-      AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }),
+      AccessLogSetting: Match.absent(),
       MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 })],
     });
   });
@@ -103,8 +103,8 @@ describe('DriveStack', () => {
     for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
     }
-    // One a function, and the API's access logs.
-    template.resourceCountIs('AWS::Logs::LogGroup', 26 + 1);
+    // One a function (the API's access logs only when asked for).
+    template.resourceCountIs('AWS::Logs::LogGroup', 26);
   });
 
   it('sizes list and delete from the scale bench: deletes get a whole vCPU (1,769 MB), list 1,024 MB and a stream\'s 15 minutes', () => {
@@ -449,19 +449,21 @@ describe('DriveStack', () => {
 
   describe('observability', () => {
     // A stack as cdk context configures it, with alarms added after it is built; not bundled (its code is the main stack's).
-    const variant = new DriveStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Variant', { logLevel: 'WARN', alarmEmail: 'ops@example.com' });
+    const variant = new DriveStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Variant', { logLevel: 'WARN', alarmEmail: 'ops@example.com', tracing: { sampleRate: 0.05, reservoirPerSecond: 0 } });
+    const verbose = Template.fromStack(new DriveStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Verbose', { extraLogs: { accessLogs: true, platformLogs: true } }));
     new Alarm(variant, 'AddedLater', { metric: variant.functions.upload.metricErrors(), threshold: 1, evaluationPeriods: 1 });
     new CfnAlarm(variant, 'AddedBare', { comparisonOperator: 'GreaterThanThreshold', evaluationPeriods: 1, threshold: 0, metricName: 'Findings', namespace: 'Drive', period: 300, statistic: 'Sum' });
     const variantTemplate = Template.fromStack(variant);
     const topicId = stack.getLogicalId(stack.alarmTopic.node.defaultChild as never);
     type AlarmProps = { Properties: { AlarmActions?: unknown[]; OKActions?: unknown[]; AlarmName?: string } };
 
-    it('runs every function in JSON log format at the INFO level, traced by X-Ray, with its metrics namespace and service', () => {
+    it("runs every function in JSON log format at the INFO level, without Lambda's start and report lines, traced by X-Ray, with its metrics namespace and service", () => {
       const functions = Object.values(template.findResources('AWS::Lambda::Function')) as { Properties: Record<string, unknown> }[];
       expect(functions).toHaveLength(26);
       for (const fn of functions) {
         expect(fn.Properties).toMatchObject({
-          LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' },
+          // Lambda writes its platform.start and platform.report at INFO: WARN leaves the request's own line alone.
+          LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'WARN' },
           TracingConfig: { Mode: 'Active' },
           Environment: { Variables: expect.objectContaining({ DRIVE_METRICS_NAMESPACE: 'Drive', DRIVE_METRICS_SERVICE: 'Test' }) },
         });
@@ -470,6 +472,42 @@ describe('DriveStack', () => {
 
     it('traces the API stage', () => {
       template.hasResourceProperties('AWS::ApiGateway::Stage', { TracingEnabled: true });
+    });
+
+    it("samples the stage's requests by a rule of its own: 1 a second, then 1 %, unless the stack says otherwise (cdk context traceSampleRate, traceReservoir)", () => {
+      template.resourceCountIs('AWS::XRay::SamplingRule', 1);
+      template.hasResourceProperties('AWS::XRay::SamplingRule', {
+        SamplingRule: {
+          RuleName: 'Test-api',
+          Priority: 1000,
+          FixedRate: 0.01,
+          ReservoirSize: 1,
+          ServiceName: 'Test-api/v1',
+          ServiceType: 'AWS::ApiGateway::Stage',
+          Host: '*',
+          HTTPMethod: '*',
+          URLPath: '*',
+          ResourceARN: '*',
+          Version: 1,
+        },
+      });
+      variantTemplate.hasResourceProperties('AWS::XRay::SamplingRule', { SamplingRule: Match.objectLike({ FixedRate: 0.05, ReservoirSize: 0, ServiceName: 'Variant-api/v1' }) });
+      // The rule matches the stage by API Gateway's name for it.
+      template.hasResourceProperties('AWS::ApiGateway::RestApi', { Name: 'Test-api' });
+      template.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: 'v1' });
+    });
+
+    it('refuses a sampling rate outside 0 to 1 and a reservoir that is not a whole number', () => {
+      const make = (tracing: { sampleRate?: number; reservoirPerSecond?: number }) => () => new DriveStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'BadTracing', { tracing });
+      expect(make({ sampleRate: 5 })).toThrow('tracing.sampleRate must be between 0 and 1 (got 5)');
+      expect(make({ sampleRate: Number.NaN })).toThrow('tracing.sampleRate');
+      expect(make({ reservoirPerSecond: 0.5 })).toThrow('tracing.reservoirPerSecond must be a whole number (got 0.5)');
+    });
+
+    it("adds API Gateway's access lines and Lambda's platform lines when asked (cdk context accessLogs, platformLogs)", () => {
+      verbose.hasResourceProperties('AWS::ApiGateway::Stage', { AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }) });
+      verbose.resourceCountIs('AWS::Logs::LogGroup', 26 + 1);
+      verbose.allResourcesProperties('AWS::Lambda::Function', { LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' } });
     });
 
     it('takes the log level from the stack (cdk context logLevel)', () => {

@@ -55,6 +55,18 @@ it('names each request in its answer and logs one line for it, buffered and stre
   expect(host.output()).not.toContain(KEY);
 });
 
+it("writes one line a request: the function's, and no line of the host's beside it", async () => {
+  const before = host.output().split('\n').length;
+  const listed = await drive.list({ folder: '/logs' });
+  await listed.text();
+  await lineFor(listed.headers.get('x-request-id')!);
+  // Anything the host would add comes as the answer ends, before the function's line is read: a moment more.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const added = host.output().split('\n').slice(before - 1).filter((text) => text.trim() !== '');
+  expect(added).toHaveLength(1);
+  expect(JSON.parse(added[0])).toMatchObject({ message: 'request', route: '/drive/list' });
+});
+
 it("logs a real upload with its AWS calls by service, its bytes, and its metrics in the embedded metric format", async () => {
   const content = 'x'.repeat(1000);
   const res = await drive.upload([{ data: content, filename: 'metered.txt' }], [{ folder: '/metered' }]);

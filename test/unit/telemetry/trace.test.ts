@@ -5,6 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { countAwsCalls } from '../../../functions/telemetry/aws-call-counter';
 import { withRequestContext } from '../../../functions/telemetry/request-context';
 import { MAX_SUBSEGMENTS, type sendSubsegment, traceContextOf } from '../../../functions/telemetry/trace';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { Role } from '../../../functions/core/access';
+import { jsonHandler } from '../../../functions/http/api-handler';
+import type { Guard } from '../../../functions/http/guard';
 
 // Each AWS call of a traced request is one X-Ray subsegment, sent to the daemon as the X-Ray SDK sends it.
 
@@ -186,5 +190,76 @@ describe('Function: sendSubsegment', () => {
     } finally {
       spy.mockRestore();
     }
+  });
+});
+
+describe('X-Drive-Trace: a trace the sampling rule did not give', () => {
+  const UNSAMPLED = SAMPLED.replace('Sampled=1', 'Sampled=0');
+  let lines: Record<string, unknown>[];
+  beforeEach(() => {
+    lines = [];
+    jest.spyOn(process.stdout, 'write').mockImplementation((text) => {
+      lines.push(JSON.parse(String(text)) as Record<string, unknown>);
+      return true;
+    });
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+    delete process.env._X_AMZN_TRACE_ID;
+  });
+
+  /** Calls an endpoint that makes one DynamoDB call, for a key of `role`, with `headers`, in an invocation Lambda did not sample. */
+  async function call(role: Role, headers: Record<string, string>, lambdaTrace: string | undefined = UNSAMPLED): Promise<void> {
+    if (lambdaTrace) process.env._X_AMZN_TRACE_ID = lambdaTrace;
+    const dynamodb = offline();
+    const guard: Guard = async () => ({ caller: { drive: 'd', keyId: 'k1', role, prefix: '/' }, headers: {} });
+    const handler = jsonHandler({ permission: 'list', guard, stores: {} }, async () => dynamodb.send(getItem()).then(() => ({ ok: true })));
+    const event = { resource: '/drive/list', path: '/drive/list', httpMethod: 'GET', headers, multiValueHeaders: {}, body: null, isBase64Encoded: false, requestContext: { requestId: 'req-1' } } as unknown as APIGatewayProxyEvent;
+    expect((await handler(event)).statusCode).toBe(200);
+  }
+
+  it("traces an admin key's request that asks: its calls under a segment of its own, in the request's trace", async () => {
+    await call('admin', { 'X-Drive-Trace': '1' });
+
+    const documents = await datagrams(2);
+    expect(documents).toHaveLength(2);
+    const segment = documents.find((d) => d.type === undefined)!;
+    const subsegment = documents.find((d) => d.type === 'subsegment')!;
+    expect(segment).toMatchObject({ trace_id: ROOT, origin: 'AWS::Lambda::Function', annotations: { forced: true }, http: { request: { method: 'GET', url: '/drive/list' }, response: { status: 200 } } });
+    expect(segment.id).toMatch(/^[0-9a-f]{16}$/);
+    expect(segment.id).not.toBe(PARENT);
+    expect(subsegment).toMatchObject({ name: 'DynamoDB', trace_id: ROOT, parent_id: segment.id });
+    expect(segment.end_time).toBeGreaterThanOrEqual(segment.start_time as number);
+    expect(lines.at(-1)).toMatchObject({ message: 'request', trace_id: ROOT, trace_forced: true });
+  });
+
+  it('makes a trace of its own for a request that has none', async () => {
+    await call('admin', { 'x-drive-trace': '1' }, '');
+
+    const documents = await datagrams(2);
+    expect(documents).toHaveLength(2);
+    expect(documents[0].trace_id).toMatch(/^1-[0-9a-f]{8}-[0-9a-f]{24}$/);
+    expect(documents[1].trace_id).toBe(documents[0].trace_id);
+  });
+
+  it.each([
+    ['a read-write key', 'read-write', { 'X-Drive-Trace': '1' }],
+    ['an upload-only key', 'upload-only', { 'X-Drive-Trace': '1' }],
+    ['an admin key that does not ask', 'admin', {}],
+    ['an admin key that asks otherwise', 'admin', { 'X-Drive-Trace': 'yes' }],
+  ] as const)('traces nothing for %s', async (_name, role, headers) => {
+    await call(role, headers);
+
+    expect(await datagrams(1)).toEqual([]);
+    expect(lines.at(-1)).not.toHaveProperty('trace_forced');
+  });
+
+  it('leaves a sampled request as it is: no second segment', async () => {
+    await call('admin', { 'X-Drive-Trace': '1' }, SAMPLED);
+
+    const documents = await datagrams(1);
+    expect(documents).toHaveLength(1);
+    expect(documents[0]).toMatchObject({ type: 'subsegment', parent_id: PARENT });
+    expect(lines.at(-1)).not.toHaveProperty('trace_forced');
   });
 });

@@ -273,7 +273,7 @@ describe('Local server: guessing keys', () => {
 
 describe("Local server: a share link's token in the log", () => {
   it("keeps an API route's ids in the log, which are no secrets", async () => {
-    await start();
+    await start({ accessLog: true });
     const id = '0f8fad5b-d9cb-469f-a165-70867728950e';
     const res = await fetch(`http://127.0.0.1:${port}/drive/jobs/${id}`);
     await res.arrayBuffer();
@@ -286,7 +286,7 @@ describe("Local server: a share link's token in the log", () => {
   it.each([`/s/${TOKEN}`, `//s/${TOKEN}`, `/S/${TOKEN}`, `/s//${TOKEN}`, `/%73/${TOKEN}`, `/s/${TOKEN}/more`, `/x/../s/${TOKEN}/`, `/drive/${TOKEN}`, `/${TOKEN}`])(
     'never logs the token of %s',
     async (path) => {
-      await start();
+      await start({ accessLog: true });
       const res = await fetch(`http://127.0.0.1:${port}${path}`);
       await res.arrayBuffer();
       await new Promise((resolve) => setImmediate(resolve));
@@ -294,4 +294,35 @@ describe("Local server: a share link's token in the log", () => {
       expect(logged.join('\n')).not.toContain(TOKEN.slice(0, 12));
     },
   );
+});
+
+describe('Local server: one line a request', () => {
+  const upload = () => fetch(`http://127.0.0.1:${port}/drive/upload`, { method: 'POST', headers: { Authorization: `Bearer ${GOOD_KEY}` }, body: 'x' });
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+  it("writes no line of its own for a request a function answered, whose line is the function's", async () => {
+    await start();
+    expect((await upload()).status).toBe(200);
+    const res = await fetch(`http://127.0.0.1:${port}/drive/jobs/x`);
+    expect(res.status).toBe(401);
+    await res.arrayBuffer();
+    await settle();
+    expect(logged).toEqual([]);
+  });
+
+  it('writes its line for an answer of its own, which no function logged', async () => {
+    await start();
+    const res = await fetch(`http://127.0.0.1:${port}/no/such/route`);
+    expect(res.status).toBe(404);
+    await res.arrayBuffer();
+    await settle();
+    expect(logged).toEqual([expect.stringMatching(/^GET \/no\/such\/route 404 \d+ms$/)]);
+  });
+
+  it('writes its line for every request when asked (DRIVE_LOCAL_ACCESS_LOG=1), as an access log', async () => {
+    await start({ accessLog: true });
+    expect((await upload()).status).toBe(200);
+    await settle();
+    expect(logged).toEqual([expect.stringMatching(/^POST \/drive\/upload 200 \d+ms$/)]);
+  });
 });

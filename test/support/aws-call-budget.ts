@@ -1,0 +1,94 @@
+/**
+ * The AWS calls one request of each keyed route makes, pinned: the baseline the hot path's budget (issue 24)
+ * lowers. test/integration/aws-call-budget.test.ts measures them (test/support/route-calls.ts: the handlers'
+ * own SDK clients against the embedded emulators) and fails when a count differs from this table, up or down,
+ * so that a change that adds a call is seen, and one that saves a call lowers the pin with it. docs/deploy.md's
+ * cost per million is computed from it (test/support/cost-model.ts; test/unit/cost-table.test.ts holds the
+ * page to it).
+ *
+ * Counts are of a warm container: the key found and cached. Not in them: the key's look-up on a cold container
+ * or once its cache lapses (one GetItem a container per `DRIVE_KEY_CACHE_SECONDS`), and its "last used" write
+ * (one UpdateItem a container a minute). Every request's one `UpdateItem` of DynamoDB is its rate-limit bucket.
+ */
+
+/** One request: what it asks, its route (method and API Gateway resource), its answer's status, and its calls. */
+export interface PinnedRequest {
+  request: string;
+  route: string;
+  status: number;
+  /** Calls by command, each counted once however many times the SDK retried it. */
+  dynamodb: Record<string, number>;
+  s3: Record<string, number>;
+  sqs: Record<string, number>;
+  /**
+   * The longest chain of calls each made after the one before it answered: the calls on the request's critical
+   * path one after another (calls made together, as by Promise.all, count once). At most the total.
+   */
+  sequential: number;
+  /** DynamoDB's read and write request units (on demand), from the items the calls read and wrote. */
+  rru: number;
+  wru: number;
+}
+
+/** What one request made, as measured: calls by command, the chain's length, and the total. */
+export interface CallCount {
+  dynamodb: Record<string, number>;
+  s3: Record<string, number>;
+  sqs: Record<string, number>;
+  sequential: number;
+  total: number;
+  rru: number;
+  wru: number;
+}
+
+/** Every call the request makes, whatever the service. */
+export function totalCalls(calls: Pick<PinnedRequest, 'dynamodb' | 's3' | 'sqs'>): number {
+  return [calls.dynamodb, calls.s3, calls.sqs].flatMap((byCommand) => Object.values(byCommand)).reduce((a, b) => a + b, 0);
+}
+
+/** The pinned counts, in the order route-calls.ts makes the requests. */
+export const PINNED_CALLS: readonly PinnedRequest[] = [
+  { request: 'upload 4 KiB into an existing folder', route: 'POST /drive/upload', status: 200, dynamodb: { BatchGetItem: 2, BatchWriteItem: 1, PutItem: 2, UpdateItem: 1 }, s3: { PutObject: 1 }, sqs: {}, sequential: 7, rru: 3, wru: 4 },
+  { request: 'upload 1 MiB into an existing folder', route: 'POST /drive/upload', status: 200, dynamodb: { BatchGetItem: 2, BatchWriteItem: 1, PutItem: 2, UpdateItem: 1 }, s3: { PutObject: 1 }, sqs: {}, sequential: 7, rru: 3, wru: 4 },
+  { request: 'upload 10 files of 4 KiB into an existing folder', route: 'POST /drive/upload', status: 200, dynamodb: { BatchGetItem: 2, BatchWriteItem: 1, PutItem: 11, UpdateItem: 1 }, s3: { PutObject: 10 }, sqs: {}, sequential: 9, rru: 12, wru: 13 },
+  { request: 'upload 4 KiB into 3 new folders', route: 'POST /drive/upload', status: 200, dynamodb: { BatchGetItem: 2, BatchWriteItem: 1, PutItem: 2, UpdateItem: 4 }, s3: { PutObject: 1 }, sqs: {}, sequential: 10, rru: 7, wru: 7 },
+  { request: 'download 4 KiB', route: 'GET /drive/download', status: 200, dynamodb: { BatchGetItem: 1, GetItem: 1, UpdateItem: 1 }, s3: { GetObject: 1 }, sqs: {}, sequential: 3, rru: 2, wru: 1 },
+  { request: 'download 1 MiB', route: 'GET /drive/download', status: 200, dynamodb: { BatchGetItem: 1, GetItem: 1, UpdateItem: 1 }, s3: { GetObject: 1 }, sqs: {}, sequential: 3, rru: 2, wru: 1 },
+  { request: 'download a range', route: 'GET /drive/download', status: 206, dynamodb: { BatchGetItem: 1, GetItem: 1, UpdateItem: 1 }, s3: { GetObject: 1 }, sqs: {}, sequential: 3, rru: 2, wru: 1 },
+  { request: 'download, not modified', route: 'GET /drive/download', status: 304, dynamodb: { BatchGetItem: 1, GetItem: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 2, wru: 1 },
+  { request: 'HEAD a file', route: 'HEAD /drive/download', status: 200, dynamodb: { BatchGetItem: 1, GetItem: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 2, wru: 1 },
+  { request: 'list a folder of 10 files', route: 'GET /drive/list', status: 200, dynamodb: { GetItem: 1, Query: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 2, wru: 1 },
+  { request: 'list a folder of 400 files', route: 'GET /drive/list', status: 200, dynamodb: { GetItem: 1, Query: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 32, wru: 1 },
+  { request: 'list recursive, 4 files in 2 folders', route: 'GET /drive/list', status: 200, dynamodb: { GetItem: 1, Query: 3, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 3, rru: 4, wru: 1 },
+  { request: 'create a folder', route: 'POST /drive/folders', status: 200, dynamodb: { BatchGetItem: 1, UpdateItem: 2 }, s3: {}, sqs: {}, sequential: 3, rru: 1, wru: 2 },
+  { request: 'create a 3-deep folder', route: 'POST /drive/folders', status: 200, dynamodb: { BatchGetItem: 2, UpdateItem: 4 }, s3: {}, sqs: {}, sequential: 6, rru: 5, wru: 4 },
+  { request: 'create a folder that exists', route: 'POST /drive/folders', status: 200, dynamodb: { BatchGetItem: 1, UpdateItem: 2 }, s3: {}, sqs: {}, sequential: 3, rru: 1, wru: 2 },
+  { request: 'delete 3 files', route: 'DELETE /drive/files', status: 200, dynamodb: { BatchGetItem: 1, BatchWriteItem: 1, TransactWriteItems: 1, UpdateItem: 1 }, s3: { DeleteObjects: 1 }, sqs: {}, sequential: 5, rru: 4, wru: 10 },
+  { request: 'delete a folder of 2 files', route: 'DELETE /drive/folders', status: 200, dynamodb: { DeleteItem: 3, GetItem: 2, PutItem: 1, Query: 2, UpdateItem: 6 }, s3: { DeleteObjects: 1 }, sqs: {}, sequential: 14, rru: 4, wru: 10 },
+  { request: 'move a file', route: 'POST /drive/move', status: 200, dynamodb: { BatchGetItem: 3, TransactWriteItems: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 5, rru: 7, wru: 9 },
+  { request: 'move a folder (handed to a job)', route: 'POST /drive/move', status: 202, dynamodb: { BatchGetItem: 1, PutItem: 2, UpdateItem: 4 }, s3: {}, sqs: { SendMessage: 1 }, sequential: 8, rru: 2, wru: 6 },
+  { request: 'read a job', route: 'GET /drive/jobs/{job_id}', status: 200, dynamodb: { GetItem: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 1, wru: 1 },
+  { request: 'copy a file', route: 'POST /drive/copy', status: 200, dynamodb: { BatchGetItem: 4, BatchWriteItem: 1, PutItem: 2, UpdateItem: 1 }, s3: { CopyObject: 1 }, sqs: {}, sequential: 9, rru: 9, wru: 4 },
+  { request: 'copy a folder of 2 files', route: 'POST /drive/copy', status: 200, dynamodb: { BatchGetItem: 7, BatchWriteItem: 1, GetItem: 2, PutItem: 4, Query: 1, UpdateItem: 6 }, s3: { CopyObject: 2 }, sqs: {}, sequential: 18, rru: 14, wru: 11 },
+  { request: 'whoami', route: 'GET /drive/whoami', status: 200, dynamodb: { UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 1, rru: 0, wru: 1 },
+  { request: 'large upload: start', route: 'POST /drive/uploads', status: 200, dynamodb: { GetItem: 2, PutItem: 1, UpdateItem: 1 }, s3: { CreateMultipartUpload: 1 }, sqs: {}, sequential: 5, rru: 2, wru: 2 },
+  { request: 'large upload: part URLs', route: 'GET /drive/uploads/{upload_id}/parts', status: 200, dynamodb: { GetItem: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 1, wru: 1 },
+  { request: 'large upload: complete', route: 'POST /drive/uploads/{upload_id}/complete', status: 200, dynamodb: { BatchGetItem: 2, DeleteItem: 1, GetItem: 3, PutItem: 1, UpdateItem: 3 }, s3: { CompleteMultipartUpload: 1, HeadObject: 1, ListParts: 1 }, sqs: {}, sequential: 13, rru: 6, wru: 5 },
+  { request: 'large upload: abort', route: 'DELETE /drive/uploads/{upload_id}', status: 200, dynamodb: { DeleteItem: 1, GetItem: 1, UpdateItem: 2 }, s3: { AbortMultipartUpload: 1, HeadObject: 1 }, sqs: {}, sequential: 6, rru: 1, wru: 3 },
+  { request: 'create a share link', route: 'POST /drive/links', status: 200, dynamodb: { BatchGetItem: 1, GetItem: 1, PutItem: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 3, rru: 2, wru: 2 },
+  { request: 'list share links', route: 'GET /drive/links', status: 200, dynamodb: { BatchGetItem: 1, Query: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 3, rru: 1.5, wru: 1 },
+  { request: 'open a share link', route: 'GET /s/{token}', status: 200, dynamodb: { BatchGetItem: 1, GetItem: 3, UpdateItem: 1 }, s3: { GetObject: 1 }, sqs: {}, sequential: 5, rru: 4, wru: 1 },
+  { request: 'HEAD a share link', route: 'HEAD /s/{token}', status: 200, dynamodb: { BatchGetItem: 1, GetItem: 3, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 4, rru: 4, wru: 1 },
+  { request: 'revoke a share link', route: 'DELETE /drive/links/{link_id}', status: 200, dynamodb: { DeleteItem: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 0, wru: 2 },
+  { request: 'revoke the share links a key made (a page)', route: 'DELETE /drive/links', status: 200, dynamodb: { DeleteItem: 1, Query: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 3, rru: 0.5, wru: 2 },
+  { request: 'list keys', route: 'GET /drive/keys', status: 200, dynamodb: { Query: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 0.5, wru: 1 },
+  { request: 'create a key', route: 'POST /drive/keys', status: 200, dynamodb: { PutItem: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 0, wru: 2 },
+  { request: 'revoke a key', route: 'DELETE /drive/keys/{key_id}', status: 200, dynamodb: { Query: 1, UpdateItem: 2 }, s3: {}, sqs: {}, sequential: 3, rru: 0.5, wru: 2 },
+];
+
+/** The pinned request named `request` (throws on a name the table lacks). */
+export function pinned(request: string): PinnedRequest {
+  const found = PINNED_CALLS.find((row) => row.request === request);
+  if (!found) throw new Error(`no pinned request "${request}"`);
+  return found;
+}
