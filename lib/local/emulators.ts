@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import S3rver from 's3rver';
 import { DUMMY_ACCOUNT } from 's3rver/lib/models/account';
 import { type Credentials, type GatewayError, startGateway } from './signed-gateway';
-import { checkPartEtags, multipartGaps } from './s3rver-multipart';
+import { type MultipartEtagStore, checkPartEtags, multipartGaps, multipartObjectEtags } from './s3rver-multipart';
 import { type DeletingStore, deleteInConstantTime } from './s3rver-deletes';
 import S3Error from 's3rver/lib/models/error';
 import { removeInterruptedWrites } from './s3rver-recovery';
@@ -86,6 +86,7 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
     s3.middleware.unshift(conditionalReads(s3.store as unknown as MetadataStore));
     faithfulCopies(s3.store as unknown as CopyingStore, (message) => new S3Error('InvalidRequest', message));
     checkPartEtags(s3.store, join(dataDir, 's3'), (message) => new S3Error('InvalidPart', message));
+    multipartObjectEtags(s3.store as unknown as MultipartEtagStore, join(dataDir, 's3'));
     deleteInConstantTime(s3.store as unknown as DeletingStore);
     // s3rver looks the signing key up by its id (it checks no V4 signature itself; the gateway does).
     DUMMY_ACCOUNT.createKeyPair(dynamo.credentials.accessKeyId, dynamo.credentials.secretAccessKey);
