@@ -16,7 +16,9 @@ import { startHost, stopHost } from '../support/local-host';
  * Locally nothing paces the API's stream; in AWS it runs at 2 MB/s past 10 MB and ends at 200 MiB.
  */
 const MiB = 1024 * 1024;
-const mib = Number(process.argv[process.argv.indexOf('--mib') + 1] || 1024);
+const mibAt = process.argv.indexOf('--mib');
+const mib = mibAt < 0 ? 1024 : Number(process.argv[mibAt + 1]);
+if (!Number.isInteger(mib) || mib < 1) throw new Error('--mib takes a whole number of MiB, 1 or more');
 const ROOT = resolve(__dirname, '..', '..');
 const KEY = randomBytes(16).toString('hex');
 
