@@ -1,25 +1,37 @@
+import { Readable } from 'node:stream';
 import { guard } from './wiring/guard';
 import { nodes } from './wiring/nodes';
 import { objects } from './wiring/objects';
+import { objectUrls } from './wiring/object-urls';
 import { confine } from './core/access';
-import { openFile } from './core/download';
+import { DIRECT_URL_SECONDS, openFile } from './core/download';
 import { badRequest } from './core/errors';
 import { childPath, parseName, parsePath } from './core/paths';
 import { streamingHandler } from './http/api-handler';
 import { planDownload, representationOf } from './http/conditional';
-import { bytesToRead, downloadHeaders, downloadRequestOf } from './http/download-response';
-import { queryParam } from './http/event';
+import { bytesToRead, directDownloadAnswer, downloadHeaders, downloadRequestOf, readUrlHeaders } from './http/download-response';
+import { booleanParam, queryParam } from './http/event';
 
 /**
  * GET /drive/download?path= (or ?folder=&name=) → the file's bytes, streamed: all of them, or the one range
  * asked for (206), or none when the client's copy is current (304). HEAD answers the same headers and reads
- * only the record.
+ * only the record. With `redirect=true`, a `307` to a presigned S3 URL of the bytes instead (or the same 304),
+ * given only after the key, its folder and its rate limit have admitted the request.
  */
 export const handler = awslambda.streamifyResponse(
-  streamingHandler({ permission: 'download', guard, stores: { nodes, objects } }, async (event, { caller, drive, stores }) => {
+  streamingHandler({ permission: 'download', guard, stores: { nodes, objects, urls: objectUrls } }, async (event, { caller, drive, stores }) => {
     const path = targetOf(queryParam(event, 'path'), queryParam(event, 'folder'), queryParam(event, 'name'));
     confine(caller, path, 'path');
     const request = downloadRequestOf(event);
+    if (booleanParam(event, 'redirect')) {
+      // Range and If-Range are the URL's to answer; If-None-Match and If-Modified-Since may still say 304 here.
+      const { file, plan } = await openFile(stores, drive, path, (found) => ({ ...planDownload({ ...request, method: 'HEAD' }, representationOf(found)), bytes: 'none' as const }));
+      if (plan.status === 304) return { statusCode: 304, headers: downloadHeaders(file, plan) };
+      const expiresAt = new Date(Date.now() + DIRECT_URL_SECONDS * 1000);
+      const url = await stores.urls.readUrl(file.objectKey, readUrlHeaders(file), DIRECT_URL_SECONDS);
+      const { statusCode, headers, body } = directDownloadAnswer(file, url, expiresAt, request.method);
+      return { statusCode, headers, body: body === undefined ? undefined : Readable.from([body]) };
+    }
     const { file, plan, body } = await openFile(stores, drive, path, (found) => {
       const chosen = planDownload(request, representationOf(found));
       return { ...chosen, bytes: bytesToRead(request.method, chosen) };

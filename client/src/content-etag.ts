@@ -50,35 +50,51 @@ export function partEtagDigest(etag: string): Buffer {
 }
 
 /**
- * The `etag` Drive would give `bytes` stored the `form` way: `single`, hex MD5; `multipart`, S3's form
- * with parts cut at `partSizeFor(size, parts)` (`parts`: what the stored copy's ETag names, if known).
+ * The `etag` Drive would give bytes stored the `form` way, fed a chunk at a time (`update`) and read once
+ * they are all in (`digest`): `single`, hex MD5; `multipart`, S3's form with parts cut at
+ * `partSizeFor(size, parts)` (`parts`: what the stored copy's ETag names, if known).
  */
-export async function contentEtag(bytes: AsyncIterable<Uint8Array>, size: number, form: 'single' | 'multipart', parts?: number): Promise<string> {
-  if (form === 'single') {
-    const hash = createHash('md5');
-    for await (const chunk of bytes) hash.update(chunk);
-    return hash.digest('hex');
+export class ContentEtagHash {
+  private readonly partSize: number;
+  private readonly digests: Buffer[] = [];
+  private part = createHash('md5');
+  private inPart = 0;
+
+  constructor(
+    size: number,
+    private readonly form: 'single' | 'multipart',
+    parts?: number,
+  ) {
+    this.partSize = form === 'single' ? Infinity : partSizeFor(size, parts);
   }
-  const partSize = partSizeFor(size, parts);
-  const digests: Buffer[] = [];
-  let part = createHash('md5');
-  let inPart = 0;
-  for await (const chunk of bytes) {
+
+  update(chunk: Uint8Array): void {
     let at = 0;
     while (at < chunk.length) {
-      const take = Math.min(chunk.length - at, partSize - inPart);
-      part.update(chunk.subarray(at, at + take));
+      const take = Math.min(chunk.length - at, this.partSize - this.inPart);
+      this.part.update(chunk.subarray(at, at + take));
       at += take;
-      inPart += take;
-      if (inPart === partSize) {
-        digests.push(part.digest());
-        part = createHash('md5');
-        inPart = 0;
+      this.inPart += take;
+      if (this.inPart === this.partSize) {
+        this.digests.push(this.part.digest());
+        this.part = createHash('md5');
+        this.inPart = 0;
       }
     }
   }
-  if (inPart > 0 || digests.length === 0) digests.push(part.digest());
-  return multipartEtag(digests);
+
+  digest(): string {
+    if (this.form === 'single') return this.part.digest('hex');
+    if (this.inPart > 0 || this.digests.length === 0) this.digests.push(this.part.digest());
+    return multipartEtag(this.digests);
+  }
+}
+
+/** `ContentEtagHash` of `bytes`, a file of `size` bytes. */
+export async function contentEtag(bytes: AsyncIterable<Uint8Array>, size: number, form: 'single' | 'multipart', parts?: number): Promise<string> {
+  const hash = new ContentEtagHash(size, form, parts);
+  for await (const chunk of bytes) hash.update(chunk);
+  return hash.digest();
 }
 
 /** `contentEtag` of a local file. */

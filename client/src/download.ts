@@ -1,6 +1,8 @@
+import { ContentEtagHash, etagForm, partsOf } from './content-etag';
 import { DriveError, abortReason, errorFromResponse } from './errors';
 import type { Transport } from './transport';
 import { discard } from './transport';
+import type { DirectDownload } from './types';
 
 /** A file being downloaded: its bytes as a stream, and what its headers say. */
 export interface Download {
@@ -11,12 +13,19 @@ export interface Download {
   etag: string;
   contentType: string | undefined;
   lastModified: string | undefined;
+  /** The bytes come straight from S3 by a presigned URL (`redirect=true`), not through the API. */
+  direct: boolean;
 }
 
 export interface DownloadOptions {
   signal?: AbortSignal;
   /** Times a lost connection is resumed before the stream fails. Default 5. */
   maxResumes?: number;
+  /**
+   * A file larger than this is read straight from S3 by a presigned URL (`redirect=true`) instead of through
+   * the API, whose stream slows after 10 MB in AWS. Default: the client's `directDownloadBytes`.
+   */
+  directAbove?: number;
 }
 
 /**
@@ -33,6 +42,11 @@ export async function openDownload(transport: Transport, path: string, options: 
   if (!response.ok) throw await errorFromResponse(response, `GET /drive/download of ${path}`);
   const length = response.headers.get('content-length');
   const size = length === null ? NaN : Number(length);
+  if (options.directAbove !== undefined && size > options.directAbove) {
+    // Its headers told its size: the rest comes from S3, at S3's speed, and nothing more of it through the API.
+    await response.body?.cancel().catch(() => undefined);
+    return openDirectDownload(transport, path, options);
+  }
   const etag = response.headers.get('etag') ?? '';
   let reader = readerOf(response);
   let offset = 0;
@@ -83,6 +97,117 @@ export async function openDownload(transport: Transport, path: string, options: 
     etag,
     contentType: response.headers.get('content-type') ?? undefined,
     lastModified: response.headers.get('last-modified') ?? undefined,
+    direct: false,
+  };
+}
+
+/** `GET /drive/download?redirect=true`: the key's role, folder and rate limit checked, a presigned URL of the file's bytes. */
+export async function directDownloadOf(transport: Transport, path: string, signal?: AbortSignal): Promise<DirectDownload> {
+  const url = transport.url('/drive/download', { path, redirect: 'true' });
+  // Not followed: the URL is S3's, and takes no API key.
+  const { response } = await transport.send({ method: 'GET', url, bucket: 'download', redirect: 'manual', signal });
+  if (response.status !== 307) {
+    if (response.ok) await discard(response);
+    throw response.ok
+      ? new DriveError('unexpected_response', `GET /drive/download?redirect=true of ${path} answered ${response.status}, not 307`, response.status)
+      : await errorFromResponse(response, `GET /drive/download?redirect=true of ${path}`);
+  }
+  const link = ((await response.json()) as { data: DirectDownload }).data;
+  if (link.path !== path || typeof link.url !== 'string' || !Number.isInteger(link.size)) {
+    throw new DriveError('unexpected_response', `GET /drive/download?redirect=true of ${path} answered a URL of ${link.path}`, 307);
+  }
+  return link;
+}
+
+/**
+ * Reads the file at `path` straight from S3: a presigned URL from the API, then a GET of it with `If-Match` on
+ * the ETag the API authorised, so S3 serves those bytes or none. The answer's length and ETag must be the
+ * authorised ones, and the bytes must hash to that ETag (MD5, or S3's multipart form) when the stream ends.
+ * A connection lost midway resumes from the next byte with a fresh URL (the last may have expired), provided
+ * the file is still that version; otherwise the stream fails with `changed_during_download`.
+ */
+async function openDirectDownload(transport: Transport, path: string, options: DownloadOptions): Promise<Download> {
+  const { signal } = options;
+  const maxResumes = options.maxResumes ?? 5;
+  const link = await directDownloadOf(transport, path, signal);
+  const { size } = link;
+  const form = etagForm(link.etag);
+  // A record from before content hashes carries its id, which S3's ETag is not: size and key pin it then.
+  const pinned = form === 'none' ? undefined : `"${link.etag}"`;
+  const hash = form === 'none' ? undefined : new ContentEtagHash(size, form, partsOf(link.etag));
+  const replaced = (status: number) => new DriveError('changed_during_download', `${path} was replaced or deleted while it was being downloaded; download it again`, status);
+
+  /** GETs `url` from `offset` on; the answer must be the authorised version's bytes from there. */
+  const read = async (url: string, offset: number): Promise<Response> => {
+    const headers: Record<string, string> = { ...(pinned ? { 'If-Match': pinned } : {}), ...(offset > 0 ? { Range: `bytes=${offset}-` } : {}) };
+    const { response } = await transport.send({ method: 'GET', url, headers, signal });
+    // 412: the key holds other bytes than those authorised; 404: they were deleted (the file replaced or removed).
+    if (response.status === 412 || response.status === 404) {
+      await discard(response);
+      throw replaced(response.status);
+    }
+    const whole = offset === 0 && response.status === 200;
+    const rest = offset > 0 && response.status === 206 && response.headers.get('content-range') === `bytes ${offset}-${size - 1}/${size}`;
+    if (!whole && !rest) throw await errorFromResponse(response, `GET of ${path} from storage${offset > 0 ? ` from byte ${offset}` : ''}`);
+    const length = Number(response.headers.get('content-length'));
+    const etag = response.headers.get('etag');
+    if (length !== size - offset || (pinned !== undefined && etag !== pinned)) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new DriveError('unexpected_response', `storage answered ${length} bytes under ETag ${etag} for ${path}; the API authorised ${size - offset} under ${pinned ?? 'its key'}`, response.status);
+    }
+    return response;
+  };
+
+  const first = await read(link.url, 0);
+  let reader = readerOf(first);
+  let offset = 0;
+  let resumes = 0;
+
+  const resume = async (cause: unknown) => {
+    if (signal?.aborted) throw abortReason(signal);
+    if (resumes++ >= maxResumes) throw new DriveError('network_error', `download of ${path} broke off at byte ${offset} of ${size}`, 0, { cause });
+    const again = await directDownloadOf(transport, path, signal);
+    if (again.etag !== link.etag || again.size !== size) throw replaced(307);
+    reader = readerOf(await read(again.url, offset));
+  };
+
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          await resume(error);
+          continue;
+        }
+        if (chunk.done) {
+          if (offset < size) {
+            await resume(new Error(`the body ended after ${offset} of ${size} bytes`));
+            continue;
+          }
+          const computed = hash?.digest();
+          if (computed !== undefined && computed !== link.etag) {
+            throw new DriveError('unexpected_response', `the ${size} bytes of ${path} read from storage hash to ${computed}, not to their ETag ${link.etag}`, 200);
+          }
+          return controller.close();
+        }
+        offset += chunk.value.length;
+        hash?.update(chunk.value);
+        return controller.enqueue(chunk.value);
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  return {
+    body,
+    size,
+    etag: `"${link.etag}"`,
+    contentType: first.headers.get('content-type') ?? undefined,
+    lastModified: first.headers.get('last-modified') ?? undefined,
+    direct: true,
   };
 }
 

@@ -4,6 +4,6 @@ export type { Download, DownloadOptions } from './download';
 export { DriveError, isAbortError } from './errors';
 export type { DriveErrorCode } from './errors';
 export type { RetryOptions, TransportStats, Bucket } from './transport';
-export type { CopyJob, DeleteJob, DriveEntry, DriveFile, DriveFileEntry, DriveFolder, DriveFolderEntry, DriveJob, FileHead, FilesDeletion, FolderDeletion, JobError, Listing, MoveJob, ShareLink, ShareLinkEntry, UploadSession } from './types';
-export { contentEtag, etagForm, fileContentEtag, multipartEtag, partSizeFor, partsOf } from './content-etag';
+export type { CopyJob, DeleteJob, DirectDownload, DriveEntry, DriveFile, DriveFileEntry, DriveFolder, DriveFolderEntry, DriveJob, FileHead, FilesDeletion, FolderDeletion, JobError, Listing, MoveJob, ShareLink, ShareLinkEntry, UploadSession } from './types';
+export { ContentEtagHash, contentEtag, etagForm, fileContentEtag, multipartEtag, partSizeFor, partsOf } from './content-etag';
 export type { Clock } from './rate-limit-pacer';

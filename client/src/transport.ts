@@ -28,6 +28,8 @@ export interface Call {
   /** Reused as is by a retry, so only bodies that can be read twice. */
   body?: Blob | Uint8Array | string;
   signal?: AbortSignal;
+  /** `manual`: a 3xx is the answer, not followed (a direct download's 307, whose URL must get no API key). */
+  redirect?: 'manual';
 }
 
 /** A call's final answer. */
@@ -154,6 +156,7 @@ export class Transport {
       headers,
       body: call.body,
       signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
+      ...(call.redirect ? { redirect: call.redirect } : {}),
     });
   }
 

@@ -85,3 +85,9 @@ export type ShareLink = Wire['CreatedLink'];
 
 /** A share link as listing shows it: never its URL, whose token the server does not keep. */
 export type ShareLinkEntry = Wire['Link'];
+
+/**
+ * What `GET /drive/download?redirect=true` gives: a presigned S3 URL of the file's bytes until `expires_at`,
+ * and the size and content hash (`etag`, unquoted) of the version it reads.
+ */
+export type DirectDownload = Wire['DirectDownload'];

@@ -21,7 +21,7 @@ export class S3MultipartStore implements MultipartStore {
   constructor(
     private readonly client: S3Client,
     private readonly bucket: string,
-    /** The client that signs part URLs: one that adds no checksum parameters (see functions/wiring/large-uploads.ts). */
+    /** The client that signs part URLs: one that adds no checksum parameters (see functions/wiring/signer.ts). */
     private readonly signer: S3Client = client,
   ) {}
 

@@ -30,3 +30,9 @@ export async function openFile<P extends { bytes: ByteSelection }>(
   }
   throw notFound(`no file at ${path}`);
 }
+
+/**
+ * How long a direct download's URL lasts, in seconds. S3 checks it when a request starts, so a download
+ * begun in time runs to its end; a client resuming later asks for a new URL.
+ */
+export const DIRECT_URL_SECONDS = 300;

@@ -340,6 +340,24 @@ export interface StoredPart {
   size: number;
 }
 
+/** What a presigned read URL makes its answer say: the headers the API's own download would send. */
+export interface ReadUrlHeaders {
+  contentType: string;
+  contentDisposition: string;
+  cacheControl: string;
+}
+
+/** Short-lived URLs that read one object straight from the object store, with no API in between. */
+export interface ObjectUrls {
+  /**
+   * A presigned GET of the object `key`, valid for `expiresInSeconds`, whose answer carries `headers` in place
+   * of the object's own (S3's `response-*` overrides). It reads that key and no other; Drive never rewrites a
+   * key (every upload and copy writes a fresh one), so it reads the bytes the record named when it was signed,
+   * or nothing once they are deleted.
+   */
+  readUrl(key: string, headers: ReadUrlHeaders, expiresInSeconds: number): Promise<string>;
+}
+
 /** Multipart uploads in the object store, with parts sent by clients to presigned URLs. */
 export interface MultipartStore {
   /** Starts a multipart upload of the object `key`; returns its id. */

@@ -1,12 +1,16 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { ByteSelection } from '../core/download';
 import { nameOf } from '../core/paths';
-import type { FileNode } from '../core/ports';
+import type { FileNode, ReadUrlHeaders } from '../core/ports';
+import type { Wire } from '../openapi/schemas';
 import { type DownloadPlan, type DownloadRequest, httpDate, representationOf } from './conditional';
 import { attachment, inline } from './content-disposition';
 import { headerOf } from './event';
 import { contentRange } from './ranges';
-import type { Headers } from './respond';
+import { type Headers, JSON_TYPE } from './respond';
+
+/** Any cache must ask again each time; the ETag makes that a 304 without the bytes. */
+const PLAIN_CACHE_CONTROL = 'private, no-cache';
 
 /** The method and the headers of `event` that make a download conditional or partial. */
 export function downloadRequestOf(event: APIGatewayProxyEvent): DownloadRequest {
@@ -34,8 +38,7 @@ export function downloadHeaders(file: FileNode, plan: DownloadPlan, options: { i
   const common: Headers = {
     ETag: etag,
     'Last-Modified': httpDate(lastModified),
-    // Any cache must ask again each time; the ETag makes that a 304 without the bytes.
-    'Cache-Control': 'private, no-cache',
+    'Cache-Control': PLAIN_CACHE_CONTROL,
     'Accept-Ranges': 'bytes',
     'X-Content-Type-Options': 'nosniff',
     // Bytes of any user, served from the API's origin: if a browser renders them anyway (HTML, SVG),
@@ -54,4 +57,27 @@ export function downloadHeaders(file: FileNode, plan: DownloadPlan, options: { i
     'Content-Length': String(plan.range.end - plan.range.start + 1),
     'Content-Range': contentRange(plan.range, file.size),
   };
+}
+
+/** What the bytes' own answer carries when a client reads them straight from the object store: the plain download's headers. */
+export function readUrlHeaders(file: FileNode): ReadUrlHeaders {
+  return { contentType: file.contentType, contentDisposition: attachment(nameOf(file.path)), cacheControl: PLAIN_CACHE_CONTROL };
+}
+
+/**
+ * The `307` of `redirect=true`: `Location` is `url`, a presigned GET of the file's bytes; the body (none for
+ * HEAD) says what it reads and until when, so a client can check what it gets. Never cached: the URL is a
+ * bearer credential until it expires.
+ */
+export function directDownloadAnswer(file: FileNode, url: string, expiresAt: Date, method: DownloadRequest['method']): { statusCode: 307; headers: Headers; body?: string } {
+  const data: Wire<'DirectDownload'> = {
+    url,
+    expires_at: expiresAt.toISOString(),
+    path: file.path,
+    size: file.size,
+    etag: file.etag,
+    content_type: file.contentType,
+  };
+  const headers: Headers = { Location: url, 'Cache-Control': 'no-store', 'Content-Type': JSON_TYPE };
+  return { statusCode: 307, headers, ...(method === 'HEAD' ? {} : { body: JSON.stringify({ data }) }) };
 }

@@ -4,7 +4,8 @@ import { describeError, log } from '../telemetry/log';
 
 export type Headers = Record<string, string>;
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+/** The Content-Type of every JSON answer. */
+export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** A `200` with `payload` wrapped in the spec's `data` envelope. */
 export function ok(payload: unknown, headers: Headers = {}): APIGatewayProxyResult {

@@ -4,6 +4,7 @@ import {
   DOWNLOAD_HEADERS,
   type Parameter,
   apiHeaders,
+  directDownloadAnswer,
   downloadAnswers,
   jobAccepted,
   jsonBody,
@@ -113,6 +114,19 @@ const PARTS = [
 const LINK: Static<typeof S.Link> = { id: LINK_ID, path: '/reports/q3.pdf', created_at: AT, expires_at: '2026-03-09T09:30:00.000Z', created_by: KEY_ID };
 
 const FOLDER_QUERY = query('folder', 'The folder (default "/").');
+const REDIRECT_QUERY = query(
+  'redirect',
+  '"true": answer 307 with a presigned S3 URL of the bytes instead of the bytes (for big files: S3 serves them at its own speed, where a stream through the API slows after 10 MB and stops at 200 MiB). Range and If-Range are then for the URL; If-None-Match and If-Modified-Since may still answer 304.',
+  { type: 'string', enum: ['true', 'false'] },
+);
+const DIRECT: Static<typeof S.DirectDownload> = {
+  url: 'https://drive-bucket.s3.us-east-1.amazonaws.com/default/6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f?response-content-disposition=attachment%3B%20filename%3D%22q3.pdf%22&X-Amz-Expires=300&X-Amz-Signature=5d2e8f',
+  expires_at: '2026-03-02T09:35:00.000Z',
+  path: '/reports/q3.pdf',
+  size: 48213,
+  etag: '9e107d9d372bb6826bd81d3542a419d6',
+  content_type: 'application/pdf',
+};
 const IF_NONE_MATCH = 'The ETag of the copy the browser holds.';
 
 /** Every route, in the order the OpenAPI document lists them. */
@@ -141,8 +155,8 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     summary: 'Download a file',
     description: 'By `path`, or `folder` with `name`. Ranges and conditional requests as RFC 9110 has them.',
     tags: ['files'],
-    parameters: [query('path', 'The file.'), FOLDER_QUERY, query('name', 'The file\'s name in `folder`.'), ...DOWNLOAD_HEADERS],
-    answers: downloadAnswers(false, true),
+    parameters: [query('path', 'The file.'), FOLDER_QUERY, query('name', 'The file\'s name in `folder`.'), ...DOWNLOAD_HEADERS, REDIRECT_QUERY],
+    answers: { ...downloadAnswers(false, true), 307: directDownloadAnswer(false, DIRECT) },
     errors: [400, 404, 416, 422],
   }),
   // The same function answers HEAD from the record alone; streamed like GET, so the response has one shape.
@@ -156,8 +170,8 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     summary: 'A file\'s headers',
     description: 'What GET answers, without the bytes (and without a body on errors).',
     tags: ['files'],
-    parameters: [query('path', 'The file.'), FOLDER_QUERY, query('name', 'The file\'s name in `folder`.'), ...DOWNLOAD_HEADERS],
-    answers: downloadAnswers(true, true),
+    parameters: [query('path', 'The file.'), FOLDER_QUERY, query('name', 'The file\'s name in `folder`.'), ...DOWNLOAD_HEADERS, REDIRECT_QUERY],
+    answers: { ...downloadAnswers(true, true), 307: directDownloadAnswer(true, DIRECT) },
     errors: [400, 404, 416, 422],
   }),
   // Streamed, so that a listing of any size answers whole: a buffered answer stops at Lambda's 6 MB.

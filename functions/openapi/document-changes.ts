@@ -7,17 +7,24 @@ export interface DocumentChange {
 /**
  * What `after` changes from `before`, JSON value by JSON value: a key only `after` has is added; one only
  * `before` has is removed; a value of another type or content (an array of another length or order, a string
- * reworded) is changed. Key order is no change: JSON gives it no meaning.
+ * reworded) is changed. Key order is no change: JSON gives it no meaning. An operation's `parameters` are a
+ * set keyed by `in` and `name` (OpenAPI 3.1 §4.8.10.1, whose order means nothing): one only `after` has is
+ * added if a client may leave it out, and a change if it is `required` (a client that does not send it fails).
  */
 export function documentChanges(before: unknown, after: unknown, pointer = ''): DocumentChange[] {
+  if (pointer.endsWith('/parameters') && isParameterList(before) && isParameterList(after)) {
+    return documentChanges(byLocation(before), byLocation(after), pointer).map((change) =>
+      change.kind === 'added' && isRequiredAt(after, change.pointer.slice(pointer.length + 1)) ? { kind: 'changed', pointer: change.pointer } : change,
+    );
+  }
   if (isObject(before) && isObject(after)) {
     const changes: DocumentChange[] = [];
     for (const key of Object.keys(before)) {
-      const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      const at = `${pointer}/${segment(key)}`;
       if (!(key in after)) changes.push({ kind: 'removed', pointer: at });
       else changes.push(...documentChanges(before[key], after[key], at));
     }
-    for (const key of Object.keys(after)) if (!(key in before)) changes.push({ kind: 'added', pointer: `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}` });
+    for (const key of Object.keys(after)) if (!(key in before)) changes.push({ kind: 'added', pointer: `${pointer}/${segment(key)}` });
     return changes;
   }
   if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) return before.flatMap((value, i) => documentChanges(value, after[i], `${pointer}/${i}`));
@@ -26,4 +33,25 @@ export function documentChanges(before: unknown, after: unknown, pointer = ''): 
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+type Parameter = { in: string; name: string; required?: unknown };
+
+function isParameterList(value: unknown): value is Parameter[] {
+  return Array.isArray(value) && value.every((item) => isObject(item) && typeof item.in === 'string' && typeof item.name === 'string');
+}
+
+/** The parameters by `<in>:<name>`, the pointer segment a change names. */
+function byLocation(parameters: Parameter[]): Record<string, unknown> {
+  return Object.fromEntries(parameters.map((parameter) => [`${parameter.in}:${parameter.name}`, parameter]));
+}
+
+/** Whether the parameter at `at` (`<in>:<name>`, as a pointer segment) of `parameters` is one a request must carry. */
+function isRequiredAt(parameters: Parameter[], at: string): boolean {
+  return parameters.some((parameter) => segment(`${parameter.in}:${parameter.name}`) === at && parameter.required === true);
+}
+
+/** `key` as a JSON Pointer segment. */
+function segment(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }

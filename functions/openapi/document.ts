@@ -19,6 +19,7 @@ const HEADERS: Record<string, unknown> = {
   RateLimitReset: header('Seconds until the bucket is full again.', { type: 'integer' }),
   RetryAfter: header('Seconds to wait before retrying.', { type: 'integer' }, true),
   Location: header('Where to read the job.', { type: 'string', format: 'uri' }, true),
+  DirectLocation: header('A presigned S3 URL of the bytes (the body\'s `url`), valid for 300 seconds.', { type: 'string', format: 'uri' }, true),
   ETag: header('The strong validator of the bytes.', { type: 'string' }, true),
   LastModified: header('When the bytes were stored.'),
   CacheControl: header('How caches may keep the answer.'),

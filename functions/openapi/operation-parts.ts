@@ -1,6 +1,6 @@
 import type { Schema, Static, TSchema } from './schema-kit';
 import { envelope, plainSchema, ref } from './schema-kit';
-import { JobAnswer } from './schemas';
+import { DirectDownload, JobAnswer } from './schemas';
 
 /** The parts an operation of the OpenAPI document is made of: parameters, bodies and answers. */
 
@@ -70,4 +70,12 @@ export function downloadAnswers(head: boolean, limited: boolean): Record<number,
   };
   if (!head) answers[206] = { description: 'The range asked for.', headers: { ...file, 'Content-Range': { $ref: '#/components/headers/ContentRange' } }, content: bytes };
   return answers;
+}
+
+/** The `307` of a download with `redirect=true`: `Location` reads the bytes from S3; the body (not for HEAD) says what and until when. */
+export function directDownloadAnswer(head: boolean, example: Static<typeof DirectDownload>): Answer {
+  const headers = { Location: { $ref: '#/components/headers/DirectLocation' }, 'Cache-Control': { $ref: '#/components/headers/CacheControl' }, ...apiHeaders, ...limitHeaders };
+  const description = 'With `redirect=true`: the file\'s bytes are at `Location`, a presigned S3 URL for 300 seconds that answers GET (and Range) as the plain download does, with its Content-Type and Content-Disposition. The key\'s role, folder and rate limit were checked before it was signed; send no API key to it.';
+  if (head) return { description, headers };
+  return { description, headers, content: { 'application/json': { schema: plainSchema(envelope(ref(DirectDownload))), example: { data: example } } } };
 }

@@ -135,6 +135,20 @@ export const JobAnswer = component('JobAnswer', object({ job: ref(Job) }));
 export const Role = component('Role', enumOf(ROLES));
 export const Whoami = component('Whoami', object({ role: ref(Role), prefix: PATH, drive: string('The drive the key belongs to.'), key_id: string('The key\'s id (never its secret).') }));
 export const PartUrl = component('PartUrl', object({ number: integer('The part number, from 1.', { minimum: 1 }), url: string('A presigned S3 URL to PUT the part\'s bytes to.', { format: 'uri' }) }));
+export const DirectDownload = component(
+  'DirectDownload',
+  object(
+    {
+      url: string('A presigned S3 URL that GETs the bytes (ranges too) until `expires_at`, with the plain download\'s Content-Type and Content-Disposition; no key is sent to it.', { format: 'uri' }),
+      expires_at: timestamp('When the URL stops opening: 300 seconds after it was given. A GET begun before then runs to its end.'),
+      path: PATH,
+      size: integer('Bytes the URL answers.', { minimum: 0 }),
+      etag: string('The content hash, as the download ETag has it (without quotes): S3 answers this ETag, and a client may send it as If-Match.'),
+      content_type: string('The Content-Type the URL answers with.'),
+    },
+    'What GET /drive/download?redirect=true redirects to (its `Location`), and what it reads.',
+  ),
+);
 export const UploadSession = component(
   'UploadSession',
   object({
@@ -249,7 +263,7 @@ export const CreateLinkRequest = component(
 /** The TypeScript type of each wire shape, by its component name in the document. */
 export type Wire<K extends keyof typeof SHAPES> = Static<(typeof SHAPES)[K]>;
 const SHAPES = {
-  ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, Job, JobAnswer, Role, Whoami, PartUrl,
+  ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, Job, JobAnswer, Role, Whoami, PartUrl, DirectDownload,
   UploadSession, PartUrlPage, AbortedUpload, ApiKey, KeyList, CreatedKey, RevokedKey, CreatedLink, Link, LinkList, RevokedLink, RevokedLinks, UploadForm, CreateFolderRequest, DeleteFilesRequest, TransferRequest,
   StartUploadRequest, CompleteUploadRequest, CreateKeyRequest, CreateLinkRequest,
 };

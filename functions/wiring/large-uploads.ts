@@ -1,4 +1,3 @@
-import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoUploadSessions } from '../aws/dynamo-upload-sessions';
 import { S3MultipartStore } from '../aws/s3-multipart-store';
 import { setting } from '../config';
@@ -6,13 +5,8 @@ import type { LargeUploadDeps, LargeUploadLimits } from '../core/large-upload';
 import { MAX_UPLOAD_EXPIRY_SECONDS, S3_MAX_OBJECT_BYTES } from '../core/large-upload';
 import { dynamodb } from './dynamodb';
 import { nodes } from './nodes';
-import { bucket, emulatorConfig, objects, s3 } from './objects';
-
-/**
- * Signs the part URLs. The SDK's default checksums (WHEN_SUPPORTED) would sign a CRC32 of the empty body
- * into every UploadPart URL (`x-amz-checksum-crc32=AAAAAA==`), which the parts' bytes cannot match.
- */
-const signer = new S3Client({ ...emulatorConfig(), requestChecksumCalculation: 'WHEN_REQUIRED' });
+import { bucket, objects, s3 } from './objects';
+import { signer } from './signer';
 
 export const largeUploads: LargeUploadDeps = {
   nodes,

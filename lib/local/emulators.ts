@@ -18,11 +18,12 @@ import { join } from 'node:path';
 import S3rver from 's3rver';
 import { DUMMY_ACCOUNT } from 's3rver/lib/models/account';
 import { type Credentials, type GatewayError, startGateway } from './signed-gateway';
-import { checkPartEtags, multipartGaps } from './s3rver-multipart';
+import { type MultipartEtagStore, checkPartEtags, multipartGaps, multipartObjectEtags } from './s3rver-multipart';
 import { type DeletingStore, deleteInConstantTime } from './s3rver-deletes';
 import S3Error from 's3rver/lib/models/error';
 import { removeInterruptedWrites } from './s3rver-recovery';
 import { type CopyingStore, faithfulCopies, uploadPartCopy } from './s3rver-copy';
+import { type MetadataStore, conditionalReads } from './s3rver-conditional';
 import { dynamoTransactions, recoverTransactions } from './dynamo-transactions';
 import { openDataDir } from './data-dir';
 import { makeSocketDir } from './socket-dir';
@@ -82,8 +83,10 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
     const s3 = new S3rver({ directory: join(dataDir, 's3'), silent: true, configureBuckets: [{ name: LOCAL_RESOURCES.bucket, configs: [] }] });
     s3.middleware.unshift(multipartGaps(join(dataDir, 's3')));
     s3.middleware.unshift(uploadPartCopy(s3.store as unknown as CopyingStore, join(dataDir, 's3')));
+    s3.middleware.unshift(conditionalReads(s3.store as unknown as MetadataStore));
     faithfulCopies(s3.store as unknown as CopyingStore, (message) => new S3Error('InvalidRequest', message));
     checkPartEtags(s3.store, join(dataDir, 's3'), (message) => new S3Error('InvalidPart', message));
+    multipartObjectEtags(s3.store as unknown as MultipartEtagStore, join(dataDir, 's3'));
     deleteInConstantTime(s3.store as unknown as DeletingStore);
     // s3rver looks the signing key up by its id (it checks no V4 signature itself; the gateway does).
     DUMMY_ACCOUNT.createKeyPair(dynamo.credentials.accessKeyId, dynamo.credentials.secretAccessKey);

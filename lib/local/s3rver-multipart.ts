@@ -1,4 +1,5 @@
-import { readFile, readdir, rm, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** The part of a Koa context this middleware reads and writes. */
@@ -81,5 +82,29 @@ export function checkPartEtags(store: MultipartAssembler, directory: string, inv
       }
     }
     return assemble(bucket, uploadId, parts);
+  };
+}
+
+/** The part of s3rver's store that assembles a multipart upload and names an object's files. */
+export interface MultipartEtagStore extends MultipartAssembler {
+  getResourcePath(bucket: string, key: string | undefined, resource: string): string;
+}
+
+/**
+ * Gives an object assembled from parts S3's ETag, `<MD5 of the parts' MD5s>-<parts>`, where s3rver keeps the
+ * MD5 of the whole: reads (`ETag`, `If-Match`) and listings then answer what S3 answers, and what Drive's
+ * record of a large upload holds. Wraps whatever `putObjectMultipart` is there (`checkPartEtags` first).
+ */
+export function multipartObjectEtags(store: MultipartEtagStore, directory: string): void {
+  const assemble = store.putObjectMultipart.bind(store);
+  store.putObjectMultipart = async (bucket, uploadId, parts) => {
+    const folder = join(directory, bucket, '._S3rver_uploads', uploadId.replace(/[^0-9a-f]/g, ''));
+    const key = await readFile(join(folder, 'key'), 'utf8').catch(() => undefined);
+    const digests = await Promise.all(parts.map((part) => readFile(join(folder, `${part.number}.md5`), 'utf8').catch(() => '')));
+    const result = (await assemble(bucket, uploadId, parts)) as { md5: string; size: number };
+    if (key === undefined) return result;
+    const etag = `${createHash('md5').update(Buffer.concat(digests.map((md5) => Buffer.from(md5.trim(), 'hex')))).digest('hex')}-${parts.length}`;
+    await writeFile(`${store.getResourcePath(bucket, key, 'object')}.md5`, etag);
+    return { ...result, md5: etag };
   };
 }

@@ -160,6 +160,15 @@ function readAuthorization(target: GatewayTarget, req: IncomingMessage, url: URL
   const header = req.headers.authorization;
   const presigned = url.searchParams.get('X-Amz-Algorithm') !== null;
   if (!header && !presigned) return denied('Access Denied: the request is not signed');
+  // S3 takes one or the other: a client that follows a presigned redirect with its own Authorization header
+  // (an API key it should not have sent) is refused, not served.
+  if (header && presigned && target.service === 's3') {
+    return {
+      status: 400,
+      code: 'InvalidArgument',
+      message: 'Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query string parameter or the Authorization header should be specified',
+    };
+  }
 
   const fields = presigned
     ? {

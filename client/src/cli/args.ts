@@ -225,6 +225,7 @@ upload:
 
 ls:     -r, --recursive   every depth
 get:    -o, --output      the local file (default: ./<name>; "-" for stdout)
+        A file over 10 MB comes straight from S3 by a short-lived presigned URL; its size and ETag are checked.
 rm:     files go; a folder goes if empty, or with -r (--recursive) with everything in it
 mv, cp: move or copy a file or a folder (with everything in it) to a new path; its missing parent folders
         are made. A destination ending in "/" is a folder to put it in, keeping its name (/a.txt /b/ -> /b/a.txt).

@@ -37,7 +37,10 @@ function printRows(listing: Listing, out: Output): void {
   for (const row of rows) out.line(row.text);
 }
 
-/** `drive get /path [-o file]`: into `./<name>` by default, `-o -` to stdout. */
+/**
+ * `drive get /path [-o file]`: into `./<name>` by default, `-o -` to stdout. A file over the client's
+ * `directDownloadBytes` (10 MB) comes straight from S3 by a presigned URL, its size and ETag checked.
+ */
 export async function getCommand(command: Of<'get'>, drive: Drive, out: Output, signal: AbortSignal): Promise<number> {
   if (command.output === '-') {
     if (out.json) throw new UsageError('--json and -o - both want stdout; pick one');
@@ -46,9 +49,9 @@ export async function getCommand(command: Of<'get'>, drive: Drive, out: Output, 
     return 0;
   }
   const to = command.output ?? basename(command.path);
-  const { size, etag } = await drive.downloadToFile(command.path, to, { signal });
-  out.line(`downloaded ${command.path} -> ${to} (${formatBytes(size)})`);
-  out.document({ path: command.path, to, size, etag: etag.replace(/^"|"$/g, '') });
+  const { size, etag, direct } = await drive.downloadToFile(command.path, to, { signal });
+  out.line(`downloaded ${command.path} -> ${to} (${formatBytes(size)}${direct ? ', straight from storage, ETag checked' : ''})`);
+  out.document({ path: command.path, to, size, etag: etag.replace(/^"|"$/g, ''), direct });
   return 0;
 }
 

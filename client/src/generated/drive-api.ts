@@ -738,6 +738,30 @@ export interface components {
              */
             url: string;
         };
+        /** @description What GET /drive/download?redirect=true redirects to (its `Location`), and what it reads. */
+        DirectDownload: {
+            /**
+             * Format: uri
+             * @description A presigned S3 URL that GETs the bytes (ranges too) until `expires_at`, with the plain download's Content-Type and Content-Disposition; no key is sent to it.
+             */
+            url: string;
+            /**
+             * Format: date-time
+             * @description When the URL stops opening: 300 seconds after it was given. A GET begun before then runs to its end.
+             */
+            expires_at: string;
+            /**
+             * @description A canonical absolute path: "/" then names joined by "/", no trailing slash.
+             * @example /reports/q3.pdf
+             */
+            path: string;
+            /** @description Bytes the URL answers. */
+            size: number;
+            /** @description The content hash, as the download ETag has it (without quotes): S3 answers this ETag, and a client may send it as If-Match. */
+            etag: string;
+            /** @description The Content-Type the URL answers with. */
+            content_type: string;
+        };
         UploadSession: {
             /**
              * Format: uuid
@@ -1231,6 +1255,8 @@ export interface components {
         RetryAfter: number;
         /** @description Where to read the job. */
         Location: string;
+        /** @description A presigned S3 URL of the bytes (the body's `url`), valid for 300 seconds. */
+        DirectLocation: string;
         /** @description The strong validator of the bytes. */
         ETag: string;
         /** @description When the bytes were stored. */
@@ -1310,6 +1336,8 @@ export interface operations {
                 folder?: string;
                 /** @description The file's name in `folder`. */
                 name?: string;
+                /** @description "true": answer 307 with a presigned S3 URL of the bytes instead of the bytes (for big files: S3 serves them at its own speed, where a stream through the API slows after 10 MB and stops at 200 MiB). Range and If-Range are then for the URL; If-None-Match and If-Modified-Since may still answer 304. */
+                redirect?: "true" | "false";
             };
             header?: {
                 /** @description One byte range, `bytes=first-last`, `bytes=first-` or `bytes=-suffix`; several ranges are answered whole. */
@@ -1375,6 +1403,35 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description With `redirect=true`: the file's bytes are at `Location`, a presigned S3 URL for 300 seconds that answers GET (and Range) as the plain download does, with its Content-Type and Content-Disposition. The key's role, folder and rate limit were checked before it was signed; send no API key to it. */
+            307: {
+                headers: {
+                    Location: components["headers"]["DirectLocation"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "url": "https://drive-bucket.s3.us-east-1.amazonaws.com/default/6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f?response-content-disposition=attachment%3B%20filename%3D%22q3.pdf%22&X-Amz-Expires=300&X-Amz-Signature=5d2e8f",
+                     *         "expires_at": "2026-03-02T09:35:00.000Z",
+                     *         "path": "/reports/q3.pdf",
+                     *         "size": 48213,
+                     *         "etag": "9e107d9d372bb6826bd81d3542a419d6",
+                     *         "content_type": "application/pdf"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["DirectDownload"];
+                    };
+                };
+            };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -1397,6 +1454,8 @@ export interface operations {
                 folder?: string;
                 /** @description The file's name in `folder`. */
                 name?: string;
+                /** @description "true": answer 307 with a presigned S3 URL of the bytes instead of the bytes (for big files: S3 serves them at its own speed, where a stream through the API slows after 10 MB and stops at 200 MiB). Range and If-Range are then for the URL; If-None-Match and If-Modified-Since may still answer 304. */
+                redirect?: "true" | "false";
             };
             header?: {
                 /** @description One byte range, `bytes=first-last`, `bytes=first-` or `bytes=-suffix`; several ranges are answered whole. */
@@ -1433,6 +1492,19 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Last-Modified": components["headers"]["LastModified"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description With `redirect=true`: the file's bytes are at `Location`, a presigned S3 URL for 300 seconds that answers GET (and Range) as the plain download does, with its Content-Type and Content-Disposition. The key's role, folder and rate limit were checked before it was signed; send no API key to it. */
+            307: {
+                headers: {
+                    Location: components["headers"]["DirectLocation"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];

@@ -80,7 +80,7 @@ describe('Class: Drive, downloads', () => {
       const dir = await mkdtemp(join(tmpdir(), 'drive-get-'));
       try {
         const result = await driveWith(answerFrom([7])).downloadToFile('/f.txt', join(dir, 'f.txt'));
-        expect(result).toEqual({ size: content.length, etag: ETAG });
+        expect(result).toEqual({ size: content.length, etag: ETAG, direct: false });
         expect((await readFile(join(dir, 'f.txt'))).equals(content)).toBe(true);
         expect(await readdir(dir)).toEqual(['f.txt']);
       } finally {

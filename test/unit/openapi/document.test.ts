@@ -131,6 +131,20 @@ describe('Function: documentChanges (bin/openapi-diff.ts)', () => {
       { kind: 'removed', pointer: '/paths/~1b' },
     ]);
   });
+
+  it('reads an operation\'s parameters as a set by location and name: an optional one is an addition, a required one or a removal a change', () => {
+    const path = { in: 'query', name: 'path', required: false, schema: { type: 'string' } };
+    const range = { in: 'header', name: 'Range', required: false, schema: { type: 'string' } };
+    const before = { paths: { '/a': { get: { parameters: [path, range] } } } };
+    const optional = { paths: { '/a': { get: { parameters: [range, path, { in: 'query', name: 'redirect', required: false, schema: { type: 'string' } }] } } } };
+    expect(documentChanges(before, optional)).toEqual([{ kind: 'added', pointer: '/paths/~1a/get/parameters/query:redirect' }]);
+    const required = { paths: { '/a': { get: { parameters: [path, range, { in: 'query', name: 'token', required: true, schema: { type: 'string' } }] } } } };
+    expect(documentChanges(before, required)).toEqual([{ kind: 'changed', pointer: '/paths/~1a/get/parameters/query:token' }]);
+    expect(documentChanges(before, { paths: { '/a': { get: { parameters: [path] } } } })).toEqual([{ kind: 'removed', pointer: '/paths/~1a/get/parameters/header:Range' }]);
+    expect(documentChanges(before, { paths: { '/a': { get: { parameters: [path, { ...range, schema: { type: 'integer' } }] } } } })).toEqual([
+      { kind: 'changed', pointer: '/paths/~1a/get/parameters/header:Range/schema/type' },
+    ]);
+  });
 });
 
 describe('Function: GET /openapi.json', () => {

@@ -1,0 +1,251 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Drive } from '../../client/src/drive';
+import { ENDPOINTS_FILE, LOCAL_RESOURCES } from '../../lib/local/emulators';
+import { DriveClient, type ErrorJson, json } from '../support/api-client';
+import { type RunningHost, startHost, stopHost } from '../support/local-host';
+
+// GET /drive/download?redirect=true: a 307 to a presigned URL of the signed S3 gateway, given only to a key
+// that may read the file, within its rate limit; the client and `drive get` use it above 10 MB.
+
+const DRIVE = 'direct';
+const SECRETS = {
+  readWrite: 'd756fcd6cdf99b957a21dffd0aa118b4',
+  scoped: '4bb89c0fdae7afe3d98877fbf2d7f6ad',
+  uploadOnly: '86274d7fbb9b0015fd215d0a0d9efe18',
+  limited: 'c247fd6d97affc1268e87f13ab0a5673',
+};
+const MiB = 1024 * 1024;
+const SMALL = '/reports/q3 é.pdf';
+const small = Buffer.from('%PDF-1.7 the third quarter, in a few bytes');
+const BIG = '/reports/big.bin';
+// Three parts of 8 MiB and a fourth of 7 bytes: a large upload, whose ETag is S3's multipart form, over the client's 10 MB.
+const big = randomBytes(24 * MiB + 7);
+
+let host: RunningHost;
+let s3Endpoint: string;
+const api = (secret: string) => new DriveClient(host.url, secret);
+const drive = (secret = SECRETS.readWrite) => new Drive({ baseUrl: host.url, apiKey: secret });
+
+beforeAll(async () => {
+  // 100 downloads a minute per key (the spec's 500 would take 500 requests to empty), the limiter's clock
+  // frozen: the bucket below empties exactly, on any machine.
+  host = await startHost({
+    DRIVE_LOCAL_CLOCK: 'frozen',
+    DRIVE_RATE_LIMITS: 'download=100',
+    DRIVE_API_KEYS: [`${DRIVE}:${SECRETS.readWrite}`, `${DRIVE}:${SECRETS.scoped}:read-write:/reports/2026`, `${DRIVE}:${SECRETS.uploadOnly}:upload-only`, `${DRIVE}:${SECRETS.limited}`].join(','),
+  });
+  s3Endpoint = (JSON.parse(await readFile(join(host.dataDir, ENDPOINTS_FILE), 'utf8')) as { s3: string }).s3;
+  await drive().upload({ path: SMALL, data: small, contentType: 'application/pdf' });
+  await drive().upload({ path: BIG, data: big });
+});
+
+afterAll(() => stopHost(host));
+
+/** `GET` (or `HEAD`) `/drive/download?…&redirect=true` with `secret`, the redirect not followed. */
+function redirect(secret: string, path: string, method = 'GET', headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${host.url}/drive/download?${new URLSearchParams({ path, redirect: 'true' })}`, { method, redirect: 'manual', headers: { Authorization: `Bearer ${secret}`, ...headers } });
+}
+
+interface DirectJson {
+  url: string;
+  expires_at: string;
+  path: string;
+  size: number;
+  etag: string;
+  content_type: string;
+}
+
+async function linkOf(path: string): Promise<DirectJson> {
+  const res = await redirect(SECRETS.readWrite, path);
+  expect(res.status).toBe(307);
+  return ((await res.json()) as { data: DirectJson }).data;
+}
+
+describe('GET /drive/download?redirect=true', () => {
+  it('answers 307 to a presigned URL of the signed S3 gateway, saying what it reads and until when', async () => {
+    // Act
+    const before = Date.now();
+    const res = await redirect(SECRETS.readWrite, SMALL);
+    const { data } = (await res.json()) as { data: DirectJson };
+
+    // Assess: the URL is the gateway's, for this drive's object, valid 300 s; the download bucket was charged.
+    expect(res.status).toBe(307);
+    expect(res.headers.get('location')).toBe(data.url);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('ratelimit-limit')).toBe('100');
+    const url = new URL(data.url);
+    expect(url.origin).toBe(s3Endpoint);
+    expect(url.pathname).toMatch(new RegExp(`^/${LOCAL_RESOURCES.bucket}/${DRIVE}/[0-9a-f-]{36}$`));
+    expect(url.searchParams.get('X-Amz-Expires')).toBe('300');
+    expect(data).toMatchObject({ path: SMALL, size: small.length, etag: createHash('md5').update(small).digest('hex'), content_type: 'application/pdf' });
+    const expires = Date.parse(data.expires_at);
+    expect(expires).toBeGreaterThanOrEqual(before + 299_000);
+    expect(expires).toBeLessThanOrEqual(Date.now() + 300_000);
+  });
+
+  it('reads through the URL, with no key, the bytes and the headers the plain download sends', async () => {
+    // Prepare
+    const { url, etag } = await linkOf(SMALL);
+    const plain = await api(SECRETS.readWrite).download({ path: SMALL });
+
+    // Act
+    const direct = await fetch(url);
+
+    // Assess
+    expect(direct.status).toBe(200);
+    expect(Buffer.from(await direct.arrayBuffer()).equals(small)).toBe(true);
+    await plain.arrayBuffer();
+    for (const header of ['content-type', 'content-disposition', 'content-length', 'etag', 'cache-control']) {
+      expect([header, direct.headers.get(header)]).toEqual([header, plain.headers.get(header)]);
+    }
+    expect(direct.headers.get('etag')).toBe(`"${etag}"`);
+  });
+
+  it('serves ranges at the URL, honours If-Match on the authorised ETag and refuses any other (412)', async () => {
+    const { url, etag } = await linkOf(SMALL);
+
+    const range = await fetch(url, { headers: { Range: 'bytes=4-9', 'If-Match': `"${etag}"` } });
+    expect(range.status).toBe(206);
+    expect(range.headers.get('content-range')).toBe(`bytes 4-9/${small.length}`);
+    expect(Buffer.from(await range.arrayBuffer()).equals(small.subarray(4, 10))).toBe(true);
+
+    const other = await fetch(url, { headers: { 'If-Match': '"0123456789abcdef0123456789abcdef"' } });
+    expect(other.status).toBe(412);
+    expect(await other.text()).toContain('<Code>PreconditionFailed</Code>');
+  });
+
+  it('signs exactly one object and its headers: another key, another Content-Type, or an API key sent along is refused', async () => {
+    const { url } = await linkOf(SMALL);
+    const { url: bigUrl } = await linkOf(BIG);
+
+    const swapped = new URL(url);
+    swapped.pathname = new URL(bigUrl).pathname;
+    expect((await fetch(swapped)).status).toBe(403);
+
+    const retyped = new URL(url);
+    retyped.searchParams.set('response-content-type', 'text/html');
+    expect((await fetch(retyped)).status).toBe(403);
+
+    // S3 takes one way of authenticating: a client that forwards its API key to the URL learns so at once.
+    const both = await fetch(url, { headers: { Authorization: `Bearer ${SECRETS.readWrite}` } });
+    expect(both.status).toBe(400);
+    expect(await both.text()).toContain('<Code>InvalidArgument</Code>');
+  });
+
+  it('names the version it authorised: once the file is replaced, the URL reads nothing (404) and a new one reads the new bytes', async () => {
+    // Prepare
+    const path = '/reports/replaced.txt';
+    await drive().upload({ path, data: 'first version' });
+    const first = await linkOf(path);
+
+    // Act
+    await drive().upload({ path, data: 'second version, longer' });
+    const stale = await fetch(first.url);
+    const fresh = await linkOf(path);
+
+    // Assess
+    expect(stale.status).toBe(404);
+    expect(await stale.text()).toContain('<Code>NoSuchKey</Code>');
+    expect(await (await fetch(fresh.url)).text()).toBe('second version, longer');
+    expect(fresh.etag).not.toBe(first.etag);
+  });
+
+  it('is followed by a fetch that follows redirects, which drops the API key at the other origin (as curl -L does)', async () => {
+    const res = await api(SECRETS.readWrite).download({ path: SMALL, redirect: 'true' });
+    expect(res.status).toBe(200);
+    expect(res.url.startsWith(s3Endpoint)).toBe(true);
+    expect(Buffer.from(await res.arrayBuffer()).equals(small)).toBe(true);
+  });
+
+  it('answers HEAD with the same 307 and no body, and If-None-Match on the current ETag with 304 and no URL', async () => {
+    const head = await redirect(SECRETS.readWrite, SMALL, 'HEAD');
+    expect(head.status).toBe(307);
+    expect(new URL(head.headers.get('location')!).origin).toBe(s3Endpoint);
+    expect(await head.text()).toBe('');
+
+    const { etag } = await linkOf(SMALL);
+    const current = await redirect(SECRETS.readWrite, SMALL, 'GET', { 'If-None-Match': `"${etag}"` });
+    expect(current.status).toBe(304);
+    expect(current.headers.get('location')).toBeNull();
+  });
+
+  it('leaves the plain download as it was: without redirect (or with redirect=false) the bytes come from the API', async () => {
+    const queries: Record<string, string>[] = [{ path: SMALL }, { path: SMALL, redirect: 'false' }];
+    for (const query of queries) {
+      const res = await api(SECRETS.readWrite).download(query);
+      expect(res.status).toBe(200);
+      expect(res.redirected).toBe(false);
+      expect(Buffer.from(await res.arrayBuffer()).equals(small)).toBe(true);
+    }
+  });
+
+  it('refuses a redirect value that is not true or false (422), and a file that is not there (404), with no URL', async () => {
+    const bad = await json<ErrorJson>(api(SECRETS.readWrite).download({ path: SMALL, redirect: 'yes' }));
+    expect(bad).toMatchObject({ status: 422, body: { error: { code: 'validation_error', message: 'redirect must be "true" or "false" (got "yes")' } } });
+    const missing = await redirect(SECRETS.readWrite, '/reports/nothing.pdf');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('location')).toBeNull();
+    expect(((await missing.json()) as ErrorJson).error).toMatchObject({ code: 'not_found', message: 'no file at /reports/nothing.pdf' });
+  });
+});
+
+describe('scope and rate limit, enforced before any URL is given', () => {
+  it('refuses a key confined to another folder (403) and a role that may not download (403), with the errors of the plain download', async () => {
+    for (const [secret, message] of [
+      [SECRETS.scoped, `path ${SMALL} is outside /reports/2026, the only folder this key may reach`],
+      [SECRETS.uploadOnly, 'this key is upload-only, which may not download files'],
+    ]) {
+      const res = await redirect(secret, SMALL);
+      expect(res.status).toBe(403);
+      expect(res.headers.get('location')).toBeNull();
+      const body = (await res.json()) as ErrorJson;
+      expect(body.error).toMatchObject({ code: 'forbidden', message });
+      const plain = await json<ErrorJson>(api(secret).download({ path: SMALL }));
+      expect(plain.body.error.message).toBe(message);
+    }
+  });
+
+  it('answers 429 with Retry-After and no URL once the key\'s download bucket (100 a minute here) is empty', async () => {
+    // Prepare: 100 HEADs of the plain download take the bucket's 100 tokens (the limiter's clock stands still).
+    const limited = api(SECRETS.limited);
+    for (let i = 0; i < 100; i += 25) {
+      const heads = await Promise.all(Array.from({ length: 25 }, () => limited.request('HEAD', `/drive/download?${new URLSearchParams({ path: SMALL })}`)));
+      expect(heads.map((res) => res.status)).toEqual(Array(25).fill(200));
+    }
+
+    // Act
+    const res = await redirect(SECRETS.limited, SMALL);
+
+    // Assess
+    expect(res.status).toBe(429);
+    expect(res.headers.get('location')).toBeNull();
+    expect(res.headers.get('retry-after')).toMatch(/^[1-9][0-9]*$/);
+    const body = (await res.json()) as ErrorJson;
+    expect(body.error.code).toBe('rate_limited');
+    expect(body.error.message).toMatch(/^rate limit of 100 requests per minute for this endpoint exceeded; retry in [1-9][0-9]* seconds?$/);
+  });
+});
+
+describe('the client and drive get above 10 MB', () => {
+  it('downloads a 24 MiB file of four parts straight from storage, its multipart ETag verified, through the API for the rest', async () => {
+    // Prepare
+    const dir = await mkdtemp(join(tmpdir(), 'direct-'));
+    const client = drive();
+    try {
+      // Act
+      const got = await client.downloadToFile(BIG, join(dir, 'big.bin'));
+      const smallOne = await client.downloadToFile(SMALL, join(dir, 'small.pdf'));
+
+      // Assess: the big file came from storage in one GET, after one plain and one redirect request.
+      expect(got).toMatchObject({ size: big.length, direct: true, etag: expect.stringMatching(/^"[0-9a-f]{32}-4"$/) });
+      expect((await readFile(join(dir, 'big.bin'))).equals(big)).toBe(true);
+      expect(smallOne).toMatchObject({ size: small.length, direct: false });
+      expect(client.stats.requestsBy).toMatchObject({ download: 3, storage: 1 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
