@@ -8,7 +8,8 @@ import { childPath, parseName, parsePath } from './core/paths';
 import { streamingHandler } from './http/api-handler';
 import { planDownload, representationOf } from './http/conditional';
 import { bytesToRead, downloadHeaders, downloadRequestOf } from './http/download-response';
-import { queryParam } from './http/event';
+import { queryInput } from './http/request-input';
+import { DownloadQuery } from './openapi/request-schemas';
 
 /**
  * GET /drive/download?path= (or ?folder=&name=) → the file's bytes, streamed: all of them, or the one range
@@ -17,7 +18,8 @@ import { queryParam } from './http/event';
  */
 export const handler = awslambda.streamifyResponse(
   streamingHandler({ permission: 'download', guard, stores: { nodes, objects } }, async (event, { caller, drive, stores }) => {
-    const path = targetOf(queryParam(event, 'path'), queryParam(event, 'folder'), queryParam(event, 'name'));
+    const { path: given, folder, name } = queryInput(event, DownloadQuery);
+    const path = targetOf(given, folder, name);
     confine(caller, path, 'path');
     const request = downloadRequestOf(event);
     const { file, plan, body } = await openFile(stores, drive, path, (found) => {
