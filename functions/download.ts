@@ -10,7 +10,8 @@ import { childPath, parseName, parsePath } from './core/paths';
 import { streamingHandler } from './http/api-handler';
 import { planDownload, representationOf } from './http/conditional';
 import { bytesToRead, directDownloadAnswer, downloadHeaders, downloadRequestOf, readUrlHeaders } from './http/download-response';
-import { booleanParam, queryParam } from './http/event';
+import { queryInput } from './http/request-input';
+import { DownloadQuery } from './openapi/request-schemas';
 
 /**
  * GET /drive/download?path= (or ?folder=&name=) → the file's bytes, streamed: all of them, or the one range
@@ -20,10 +21,11 @@ import { booleanParam, queryParam } from './http/event';
  */
 export const handler = awslambda.streamifyResponse(
   streamingHandler({ permission: 'download', guard, stores: { nodes, objects, urls: objectUrls } }, async (event, { caller, drive, stores }) => {
-    const path = targetOf(queryParam(event, 'path'), queryParam(event, 'folder'), queryParam(event, 'name'));
+    const { path: given, folder, name, redirect } = queryInput(event, DownloadQuery);
+    const path = targetOf(given, folder, name);
     confine(caller, path, 'path');
     const request = downloadRequestOf(event);
-    if (booleanParam(event, 'redirect')) {
+    if (redirect === 'true') {
       // Range and If-Range are the URL's to answer; If-None-Match and If-Modified-Since may still say 304 here.
       const { file, plan } = await openFile(stores, drive, path, (found) => ({ ...planDownload({ ...request, method: 'HEAD' }, representationOf(found)), bytes: 'none' as const }));
       if (plan.status === 304) return { statusCode: 304, headers: downloadHeaders(file, plan) };

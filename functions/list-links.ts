@@ -5,9 +5,10 @@ import { confine } from './core/access';
 import { liveLinks } from './core/links';
 import { parsePath } from './core/paths';
 import { jsonHandler } from './http/api-handler';
-import { queryParam } from './http/event';
-import { createdByOf, encodeCursor, pagingOf } from './http/link-query';
+import { LINK_QUERY_MESSAGES, encodeCursor, pagingOf } from './http/link-query';
+import { queryInput } from './http/request-input';
 import { linkView } from './http/views';
+import { LinksQuery } from './openapi/request-schemas';
 
 /**
  * GET /drive/links?path=&created_by=&limit=&cursor= → the caller's drive's live links, in path order: those of
@@ -17,12 +18,12 @@ import { linkView } from './http/views';
  * it. Tokens are never shown again: a link is known here by its `id`.
  */
 export const handler = jsonHandler({ permission: 'links', guard, stores: { links, nodes } }, async (event, { caller, drive, stores }) => {
-  const raw = queryParam(event, 'path');
-  const path = raw === undefined ? undefined : parsePath(raw, 'path', { existing: true });
+  const query = queryInput(event, LinksQuery, LINK_QUERY_MESSAGES);
+  const path = query.path === undefined ? undefined : parsePath(query.path, 'path', { existing: true });
   if (path !== undefined) confine(caller, path, 'path');
   const filter = path === undefined ? { under: caller.prefix } : { path };
-  const { limit, after } = pagingOf(event, filter);
-  const createdBy = createdByOf(event);
+  const { limit, after } = pagingOf(query, filter);
+  const createdBy = query.created_by;
   const now = new Date();
   const page = await stores.links.page(drive, filter, { limit, after, now, ...(createdBy ? { createdBy } : {}) });
   // A link whose file was deleted or replaced opens nothing any more: it is left out, and TTL removes it.

@@ -7,8 +7,9 @@ import { listFolder, listPage } from './core/list-folder';
 import { ROOT, parentOf, parsePath } from './core/paths';
 import type { FileNode, FolderNode } from './core/ports';
 import { streamingHandler } from './http/api-handler';
-import { booleanParam, queryParam } from './http/event';
+import { type Messages, type Problem, queryInput } from './http/request-input';
 import { fileEntryView, folderEntryView } from './http/views';
+import { ListQuery } from './openapi/request-schemas';
 
 /**
  * GET /drive/list?folder=&recursive= → the folder's files and folders. `include=etag` (an extension) adds
@@ -18,11 +19,12 @@ import { fileEntryView, folderEntryView } from './http/views';
  * Lambda's 6 MB, in bounded memory.
  */
 export const handler = awslambda.streamifyResponse(streamingHandler({ permission: 'list', guard, stores: { nodes } }, async (event, { caller, drive, stores }) => {
-  const folder = parsePath(queryParam(event, 'folder') ?? ROOT, 'folder', { allowTrailingSlash: true, existing: true });
+  const query = queryInput(event, ListQuery, MESSAGES);
+  const folder = parsePath(query.folder ?? ROOT, 'folder', { allowTrailingSlash: true, existing: true });
   confine(caller, folder, 'folder');
-  const etag = includesEtag(queryParam(event, 'include'));
-  const recursive = booleanParam(event, 'recursive');
-  const paging = pagingOf(queryParam(event, 'limit'), queryParam(event, 'cursor'), folder, recursive);
+  const etag = query.include === 'etag';
+  const recursive = query.recursive === 'true';
+  const paging = pagingOf(query.limit, query.cursor, folder, recursive);
   const fileView = (file: FileNode) => fileEntryView(file, { etag });
   if (paging) {
     const page = await listPage(stores.nodes, drive, folder, { recursive, ...paging });
@@ -69,18 +71,23 @@ async function* entriesJson<T>(entries: Iterable<T> | AsyncIterable<T>, view: (e
   if (chunk.length > 0) yield (first ? '' : ',') + chunk.join(',');
 }
 
-/** Most entries one page may hold. */
-const MAX_PAGE = 1000;
+/** Most entries one page may hold: the schema's most for `limit`. */
+const MAX_PAGE = ListQuery.properties.limit.maximum ?? 1000;
+
+// Worded as they always were: `include`'s value cut shorter, `limit`'s bound without a thousands separator.
+const LIMIT = ({ value }: Problem) => `limit must be a whole number from 1 to ${MAX_PAGE} (got ${JSON.stringify((value as string).slice(0, 20))})`;
+const MESSAGES: Messages = {
+  include: { value: ({ value }) => `include must be "etag" (got ${JSON.stringify((value as string).slice(0, 40))})` },
+  limit: { type: LIMIT, value: LIMIT },
+};
 
 /**
  * Paging (an extension of the spec) when `limit` or `cursor` is given: `limit` 1 to 1,000 (default 1,000),
  * and `cursor` the `next_cursor` of the page before, for the same folder.
  */
-function pagingOf(limit: string | undefined, cursor: string | undefined, folder: string, recursive: boolean): { limit: number; after?: string } | undefined {
+function pagingOf(limit: number | undefined, cursor: string | undefined, folder: string, recursive: boolean): { limit: number; after?: string } | undefined {
   if (limit === undefined && cursor === undefined) return undefined;
-  const size = limit === undefined ? MAX_PAGE : Number(limit);
-  if (!/^[0-9]{1,4}$/.test(limit ?? '1000') || size < 1 || size > MAX_PAGE) throw invalid(`limit must be a whole number from 1 to ${MAX_PAGE} (got ${JSON.stringify((limit ?? '').slice(0, 20))})`);
-  return { limit: size, ...(cursor === undefined ? {} : { after: decodeCursor(cursor, folder, recursive) }) };
+  return { limit: limit ?? MAX_PAGE, ...(cursor === undefined ? {} : { after: decodeCursor(cursor, folder, recursive) }) };
 }
 
 /** An opaque cursor: the listing's folder, the last name (or, recursive, path) its page held, and which kind it is. */
@@ -106,10 +113,4 @@ function decodeCursor(cursor: string, folder: string, recursive: boolean): strin
     throw invalid('cursor is not one this API gave; pass the next_cursor of the page before, as it was');
   }
   return value[1];
-}
-
-function includesEtag(include: string | undefined): boolean {
-  if (include === undefined) return false;
-  if (include === 'etag') return true;
-  throw invalid(`include must be "etag" (got ${JSON.stringify(include.slice(0, 40))})`);
 }

@@ -3,13 +3,14 @@ import { links } from './wiring/links';
 import { nodes } from './wiring/nodes';
 import { objects } from './wiring/objects';
 import { openFile } from './core/download';
-import { DriveError, invalid } from './core/errors';
+import { DriveError } from './core/errors';
 import { findLink, linkGone, makerReaches, stillShared } from './core/links';
 import { keylessStreamingHandler } from './http/api-handler';
 import { planDownload, representationOf } from './http/conditional';
 import { bytesToRead, downloadHeaders, downloadRequestOf } from './http/download-response';
-import { queryParam } from './http/event';
 import { takeToken } from './http/guard';
+import { type Problem, queryInput } from './http/request-input';
+import { OpenLinkQuery } from './openapi/request-schemas';
 
 /**
  * Types a browser shows without running anything in them. HTML, SVG and XML are not among them: the
@@ -17,6 +18,10 @@ import { takeToken } from './http/guard';
  */
 // Audio and video of any codec, but never a markup type dressed as one (`video/xhtml+xml`): no `+` suffix.
 const SHOWN_INLINE = /^(image\/(png|jpeg|gif|webp|avif|bmp)|application\/pdf|text\/plain|audio\/[a-z0-9.-]+|video\/[a-z0-9.-]+)$/;
+
+/** `download=0` asks to show the file in the tab; `1` (the default) to save it. */
+const DOWNLOAD = ({ value }: Problem) =>
+  `download must be "0" (show in the browser, for types that are safe to) or "1" (save; the default) (got ${JSON.stringify((value as string).slice(0, 20))})`;
 
 /**
  * GET /s/{token} (and HEAD), with no API key: the linked file, as GET /drive/download answers it (Range,
@@ -34,7 +39,7 @@ export const handler = awslambda.streamifyResponse(
     // The key that made it, read by its item's key (one GetItem, consistent): a revoked key's links, or one
     // that no longer reaches the file, open nothing. A link from before links kept it opens until it ends.
     if (link.makerKey !== undefined && !makerReaches(await stores.keys.find(link.makerKey), link)) throw linkGone();
-    const shown = showInline(queryParam(event, 'download'));
+    const shown = queryInput(event, OpenLinkQuery, { download: { value: DOWNLOAD } }).download === '0';
     // The URL is the secret: a file shown in the tab must not pass it on as a Referer, nor a search engine keep it.
     Object.assign(answered, { 'Referrer-Policy': 'no-referrer', 'X-Robots-Tag': 'noindex' });
     const request = downloadRequestOf(event);
@@ -53,10 +58,3 @@ export const handler = awslambda.streamifyResponse(
     }
   }),
 );
-
-/** `download=0` asks to show the file in the tab; `1` (the default) to save it. */
-function showInline(value: string | undefined): boolean {
-  if (value === undefined || value === '1') return false;
-  if (value === '0') return true;
-  throw invalid(`download must be "0" (show in the browser, for types that are safe to) or "1" (save; the default) (got ${JSON.stringify(value.slice(0, 20))})`);
-}

@@ -3,7 +3,10 @@ import { links } from './wiring/links';
 import { badRequest, notFound } from './core/errors';
 import { LINK_ID, revokeLinksBy } from './core/links';
 import { jsonHandler } from './http/api-handler';
-import { createdByOf, encodeCursor, pagingOf } from './http/link-query';
+import { queryParam } from './http/event';
+import { LINK_QUERY_MESSAGES, encodeCursor, pagingOf } from './http/link-query';
+import { queryInput } from './http/request-input';
+import { RevokeLinksQuery } from './openapi/request-schemas';
 
 /**
  * DELETE /drive/links/{link_id} → the link, revoked: its item is deleted, so the next GET of its URL is 404
@@ -17,10 +20,11 @@ import { createdByOf, encodeCursor, pagingOf } from './http/link-query';
 export const handler = jsonHandler({ permission: 'links', guard, stores: { links } }, async (event, { caller, drive, stores }) => {
   const id = event.pathParameters?.link_id;
   if (id === undefined) {
-    const createdBy = createdByOf(event);
-    if (createdBy === undefined) throw badRequest('created_by is required: the id of the key whose links to revoke, like DELETE /drive/links?created_by=0123456789abcdef');
-    const filter = { under: caller.prefix };
-    const { limit, after } = pagingOf(event, filter);
+    // Optional in the document, which had it so before it said "(required)": checked first, as always.
+    if (queryParam(event, 'created_by') === undefined) throw badRequest('created_by is required: the id of the key whose links to revoke, like DELETE /drive/links?created_by=0123456789abcdef');
+    const query = queryInput(event, RevokeLinksQuery, LINK_QUERY_MESSAGES);
+    const createdBy = query.created_by as string;
+    const { limit, after } = pagingOf(query, { under: caller.prefix });
     const { revoked, next } = await revokeLinksBy(stores.links, drive, caller.prefix, createdBy, { limit, after, now: new Date() });
     return { created_by: createdBy, revoked, next_cursor: next ? encodeCursor(next) : null };
   }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Caller, ROLE_PERMISSIONS, hashSecret, withinPrefix } from './access';
 import { mapLimit } from './concurrency';
-import { conflict, invalid, notFound } from './errors';
+import { type DriveError, conflict, invalid, notFound } from './errors';
 import type { FileNode, NodeStore } from './ports';
 import { reachable } from './visibility';
 
@@ -75,10 +75,13 @@ export const linkGone = () => notFound('this link does not exist, has expired or
 /** The lifetime asked for, in whole seconds: 1 to `MAX_LINK_SECONDS`, default `DEFAULT_LINK_SECONDS`. */
 export function linkLifetime(value: unknown): number {
   if (value === undefined || value === null) return DEFAULT_LINK_SECONDS;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_LINK_SECONDS) {
-    throw invalid(`expires_in must be a whole number of seconds from 1 to ${MAX_LINK_SECONDS} (30 days) (got ${JSON.stringify(value)?.slice(0, 40)})`);
-  }
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_LINK_SECONDS) throw lifetimeError(value);
   return value;
+}
+
+/** The error of an `expires_in` that is not a whole number of seconds from 1 to 30 days. */
+export function lifetimeError(value: unknown): DriveError {
+  return invalid(`expires_in must be a whole number of seconds from 1 to ${MAX_LINK_SECONDS} (30 days) (got ${JSON.stringify(value)?.slice(0, 40)})`);
 }
 
 /**
@@ -133,9 +136,6 @@ export function makerReaches(maker: Caller | undefined, link: ShareLink): boolea
 
 /** Deletes a revoke of a key's links has in flight at once. */
 const REVOKE_CONCURRENCY = 8;
-
-/** A key id, as the key routes list it: 16 hex digits. */
-export const KEY_ID = /^[0-9a-f]{16}$/;
 
 /**
  * Revokes one page of the links of `drive` under `under` that the key `createdBy` made: one read of the

@@ -21,6 +21,12 @@ export function queryParam(event: APIGatewayProxyEvent, name: string): string | 
   return values?.[0] ?? own(event.queryStringParameters, name) ?? undefined;
 }
 
+/** Every value of a query parameter that may repeat, in order, or undefined if it is not given. */
+export function queryValues(event: APIGatewayProxyEvent, name: string): string[] | undefined {
+  const single = own(event.queryStringParameters, name);
+  return own(event.multiValueQueryStringParameters, name) ?? (single === undefined ? undefined : [single]);
+}
+
 /** `map[name]` if the map has it as its own: a client's names never reach a prototype (`constructor`, `__proto__`). */
 function own<T>(map: Record<string, T> | null | undefined, name: string): T | undefined {
   return map && Object.hasOwn(map, name) ? map[name] : undefined;

@@ -1,30 +1,22 @@
-import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { invalid } from '../core/errors';
-import { KEY_ID, LINK_ID, type LinkCursor } from '../core/links';
+import { LINK_ID, type LinkCursor } from '../core/links';
 import { parsePath } from '../core/paths';
-import { queryParam } from './event';
+import type { Messages } from './request-input';
 
-// The query of the link listing and of the revoke of a key's links: one page, its cursor, the key filter.
+// The query of the link listing and of the revoke of a key's links (LinksQuery and RevokeLinksQuery in
+// functions/openapi/schemas.ts): one page, its cursor, the key filter.
 
 /** Most links one page may hold. */
 export const MAX_LINK_PAGE = 100;
 
-/** `created_by`, the id of the key whose links are meant, or undefined; 422 for anything but a key id. */
-export function createdByOf(event: APIGatewayProxyEvent): string | undefined {
-  const value = queryParam(event, 'created_by');
-  if (value !== undefined && !KEY_ID.test(value)) throw invalid(`created_by must be a key id: 16 hex digits, as GET /drive/links lists them (got ${JSON.stringify(value.slice(0, 40))})`);
-  return value;
-}
+/** The words of a `created_by` that is not a key id, in both queries. */
+export const LINK_QUERY_MESSAGES: Messages = {
+  created_by: { value: ({ value }) => `created_by must be a key id: 16 hex digits, as GET /drive/links lists them (got ${JSON.stringify((value as string).slice(0, 40))})` },
+};
 
-/** `limit` (1 to 100, default 100) and the `cursor` of the page before, checked against the listing it continues. */
-export function pagingOf(event: APIGatewayProxyEvent, filter: { path: string } | { under: string }): { limit: number; after?: LinkCursor } {
-  const rawLimit = queryParam(event, 'limit');
-  if (rawLimit !== undefined && !(/^[0-9]{1,3}$/.test(rawLimit) && Number(rawLimit) >= 1 && Number(rawLimit) <= MAX_LINK_PAGE)) {
-    throw invalid(`limit must be a whole number from 1 to ${MAX_LINK_PAGE} (got ${JSON.stringify(rawLimit.slice(0, 20))})`);
-  }
-  const limit = rawLimit === undefined ? MAX_LINK_PAGE : Number(rawLimit);
-  const cursor = queryParam(event, 'cursor');
-  return { limit, ...(cursor === undefined ? {} : { after: decodeCursor(cursor, filter) }) };
+/** `limit` (default 100) and the `cursor` of the page before, checked against the listing it continues. */
+export function pagingOf(query: { limit?: number; cursor?: string }, filter: { path: string } | { under: string }): { limit: number; after?: LinkCursor } {
+  return { limit: query.limit ?? MAX_LINK_PAGE, ...(query.cursor === undefined ? {} : { after: decodeCursor(query.cursor, filter) }) };
 }
 
 /** An opaque cursor: the path and id of the last link a page held. */

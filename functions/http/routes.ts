@@ -10,11 +10,12 @@ import {
   jsonBody,
   ok,
   pathParam,
-  query,
+  queryParameters,
   requestHeader,
   validatorHeaders,
 } from '../openapi/operation-parts';
 import { type Static, array, oneOf, plainSchema, ref } from '../openapi/schema-kit';
+import * as R from '../openapi/request-schemas';
 import * as S from '../openapi/schemas';
 
 /** The functions behind the routes, one per handler module (`functions/<name>.ts`); a handler may serve more than one route. */
@@ -113,12 +114,6 @@ const PARTS = [
 ];
 const LINK: Static<typeof S.Link> = { id: LINK_ID, path: '/reports/q3.pdf', created_at: AT, expires_at: '2026-03-09T09:30:00.000Z', created_by: KEY_ID };
 
-const FOLDER_QUERY = query('folder', 'The folder (default "/").');
-const REDIRECT_QUERY = query(
-  'redirect',
-  '"true": answer 307 with a presigned S3 URL of the bytes instead of the bytes (for big files: S3 serves them at its own speed, where a stream through the API slows after 10 MB and stops at 200 MiB). Range and If-Range are then for the URL; If-None-Match and If-Modified-Since may still answer 304.',
-  { type: 'string', enum: ['true', 'false'] },
-);
 const DIRECT: Static<typeof S.DirectDownload> = {
   url: 'https://drive-bucket.s3.us-east-1.amazonaws.com/default/6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f?response-content-disposition=attachment%3B%20filename%3D%22q3.pdf%22&X-Amz-Expires=300&X-Amz-Signature=5d2e8f',
   expires_at: '2026-03-02T09:35:00.000Z',
@@ -155,7 +150,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     summary: 'Download a file',
     description: 'By `path`, or `folder` with `name`. Ranges and conditional requests as RFC 9110 has them.',
     tags: ['files'],
-    parameters: [query('path', 'The file.'), FOLDER_QUERY, query('name', 'The file\'s name in `folder`.'), ...DOWNLOAD_HEADERS, REDIRECT_QUERY],
+    parameters: [...queryParameters(R.DownloadQuery), ...DOWNLOAD_HEADERS],
     answers: { ...downloadAnswers(false, true), 307: directDownloadAnswer(false, DIRECT) },
     errors: [400, 404, 416, 422],
   }),
@@ -170,7 +165,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     summary: 'A file\'s headers',
     description: 'What GET answers, without the bytes (and without a body on errors).',
     tags: ['files'],
-    parameters: [query('path', 'The file.'), FOLDER_QUERY, query('name', 'The file\'s name in `folder`.'), ...DOWNLOAD_HEADERS, REDIRECT_QUERY],
+    parameters: [...queryParameters(R.DownloadQuery), ...DOWNLOAD_HEADERS],
     answers: { ...downloadAnswers(true, true), 307: directDownloadAnswer(true, DIRECT) },
     errors: [400, 404, 416, 422],
   }),
@@ -186,13 +181,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     description:
       'The folder\'s files and folders; with `recursive=true`, everything below it. Without `limit` or `cursor` the whole listing comes in one answer (streamed, of any size); with either, a page at a time.',
     tags: ['folders'],
-    parameters: [
-      FOLDER_QUERY,
-      query('recursive', 'Everything below the folder, not only its children.', { type: 'string', enum: ['true', 'false'] }),
-      query('include', 'Add each file\'s `etag`.', { type: 'string', enum: ['etag'] }),
-      query('limit', 'Entries a page (1 to 1,000): pages the listing.', { type: 'integer', minimum: 1, maximum: 1000 }),
-      query('cursor', 'The `next_cursor` of the page before.'),
-    ],
+    parameters: queryParameters(R.ListQuery),
     answers: { 200: ok('The folder\'s files and folders.', ref(S.Listing), { folder: '/reports', files: [FILE_ENTRY], folders: [{ id: '5d7f9b1d-3e5a-4c7e-8f1b-3d5f7a9c1e3a', name: '2025', path: '/reports/2025' }] }) },
     errors: [400, 404, 422],
   }),
@@ -221,7 +210,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     description:
       'An empty folder, or with `recursive=true` the folder and everything in it. A folder with contents and no `recursive` is a 409; the root cannot be deleted. A delete too big for one request answers 202 with a job.',
     tags: ['folders'],
-    parameters: [query('path', 'The folder.', { type: 'string' }, { required: true }), query('recursive', 'Delete what it holds too.', { type: 'string', enum: ['true', 'false'] })],
+    parameters: queryParameters(R.DeleteFolderQuery),
     answers: {
       200: ok('What was deleted.', ref(S.DeletedFolder), { deleted: true, path: '/reports', files_deleted: 12 }),
       202: jobAccepted('The delete', {
@@ -241,7 +230,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     summary: 'Delete files',
     description: 'Up to 1,000 paths, as repeated `path` query parameters or a JSON body `{"paths"}` (not both). A folder at any of them is a 409 and deletes nothing.',
     tags: ['files'],
-    parameters: [query('path', 'A file to delete (repeat for more).', { type: 'array', items: { type: 'string' } }, { explode: true, style: 'form' })],
+    parameters: queryParameters(R.DeleteFilesQuery),
     requestBody: jsonBody(ref(S.DeleteFilesRequest), { paths: ['/reports/q3.pdf', '/reports/q4.pdf'] }, false),
     answers: { 200: ok('Which paths were deleted and which held no file.', ref(S.DeletedFiles), { deleted: ['/reports/q3.pdf'], not_found: ['/reports/q4.pdf'] }) },
     errors: [400, 409, 422],
@@ -367,11 +356,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     summary: 'More part URLs',
     description: 'A session answers only the key that started it and the drive\'s admin keys; to any other key it does not exist (404).',
     tags: ['large uploads'],
-    parameters: [
-      pathParam('upload_id', 'The session.'),
-      query('from', 'The first part (default 1).', { type: 'integer', minimum: 1 }),
-      query('limit', 'URLs a page (1 to 1,000; default 50). A page takes one token of the upload bucket per 50 asked for.', { type: 'integer', minimum: 1, maximum: 1000 }),
-    ],
+    parameters: [pathParam('upload_id', 'The session.'), ...queryParameters(R.PartUrlsQuery)],
     answers: {
       200: ok('URLs for parts `from` on.', ref(S.PartUrlPage), { upload_id: UPLOAD_ID, part_size: 104857600, part_count: 2, parts: PARTS.slice(1), next_part: null, expires_at: '2026-03-03T09:30:00.000Z' }),
     },
@@ -476,12 +461,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     summary: 'List live share links',
     description: 'The live links to files the key may reach, a page at a time; never a link\'s URL, whose token the drive does not keep.',
     tags: ['links'],
-    parameters: [
-      query('path', 'Only the links of this file.'),
-      query('created_by', 'Only the links the key with this id made (a page may then hold fewer than `limit`).', { type: 'string', pattern: '^[0-9a-f]{16}$' }),
-      query('limit', 'Links a page (1 to 100).', { type: 'integer', minimum: 1, maximum: 100 }),
-      query('cursor', 'The `next_cursor` of the page before.'),
-    ],
+    parameters: queryParameters(R.LinksQuery),
     answers: { 200: ok('A page of links, in path order.', ref(S.LinkList), { links: [LINK], next_cursor: null }) },
     errors: [400, 422],
   }),
@@ -511,11 +491,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     description:
       'One page of the links the key `created_by` made that the caller may reach (as GET /drive/links lists them), revoked; call again with `next_cursor` until it is null.',
     tags: ['links'],
-    parameters: [
-      query('created_by', 'The id of the key whose links to revoke (required).', { type: 'string', pattern: '^[0-9a-f]{16}$' }),
-      query('limit', 'Links read a page (1 to 100).', { type: 'integer', minimum: 1, maximum: 100 }),
-      query('cursor', 'The `next_cursor` of the page before.'),
-    ],
+    parameters: queryParameters(R.RevokeLinksQuery),
     answers: { 200: ok('How many links the page revoked, and where the next starts.', ref(S.RevokedLinks), { created_by: KEY_ID, revoked: 3, next_cursor: null }) },
     errors: [400, 422],
   }),
@@ -533,7 +509,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     description:
       'The linked file, as GET /drive/download answers it; a 404 once the link is revoked or expired, its file is gone, or the key that made it is revoked or no longer reaches the file. `download=0` shows safe types in the tab.',
     tags: ['links'],
-    parameters: [pathParam('token', 'The link\'s token.'), query('download', '"0" to show the file in the browser, "1" (default) to save it.', { type: 'string', enum: ['0', '1'] }), ...DOWNLOAD_HEADERS],
+    parameters: [pathParam('token', 'The link\'s token.'), ...queryParameters(R.OpenLinkQuery), ...DOWNLOAD_HEADERS],
     answers: downloadAnswers(false, true),
     errors: [404, 416, 422],
   }),
@@ -547,7 +523,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     summary: 'A share link\'s headers (no key)',
     description: 'What GET answers, without the bytes (and without a body on errors).',
     tags: ['links'],
-    parameters: [pathParam('token', 'The link\'s token.'), query('download', '"0" or "1".', { type: 'string', enum: ['0', '1'] }), ...DOWNLOAD_HEADERS],
+    parameters: [pathParam('token', 'The link\'s token.'), ...queryParameters(R.OpenLinkQuery, { download: '"0" or "1".' }), ...DOWNLOAD_HEADERS],
     answers: downloadAnswers(true, true),
     errors: [404, 416, 422],
   }),

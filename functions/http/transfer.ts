@@ -1,30 +1,23 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { type Caller, confine } from '../core/access';
-import { badRequest } from '../core/errors';
 import { parsePath } from '../core/paths';
 import type { FileNode, FolderNode, Job } from '../core/ports';
 import { baseUrlOf, bodyOf } from './event';
-import { jsonObject } from './json-body';
+import { jsonInput } from './request-input';
 import { Reply } from './respond';
 import { fileEntryView, folderEntryView, jobUrl, jobView } from './views';
-import type { Wire } from '../openapi/schemas';
+import { TransferRequest } from '../openapi/request-schemas';
 
 /**
  * The body of a move or a copy, `{"from", "to", "overwrite"?}`: both paths canonical and within the
  * caller's folder (`403` naming the one outside), `overwrite` a boolean if given.
  */
 export function transferRequest(event: APIGatewayProxyEvent, caller: Caller, example: string): { from: string; to: string; overwrite: boolean } {
-  const body = jsonObject<Wire<'TransferRequest'>>(bodyOf(event), ['from', 'to', 'overwrite'], example);
-  const field = (name: 'from' | 'to') => {
-    const value = body[name];
-    if (value === undefined || value === null) throw badRequest(`${name} is required in the body, like ${example}`);
-    if (typeof value !== 'string') throw badRequest(`${name} must be a string`);
-    // The source may be a name stored before today's rules; the destination is a name being made.
-    return parsePath(value, name, { allowTrailingSlash: true, existing: name === 'from' });
-  };
-  const from = field('from');
-  const to = field('to');
-  if (body.overwrite !== undefined && typeof body.overwrite !== 'boolean') throw badRequest('overwrite must be true or false');
+  const required = { required: ({ at }: { at: string }) => `${at} is required in the body, like ${example}` };
+  const body = jsonInput(bodyOf(event), TransferRequest, example, { from: required, to: required });
+  // The source may be a name stored before today's rules; the destination is a name being made.
+  const from = parsePath(body.from, 'from', { allowTrailingSlash: true, existing: true });
+  const to = parsePath(body.to, 'to', { allowTrailingSlash: true });
   confine(caller, from, 'from');
   confine(caller, to, 'to');
   return { from, to, overwrite: body.overwrite === true };

@@ -1,4 +1,4 @@
-import type { Schema, Static, TSchema } from './schema-kit';
+import type { Schema, Static, TObject, TSchema } from './schema-kit';
 import { envelope, plainSchema, ref } from './schema-kit';
 import { DirectDownload, JobAnswer } from './schemas';
 
@@ -18,6 +18,18 @@ export const query = (name: string, description: string, schema: Schema = { type
   schema,
   ...extra,
 });
+/**
+ * The query parameters of a query schema (functions/openapi/schemas.ts), one per property, each with the
+ * property's description unless `descriptions` words it for this route.
+ */
+export function queryParameters(schema: TObject, descriptions: Record<string, string> = {}): Parameter[] {
+  const required = (schema.required ?? []) as string[];
+  return Object.entries(schema.properties as Record<string, TSchema>).map(([name, property]) => {
+    const { description, ...rest } = plainSchema(property) as Schema;
+    const extra = { ...(required.includes(name) ? { required: true } : {}), ...(rest.type === 'array' ? { explode: true, style: 'form' } : {}) };
+    return query(name, descriptions[name] ?? String(description), rest, extra);
+  });
+}
 export const pathParam = (name: string, description: string): Parameter => ({ name, in: 'path', required: true, description, schema: { type: 'string' } });
 export const requestHeader = (name: string, description: string): Parameter => ({ name, in: 'header', required: false, description, schema: { type: 'string' } });
 

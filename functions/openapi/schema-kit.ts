@@ -1,14 +1,27 @@
-import { type Static, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import type { Static, TArray, TBoolean, TInteger, TObject, TOptional, TProperties, TSchema, TString, TUnsafe } from '@sinclair/typebox';
 import { ERROR_STATUS, type ErrorCode } from '../core/errors';
 
-export type { Static, TSchema };
+export type { Static, TObject, TSchema };
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 has it) where its static type does not matter: a parameter's, a header's. */
 export type Schema = { [keyword: string]: unknown };
 
-// Each builder is TypeBox's where TypeBox writes the JSON Schema the document has always had, and
-// `Type.Unsafe` (the schema as written, with its static type) where TypeBox would write another form
-// (`anyOf` of `const`s for an enum, `anyOf` for a nullable, a `type` beside a `const`).
+// The builders write plain JSON Schema objects shaped as TypeBox's own (its `Kind` and `Optional` marks are
+// registered symbols, `Symbol.for`), so TypeBox gives each its static type and none of its runtime is
+// loaded: every handler imports these schemas to validate its request, and TypeBox's modules would add
+// about 20 ms to each cold start. Where TypeBox would write another form (`anyOf` of `const`s for an enum,
+// `anyOf` for a nullable, a `type` beside a `const`), the schema is as the document has always written it.
+const KIND = Symbol.for('TypeBox.Kind');
+const OPTIONAL = Symbol.for('TypeBox.Optional');
+/** On a `$ref` built by `ref`, the schema it points at: read by the validator, never written to the document. */
+export const REFERS_TO = Symbol('refers to');
+
+/** `keywords` with their description first, if any: how every builder takes one. */
+const described = (description: string | undefined, keywords: Schema) => ({ ...(description ? { description } : {}), ...keywords });
+
+function unsafe<T>(keywords: Schema): TUnsafe<T> {
+  return { ...keywords, [KIND]: 'Unsafe' } as unknown as TUnsafe<T>;
+}
 
 /** Component schemas by name, in the order they were declared: `components.schemas` of the document. */
 const COMPONENTS = new Map<TSchema, string>();
@@ -24,11 +37,11 @@ export function components(): Record<string, TSchema> {
   return Object.fromEntries([...COMPONENTS].map(([schema, name]) => [name, schema]));
 }
 
-/** A `$ref` to the component `schema`, typed as it. */
-export function ref<T extends TSchema>(schema: T) {
-  const name = COMPONENTS.get(schema);
+/** A `$ref` to the component `schema`, typed as it; `declared` names a component declared later (by a module that imports this one's). */
+export function ref<T extends TSchema>(schema: T, declared?: string) {
+  const name = declared ?? COMPONENTS.get(schema);
   if (name === undefined) throw new Error('ref() of a schema that is not a component');
-  return Type.Unsafe<Static<T>>({ $ref: `#/components/schemas/${name}` });
+  return { ...unsafe<Static<T>>({ $ref: `#/components/schemas/${name}` }), [REFERS_TO]: schema };
 }
 
 /**
@@ -36,32 +49,43 @@ export function ref<T extends TSchema>(schema: T) {
  * appear (so a field the code adds and the document lacks is caught).
  */
 export function object<P extends TProperties>(properties: P, description?: string): TObject<P> {
-  return Type.Object(properties, { ...(description ? { description } : {}), additionalProperties: false });
+  return { ...openObject(properties), ...described(description, {}), additionalProperties: false };
 }
 
 /** An object that lets fields it does not list through. */
-export const openObject = <P extends TProperties>(properties: P): TObject<P> => Type.Object(properties);
+export function openObject<P extends TProperties>(properties: P): TObject<P> {
+  const required = Object.keys(properties).filter((name) => !(OPTIONAL in properties[name]));
+  return { [KIND]: 'Object', type: 'object', ...(required.length > 0 ? { required } : {}), properties } as unknown as TObject<P>;
+}
 
-export const optional = Type.Optional;
+/** `schema` as a property its object may lack. */
+export const optional = <T extends TSchema>(schema: T) => ({ ...schema, [OPTIONAL]: 'Optional' }) as TOptional<T>;
 
-export const string = (description?: string, extra: Schema = {}) => Type.String({ ...(description ? { description } : {}), ...extra });
-export const integer = (description?: string, extra: Schema = {}) => Type.Integer({ ...(description ? { description } : {}), ...extra });
-export const boolean = (description?: string) => Type.Boolean(description ? { description } : {});
+export const string = (description?: string, extra: Schema = {}) => ({ ...described(description, extra), [KIND]: 'String', type: 'string' }) as unknown as TString;
+export const integer = (description?: string, extra: Schema = {}) => ({ ...described(description, extra), [KIND]: 'Integer', type: 'integer' }) as unknown as TInteger;
+export const boolean = (description?: string) => ({ ...described(description, {}), [KIND]: 'Boolean', type: 'boolean' }) as unknown as TBoolean;
 export const timestamp = (description: string) => string(description, { format: 'date-time' });
-export const array = <T extends TSchema>(items: T, extra: Schema = {}) => Type.Array(items, extra);
+export const array = <T extends TSchema>(items: T, extra: Schema = {}) => ({ ...extra, [KIND]: 'Array', type: 'array', items }) as unknown as TArray<T>;
 
 /** Exactly `value` (`{"const": value}`). */
-export const constant = <const V extends string | boolean>(value: V) => Type.Unsafe<V>({ const: value });
+export const constant = <const V extends string | boolean>(value: V) => unsafe<V>({ const: value });
 
 /** One of the strings `values` (`{"type": "string", "enum": […]}`). */
-export const enumOf = <const V extends string>(values: readonly V[], description?: string) =>
-  Type.Unsafe<V>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+export const enumOf = <const V extends string>(values: readonly V[], description?: string) => unsafe<V>({ type: 'string', enum: [...values], ...described(description, {}) });
 
 /** `schema` or null (`oneOf`, as the document has always written it). */
-export const nullable = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T> | null>({ oneOf: [schema, { type: 'null' }] });
+export const nullable = <T extends TSchema>(schema: T) => unsafe<Static<T> | null>({ oneOf: [schema, { type: 'null' }] });
+
+/**
+ * An optional field that may also be sent as null, taken as absent (as the handlers always have). Marked
+ * `x-null-means-absent` rather than made a `oneOf` with null: the 1.0.0 document said `type` here, and the
+ * document only gains.
+ */
+export const NULL_MEANS_ABSENT = 'x-null-means-absent';
+export const nullMeansAbsent = <T extends TSchema>(schema: T) => ({ ...schema, [NULL_MEANS_ABSENT]: true }) as unknown as TUnsafe<Static<T> | null>;
 
 /** One of `schemas` (`oneOf`), with `extra` keywords such as a discriminator. */
-export const oneOf = <T extends TSchema[]>(schemas: [...T], extra: Schema = {}) => Type.Unsafe<Static<T[number]>>({ oneOf: schemas, ...extra });
+export const oneOf = <T extends TSchema[]>(schemas: [...T], extra: Schema = {}) => unsafe<Static<T[number]>>({ oneOf: schemas, ...extra });
 
 /** The spec's success envelope, `{"data": …}`. */
 export const envelope = <T extends TSchema>(data: T) => object({ data });

@@ -1,10 +1,8 @@
-import { ROLES } from '../core/access';
 import { ERROR_REASONS } from '../core/errors';
 import {
   ERROR_CODES,
   type Static,
   array,
-  boolean,
   component,
   constant,
   enumOf,
@@ -12,23 +10,22 @@ import {
   nullable,
   object,
   oneOf,
-  openObject,
   optional,
   ref,
   string,
   timestamp,
 } from './schema-kit';
+import * as R from './request-schemas';
 
 /**
  * The API's wire shapes, each a JSON Schema with its TypeScript type (`Static<typeof X>`, named below as
  * `Wire<'X'>`, X the component's name in the document): the OpenAPI document's `components.schemas`, the views' return types and the handlers' input
- * types come from here. Only types leave this module for the handlers; the schemas themselves are read by
- * the OpenAPI document alone.
+ * types come from here. The requests' own schemas are in request-schemas.ts, which the handlers load to
+ * validate their requests; they are declared here as the document's components.
  */
 
 const PATH = string('A canonical absolute path: "/" then names joined by "/", no trailing slash.', { examples: ['/reports/q3.pdf'] });
 const ID = string('An opaque identifier (a UUID).', { format: 'uuid' });
-const KEY_ID = { pattern: '^[0-9a-f]{16}$' };
 const LINK_ID = { pattern: '^[0-9a-f]{64}$' };
 
 export const ErrorCode = component('ErrorCode', enumOf(ERROR_CODES, 'The error codes of the API and, in ERROR_STATUS order, the status each is sent with.'));
@@ -132,7 +129,7 @@ export const Job = component(
   }),
 );
 export const JobAnswer = component('JobAnswer', object({ job: ref(Job) }));
-export const Role = component('Role', enumOf(ROLES));
+export const Role = component('Role', R.Role);
 export const Whoami = component('Whoami', object({ role: ref(Role), prefix: PATH, drive: string('The drive the key belongs to.'), key_id: string('The key\'s id (never its secret).') }));
 export const PartUrl = component('PartUrl', object({ number: integer('The part number, from 1.', { minimum: 1 }), url: string('A presigned S3 URL to PUT the part\'s bytes to.', { format: 'uri' }) }));
 export const DirectDownload = component(
@@ -177,7 +174,7 @@ export const AbortedUpload = component('AbortedUpload', object({ upload_id: ID, 
 export const ApiKey = component(
   'ApiKey',
   object({
-    id: string('The key\'s id.', KEY_ID),
+    id: string('The key\'s id.', R.KEY_ID),
     name: string(),
     role: ref(Role),
     prefix: PATH,
@@ -214,51 +211,21 @@ export const RevokedLink = component('RevokedLink', object({ id: string(undefine
 export const RevokedLinks = component(
   'RevokedLinks',
   object({
-    created_by: string('The key whose links were revoked.', KEY_ID),
+    created_by: string('The key whose links were revoked.', R.KEY_ID),
     revoked: integer('Links this page revoked.', { minimum: 0 }),
     next_cursor: nullable(string('Pass as `cursor` to revoke the next page; null after the last.')),
   }),
 );
 
-// Requests.
-export const UploadForm = component(
-  'UploadForm',
-  object({
-    files: array(string(undefined, { contentMediaType: 'application/octet-stream', format: 'binary' }), { description: 'The files, each a part named "files" with its filename (1 to 1,000).' }),
-    metadata: optional(string('A JSON array with one object per file, in order: `{"path"}` or `{"folder", "name"}` or `{"name"}`, each optional.')),
-  }),
-);
-// Open: the handler has always let other fields through.
-export const CreateFolderRequest = component('CreateFolderRequest', openObject({ path: string('The folder to create, with its parents if missing.') }));
-export const DeleteFilesRequest = component('DeleteFilesRequest', object({ paths: array(string(), { minItems: 1, maxItems: 1000 }) }));
-export const TransferRequest = component(
-  'TransferRequest',
-  object({ from: string('The file or folder.'), to: string('Its new path.'), overwrite: optional(boolean('Replace a file at `to` (never a folder). Default false.')) }),
-);
-export const StartUploadRequest = component(
-  'StartUploadRequest',
-  object({
-    path: optional(string('Where to store the file; or give `folder` and `name`, or `name` alone for the root.')),
-    folder: optional(string()),
-    name: optional(string()),
-    size: integer('The file\'s length in bytes.', { minimum: 1 }),
-    content_type: optional(string('Its media type, like "application/zip".', { maxLength: 255 })),
-  }),
-);
-export const CompleteUploadRequest = component(
-  'CompleteUploadRequest',
-  object({
-    parts: array(object({ number: integer(undefined, { minimum: 1 }), etag: string('The ETag header the part\'s PUT returned.', { minLength: 1, maxLength: 1024 }) }), { minItems: 1, maxItems: 10000 }),
-  }),
-);
-export const CreateKeyRequest = component(
-  'CreateKeyRequest',
-  object({ name: string('A label, 1 to 100 characters.', { minLength: 1, maxLength: 100 }), role: optional(ref(Role)), prefix: optional(string('The folder the key is confined to (default "/").')) }),
-);
-export const CreateLinkRequest = component(
-  'CreateLinkRequest',
-  object({ path: string('The file to share.'), expires_in: optional(integer('Seconds until it stops opening (default a day, at most 30 days).', { minimum: 1, maximum: 2_592_000 })) }),
-);
+// Requests: declared here, in the document's order; written in request-schemas.ts, which the handlers load.
+export const UploadForm = component('UploadForm', R.UploadForm);
+export const CreateFolderRequest = component('CreateFolderRequest', R.CreateFolderRequest);
+export const DeleteFilesRequest = component('DeleteFilesRequest', R.DeleteFilesRequest);
+export const TransferRequest = component('TransferRequest', R.TransferRequest);
+export const StartUploadRequest = component('StartUploadRequest', R.StartUploadRequest);
+export const CompleteUploadRequest = component('CompleteUploadRequest', R.CompleteUploadRequest);
+export const CreateKeyRequest = component('CreateKeyRequest', R.CreateKeyRequest);
+export const CreateLinkRequest = component('CreateLinkRequest', R.CreateLinkRequest);
 
 /** The TypeScript type of each wire shape, by its component name in the document. */
 export type Wire<K extends keyof typeof SHAPES> = Static<(typeof SHAPES)[K]>;

@@ -1,0 +1,91 @@
+import { ROLES } from '../core/access';
+import { array, boolean, enumOf, integer, nullMeansAbsent, object, openObject, optional, ref, string } from './schema-kit';
+
+/**
+ * What the API takes: each route's JSON body and query, as JSON Schemas with their TypeScript types. The
+ * handlers validate their requests against these (functions/http/request-input.ts) and the OpenAPI document
+ * publishes them (the bodies as components, declared in functions/openapi/schemas.ts; the queries as each
+ * route's parameters). Apart from the answers' schemas, so that a handler loads only what it takes.
+ */
+
+/** A key id, as the key routes list it: 16 hex digits. */
+export const KEY_ID = { pattern: '^[0-9a-f]{16}$' };
+/** A whole number a JavaScript number holds exactly: what the handlers have always taken as a count of bytes or parts. */
+const SAFE = Number.MAX_SAFE_INTEGER;
+// A media type (RFC 9110 §8.3.1): type/subtype and parameters of tokens or quoted printable ASCII; nothing
+// that cannot stand in a header.
+const TOKEN = "[A-Za-z0-9!#$%&'*+.^_`|~-]+";
+const MEDIA_TYPE = `^${TOKEN}/${TOKEN}([ \\t]*;[ \\t]*${TOKEN}=(${TOKEN}|"[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]*"))*$`;
+
+/** The component `Role` (declared in schemas.ts, where the answers refer to it too). */
+export const Role = enumOf(ROLES);
+
+// Bodies: each a component of the document, of the name it has there.
+export const UploadForm = object({
+  files: array(string(undefined, { contentMediaType: 'application/octet-stream', format: 'binary' }), { description: 'The files, each a part named "files" with its filename (1 to 1,000).' }),
+  metadata: optional(string('A JSON array with one object per file, in order: `{"path"}` or `{"folder", "name"}` or `{"name"}`, each optional.')),
+});
+// Open: the handler has always let other fields through.
+export const CreateFolderRequest = openObject({ path: string('The folder to create, with its parents if missing.') });
+export const DeleteFilesRequest = object({ paths: array(string(), { minItems: 1, maxItems: 1000 }) });
+export const TransferRequest = object({ from: string('The file or folder.'), to: string('Its new path.'), overwrite: optional(boolean('Replace a file at `to` (never a folder). Default false.')) });
+export const StartUploadRequest = object({
+  path: optional(nullMeansAbsent(string('Where to store the file; or give `folder` and `name`, or `name` alone for the root.'))),
+  folder: optional(nullMeansAbsent(string())),
+  name: optional(nullMeansAbsent(string())),
+  size: integer('The file\'s length in bytes.', { minimum: 1, maximum: SAFE }),
+  content_type: optional(nullMeansAbsent(string('Its media type, like "application/zip".', { maxLength: 255, pattern: MEDIA_TYPE }))),
+});
+export const CompleteUploadRequest = object({
+  parts: array(object({ number: integer(undefined, { minimum: 1, maximum: SAFE }), etag: string('The ETag header the part\'s PUT returned.', { minLength: 1, maxLength: 1024 }) }), { minItems: 1, maxItems: 10000 }),
+});
+export const CreateKeyRequest = object({
+  name: string('A label, 1 to 100 characters.', { minLength: 1, maxLength: 100 }),
+  role: optional(nullMeansAbsent(ref(Role, 'Role'))),
+  prefix: optional(nullMeansAbsent(string('The folder the key is confined to (default "/").'))),
+});
+export const CreateLinkRequest = object({
+  path: string('The file to share.'),
+  expires_in: optional(nullMeansAbsent(integer('Seconds until it stops opening (default a day, at most 30 days).', { minimum: 1, maximum: 2_592_000 }))),
+});
+
+// Queries: each property a query parameter of the route (functions/http/routes.ts), with its description.
+const FOLDER = string('The folder (default "/").');
+const CURSOR = string('The `next_cursor` of the page before.');
+export const DownloadQuery = object({
+  path: optional(string('The file.')),
+  folder: optional(FOLDER),
+  name: optional(string('The file\'s name in `folder`.')),
+  redirect: optional(
+    enumOf(
+      ['true', 'false'],
+      '"true": answer 307 with a presigned S3 URL of the bytes instead of the bytes (for big files: S3 serves them at its own speed, where a stream through the API slows after 10 MB and stops at 200 MiB). Range and If-Range are then for the URL; If-None-Match and If-Modified-Since may still answer 304.',
+    ),
+  ),
+});
+export const ListQuery = object({
+  folder: optional(FOLDER),
+  recursive: optional(enumOf(['true', 'false'], 'Everything below the folder, not only its children.')),
+  include: optional(enumOf(['etag'], 'Add each file\'s `etag`.')),
+  limit: optional(integer('Entries a page (1 to 1,000): pages the listing.', { minimum: 1, maximum: 1000 })),
+  cursor: optional(CURSOR),
+});
+export const DeleteFolderQuery = object({ path: string('The folder.', { minLength: 1 }), recursive: optional(enumOf(['true', 'false'], 'Delete what it holds too.')) });
+export const DeleteFilesQuery = object({ path: optional(array(string(), { description: 'A file to delete (repeat for more).', maxItems: 1000 })) });
+export const PartUrlsQuery = object({
+  from: optional(integer('The first part (default 1).', { minimum: 1, maximum: SAFE })),
+  limit: optional(integer('URLs a page (1 to 1,000; default 50). A page takes one token of the upload bucket per 50 asked for.', { minimum: 1, maximum: 1000 })),
+});
+export const LinksQuery = object({
+  path: optional(string('Only the links of this file.')),
+  created_by: optional(string('Only the links the key with this id made (a page may then hold fewer than `limit`).', KEY_ID)),
+  limit: optional(integer('Links a page (1 to 100).', { minimum: 1, maximum: 100 })),
+  cursor: optional(CURSOR),
+});
+// `created_by` is required (the handler says so with a 400), but the 1.0.0 document had it optional.
+export const RevokeLinksQuery = object({
+  created_by: optional(string('The id of the key whose links to revoke (required).', KEY_ID)),
+  limit: optional(integer('Links read a page (1 to 100).', { minimum: 1, maximum: 100 })),
+  cursor: optional(CURSOR),
+});
+export const OpenLinkQuery = object({ download: optional(enumOf(['0', '1'], '"0" to show the file in the browser, "1" (default) to save it.')) });
