@@ -13,7 +13,7 @@ const shared = {
     '/dashboard/[^/]+\\.js$': '<rootDir>/test/support/esbuild-transform.js',
   },
   setupFiles: ['<rootDir>/test/setup-env.ts'],
-  // DRIVE_TEST_CPU_LOG=<file>: each file's CPU, its worker's and its hosts', a JSON line each (docs/testing.md).
+  // TEST_CPU_LOG=<file>: each file's CPU, its worker's and its hosts', a JSON line each (docs/testing.md).
   setupFilesAfterEnv: ['<rootDir>/test/setup-cpu-log.ts'],
 };
 
