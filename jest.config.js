@@ -1,18 +1,20 @@
 // The suite in four projects, by cost (docs/testing.md). `npm test` runs them all; `npm run test:unit` and the
 // like run one; `npm run test:chaos` (jest.chaos.config.js) runs the slow chaos tests, which none of these holds.
 
-/** What every project shares: Node, TypeScript through ts-jest, and the environment of test/setup-env.ts. */
+/** What every project shares: Node, TypeScript through esbuild, and the environment of test/setup-env.ts. */
 const shared = {
   testEnvironment: 'node',
   testMatch: ['**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/'],
   transform: {
-    // tsconfig.json sets isolatedModules, so ts-jest only transpiles each file; `npm test` type-checks with tsc first.
-    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
-    // The dashboard's pure modules (browser ES modules) are unit-tested through the same compiler's CommonJS.
-    '/dashboard/[^/]+\\.js$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+    // Each file transpiled alone (tsconfig.json sets isolatedModules); `npm test` type-checks with tsc first.
+    '^.+\\.ts$': '<rootDir>/test/support/esbuild-transform.js',
+    // The dashboard's pure modules (browser ES modules) are unit-tested through the same transform's CommonJS.
+    '/dashboard/[^/]+\\.js$': '<rootDir>/test/support/esbuild-transform.js',
   },
   setupFiles: ['<rootDir>/test/setup-env.ts'],
+  // TEST_CPU_LOG=<file>: each file's CPU, its worker's and its hosts', a JSON line each (docs/testing.md).
+  setupFilesAfterEnv: ['<rootDir>/test/setup-cpu-log.ts'],
 };
 
 /** @type {import('jest').Config} */

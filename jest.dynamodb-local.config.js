@@ -8,7 +8,7 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test/dynamodb-local'],
   testMatch: ['**/*.compare.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+  transform: { '^.+\\.ts$': '<rootDir>/test/support/esbuild-transform.js' },
   globalSetup: '<rootDir>/test/dynamodb-local/global-setup.ts',
   globalTeardown: '<rootDir>/test/dynamodb-local/global-teardown.ts',
   // The files share the one DynamoDB Local and remake its tables each: one at a time.

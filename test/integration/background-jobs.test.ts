@@ -1,7 +1,4 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DynamoJobStore } from '../../functions/aws/dynamo-jobs';
 import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
 import { DynamoFileRecords } from '../../functions/aws/dynamo-file-records';
@@ -13,16 +10,15 @@ import { advanceJob, resumeStalledJobs } from '../../functions/core/jobs';
 import { acceptMove } from '../../functions/core/move';
 import type { FileNode, ObjectCopier, ObjectStore } from '../../functions/core/ports';
 import { commitFiles } from '../../functions/core/upload';
-import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
-import { removeDataDir } from '../support/local-host';
+import { LOCAL_RESOURCES } from '../../lib/local/emulators';
+import { useEmbeddedDynamo } from '../support/embedded-dynamo';
 
 // Work a drive sets going: a folder delete, move or copy of any size takes one rate-limit token, so a drive
 // may have at most MAX_BACKGROUND_JOBS jobs in the worker's hands; past them a new one is refused with 429
 // before it writes anything. Forced step by step on the embedded DynamoDB, with a queue that holds every
 // job (nothing runs unless the test runs it), so the outcome is the same at any machine speed.
 
-let dataDir: string;
-let dynamo: Awaited<ReturnType<typeof startEmbeddedDynamo>>;
+const dynamo = useEmbeddedDynamo('background-jobs');
 let client: DynamoDBClient;
 let store: DynamoNodeStore;
 let records: DynamoFileRecords;
@@ -41,19 +37,11 @@ const holding = { send: async (job: { id: string }) => void sent.push(job.id) };
 const deps = () => ({ nodes: store, records, objects, journal, jobs, queue: holding });
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'drive-background-jobs-'));
-  dynamo = await startEmbeddedDynamo(dataDir);
-  client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: dynamo.credentials });
+  client = dynamo.client;
   store = new DynamoNodeStore(client, LOCAL_RESOURCES.nodesTable);
   records = new DynamoFileRecords(client, LOCAL_RESOURCES.nodesTable, LOCAL_RESOURCES.uploadsTable);
   journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
   jobs = new DynamoJobStore(client, LOCAL_RESOURCES.uploadsTable);
-});
-
-afterAll(async () => {
-  client.destroy();
-  await dynamo.close();
-  await removeDataDir(dataDir);
 });
 
 beforeEach(() => {

@@ -1,7 +1,4 @@
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DynamoFileRecords } from '../../functions/aws/dynamo-file-records';
 import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
 import { DynamoUploadJournal } from '../../functions/aws/dynamo-upload-journal';
@@ -18,14 +15,13 @@ import { commitFiles, uploadFiles } from '../../functions/core/upload';
 import { completeUpload, startUpload } from '../../functions/core/large-upload';
 import { ROOT, parentOf } from '../../functions/core/paths';
 import type { Job, DriveNode, FileNode, FileRecords, JobStore, ObjectCopier, MultipartStore, NodeStore, ObjectStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
-import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
-import { removeDataDir } from '../support/local-host';
+import { LOCAL_REGION, LOCAL_RESOURCES } from '../../lib/local/emulators';
+import { useEmbeddedDynamo } from '../support/embedded-dynamo';
 
 // The rare interleavings of racing writers, forced step by step on the embedded DynamoDB: a store that
 // runs a rival's calls at one exact point of the operation under test.
 
-let dataDir: string;
-let dynamo: Awaited<ReturnType<typeof startEmbeddedDynamo>>;
+const dynamo = useEmbeddedDynamo('interleavings');
 let client: DynamoDBClient;
 let store: DynamoNodeStore;
 let records: DynamoFileRecords;
@@ -33,17 +29,9 @@ let drive: string;
 let driveCount = 0;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'drive-interleavings-'));
-  dynamo = await startEmbeddedDynamo(dataDir);
-  client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: dynamo.credentials });
+  client = dynamo.client;
   store = new DynamoNodeStore(client, LOCAL_RESOURCES.nodesTable);
   records = new DynamoFileRecords(client, LOCAL_RESOURCES.nodesTable, LOCAL_RESOURCES.uploadsTable);
-});
-
-afterAll(async () => {
-  client.destroy();
-  await dynamo.close();
-  await removeDataDir(dataDir);
 });
 
 beforeEach(() => {

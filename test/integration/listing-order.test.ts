@@ -1,6 +1,3 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
 import { mapLimit } from '../../functions/core/concurrency';
@@ -8,29 +5,20 @@ import { ensureFolders } from '../../functions/core/folders';
 import { listFolder, listPage } from '../../functions/core/list-folder';
 import { parentOf } from '../../functions/core/paths';
 import type { FileNode, NodeStore } from '../../functions/core/ports';
-import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
-import { removeDataDir } from '../support/local-host';
+import { LOCAL_RESOURCES } from '../../lib/local/emulators';
+import { useEmbeddedDynamo } from '../support/embedded-dynamo';
 
 // Listings in the spec's order (path bytes) at every depth, paged or whole, read from the table as they are
 // sent: on the embedded DynamoDB, through the store the list function uses.
 
-let dataDir: string;
-let dynamo: Awaited<ReturnType<typeof startEmbeddedDynamo>>;
+const dynamo = useEmbeddedDynamo('listing-order');
 let client: DynamoDBClient;
 let store: DynamoNodeStore;
 let driveCount = 0;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'drive-listing-order-'));
-  dynamo = await startEmbeddedDynamo(dataDir);
-  client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: dynamo.credentials });
+  client = dynamo.client;
   store = new DynamoNodeStore(client, LOCAL_RESOURCES.nodesTable);
-});
-
-afterAll(async () => {
-  client.destroy();
-  await dynamo.close();
-  await removeDataDir(dataDir);
 });
 
 const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));

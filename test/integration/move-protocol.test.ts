@@ -1,7 +1,4 @@
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DynamoFileRecords } from '../../functions/aws/dynamo-file-records';
 import { DynamoJobStore } from '../../functions/aws/dynamo-jobs';
 import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
@@ -16,15 +13,14 @@ import { ROOT, parentOf } from '../../functions/core/paths';
 import type { DriveNode, FileNode, FileRecords, MultipartStore, NodeStore, ObjectCopier, ObjectStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
 import { commitFiles, uploadFiles } from '../../functions/core/upload';
 import { completeUpload, startUpload } from '../../functions/core/large-upload';
-import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
-import { removeDataDir } from '../support/local-host';
+import { LOCAL_RESOURCES } from '../../lib/local/emulators';
+import { useEmbeddedDynamo } from '../support/embedded-dynamo';
 
 // Folder moves against the write-ordering protocol (functions/core/ports.ts), forced step by step on the
 // embedded DynamoDB: what a move refuses while it runs, a folder move racing a file move, a move job resumed
 // after its request died, and a large upload completed during a move.
 
-let dataDir: string;
-let dynamo: Awaited<ReturnType<typeof startEmbeddedDynamo>>;
+const dynamo = useEmbeddedDynamo('move-protocol');
 let client: DynamoDBClient;
 let store: DynamoNodeStore;
 let records: DynamoFileRecords;
@@ -35,19 +31,11 @@ let driveCount = 0;
 const queue = { send: async () => undefined };
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'drive-move-protocol-'));
-  dynamo = await startEmbeddedDynamo(dataDir);
-  client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: dynamo.credentials });
+  client = dynamo.client;
   store = new DynamoNodeStore(client, LOCAL_RESOURCES.nodesTable);
   records = new DynamoFileRecords(client, LOCAL_RESOURCES.nodesTable, LOCAL_RESOURCES.uploadsTable);
   journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
   jobs = new DynamoJobStore(client, LOCAL_RESOURCES.uploadsTable);
-});
-
-afterAll(async () => {
-  client.destroy();
-  await dynamo.close();
-  await removeDataDir(dataDir);
 });
 
 beforeEach(() => {

@@ -1,27 +1,15 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DynamoDBClient, GetItemCommand, PutItemCommand, TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
-import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../lib/local/emulators';
-import { removeDataDir } from '../support/local-host';
+import { LOCAL_REGION, LOCAL_RESOURCES } from '../../lib/local/emulators';
+import { useEmbeddedDynamo } from '../support/embedded-dynamo';
 
 // The embedded DynamoDB's transactions (lib/local/dynamo-transactions.ts) through the signed gateway, given what AWS refuses.
 
 const TABLE = LOCAL_RESOURCES.nodesTable;
-let dataDir: string;
-let dynamo: Awaited<ReturnType<typeof startEmbeddedDynamo>>;
+const dynamo = useEmbeddedDynamo('review-tx');
 let client: DynamoDBClient;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'drive-review-tx-'));
-  dynamo = await startEmbeddedDynamo(dataDir);
-  client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: dynamo.credentials });
-});
-
-afterAll(async () => {
-  client.destroy();
-  await dynamo.close();
-  await removeDataDir(dataDir);
+  client = dynamo.client;
 });
 
 const get = async (pk: string, sk = 'x') => (await client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: pk }, sk: { S: sk } }, ConsistentRead: true }))).Item;

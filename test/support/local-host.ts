@@ -10,6 +10,7 @@ import { S3ObjectStore } from '../../functions/aws/s3-object-store';
 import { ancestorsOf } from '../../functions/core/paths';
 import { localCredentials } from '../../lib/local/emulators';
 import { CONTRACT_VIOLATIONS_FILE } from '../../lib/local/contract';
+import { noteHostCpu } from './cpu-log';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -58,7 +59,10 @@ export async function startHost(env: Record<string, string>, dataDir?: string, e
     dataDir: dir,
     output: () => output,
     stop: async (signal = 'SIGTERM') => {
-      if (child.exitCode === null) kill(child, signal);
+      if (child.exitCode === null) {
+        noteHostCpu(child.pid);
+        kill(child, signal);
+      }
       const code = await exited;
       if (checked) await assertContractKept(dir);
       return code;

@@ -45,7 +45,7 @@ describe('npm run build -w client', () => {
     await writeFile(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'ES2022', strict: true, noEmit: true, types: ['node'], typeRoots: [join(CLIENT, '..', 'node_modules', '@types')] }, files: ['esm.mts', 'cjs.cts'] }));
     await expect(node(app, TSC, '-p', 'tsconfig.json')).resolves.toBe('');
     expect(await readFile(join(installed, 'dist', 'types', 'index.d.ts'), 'utf8')).toContain("export { Drive } from './drive'");
-  }, 30_000);
+  });
 
   it('installs from its packed tarball, as docs/client.md says, and runs as `drive` outside the clone', async () => {
     // Prepare: pack the built package (its prepack build has run above) and install it into a scratch prefix.

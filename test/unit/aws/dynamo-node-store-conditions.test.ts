@@ -1,33 +1,21 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoNodeStore } from '../../../functions/aws/dynamo-node-store';
 import type { FolderNode } from '../../../functions/core/ports';
-import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../../lib/local/emulators';
-import { removeDataDir } from '../../support/local-host';
+import { LOCAL_RESOURCES } from '../../../lib/local/emulators';
+import { useEmbeddedDynamo } from '../../support/embedded-dynamo';
 
 // The node store's conditional writes against the embedded DynamoDB, through the real SDK: what a condition
 // lets through is DynamoDB's to decide, which a mocked client cannot show (dynamo-node-store.test.ts checks
 // the expressions sent; this file, what they do). One file of its own: that one mocks every DynamoDBClient.
 
-let dataDir: string;
-let dynamo: Awaited<ReturnType<typeof startEmbeddedDynamo>>;
+const dynamo = useEmbeddedDynamo('node-store');
 let client: DynamoDBClient;
 let store: DynamoNodeStore;
 let n = 0;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'drive-node-store-'));
-  dynamo = await startEmbeddedDynamo(dataDir);
-  client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: dynamo.credentials });
+  client = dynamo.client;
   store = new DynamoNodeStore(client, LOCAL_RESOURCES.nodesTable);
-});
-
-afterAll(async () => {
-  client.destroy();
-  await dynamo.close();
-  await removeDataDir(dataDir);
 });
 
 /** A fresh drive for each test, with one folder `/f` stored as `marks` say. */

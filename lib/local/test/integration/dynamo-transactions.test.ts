@@ -15,26 +15,18 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { LOCAL_REGION, LOCAL_RESOURCES, startEmbeddedDynamo } from '../../emulators';
 import { removeDataDir } from '../../../../test/support/local-host';
+import { useEmbeddedDynamo } from '../../../../test/support/embedded-dynamo';
 
 // The embedded DynamoDB's TransactWriteItems (lib/local/dynamo-transactions.ts), through the real SDK: all
 // or nothing, isolated from every other request, and undone after a kill mid-transaction.
 
 const TABLE = LOCAL_RESOURCES.nodesTable;
-let dataDir: string;
-let dynamo: Awaited<ReturnType<typeof startEmbeddedDynamo>>;
+const dynamo = useEmbeddedDynamo('transactions');
 let client: DynamoDBClient;
 let n = 0;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'drive-transactions-'));
-  dynamo = await startEmbeddedDynamo(dataDir);
-  client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: dynamo.credentials });
-});
-
-afterAll(async () => {
-  client.destroy();
-  await dynamo.close();
-  await removeDataDir(dataDir);
+  client = dynamo.client;
 });
 
 const key = (pk: string, sk = 'x') => ({ pk: { S: pk }, sk: { S: sk } });
