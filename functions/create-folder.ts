@@ -1,4 +1,5 @@
 import { guard } from './wiring/guard';
+import { jobs } from './wiring/jobs';
 import { nodes } from './wiring/nodes';
 import { confine } from './core/access';
 import { createFolder } from './core/create-folder';
@@ -9,10 +10,10 @@ import { bodyOf } from './http/event';
 import { folderView } from './http/views';
 
 /** POST /drive/folders with `{ "path": … }` → the folder, created with its parents if missing. */
-export const handler = jsonHandler({ permission: 'create-folder', guard, stores: { nodes } }, async (event, { caller, drive, stores }) => {
+export const handler = jsonHandler({ permission: 'create-folder', guard, stores: { nodes, jobs } }, async (event, { caller, drive, stores }) => {
   const path = parsePath(pathField(bodyOf(event)), 'path', { allowTrailingSlash: true });
   confine(caller, path, 'path');
-  return folderView(await createFolder(stores.nodes, drive, path));
+  return folderView(await createFolder(stores.nodes, drive, path, stores.jobs));
 });
 
 function pathField(body: Buffer): string {

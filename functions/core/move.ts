@@ -15,7 +15,8 @@ const ATTEMPTS = 3;
 /** File moves in flight at once in a folder move: each is its own transaction. */
 const MOVE_CONCURRENCY = 16;
 
-export type MoveDeps = { nodes: NodeStore; records: FileRecords; objects: ObjectStore; journal: UploadJournal };
+/** `jobs`: where a failure notes the jobs that remove the folders it made (`removeUnused`). */
+export type MoveDeps = { nodes: NodeStore; records: FileRecords; objects: ObjectStore; journal: UploadJournal; jobs?: JobStore };
 type JobDeps = MoveDeps & { jobs: JobStore; queue: JobQueue };
 
 /** What a move request gets: the node at its new path, or a job that goes on after it (`202`). */
@@ -71,7 +72,7 @@ async function moveFile(deps: MoveDeps, drive: string, from: string, to: string,
     if (target?.kind === 'folder') throw conflict(`${to} is a folder; a file cannot replace a folder`, [to]);
     if (target && !overwrite) throw conflict(`${to} is taken; pass "overwrite": true to replace the file there`, [to]);
 
-    const { folders, created } = await ensureFolders(nodes, drive, [parentOf(to)], source.createdAt);
+    const { folders, created } = await ensureFolders(nodes, drive, [parentOf(to)], source.createdAt, [], { jobs: deps.jobs });
     const sourceParent = read.get(parentOf(from));
     const outcome = await deps.records.move(drive, source, to, {
       sourceParent: sourceParent?.kind === 'folder' ? sourceParent : undefined,
@@ -88,7 +89,7 @@ async function moveFile(deps: MoveDeps, drive: string, from: string, to: string,
       const { pending: _, ...moved } = { ...source, path: to };
       return moved;
     }
-    await removeUnused(nodes, drive, created);
+    await removeUnused(deps, drive, created);
     if (outcome.changed === 'pending') throw conflict(`${from} is still being stored by the upload that wrote it; try again in a minute`, [from]);
   }
   throw conflict(`${from} or ${to} changed ${ATTEMPTS} times while the move was being made; try again`, [from, to]);
@@ -109,7 +110,7 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
 
   const now = new Date().toISOString();
   // Refused here (a path above taken meanwhile), the job is never written: its place is given back at once.
-  const { created } = await ensureFolders(deps.nodes, drive, [parentOf(to)], now).catch(async (error: unknown) => {
+  const { created } = await ensureFolders(deps.nodes, drive, [parentOf(to)], now, [], { jobs: deps.jobs }).catch(async (error: unknown) => {
     await releaseJob(deps.jobs, { id, drive });
     throw error;
   });
@@ -122,7 +123,7 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
     // Only while this job's mark is on it: another move of the same folder to the same path makes its
     // destination with the same id, and it is that move's.
     await cleanUp(() => deps.nodes.removeIfSame(drive, to, source.id, { movingJob: job.id }));
-    await removeUnused(deps.nodes, drive, created);
+    await removeUnused(deps, drive, created);
     await deps.jobs.finish(job.id, 0, 'stopped');
     await releaseJob(deps.jobs, job);
     throw error;

@@ -113,9 +113,11 @@ export interface NodeStore {
   /**
    * Marks the folder `folder` (by id) as taken by a delete (`recursive` wins over `empty`); returns it as
    * marked, or undefined if that folder is no longer there. A folder a move has taken is returned unmarked,
-   * with its `moving`: the delete must wait for the move.
+   * with its `moving`: the delete must wait for the move. With `{ unmarked: true }` (a writer letting go of
+   * a folder it made), only a folder with no `deleting`, no `moving` and not `kept` is marked; any other
+   * answers undefined.
    */
-  markDeleting(drive: string, folder: FolderNode, mark: DeleteMark): Promise<FolderNode | undefined>;
+  markDeleting(drive: string, folder: FolderNode, mark: DeleteMark, only?: { unmarked: true }): Promise<FolderNode | undefined>;
   /**
    * Marks the folder `folder` (by id) as taken by the move `job`, unless a delete or another move has it;
    * returns it as marked, or undefined.
@@ -224,9 +226,12 @@ export interface Job {
   drive: string;
   /**
    * `delete`: everything in `path` goes. `move`: the folder at `path`, with everything in it, goes to `to`.
-   * `copy`: everything in `path` is copied below `to`.
+   * `copy`: everything in `path` is copied below `to`. `empty`: the folder at `path` (`folderId`) goes if it
+   * has no children, as an empty-folder delete (or a writer letting go of a folder it made) marked it `empty`;
+   * else its mark is cleared (noted before the mark, so that a request dying after it leaves the job to
+   * finish it; never shown to clients, whose requests answer at once).
    */
-  kind: 'delete' | 'move' | 'copy';
+  kind: 'delete' | 'move' | 'copy' | 'empty';
   /** The folder the job works on, and the id of the folder it marked there. */
   path: string;
   folderId: string;

@@ -5,6 +5,7 @@ import { setting } from '../config';
 import type { LargeUploadDeps, LargeUploadLimits } from '../core/large-upload';
 import { MAX_UPLOAD_EXPIRY_SECONDS, S3_MAX_OBJECT_BYTES } from '../core/large-upload';
 import { dynamodb } from './dynamodb';
+import { jobs } from './jobs';
 import { nodes } from './nodes';
 import { bucket, emulatorConfig, objects, s3 } from './objects';
 
@@ -19,6 +20,7 @@ export const largeUploads: LargeUploadDeps = {
   objects,
   parts: new S3MultipartStore(s3, bucket, signer),
   sessions: new DynamoUploadSessions(dynamodb, setting('uploadsTable')),
+  jobs,
 };
 
 /**
