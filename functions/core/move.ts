@@ -138,6 +138,8 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
   if (above.deleting.length > 0) return refuse(beingDeleted(above.deleting[0]));
   if (above.moving.length > 0) return refuse(beingMoved(above.moving[0]));
   if (above.missing.length > 0) return refuse(conflict(`the folders above ${to} were deleted while the move began; try again`, [to]));
+  // Past that read: a step of a job whose request died before this note reads above both ends itself.
+  await deps.jobs.advanced(job.id, 0, MOVE_READ_ABOVE);
 
   const outOfTime = outOfTimeIn(budgetMs);
   let moved = 0;
@@ -207,11 +209,28 @@ export async function moveStep(deps: MoveDeps & { jobs: JobStore }, job: Job, bu
     }
   }
   if (destination?.kind !== 'folder' || destination.id !== job.folderId || destination.moving !== job.id) return stop();
+  if (job.cursor !== MOVE_READ_ABOVE) {
+    // The request made the destination and died before its read of the folders above both ends (or before
+    // noting it passed): read now, as the request does. A delete or another move that took a folder above
+    // meanwhile would otherwise wait for this move while it waits for them (two moves, each into the
+    // other's source). Refused, the move stops as the request would have: nothing was moved yet, so the
+    // destination goes (unmarked, were anything in it), then the source's mark.
+    const above = await recheckFolders(nodes, job.drive, [parentOf(job.path), parentOf(job.to!)]);
+    if (above.missing.length + above.deleting.length + above.moving.length > 0) {
+      if (await nodes.hasChildren(job.drive, destination.path)) await unmarkTree(nodes, job, destination);
+      else await nodes.removeIfSame(job.drive, destination.path, job.folderId, { movingJob: job.id });
+      return stop();
+    }
+    await deps.jobs.advanced(job.id, 0, MOVE_READ_ABOVE);
+  }
   const outcome = await drainMove(deps, job, source, destination, { outOfTime: outOfTimeIn(budgetMs), mustProgress: true, counted: (files) => deps.jobs.advanced(job.id, files) });
   if (outcome === 'done') await finishMove(deps, job, source, destination);
   if (outcome === 'stopped') await clearMarks(deps.nodes, job, source, destination);
   return outcome;
 }
+
+/** What a move notes in its job's `cursor` once the folders above both ends were read after its marks. */
+export const MOVE_READ_ABOVE = 'read-above';
 
 /** Folder moves as the worker runs them. */
 export const moveJob: JobKind<MoveDeps & { jobs: JobStore }> = { step: moveStep, ended: (outcome) => (outcome === 'done' ? 'moved' : 'stopped') };

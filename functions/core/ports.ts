@@ -238,7 +238,11 @@ export interface Job {
   /** A move's or copy's destination (where a moved folder keeps its id), and the id of the folder a copy made there. */
   to?: string;
   toId?: string;
-  /** How far a copy has gone: the last path below `path` it copied, in the listing's order. */
+  /**
+   * How far a copy has gone: the last path below `path` it copied, in the listing's order. A move notes
+   * `MOVE_READ_ABOVE` here once its request has read the folders above both ends after its marks: a step of a
+   * move without it reads them itself (protocol/README.md, "A folder move", step 5).
+   */
   cursor?: string;
   status: 'running' | 'done';
   /** Files deleted (or moved) so far; at the end, all of them. */
