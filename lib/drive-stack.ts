@@ -236,10 +236,11 @@ export class DriveStack extends Stack {
       // made (UpdateItem), records written, folders read again; a failed request undoes its records (DeleteItem,
       // PutItem) and removes folders nobody used as an empty-folder delete does (a job noted and ended in the
       // uploads table: PutItem, UpdateItem; the folder marked: UpdateItem; Query; DeleteItem). The journal notes
-      // the bytes first (uploads table).
+      // the bytes first (uploads table); a failed upload that replaced a record still pending asks whether that
+      // record's entry is open (GetItem) before it puts it back.
       upload: make('upload')
         .allowTable(nodes, 'BatchGetItem', 'PutItem', 'UpdateItem', 'GetItem', 'DeleteItem', 'Query')
-        .allowTable(uploads, 'PutItem', 'BatchWriteItem', 'UpdateItem')
+        .allowTable(uploads, 'PutItem', 'BatchWriteItem', 'UpdateItem', 'GetItem')
         .allowObjects(bucket, 'PutObject', 'DeleteObject'),
       // ListBucket makes S3 answer a missing key with NoSuchKey rather than AccessDenied, which the download
       // needs to tell a file replaced mid-read (read the record again) from a failure.

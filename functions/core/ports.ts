@@ -213,6 +213,11 @@ export interface UploadJournal {
   due(now: Date): Promise<JournalEntry[]>;
   /** The object keys every open entry names (fsck counts them in flight, not orphaned). */
   openKeys(): Promise<string[]>;
+  /**
+   * Whether the uploads table still holds an item under `id`: an open journal entry, or a large upload's
+   * session (what a record's `pending` names). Asked only on an upload's failure path.
+   */
+  isOpen(id: string): Promise<boolean>;
 }
 
 /**

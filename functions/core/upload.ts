@@ -100,7 +100,8 @@ const FOLDER_ATTEMPTS = 3;
  * and throws.
  */
 export async function commitFiles(
-  deps: { nodes: NodeStore; objects: ObjectStore; jobs?: JobStore },
+  /** `journal`: asked, on a failure only, whether the upload of a record this one replaced is still open (see `undo`). */
+  deps: { nodes: NodeStore; objects: ObjectStore; jobs?: JobStore; journal?: UploadJournal },
   drive: string,
   files: readonly FileNode[],
   options: { keepBytes?: boolean; replace?: boolean } = {},
@@ -164,7 +165,7 @@ export class RecordTaken extends DriveError {
  * Returns the paths whose record another request had taken before the undo reached it.
  */
 async function undo(
-  deps: { nodes: NodeStore; objects: ObjectStore },
+  deps: { nodes: NodeStore; objects: ObjectStore; journal?: UploadJournal },
   drive: string,
   files: readonly FileNode[],
   results: readonly PromiseSettledResult<WrittenRecord>[],
@@ -196,6 +197,14 @@ async function undo(
       }
       // A record whose write reply was lost stays: undoing it would drop the file it replaced, which is unknown.
       if (replacedUnknown) return {};
+      // What it replaced is put back, unless the upload that wrote that one has not ended (its journal entry
+      // or session still open): that upload may have withdrawn and answered 409, leaving its bytes for this
+      // very restore, or may yet; either way its file goes with ours, both objects freed.
+      if (replaced?.pending !== undefined && deps.journal && (await deps.journal.isOpen(replaced.pending))) {
+        if (await nodes.removeIfSame(drive, file.path, file.id)) return { ours, replaced: replaced.objectKey };
+        taken.push(file.path);
+        return { replaced: replaced.objectKey };
+      }
       const undone = replaced ? await nodes.restoreIfSame(drive, file.path, file.id, replaced) : await nodes.removeIfSame(drive, file.path, file.id);
       if (undone) return { ours };
       taken.push(file.path);

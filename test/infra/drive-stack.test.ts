@@ -125,7 +125,7 @@ describe('DriveStack', () => {
     const expected: Record<Exclude<keyof DriveStack['functions'], 'dashboard' | 'openapi' | 'sweep' | 'job-worker' | 'consistency-check'>, string[]> = {
       upload: [
         ...['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records
-        ...['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], // the journal, a failure's empty-folder jobs
+        ...['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], // the journal, a failure's empty-folder jobs
         ...['s3:DeleteObject', 's3:PutObject'],
       ],
       download: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 's3:GetObject', 's3:ListBucket'],

@@ -426,6 +426,57 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     await expectNothingOrphaned(objects);
   });
 
+  it('the journal tells an open entry from a closed one (isOpen), by id', async () => {
+    const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
+    const [id] = await journal.open(drive, [{ path: '/j.txt', objectKey: `${drive}/j` }], new Date());
+    expect(await journal.isOpen(id)).toBe(true);
+    await journal.close([id]);
+    expect(await journal.isOpen(id)).toBe(false);
+    expect(await journal.isOpen('journal#never')).toBe(false);
+  });
+
+  it('two uploads to one path that both fail: the later one does not put back the earlier one\'s record after that one answered 409', async () => {
+    const objects = objectStore();
+    const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
+    await ensureFolders(store, drive, ['/t'], 'now');
+    const part = (text: string) => [{ filename: 'u.txt', data: Buffer.from(text) }];
+    let secondAtRecheck!: () => void;
+    const secondWaits = new Promise<void>((resolve) => (secondAtRecheck = resolve));
+    let firstEnded!: () => void;
+    const firstDone = new Promise<void>((resolve) => (firstEnded = resolve));
+    let second: Promise<unknown> | undefined;
+    let firstReads = 0;
+    let secondReads = 0;
+    // The second upload writes its record over the first's, then waits before reading the folders above again.
+    const secondNodes = interceptedStore(async (method) => {
+      if (method === 'getMany' && ++secondReads === 2) {
+        secondAtRecheck();
+        await firstDone;
+      }
+    });
+    // The first upload has written its record; before it reads the folders above again, the second writes over
+    // it, and a move takes /t: the first withdraws (409) finding its record replaced, then the second does.
+    const firstNodes = interceptedStore(async (method) => {
+      if (method === 'getMany' && ++firstReads === 2) {
+        second = uploadFiles({ nodes: secondNodes, objects, journal }, drive, part('second'), [{ path: '/t/u.txt' }]).then(
+          () => 'stored',
+          (error: { code: string }) => error.code,
+        );
+        await secondWaits;
+        await store.markMoving(drive, (await store.get(drive, '/t')) as FolderNode, 'job-x');
+      }
+    });
+    await expect(uploadFiles({ nodes: firstNodes, objects, journal }, drive, part('first'), [{ path: '/t/u.txt' }])).rejects.toMatchObject({ code: 'conflict' });
+    firstEnded();
+    await expect(second).resolves.toBe('conflict');
+    await store.unmarkMoving(drive, (await store.get(drive, '/t')) as FolderNode, 'job-x');
+
+    // Both answered 409: neither's record is there, and neither's bytes.
+    expect(await store.get(drive, '/t/u.txt')).toBeUndefined();
+    expect([...objects.keys]).toEqual([]);
+    await expectNothingOrphaned(objects);
+  });
+
   it('an empty-folder delete killed after its mark: its job removes the folder', async () => {
     const objects = objectStore();
     const jobs = new DynamoJobStore(client, LOCAL_RESOURCES.uploadsTable);

@@ -51,10 +51,6 @@ const op: fc.Arbitrary<Op> = fc.oneof(
  * left out of the generated runs so that the rest stays checked, each pinned by a test below that shows it.
  */
 const KNOWN_GAPS: Record<string, (ops: readonly Op[]) => boolean> = {
-  // Two uploads to one path that both fail: the later one's undo puts back the earlier one's record, after
-  // that upload answered 409.
-  'two failing uploads to one path': (ops) =>
-    ops.some((a, i) => a.kind === 'upload' && ops.some((b, j) => j > i && b.kind === 'upload' && b.paths.some((path) => a.paths.includes(path)))) && ops.some((o) => o.kind === 'move' || o.kind === 'delete'),
 };
 
 const knownGap = (ops: readonly Op[]) => Object.values(KNOWN_GAPS).some((gap) => gap(ops));
@@ -406,12 +402,20 @@ describe('the write-ordering protocol, over generated interleavings', () => {
     await fc.assert(protocolHolds(fc.constant(ops)), { numRuns: 3000, seed: 23 });
   });
 
+  // Gap 6: two uploads to one path that both failed: the later one's undo put back the earlier one's record
+  // (its `previous`) after that upload had answered 409. The undo now asks whether the journal entry that
+  // record names is still open, and if so removes its own record instead, freeing both objects.
+  it('closed gap: two failing uploads to one path', async () => {
+    const ops: Op[] = [{ kind: 'move', from: '/a/b', to: '/a/m', budget: BIG }, { kind: 'upload', paths: ['/a/b/u'] }, { kind: 'upload', paths: ['/a/b/u'] }];
+    expect(knownGap(ops)).toBe(false);
+    await fc.assert(protocolHolds(fc.constant(ops)), { numRuns: 3000, seed: 23 });
+  });
+
   // Each known gap, shown: its requests, in the orders a fixed seed picks, break the protocol. A test here that
   // fails says the gap is fixed: take it out of KNOWN_GAPS and the README, and this test with it.
-  const gaps: [string, Op[], RegExp][] = [
-    ['two failing uploads to one path', [{ kind: 'move', from: '/a/b', to: '/a/m', budget: BIG }, { kind: 'upload', paths: ['/a/b/u'] }, { kind: 'upload', paths: ['/a/b/u'] }], /answered conflict but left/],
-  ];
-  it.each(gaps)('still has the known gap: %s', async (name, ops, symptom) => {
+  const gaps: [string, Op[], RegExp][] = [];
+  // None open now: jest refuses an empty table.
+  if (gaps.length > 0) it.each(gaps)('still has the known gap: %s', async (name, ops, symptom) => {
     expect(KNOWN_GAPS[name](ops)).toBe(true);
     const result = await fc.check(protocolHolds(fc.constant(ops)), { numRuns: 3000, seed: 23, endOnFailure: true });
     expect(result.failed).toBe(true);

@@ -207,6 +207,10 @@ export class MemoryUploadJournal implements UploadJournal {
   async openKeys(): Promise<string[]> {
     return [...this.entries.values()].flatMap((entry) => entry.files.map((file) => file.objectKey));
   }
+
+  async isOpen(id: string): Promise<boolean> {
+    return this.entries.has(id);
+  }
 }
 
 /**
