@@ -43,7 +43,7 @@ export interface FolderNode {
   moving?: string;
   /**
    * Set once a mkdir answered for the folder (it made it, or found it): a writer that made it and then fails
-   * leaves it (`removeIfSame` with `{ unmarked: true }` spares it), as the mkdir promised it is there.
+   * leaves it (`markDeleting` with `{ unmarked: true }` refuses it), as the mkdir promised it is there.
    */
   kept?: true;
 }
@@ -52,8 +52,8 @@ export type DeleteMark = 'recursive' | 'empty';
 
 /**
  * What `NodeStore.removeIfSame` asks of a folder besides its id: `unmarked`, no `deleting`, no `moving` and
- * not `kept` (a writer letting go of a folder it made, which a delete or move may have taken since, or a
- * mkdir answered for); `movingJob`, that
+ * not `kept` (writers letting go of a folder they made now mark it first, `markDeleting` with the same
+ * condition; this one stays for a removal with no look for children); `movingJob`, that
  * job's `moving` mark (a move letting go of a folder it made, which another move of the same folder may have
  * made again with the same id).
  */
