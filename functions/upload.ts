@@ -1,5 +1,6 @@
 import busboy from 'busboy';
 import { guard } from './wiring/guard';
+import { jobs } from './wiring/jobs';
 import { journal } from './wiring/journal';
 import { nodes } from './wiring/nodes';
 import { objects } from './wiring/objects';
@@ -11,7 +12,7 @@ import { baseUrlOf, bodyOf, headerOf } from './http/event';
 import { fileView } from './http/views';
 
 /** POST /drive/upload: multipart `files` (+ optional `metadata`) → the stored Files. */
-export const handler = jsonHandler({ permission: 'upload', guard, stores: { nodes, objects, journal } }, async (event, { caller, drive, stores }) => {
+export const handler = jsonHandler({ permission: 'upload', guard, stores: { nodes, objects, journal, jobs } }, async (event, { caller, drive, stores }) => {
   const form = await parseUploadForm(bodyOf(event), headerOf(event, 'content-type'));
   const files = await uploadFiles(stores, drive, form.parts, form.targets, (path, i) => confine(caller, path, `files[${i}] destination`), {
     replace: mayReplace(caller),

@@ -254,18 +254,22 @@ export class DriveStack extends Stack {
     this.functions = {
       // The write-ordering protocol (functions/core/ports.ts): folders and destinations read in batches, folders
       // made (UpdateItem), records written, folders read again; a failed request undoes its records (DeleteItem,
-      // PutItem) and removes folders nobody used (Query). The journal notes the bytes first (uploads table).
+      // PutItem) and removes folders nobody used as an empty-folder delete does (a job noted and ended in the
+      // uploads table: PutItem, UpdateItem; the folder marked: UpdateItem; Query; DeleteItem). The journal notes
+      // the bytes first (uploads table); a failed upload that replaced a record still pending asks whether that
+      // record's entry is open (GetItem) before it puts it back.
       upload: make('upload')
         .allowTable(nodes, 'BatchGetItem', 'PutItem', 'UpdateItem', 'GetItem', 'DeleteItem', 'Query')
-        .allowTable(uploads, 'PutItem', 'BatchWriteItem')
+        .allowTable(uploads, 'PutItem', 'BatchWriteItem', 'UpdateItem', 'GetItem')
         .allowObjects(bucket, 'PutObject', 'DeleteObject'),
       // ListBucket makes S3 answer a missing key with NoSuchKey rather than AccessDenied, which the download
       // needs to tell a file replaced mid-read (read the record again) from a failure.
       download: make('download').allowTable(nodes, 'GetItem', 'BatchGetItem').allowObjects(bucket, 'GetObject').allowBucket(bucket, 'ListBucket'),
       // BatchGetItem reads the folders above the one listed (a delete may have taken one).
       list: make('list').allowTable(nodes, 'GetItem', 'BatchGetItem', 'Query'),
-      // Query (here and in upload): a failed mkdir -p keeps a folder another upload has stored a file in.
-      'create-folder': make('create-folder').allowTable(nodes, 'BatchGetItem', 'UpdateItem', 'DeleteItem', 'Query'),
+      // Query (here and in upload): a failed mkdir -p keeps a folder another upload has stored a file in; the
+      // folders it removes are marked first under a job (uploads table: PutItem, then UpdateItem to end it).
+      'create-folder': make('create-folder').allowTable(nodes, 'BatchGetItem', 'UpdateItem', 'DeleteItem', 'Query').allowTable(uploads, 'PutItem', 'UpdateItem'),
       // UpdateItem marks folders as being deleted; each record goes by a conditional DeleteItem; a record
       // replaced meanwhile is read again (BatchGetItem).
       // The job is noted (PutItem), advanced and ended (UpdateItem) in the uploads table, and sent on to the worker;
@@ -320,7 +324,7 @@ export class DriveStack extends Stack {
       // upload does, or discards an expired upload. Sessions are claimed (UpdateItem), read when a claim is
       // refused (GetItem), and ended (DeleteItem).
       'complete-upload': make('complete-upload')
-        .allowTable(uploads, 'UpdateItem', 'GetItem', 'DeleteItem')
+        .allowTable(uploads, 'UpdateItem', 'GetItem', 'DeleteItem', 'PutItem')
         .allowTable(nodes, 'BatchGetItem', 'PutItem', 'UpdateItem', 'GetItem', 'DeleteItem', 'Query')
         .allowObjects(bucket, 'ListMultipartUploadParts', 'PutObject', 'GetObject', 'DeleteObject', 'AbortMultipartUpload')
         .allowBucket(bucket, 'ListBucket'),

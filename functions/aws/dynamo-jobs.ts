@@ -157,7 +157,8 @@ function toItem(job: Job): Item {
     status: { S: job.status },
     // `filesDeleted`: the name from before moves, kept so that jobs in flight across an update read on.
     filesDeleted: { N: String(job.files) },
-    ...(job.kind !== 'delete' ? { kind: { S: job.kind }, to: { S: job.to! } } : {}),
+    ...(job.kind !== 'delete' ? { kind: { S: job.kind } } : {}),
+    ...(job.to !== undefined ? { to: { S: job.to } } : {}),
     ...(job.toId ? { toId: { S: job.toId } } : {}),
     createdAt: { S: job.createdAt },
     updatedAt: { S: job.updatedAt },
@@ -171,7 +172,7 @@ function fromItem(item: Item): Job {
     path: item.path.S!,
     folderId: item.folderId.S!,
     status: item.status.S === 'done' ? 'done' : 'running',
-    kind: item.kind?.S === 'move' || item.kind?.S === 'copy' ? item.kind.S : 'delete',
+    kind: item.kind?.S === 'move' || item.kind?.S === 'copy' || item.kind?.S === 'empty' ? item.kind.S : 'delete',
     ...(item.to?.S ? { to: item.to.S } : {}),
     ...(item.toId?.S ? { toId: item.toId.S } : {}),
     ...(item.cursor?.S ? { cursor: item.cursor.S } : {}),

@@ -157,9 +157,14 @@ export class DynamoNodeStore implements NodeStore {
     return writtenIfSame(this.client.send(new PutItemCommand({ TableName: this.table, Item: toItem(drive, previous), ...sameId(id) })));
   }
 
-  async markDeleting(drive: string, folder: FolderNode, mark: DeleteMark): Promise<FolderNode | undefined> {
-    // `recursive` is never downgraded to `empty`: a delete that takes everything stays that delete.
-    const keep = mark === 'empty' ? ' AND (attribute_not_exists(#deleting) OR #deleting = :mark)' : '';
+  async markDeleting(drive: string, folder: FolderNode, mark: DeleteMark, only?: { unmarked: true }): Promise<FolderNode | undefined> {
+    // `recursive` is never downgraded to `empty`: a delete that takes everything stays that delete. A writer
+    // letting go (`unmarked`) takes only a folder nobody else holds, and no mkdir answered for.
+    const keep = only?.unmarked
+      ? ' AND attribute_not_exists(#deleting) AND attribute_not_exists(#kept)'
+      : mark === 'empty'
+        ? ' AND (attribute_not_exists(#deleting) OR #deleting = :mark)'
+        : '';
     try {
       const { Attributes } = await this.client.send(
         new UpdateItemCommand({
@@ -168,7 +173,7 @@ export class DynamoNodeStore implements NodeStore {
           UpdateExpression: 'SET #deleting = :mark',
           // A folder a move has taken is not marked: the delete waits for the move (see `moving`).
           ConditionExpression: `#kind = :folder AND #id = :id AND attribute_not_exists(#moving)${keep}`,
-          ExpressionAttributeNames: { '#kind': 'kind', '#id': 'id', '#deleting': 'deleting', '#moving': 'moving' },
+          ExpressionAttributeNames: { '#kind': 'kind', '#id': 'id', '#deleting': 'deleting', '#moving': 'moving', ...(only?.unmarked ? { '#kept': 'kept' } : {}) },
           ExpressionAttributeValues: { ':folder': { S: 'folder' }, ':id': { S: folder.id }, ':mark': { S: mark } },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -177,6 +182,7 @@ export class DynamoNodeStore implements NodeStore {
       return fromItem(Attributes!) as FolderNode;
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (only?.unmarked) return undefined;
       const held = error.Item ? fromItem(error.Item) : await this.get(drive, folder.path);
       // Marked `recursive` already (that delete has it, and this one joins it), or taken by a move (the caller
       // sees its `moving`).

@@ -1,4 +1,4 @@
-import { type AttributeValue, BatchWriteItemCommand, type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, BatchWriteItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import type { JournalEntry, UploadJournal } from '../core/ports';
 import { BATCH_ATTEMPTS, backoff, chunk, scanAll } from './batches';
@@ -45,6 +45,11 @@ export class DynamoUploadJournal implements UploadJournal {
 
   async due(now: Date): Promise<JournalEntry[]> {
     return (await this.scan()).filter((entry) => Date.parse(entry.sweepAfter) <= now.getTime());
+  }
+
+  async isOpen(id: string): Promise<boolean> {
+    const { Item } = await this.client.send(new GetItemCommand({ TableName: this.table, Key: { [PK]: { S: id } }, ConsistentRead: true, ProjectionExpression: '#pk', ExpressionAttributeNames: { '#pk': PK } }));
+    return Item !== undefined;
   }
 
   async openKeys(): Promise<string[]> {

@@ -12,7 +12,8 @@ import { reachableIn } from './visibility';
 import { type JobKind, MOVE_WAIT_SECONDS, admitJob, handOff, releaseJob } from './background-jobs';
 import { type StepOutcome, outOfTimeIn } from './tree-walk';
 
-export type CopyDeps = { nodes: NodeStore; objects: ObjectStore & ObjectCopier; journal: UploadJournal };
+/** `jobs`: where a failure notes the jobs that remove the folders it made (`removeUnused`). */
+export type CopyDeps = { nodes: NodeStore; objects: ObjectStore & ObjectCopier; journal: UploadJournal; jobs?: JobStore };
 
 /**
  * `POST /drive/copy` of a file: a new file at `to` (a new id, the same bytes copied in S3, server-side),
@@ -82,7 +83,7 @@ export async function acceptCopy(deps: JobDeps, drive: string, from: string, to:
   const now = new Date().toISOString();
   // Made as a writer makes folders, the folders above read again after (a delete may remove them meanwhile).
   // Refused here (a path above taken meanwhile), the job is never written: its place is given back at once.
-  const folders = await makeFolders(deps.nodes, drive, [to], now, () => foldersGone(to)).catch(async (error: unknown) => {
+  const folders = await makeFolders(deps.nodes, drive, [to], now, () => foldersGone(to), { jobs: deps.jobs }).catch(async (error: unknown) => {
     await releaseJob(deps.jobs, { id, drive });
     throw error;
   });
@@ -133,7 +134,7 @@ export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, bu
     }
     try {
       // Empty folders too, as a writer makes them; a file's folders are made by its commit.
-      if (page.folders.length > 0) await makeFolders(deps.nodes, job.drive, page.folders.map((folder) => mapped(folder.path)), new Date().toISOString(), () => foldersGone(job.to!));
+      if (page.folders.length > 0) await makeFolders(deps.nodes, job.drive, page.folders.map((folder) => mapped(folder.path)), new Date().toISOString(), () => foldersGone(job.to!), { jobs: deps.jobs });
     } catch (error) {
       if (error instanceof FolderBeingMoved) return 'waiting';
       if (error instanceof DriveError && error.code === 'conflict') return 'stopped';

@@ -4,7 +4,7 @@ import { conflict, invalid, notFound } from './errors';
 import { ROOT, ancestorsOf } from './paths';
 import type { Job, FileNode, FolderNode, JobQueue, JobStore, NodeStore, ObjectStore } from './ports';
 import { WALK_CONCURRENCY } from './tree';
-import { beingMoved } from './folders';
+import { type EmptyDeps, beingMoved, deleteIfEmpty } from './folders';
 import { reachableIn } from './visibility';
 import { type JobKind, MOVE_WAIT_SECONDS, admitJob, handOff, releaseJob } from './background-jobs';
 import type { PartitionPacer } from './partition-pacer';
@@ -28,7 +28,7 @@ export type DeleteOutcome = { done: true; filesDeleted: number } | { done: false
  */
 export async function deleteFolder(deps: Stores, drive: string, path: string, recursive: boolean): Promise<number> {
   const found = await folderToDelete(deps.nodes, drive, path);
-  if (!recursive) return deleteEmpty(deps.nodes, drive, found);
+  if (!recursive) return deleteEmpty(deps, drive, found);
   const root = await deps.nodes.markDeleting(drive, found, 'recursive');
   if (!root) throw notFound(`folder ${path} does not exist`);
   if (root.deleting !== 'recursive') throw beingMoved(path);
@@ -46,7 +46,7 @@ export async function deleteFolder(deps: Stores, drive: string, path: string, re
  */
 export async function acceptDelete(deps: JobDeps, drive: string, path: string, recursive: boolean, budgetMs: number): Promise<DeleteOutcome> {
   const found = await folderToDelete(deps.nodes, drive, path);
-  if (!recursive) return { done: true, filesDeleted: await deleteEmpty(deps.nodes, drive, found) };
+  if (!recursive) return { done: true, filesDeleted: await deleteEmpty(deps, drive, found) };
   // The id first: its place among the drive's running jobs is reserved under it, before any write.
   const id = randomUUID();
   await admitJob(deps.jobs, { id, drive });
@@ -119,20 +119,21 @@ async function folderToDelete(nodes: NodeStore, drive: string, path: string): Pr
   return found;
 }
 
-/** Deletes `folder` if it has no children; a `409` if it has, with the folder left as it was. */
-async function deleteEmpty(nodes: NodeStore, drive: string, folder: FolderNode): Promise<number> {
+/**
+ * Deletes `folder` if it has no children (`deleteIfEmpty`: a job noted, the folder marked `empty`, its children
+ * looked for, then removed or unmarked); a `409` if it has, with the folder left as it was.
+ */
+async function deleteEmpty(deps: EmptyDeps, drive: string, folder: FolderNode): Promise<number> {
   const inProgress = () => conflict(`folder ${folder.path} is being deleted with everything in it; pass recursive=true to finish that delete`, [folder.path]);
   if (folder.deleting === 'recursive') throw inProgress();
-  const marked = await nodes.markDeleting(drive, folder, 'empty');
-  if (!marked) throw notFound(`folder ${folder.path} does not exist`);
-  if (marked.deleting === 'recursive') throw inProgress();
-  if (marked.deleting === undefined) throw beingMoved(folder.path);
-  // Marked before looking: a writer that stores into it now reads the mark after its write and withdraws.
-  if (await nodes.hasChildren(drive, folder.path)) {
-    await nodes.unmarkDeleting(drive, marked);
-    throw conflict(`folder ${folder.path} is not empty; pass recursive=true to delete it and everything in it`, [folder.path]);
+  const { outcome, marked } = await deleteIfEmpty(deps, drive, folder);
+  if (outcome === 'refused') {
+    if (!marked) throw notFound(`folder ${folder.path} does not exist`);
+    if (marked.deleting === 'recursive') throw inProgress();
+    throw beingMoved(folder.path);
   }
-  if (!(await nodes.removeFolder(drive, marked))) throw notFound(`folder ${folder.path} does not exist`);
+  if (outcome === 'has children') throw conflict(`folder ${folder.path} is not empty; pass recursive=true to delete it and everything in it`, [folder.path]);
+  if (outcome === 'gone') throw notFound(`folder ${folder.path} does not exist`);
   return 0;
 }
 

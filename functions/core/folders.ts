@@ -3,7 +3,8 @@ import { cleanUp } from './clean-up';
 import { settleLimit } from './concurrency';
 import { DriveError, conflict } from './errors';
 import { ROOT, ancestorsOf, parentOf } from './paths';
-import type { DriveNode, FolderNode, NodeStore } from './ports';
+import type { DriveNode, FolderNode, Job, JobStore, NodeStore } from './ports';
+import type { JobKind } from './background-jobs';
 import { byDepth, depthOf } from './tree';
 import { type FolderState, folderState } from './protocol/states';
 
@@ -39,9 +40,10 @@ export async function ensureFolders(
   alsoRead: readonly string[] = [],
   /**
    * `keep`: a path of `paths` the caller answers for (a mkdir's): found there, made by another request, the
-   * folder is noted `kept`, so that that request, failing, leaves it (`removeUnused`).
+   * folder is noted `kept`, so that that request, failing, leaves it (`removeUnused`). `jobs`: where a
+   * failure that removes what it made notes its `empty` jobs (`deleteIfEmpty`).
    */
-  options: { keep?: string } = {},
+  options: { keep?: string; jobs?: JobStore } = {},
 ): Promise<{ folders: Map<string, FolderNode>; created: FolderNode[]; read: Map<string, DriveNode> }> {
   const wanted = [...new Set(paths.flatMap((path) => (path === ROOT ? [] : [...ancestorsOf(path), path])))].filter((path) => path !== ROOT);
   const found = await nodes.getMany(drive, [...wanted, ...alsoRead]);
@@ -75,7 +77,7 @@ export async function ensureFolders(
       folders.set(keep, usable(held ?? { kind: 'file', path: keep }, paths));
     }
   } catch (error) {
-    await removeUnused(nodes, drive, created);
+    await removeUnused({ nodes, jobs: options.jobs }, drive, created);
     throw error;
   }
   return { folders, created, read: found };
@@ -96,14 +98,14 @@ export async function makeFolders(
   paths: readonly string[],
   now: string,
   gone: () => Error,
-  /** A path the caller answers for (see `ensureFolders`). */
-  options: { keep?: string } = {},
+  /** A path the caller answers for, and where a failure notes its jobs (see `ensureFolders`). */
+  options: { keep?: string; jobs?: JobStore } = {},
 ): Promise<Map<string, FolderNode>> {
   for (let attempt = 1; ; attempt++) {
     const { folders, created } = await ensureFolders(nodes, drive, paths, now, [], options);
     const { missing, deleting, moving } = await recheckFolders(nodes, drive, paths.map(parentOf));
     if (deleting.length > 0 || moving.length > 0) {
-      await removeUnused(nodes, drive, created);
+      await removeUnused({ nodes, jobs: options.jobs }, drive, created);
       throw deleting.length > 0 ? beingDeleted(deleting[0]) : beingMoved(moving[0]);
     }
     if (missing.length === 0) return folders;
@@ -143,20 +145,74 @@ function usable(node: DriveNode | { kind: 'file'; path: string }, asked: readonl
 }
 
 /**
- * Removes folders a failed request created, deepest first, where each still is ours and unmarked: a folder a
- * delete or a move has taken since is theirs to finish (a move has made a marked copy of it, which only its
- * own walk unmarks). A writer that stored into one meanwhile reads its folder again after its write
- * (protocol/README.md, "Writers"): finding it gone, it makes it again. Puts one back at once if children are
- * seen, to spare that writer the work.
+ * Removes folders a failed request created, deepest first, as an empty-folder delete removes a folder
+ * (`deleteIfEmpty`, protocol/README.md, "Writers", step 6): each only while it is ours, unmarked and not
+ * `kept` (a folder a delete or a move has taken since is theirs to finish, one a mkdir answered for stays),
+ * marked `empty` before its children are looked for, so that a writer storing into it meanwhile either is
+ * seen or sees the mark after its write and withdraws. The first folder found with children stops it: the
+ * folders above hold that one. Failure paths only.
  */
-export async function removeUnused(nodes: NodeStore, drive: string, created: readonly FolderNode[]): Promise<void> {
+export async function removeUnused(deps: EmptyDeps, drive: string, created: readonly FolderNode[]): Promise<void> {
   await cleanUp(async () => {
     for (const folder of [...created].sort((a, b) => depthOf(b.path) - depthOf(a.path))) {
-      if (!(await nodes.removeIfSame(drive, folder.path, folder.id, { unmarked: true }))) continue;
-      if (await nodes.hasChildren(drive, folder.path)) {
-        await nodes.createFolder(drive, folder);
-        break;
-      }
+      const { outcome } = await deleteIfEmpty(deps, drive, folder, { unmarked: true });
+      if (outcome === 'has children') break;
     }
   });
 }
+
+/** What `deleteIfEmpty` uses: without `jobs` (fsck's repair, which is run again), no job is noted. */
+export type EmptyDeps = { nodes: NodeStore; jobs?: JobStore };
+
+/**
+ * Removes `folder` if it has no children (protocol/README.md, "An empty-folder delete"): notes a job (kind
+ * `empty`) **before** the mark, so that a request dying after it leaves the job to finish it; marks the folder
+ * `empty`; looks for children; removes it (none) or clears the mark (some); ends the job. Answers how it went,
+ * and the folder as the mark found it (`refused`: not there, or held by a move or a recursive delete, or, with
+ * `unmarked`, by anything).
+ */
+export async function deleteIfEmpty(
+  deps: EmptyDeps,
+  drive: string,
+  folder: FolderNode,
+  only: { unmarked?: true } = {},
+): Promise<{ outcome: 'removed' | 'has children' | 'refused' | 'gone'; marked?: FolderNode }> {
+  const { nodes, jobs } = deps;
+  const now = new Date().toISOString();
+  const job: Job = { id: randomUUID(), drive, kind: 'empty', path: folder.path, folderId: folder.id, status: 'running', files: 0, createdAt: now, updatedAt: now };
+  if (jobs) await jobs.create(job);
+  // A job left running by a failed end is finished by its step, which finds the folder no longer marked.
+  const end = () => cleanUp(async () => jobs && (await jobs.finish(job.id, 0)));
+  const marked = await nodes.markDeleting(drive, folder, 'empty', only.unmarked ? { unmarked: true } : undefined);
+  if (marked?.deleting !== 'empty') {
+    await end();
+    return { outcome: 'refused', marked };
+  }
+  // Marked before looking: a writer that stores into it now reads the mark after its write and withdraws.
+  const outcome = await finishEmpty(nodes, drive, marked);
+  await end();
+  return { outcome, marked };
+}
+
+/** The end of an empty-folder delete of the folder `marked` (marked `empty`): removed, or its mark cleared. */
+async function finishEmpty(nodes: NodeStore, drive: string, marked: FolderNode): Promise<'removed' | 'has children' | 'gone'> {
+  if (await nodes.hasChildren(drive, marked.path)) {
+    await nodes.unmarkDeleting(drive, marked);
+    return 'has children';
+  }
+  return (await nodes.removeFolder(drive, marked)) ? 'removed' : 'gone';
+}
+
+/**
+ * The step of an `empty` job whose request died after its mark (`advanceJob` runs it once the sweep sends
+ * the job on): the folder still marked `empty` with the job's id goes if it has no children, else its mark
+ * is cleared, as the request would have. A folder not so marked was finished (or never marked): done.
+ */
+export const emptyJob: JobKind<{ nodes: NodeStore }> = {
+  step: async (deps, job) => {
+    const found = await deps.nodes.get(job.drive, job.path);
+    if (found?.kind === 'folder' && found.id === job.folderId && found.deleting === 'empty') await finishEmpty(deps.nodes, job.drive, found);
+    return 'done';
+  },
+  ended: () => undefined,
+};

@@ -1,6 +1,7 @@
 import type { JobKind } from './background-jobs';
 import { copyJob } from './copy';
 import { deleteJob } from './delete-folder';
+import { emptyJob } from './folders';
 import { type MoveDeps, moveJob } from './move';
 import type { Job, JobStore, ObjectCopier } from './ports';
 
@@ -12,4 +13,5 @@ export const JOB_KINDS: Record<Job['kind'], JobKind<JobStepDeps>> = {
   delete: deleteJob,
   move: moveJob,
   copy: copyJob,
+  empty: emptyJob,
 };

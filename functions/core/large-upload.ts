@@ -4,7 +4,7 @@ import { contentTypeFor } from './content-type';
 import { type Caller, withinPrefix } from './access';
 import { DriveError, conflict, invalid, notFound } from './errors';
 import { ROOT, nameOf, parentOf } from './paths';
-import type { FileNode, MultipartStore, NodeStore, ObjectStore, StoredPart, UploadSession, UploadSessionStore } from './ports';
+import type { FileNode, JobStore, MultipartStore, NodeStore, ObjectStore, StoredPart, UploadSession, UploadSessionStore } from './ports';
 import { RecordTaken, commitFiles } from './upload';
 import { FolderBeingMoved } from './folders';
 import { multipartEtag, partSizeFor, unquote } from './multipart-rules';
@@ -35,6 +35,8 @@ export interface LargeUploadDeps {
   objects: ObjectStore;
   parts: MultipartStore;
   sessions: UploadSessionStore;
+  /** Where a failed completion notes the jobs that remove the folders it made (`removeUnused`). */
+  jobs?: JobStore;
 }
 
 export interface LargeUploadLimits {

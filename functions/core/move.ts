@@ -15,7 +15,8 @@ const ATTEMPTS = 3;
 /** File moves in flight at once in a folder move: each is its own transaction. */
 const MOVE_CONCURRENCY = 16;
 
-export type MoveDeps = { nodes: NodeStore; records: FileRecords; objects: ObjectStore; journal: UploadJournal };
+/** `jobs`: where a failure notes the jobs that remove the folders it made (`removeUnused`). */
+export type MoveDeps = { nodes: NodeStore; records: FileRecords; objects: ObjectStore; journal: UploadJournal; jobs?: JobStore };
 type JobDeps = MoveDeps & { jobs: JobStore; queue: JobQueue };
 
 /** What a move request gets: the node at its new path, or a job that goes on after it (`202`). */
@@ -71,7 +72,7 @@ async function moveFile(deps: MoveDeps, drive: string, from: string, to: string,
     if (target?.kind === 'folder') throw conflict(`${to} is a folder; a file cannot replace a folder`, [to]);
     if (target && !overwrite) throw conflict(`${to} is taken; pass "overwrite": true to replace the file there`, [to]);
 
-    const { folders, created } = await ensureFolders(nodes, drive, [parentOf(to)], source.createdAt);
+    const { folders, created } = await ensureFolders(nodes, drive, [parentOf(to)], source.createdAt, [], { jobs: deps.jobs });
     const sourceParent = read.get(parentOf(from));
     const outcome = await deps.records.move(drive, source, to, {
       sourceParent: sourceParent?.kind === 'folder' ? sourceParent : undefined,
@@ -88,7 +89,7 @@ async function moveFile(deps: MoveDeps, drive: string, from: string, to: string,
       const { pending: _, ...moved } = { ...source, path: to };
       return moved;
     }
-    await removeUnused(nodes, drive, created);
+    await removeUnused(deps, drive, created);
     if (outcome.changed === 'pending') throw conflict(`${from} is still being stored by the upload that wrote it; try again in a minute`, [from]);
   }
   throw conflict(`${from} or ${to} changed ${ATTEMPTS} times while the move was being made; try again`, [from, to]);
@@ -109,7 +110,7 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
 
   const now = new Date().toISOString();
   // Refused here (a path above taken meanwhile), the job is never written: its place is given back at once.
-  const { created } = await ensureFolders(deps.nodes, drive, [parentOf(to)], now).catch(async (error: unknown) => {
+  const { created } = await ensureFolders(deps.nodes, drive, [parentOf(to)], now, [], { jobs: deps.jobs }).catch(async (error: unknown) => {
     await releaseJob(deps.jobs, { id, drive });
     throw error;
   });
@@ -122,7 +123,7 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
     // Only while this job's mark is on it: another move of the same folder to the same path makes its
     // destination with the same id, and it is that move's.
     await cleanUp(() => deps.nodes.removeIfSame(drive, to, source.id, { movingJob: job.id }));
-    await removeUnused(deps.nodes, drive, created);
+    await removeUnused(deps, drive, created);
     await deps.jobs.finish(job.id, 0, 'stopped');
     await releaseJob(deps.jobs, job);
     throw error;
@@ -137,6 +138,8 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
   if (above.deleting.length > 0) return refuse(beingDeleted(above.deleting[0]));
   if (above.moving.length > 0) return refuse(beingMoved(above.moving[0]));
   if (above.missing.length > 0) return refuse(conflict(`the folders above ${to} were deleted while the move began; try again`, [to]));
+  // Past that read: a step of a job whose request died before this note reads above both ends itself.
+  await deps.jobs.advanced(job.id, 0, MOVE_READ_ABOVE);
 
   const outOfTime = outOfTimeIn(budgetMs);
   let moved = 0;
@@ -206,11 +209,28 @@ export async function moveStep(deps: MoveDeps & { jobs: JobStore }, job: Job, bu
     }
   }
   if (destination?.kind !== 'folder' || destination.id !== job.folderId || destination.moving !== job.id) return stop();
+  if (job.cursor !== MOVE_READ_ABOVE) {
+    // The request made the destination and died before its read of the folders above both ends (or before
+    // noting it passed): read now, as the request does. A delete or another move that took a folder above
+    // meanwhile would otherwise wait for this move while it waits for them (two moves, each into the
+    // other's source). Refused, the move stops as the request would have: nothing was moved yet, so the
+    // destination goes (unmarked, were anything in it), then the source's mark.
+    const above = await recheckFolders(nodes, job.drive, [parentOf(job.path), parentOf(job.to!)]);
+    if (above.missing.length + above.deleting.length + above.moving.length > 0) {
+      if (await nodes.hasChildren(job.drive, destination.path)) await unmarkTree(nodes, job, destination);
+      else await nodes.removeIfSame(job.drive, destination.path, job.folderId, { movingJob: job.id });
+      return stop();
+    }
+    await deps.jobs.advanced(job.id, 0, MOVE_READ_ABOVE);
+  }
   const outcome = await drainMove(deps, job, source, destination, { outOfTime: outOfTimeIn(budgetMs), mustProgress: true, counted: (files) => deps.jobs.advanced(job.id, files) });
   if (outcome === 'done') await finishMove(deps, job, source, destination);
   if (outcome === 'stopped') await clearMarks(deps.nodes, job, source, destination);
   return outcome;
 }
+
+/** What a move notes in its job's `cursor` once the folders above both ends were read after its marks. */
+export const MOVE_READ_ABOVE = 'read-above';
 
 /** Folder moves as the worker runs them. */
 export const moveJob: JobKind<MoveDeps & { jobs: JobStore }> = { step: moveStep, ended: (outcome) => (outcome === 'done' ? 'moved' : 'stopped') };

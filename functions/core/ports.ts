@@ -43,7 +43,7 @@ export interface FolderNode {
   moving?: string;
   /**
    * Set once a mkdir answered for the folder (it made it, or found it): a writer that made it and then fails
-   * leaves it (`removeIfSame` with `{ unmarked: true }` spares it), as the mkdir promised it is there.
+   * leaves it (`markDeleting` with `{ unmarked: true }` refuses it), as the mkdir promised it is there.
    */
   kept?: true;
 }
@@ -52,8 +52,8 @@ export type DeleteMark = 'recursive' | 'empty';
 
 /**
  * What `NodeStore.removeIfSame` asks of a folder besides its id: `unmarked`, no `deleting`, no `moving` and
- * not `kept` (a writer letting go of a folder it made, which a delete or move may have taken since, or a
- * mkdir answered for); `movingJob`, that
+ * not `kept` (writers letting go of a folder they made now mark it first, `markDeleting` with the same
+ * condition; this one stays for a removal with no look for children); `movingJob`, that
  * job's `moving` mark (a move letting go of a folder it made, which another move of the same folder may have
  * made again with the same id).
  */
@@ -113,9 +113,11 @@ export interface NodeStore {
   /**
    * Marks the folder `folder` (by id) as taken by a delete (`recursive` wins over `empty`); returns it as
    * marked, or undefined if that folder is no longer there. A folder a move has taken is returned unmarked,
-   * with its `moving`: the delete must wait for the move.
+   * with its `moving`: the delete must wait for the move. With `{ unmarked: true }` (a writer letting go of
+   * a folder it made), only a folder with no `deleting`, no `moving` and not `kept` is marked; any other
+   * answers undefined.
    */
-  markDeleting(drive: string, folder: FolderNode, mark: DeleteMark): Promise<FolderNode | undefined>;
+  markDeleting(drive: string, folder: FolderNode, mark: DeleteMark, only?: { unmarked: true }): Promise<FolderNode | undefined>;
   /**
    * Marks the folder `folder` (by id) as taken by the move `job`, unless a delete or another move has it;
    * returns it as marked, or undefined.
@@ -211,6 +213,11 @@ export interface UploadJournal {
   due(now: Date): Promise<JournalEntry[]>;
   /** The object keys every open entry names (fsck counts them in flight, not orphaned). */
   openKeys(): Promise<string[]>;
+  /**
+   * Whether the uploads table still holds an item under `id`: an open journal entry, or a large upload's
+   * session (what a record's `pending` names). Asked only on an upload's failure path.
+   */
+  isOpen(id: string): Promise<boolean>;
 }
 
 /**
@@ -224,16 +231,23 @@ export interface Job {
   drive: string;
   /**
    * `delete`: everything in `path` goes. `move`: the folder at `path`, with everything in it, goes to `to`.
-   * `copy`: everything in `path` is copied below `to`.
+   * `copy`: everything in `path` is copied below `to`. `empty`: the folder at `path` (`folderId`) goes if it
+   * has no children, as an empty-folder delete (or a writer letting go of a folder it made) marked it `empty`;
+   * else its mark is cleared (noted before the mark, so that a request dying after it leaves the job to
+   * finish it; never shown to clients, whose requests answer at once).
    */
-  kind: 'delete' | 'move' | 'copy';
+  kind: 'delete' | 'move' | 'copy' | 'empty';
   /** The folder the job works on, and the id of the folder it marked there. */
   path: string;
   folderId: string;
   /** A move's or copy's destination (where a moved folder keeps its id), and the id of the folder a copy made there. */
   to?: string;
   toId?: string;
-  /** How far a copy has gone: the last path below `path` it copied, in the listing's order. */
+  /**
+   * How far a copy has gone: the last path below `path` it copied, in the listing's order. A move notes
+   * `MOVE_READ_ABOVE` here once its request has read the folders above both ends after its marks: a step of a
+   * move without it reads them itself (protocol/README.md, "A folder move", step 5).
+   */
   cursor?: string;
   status: 'running' | 'done';
   /** Files deleted (or moved) so far; at the end, all of them. */

@@ -6,7 +6,7 @@ import { DriveError, badRequest, conflict, invalid } from './errors';
 import { beingDeleted, beingMoved, ensureFolders, recheckFolders, removeUnused } from './folders';
 import { ROOT, ancestorsOf, childPath, joinPath, nameOf, parentOf, parseName, parsePath } from './paths';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
-import type { DriveNode, FileNode, FolderNode, NodeStore, ObjectStore, PutFileResult, UploadJournal } from './ports';
+import type { DriveNode, FileNode, FolderNode, JobStore, NodeStore, ObjectStore, PutFileResult, UploadJournal } from './ports';
 import { cleanUp } from './clean-up';
 
 /** One `files` part of an upload. */
@@ -38,8 +38,12 @@ const WRITE_CONCURRENCY = 8;
  * destination is replaced; its old bytes are deleted only once every new record is written.
  */
 export async function uploadFiles(
-  /** `journal`: without one, bytes an interrupted upload leaves are orphans until fsck --repair. */
-  deps: { nodes: NodeStore; objects: ObjectStore; journal?: UploadJournal },
+  /**
+   * `journal`: without one, bytes an interrupted upload leaves are orphans until fsck --repair. `jobs`: where
+   * a failed upload notes the jobs that remove the folders it made (`removeUnused`); without one, a request
+   * dying as it removes them leaves a folder marked until fsck --repair.
+   */
+  deps: { nodes: NodeStore; objects: ObjectStore; journal?: UploadJournal; jobs?: JobStore },
   drive: string,
   parts: readonly UploadPart[],
   targets: readonly UploadTarget[] | undefined,
@@ -96,7 +100,8 @@ const FOLDER_ATTEMPTS = 3;
  * and throws.
  */
 export async function commitFiles(
-  deps: { nodes: NodeStore; objects: ObjectStore },
+  /** `journal`: asked, on a failure only, whether the upload of a record this one replaced is still open (see `undo`). */
+  deps: { nodes: NodeStore; objects: ObjectStore; jobs?: JobStore; journal?: UploadJournal },
   drive: string,
   files: readonly FileNode[],
   options: { keepBytes?: boolean; replace?: boolean } = {},
@@ -111,7 +116,7 @@ export async function commitFiles(
     for (let attempt = 1; ; attempt++) {
       // The first pass also reads what stands at each destination: a folder there fails the upload before
       // any write, and a failed write is judged against it (see writeRecord).
-      const ensured = await ensureFolders(nodes, drive, parents, now, attempt === 1 ? files.map((file) => file.path) : []);
+      const ensured = await ensureFolders(nodes, drive, parents, now, attempt === 1 ? files.map((file) => file.path) : [], { jobs: deps.jobs });
       created.push(...ensured.created);
       if (attempt === 1) {
         const blocked = files.find((file) => ensured.read.get(file.path)?.kind === 'folder' || (options.replace === false && ensured.read.has(file.path)));
@@ -131,7 +136,7 @@ export async function commitFiles(
     }
   } catch (error) {
     const taken = await undo(deps, drive, files, results, options);
-    await removeUnused(nodes, drive, created);
+    await removeUnused(deps, drive, created);
     // Bytes kept for another try are not ours to keep once another request took the record that held them.
     if (options.keepBytes && taken.length > 0) throw new RecordTaken(taken[0]);
     throw error;
@@ -160,7 +165,7 @@ export class RecordTaken extends DriveError {
  * Returns the paths whose record another request had taken before the undo reached it.
  */
 async function undo(
-  deps: { nodes: NodeStore; objects: ObjectStore },
+  deps: { nodes: NodeStore; objects: ObjectStore; journal?: UploadJournal },
   drive: string,
   files: readonly FileNode[],
   results: readonly PromiseSettledResult<WrittenRecord>[],
@@ -192,6 +197,14 @@ async function undo(
       }
       // A record whose write reply was lost stays: undoing it would drop the file it replaced, which is unknown.
       if (replacedUnknown) return {};
+      // What it replaced is put back, unless the upload that wrote that one has not ended (its journal entry
+      // or session still open): that upload may have withdrawn and answered 409, leaving its bytes for this
+      // very restore, or may yet; either way its file goes with ours, both objects freed.
+      if (replaced?.pending !== undefined && deps.journal && (await deps.journal.isOpen(replaced.pending))) {
+        if (await nodes.removeIfSame(drive, file.path, file.id)) return { ours, replaced: replaced.objectKey };
+        taken.push(file.path);
+        return { replaced: replaced.objectKey };
+      }
       const undone = replaced ? await nodes.restoreIfSame(drive, file.path, file.id, replaced) : await nodes.removeIfSame(drive, file.path, file.id);
       if (undone) return { ours };
       taken.push(file.path);

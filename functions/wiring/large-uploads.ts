@@ -4,6 +4,7 @@ import { setting } from '../config';
 import type { LargeUploadDeps, LargeUploadLimits } from '../core/large-upload';
 import { MAX_UPLOAD_EXPIRY_SECONDS, S3_MAX_OBJECT_BYTES } from '../core/large-upload';
 import { dynamodb } from './dynamodb';
+import { jobs } from './jobs';
 import { nodes } from './nodes';
 import { bucket, objects, s3 } from './objects';
 import { signer } from './signer';
@@ -13,6 +14,7 @@ export const largeUploads: LargeUploadDeps = {
   objects,
   parts: new S3MultipartStore(s3, bucket, signer),
   sessions: new DynamoUploadSessions(dynamodb, setting('uploadsTable')),
+  jobs,
 };
 
 /**

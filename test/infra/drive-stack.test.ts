@@ -125,12 +125,15 @@ describe('DriveStack', () => {
     const expected: Record<Exclude<keyof DriveStack['functions'], 'dashboard' | 'openapi' | 'sweep' | 'job-worker' | 'consistency-check'>, string[]> = {
       upload: [
         ...['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records
-        ...['dynamodb:BatchWriteItem', 'dynamodb:PutItem'], // the journal
+        ...['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], // the journal, a failure's empty-folder jobs
         ...['s3:DeleteObject', 's3:PutObject'],
       ],
       download: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 's3:GetObject', 's3:ListBucket'],
       list: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'],
-      'create-folder': ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+      'create-folder': [
+        ...['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // folders
+        ...['dynamodb:PutItem', 'dynamodb:UpdateItem'], // a failure's empty-folder jobs
+      ],
       'delete-folder': [
         ...['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'], // the tree
         ...['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem', ...SEND], // the job, and the drive's background jobs
@@ -152,7 +155,7 @@ describe('DriveStack', () => {
       'start-upload': ['dynamodb:GetItem', 'dynamodb:PutItem', 's3:AbortMultipartUpload', 's3:PutObject'],
       'upload-parts': ['dynamodb:GetItem', 's3:PutObject'],
       'complete-upload': [
-        ...['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], // sessions
+        ...['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'], // sessions, a failure's empty-folder jobs
         ...['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records
         ...['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:ListMultipartUploadParts', 's3:PutObject'],
       ],

@@ -9,12 +9,13 @@ import { DynamoJobStore } from '../../functions/aws/dynamo-jobs';
 import { deleteFiles } from '../../functions/core/delete-files';
 import { openFile } from '../../functions/core/download';
 import { Readable } from 'node:stream';
+import { createFolder } from '../../functions/core/create-folder';
 import { ensureFolders } from '../../functions/core/folders';
 import { listFolder, listPage } from '../../functions/core/list-folder';
 import { commitFiles, uploadFiles } from '../../functions/core/upload';
 import { completeUpload, startUpload } from '../../functions/core/large-upload';
 import { ROOT, parentOf } from '../../functions/core/paths';
-import type { Job, DriveNode, FileNode, FileRecords, JobStore, ObjectCopier, MultipartStore, NodeStore, ObjectStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
+import type { Job, DriveNode, FileNode, FolderNode, FileRecords, JobStore, ObjectCopier, MultipartStore, NodeStore, ObjectStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
 import { LOCAL_REGION, LOCAL_RESOURCES } from '../../lib/local/emulators';
 import { useEmbeddedDynamo } from '../support/embedded-dynamo';
 
@@ -374,6 +375,113 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     await expect(advanceJob({ nodes: store, objects, jobs, queue, records, journal: new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable) }, job.id, drive, 60_000)).resolves.toMatchObject({ status: 'done', files: 2 });
     expect(await store.get(drive, '/early')).toBeUndefined();
     expect(objects.keys.size).toBe(0);
+    await expectNothingOrphaned(objects);
+  });
+
+  it('a failed mkdir killed as it removes a folder it made, which an upload stored into: the file keeps its folder, and the job clears the mark', async () => {
+    const objects = objectStore();
+    const jobs = new DynamoJobStore(client, LOCAL_RESOURCES.uploadsTable);
+    const queue = { send: async () => undefined };
+    await upload(store, objects, [file('/p/x.txt')]);
+    const dying = mortal(store, objects);
+    let reads = 0;
+    const nodes = interceptedStore(
+      async (method) => {
+        // The mkdir made /p/q/r; before it reads the folders above again, an upload stores into /p/q/r (and
+        // answers 200), and an empty-folder delete of /p marks it: the mkdir withdraws.
+        if (method === 'getMany' && ++reads === 2) {
+          await upload(store, objects, [file('/p/q/r/u.txt')]);
+          await store.markDeleting(drive, (await store.get(drive, '/p')) as FolderNode, 'empty');
+        }
+        // Killed before it looks for children in the folder it lets go of.
+        if (method === 'hasChildren') dying.kill();
+      },
+      () => undefined,
+      dying.nodes,
+    );
+    await expect(createFolder(nodes, drive, '/p/q/r', jobs)).rejects.toMatchObject({ code: 'conflict' });
+    // The delete of /p found children and gave up.
+    await store.unmarkDeleting(drive, (await store.get(drive, '/p')) as FolderNode);
+
+    // Marked, not removed: the upload's file keeps its folder.
+    expect(await store.get(drive, '/p/q/r')).toMatchObject({ kind: 'folder', deleting: 'empty' });
+    expect(await store.get(drive, '/p/q/r/u.txt')).toMatchObject({ kind: 'file' });
+    const [job] = (await jobs.stalled(new Date('9999-12-31T00:00:00.000Z'))).filter((one) => one.drive === drive && one.path === '/p/q/r');
+    expect(job).toMatchObject({ kind: 'empty', status: 'running' });
+    await expect(advanceJob({ nodes: store, objects, jobs, queue, records, journal: new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable) }, job.id, drive, 60_000)).resolves.toMatchObject({ status: 'done' });
+    expect((await store.get(drive, '/p/q/r')) as FolderNode).not.toHaveProperty('deleting');
+    expect((await expectEveryParentAFolder()).map((node) => node.path).sort()).toEqual(['/p', '/p/q', '/p/q/r', '/p/q/r/u.txt', '/p/x.txt']);
+    await expectNothingOrphaned(objects);
+  });
+
+  it('the journal tells an open entry from a closed one (isOpen), by id', async () => {
+    const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
+    const [id] = await journal.open(drive, [{ path: '/j.txt', objectKey: `${drive}/j` }], new Date());
+    expect(await journal.isOpen(id)).toBe(true);
+    await journal.close([id]);
+    expect(await journal.isOpen(id)).toBe(false);
+    expect(await journal.isOpen('journal#never')).toBe(false);
+  });
+
+  it('two uploads to one path that both fail: the later one does not put back the earlier one\'s record after that one answered 409', async () => {
+    const objects = objectStore();
+    const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
+    await ensureFolders(store, drive, ['/t'], 'now');
+    const part = (text: string) => [{ filename: 'u.txt', data: Buffer.from(text) }];
+    let secondAtRecheck!: () => void;
+    const secondWaits = new Promise<void>((resolve) => (secondAtRecheck = resolve));
+    let firstEnded!: () => void;
+    const firstDone = new Promise<void>((resolve) => (firstEnded = resolve));
+    let second: Promise<unknown> | undefined;
+    let firstReads = 0;
+    let secondReads = 0;
+    // The second upload writes its record over the first's, then waits before reading the folders above again.
+    const secondNodes = interceptedStore(async (method) => {
+      if (method === 'getMany' && ++secondReads === 2) {
+        secondAtRecheck();
+        await firstDone;
+      }
+    });
+    // The first upload has written its record; before it reads the folders above again, the second writes over
+    // it, and a move takes /t: the first withdraws (409) finding its record replaced, then the second does.
+    const firstNodes = interceptedStore(async (method) => {
+      if (method === 'getMany' && ++firstReads === 2) {
+        second = uploadFiles({ nodes: secondNodes, objects, journal }, drive, part('second'), [{ path: '/t/u.txt' }]).then(
+          () => 'stored',
+          (error: { code: string }) => error.code,
+        );
+        await secondWaits;
+        await store.markMoving(drive, (await store.get(drive, '/t')) as FolderNode, 'job-x');
+      }
+    });
+    await expect(uploadFiles({ nodes: firstNodes, objects, journal }, drive, part('first'), [{ path: '/t/u.txt' }])).rejects.toMatchObject({ code: 'conflict' });
+    firstEnded();
+    await expect(second).resolves.toBe('conflict');
+    await store.unmarkMoving(drive, (await store.get(drive, '/t')) as FolderNode, 'job-x');
+
+    // Both answered 409: neither's record is there, and neither's bytes.
+    expect(await store.get(drive, '/t/u.txt')).toBeUndefined();
+    expect([...objects.keys]).toEqual([]);
+    await expectNothingOrphaned(objects);
+  });
+
+  it('an empty-folder delete killed after its mark: its job removes the folder', async () => {
+    const objects = objectStore();
+    const jobs = new DynamoJobStore(client, LOCAL_RESOURCES.uploadsTable);
+    const queue = { send: async () => undefined };
+    await ensureFolders(store, drive, ['/e/mpty'], 'now');
+    const dying = mortal(store, objects);
+    const killedAfterMark = interceptedStore(() => undefined, (method) => (method === 'markDeleting' ? dying.kill() : undefined), dying.nodes);
+    await expect(acceptDelete({ nodes: killedAfterMark, objects: dying.objects, jobs, queue }, drive, '/e/mpty', false, 60_000)).rejects.toThrow('killed');
+    // Marked until the job's step: writers into it are refused meanwhile.
+    expect(await store.get(drive, '/e/mpty')).toMatchObject({ deleting: 'empty' });
+    await expect(upload(store, objects, [file('/e/mpty/late.txt')])).rejects.toMatchObject({ code: 'conflict' });
+
+    const [job] = (await jobs.stalled(new Date('9999-12-31T00:00:00.000Z'))).filter((one) => one.drive === drive && one.path === '/e/mpty');
+    expect(job).toMatchObject({ kind: 'empty', status: 'running' });
+    await expect(advanceJob({ nodes: store, objects, jobs, queue, records, journal: new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable) }, job.id, drive, 60_000)).resolves.toMatchObject({ status: 'done' });
+    expect(await store.get(drive, '/e/mpty')).toBeUndefined();
+    expect((await expectEveryParentAFolder()).map((node) => node.path)).toEqual(['/e']);
     await expectNothingOrphaned(objects);
   });
 

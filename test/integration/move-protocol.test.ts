@@ -268,6 +268,39 @@ describe('folder moves and the protocol', () => {
     expect(await orphans()).toEqual([]);
   });
 
+  it('two moves, each into the other\'s source, the second request killed before its read above: both jobs end, one moved, one stopped', async () => {
+    const objects = objectStore();
+    await upload(objects, [file('/a/x.txt'), file('/d/y.txt')]);
+    const deps = { records, objects, journal, jobs, queue };
+    let first: Awaited<ReturnType<typeof acceptMove>> | undefined;
+    let made = false;
+    const dying = hooked(store, async (method) => {
+      // The second move has read /a live and noted its job; now the first marks /a, makes /d/b, reads above
+      // (nothing marked yet) and hands its job on.
+      if (method === 'markMoving' && !first) first = await acceptMove({ ...deps, nodes: store }, drive, '/a', '/d/b', {}, 0);
+      // The second marks /d, makes /a/m inside the first's source, and dies before it reads the folders above.
+      if (made && method === 'getMany') throw new Error('killed');
+      if (method === 'createFolder') made = true;
+    });
+    await expect(acceptMove({ ...deps, nodes: dying }, drive, '/d', '/a/m', {}, 0)).rejects.toThrow('killed');
+    if (!first || first.done) throw new Error('expected a job');
+    const [second] = (await jobs.stalled(new Date('9999-12-31T00:00:00.000Z'))).filter((job) => job.drive === drive && job.path === '/d');
+    expect(second).toMatchObject({ kind: 'move', status: 'running' });
+
+    // The worker's steps, in turn: each job must end (without the fix, each waits for the other's mark for good).
+    for (let round = 0; round < 6; round++) {
+      for (const id of [first.job.id, second.id]) await advanceJob({ ...deps, nodes: store }, id, drive, 60_000);
+    }
+    expect(await jobs.get(drive, first.job.id)).toMatchObject({ status: 'done', ended: 'moved' });
+    expect(await jobs.get(drive, second.id)).toMatchObject({ status: 'done', ended: 'stopped' });
+    expect(await store.get(drive, '/a')).toBeUndefined();
+    expect(await store.get(drive, '/d/b/x.txt')).toMatchObject({ kind: 'file' });
+    expect(await store.get(drive, '/d/b/m')).toBeUndefined();
+    expect(await store.get(drive, '/d')).not.toHaveProperty('moving');
+    expect(await store.get(drive, '/d/b')).not.toHaveProperty('moving');
+    expect(await orphans()).toEqual([]);
+  });
+
   it('a large upload completed while a folder above its path is being moved: the 409 says to wait for the move, and then completing again stores the file', async () => {
     const MiB = 1024 * 1024;
     const held = new Map<string, number>();

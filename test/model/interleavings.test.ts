@@ -51,15 +51,6 @@ const op: fc.Arbitrary<Op> = fc.oneof(
  * left out of the generated runs so that the rest stays checked, each pinned by a test below that shows it.
  */
 const KNOWN_GAPS: Record<string, (ops: readonly Op[]) => boolean> = {
-  // Two uploads to one path that both fail: the later one's undo puts back the earlier one's record, after
-  // that upload answered 409.
-  // Two folder moves, each into the other's source (`/a` to `/d/b` and `/d` to `/a/m`), where one request dies
-  // after making its destination and before reading the folders above it again: its job goes on without that
-  // read, and each job waits for good for the other's mark.
-  'two moves into each other': (ops) =>
-    ops.some((a) => a.kind === 'move' && ops.some((b) => b !== a && b.kind === 'move' && a.to.startsWith(`${b.from}/`) && b.to.startsWith(`${a.from}/`))),
-  'two failing uploads to one path': (ops) =>
-    ops.some((a, i) => a.kind === 'upload' && ops.some((b, j) => j > i && b.kind === 'upload' && b.paths.some((path) => a.paths.includes(path)))) && ops.some((o) => o.kind === 'move' || o.kind === 'delete'),
 };
 
 const knownGap = (ops: readonly Op[]) => Object.values(KNOWN_GAPS).some((gap) => gap(ops));
@@ -102,7 +93,7 @@ function run(deps: Deps, o: Op, index: number): Promise<unknown> {
     case 'upload':
       return uploadFiles(deps, DRIVE, o.paths.map((path) => ({ filename: 'x', data: bytesOf(index, path) })), o.paths.map((path) => ({ path })));
     case 'mkdir':
-      return createFolder(deps.nodes, DRIVE, o.path);
+      return createFolder(deps.nodes, DRIVE, o.path, deps.jobs);
     case 'delete':
       return acceptDelete(deps, DRIVE, o.path, o.recursive, o.budget);
     case 'deleteFiles':
@@ -146,8 +137,6 @@ async function scenario(
   ops: readonly Op[],
   workerBudget: number,
   dies: readonly (number | undefined)[] = [],
-  /** Lets an empty-folder delete die too (the known gap's test). */
-  dieAnyway = false,
 ): Promise<{ answers: Answer[]; ports: MemoryPorts; violations: string[]; deaths: Deaths }> {
   const ports = memoryPorts();
   seed(ports);
@@ -169,10 +158,7 @@ async function scenario(
   const track = (task: Promise<unknown>) => tasks.push(task.finally(() => stepsEnded++));
   /** The ports of request `index`: they stop answering for good after its `dies` calls. */
   const portsOf = (index: number) => {
-    const o = ops[index];
-    // A known gap with deaths (README): an empty-folder delete that dies after its mark leaves it to fsck
-    // alone: it does not die here unless the gap's own test asks.
-    const limit = o.kind === 'delete' && !o.recursive && !dieAnyway ? undefined : dies[index];
+    const limit = dies[index];
     if (limit === undefined) return gated;
     let calls = 0;
     const wrote = new Set<string>();
@@ -235,33 +221,30 @@ async function scenario(
     await advanceJob(ports, message.id, message.drive, workerBudget).catch((error: unknown) => violations.push(`job step threw ${String(error)}`));
   }
   // The sweep, once every upload has surely ended.
-  const before = checkQuiet(ports, ops, deaths);
+  const before = checkQuiet(ports, deaths);
   violations.push(...before);
   await sweepJournal(ports, new Date(Date.now() + 2 * JOURNAL_SWEEP_AFTER_MS));
   return { answers, ports, violations, deaths };
 }
 
-/** What the requests that died may leave: nodes they wrote without their folder, replaced bytes, empty-delete marks. */
-function leftByDeaths(ops: readonly Op[], deaths: Deaths) {
+/** What the requests that died may leave: nodes they wrote without their folder, replaced bytes. */
+function leftByDeaths(deaths: Deaths) {
   const killed = [...deaths.killed];
   const wrote = new Set(killed.flatMap((i) => [...(deaths.wrote.get(i) ?? [])]));
   const replaced = new Set(killed.flatMap((i) => [...(deaths.replaced.get(i) ?? [])]));
-  const emptyDeletes = new Set(killed.flatMap((i) => { const o = ops[i]; return o.kind === 'delete' && !o.recursive ? [o.path] : []; }));
-  return { wrote, replaced, emptyDeletes };
+  return { wrote, replaced };
 }
 
 /** The invariants once every request and job has ended (before the sweep). */
-function checkQuiet(ports: MemoryPorts, ops: readonly Op[], deaths: Deaths): string[] {
+function checkQuiet(ports: MemoryPorts, deaths: Deaths): string[] {
   const problems: string[] = [];
-  const left = leftByDeaths(ops, deaths);
+  const left = leftByDeaths(deaths);
   const nodes = ports.nodes.all(DRIVE);
   const byPath = new Map(nodes.map((node) => [node.path, node]));
   const journaled = new Set(ports.journal.entries.size > 0 ? [...ports.journal.entries.values()].flatMap((entry) => entry.files.map((file) => file.objectKey)) : []);
   const named = new Set<string>();
   for (const node of nodes) {
-    // An empty-folder delete that died between its mark and its end leaves the mark (fsck finishes it).
-    const leftMark = node.kind === 'folder' && node.deleting === 'empty' && left.emptyDeletes.has(node.path);
-    if (node.kind === 'folder' && (node.deleting || node.moving) && !leftMark) problems.push(`folder ${node.path} is left marked ${JSON.stringify({ deleting: node.deleting, moving: node.moving })}`);
+    if (node.kind === 'folder' && (node.deleting || node.moving)) problems.push(`folder ${node.path} is left marked ${JSON.stringify({ deleting: node.deleting, moving: node.moving })}`);
     const parent = parentOf(node.path);
     // A writer that died before its second read may leave what it wrote below a folder a delete removed.
     if (parent !== ROOT && byPath.get(parent)?.kind !== 'folder' && !left.wrote.has(node.id)) problems.push(`${node.path} has no folder above it`);
@@ -284,7 +267,7 @@ function checkQuiet(ports: MemoryPorts, ops: readonly Op[], deaths: Deaths): str
 /** The invariants after the sweep, and what each request promised. */
 function checkOutcomes(ops: readonly Op[], answers: readonly Answer[], ports: MemoryPorts, deaths: Deaths): string[] {
   const problems: string[] = [];
-  const left = leftByDeaths(ops, deaths);
+  const left = leftByDeaths(deaths);
   const nodes = ports.nodes.all(DRIVE);
   const files = nodes.filter((node): node is FileNode => node.kind === 'file');
   const bodyOf = (file: FileNode) => ports.objects.stored.get(file.objectKey);
@@ -357,10 +340,10 @@ function byPathOf(nodes: readonly DriveNode[], path: string): DriveNode | undefi
 }
 
 /** The property: `ops` run in the order `order` picks, then the invariants and promises checked. */
-const protocolHolds = (opsArb: fc.Arbitrary<Op[]>, deathsArb: fc.Arbitrary<(number | undefined)[]> = fc.constant([]), dieAnyway = false) =>
+const protocolHolds = (opsArb: fc.Arbitrary<Op[]>, deathsArb: fc.Arbitrary<(number | undefined)[]> = fc.constant([])) =>
   fc.asyncProperty(opsArb, budget, fc.nat(), deathsArb, async (ops, workerBudget, order, dies) => {
     const s = new StepScheduler(order);
-    const { answers, ports, violations, deaths } = await scenario(s, ops, workerBudget, dies, dieAnyway);
+    const { answers, ports, violations, deaths } = await scenario(s, ops, workerBudget, dies);
     const problems = [...violations, ...checkOutcomes(ops, answers, ports, deaths)];
     if (problems.length > 0) {
       const tree = ports.nodes.all(DRIVE).map((node) => `${node.path} ${node.kind} ${node.id}${node.kind === 'folder' ? ` ${node.deleting ?? ''}${node.moving ?? ''}` : ` ${node.pending ?? ''}`}`);
@@ -419,12 +402,20 @@ describe('the write-ordering protocol, over generated interleavings', () => {
     await fc.assert(protocolHolds(fc.constant(ops)), { numRuns: 3000, seed: 23 });
   });
 
+  // Gap 6: two uploads to one path that both failed: the later one's undo put back the earlier one's record
+  // (its `previous`) after that upload had answered 409. The undo now asks whether the journal entry that
+  // record names is still open, and if so removes its own record instead, freeing both objects.
+  it('closed gap: two failing uploads to one path', async () => {
+    const ops: Op[] = [{ kind: 'move', from: '/a/b', to: '/a/m', budget: BIG }, { kind: 'upload', paths: ['/a/b/u'] }, { kind: 'upload', paths: ['/a/b/u'] }];
+    expect(knownGap(ops)).toBe(false);
+    await fc.assert(protocolHolds(fc.constant(ops)), { numRuns: 3000, seed: 23 });
+  });
+
   // Each known gap, shown: its requests, in the orders a fixed seed picks, break the protocol. A test here that
   // fails says the gap is fixed: take it out of KNOWN_GAPS and the README, and this test with it.
-  const gaps: [string, Op[], RegExp][] = [
-    ['two failing uploads to one path', [{ kind: 'move', from: '/a/b', to: '/a/m', budget: BIG }, { kind: 'upload', paths: ['/a/b/u'] }, { kind: 'upload', paths: ['/a/b/u'] }], /answered conflict but left/],
-  ];
-  it.each(gaps)('still has the known gap: %s', async (name, ops, symptom) => {
+  const gaps: [string, Op[], RegExp][] = [];
+  // None open now: jest refuses an empty table.
+  if (gaps.length > 0) it.each(gaps)('still has the known gap: %s', async (name, ops, symptom) => {
     expect(KNOWN_GAPS[name](ops)).toBe(true);
     const result = await fc.check(protocolHolds(fc.constant(ops)), { numRuns: 3000, seed: 23, endOnFailure: true });
     expect(result.failed).toBe(true);
@@ -441,28 +432,40 @@ describe('the write-ordering protocol, over generated interleavings', () => {
       { kind: 'mkdir', path: '/a/n' },
       { kind: 'upload', paths: ['/n/u'] },
     ];
-    await fc.assert(protocolHolds(fc.constant(ops), fc.constant([5, 8]), true), { numRuns: 3000, seed: 23 });
+    await fc.assert(protocolHolds(fc.constant(ops), fc.constant([5, 8])), { numRuns: 3000, seed: 23 });
   });
 
-  // Found by a random seed (-897269336) after the gaps above were closed: the second move's request dies at its
-  // sixth call, after it made its destination inside the first move's source and before it read above again.
-  it('still has the known gap: two moves into each other, one request dying, wait for each other for good', async () => {
+  // Found by a random seed (-748290373, 20,000 runs): a mkdir of /a/b/c and an upload to /a/b/c/u both find
+  // /a/b/c missing and make it; the upload's is kept, its record written and the folders above read again
+  // (live); the mkdir finds /a marked by an empty-folder delete and withdraws: its `removeUnused` removed
+  // /a/b/c (unmarked, not kept), and died before it looked for children and put the folder back, leaving the
+  // upload's file, answered 200, without its folder. A withdrawing writer now removes a folder as an
+  // empty-folder delete does: a job noted, the folder marked `empty`, its children looked for, then removed.
+  it.each([4, 5, 6, 7])('closed gap: a failed mkdir dying after %i calls leaves the folder an upload stored into', async (calls) => {
+    const ops: Op[] = [{ kind: 'mkdir', path: '/a/b/c' }, { kind: 'upload', paths: ['/a/b/c/u'] }, { kind: 'delete', path: '/a', recursive: false, budget: 0 }];
+    await fc.assert(protocolHolds(fc.constant(ops), fc.constant([calls, undefined, undefined, undefined])), { numRuns: 3000, seed: 23 });
+  });
+
+  // Found by a random seed (-897269336): the second move's request died at its sixth call, after it made its
+  // destination inside the first move's source and before it read above again; its job went on without that
+  // read, and each job waited for the other's mark for good. A step of a move whose request did not note the
+  // read as passed (`MOVE_READ_ABOVE`) now reads above both ends itself, and stops on a mark there. Deaths at
+  // its sixth to eighth calls: around that read and its note, as the scheduler orders the calls.
+  it.each([6, 7, 8])('closed gap: two moves into each other, one request dying after %i calls, both end', async (calls) => {
     const ops: Op[] = [
       { kind: 'move', from: '/a', to: '/d/b', budget: 0 },
       { kind: 'move', from: '/d', to: '/a/m', budget: 0 },
     ];
-    expect(KNOWN_GAPS['two moves into each other'](ops)).toBe(true);
-    const result = await fc.check(protocolHolds(fc.constant(ops), fc.constant([undefined, 6, undefined, undefined]), true), { numRuns: 3000, seed: 23, endOnFailure: true });
-    expect(result.failed).toBe(true);
-    expect(String(result.errorInstance)).toMatch(/jobs still running/);
+    expect(knownGap(ops)).toBe(false);
+    await fc.assert(protocolHolds(fc.constant(ops), fc.constant([undefined, calls, undefined, undefined])), { numRuns: 3000, seed: 23 });
   });
 
-  // An empty-folder delete notes no job: one that dies after its mark (its third call) leaves the folder
-  // marked until fsck --repair, and a folder move above it waits for it for good.
-  it('still has the known gap: an empty-folder delete that dies leaves its mark to fsck alone', async () => {
+  // An empty-folder delete noted no job: one that died after its mark (its third call then; its fourth now,
+  // after the job's note) left the folder marked until fsck --repair, and a folder move above it waited for
+  // it for good. It now notes an `empty` job before its mark, which the sweep sends on and whose step
+  // finishes what the request began; and an empty-folder delete may die in the generated runs too.
+  it.each([3, 4, 5, 6])('closed gap: an empty-folder delete that dies after %i calls leaves its job to finish it', async (calls) => {
     const ops: Op[] = [{ kind: 'move', from: '/a', to: '/m', budget: BIG }, { kind: 'delete', path: '/a/b', recursive: false, budget: 0 }];
-    const result = await fc.check(protocolHolds(fc.constant(ops), fc.constant([undefined, 3]), true), { numRuns: 3000, seed: 23, endOnFailure: true });
-    expect(result.failed).toBe(true);
-    expect(String(result.errorInstance)).toMatch(/job move \/a is still running/);
+    await fc.assert(protocolHolds(fc.constant(ops), fc.constant([undefined, calls])), { numRuns: 3000, seed: 23 });
   });
 });

@@ -138,9 +138,14 @@ export class MemoryNodeStore implements NodeStore {
     return true;
   }
 
-  async markDeleting(drive: string, folder: FolderNode, mark: DeleteMark): Promise<FolderNode | undefined> {
+  async markDeleting(drive: string, folder: FolderNode, mark: DeleteMark, only?: { unmarked: true }): Promise<FolderNode | undefined> {
     const held = this.peek(drive, folder.path);
     if (held?.kind !== 'folder' || held.id !== folder.id) return undefined;
+    if (only?.unmarked) {
+      if (held.deleting !== undefined || held.moving !== undefined || held.kept) return undefined;
+      held.deleting = mark;
+      return copy(held);
+    }
     const allowed = held.moving === undefined && (mark === 'recursive' || held.deleting === undefined || held.deleting === mark);
     if (allowed) held.deleting = mark;
     return copy(held);
@@ -201,6 +206,10 @@ export class MemoryUploadJournal implements UploadJournal {
 
   async openKeys(): Promise<string[]> {
     return [...this.entries.values()].flatMap((entry) => entry.files.map((file) => file.objectKey));
+  }
+
+  async isOpen(id: string): Promise<boolean> {
+    return this.entries.has(id);
   }
 }
 

@@ -65,7 +65,7 @@ describe('folders', () => {
   it('removes the folders a failed request made, but puts back one that a writer stored into', async () => {
     const { created } = await ensureFolders(ports.nodes, DRIVE, ['/a/b/c'], 'now');
     await ports.nodes.putFile(DRIVE, { kind: 'file', id: 'f', path: '/a/b/f', size: 1, contentType: 'text/plain', createdAt: 'now', objectKey: 'k', etag: 'e' });
-    await removeUnused(ports.nodes, DRIVE, created);
+    await removeUnused(ports, DRIVE, created);
     expect(paths()).toEqual(['/a', '/a/b', '/a/b/f']);
   });
 });

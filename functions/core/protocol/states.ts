@@ -73,9 +73,12 @@ export function jobState(job: Pick<Job, 'status' | 'ended' | 'kind'>): JobState 
 export const FOLDER_TRANSITIONS = {
   /** A writer makes a missing folder (unmarked), or a move makes its destination (marked from birth). */
   createFolder: { from: ['absent'], to: ['live', 'moving'] },
-  /** A delete takes the folder; `recursive` also takes one marked `empty`. Refused while a move holds it. */
+  /**
+   * A delete takes the folder; `recursive` also takes one marked `empty`. Refused while a move holds it. A
+   * writer letting go of a folder it made marks it `empty` only from `live` (`{ unmarked: true }`).
+   */
   markDeleting: { from: ['live', 'deleting'], to: ['deleting'] },
-  /** An empty-folder delete found children and gives up. */
+  /** An empty-folder delete (or a writer letting go) found children and gives up. */
   unmarkDeleting: { from: ['deleting'], to: ['live'] },
   /** A delete removes the folder once it is empty. */
   removeFolder: { from: ['deleting'], to: ['absent'] },
@@ -84,8 +87,8 @@ export const FOLDER_TRANSITIONS = {
   /** A folder move is done with the folder (a destination), or stops. */
   unmarkMoving: { from: ['moving'], to: ['live'] },
   /**
-   * A move removes an emptied source (its own mark); a writer removes a folder it made and nobody used, only
-   * while unmarked (`{ unmarked: true }`): a folder a delete or move took is theirs to finish.
+   * A move removes an emptied source (its own mark), or a destination its own mark still holds
+   * (`{ movingJob }`). (Writers letting go of a folder now mark it first: `markDeleting`, then `removeFolder`.)
    */
   removeIfSame: { from: ['live', 'moving', 'deleting'], to: ['absent'] },
 } as const satisfies Record<string, { from: readonly (FolderState['state'] | 'absent')[]; to: readonly (FolderState['state'] | 'absent')[] }>;

@@ -89,3 +89,25 @@ describe('DynamoNodeStore.removeIfSame, with a condition on marks', () => {
     expect(await store.get(drive, '/f')).toBeDefined();
   });
 });
+
+describe('DynamoNodeStore.markDeleting, with { unmarked: true } (a writer letting go of a folder it made)', () => {
+  it('marks an unmarked folder empty and answers it as marked', async () => {
+    const { drive, folder } = await folderIn();
+    expect(await store.markDeleting(drive, folder, 'empty', { unmarked: true })).toEqual({ ...folder, deleting: 'empty' });
+    expect(await store.get(drive, '/f')).toEqual({ ...folder, deleting: 'empty' });
+  });
+
+  it.each([{ moving: 'job1' }, { deleting: 'recursive' as const }, { deleting: 'empty' as const }])('leaves a folder marked %j as it is, and answers undefined', async (marks) => {
+    const { drive, folder } = await folderIn(marks);
+    expect(await store.markDeleting(drive, folder, 'empty', { unmarked: true })).toBeUndefined();
+    expect(await store.get(drive, '/f')).toEqual({ ...folder, ...marks });
+  });
+
+  it('leaves a folder a mkdir noted kept, and another folder at the path', async () => {
+    const { drive, folder } = await folderIn();
+    expect(await store.markDeleting(drive, { ...folder, id: 'other' }, 'empty', { unmarked: true })).toBeUndefined();
+    await store.createFolder(drive, { ...folder, id: 'mine', kept: true });
+    expect(await store.markDeleting(drive, folder, 'empty', { unmarked: true })).toBeUndefined();
+    expect(await store.get(drive, '/f')).toEqual({ ...folder, kept: true });
+  });
+});
