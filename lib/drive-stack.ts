@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
@@ -501,8 +502,7 @@ export class DriveStack extends Stack {
     if (!Number.isInteger(reservoir) || reservoir < 0) throw new Error(`tracing.reservoirPerSecond must be a whole number (got ${reservoir})`);
     new CfnSamplingRule(this, 'ApiSampling', {
       samplingRule: {
-        // X-Ray's names are at most 32 characters, unique in the account and region.
-        ruleName: `${this.stackName.slice(0, 28)}-api`,
+        ruleName: samplingRuleName(this.stackName),
         priority: SAMPLING_RULE_PRIORITY,
         fixedRate: sampleRate,
         reservoirSize: reservoir,
@@ -620,4 +620,14 @@ const FORMER_IDS: Partial<Record<HandlerName, string>> = { 'job-worker': 'Delete
 
 function fnId(handler: HandlerName): string {
   return FORMER_IDS[handler] ?? `${handler.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}Function`;
+}
+
+/**
+ * The stack's X-Ray sampling rule name: X-Ray's names are at most 32 characters and unique in the account and
+ * region, so a stack name too long to fit whole is cut and followed by a hash of all of it (two stacks whose
+ * names share their first characters get two rules).
+ */
+export function samplingRuleName(stackName: string): string {
+  if (stackName.length <= 28) return `${stackName}-api`;
+  return `${stackName.slice(0, 19)}-${createHash('sha256').update(stackName).digest('hex').slice(0, 8)}-api`;
 }

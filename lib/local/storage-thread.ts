@@ -14,9 +14,11 @@ export type StorageMessage =
  * do in AWS: `npm start` uses this (it runs through tsx, which the thread loads too).
  */
 export function startEmulatorsThread(dataDir: string, died: (error: Error) => void): Promise<Emulators> {
-  // A worker's own loader knows no TypeScript: the thread registers tsx's require hook, then loads the module.
+  // A worker's own loader knows no TypeScript: the thread registers tsx's require hook (found from here, not
+  // from the working directory), then loads the module.
+  const hook = require.resolve('tsx/cjs');
   const entry = join(__dirname, 'storage-worker.ts');
-  const worker = new Worker(`require('tsx/cjs'); require(${JSON.stringify(entry)});`, { eval: true, workerData: { dataDir } });
+  const worker = new Worker(`require(${JSON.stringify(hook)}); require(${JSON.stringify(entry)});`, { eval: true, workerData: { dataDir } });
   return new Promise((resolve, reject) => {
     const failed = (error: Error) => reject(new Error(`the storage thread did not start: ${error.message}`));
     worker.once('error', failed);
@@ -24,8 +26,9 @@ export function startEmulatorsThread(dataDir: string, died: (error: Error) => vo
     worker.once('message', (message: StorageMessage) => {
       worker.removeAllListeners('error');
       worker.removeAllListeners('exit');
-      // Once serving, a thread that fails takes the storage with it: the host cannot serve on.
+      // Once serving, a thread that fails or ends takes the storage with it: the host cannot serve on.
       worker.once('error', died);
+      worker.once('exit', (code) => died(new Error(`the storage thread ended (exit code ${code})`)));
       if (message.kind !== 'serving') {
         void worker.terminate();
         reject(new Error(`the storage thread did not start: ${message.kind === 'failed' ? message.message : message.kind}`));
@@ -45,6 +48,7 @@ export function startEmulatorsThread(dataDir: string, died: (error: Error) => vo
 function closeThread(worker: Worker): Promise<void> {
   return new Promise((resolve, reject) => {
     worker.removeAllListeners('error');
+    worker.removeAllListeners('exit');
     worker.once('error', reject);
     worker.once('exit', () => resolve());
     worker.once('message', (message: StorageMessage) => {

@@ -4,6 +4,9 @@ import type { StorageMessage } from './storage-thread';
 
 // The body of the storage thread (lib/local/storage-thread.ts): the emulators, until asked to close.
 const port = parentPort!;
+// As on the host's main thread (bin/local.ts): a stray failure in the emulators' code fails its request, not the storage.
+process.on('uncaughtException', (error) => console.error(JSON.stringify({ level: 'error', message: 'uncaught exception in the storage thread (it goes on)', error: String(error.stack ?? error) })));
+process.on('unhandledRejection', (reason) => console.error(JSON.stringify({ level: 'error', message: 'unhandled rejection in the storage thread (it goes on)', error: String(reason) })));
 const post = (message: StorageMessage) => port.postMessage(message);
 
 startEmulators((workerData as { dataDir: string }).dataDir).then(

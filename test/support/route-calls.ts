@@ -236,7 +236,10 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
   /** Sends the request `run` makes, waits until it has logged its line and its calls have answered, and notes what it made. */
   const measure = async (name: string, run: () => Promise<{ status: number; id: string }>): Promise<void> => {
     const res = await run();
-    for (let i = 0; i < 2000 && !(lines.has(res.id) && (byRequest.get(res.id)?.inFlight ?? 0) === 0); i++) await new Promise((done) => setTimeout(done, 5));
+    const settled = () => lines.has(res.id) && (byRequest.get(res.id)?.inFlight ?? 0) === 0;
+    for (let i = 0; i < 2000 && !settled(); i++) await new Promise((done) => setTimeout(done, 5));
+    // Counted only once settled: a count taken while calls are in flight would be wrong, not slow.
+    if (!settled()) throw new Error(`${name}: the request ${res.id} had not logged its line and ended its calls within 10 s`);
     const line = lines.get(res.id);
     if (!line) throw new Error(`${name}: the request ${res.id} wrote no log line`);
     const calls = byRequest.get(res.id)?.calls ?? [];
@@ -283,6 +286,7 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
     await measure('create a folder that exists', () => ok(send('POST', '/drive/folders', { path: '/made' })));
     await measure('delete 3 files', () => ok(send('DELETE', '/drive/files', { paths: ['/files/a.bin', '/files/b.bin', '/files/c.bin'] })));
     await measure('delete a folder of 2 files', () => ok(send('DELETE', '/drive/folders?path=/gone&recursive=true')));
+    await measure('delete an empty folder', () => ok(send('DELETE', '/drive/folders?path=/made')));
     await measure('move a file', () => ok(send('POST', '/drive/move', { from: '/up/u4k.bin', to: '/up/moved.bin' })));
     let jobId = '';
     await measure('move a folder (handed to a job)', async () => {
