@@ -52,14 +52,7 @@ export async function startSeparated(): Promise<BenchEnvironment & { pids: { hos
     pids: { host: host.child.pid!, storage: storage.child.pid! },
     hostCpu: () => askHostCpu(host.child),
     ...env,
-    close: async () => {
-      clients.s3.destroy();
-      clients.dynamodb.destroy();
-      env.closeClients();
-      await stop(host.child);
-      await stop(storage.child);
-      await removeDataDir(dataDir);
-    },
+    close: () => closeAll(clients, env, [host.child, storage.child], dataDir),
   };
 }
 
@@ -83,14 +76,17 @@ export async function startNpmStart(): Promise<BenchEnvironment & { pids: { host
   return {
     pids: { host: host.child.pid! },
     ...env,
-    close: async () => {
-      clients.s3.destroy();
-      clients.dynamodb.destroy();
-      env.closeClients();
-      await stop(host.child);
-      await removeDataDir(dataDir);
-    },
+    close: () => closeAll(clients, env, [host.child], dataDir),
   };
+}
+
+/** Closes the bench's clients, stops `children` in order, and removes the data dir. */
+async function closeAll(clients: { s3: S3Client; dynamodb: DynamoDBClient }, env: { closeClients(): void }, children: ChildProcess[], dataDir: string): Promise<void> {
+  clients.s3.destroy();
+  clients.dynamodb.destroy();
+  env.closeClients();
+  for (const child of children) await stop(child);
+  await removeDataDir(dataDir);
 }
 
 /** The host's split of its CPU (lib/local/host-cpu.ts), asked over the IPC channel of host-process.ts. */
