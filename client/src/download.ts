@@ -113,7 +113,9 @@ export async function directDownloadOf(transport: Transport, path: string, signa
       : await errorFromResponse(response, `GET /drive/download?redirect=true of ${path}`);
   }
   const link = ((await response.json()) as { data: DirectDownload }).data;
-  if (link.path !== path || typeof link.url !== 'string' || !Number.isInteger(link.size)) {
+  // The API answers with the path's canonical form (NFC, functions/core/paths.ts), so a name given in NFD, as
+  // macOS gives them, is the same file. The check stays: an answer for another file is a broken server or proxy.
+  if (link.path !== path.normalize('NFC') || typeof link.url !== 'string' || !Number.isInteger(link.size)) {
     throw new DriveError('unexpected_response', `GET /drive/download?redirect=true of ${path} answered a URL of ${link.path}`, 307);
   }
   return link;
