@@ -32,3 +32,22 @@ it('asks the API for a new URL when storage refuses the first one as expired (40
   expect(Buffer.from(await new Response(download.body).arrayBuffer()).equals(content)).toBe(true);
   expect(urls).toBe(2);
 });
+
+it('fails with a clear error, after one fresh URL, when storage refuses every URL (403)', async () => {
+  let urls = 0;
+  const fetcher = fakeFetch((request: SeenRequest) => {
+    if (request.url.origin === 'http://drive.test') {
+      if (request.url.searchParams.get('redirect') === 'true') {
+        const url = `${STORAGE}?X-Amz-Signature=${urls++}`;
+        const data = { url, expires_at: '2026-03-02T09:35:00.000Z', path: request.url.searchParams.get('path'), size: content.length, etag: MD5, content_type: 'text/plain' };
+        return jsonResponse(307, { data }, { Location: url });
+      }
+      return new Response(new Uint8Array(content), { status: 200, headers: { ETag: `"${MD5}"`, 'Content-Length': String(content.length), 'Content-Type': 'text/plain' } });
+    }
+    return new Response(EXPIRED, { status: 403, headers: { 'Content-Type': 'application/xml' } });
+  });
+  const drive = new Drive({ baseUrl: 'http://drive.test', apiKey: 'k', fetch: fetcher, clock: new FakeClock(), directDownloadBytes: 10 });
+
+  await expect(drive.download('/f.txt')).rejects.toMatchObject({ code: 'unexpected_response', status: 403, message: expect.stringMatching(/refused a fresh URL of \/f\.txt right after refusing the last one \(403\).*ExpiredToken/) });
+  expect(urls).toBe(2);
+});
