@@ -179,7 +179,19 @@ async function openDirectDownload(transport: Transport, path: string, options: D
     return response;
   };
 
-  const first = await read(link.url, 0);
+  let first: Response;
+  try {
+    first = await read(link.url, 0);
+  } catch (error) {
+    if (!(error instanceof DriveError && error.code === 'changed_during_download' && error.status === 412)) throw error;
+    // Drive never rewrites a key, so storage refusing the If-Match while the record still names this version
+    // means the object was stored under another ETag than Drive recorded (a local data dir from before the
+    // local S3 gave assembled objects S3's `-N` form). Nothing is read yet, so the API's stream, which serves
+    // the record's bytes under the record's ETag, reads it instead. A record that moved on: the file was replaced.
+    const again = await directDownloadOf(transport, path, signal);
+    if (again.etag !== link.etag || again.size !== size) throw error;
+    return openDownload(transport, path, { ...options, directAbove: undefined });
+  }
   let reader = readerOf(first);
   let offset = 0;
   let resumes = 0;
