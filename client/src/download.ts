@@ -113,7 +113,9 @@ export async function directDownloadOf(transport: Transport, path: string, signa
       : await errorFromResponse(response, `GET /drive/download?redirect=true of ${path}`);
   }
   const link = ((await response.json()) as { data: DirectDownload }).data;
-  if (link.path !== path || typeof link.url !== 'string' || !Number.isInteger(link.size)) {
+  // The API answers with the path's canonical form (NFC, functions/core/paths.ts), so a name given in NFD, as
+  // macOS gives them, is the same file. The check stays: an answer for another file is a broken server or proxy.
+  if (link.path !== path.normalize('NFC') || typeof link.url !== 'string' || !Number.isInteger(link.size)) {
     throw new DriveError('unexpected_response', `GET /drive/download?redirect=true of ${path} answered a URL of ${link.path}`, 307);
   }
   return link;
@@ -137,10 +139,29 @@ async function openDirectDownload(transport: Transport, path: string, options: D
   const hash = form === 'none' ? undefined : new ContentEtagHash(size, form, partsOf(link.etag));
   const replaced = (status: number) => new DriveError('changed_during_download', `${path} was replaced or deleted while it was being downloaded; download it again`, status);
 
-  /** GETs `url` from `offset` on; the answer must be the authorised version's bytes from there. */
-  const read = async (url: string, offset: number): Promise<Response> => {
+  /** A fresh URL of the same version, or `changed_during_download` if the record now names another. */
+  const fresh = async (): Promise<string> => {
+    const again = await directDownloadOf(transport, path, signal);
+    if (again.etag !== link.etag || again.size !== size) throw replaced(307);
+    return again.url;
+  };
+
+  /**
+   * GETs `url` from `offset` on; the answer must be the authorised version's bytes from there. A URL storage
+   * refuses (`403`: the signing credentials expired before the URL did) is replaced by a fresh one, once: a
+   * fresh URL refused too is an error, not a loop.
+   */
+  const read = async (url: string, offset: number, refreshed = false): Promise<Response> => {
     const headers: Record<string, string> = { ...(pinned ? { 'If-Match': pinned } : {}), ...(offset > 0 ? { Range: `bytes=${offset}-` } : {}) };
     const { response } = await transport.send({ method: 'GET', url, headers, signal });
+    if (response.status === 403) {
+      if (!refreshed) {
+        await discard(response);
+        return read(await fresh(), offset, true);
+      }
+      const refused = await errorFromResponse(response, `GET of ${path} from storage${offset > 0 ? ` from byte ${offset}` : ''}`);
+      throw new DriveError('unexpected_response', `storage refused a fresh URL of ${path} right after refusing the last one (403), so it was not an expired URL; ${refused.message}`, 403);
+    }
     // 412: the key holds other bytes than those authorised; 404: they were deleted (the file replaced or removed).
     if (response.status === 412 || response.status === 404) {
       await discard(response);
@@ -158,7 +179,19 @@ async function openDirectDownload(transport: Transport, path: string, options: D
     return response;
   };
 
-  const first = await read(link.url, 0);
+  let first: Response;
+  try {
+    first = await read(link.url, 0);
+  } catch (error) {
+    if (!(error instanceof DriveError && error.code === 'changed_during_download' && error.status === 412)) throw error;
+    // Drive never rewrites a key, so storage refusing the If-Match while the record still names this version
+    // means the object was stored under another ETag than Drive recorded (a local data dir from before the
+    // local S3 gave assembled objects S3's `-N` form). Nothing is read yet, so the API's stream, which serves
+    // the record's bytes under the record's ETag, reads it instead. A record that moved on: the file was replaced.
+    const again = await directDownloadOf(transport, path, signal);
+    if (again.etag !== link.etag || again.size !== size) throw error;
+    return openDownload(transport, path, { ...options, directAbove: undefined });
+  }
   let reader = readerOf(first);
   let offset = 0;
   let resumes = 0;
@@ -166,9 +199,7 @@ async function openDirectDownload(transport: Transport, path: string, options: D
   const resume = async (cause: unknown) => {
     if (signal?.aborted) throw abortReason(signal);
     if (resumes++ >= maxResumes) throw new DriveError('network_error', `download of ${path} broke off at byte ${offset} of ${size}`, 0, { cause });
-    const again = await directDownloadOf(transport, path, signal);
-    if (again.etag !== link.etag || again.size !== size) throw replaced(307);
-    reader = readerOf(await read(again.url, offset));
+    reader = readerOf(await read(await fresh(), offset));
   };
 
   const body = new ReadableStream<Uint8Array>({

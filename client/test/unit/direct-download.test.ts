@@ -111,9 +111,17 @@ describe('Class: Drive, direct downloads (redirect=true)', () => {
   });
 
   it('fails with changed_during_download when storage refuses the If-Match (412) or has no such key (404)', async () => {
-    for (const status of [412, 404]) {
-      await expect(driveWith(serve({ storageStatus: status })).download('/f.txt')).rejects.toMatchObject({ code: 'changed_during_download', status });
-    }
+    // 412: the record names another version by the time the client asks again (API answers 0-1: the old one).
+    const replaced = serve({ storageStatus: 412, etagAt: (i) => (i < 2 ? MD5 : 'ffffffffffffffffffffffffffffffff') });
+    await expect(driveWith(replaced).download('/f.txt')).rejects.toMatchObject({ code: 'changed_during_download', status: 412 });
+    await expect(driveWith(serve({ storageStatus: 404 })).download('/f.txt')).rejects.toMatchObject({ code: 'changed_during_download', status: 404 });
+  });
+
+  it('reads through the API when storage refuses the If-Match (412) but the record still names that version', async () => {
+    // Storage holds the object under another ETag than Drive recorded (an older local data dir): not a replacement.
+    const download = await driveWith(serve({ storageStatus: 412 })).download('/f.txt');
+    expect(download).toMatchObject({ etag: `"${MD5}"`, direct: false });
+    expect((await read(download.body)).equals(content)).toBe(true);
   });
 
   it('fails the stream when the bytes do not hash to the authorised ETag, though S3 claimed it', async () => {
