@@ -18,7 +18,8 @@ export const systemClock: Clock = { now: () => Date.now(), sleep };
  * Drive's limits are token buckets of `RateLimit-Limit` tokens that refill evenly over a minute (spec
  * section 8), and every answer says how many are left (`RateLimit-Remaining`). The pacer keeps an estimate:
  * the last `Remaining` it heard, less the requests still in flight that the server may not have counted
- * yet (so it errs on the side of waiting), plus what has refilled since. A request goes when the estimate
+ * yet (so it errs on the side of waiting), plus what has refilled since; an answer never raises it above
+ * what the pacer already knew (answers overtake each other). A request goes when the estimate
  * holds a whole token, and otherwise waits until it will. Until the first answer, one request goes alone to
  * learn the bucket. A `429` (another client on the same key, say) stops every request of the bucket until
  * its `Retry-After` has passed.
@@ -81,10 +82,13 @@ export class RateLimitPacer {
       const limit = integerHeader(headers, 'ratelimit-limit');
       const remaining = integerHeader(headers, 'ratelimit-remaining');
       if (limit !== undefined && remaining !== undefined && limit > 0) {
+        // Requests still in flight may already be counted in `remaining`, or not yet: assume not. Answers may
+        // come back in another order than the server counted them: an older count (higher) arriving after a
+        // newer one must not raise the estimate, so the lower of the two stands.
+        const heard = remaining - this.inFlight;
+        this.tokens = this.limit === limit && !this.unlimited ? Math.min(this.estimate(now), heard) : heard;
         this.limit = limit;
         this.unlimited = false;
-        // Requests still in flight may already be counted in `remaining`, or not yet: assume not.
-        this.tokens = remaining - this.inFlight;
         this.at = now;
       } else if (this.limit === undefined) {
         this.unlimited = true;

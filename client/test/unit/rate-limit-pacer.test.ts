@@ -54,6 +54,22 @@ describe('Class: RateLimitPacer', () => {
       expect(pacer.delay(clock.now())).toBe(1000);
     });
 
+    it('is not raised by an older count that arrives after a newer one (answers overtake each other)', () => {
+      // Prepare: 60 a minute; 2 left, then two requests out. The server counts A (1 left), then B (0 left).
+      pacer.take(clock.now());
+      pacer.settle(limits(60, 2), clock.now());
+      pacer.take(clock.now());
+      pacer.take(clock.now());
+
+      // Act: B's answer comes first, then A's, which says 1 is left.
+      pacer.settle(limits(60, 0), clock.now());
+      pacer.settle(limits(60, 1), clock.now());
+
+      // Assess: none is left, so the next request waits (a second at least: B's answer, counting A as still
+      // out, erred by one on the side of waiting).
+      expect(pacer.delay(clock.now())).toBeGreaterThanOrEqual(1000);
+    });
+
     it('after a 429, holds every request of the bucket until Retry-After has passed', () => {
       pacer.take(clock.now());
       pacer.settle(limits(600, 0), clock.now());
