@@ -18,9 +18,22 @@ beforeAll(async () => {
 
 describe('the AWS calls of each route (test/support/aws-call-budget.ts)', () => {
   it('are the pinned ones, by command: a call more fails, and a call fewer asks for the pin to come down', () => {
-    const got = Object.entries(measured).map(([request, m]) => ({ request, route: m.route, status: m.status, dynamodb: m.count.dynamodb, s3: m.count.s3, sqs: m.count.sqs, sequential: m.count.sequential, rru: m.count.rru, wru: m.count.wru }));
+    const got = Object.entries(measured).map(([request, m]) => ({
+      request,
+      route: m.route,
+      status: m.status,
+      dynamodb: m.count.dynamodb,
+      s3: m.count.s3,
+      sqs: m.count.sqs,
+      sequential: m.count.sequential,
+      ...(m.sideBySide ? { sideBySide: true } : {}),
+      rru: m.count.rru,
+      wru: m.count.wru,
+    }));
+    // A request whose calls run in two chains side by side has a chain length the machine's speed decides.
+    const pinned = PINNED_CALLS.map((row) => (row.sideBySide ? { ...row, sequential: expect.any(Number) } : row));
     // On a change, paste what was measured into PINNED_CALLS (and regenerate docs/deploy.md's cost table).
-    expect(got).toEqual(PINNED_CALLS);
+    expect(got).toEqual(pinned);
   });
 
   it('holds one request at least of every route that takes a key, and of the share link it opens', () => {

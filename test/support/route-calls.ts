@@ -43,6 +43,16 @@ interface RequestCalls {
   /** The deepest call that has answered: a call made now follows it. */
   answeredDepth: number;
   inFlight: number;
+  /** Answers so far: the calls made between two answers were made together. */
+  answers: number;
+  /** For each call in flight, the answers there had been when it was made. */
+  inFlightSince: number[];
+  /**
+   * A call was made while one made before an answer was still in flight: two chains ran side by side, and
+   * which answered first (the machine's speed) decides how deep the later calls count. The chain's length is
+   * then measured, not pinned.
+   */
+  sideBySide: boolean;
 }
 
 const byRequest = new Map<string, RequestCalls>();
@@ -56,9 +66,12 @@ const byRequest = new Map<string, RequestCalls>();
 async function tracked<T>(service: Call['service'], command: string, input: Record<string, unknown> | undefined, send: () => Promise<T>): Promise<T> {
   const id = currentRequest()?.requestId;
   if (id === undefined) return send();
-  const state = byRequest.get(id) ?? { calls: [], answeredDepth: 0, inFlight: 0 };
+  const state = byRequest.get(id) ?? { calls: [], answeredDepth: 0, inFlight: 0, answers: 0, inFlightSince: [], sideBySide: false };
   byRequest.set(id, state);
   const depth = state.answeredDepth + 1;
+  if (state.inFlightSince.some((since) => since < state.answers)) state.sideBySide = true;
+  const since = state.answers;
+  state.inFlightSince.push(since);
   const call: Call = { service, command, keyCheck: isKeyCheck(service, command, input), depth, rru: 0, wru: 0 };
   state.calls.push(call);
   state.inFlight++;
@@ -72,6 +85,8 @@ async function tracked<T>(service: Call['service'], command: string, input: Reco
     throw error;
   } finally {
     state.inFlight--;
+    state.inFlightSince.splice(state.inFlightSince.indexOf(since), 1);
+    state.answers++;
     state.answeredDepth = Math.max(state.answeredDepth, depth);
     if (service === 'dynamodb') Object.assign(call, capacityOf(command, input ?? {}, ((output as { output?: unknown } | undefined)?.output ?? {}) as Record<string, unknown>));
   }
@@ -163,6 +178,8 @@ export interface Measured {
   status: number;
   count: CallCount;
   keyCheck: number;
+  /** Two chains of its calls ran side by side: `count.sequential` depends on which answered first. */
+  sideBySide: boolean;
   /** What the request's own log line said it made, by service (the key check's calls included). */
   logged: Record<string, number>;
   /** The bytes of that line, as CloudWatch Logs ingests them (its newline included). */
@@ -252,7 +269,7 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
       count.wru += call.wru;
     }
     for (const service of ['dynamodb', 's3', 'sqs'] as const) count[service] = Object.fromEntries(Object.entries(count[service]).sort(([a], [b]) => a.localeCompare(b)));
-    results[name] = { route: `${String(line.method)} ${String(line.route)}`, status: res.status, count, keyCheck: calls.length - own.length, logged: (line.aws_calls ?? {}) as Record<string, number>, logBytes: Buffer.byteLength(`${JSON.stringify(line)}\n`) };
+    results[name] = { route: `${String(line.method)} ${String(line.route)}`, status: res.status, count, sideBySide: byRequest.get(res.id)?.sideBySide ?? false, keyCheck: calls.length - own.length, logged: (line.aws_calls ?? {}) as Record<string, number>, logBytes: Buffer.byteLength(`${JSON.stringify(line)}\n`) };
   };
 
   try {
