@@ -49,6 +49,12 @@ describe('Function: parseUploadForm', () => {
     expect(await rejected('[{"name": ["a"]}]')).toEqual(bad('metadata[0].name must be a string'));
   });
 
+  it('names, of an entry\'s several faults, an unknown field first, then the fields in the schema\'s order, as a body\'s', async () => {
+    const rejected = (json: string) => failure(form(file(), metadata(json)));
+    expect((await rejected('[{"path": 5, "x": 1}]')).message).toBe('metadata[0].x is not a known field; use "path", "folder" or "name"');
+    expect((await rejected('[{"name": 5, "path": 6}]')).message).toBe('metadata[0].path must be a string');
+  });
+
   it('names the parts the form takes, as its schema lists them', async () => {
     expect(Object.keys(UploadForm.properties)).toEqual(['files', 'metadata']);
     expect(await failure(form(file(), part('other', 'x')))).toEqual({ code: 'bad_request', message: 'unexpected part "other"; the parts are "files" and "metadata"' });
