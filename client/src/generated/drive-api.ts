@@ -897,6 +897,15 @@ export interface components {
             revoked: number;
             next_cursor: string | null;
         };
+        /** @description Where one file of an upload goes: `path`, or `folder` and `name`, or one of them alone; with none, the root under its filename. */
+        UploadTarget: {
+            /** @description Where to store the file; wins over `folder` and `name`. */
+            path?: string;
+            /** @description The folder to store it in, under `name` or else its filename. */
+            folder?: string;
+            /** @description Its name: in `folder`, or in the root without one. */
+            name?: string;
+        };
         UploadForm: {
             /** @description The files, each a part named "files" with its filename (1 to 1,000). */
             files: Blob[];
