@@ -48,19 +48,12 @@ export async function openDownload(transport: Transport, path: string, options: 
     return openDirectDownload(transport, path, options);
   }
   const etag = response.headers.get('etag') ?? '';
-  let reader = readerOf(response);
-  let offset = 0;
-  let resumes = 0;
 
-  const resume = async (cause: unknown) => {
-    if (signal?.aborted) throw abortReason(signal);
-    if (resumes++ >= maxResumes || !etag) throw new DriveError('network_error', `download of ${path} broke off at byte ${offset} of ${size}`, 0, { cause });
+  /** The rest of the same version from `offset` on: `Range` pinned by `If-Range`, so a replaced file answers 200. */
+  const resume = async (offset: number): Promise<Reader> => {
     const again = await transport.send({ method: 'GET', url, bucket: 'download', headers: { Range: `bytes=${offset}-`, 'If-Range': etag }, signal });
     const res = again.response;
-    if (res.status === 206 && res.headers.get('content-range')?.startsWith(`bytes ${offset}-`)) {
-      reader = readerOf(res);
-      return;
-    }
+    if (res.status === 206 && res.headers.get('content-range')?.startsWith(`bytes ${offset}-`)) return readerOf(res);
     if (res.status === 200) {
       await discard(res);
       throw new DriveError('changed_during_download', `${path} was replaced while it was being downloaded; download it again`, 200);
@@ -68,29 +61,8 @@ export async function openDownload(transport: Transport, path: string, options: 
     throw await errorFromResponse(res, `GET /drive/download of ${path} from byte ${offset}`);
   };
 
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      for (;;) {
-        let chunk: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          chunk = await reader.read();
-        } catch (error) {
-          await resume(error);
-          continue;
-        }
-        if (chunk.done) {
-          if (offset >= size || !Number.isFinite(size)) return controller.close();
-          await resume(new Error(`the body ended after ${offset} of ${size} bytes`));
-          continue;
-        }
-        offset += chunk.value.length;
-        return controller.enqueue(chunk.value);
-      }
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
+  // Without an ETag there is nothing to pin a resume to: a break fails the stream.
+  const body = resumableBody(path, readerOf(response), size, resume, { signal, maxResumes: etag ? maxResumes : 0 });
   return {
     body,
     size,
@@ -192,44 +164,15 @@ async function openDirectDownload(transport: Transport, path: string, options: D
     if (again.etag !== link.etag || again.size !== size) throw error;
     return openDownload(transport, path, { ...options, directAbove: undefined });
   }
-  let reader = readerOf(first);
-  let offset = 0;
-  let resumes = 0;
-
-  const resume = async (cause: unknown) => {
-    if (signal?.aborted) throw abortReason(signal);
-    if (resumes++ >= maxResumes) throw new DriveError('network_error', `download of ${path} broke off at byte ${offset} of ${size}`, 0, { cause });
-    reader = readerOf(await read(await fresh(), offset));
-  };
-
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      for (;;) {
-        let chunk: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          chunk = await reader.read();
-        } catch (error) {
-          await resume(error);
-          continue;
-        }
-        if (chunk.done) {
-          if (offset < size) {
-            await resume(new Error(`the body ended after ${offset} of ${size} bytes`));
-            continue;
-          }
-          const computed = hash?.digest();
-          if (computed !== undefined && computed !== link.etag) {
-            throw new DriveError('unexpected_response', `the ${size} bytes of ${path} read from storage hash to ${computed}, not to their ETag ${link.etag}`, 200);
-          }
-          return controller.close();
-        }
-        offset += chunk.value.length;
-        hash?.update(chunk.value);
-        return controller.enqueue(chunk.value);
+  const body = resumableBody(path, readerOf(first), size, async (offset) => readerOf(await read(await fresh(), offset)), {
+    signal,
+    maxResumes,
+    seen: (chunk) => hash?.update(chunk),
+    ended: () => {
+      const computed = hash?.digest();
+      if (computed !== undefined && computed !== link.etag) {
+        throw new DriveError('unexpected_response', `the ${size} bytes of ${path} read from storage hash to ${computed}, not to their ETag ${link.etag}`, 200);
       }
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
     },
   });
   return {
@@ -242,7 +185,59 @@ async function openDirectDownload(transport: Transport, path: string, options: D
   };
 }
 
-function readerOf(response: Response): ReadableStreamDefaultReader<Uint8Array> {
+type Reader = ReadableStreamDefaultReader<Uint8Array>;
+
+/**
+ * The body of a download of `size` bytes (NaN: unknown, and the body's end is the file's), read from `reader`.
+ * A read that fails, or a body that ends short, is resumed from the next byte by `resume(offset)`, which
+ * gives a reader of the rest or throws why there is none; after `maxResumes` of them (or once `signal` is
+ * aborted) the stream fails. `seen` sees each chunk in order; `ended` may still fail the stream at its end.
+ */
+function resumableBody(
+  path: string,
+  reader: Reader,
+  size: number,
+  resume: (offset: number) => Promise<Reader>,
+  options: { signal?: AbortSignal; maxResumes: number; seen?: (chunk: Uint8Array) => void; ended?: () => void },
+): ReadableStream<Uint8Array> {
+  const { signal, maxResumes, seen, ended } = options;
+  let offset = 0;
+  let resumes = 0;
+  const resumeAfter = async (cause: unknown) => {
+    if (signal?.aborted) throw abortReason(signal);
+    if (resumes++ >= maxResumes) throw new DriveError('network_error', `download of ${path} broke off at byte ${offset} of ${size}`, 0, { cause });
+    reader = await resume(offset);
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        let chunk: Awaited<ReturnType<Reader['read']>>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          await resumeAfter(error);
+          continue;
+        }
+        if (chunk.done) {
+          if (offset < size) {
+            await resumeAfter(new Error(`the body ended after ${offset} of ${size} bytes`));
+            continue;
+          }
+          ended?.();
+          return controller.close();
+        }
+        offset += chunk.value.length;
+        seen?.(chunk.value);
+        return controller.enqueue(chunk.value);
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+function readerOf(response: Response): Reader {
   const body = response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
   return body.getReader();
 }
