@@ -96,8 +96,8 @@ export async function uploadFiles(
 /**
  * The hot path (docs/hot-path-design.md; protocol/README.md, "Writers", step 1): an upload of one file keeps no
  * journal entry. Its bytes are stored while the folders above and the destination are read (one batch; missing
- * folders are made in the same step), then its record is written, then the folders are read again: three round
- * trips, four calls. Bytes a request leaves when it dies between its put and its record are named by nothing:
+ * folders are made after both, top-down), then its record is written, then the folders are read again: three
+ * round trips, four calls, into an existing folder. Bytes a request leaves when it dies between its put and its record are named by nothing:
  * the scheduled consistency check deletes them once they are older than its grace period. The record is never
  * pending, so a move may take it at once; a withdrawal that finds it taken by a later request (moved, deleted
  * or replaced) answers as stored, since that request explains what stands at the path (`takenIsStored`).
@@ -109,12 +109,18 @@ async function uploadOne(
   part: UploadPart,
   options: { replace?: boolean },
 ): Promise<FileNode[]> {
+  const put = deps.objects.put(file.objectKey, part.data, file.contentType).then(
+    () => undefined,
+    (error: unknown) => ({ error }),
+  );
+  // Missing folders are made once the bytes are stored (and not at all if the put failed): one chain of calls.
+  const beforeCreate = async () => {
+    const failed = await put;
+    if (failed) throw failed.error;
+  };
   const [stored, read] = await Promise.all([
-    deps.objects.put(file.objectKey, part.data, file.contentType).then(
-      () => undefined,
-      (error: unknown) => ({ error }),
-    ),
-    ensureFolders(deps.nodes, drive, [parentOf(file.path)], file.createdAt, [file.path], { jobs: deps.jobs }).then(
+    put,
+    ensureFolders(deps.nodes, drive, [parentOf(file.path)], file.createdAt, [file.path], { jobs: deps.jobs, beforeCreate }).then(
       (ensured) => ({ ensured }),
       (error: unknown) => ({ error }),
     ),

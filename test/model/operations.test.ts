@@ -244,6 +244,21 @@ describe('the hot path (docs/hot-path-design.md)', () => {
     expect(((await ports.nodes.get(DRIVE, '/a/x')) as FileNode).pending).toBeUndefined();
   });
 
+  it('makes missing folders of a one-file upload after its bytes are stored, top-down: one chain of calls', async () => {
+    const seen = await rounds((gated) => uploadFiles(gated, DRIVE, [{ filename: 'x', data: Buffer.from('x') }], [{ path: '/n/m/x' }]));
+    expect(seen).toEqual([['nodes.getMany', 'objects.put'], ['nodes.createFolder'], ['nodes.createFolder'], ['nodes.putFile'], ['nodes.getMany']]);
+  });
+
+  it('makes no folder when the put of a one-file upload fails, and fails the request', async () => {
+    const failing = { ...ports, objects: { ...ports.objects, put: () => Promise.reject(new Error('S3 down')), deleteMany: (keys: readonly string[]) => ports.objects.deleteMany(keys) } };
+    const calls: string[] = [];
+    const gated = gatePorts(failing as unknown as MemoryPorts, async (label) => void calls.push(label.replace(/\(.*/, '')));
+    await expect(uploadFiles(gated, DRIVE, [{ filename: 'x', data: Buffer.from('x') }], [{ path: '/n/m/x' }])).rejects.toThrow('S3 down');
+    // Not made and removed again: never made.
+    expect(calls.filter((call) => call.startsWith('nodes.'))).toEqual(['nodes.getMany']);
+    expect(await ports.nodes.get(DRIVE, '/n')).toBeUndefined();
+  });
+
   it('journals an upload of several files: the entry before the bytes, closed at the end', async () => {
     await upload('/a/first');
     const seen = await rounds((gated) => uploadFiles(gated, DRIVE, [{ filename: 'x', data: Buffer.from('x') }, { filename: 'y', data: Buffer.from('y') }], [{ path: '/a/x' }, { path: '/a/y' }]));
