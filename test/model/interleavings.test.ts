@@ -51,6 +51,12 @@ const op: fc.Arbitrary<Op> = fc.oneof(
  * left out of the generated runs so that the rest stays checked, each pinned by a test below that shows it.
  */
 const KNOWN_GAPS: Record<string, (ops: readonly Op[]) => boolean> = {
+  // Two mkdirs of one path below a recursive delete: the second finds the folder the first made and notes it
+  // `kept` (createFolder with kept), which makes it anew if the delete removed it meanwhile; then it reads
+  // above, sees the delete's mark and withdraws (409), but the folder its note made is in no `created` list,
+  // so it stays, and the delete removes the folder above it (found by seed 1151547890, on main too).
+  'a kept note makes anew a folder a delete removed': (ops) =>
+    ops.some((a, i) => a.kind === 'mkdir' && ops.some((b, j) => j !== i && b.kind === 'mkdir' && b.path === a.path) && ops.some((o) => o.kind === 'delete' && o.recursive && a.path.startsWith(`${o.path}/`))),
 };
 
 const knownGap = (ops: readonly Op[]) => Object.values(KNOWN_GAPS).some((gap) => gap(ops));
@@ -68,7 +74,8 @@ const seedOption = (): { seed?: number } => {
     process.stdout.write(`model: MODEL_SEED=${drawn}\n`);
     return { seed: drawn };
   }
-  return { seed: wanted ? Number(wanted) : 20261126 };
+  // MODEL_PATH (with MODEL_SEED): fast-check's path of a failure, to replay that one case alone.
+  return { seed: wanted ? Number(wanted) : 20261126, ...(process.env.MODEL_PATH ? { path: process.env.MODEL_PATH } : {}) };
 };
 
 /** What a request answered: its value, or the code of the DriveError it threw. */
@@ -473,7 +480,9 @@ describe('the write-ordering protocol, over generated interleavings', () => {
 
   // Each known gap, shown: its requests, in the orders a fixed seed picks, break the protocol. A test here that
   // fails says the gap is fixed: take it out of KNOWN_GAPS and the README, and this test with it.
-  const gaps: [string, Op[], RegExp][] = [];
+  const gaps: [string, Op[], RegExp][] = [
+    ['a kept note makes anew a folder a delete removed', [{ kind: 'delete', path: '/a/b', recursive: true, budget: BIG }, { kind: 'mkdir', path: '/a/b/c' }, { kind: 'mkdir', path: '/a/b/c' }], /\/a\/b\/c has no folder above it/],
+  ];
   // None open now: jest refuses an empty table.
   if (gaps.length > 0) it.each(gaps)('still has the known gap: %s', async (name, ops, symptom) => {
     expect(KNOWN_GAPS[name](ops)).toBe(true);
