@@ -97,10 +97,11 @@ export async function uploadFiles(
  * The hot path (docs/hot-path-design.md; protocol/README.md, "Writers", step 1): an upload of one file keeps no
  * journal entry. Its bytes are stored while the folders above and the destination are read (one batch; missing
  * folders are made after both, top-down), then its record is written, then the folders are read again: three
- * round trips, four calls, into an existing folder. Bytes a request leaves when it dies between its put and its record are named by nothing:
- * the scheduled consistency check deletes them once they are older than its grace period. The record is never
- * pending, so a move may take it at once; a withdrawal that finds it taken by a later request (moved, deleted
- * or replaced) answers as stored, since that request explains what stands at the path (`takenIsStored`).
+ * round trips, four calls, into an existing folder. Bytes a request leaves when it dies between its put and its
+ * record are named by nothing: the scheduled consistency check deletes them once they are older than its grace
+ * period. The record is never pending, so a move may take it at once; a withdrawal that finds it taken by a
+ * later request (moved, deleted or replaced) answers as stored, since that request explains what stands at the
+ * path (`takenIsStored`).
  */
 async function uploadOne(
   deps: { nodes: NodeStore; objects: ObjectStore; journal?: UploadJournal; jobs?: JobStore },
