@@ -3,6 +3,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { type LogLevel } from '../lib/drive-function';
 import { DriveStack } from '../lib/drive-stack';
+import { setting } from '../functions/config';
 
 const LOG_LEVELS: readonly LogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
 
@@ -34,7 +35,7 @@ new DriveStack(app, context('stackName') ?? 'Drive', {
     expiry: context('uploadExpirySeconds') ? Duration.seconds(Number(context('uploadExpirySeconds'))) : undefined,
   },
   domain: domainName ? { domainName, certificateArn: context('certificateArn')!, basePath: context('basePath') } : undefined,
-  consistencyCheck: { everyHours: context('fsckEveryHours') ? Number(context('fsckEveryHours')) : undefined, repair: context('fsckRepair') === 'true' },
+  consistencyCheck: { everyHours: context('fsckEveryHours') ? Number(context('fsckEveryHours')) : undefined, repair: setting('fsckRepair', { DRIVE_FSCK_REPAIR: context('fsckRepair') }) },
   logLevel: logLevel as LogLevel | undefined,
   alarmEmail: context('alarmEmail'),
   metricsNamespace: context('metricsNamespace'),

@@ -1,4 +1,5 @@
 import { type Permission, parseRateLimits } from './core/access';
+import type { RepairMode } from './core/consistency-check';
 
 /**
  * Every `DRIVE_*` environment variable, in one table: what it holds, its default, who reads it, and how it
@@ -184,9 +185,15 @@ export const SETTINGS = {
 
   // The scheduled consistency check.
   fsckRepair: entry({
-    name: 'DRIVE_FSCK_REPAIR', type: '`true` or unset', default: 'unset (report only)', readBy: ['handler', 'stack'],
-    description: 'lets the scheduled check repair what is safe to repair unattended (cdk context `fsckRepair`)',
-    parse: (raw: string | undefined): boolean => raw === 'true',
+    name: 'DRIVE_FSCK_REPAIR', type: '`orphans`, `true` or `off`', default: 'orphans', readBy: ['handler', 'stack'],
+    description:
+      'what the scheduled check repairs (cdk context `fsckRepair`): `orphans` deletes confirmed orphaned objects older than the grace period (what a killed one-file upload leaves); `true` also recreates missing parent folders; `off` only reports',
+    parse: (raw: string | undefined, name: string): RepairMode => {
+      if (unset(raw) || raw === 'orphans') return 'orphans';
+      if (raw === 'true') return 'all';
+      if (raw === 'off' || raw === 'false') return 'off';
+      throw new Error(`${name} must be orphans, true or off (got ${JSON.stringify(raw)})`);
+    },
   }),
   fsckGraceMinutes: entry({
     name: 'DRIVE_FSCK_GRACE_MINUTES', type: 'whole number', default: '60', unit: 'minutes', readBy: ['handler'],

@@ -7,7 +7,10 @@ import { dynamodb } from './wiring/dynamodb';
 import { nodes } from './wiring/nodes';
 import { bucket, objects, s3 } from './wiring/objects';
 
-/** `DRIVE_FSCK_REPAIR=true` (cdk context `fsckRepair`) lets the check repair; anything else only reports. */
+/**
+ * `DRIVE_FSCK_REPAIR` (cdk context `fsckRepair`): unset or `orphans` deletes confirmed orphans past the grace
+ * period (the default), `true` also recreates missing parents, `off` only reports.
+ */
 const repair = setting('fsckRepair');
 const graceMinutes = setting('fsckGraceMinutes');
 const sliceObjects = setting('fsckSliceObjects');
@@ -21,7 +24,8 @@ const DEFAULT_BUDGET_MS = 15 * 60_000 - MARGIN_MS;
 /**
  * Run on a schedule (EventBridge in AWS, a timer on the local host): checks the next slice of the bucket
  * against the records (functions/core/consistency-check.ts), logs what it found as one JSON line and its
- * counts as CloudWatch metrics (embedded metric format), and repairs only when `DRIVE_FSCK_REPAIR` says so.
+ * counts as CloudWatch metrics (embedded metric format), and repairs what `DRIVE_FSCK_REPAIR` allows (by
+ * default, deletes orphaned objects older than the grace period).
  */
 export const handler = async (_event?: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SliceReport> => {
   const started = Date.now();

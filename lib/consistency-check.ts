@@ -8,6 +8,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { CHECK_CURSOR_ID } from '../functions/aws/consistency-source';
+import type { RepairMode } from '../functions/core/consistency-check';
 import { environmentOf } from '../functions/config';
 import { FUNCTION_SIZING } from './aws-limits';
 import { DriveFunction, type LogLevel } from './drive-function';
@@ -26,16 +27,21 @@ export interface ConsistencyCheckProps {
   platformLogs?: boolean;
   /** How often a slice is checked: a whole number of hours, 1 to 72. @default 24 */
   everyHours?: number;
-  /** Repair what is safe to repair unattended (DRIVE_FSCK_REPAIR=true); off, the role only reads. @default false */
-  repair?: boolean;
+  /**
+   * What the check repairs (DRIVE_FSCK_REPAIR): `orphans` deletes confirmed orphaned objects older than the grace
+   * period (the role may delete objects); `all` also recreates missing parent folders (and may write the nodes
+   * table); `off` only reports (the role only reads). @default 'orphans'
+   */
+  repair?: RepairMode;
 }
 
 const CHECK = SCHEDULED.find((fn) => fn.handler === 'consistency-check')!;
 
 /**
  * fsck on a schedule (functions/consistency-check.ts): the function, the EventBridge rule that runs it, a
- * role that reads the bucket and the nodes table (and writes its own cursor item, and with repair on, deletes
- * orphaned objects and recreates folders), and two alarms: findings, and a check that stopped running.
+ * role that reads the bucket and the nodes table, writes its own cursor item, deletes orphaned objects (unless
+ * repair is `off`) and recreates folders (repair `all`), and two alarms: findings it could not repair, and a
+ * check that stopped running.
  */
 export class ConsistencyCheck extends Construct {
   readonly function: DriveFunction;
@@ -49,6 +55,7 @@ export class ConsistencyCheck extends Construct {
     if (!Number.isInteger(everyHours) || everyHours < 1 || everyHours > 72) throw new Error(`fsckEveryHours must be a whole number of hours from 1 to 72 (got ${everyHours})`);
     const stack = Stack.of(this);
     const { nodes, uploads, bucket } = props;
+    const repair = props.repair ?? 'orphans';
 
     // The function's ids sit on the stack, beside the other functions' (ConsistencyCheckFunction…).
     this.function = new DriveFunction(stack, 'ConsistencyCheckFunction', {
@@ -59,12 +66,12 @@ export class ConsistencyCheck extends Construct {
       logRemovalPolicy: RemovalPolicy.DESTROY,
       logLevel: props.logLevel,
       platformLogs: props.platformLogs,
-      environment: { ...props.environment, ...(props.repair ? environmentOf({ fsckRepair: 'true' }) : {}) },
+      environment: { ...props.environment, ...environmentOf({ fsckRepair: repair === 'all' ? 'true' : repair }) },
     });
     // Reads: the nodes scan and the confirming reads, the sessions and journal (Scan), the listing and
     // HeadObject (GetObject; ListBucket makes a missing object NotFound rather than AccessDenied).
     this.function.allowTable(nodes, 'Scan', 'GetItem', 'BatchGetItem').allowTable(uploads, 'Scan').allowBucket(bucket, 'ListBucket').allowObjects(bucket, 'GetObject');
-    // Its one write without repair: the cursor item, and no other item of the uploads table.
+    // Its one write to a table but repair's: the cursor item, and no other item of the uploads table.
     this.function.addToRolePolicy(
       new PolicyStatement({
         actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
@@ -72,14 +79,17 @@ export class ConsistencyCheck extends Construct {
         conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [CHECK_CURSOR_ID] } },
       }),
     );
-    if (props.repair) {
-      // Deleting orphans (DeleteObjects is DeleteObject per key); recreating missing folders as ensureFolders
-      // does: read (BatchGetItem), create (UpdateItem), and on a conflict remove its unused ones (Query, DeleteItem).
-      this.function.allowObjects(bucket, 'DeleteObject').allowTable(nodes, 'UpdateItem', 'Query', 'DeleteItem');
+    // Deleting orphans, by default: what a one-file upload killed between its bytes and its record leaves
+    // (docs/hot-path-design.md). DeleteObjects is DeleteObject per key; the bucket's objects only.
+    if (repair !== 'off') this.function.allowObjects(bucket, 'DeleteObject');
+    if (repair === 'all') {
+      // Recreating missing folders as ensureFolders does: read (BatchGetItem), create (UpdateItem), and on a
+      // conflict remove its unused ones (Query, DeleteItem).
+      this.function.allowTable(nodes, 'UpdateItem', 'Query', 'DeleteItem');
     }
     Validations.of(this.function.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*]`,
-      reason: 'The check reads (and with repair, deletes) objects named by file id; the statement is limited to this bucket and to the actions it calls.',
+      reason: 'The check reads (and, unless repair is off, deletes orphaned) objects named by file id; the statement is limited to this bucket and to the actions it calls.',
     });
 
     this.rule = new Rule(stack, 'ConsistencyCheckFunctionSchedule', {
@@ -96,7 +106,7 @@ export class ConsistencyCheck extends Construct {
         evaluationPeriods: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
-        alarmDescription: 'The scheduled consistency check found records without bytes, orphaned objects or a broken tree; its log line names them (docs/consistency-check.md)',
+        alarmDescription: 'The scheduled consistency check found what it could not repair: records without bytes, orphaned objects it did not delete, or a broken tree; its log line names them (docs/consistency-check.md)',
       }),
       new Alarm(stack, 'ConsistencyCheckNotRunning', {
         metric: metric('ConsistencyCheckRuns', 'Sum'),

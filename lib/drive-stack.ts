@@ -31,6 +31,7 @@ import { CORS_REQUEST_HEADERS } from '../functions/http/cors';
 import { DEFAULT_TRACING, FUNCTION_SIZING, type GATEWAY_ERRORS, gatewayErrorBody } from './aws-limits';
 import { AlarmTopic } from './alarm-topic';
 import { ConsistencyCheck } from './consistency-check';
+import type { RepairMode } from '../functions/core/consistency-check';
 import { DriveDashboard, type DriveMetricsScope, driveMetric } from './drive-dashboard';
 import { DriveFunction, type LogLevel } from './drive-function';
 import { BINARY_MEDIA_TYPES, CONTRACT_ROUTES, DASHBOARD_ROUTES, type HandlerName, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED, type ScheduledFunction } from './routes';
@@ -57,8 +58,8 @@ export interface DriveStackProps extends StackProps {
   largeUploads?: { maxFileBytes?: number; expiry?: Duration };
   /** Serve the API on a custom domain with an ACM certificate in the stack's region. */
   domain?: { domainName: string; certificateArn: string; basePath?: string };
-  /** The scheduled consistency check (docs/consistency-check.md): its period, and whether it repairs. @default every 24 hours, report only */
-  consistencyCheck?: { everyHours?: number; repair?: boolean };
+  /** The scheduled consistency check (docs/consistency-check.md): its period, and what it repairs. @default every 24 hours, deleting orphaned objects past the grace period */
+  consistencyCheck?: { everyHours?: number; repair?: RepairMode };
   /** The lowest level the functions log (Lambda's application log level, which the code reads too). @default 'INFO' */
   logLevel?: LogLevel;
   /** An address that every alarm is e-mailed to, through the alarm topic. @default none (subscribe to the topic yourself) */

@@ -2,6 +2,13 @@ import { type Findings, type StoredNode, type StoredObject, check } from './cons
 import { ensureFolders } from './folders';
 import type { DriveNode, NodeStore, ObjectStore } from './ports';
 
+/**
+ * What the scheduled check repairs (`DRIVE_FSCK_REPAIR`, functions/config.ts): nothing (`off`), confirmed
+ * orphaned objects past the grace period (`orphans`, the default), or those and missing parent folders (`all`,
+ * set as `true`).
+ */
+export type RepairMode = 'off' | 'orphans' | 'all';
+
 /** Where the scheduled check stands in its pass over the bucket: the last object key of the slice it checked. */
 export interface CheckCursor {
   /** Objects after this key are next; undefined starts a new pass at the first key. */
@@ -33,9 +40,14 @@ export interface SliceOptions {
   sliceObjects: number;
   /** Epoch ms by which the run must be done (the function's timeout less a margin). */
   deadline: number;
-  /** An unreferenced object younger than this may be an upload in flight: counted, never a finding, never deleted. */
+  /**
+   * An unreferenced object younger than this may be an upload in flight (a one-file upload stores its bytes
+   * before its record, and notes them nowhere): counted, never a finding, never deleted. Far above the upload
+   * function's timeout.
+   */
   graceMs: number;
-  repair: boolean;
+  /** `orphans`: deletes confirmed orphans past the grace period; `all`: recreates missing parents too; `off`: reports only. */
+  repair: RepairMode;
   now?: Date;
 }
 
@@ -46,11 +58,17 @@ export interface SliceReport {
   to?: string;
   objects: number;
   nodes: number;
+  /** What is wrong and stays so after the run's repair: the figure the alarm watches. */
   findings: Omit<Findings, 'inFlight'>;
+  /**
+   * Confirmed orphans older than the grace period that the run deleted (repair `orphans` or `all`): what a
+   * killed upload leaves, repaired, so not findings. One the delete failed for stays a finding.
+   */
+  collected: StoredObject[];
   /** Unreferenced objects younger than the grace period: an upload may yet record them. */
   recentUnreferenced: number;
   inFlight: number;
-  repaired?: { deletedObjects: string[]; recreatedFolders: string[]; notRecreated: { folder: string; reason: string }[] };
+  repaired?: { deletedObjects: string[]; deleteFailed?: string; recreatedFolders: string[]; notRecreated: { folder: string; reason: string }[] };
   /** The pass over the bucket ended with this slice. */
   passDone: boolean;
 }
@@ -68,8 +86,9 @@ export function findingsCount(findings: SliceReport['findings']): number {
  * so memory is bounded by the slice and the folders, and over a pass every object and every file is checked
  * once. Each finding is confirmed before it counts: a record without bytes by reading both again, an
  * unreferenced object by a second scan (a file moved during the first one is in neither of its partitions),
- * a missing parent by reading it. Repair (when asked) deletes only confirmed unreferenced objects older than
- * the grace period and recreates missing parents; it deletes no record.
+ * a missing parent by reading it. Repair (on by default, `orphans`) deletes only confirmed unreferenced objects
+ * older than the grace period, which are then reported as `collected`, not as findings; with `all` it also
+ * recreates missing parents; it deletes no record.
  */
 export async function checkSlice(
   deps: { source: ConsistencySource; cursors: CursorStore; nodes: NodeStore; objects: ObjectStore },
@@ -105,11 +124,18 @@ export async function checkSlice(
     objects: objects.length,
     nodes: nodes.length,
     findings,
+    collected: [],
     recentUnreferenced: raw.orphanedObjects.length - unreferenced.length,
     inFlight: raw.inFlight.length,
     passDone: done,
   };
-  if (options.repair) report.repaired = await repair(deps, findings, now);
+  if (options.repair !== 'off') {
+    report.repaired = await repair(deps, findings, now, options.repair);
+    // Deleted orphans are repaired, not findings: the alarm is for what the check could not repair.
+    const deleted = new Set(report.repaired.deletedObjects);
+    report.collected = findings.orphanedObjects.filter((object) => deleted.has(object.key));
+    findings.orphanedObjects = findings.orphanedObjects.filter((object) => !deleted.has(object.key));
+  }
   await deps.cursors.write(done ? { passes: cursor.passes + 1 } : { after: to, passes: cursor.passes });
   return report;
 }
@@ -157,13 +183,28 @@ async function confirmParents(
   return { missingParents: stillMissing, belowFiles: below };
 }
 
-/** What `npm run fsck -- --repair` does that is safe unattended: deletes confirmed orphans, recreates missing parents. */
-async function repair(deps: { nodes: NodeStore; objects: ObjectStore }, findings: SliceReport['findings'], now: Date): Promise<NonNullable<SliceReport['repaired']>> {
-  const deletedObjects = findings.orphanedObjects.map((object) => object.key);
-  await deps.objects.deleteMany(deletedObjects);
+/**
+ * What `npm run fsck -- --repair` does that is safe unattended: deletes confirmed orphans past the grace period
+ * (a failed delete leaves them findings, and the run goes on), and with `all`, recreates missing parents.
+ */
+async function repair(
+  deps: { nodes: NodeStore; objects: ObjectStore },
+  findings: SliceReport['findings'],
+  now: Date,
+  mode: Exclude<RepairMode, 'off'>,
+): Promise<NonNullable<SliceReport['repaired']>> {
+  const orphans = findings.orphanedObjects.map((object) => object.key);
+  let deletedObjects: string[] = [];
+  let deleteFailed: string | undefined;
+  try {
+    if (orphans.length > 0) await deps.objects.deleteMany(orphans);
+    deletedObjects = orphans;
+  } catch (error) {
+    deleteFailed = (error as Error).message;
+  }
   const recreatedFolders: string[] = [];
   const notRecreated: { folder: string; reason: string }[] = [];
-  for (const { drive, path } of findings.missingParents) {
+  for (const { drive, path } of mode === 'all' ? findings.missingParents : []) {
     try {
       await ensureFolders(deps.nodes, drive, [path], now.toISOString());
       recreatedFolders.push(`${drive}:${path}`);
@@ -172,5 +213,5 @@ async function repair(deps: { nodes: NodeStore; objects: ObjectStore }, findings
       notRecreated.push({ folder: `${drive}:${path}`, reason: (error as Error).message });
     }
   }
-  return { deletedObjects, recreatedFolders, notRecreated };
+  return { deletedObjects, ...(deleteFailed === undefined ? {} : { deleteFailed }), recreatedFolders, notRecreated };
 }

@@ -1,10 +1,13 @@
-import { type SliceReport, findingsCount } from './consistency-check';
+import { type RepairMode, type SliceReport, findingsCount } from './consistency-check';
 
 /** How many keys or paths of each kind of finding the log line names; the counts are whole. */
 export const NAMED_PER_KIND = 50;
 
-/** The run as one JSON log line: counts, and the first `NAMED_PER_KIND` of each kind of finding by name. */
-export function logLine(report: SliceReport, milliseconds: number, repair: boolean) {
+/**
+ * The run as one JSON log line: counts, and the first `NAMED_PER_KIND` of each kind of finding by name; the
+ * orphans it deleted (`collected`) apart, since they are repaired, not problems.
+ */
+export function logLine(report: SliceReport, milliseconds: number, repair: RepairMode) {
   const { findings } = report;
   const named = {
     orphanedObjects: findings.orphanedObjects.map((object) => `${object.key} (${object.size} bytes, ${object.lastModified.toISOString()})`),
@@ -26,6 +29,8 @@ export function logLine(report: SliceReport, milliseconds: number, repair: boole
     findings: count,
     counts: Object.fromEntries(Object.entries(named).map(([kind, list]) => [kind, list.length])),
     named: Object.fromEntries(Object.entries(named).filter(([, list]) => list.length > 0).map(([kind, list]) => [kind, list.slice(0, NAMED_PER_KIND)])),
+    collected: report.collected.length,
+    ...(report.collected.length > 0 ? { collectedObjects: report.collected.slice(0, NAMED_PER_KIND).map((object) => `${object.key} (${object.size} bytes, ${object.lastModified.toISOString()})`) } : {}),
     recentUnreferenced: report.recentUnreferenced,
     inFlight: report.inFlight,
     repair,
@@ -33,6 +38,7 @@ export function logLine(report: SliceReport, milliseconds: number, repair: boole
       ? {
           repaired: {
             deletedObjects: report.repaired.deletedObjects.length,
+            ...(report.repaired.deleteFailed === undefined ? {} : { deleteFailed: report.repaired.deleteFailed }),
             recreatedFolders: report.repaired.recreatedFolders.slice(0, NAMED_PER_KIND),
             notRecreated: report.repaired.notRecreated.slice(0, NAMED_PER_KIND),
           },
@@ -55,6 +61,7 @@ export function metricsLine(report: SliceReport, milliseconds: number, bucketNam
     NodesBelowFiles: [findings.belowFiles.length, 'Count'],
     InterruptedDeletes: [findings.interruptedDeletes.length, 'Count'],
     ObjectsChecked: [report.objects, 'Count'],
+    // Orphans deleted (a killed upload's bytes): repaired, so counted here and not in ConsistencyFindings.
     RepairedObjects: [report.repaired?.deletedObjects.length ?? 0, 'Count'],
     ConsistencyCheckTime: [milliseconds, 'Milliseconds'],
   };

@@ -41,9 +41,11 @@ export async function ensureFolders(
   /**
    * `keep`: a path of `paths` the caller answers for (a mkdir's): found there, made by another request, the
    * folder is noted `kept`, so that that request, failing, leaves it (`removeUnused`). `jobs`: where a
-   * failure that removes what it made notes its `empty` jobs (`deleteIfEmpty`).
+   * failure that removes what it made notes its `empty` jobs (`deleteIfEmpty`). `beforeCreate`: waited for
+   * before the first folder is made, only if one is missing (an upload of one file: its put, in flight during
+   * the read; a folder is made only once its bytes are stored, and a put that failed makes none).
    */
-  options: { keep?: string; jobs?: JobStore } = {},
+  options: { keep?: string; jobs?: JobStore; beforeCreate?: () => Promise<void> } = {},
 ): Promise<{ folders: Map<string, FolderNode>; created: FolderNode[]; read: Map<string, DriveNode> }> {
   const wanted = [...new Set(paths.flatMap((path) => (path === ROOT ? [] : [...ancestorsOf(path), path])))].filter((path) => path !== ROOT);
   const found = await nodes.getMany(drive, [...wanted, ...alsoRead]);
@@ -57,6 +59,7 @@ export async function ensureFolders(
 
   const created: FolderNode[] = [];
   try {
+    if (missing.length > 0 && options.beforeCreate) await options.beforeCreate();
     for (const level of byDepth(missing, (path) => path, 'shallowest first')) {
       // Every create of a depth settles before a failure is thrown, so `created` names all that were made.
       const results = await settleLimit(level, CREATE_CONCURRENCY, async (path) => {

@@ -39,9 +39,11 @@ const WRITE_CONCURRENCY = 8;
  */
 export async function uploadFiles(
   /**
-   * `journal`: without one, bytes an interrupted upload leaves are orphans until fsck --repair. `jobs`: where
-   * a failed upload notes the jobs that remove the folders it made (`removeUnused`); without one, a request
-   * dying as it removes them leaves a folder marked until fsck --repair.
+   * `journal`: notes the bytes of an upload of several files before they are stored (an upload of one file
+   * notes none: docs/hot-path-design.md); bytes an interrupted upload leaves that no entry names are orphans
+   * until the scheduled consistency check deletes them, past its grace period. `jobs`: where a failed upload
+   * notes the jobs that remove the folders it made (`removeUnused`); without one, a request dying as it
+   * removes them leaves a folder marked until fsck --repair.
    */
   deps: { nodes: NodeStore; objects: ObjectStore; journal?: UploadJournal; jobs?: JobStore },
   drive: string,
@@ -70,8 +72,10 @@ export async function uploadFiles(
     };
   });
 
-  // Noted before the bytes are stored: whatever stops this request, the sweep finds what it left. A failed
-  // request leaves its entry open too, for the sweep to check what its clean-up may have missed.
+  if (files.length === 1) return uploadOne(deps, drive, files[0], parts[0], options);
+
+  // Several files: noted before the bytes are stored, so that whatever stops this request, the sweep finds what
+  // it left. A failed request leaves its entry open too, for the sweep to check what its clean-up may have missed.
   const entries = deps.journal ? await deps.journal.open(drive, files, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS)) : [];
   // Each record names its entry until the entry closes: a move waits for that (FileRecords in ports.ts).
   entries.forEach((entry, i) => (files[i].pending = entry));
@@ -89,6 +93,48 @@ export async function uploadFiles(
   return committed;
 }
 
+/**
+ * The hot path (docs/hot-path-design.md; protocol/README.md, "Writers", step 1): an upload of one file keeps no
+ * journal entry. Its bytes are stored while the folders above and the destination are read (one batch; missing
+ * folders are made after both, top-down), then its record is written, then the folders are read again: three
+ * round trips, four calls, into an existing folder. Bytes a request leaves when it dies between its put and its
+ * record are named by nothing: the scheduled consistency check deletes them once they are older than its grace
+ * period. The record is never pending, so a move may take it at once; a withdrawal that finds it taken by a
+ * later request (moved, deleted or replaced) answers as stored, since that request explains what stands at the
+ * path (`takenIsStored`).
+ */
+async function uploadOne(
+  deps: { nodes: NodeStore; objects: ObjectStore; journal?: UploadJournal; jobs?: JobStore },
+  drive: string,
+  file: FileNode,
+  part: UploadPart,
+  options: { replace?: boolean },
+): Promise<FileNode[]> {
+  const put = deps.objects.put(file.objectKey, part.data, file.contentType).then(
+    () => undefined,
+    (error: unknown) => ({ error }),
+  );
+  // Missing folders are made once the bytes are stored (and not at all if the put failed): one chain of calls.
+  const beforeCreate = async () => {
+    const failed = await put;
+    if (failed) throw failed.error;
+  };
+  const [stored, read] = await Promise.all([
+    put,
+    ensureFolders(deps.nodes, drive, [parentOf(file.path)], file.createdAt, [file.path], { jobs: deps.jobs, beforeCreate }).then(
+      (ensured) => ({ ensured }),
+      (error: unknown) => ({ error }),
+    ),
+  ]);
+  if (stored || 'error' in read) {
+    if ('ensured' in read) await removeUnused(deps, drive, read.ensured.created);
+    // A put that failed may still have stored its object (a lost reply): its key is named.
+    await cleanUp(() => deps.objects.deleteMany([file.objectKey]), () => ({ keys: [file.objectKey] }));
+    throw stored ? stored.error : (read as { error: unknown }).error;
+  }
+  return commitFiles(deps, drive, [file], { ...options, takenIsStored: true }, read.ensured);
+}
+
 /** Times an upload makes its folders again when a delete removed them while it ran, before it answers 409. */
 const FOLDER_ATTEMPTS = 3;
 
@@ -104,7 +150,14 @@ export async function commitFiles(
   deps: { nodes: NodeStore; objects: ObjectStore; jobs?: JobStore; journal?: UploadJournal },
   drive: string,
   files: readonly FileNode[],
-  options: { keepBytes?: boolean; replace?: boolean } = {},
+  /**
+   * `takenIsStored` (an upload of one file, whose record is never pending): a withdrawal for a conflict that
+   * finds the record taken by a later request (moved, deleted or replaced since it was written) answers as
+   * stored, as if the upload had ended just before that request, which explains what stands at the path.
+   */
+  options: { keepBytes?: boolean; replace?: boolean; takenIsStored?: boolean } = {},
+  /** The first pass's `ensureFolders`, already made (the one-file upload makes it while its bytes are stored). */
+  first?: Awaited<ReturnType<typeof ensureFolders>>,
 ): Promise<FileNode[]> {
   const { nodes } = deps;
   const taken = (path: string) => conflict(options.replace === false ? `${path} is taken; this key may not replace what is there` : `${path} is a folder, so a file cannot be stored there`, [path]);
@@ -116,7 +169,7 @@ export async function commitFiles(
     for (let attempt = 1; ; attempt++) {
       // The first pass also reads what stands at each destination: a folder there fails the upload before
       // any write, and a failed write is judged against it (see writeRecord).
-      const ensured = await ensureFolders(nodes, drive, parents, now, attempt === 1 ? files.map((file) => file.path) : [], { jobs: deps.jobs });
+      const ensured = attempt === 1 && first ? first : await ensureFolders(nodes, drive, parents, now, attempt === 1 ? files.map((file) => file.path) : [], { jobs: deps.jobs });
       created.push(...ensured.created);
       if (attempt === 1) {
         const blocked = files.find((file) => ensured.read.get(file.path)?.kind === 'folder' || (options.replace === false && ensured.read.has(file.path)));
@@ -137,6 +190,8 @@ export async function commitFiles(
   } catch (error) {
     const taken = await undo(deps, drive, files, results, options);
     await removeUnused(deps, drive, created);
+    // Only a refusal (a mark seen, the folders gone): a failed call still fails the request, as it did.
+    if (options.takenIsStored && files.length === 1 && taken.length === 1 && error instanceof DriveError && error.code === 'conflict') return [...files];
     // Bytes kept for another try are not ours to keep once another request took the record that held them.
     if (options.keepBytes && taken.length > 0) throw new RecordTaken(taken[0]);
     throw error;

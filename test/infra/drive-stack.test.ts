@@ -249,14 +249,14 @@ describe('DriveStack', () => {
       const fn = template.findResources('AWS::Lambda::Function')[checkFunction()] as { Properties: { Timeout: number; MemorySize: number; Environment: { Variables: Record<string, unknown> } } };
       expect(fn.Properties).toMatchObject({ Timeout: 900, MemorySize: 1024 });
       expect(fn.Properties.Environment.Variables).toMatchObject({ DRIVE_NODES_TABLE: expect.anything(), DRIVE_BUCKET: expect.anything(), DRIVE_UPLOADS_TABLE: expect.anything() });
-      // Repair is off unless asked for.
-      expect(fn.Properties.Environment.Variables.DRIVE_FSCK_REPAIR).toBeUndefined();
+      // It deletes orphaned objects past the grace period unless told not to (docs/hot-path-design.md).
+      expect(fn.Properties.Environment.Variables.DRIVE_FSCK_REPAIR).toBe('orphans');
     });
 
-    it('only reads the bucket and the nodes table without repair, and writes nothing but its own cursor item', () => {
+    it('by default reads the bucket and the nodes table, deletes objects of the bucket (orphans), and writes no item but its own cursor', () => {
       const logs = ['logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
       expect(actionsOf('consistency-check')).toEqual(
-        ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:PutItem', 's3:ListBucket', 's3:GetObject', ...logs].sort(),
+        ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:PutItem', 's3:ListBucket', 's3:GetObject', 's3:DeleteObject', ...logs].sort(),
       );
       const roleId = stack.getLogicalId(stack.functions['consistency-check'].role!.node.defaultChild as never);
       const statements = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } })).flatMap(
@@ -264,6 +264,11 @@ describe('DriveStack', () => {
       );
       const puts = statements.filter((s) => ([] as string[]).concat(s.Action).includes('dynamodb:PutItem'));
       expect(puts).toEqual([expect.objectContaining({ Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['fsck#cursor'] } } })]);
+      // The delete is of the files bucket's objects only: no other bucket, not the bucket itself.
+      const bucketId = Object.keys(template.findResources('AWS::S3::Bucket', { Properties: { LoggingConfiguration: Match.anyValue() } }))[0];
+      const deletes = statements.filter((s) => ([] as string[]).concat(s.Action).includes('s3:DeleteObject'));
+      expect(deletes).toHaveLength(1);
+      expect(deletes[0].Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, '/*']] });
     });
 
     it('alarms on any finding, on two periods without a finished run, and on errors of its function', () => {
@@ -296,9 +301,20 @@ describe('DriveStack', () => {
       expect(stack.alarms.map((alarm) => alarm.node.id)).toEqual(expect.arrayContaining(['ConsistencyFindings', 'ConsistencyCheckNotRunning']));
     });
 
-    it('repairs, and may delete objects and make folders, only when fsckRepair asks, on the period fsckEveryHours gives', () => {
+    it('reports only, and may then delete nothing, when fsckRepair is off', () => {
+      const reporting = new DriveStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Reporting', { consistencyCheck: { repair: 'off' } });
+      const reported = Template.fromStack(reporting);
+      reported.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ DRIVE_FSCK_REPAIR: 'off' }) } });
+      const roleId = reporting.getLogicalId(reporting.functions['consistency-check'].role!.node.defaultChild as never);
+      const actions = Object.values(reported.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } }))
+        .flatMap((p) => (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement)
+        .flatMap((s) => ([] as string[]).concat(s.Action as string | string[]));
+      expect(actions.filter((a) => /^(s3:(Put|Delete)|dynamodb:(Delete|Update|BatchWrite))/.test(a))).toEqual([]);
+    });
+
+    it('also makes folders when fsckRepair is true, on the period fsckEveryHours gives', () => {
       // Not bundled: only the template matters here.
-      const repairing = new DriveStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Repairing', { consistencyCheck: { everyHours: 6, repair: true } });
+      const repairing = new DriveStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Repairing', { consistencyCheck: { everyHours: 6, repair: 'all' } });
       const repaired = Template.fromStack(repairing);
       const fnId = repairing.getLogicalId(repairing.functions['consistency-check'].node.defaultChild as never);
       repaired.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(6 hours)', Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fnId, 'Arn'] } })] });

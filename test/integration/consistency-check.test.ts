@@ -9,7 +9,7 @@ import { type RunningHost, startHost, stopHost, storedState } from '../support/l
 
 const KEY = 'fsck-sched-key-HUjHPIBAxHnYhF53JE196';
 const ORPHAN = 'sched/no-record';
-/** The host runs the check every second; no grace period, so a fresh orphan counts (and may be repaired). */
+/** The host runs the check every second; no grace period, so a fresh orphan counts (and is deleted unless DRIVE_FSCK_REPAIR=off). */
 const ENV = { DRIVE_API_KEYS: `sched:${KEY}`, DRIVE_RATE_LIMITS: 'off', DRIVE_LOCAL_FSCK_SECONDS: '1', DRIVE_FSCK_GRACE_MINUTES: '0' };
 
 type Line = Record<string, unknown> & { message?: string; named?: Record<string, string[]>; counts?: Record<string, number> };
@@ -56,9 +56,9 @@ afterEach(async () => {
 });
 
 describe('the scheduled consistency check on the local host', () => {
-  it('reports an orphaned object by name with its metric line, and repairs it only when DRIVE_FSCK_REPAIR=true', async () => {
-    // Prepare: a file through the API, and an object no record points to.
-    host = await startHost(ENV);
+  it('reports an orphaned object by name with its metric line when DRIVE_FSCK_REPAIR=off, and by default deletes it as repaired, not as a finding', async () => {
+    // Prepare: a file through the API, and an object no record points to; the check only reports.
+    host = await startHost({ ...ENV, DRIVE_FSCK_REPAIR: 'off' });
     const drive = new DriveClient(host.url, KEY);
     const uploaded = await json<{ data: FileJson[] }>(drive.upload([{ data: 'kept', filename: 'kept.txt' }], [{ folder: '/docs' }]));
     expect(uploaded.status).toBe(200);
@@ -67,8 +67,8 @@ describe('the scheduled consistency check on the local host', () => {
     // Act: the host's timer runs the check.
     const { line: found, next: metric } = await waitForLine(host, (line) => line.named?.orphanedObjects?.some((name) => name.startsWith(`${ORPHAN} `)) === true);
 
-    // Assess: the finding, named, and the metric line printed after it.
-    expect(found).toMatchObject({ level: 'warn', message: 'consistency check found problems', findings: 1, repair: false });
+    // Assess: the finding, named, and the metric line printed after it (the alarm's figure).
+    expect(found).toMatchObject({ level: 'warn', message: 'consistency check found problems', findings: 1, collected: 0, repair: 'off' });
     expect(found.counts).toMatchObject({ orphanedObjects: 1, recordsWithoutObject: 0, missingParents: 0 });
     expect(metric).toMatchObject({
       _aws: { CloudWatchMetrics: [{ Namespace: 'Drive', Dimensions: [['Bucket']] }] },
@@ -81,17 +81,17 @@ describe('the scheduled consistency check on the local host', () => {
     // Without repair, nothing is deleted.
     expect((await storedState(host.dataDir)).objectKeys).toContain(ORPHAN);
 
-    // Act: the same data dir, with repair on.
+    // Act: the same data dir, DRIVE_FSCK_REPAIR unset (the default: orphans).
     const dataDir = host.dataDir;
     await host.stop();
-    host = await startHost({ ...ENV, DRIVE_FSCK_REPAIR: 'true' }, dataDir);
-    const repaired = await waitForLine(host, (line) => (line.repaired as { deletedObjects?: number } | undefined)?.deletedObjects === 1);
-    const { line: clean } = await waitForLine(host, (line) => line.message === 'consistency check clean', repaired.index + 1);
+    host = await startHost(ENV, dataDir);
+    const collected = await waitForLine(host, (line) => line.collected === 1);
+    const { line: clean } = await waitForLine(host, (line) => line.message === 'consistency check clean', collected.index + 1);
 
-    // Assess: the orphan is gone, the uploaded file stays, and the next run finds nothing.
-    expect(repaired.next).toMatchObject({ RepairedObjects: 1 });
-    expect(repaired.line).toMatchObject({ repair: true, named: { orphanedObjects: [expect.stringMatching(new RegExp(`^${ORPHAN} `))] } });
-    expect(clean).toMatchObject({ findings: 0 });
+    // Assess: the orphan deleted and counted as repaired, not as a finding (no alarm); the uploaded file stays.
+    expect(collected.line).toMatchObject({ level: 'info', findings: 0, repair: 'orphans', repaired: { deletedObjects: 1 }, collectedObjects: [expect.stringMatching(new RegExp(`^${ORPHAN} `))] });
+    expect(collected.next).toMatchObject({ ConsistencyFindings: 0, OrphanedObjects: 0, RepairedObjects: 1 });
+    expect(clean).toMatchObject({ findings: 0, collected: 0 });
     const state = await storedState(host.dataDir);
     expect(state.objectKeys).not.toContain(ORPHAN);
     expect(state.objectKeys).toContain(`sched/${uploaded.body.data[0].id}`);

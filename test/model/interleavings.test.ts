@@ -51,6 +51,12 @@ const op: fc.Arbitrary<Op> = fc.oneof(
  * left out of the generated runs so that the rest stays checked, each pinned by a test below that shows it.
  */
 const KNOWN_GAPS: Record<string, (ops: readonly Op[]) => boolean> = {
+  // Two mkdirs of one path below a recursive delete: the second finds the folder the first made and notes it
+  // `kept` (createFolder with kept), which makes it anew if the delete removed it meanwhile; then it reads
+  // above, sees the delete's mark and withdraws (409), but the folder its note made is in no `created` list,
+  // so it stays, and the delete removes the folder above it (found by seed 1151547890, on main too).
+  'a kept note makes anew a folder a delete removed': (ops) =>
+    ops.some((a, i) => a.kind === 'mkdir' && ops.some((b, j) => j !== i && b.kind === 'mkdir' && b.path === a.path) && ops.some((o) => o.kind === 'delete' && o.recursive && a.path.startsWith(`${o.path}/`))),
 };
 
 const knownGap = (ops: readonly Op[]) => Object.values(KNOWN_GAPS).some((gap) => gap(ops));
@@ -62,8 +68,14 @@ const knownGap = (ops: readonly Op[]) => Object.values(KNOWN_GAPS).some((gap) =>
  */
 const seedOption = (): { seed?: number } => {
   const wanted = process.env.MODEL_SEED;
-  if (wanted === 'random') return {};
-  return { seed: wanted ? Number(wanted) : 20261126 };
+  if (wanted === 'random') {
+    // A seed drawn here rather than by fast-check, so that a passing search can be reported and replayed too.
+    const drawn = Math.floor(Math.random() * 2 ** 32) - 2 ** 31;
+    process.stdout.write(`model: MODEL_SEED=${drawn}\n`);
+    return { seed: drawn };
+  }
+  // MODEL_PATH (with MODEL_SEED): fast-check's path of a failure, to replay that one case alone.
+  return { seed: wanted ? Number(wanted) : 20261126, ...(process.env.MODEL_PATH ? { path: process.env.MODEL_PATH } : {}) };
 };
 
 /** What a request answered: its value, or the code of the DriveError it threw. */
@@ -126,6 +138,11 @@ interface Deaths {
   wrote: Map<number, Set<string>>;
   /** Object keys of records each request replaced: deleted by its last step, which a death skips (fsck's orphans). */
   replaced: Map<number, Set<string>>;
+  /**
+   * Object keys each upload stored: an upload of one file keeps no journal entry (docs/hot-path-design.md), so
+   * what a dead one stored and recorded nowhere is the scheduled consistency check's to delete.
+   */
+  stored: Map<number, Set<string>>;
 }
 
 /**
@@ -141,7 +158,7 @@ async function scenario(
   const ports = memoryPorts();
   seed(ports);
   const violations: string[] = [];
-  const deaths: Deaths = { killed: new Set(), wrote: new Map(), replaced: new Map() };
+  const deaths: Deaths = { killed: new Set(), wrote: new Map(), replaced: new Map(), stored: new Map() };
   const step = async (label: string) => {
     await s.gate(label);
     const twice = twiceNamed(ports);
@@ -163,8 +180,10 @@ async function scenario(
     let calls = 0;
     const wrote = new Set<string>();
     const replaced = new Set<string>();
+    const stored = new Set<string>();
     deaths.wrote.set(index, wrote);
     deaths.replaced.set(index, replaced);
+    if (ops[index].kind === 'upload') deaths.stored.set(index, stored);
     return gatePorts(ports, async (label, call) => {
       if (calls++ >= limit) {
         // Counted as ended: nothing of it runs again.
@@ -177,6 +196,7 @@ async function scenario(
       await step(label);
       const node = call.args[1] as { id?: string; path?: string } | undefined;
       if ((call.method === 'createFolder' || call.method === 'putFile') && node?.id) wrote.add(node.id);
+      if (call.port === 'objects' && call.method === 'put') stored.add(call.args[0] as string);
       if (call.method === 'putFile' && node?.path) {
         const there = ports.nodes.peek(DRIVE, node.path);
         if (there?.kind === 'file' && there.id !== node.id) replaced.add(there.objectKey);
@@ -224,15 +244,22 @@ async function scenario(
   const before = checkQuiet(ports, deaths);
   violations.push(...before);
   await sweepJournal(ports, new Date(Date.now() + 2 * JOURNAL_SWEEP_AFTER_MS));
+  // The scheduled consistency check, past its grace period (every request has surely ended): it deletes each
+  // object no record, journal entry or session names (functions/core/consistency-check.ts). Only an upload
+  // that died may have left one (checkQuiet allows no other).
+  const named = new Set(ports.nodes.all(DRIVE).flatMap((node) => (node.kind === 'file' ? [node.objectKey] : [])));
+  const journaled = new Set(await ports.journal.openKeys());
+  await ports.objects.deleteMany([...ports.objects.objects.keys()].filter((key) => !named.has(key) && !journaled.has(key)));
   return { answers, ports, violations, deaths };
 }
 
-/** What the requests that died may leave: nodes they wrote without their folder, replaced bytes. */
+/** What the requests that died may leave: nodes they wrote without their folder, replaced bytes, bytes stored unrecorded. */
 function leftByDeaths(deaths: Deaths) {
   const killed = [...deaths.killed];
   const wrote = new Set(killed.flatMap((i) => [...(deaths.wrote.get(i) ?? [])]));
   const replaced = new Set(killed.flatMap((i) => [...(deaths.replaced.get(i) ?? [])]));
-  return { wrote, replaced };
+  const stored = new Set(killed.flatMap((i) => [...(deaths.stored.get(i) ?? [])]));
+  return { wrote, replaced, stored };
 }
 
 /** The invariants once every request and job has ended (before the sweep). */
@@ -253,7 +280,8 @@ function checkQuiet(ports: MemoryPorts, deaths: Deaths): string[] {
       named.add(node.objectKey);
     }
   }
-  for (const key of ports.objects.objects.keys()) if (!named.has(key) && !journaled.has(key) && !left.replaced.has(key)) problems.push(`object ${key} is named by no record and no journal entry`);
+  // Bytes a dead upload stored and recorded nowhere (one file: no journal entry) wait for the scheduled check.
+  for (const key of ports.objects.objects.keys()) if (!named.has(key) && !journaled.has(key) && !left.replaced.has(key) && !left.stored.has(key)) problems.push(`object ${key} is named by no record and no journal entry`);
   for (const job of ports.jobs.jobs.values()) if (job.status !== 'done') problems.push(`job ${job.kind} ${job.path} is still running`);
   // A place reserved by a request that died before it wrote its job is taken back by the next admitJob that needs it.
   // So is the place of one that died after its job ended, before it gave the place back.
@@ -404,16 +432,57 @@ describe('the write-ordering protocol, over generated interleavings', () => {
 
   // Gap 6: two uploads to one path that both failed: the later one's undo put back the earlier one's record
   // (its `previous`) after that upload had answered 409. The undo now asks whether the journal entry that
-  // record names is still open, and if so removes its own record instead, freeing both objects.
-  it('closed gap: two failing uploads to one path', async () => {
-    const ops: Op[] = [{ kind: 'move', from: '/a/b', to: '/a/m', budget: BIG }, { kind: 'upload', paths: ['/a/b/u'] }, { kind: 'upload', paths: ['/a/b/u'] }];
+  // record names is still open, and if so removes its own record instead, freeing both objects. Uploads of one
+  // file keep no entry (docs/hot-path-design.md): the earlier one, finding its record taken, answers as stored,
+  // so the record put back is what its 200 promised. Both kinds, pinned.
+  it.each([
+    ['of one file each (no journal: a taken record counts as stored)', ['/a/b/u']],
+    ['of two files each (journaled: the undo asks the journal)', ['/a/b/u', '/a/b/c/u']],
+  ])('closed gap: two failing uploads to one path, %s', async (_name, paths) => {
+    const ops: Op[] = [{ kind: 'move', from: '/a/b', to: '/a/m', budget: BIG }, { kind: 'upload', paths }, { kind: 'upload', paths }];
     expect(knownGap(ops)).toBe(false);
     await fc.assert(protocolHolds(fc.constant(ops)), { numRuns: 3000, seed: 23 });
   });
 
+  // The hot path's races (docs/hot-path-design.md): one-file uploads, whose record is never pending and whose
+  // withdrawal counts a taken record as stored, racing moves, deletes and uploads of their own paths, with and
+  // without deaths (a dead one's bytes are the scheduled check's). The generated runs above draw these too;
+  // here they are all the runs draw.
+  const oneFileRace = fc.array(
+    fc.oneof(
+      fc.record({ kind: fc.constant('upload' as const), paths: fc.constantFrom(['/a/f'], ['/a/b/u'], ['/a/b/c/u'], ['/d/u']) }),
+      fc.record({ kind: fc.constant('move' as const), from: fc.constantFrom('/a/b', '/a', '/a/f', '/d'), to: fc.constantFrom('/d/b', '/m', '/a/m'), budget }),
+      fc.record({ kind: fc.constant('delete' as const), path: fc.constantFrom('/a', '/a/b', '/d'), recursive: fc.boolean(), budget }),
+      fc.record({ kind: fc.constant('deleteFiles' as const), paths: fc.constantFrom(['/a/f'], ['/a/b/g', '/d/h']) }),
+    ) as fc.Arbitrary<Op>,
+    { minLength: 2, maxLength: 4 },
+  ).filter((ops) => ops.some((o) => o.kind === 'upload'));
+  it('keeps them for one-file uploads racing moves, deletes and uploads of their paths', async () => {
+    await fc.assert(protocolHolds(oneFileRace), { numRuns: Math.ceil(RUNS / 4), ...seedOption() });
+    const dies = fc.array(fc.option(fc.nat({ max: 8 }), { freq: 2, nil: undefined }), { minLength: 4, maxLength: 4 });
+    await fc.assert(protocolHolds(oneFileRace, dies), { numRuns: Math.ceil(RUNS / 4), ...seedOption() });
+  });
+
+  // A one-file upload killed between its bytes and its record (its first round is the put with the folder
+  // read, two calls): its bytes are named by nothing, which only the scheduled check's collection may delete.
+  it('leaves the bytes of a one-file upload killed after its put to the scheduled check', async () => {
+    const ops: Op[] = [{ kind: 'upload', paths: ['/a/b/u'] }, { kind: 'mkdir', path: '/d/m' }];
+    const s = new StepScheduler(0);
+    const { ports, violations, deaths } = await scenario(s, ops, BIG, [2]);
+    expect(violations).toEqual([]);
+    expect(deaths.killed.has(0)).toBe(true);
+    expect(deaths.stored.get(0)?.size).toBe(1);
+    // Collected: no record, no object, no journal entry.
+    expect(ports.nodes.peek(DRIVE, '/a/b/u')).toBeUndefined();
+    expect([...ports.objects.objects.keys()].filter((key) => deaths.stored.get(0)!.has(key))).toEqual([]);
+    expect(ports.journal.entries.size).toBe(0);
+  });
+
   // Each known gap, shown: its requests, in the orders a fixed seed picks, break the protocol. A test here that
   // fails says the gap is fixed: take it out of KNOWN_GAPS and the README, and this test with it.
-  const gaps: [string, Op[], RegExp][] = [];
+  const gaps: [string, Op[], RegExp][] = [
+    ['a kept note makes anew a folder a delete removed', [{ kind: 'delete', path: '/a/b', recursive: true, budget: BIG }, { kind: 'mkdir', path: '/a/b/c' }, { kind: 'mkdir', path: '/a/b/c' }], /\/a\/b\/c has no folder above it/],
+  ];
   // None open now: jest refuses an empty table.
   if (gaps.length > 0) it.each(gaps)('still has the known gap: %s', async (name, ops, symptom) => {
     expect(KNOWN_GAPS[name](ops)).toBe(true);

@@ -10,7 +10,7 @@ import type { FileNode, FolderNode, Job } from '../../functions/core/ports';
 import { folderState, jobState } from '../../functions/core/protocol/states';
 import { uploadFiles } from '../../functions/core/upload';
 import { reachable } from '../../functions/core/visibility';
-import { type MemoryPorts, memoryPorts } from './memory-ports';
+import { type MemoryPorts, gatePorts, memoryPorts } from './memory-ports';
 
 // The operations on the in-memory ports, one request at a time: what each promises when nothing races it.
 // The races are test/model/interleavings.test.ts's.
@@ -213,5 +213,80 @@ describe('jobs', () => {
     await expect(refused).rejects.toMatchObject({ code: 'rate_limited' });
     await drainJobs();
     await expect(admitJob(ports.jobs, { id: 'late', drive: DRIVE })).resolves.toBeUndefined();
+  });
+});
+
+describe('the hot path (docs/hot-path-design.md)', () => {
+  /** The port calls `work` makes, in rounds: the calls of a round are in flight at once (one round trip). */
+  async function rounds(work: (gated: MemoryPorts) => Promise<unknown>): Promise<string[][]> {
+    let waiting: { label: string; go: () => void }[] = [];
+    const gated = gatePorts(ports, (label) => new Promise<void>((go) => waiting.push({ label, go })));
+    let settled = false;
+    const done = work(gated).finally(() => (settled = true));
+    const seen: string[][] = [];
+    while (!settled) {
+      // Every call the work can make before a reply has been made once the microtasks have run.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (waiting.length === 0) continue;
+      seen.push(waiting.map((call) => call.label.replace(/\(.*/, '')).sort());
+      const round = waiting;
+      waiting = [];
+      round.forEach((call) => call.go());
+    }
+    await done;
+    return seen;
+  }
+
+  it('stores one file into an existing folder in 4 calls, 3 round trips: bytes with the folder read, record, read again', async () => {
+    await upload('/a/first');
+    const seen = await rounds((gated) => uploadFiles(gated, DRIVE, [{ filename: 'x', data: Buffer.from('x') }], [{ path: '/a/x' }]));
+    expect(seen).toEqual([['nodes.getMany', 'objects.put'], ['nodes.putFile'], ['nodes.getMany']]);
+    expect(((await ports.nodes.get(DRIVE, '/a/x')) as FileNode).pending).toBeUndefined();
+  });
+
+  it('makes missing folders of a one-file upload after its bytes are stored, top-down: one chain of calls', async () => {
+    const seen = await rounds((gated) => uploadFiles(gated, DRIVE, [{ filename: 'x', data: Buffer.from('x') }], [{ path: '/n/m/x' }]));
+    expect(seen).toEqual([['nodes.getMany', 'objects.put'], ['nodes.createFolder'], ['nodes.createFolder'], ['nodes.putFile'], ['nodes.getMany']]);
+  });
+
+  it('makes no folder when the put of a one-file upload fails, and fails the request', async () => {
+    const failing = { ...ports, objects: { ...ports.objects, put: () => Promise.reject(new Error('S3 down')), deleteMany: (keys: readonly string[]) => ports.objects.deleteMany(keys) } };
+    const calls: string[] = [];
+    const gated = gatePorts(failing as unknown as MemoryPorts, async (label) => void calls.push(label.replace(/\(.*/, '')));
+    await expect(uploadFiles(gated, DRIVE, [{ filename: 'x', data: Buffer.from('x') }], [{ path: '/n/m/x' }])).rejects.toThrow('S3 down');
+    // Not made and removed again: never made.
+    expect(calls.filter((call) => call.startsWith('nodes.'))).toEqual(['nodes.getMany']);
+    expect(await ports.nodes.get(DRIVE, '/n')).toBeUndefined();
+  });
+
+  it('journals an upload of several files: the entry before the bytes, closed at the end', async () => {
+    await upload('/a/first');
+    const seen = await rounds((gated) => uploadFiles(gated, DRIVE, [{ filename: 'x', data: Buffer.from('x') }, { filename: 'y', data: Buffer.from('y') }], [{ path: '/a/x' }, { path: '/a/y' }]));
+    expect(seen).toEqual([['journal.open'], ['objects.put', 'objects.put'], ['nodes.getMany'], ['nodes.putFile', 'nodes.putFile'], ['nodes.getMany'], ['journal.close']]);
+  });
+
+  it('moves a file at once after its upload answered', async () => {
+    const [file] = await uploadFiles(ports, DRIVE, [{ filename: 'f', data: Buffer.from('x') }], [{ path: '/a/f' }]);
+    const outcome = await acceptMove(ports, DRIVE, '/a/f', '/b', {}, BIG);
+    expect(outcome.done && outcome.node).toMatchObject({ id: file.id, path: '/b' });
+  });
+
+  it('answers a one-file upload as stored when its record was taken before it withdrew, and frees what it replaced', async () => {
+    const [old] = await upload('/a/f');
+    // The upload's record is written; then, before the upload reads /a again, a move takes the record and an
+    // empty-folder delete marks /a: the upload withdraws, and finds its record gone.
+    let written = false;
+    const gated = gatePorts(ports, async (_label, call) => {
+      if (call.method === 'putFile') written = true;
+      if (!written || call.method !== 'getMany') return;
+      written = false;
+      const record = (await ports.nodes.get(DRIVE, '/a/f')) as FileNode;
+      expect((await ports.records.move(DRIVE, record, '/g', { sourceParent: await folder('/a'), sweepAfter: new Date() })).moved).toBe(true);
+      await ports.nodes.markDeleting(DRIVE, await folder('/a'), 'empty');
+    });
+    const [file] = await uploadFiles(gated, DRIVE, [{ filename: 'f', data: Buffer.from('new') }], [{ path: '/a/f' }]);
+    expect(await ports.nodes.get(DRIVE, '/g')).toMatchObject({ id: file.id });
+    expect(await bytesOf(file)).toBe('new');
+    expect(ports.objects.objects.has(old.objectKey)).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import type { StoredNode, StoredObject } from '../../../functions/core/consistency';
-import { type CheckCursor, type ConsistencySource, type CursorStore, checkSlice, findingsCount } from '../../../functions/core/consistency-check';
+import { type CheckCursor, type ConsistencySource, type CursorStore, type RepairMode, checkSlice, findingsCount } from '../../../functions/core/consistency-check';
 import { NAMED_PER_KIND, logLine, metricsLine } from '../../../functions/core/consistency-report';
 import type { DriveNode, FolderNode, NodeStore, ObjectStore } from '../../../functions/core/ports';
 
@@ -60,15 +60,23 @@ class Storage implements ConsistencySource, CursorStore {
       },
     } as unknown as NodeStore;
   }
+  /** Set: the bucket refuses deletes (an S3 outage, a policy without DeleteObject). */
+  deletesFail = false;
   objectStore(): ObjectStore {
-    return { deleteMany: async (keys: readonly string[]) => keys.forEach((key) => this.objects.delete(key)) } as unknown as ObjectStore;
+    return {
+      deleteMany: async (keys: readonly string[]) => {
+        if (this.deletesFail) throw new Error('AccessDenied');
+        keys.forEach((key) => this.objects.delete(key));
+      },
+    } as unknown as ObjectStore;
   }
 }
 
-const run = (storage: Storage, options: { sliceObjects?: number; repair?: boolean; graceMs?: number } = {}) =>
+/** One run; `repair` is `off` unless given, so that what a run finds is what it reports. */
+const run = (storage: Storage, options: { sliceObjects?: number; repair?: RepairMode; graceMs?: number } = {}) =>
   checkSlice(
     { source: storage, cursors: storage, nodes: storage.nodeStore(), objects: storage.objectStore() },
-    { sliceObjects: options.sliceObjects ?? 1000, deadline: Date.now() + 60_000, graceMs: options.graceMs ?? HOUR, repair: options.repair ?? false, now: NOW },
+    { sliceObjects: options.sliceObjects ?? 1000, deadline: Date.now() + 60_000, graceMs: options.graceMs ?? HOUR, repair: options.repair ?? 'off', now: NOW },
   );
 
 describe('Function: checkSlice', () => {
@@ -119,10 +127,11 @@ describe('Function: checkSlice', () => {
     storage.pending = ['d/pending'];
 
     // Act
-    const report = await run(storage, { repair: true });
+    const report = await run(storage, { repair: 'all' });
 
     // Assess
     expect(report.findings.orphanedObjects).toEqual([]);
+    expect(report.collected).toEqual([]);
     expect(report.recentUnreferenced).toBe(1);
     expect(report.inFlight).toBe(1);
     expect([...storage.objects.keys()].sort()).toEqual(['d/pending', 'd/young']);
@@ -138,10 +147,11 @@ describe('Function: checkSlice', () => {
     };
 
     // Act
-    const report = await run(storage, { repair: true });
+    const report = await run(storage, { repair: 'all' });
 
     // Assess
     expect(findingsCount(report.findings)).toBe(0);
+    expect(report.collected).toEqual([]);
     expect(storage.objects.has('d/1')).toBe(true);
   });
 
@@ -162,23 +172,48 @@ describe('Function: checkSlice', () => {
     expect(report.findings.interruptedDeletes.map((e) => e.node.path)).toEqual(['/dying']);
   });
 
-  it('repairs only when asked: deletes orphans older than the grace period and recreates missing parents, never a record', async () => {
+  it('repairs as asked: off reports, orphans (the default) deletes orphans past the grace as collected, all recreates parents too; never a record', async () => {
     // Prepare
     storage.store('d/orphan').store('d/1');
     storage.put('d', file('/lost/deep/x', 'd/1')).put('d', file('/nobytes', 'd/none'));
 
-    // Act
+    // Act (and what each run left)
     const reported = await run(storage);
-    const repaired = await run(storage, { repair: true });
+    const collected = await run(storage, { repair: 'orphans' });
+    const leftByOrphans = { orphan: storage.objects.has('d/orphan'), lost: storage.nodes.has('d#/lost') };
+    const repaired = await run(storage, { repair: 'all' });
     const after = await run(storage);
 
-    // Assess
+    // Assess: off, three findings (the orphan, the missing parent, the record without bytes), nothing changed.
     expect(reported.repaired).toBeUndefined();
     expect(findingsCount(reported.findings)).toBe(3);
-    expect(repaired.repaired).toEqual({ deletedObjects: ['d/orphan'], recreatedFolders: ['d:/lost/deep'], notRecreated: [] });
+    // orphans: the orphan deleted and reported apart, not a finding; the missing parent stays a finding.
+    expect(collected.repaired).toEqual({ deletedObjects: ['d/orphan'], recreatedFolders: [], notRecreated: [] });
+    expect(collected.collected.map((o) => o.key)).toEqual(['d/orphan']);
+    expect(collected.findings.orphanedObjects).toEqual([]);
+    expect(findingsCount(collected.findings)).toBe(2);
+    expect(leftByOrphans).toEqual({ orphan: false, lost: false });
+    // all: the parents made again (a repaired parent stays a finding of the run that found it).
+    expect(repaired.repaired).toEqual({ deletedObjects: [], recreatedFolders: ['d:/lost/deep'], notRecreated: [] });
     expect(storage.nodes.has('d#/lost')).toBe(true);
     expect(after.findings.recordsWithoutObject.map((e) => e.node.path)).toEqual(['/nobytes']);
     expect(findingsCount(after.findings)).toBe(1);
+  });
+
+  it('keeps an orphan it could not delete a finding, and goes on', async () => {
+    // Prepare
+    storage.store('d/orphan');
+    storage.deletesFail = true;
+
+    // Act
+    const report = await run(storage, { repair: 'orphans' });
+
+    // Assess: the alarm's figure counts it; the log says why.
+    expect(report.findings.orphanedObjects.map((o) => o.key)).toEqual(['d/orphan']);
+    expect(report.collected).toEqual([]);
+    expect(report.repaired).toMatchObject({ deletedObjects: [], deleteFailed: 'AccessDenied' });
+    expect(findingsCount(report.findings)).toBe(1);
+    expect(storage.cursor).toEqual({ passes: 1 });
   });
 });
 
@@ -190,11 +225,11 @@ describe('Function: logLine and metricsLine', () => {
     const report = await run(storage);
 
     // Act
-    const line = logLine(report, 12, false);
+    const line = logLine(report, 12, 'off');
     const metrics = metricsLine(report, 12, 'the-bucket', NOW);
 
     // Assess
-    expect(line).toMatchObject({ level: 'warn', findings: NAMED_PER_KIND + 5, counts: { orphanedObjects: NAMED_PER_KIND + 5 }, repair: false });
+    expect(line).toMatchObject({ level: 'warn', findings: NAMED_PER_KIND + 5, counts: { orphanedObjects: NAMED_PER_KIND + 5 }, collected: 0, repair: 'off' });
     expect(line.named.orphanedObjects).toHaveLength(NAMED_PER_KIND);
     expect(line.named.orphanedObjects[0]).toBe('d/orphan-000 (1 bytes, 2026-03-01T09:00:00.000Z)');
     expect(metrics._aws).toEqual({
@@ -204,5 +239,22 @@ describe('Function: logLine and metricsLine', () => {
     expect(metrics).toMatchObject({ Bucket: 'the-bucket', ConsistencyCheckRuns: 1, ConsistencyFindings: NAMED_PER_KIND + 5, OrphanedObjects: NAMED_PER_KIND + 5, RecordsWithoutObject: 0 });
     // Every metric the directive names has its value on the line.
     for (const { Name } of metrics._aws.CloudWatchMetrics[0].Metrics) expect(typeof (metrics as unknown as Record<string, unknown>)[Name]).toBe('number');
+  });
+});
+
+describe('Function: logLine and metricsLine, orphans collected', () => {
+  it('counts deleted orphans as repaired, not as findings: the alarm stays quiet', async () => {
+    // Prepare
+    const storage = new Storage();
+    storage.store('d/orphan');
+    const report = await run(storage, { repair: 'orphans' });
+
+    // Act
+    const line = logLine(report, 12, 'orphans');
+    const metrics = metricsLine(report, 12, 'the-bucket', NOW);
+
+    // Assess
+    expect(line).toMatchObject({ level: 'info', message: 'consistency check clean', findings: 0, collected: 1, collectedObjects: [`d/orphan (1 bytes, ${OLD.toISOString()})`], repair: 'orphans', repaired: { deletedObjects: 1 } });
+    expect(metrics).toMatchObject({ ConsistencyFindings: 0, OrphanedObjects: 0, RepairedObjects: 1 });
   });
 });
