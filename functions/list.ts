@@ -29,7 +29,7 @@ export const handler = awslambda.streamifyResponse(streamingHandler({ permission
   if (paging) {
     const page = await listPage(stores.nodes, drive, folder, { recursive, ...paging });
     const next_cursor = page.after === undefined ? null : encodeCursor(folder, page.after, recursive);
-    return { statusCode: 200, headers: JSON_TYPE, body: Readable.from(listingJson(page.folder, page.files, page.folders, fileView, { next_cursor })) };
+    return { statusCode: 200, headers: JSON_TYPE, body: Readable.from(listingJson(page.folder, [page.files], [page.folders], fileView, { next_cursor })) };
   }
   // The spec's whole listing, read as it is sent: a page of the table at a time, at any size.
   const listing = await listFolder(stores.nodes, drive, folder, recursive);
@@ -41,11 +41,11 @@ const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
 /** Entries written at once: the answer streams in pieces of this many, never as one string of the whole. */
 const ENTRIES_PER_CHUNK = 500;
 
-/** The spec's `{"data": {folder, files, folders}}` (with `extra` in `data`), as a stream of JSON text. */
+/** The spec's `{"data": {folder, files, folders}}` (with `extra` in `data`), as a stream of JSON text; the entries come in runs. */
 async function* listingJson(
   folder: string,
-  files: Iterable<FileNode> | AsyncIterable<FileNode>,
-  folders: Iterable<FolderNode> | AsyncIterable<FolderNode>,
+  files: Iterable<FileNode[]> | AsyncIterable<FileNode[]>,
+  folders: Iterable<FolderNode[]> | AsyncIterable<FolderNode[]>,
   fileView: (file: FileNode) => unknown,
   extra: Record<string, unknown>,
 ): AsyncGenerator<string> {
@@ -57,15 +57,17 @@ async function* listingJson(
   yield `]${more}}}`;
 }
 
-async function* entriesJson<T>(entries: Iterable<T> | AsyncIterable<T>, view: (entry: T) => unknown): AsyncGenerator<string> {
+async function* entriesJson<T>(runs: Iterable<T[]> | AsyncIterable<T[]>, view: (entry: T) => unknown): AsyncGenerator<string> {
   let chunk: string[] = [];
   let first = true;
-  for await (const entry of entries) {
-    chunk.push(JSON.stringify(view(entry)));
-    if (chunk.length === ENTRIES_PER_CHUNK) {
-      yield (first ? '' : ',') + chunk.join(',');
-      first = false;
-      chunk = [];
+  for await (const run of runs) {
+    for (const entry of run) {
+      chunk.push(JSON.stringify(view(entry)));
+      if (chunk.length === ENTRIES_PER_CHUNK) {
+        yield (first ? '' : ',') + chunk.join(',');
+        first = false;
+        chunk = [];
+      }
     }
   }
   if (chunk.length > 0) yield (first ? '' : ',') + chunk.join(',');

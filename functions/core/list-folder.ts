@@ -14,12 +14,16 @@ export interface FolderPage extends FolderListing {
   after?: string;
 }
 
-/** The spec's listing as it is read: files first, then folders, each in path byte order. */
+/**
+ * The spec's listing as it is read: files first, then folders, each in path byte order. Each comes in runs
+ * (a Query's page, or the part of one between two folders a recursive walk enters), not an entry at a time:
+ * a step of an async iterator costs a few promises, and a listing of thousands took thousands of steps.
+ */
 export interface StreamedListing {
   folder: string;
-  files: AsyncIterable<FileNode>;
+  files: AsyncIterable<FileNode[]>;
   /** Iterate only after `files`: it may hand on the folders that walk met. */
-  folders: AsyncIterable<FolderNode>;
+  folders: AsyncIterable<FolderNode[]>;
 }
 
 /** Children read by one Query of an unpaged listing. */
@@ -54,12 +58,22 @@ async function checkListable(nodes: NodeStore, drive: string, folder: string): P
  * `/a` comes before `/a-b`, and `/a/x` after it (`-` sorts below `/`). The folders whose entries are still
  * to come wait on a stack; each is a prefix of the name last read, so it holds at most a name's length.
  */
-export function entriesBelow(
+export async function* entriesBelow(
   nodes: NodeStore,
   drive: string,
   folder: string,
   options: { recursive: boolean; after?: string; want?: () => number; prefetch?: number },
 ): AsyncGenerator<DriveNode> {
+  for await (const run of runsBelow(nodes, drive, folder, options)) yield* run;
+}
+
+/** `entriesBelow`'s entries in runs, in the same order: the entries of a page up to the next folder the walk enters. */
+export function runsBelow(
+  nodes: NodeStore,
+  drive: string,
+  folder: string,
+  options: { recursive: boolean; after?: string; want?: () => number; prefetch?: number },
+): AsyncGenerator<DriveNode[]> {
   const walk: Walk = { nodes, drive, recursive: options.recursive, want: options.want ?? (() => QUERY_PAGE), prefetch: options.prefetch ?? 0, held: 0 };
   return walkFolder(walk, folder, options.after);
 }
@@ -81,7 +95,7 @@ type ChildrenPage = Awaited<ReturnType<NodeStore['childrenPage']>>;
 /** A folder whose entries come later: where they start, and its first page if already asked for. */
 type Waiting = { folder: string; after?: string; first?: Promise<ChildrenPage> };
 
-async function* walkFolder(walk: Walk, folder: string, after?: string, first?: Promise<ChildrenPage>): AsyncGenerator<DriveNode> {
+async function* walkFolder(walk: Walk, folder: string, after?: string, first?: Promise<ChildrenPage>): AsyncGenerator<DriveNode[]> {
   const { nodes, drive, recursive } = walk;
   const read = (of: string, start?: string) => nodes.childrenPage(drive, of, Math.max(1, walk.want()), start);
   const waiting: Waiting[] = [];
@@ -126,17 +140,26 @@ async function* walkFolder(walk: Walk, folder: string, after?: string, first?: P
       }
     };
     askAhead();
+    // The entries read since the last folder entered, handed on together before the walk enters the next.
+    let run: DriveNode[] = [];
     for (const node of page.nodes) {
-      const name = nameOf(node.path);
-      while (waiting.length > 0 && comparePaths(`${nameOf(waiting.at(-1)!.folder)}/`, name) < 0) yield* enter(waiting.pop()!);
+      if (waiting.length > 0) {
+        const name = nameOf(node.path);
+        while (waiting.length > 0 && comparePaths(`${nameOf(waiting.at(-1)!.folder)}/`, name) < 0) {
+          if (run.length > 0) yield run;
+          run = [];
+          yield* enter(waiting.pop()!);
+        }
+      }
       if (node.kind === 'folder' && node.deleting !== undefined) continue;
-      yield node;
+      run.push(node);
       if (recursive && node.kind === 'folder') {
         waiting.push({ folder: node.path, first: early.get(node.path) });
         early.delete(node.path);
         askAhead();
       }
     }
+    if (run.length > 0) yield run;
     if (page.last === undefined) break;
     start = page.last;
   }
@@ -181,31 +204,41 @@ export async function listPage(nodes: NodeStore, drive: string, folder: string, 
 export async function listFolder(nodes: NodeStore, drive: string, folder: string, recursive: boolean, foldersHeld = FOLDERS_HELD): Promise<StreamedListing> {
   // The first Query is made before the answer starts, so that its failure is an error answer, not a cut one;
   // alongside the check, as a page's is (a folder that is not there has no children to read).
-  const walk = entriesBelow(nodes, drive, folder, { recursive, prefetch: PREFETCH });
+  const walk = runsBelow(nodes, drive, folder, { recursive, prefetch: PREFETCH });
   const [checked, first] = await Promise.allSettled([checkListable(nodes, drive, folder), walk.next()]);
   if (checked.status === 'rejected') throw checked.reason;
   if (first.status === 'rejected') throw first.reason;
   const head = first.value;
-  async function* entries(): AsyncGenerator<DriveNode> {
+  async function* runs(): AsyncGenerator<DriveNode[]> {
     if (head.done) return;
     yield head.value;
     yield* walk;
   }
   let held: FolderNode[] | undefined = [];
   let filesRead = false;
-  async function* files(): AsyncGenerator<FileNode> {
-    for await (const node of entries()) {
-      if (node.kind === 'file') yield node;
-      else if (held !== undefined) {
-        held.push(node);
-        if (held.length > foldersHeld) held = undefined;
+  async function* files(): AsyncGenerator<FileNode[]> {
+    for await (const run of runs()) {
+      const files: FileNode[] = [];
+      for (const node of run) {
+        if (node.kind === 'file') files.push(node);
+        else if (held !== undefined) {
+          held.push(node);
+          if (held.length > foldersHeld) held = undefined;
+        }
       }
+      if (files.length > 0) yield files;
     }
     filesRead = true;
   }
-  async function* folders(): AsyncGenerator<FolderNode> {
-    if (filesRead && held !== undefined) return yield* held;
-    for await (const node of entriesBelow(nodes, drive, folder, { recursive, prefetch: PREFETCH })) if (node.kind === 'folder') yield node;
+  async function* folders(): AsyncGenerator<FolderNode[]> {
+    if (filesRead && held !== undefined) {
+      if (held.length > 0) yield held;
+      return;
+    }
+    for await (const run of runsBelow(nodes, drive, folder, { recursive, prefetch: PREFETCH })) {
+      const folders = run.filter((node): node is FolderNode => node.kind === 'folder');
+      if (folders.length > 0) yield folders;
+    }
   }
   return { folder, files: files(), folders: folders() };
 }

@@ -13,9 +13,22 @@ export interface RequestContext {
   forcedAt?: number;
 }
 
-// One store per process: a Lambda container runs one invocation at a time, the local host many at once, each
-// in its own context, so the counts of one never land in another's line.
-const storage = new AsyncLocalStorage<RequestContext>();
+/**
+ * Whether this process runs one invocation at a time: a Lambda function's, unless its managed instances run
+ * several at once (they set `AWS_LAMBDA_MAX_CONCURRENCY`), the test the runtime's own InvokeStore makes
+ * (@aws/lambda-invoke-store). The local host, and tests, run many at once.
+ */
+export function runsOneAtATime(env: Record<string, string | undefined> = process.env): boolean {
+  return env.AWS_LAMBDA_FUNCTION_NAME !== undefined && !('AWS_LAMBDA_MAX_CONCURRENCY' in env);
+}
+
+// The counts of one request must never land in another's line. Where many run at once, each runs in its own
+// AsyncLocalStorage context. One at a time, the running one is the one last begun: a slot holds it, and no
+// AsyncLocalStorage is made, whose async hook (Node 20) runs for every promise the process creates, the SDK's
+// dozens a call included (0.18 ms of a 4 KiB download's CPU in a profile of test/bench/handler-cpu.ts). Chosen at
+// the first request, from the environment as Lambda (or the local host) has set it by then.
+let storage: AsyncLocalStorage<RequestContext> | undefined | null = null;
+let slot: RequestContext | undefined;
 
 /**
  * Runs `work` with a fresh context for the request `requestId`; what it notes is in the context passed to it.
@@ -24,17 +37,31 @@ const storage = new AsyncLocalStorage<RequestContext>();
 export function withRequestContext<T>(requestId: string, work: (context: RequestContext) => T, traceHeader?: string): T {
   const trace = traceContextOf() ?? traceContextOf(traceHeader);
   const context: RequestContext = { requestId, awsCalls: {}, orphanedObjects: 0, trace, subsegments: 0 };
-  return storage.run(context, () => work(context));
+  if (storage === null) storage = runsOneAtATime() ? undefined : new AsyncLocalStorage<RequestContext>();
+  if (storage) return storage.run(context, () => work(context));
+  slot = context;
+  const done = () => {
+    if (slot === context) slot = undefined;
+  };
+  try {
+    const result = work(context);
+    if (result instanceof Promise) result.then(done, done);
+    else done();
+    return result;
+  } catch (error) {
+    done();
+    throw error;
+  }
 }
 
 /** The context of the invocation running now, if it has one (code outside a handler has none). */
 export function currentRequest(): RequestContext | undefined {
-  return storage.getStore();
+  return storage ? storage.getStore() : slot;
 }
 
 /** Notes one call to `service` in the running invocation's context. */
 export function noteAwsCall(service: string): void {
-  const context = storage.getStore();
+  const context = currentRequest();
   if (context) context.awsCalls[service] = (context.awsCalls[service] ?? 0) + 1;
 }
 
@@ -44,7 +71,7 @@ export function noteAwsCall(service: string): void {
  * already sampled is left as it is.
  */
 export function forceTrace(): void {
-  const context = storage.getStore();
+  const context = currentRequest();
   if (!context || context.trace?.sampled) return;
   context.trace = forcedTrace(context.trace);
   context.forcedAt = Date.now();

@@ -43,7 +43,8 @@ describe('the table of settings (functions/config.ts)', () => {
 
   it('is the only place under functions/ that reads the environment, beside the telemetry of Lambda\'s own variables', () => {
     const readers = filesBelow('functions', ['.ts']).filter((file) => readFileSync(join(ROOT, file), 'utf8').includes('process.env'));
-    expect(readers.sort()).toEqual(['functions/config.ts', 'functions/telemetry/log.ts', 'functions/telemetry/trace.ts']);
+    // request-context.ts reads whether Lambda runs invocations one at a time (AWS_LAMBDA_FUNCTION_NAME, AWS_LAMBDA_MAX_CONCURRENCY).
+    expect(readers.sort()).toEqual(['functions/config.ts', 'functions/telemetry/log.ts', 'functions/telemetry/request-context.ts', 'functions/telemetry/trace.ts']);
   });
 });
 
