@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Alarm, CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { gatewayErrorBody } from '../../lib/aws-limits';
 import { DriveStack } from '../../lib/drive-stack';
-import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, ROUTES } from '../../lib/routes';
+import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, ROUTES, TOKEN_ROUTES } from '../../lib/routes';
 
 // Every app that bundles writes to this one folder: the CDK keeps each bundle it made in this process under
 // a key that includes the output folder, so the second and third app reuse the first one's bundles instead
@@ -36,23 +36,24 @@ function actionsOf(endpoint: keyof DriveStack['functions']): string[] {
 }
 
 describe('DriveStack', () => {
-  it('routes every route of the spec, HEAD of downloads, the four of large uploads and those of share links to Lambda proxy integrations', () => {
-    for (const route of [...ROUTES, ...LINK_ROUTES]) {
+  it('routes every route of the spec, HEAD of downloads, the four of large uploads, those of share links and the token exchange to Lambda proxy integrations', () => {
+    for (const route of [...ROUTES, ...LINK_ROUTES, ...TOKEN_ROUTES]) {
       template.hasResourceProperties('AWS::ApiGateway::Method', {
         HttpMethod: route.method,
         Integration: Match.objectLike({ Type: 'AWS_PROXY' }),
       });
     }
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod);
-    // The API's twenty-two, a share link's GET and HEAD, GET /openapi.json, and the dashboard's GET / and GET /{file}.
+    // The API's twenty-five (three of them trust rules), a share link's GET and HEAD, the token exchange's POST,
+    // GET /openapi.json, and the dashboard's GET / and GET /{file}.
     expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual([
-      ...['DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE'],
-      ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
+      ...['DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE'],
+      ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
       ...['HEAD', 'HEAD'],
-      ...['POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST'],
+      ...['POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST'],
     ]);
     const resources = Object.values(template.findResources('AWS::ApiGateway::Resource')).map((r) => (r as { Properties: { PathPart: string } }).Properties.PathPart);
-    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'parts', 'keys', '{key_id}', 'jobs', '{job_id}', '{file}', 'links', '{link_id}', 's', '{token}', 'whoami', 'openapi.json']));
+    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'parts', 'keys', '{key_id}', 'jobs', '{job_id}', '{file}', 'links', '{link_id}', 's', '{token}', 'whoami', 'openapi.json', 'trust', '{trust_id}', 'token']));
   });
 
   it('streams GET and HEAD of downloads from the one download function, of share links from the open-link function, and listings from the list function; buffers the rest', () => {
@@ -163,6 +164,13 @@ describe('DriveStack', () => {
       'list-keys': ['dynamodb:Query'],
       'create-key': ['dynamodb:PutItem', 'dynamodb:Scan'],
       'revoke-key': ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
+      // The drive's rules item, read and written whole.
+      'create-trust': ['dynamodb:PutItem'],
+      'list-trust': [],
+      // The rules item written, then the rule's keys found in the keys-by-drive index and revoked (the base UpdateItem).
+      'revoke-trust': ['dynamodb:PutItem', 'dynamodb:Query'],
+      // The rules read, the key stored; the rate-limit buckets and a take-back are the base UpdateItem.
+      'exchange-token': ['dynamodb:PutItem'],
       'create-link': ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
       'list-links': ['dynamodb:BatchGetItem', 'dynamodb:Query'],
       'revoke-link': ['dynamodb:DeleteItem', 'dynamodb:Query'],
@@ -193,6 +201,12 @@ describe('DriveStack', () => {
     const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) => (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement);
     const onEverything = statements.filter((s) => s.Resource === '*').flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
     expect([...new Set(onEverything)].sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+  });
+
+  it('never lets a function trust a loopback token issuer: DRIVE_TRUST_LOOPBACK_ISSUERS is the local host\'s alone', () => {
+    const functions = Object.values(template.findResources('AWS::Lambda::Function')) as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }[];
+    expect(functions.length).toBeGreaterThan(0);
+    for (const fn of functions) expect(Object.keys(fn.Properties.Environment?.Variables ?? {})).not.toContain('DRIVE_TRUST_LOOPBACK_ISSUERS');
   });
 
   it('feeds delete jobs to their worker from an encrypted queue, a message at a time, with a dead-letter queue after 5 failures', () => {
