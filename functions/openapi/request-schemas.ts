@@ -59,7 +59,7 @@ export const CreateTrustRequest = object({
 export const TokenRequest = object({
   drive: string('The drive whose trust rules to match.', { minLength: 1, maxLength: 64 }),
   token: string('The identity token (a JWT) the job\'s platform issued.', { minLength: 1, maxLength: 16_384 }),
-  ttl_seconds: optional(nullMeansAbsent(integer('The key\'s life in seconds: 60 or more, capped by the rule (default: the cap).', { minimum: 60, maximum: 43_200 }))),
+  ttl_seconds: optional(nullMeansAbsent(integer('The key\'s life in seconds: 60 or more; more than the rule\'s `max_ttl_seconds` is cut to it (default: that cap).', { minimum: 60 }))),
 });
 export const CreateLinkRequest = object({
   path: string('The file to share.'),

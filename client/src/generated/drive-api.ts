@@ -1088,7 +1088,7 @@ export interface components {
             drive: string;
             /** @description The identity token (a JWT) the job's platform issued. */
             token: string;
-            /** @description The key's life in seconds: 60 or more, capped by the rule (default: the cap). */
+            /** @description The key's life in seconds: 60 or more; more than the rule's `max_ttl_seconds` is cut to it (default: that cap). */
             ttl_seconds?: number;
         };
     };
