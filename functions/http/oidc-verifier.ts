@@ -50,9 +50,6 @@ export class OidcVerifier implements TokenVerifier {
     this.fetch = options.fetch ?? ((url, init) => fetch(url, init));
   }
 
-  /** How many times an issuer's documents were fetched (tests: a burst must not become a burst of fetches). */
-  fetches = 0;
-
   async verify(token: string, trustedIssuers: ReadonlySet<string>, now: Date): Promise<VerifiedClaims> {
     let alg: unknown;
     let issuer: unknown;
@@ -145,7 +142,6 @@ export class OidcVerifier implements TokenVerifier {
 
   /** The JSON at `url`: 503 if the issuer does not answer in time or fails; 401 if what it answers is not usable (too large, not JSON, not found). */
   private async fetchJson(url: string, what: string): Promise<unknown> {
-    this.fetches++;
     const seconds = this.timeoutMs / 1000;
     const signal = AbortSignal.timeout(this.timeoutMs);
     const timedOut = () => unavailable(`the token's issuer did not answer: its ${what} took longer than ${seconds} s; retry later`);
