@@ -12,7 +12,7 @@ import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, ROUTES, TOKEN_ROUTES } 
 
 // Every app that bundles writes to this one folder: the CDK keeps each bundle it made in this process under
 // a key that includes the output folder, so the second and third app reuse the first one's bundles instead
-// of running esbuild over the 26 handlers again.
+// of running esbuild over the 30 handlers again.
 const outdir = mkdtempSync(join(tmpdir(), 'drive-stack-test-'));
 
 // One synthesis shared by every assertion.
@@ -70,8 +70,9 @@ describe('DriveStack', () => {
     expect(methods.filter((m) => JSON.stringify(m.Properties.Integration).includes(linkFunction)).map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'HEAD']);
     // Both download methods sit on the one /drive/download resource.
     expect(new Set(downloads.map((m) => JSON.stringify((m.Properties as unknown as { ResourceId: unknown }).ResourceId))).size).toBe(1);
-    // One function serves both methods: one function per handler, twenty-one for the API, the dashboard's, the OpenAPI document's, the sweep, the delete worker and the consistency check.
-    template.resourceCountIs('AWS::Lambda::Function', 26);
+    // One function serves both methods: one function per handler, twenty-five for the API (the token exchange's
+    // among them), the dashboard's, the OpenAPI document's, the sweep, the delete worker and the consistency check.
+    template.resourceCountIs('AWS::Lambda::Function', 30);
   });
 
   it('passes multipart bodies as binary', () => {
@@ -100,12 +101,12 @@ describe('DriveStack', () => {
 
   it('runs every handler on ARM64 with the newest Node.js runtime, with its own log group', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(26);
+    expect(Object.keys(functions)).toHaveLength(30);
     for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
     }
     // One a function (the API's access logs only when asked for).
-    template.resourceCountIs('AWS::Logs::LogGroup', 26);
+    template.resourceCountIs('AWS::Logs::LogGroup', 30);
   });
 
   it('sizes list and delete from the scale bench: deletes get a whole vCPU (1,769 MB), list 1,024 MB and a stream\'s 15 minutes', () => {
@@ -428,7 +429,7 @@ describe('DriveStack', () => {
 
   it('alarms on the API 5xx rate and on errors and throttles of every function', () => {
     // API 5xx, jobs dead-lettered, orphaned objects and the 429 rate; errors and throttles of each function; and the consistency check's two: findings, and no finished run.
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 2 + 26 * 2 + 2);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 2 + 30 * 2 + 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('errors') })]) });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
   });
@@ -436,8 +437,9 @@ describe('DriveStack', () => {
   it('answers CORS preflight for the configured origins on every resource, and on API Gateway\'s own errors', () => {
     const options = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
     // /, /drive, the four resources of the spec, /drive/files, /drive/move, /drive/copy, /drive/whoami, four of large
-    // uploads, two of keys, two of jobs, two of links, /s and /s/{token}, /openapi.json, the dashboard's /{file}
-    expect(options).toHaveLength(24);
+    // uploads, two of keys, two of trust rules, /drive/token, two of jobs, two of links, /s and /s/{token}, /openapi.json,
+    // the dashboard's /{file}
+    expect(options).toHaveLength(27);
     for (const method of options) expect(JSON.stringify(method)).toContain('https://app.example.com');
     // Preflights allow HEAD and the request headers of ranged and conditional downloads.
     for (const method of options) {
@@ -476,7 +478,7 @@ describe('DriveStack', () => {
 
     it("runs every function in JSON log format at the INFO level, without Lambda's start and report lines, traced by X-Ray, with its metrics namespace and service", () => {
       const functions = Object.values(template.findResources('AWS::Lambda::Function')) as { Properties: Record<string, unknown> }[];
-      expect(functions).toHaveLength(26);
+      expect(functions).toHaveLength(30);
       for (const fn of functions) {
         expect(fn.Properties).toMatchObject({
           // Lambda writes its platform.start and platform.report at INFO: WARN leaves the request's own line alone.
@@ -523,7 +525,7 @@ describe('DriveStack', () => {
 
     it("adds API Gateway's access lines and Lambda's platform lines when asked (cdk context accessLogs, platformLogs)", () => {
       verbose.hasResourceProperties('AWS::ApiGateway::Stage', { AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }) });
-      verbose.resourceCountIs('AWS::Logs::LogGroup', 26 + 1);
+      verbose.resourceCountIs('AWS::Logs::LogGroup', 30 + 1);
       verbose.allResourcesProperties('AWS::Lambda::Function', { LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' } });
     });
 
