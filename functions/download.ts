@@ -7,6 +7,7 @@ import { confine } from './core/access';
 import { DIRECT_URL_SECONDS, openFile } from './core/download';
 import { badRequest } from './core/errors';
 import { childPath, parseName, parsePath } from './core/paths';
+import type { FileNode } from './core/ports';
 import { streamingHandler } from './http/api-handler';
 import { planDownload, representationOf } from './http/conditional';
 import { bytesToRead, directDownloadAnswer, downloadHeaders, downloadRequestOf, readUrlHeaders } from './http/download-response';
@@ -17,27 +18,31 @@ import { DownloadQuery } from './openapi/request-schemas';
  * GET /drive/download?path= (or ?folder=&name=) → the file's bytes, streamed: all of them, or the one range
  * asked for (206), or none when the client's copy is current (304). HEAD answers the same headers and reads
  * only the record. With `redirect=true`, a `307` to a presigned S3 URL of the bytes instead (or the same 304),
- * given only after the key, its folder and its rate limit have admitted the request.
+ * given only after the key, its folder and its rate limit have admitted the request; with `redirect_above=N`,
+ * that `307` for a file of more than N bytes and the plain answer for any other, decided on the record the
+ * request reads anyway: one request and one token whichever it is.
  */
 export const handler = awslambda.streamifyResponse(
   streamingHandler({ permission: 'download', guard, stores: { nodes, objects, urls: objectUrls } }, async (event, { caller, drive, stores }) => {
-    const { path: given, folder, name, redirect } = queryInput(event, DownloadQuery);
+    const { path: given, folder, name, redirect, redirect_above: redirectAbove } = queryInput(event, DownloadQuery);
+    // Two answers to one question (may this be a redirect?) could disagree, so neither is chosen over the other.
+    if (redirect !== undefined && redirectAbove !== undefined) throw badRequest('give redirect or redirect_above, not both');
     const path = targetOf(given, folder, name);
     confine(caller, path, 'path');
     const request = downloadRequestOf(event);
-    if (redirect === 'true') {
-      // Range and If-Range are the URL's to answer; If-None-Match and If-Modified-Since may still say 304 here.
-      const { file, plan } = await openFile(stores, drive, path, (found) => ({ ...planDownload({ ...request, method: 'HEAD' }, representationOf(found)), bytes: 'none' as const }));
-      if (plan.status === 304) return { statusCode: 304, headers: downloadHeaders(file, plan) };
+    const direct = (file: FileNode) => redirect === 'true' || (redirectAbove !== undefined && file.size > redirectAbove);
+    const { file, plan, body } = await openFile(stores, drive, path, (found) => {
+      // Redirected, Range and If-Range are the URL's to answer; If-None-Match and If-Modified-Since may still say 304 here.
+      if (direct(found)) return { ...planDownload({ ...request, method: 'HEAD' }, representationOf(found)), bytes: 'none' as const, direct: true };
+      const chosen = planDownload(request, representationOf(found));
+      return { ...chosen, bytes: bytesToRead(request.method, chosen), direct: false };
+    });
+    if (plan.direct && plan.status !== 304) {
       const expiresAt = new Date(Date.now() + DIRECT_URL_SECONDS * 1000);
       const url = await stores.urls.readUrl(file.objectKey, readUrlHeaders(file), DIRECT_URL_SECONDS);
-      const { statusCode, headers, body } = directDownloadAnswer(file, url, expiresAt, request.method);
-      return { statusCode, headers, body: body === undefined ? undefined : Readable.from([body]) };
+      const answer = directDownloadAnswer(file, url, expiresAt, request.method);
+      return { statusCode: answer.statusCode, headers: answer.headers, body: answer.body === undefined ? undefined : Readable.from([answer.body]) };
     }
-    const { file, plan, body } = await openFile(stores, drive, path, (found) => {
-      const chosen = planDownload(request, representationOf(found));
-      return { ...chosen, bytes: bytesToRead(request.method, chosen) };
-    });
     return { statusCode: plan.status, headers: downloadHeaders(file, plan), body };
   }),
 );

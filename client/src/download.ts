@@ -13,7 +13,7 @@ export interface Download {
   etag: string;
   contentType: string | undefined;
   lastModified: string | undefined;
-  /** The bytes come straight from S3 by a presigned URL (`redirect=true`), not through the API. */
+  /** The bytes come straight from S3 by a presigned URL (the download route's `307`), not through the API. */
   direct: boolean;
 }
 
@@ -22,8 +22,10 @@ export interface DownloadOptions {
   /** Times a lost connection is resumed before the stream fails. Default 5. */
   maxResumes?: number;
   /**
-   * A file larger than this is read straight from S3 by a presigned URL (`redirect=true`) instead of through
-   * the API, whose stream slows after 10 MB in AWS. Default: the client's `directDownloadBytes`.
+   * A file larger than this is read straight from S3 by a presigned URL instead of through the API, whose
+   * stream slows after 10 MB in AWS: the first request carries `redirect_above`, so the API answers such a
+   * file with the URL and any other with its bytes, one request either way. Default: the client's
+   * `directDownloadBytes`; `Infinity` (or none) reads every file through the API.
    */
   directAbove?: number;
 }
@@ -32,35 +34,28 @@ export interface DownloadOptions {
  * Opens a download of the file at `path`. Downloads are reads, so every attempt is safe to repeat; a body
  * cut off midway is resumed from the next byte with `If-Range` on the first answer's ETag, so the pieces
  * are one version of the file, and a file replaced meanwhile fails the stream (`changed_during_download`)
- * rather than mixing versions.
+ * rather than mixing versions. With `directAbove`, the one request carries `redirect_above`: the API answers
+ * a larger file with the `307` of a presigned URL, read straight from S3, and any other with its bytes.
  */
 export async function openDownload(transport: Transport, path: string, options: DownloadOptions = {}): Promise<Download> {
   const { signal } = options;
   const maxResumes = options.maxResumes ?? 5;
   const url = transport.url('/drive/download', { path });
-  const { response } = await transport.send({ method: 'GET', url, bucket: 'download', signal });
+  const above = redirectAbove(options.directAbove);
+  // The first request asks for the redirect only above the threshold; a resume asks for bytes, whatever the size.
+  const first = above === undefined ? url : transport.url('/drive/download', { path, redirect_above: above });
+  const { response } = await transport.send({ method: 'GET', url: first, bucket: 'download', signal, ...(above === undefined ? {} : { redirect: 'manual' as const }) });
+  if (response.status === 307) return openDirectDownload(transport, path, options, await linkOf(response, path, `GET /drive/download?redirect_above=${above} of ${path}`));
   if (!response.ok) throw await errorFromResponse(response, `GET /drive/download of ${path}`);
   const length = response.headers.get('content-length');
   const size = length === null ? NaN : Number(length);
-  if (options.directAbove !== undefined && size > options.directAbove) {
-    // Its headers told its size: the rest comes from S3, at S3's speed, and nothing more of it through the API.
-    await response.body?.cancel().catch(() => undefined);
-    return openDirectDownload(transport, path, options);
-  }
   const etag = response.headers.get('etag') ?? '';
-  let reader = readerOf(response);
-  let offset = 0;
-  let resumes = 0;
 
-  const resume = async (cause: unknown) => {
-    if (signal?.aborted) throw abortReason(signal);
-    if (resumes++ >= maxResumes || !etag) throw new DriveError('network_error', `download of ${path} broke off at byte ${offset} of ${size}`, 0, { cause });
+  /** The rest of the same version from `offset` on: `Range` pinned by `If-Range`, so a replaced file answers 200. */
+  const resume = async (offset: number): Promise<Reader> => {
     const again = await transport.send({ method: 'GET', url, bucket: 'download', headers: { Range: `bytes=${offset}-`, 'If-Range': etag }, signal });
     const res = again.response;
-    if (res.status === 206 && res.headers.get('content-range')?.startsWith(`bytes ${offset}-`)) {
-      reader = readerOf(res);
-      return;
-    }
+    if (res.status === 206 && res.headers.get('content-range')?.startsWith(`bytes ${offset}-`)) return readerOf(res);
     if (res.status === 200) {
       await discard(res);
       throw new DriveError('changed_during_download', `${path} was replaced while it was being downloaded; download it again`, 200);
@@ -68,29 +63,8 @@ export async function openDownload(transport: Transport, path: string, options: 
     throw await errorFromResponse(res, `GET /drive/download of ${path} from byte ${offset}`);
   };
 
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      for (;;) {
-        let chunk: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          chunk = await reader.read();
-        } catch (error) {
-          await resume(error);
-          continue;
-        }
-        if (chunk.done) {
-          if (offset >= size || !Number.isFinite(size)) return controller.close();
-          await resume(new Error(`the body ended after ${offset} of ${size} bytes`));
-          continue;
-        }
-        offset += chunk.value.length;
-        return controller.enqueue(chunk.value);
-      }
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
+  // Without an ETag there is nothing to pin a resume to: a break fails the stream.
+  const body = resumableBody(path, readerOf(response), size, resume, { signal, maxResumes: etag ? maxResumes : 0 });
   return {
     body,
     size,
@@ -101,37 +75,46 @@ export async function openDownload(transport: Transport, path: string, options: 
   };
 }
 
+/** `directAbove` as the `redirect_above` the API takes, or undefined where no file can be above it (`Infinity`). */
+function redirectAbove(directAbove: number | undefined): string | undefined {
+  if (directAbove === undefined || !(directAbove < Number.MAX_SAFE_INTEGER)) return undefined;
+  return String(Math.max(0, Math.floor(directAbove)));
+}
+
 /** `GET /drive/download?redirect=true`: the key's role, folder and rate limit checked, a presigned URL of the file's bytes. */
 export async function directDownloadOf(transport: Transport, path: string, signal?: AbortSignal): Promise<DirectDownload> {
   const url = transport.url('/drive/download', { path, redirect: 'true' });
   // Not followed: the URL is S3's, and takes no API key.
   const { response } = await transport.send({ method: 'GET', url, bucket: 'download', redirect: 'manual', signal });
+  const what = `GET /drive/download?redirect=true of ${path}`;
   if (response.status !== 307) {
     if (response.ok) await discard(response);
-    throw response.ok
-      ? new DriveError('unexpected_response', `GET /drive/download?redirect=true of ${path} answered ${response.status}, not 307`, response.status)
-      : await errorFromResponse(response, `GET /drive/download?redirect=true of ${path}`);
+    throw response.ok ? new DriveError('unexpected_response', `${what} answered ${response.status}, not 307`, response.status) : await errorFromResponse(response, what);
   }
+  return linkOf(response, path, what);
+}
+
+/** The presigned URL a `307` of the download route gives (`what` names the request), checked to be of the file asked for. */
+async function linkOf(response: Response, path: string, what: string): Promise<DirectDownload> {
   const link = ((await response.json()) as { data: DirectDownload }).data;
   // The API answers with the path's canonical form (NFC, functions/core/paths.ts), so a name given in NFD, as
   // macOS gives them, is the same file. The check stays: an answer for another file is a broken server or proxy.
   if (link.path !== path.normalize('NFC') || typeof link.url !== 'string' || !Number.isInteger(link.size)) {
-    throw new DriveError('unexpected_response', `GET /drive/download?redirect=true of ${path} answered a URL of ${link.path}`, 307);
+    throw new DriveError('unexpected_response', `${what} answered a URL of ${link.path}`, 307);
   }
   return link;
 }
 
 /**
- * Reads the file at `path` straight from S3: a presigned URL from the API, then a GET of it with `If-Match` on
+ * Reads the file at `path` straight from S3: `link`, a presigned URL from the API, by a GET with `If-Match` on
  * the ETag the API authorised, so S3 serves those bytes or none. The answer's length and ETag must be the
  * authorised ones, and the bytes must hash to that ETag (MD5, or S3's multipart form) when the stream ends.
  * A connection lost midway resumes from the next byte with a fresh URL (the last may have expired), provided
  * the file is still that version; otherwise the stream fails with `changed_during_download`.
  */
-async function openDirectDownload(transport: Transport, path: string, options: DownloadOptions): Promise<Download> {
+async function openDirectDownload(transport: Transport, path: string, options: DownloadOptions, link: DirectDownload): Promise<Download> {
   const { signal } = options;
   const maxResumes = options.maxResumes ?? 5;
-  const link = await directDownloadOf(transport, path, signal);
   const { size } = link;
   const form = etagForm(link.etag);
   // A record from before content hashes carries its id, which S3's ETag is not: size and key pin it then.
@@ -192,44 +175,15 @@ async function openDirectDownload(transport: Transport, path: string, options: D
     if (again.etag !== link.etag || again.size !== size) throw error;
     return openDownload(transport, path, { ...options, directAbove: undefined });
   }
-  let reader = readerOf(first);
-  let offset = 0;
-  let resumes = 0;
-
-  const resume = async (cause: unknown) => {
-    if (signal?.aborted) throw abortReason(signal);
-    if (resumes++ >= maxResumes) throw new DriveError('network_error', `download of ${path} broke off at byte ${offset} of ${size}`, 0, { cause });
-    reader = readerOf(await read(await fresh(), offset));
-  };
-
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      for (;;) {
-        let chunk: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          chunk = await reader.read();
-        } catch (error) {
-          await resume(error);
-          continue;
-        }
-        if (chunk.done) {
-          if (offset < size) {
-            await resume(new Error(`the body ended after ${offset} of ${size} bytes`));
-            continue;
-          }
-          const computed = hash?.digest();
-          if (computed !== undefined && computed !== link.etag) {
-            throw new DriveError('unexpected_response', `the ${size} bytes of ${path} read from storage hash to ${computed}, not to their ETag ${link.etag}`, 200);
-          }
-          return controller.close();
-        }
-        offset += chunk.value.length;
-        hash?.update(chunk.value);
-        return controller.enqueue(chunk.value);
+  const body = resumableBody(path, readerOf(first), size, async (offset) => readerOf(await read(await fresh(), offset)), {
+    signal,
+    maxResumes,
+    seen: (chunk) => hash?.update(chunk),
+    ended: () => {
+      const computed = hash?.digest();
+      if (computed !== undefined && computed !== link.etag) {
+        throw new DriveError('unexpected_response', `the ${size} bytes of ${path} read from storage hash to ${computed}, not to their ETag ${link.etag}`, 200);
       }
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
     },
   });
   return {
@@ -242,7 +196,59 @@ async function openDirectDownload(transport: Transport, path: string, options: D
   };
 }
 
-function readerOf(response: Response): ReadableStreamDefaultReader<Uint8Array> {
+type Reader = ReadableStreamDefaultReader<Uint8Array>;
+
+/**
+ * The body of a download of `size` bytes (NaN: unknown, and the body's end is the file's), read from `reader`.
+ * A read that fails, or a body that ends short, is resumed from the next byte by `resume(offset)`, which
+ * gives a reader of the rest or throws why there is none; after `maxResumes` of them (or once `signal` is
+ * aborted) the stream fails. `seen` sees each chunk in order; `ended` may still fail the stream at its end.
+ */
+function resumableBody(
+  path: string,
+  reader: Reader,
+  size: number,
+  resume: (offset: number) => Promise<Reader>,
+  options: { signal?: AbortSignal; maxResumes: number; seen?: (chunk: Uint8Array) => void; ended?: () => void },
+): ReadableStream<Uint8Array> {
+  const { signal, maxResumes, seen, ended } = options;
+  let offset = 0;
+  let resumes = 0;
+  const resumeAfter = async (cause: unknown) => {
+    if (signal?.aborted) throw abortReason(signal);
+    if (resumes++ >= maxResumes) throw new DriveError('network_error', `download of ${path} broke off at byte ${offset} of ${size}`, 0, { cause });
+    reader = await resume(offset);
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        let chunk: Awaited<ReturnType<Reader['read']>>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          await resumeAfter(error);
+          continue;
+        }
+        if (chunk.done) {
+          if (offset < size) {
+            await resumeAfter(new Error(`the body ended after ${offset} of ${size} bytes`));
+            continue;
+          }
+          ended?.();
+          return controller.close();
+        }
+        offset += chunk.value.length;
+        seen?.(chunk.value);
+        return controller.enqueue(chunk.value);
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+function readerOf(response: Response): Reader {
   const body = response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
   return body.getReader();
 }

@@ -33,8 +33,8 @@ export interface DriveOptions {
   /** Files per `POST /drive/upload`. Default 1,000, Drive's limit. */
   maxFilesPerRequest?: number;
   /**
-   * Files larger than this are downloaded straight from S3 by a presigned URL (`redirect=true`), their ETag
-   * and size checked. Default 10,000,000 bytes: in AWS the API streams the first 10 MB at full speed and the
+   * Files larger than this are downloaded straight from S3 by a presigned URL (the download's first request
+   * carries `redirect_above`, so it is one request whatever the size), their ETag and size checked. Default 10,000,000 bytes: in AWS the API streams the first 10 MB at full speed and the
    * rest at 2 MB/s. `Infinity` reads every file through the API.
    */
   directDownloadBytes?: number;

@@ -6,9 +6,9 @@ import { queryParam, queryValues } from './event';
 
 export type { Problem };
 
-// A request's JSON body and query, checked against the schemas the OpenAPI document publishes for its route
-// (functions/openapi/schemas.ts) and typed by them. What a schema cannot say (a path's form, a key's
-// folder, a size against the drive's limits) the handler checks on the typed values.
+// A request's JSON body, query and multipart form's JSON part, checked against the schemas the OpenAPI
+// document publishes for its route (functions/openapi/schemas.ts) and typed by them. What a schema cannot
+// say (a path's form, a key's folder, a size against the drive's limits) the handler checks on the typed values.
 
 /**
  * A route's own words for a problem, by the problem's `field` (`parts[].etag`; '' for the body itself) and
@@ -19,14 +19,27 @@ export type Messages = Record<string, Partial<Record<Problem['kind'], (problem: 
 
 /** The body as a JSON value of `schema`; `example` shows the shape in the errors of a body that is not one. */
 export function jsonInput<T extends TSchema>(body: Buffer, schema: T, example: string, messages: Messages = {}): Static<T> {
+  return parsedInput(body.toString('utf8'), schema, '', `body must be JSON like ${example}`, messages, (found) => bodyMessage(found, example));
+}
+
+/**
+ * A multipart form's text part `name` as a JSON value of `schema` (the part's `contentSchema`); `notJson` is
+ * the message for text that is not JSON. Problems are named from the part (`metadata[0].path`).
+ */
+export function formFieldInput<T extends TSchema>(name: string, text: string, schema: T, notJson: string, messages: Messages = {}): Static<T> {
+  return parsedInput(text, schema, name, notJson, messages, shapeMessage);
+}
+
+/** `text` parsed as JSON and checked against `schema` as the value at `at`: a malformed one is a 400, one out of bounds a 422. */
+function parsedInput<T extends TSchema>(text: string, schema: T, at: string, notJson: string, messages: Messages, fallback: (problem: Problem) => string): Static<T> {
   let value: unknown;
   try {
-    value = JSON.parse(body.toString('utf8'));
+    value = JSON.parse(text);
   } catch {
-    throw badRequest(`body must be JSON like ${example}`);
+    throw badRequest(notJson);
   }
-  const problem = problemOf(schema, value);
-  if (problem) throw errorOf(problem, messages, (found) => bodyMessage(found, example), (kind) => (kind === 'value' ? invalid : badRequest));
+  const problem = problemOf(schema, value, at);
+  if (problem) throw errorOf(problem, messages, fallback, (kind) => (kind === 'value' ? invalid : badRequest));
   return value as Static<T>;
 }
 
@@ -62,13 +75,21 @@ function errorOf(problem: Problem, messages: Messages, fallback: (problem: Probl
 }
 
 function bodyMessage(problem: Problem, example: string): string {
-  const { at, kind, schema } = problem;
-  if (kind === 'required') return `${at} is required in the body`;
-  if (kind === 'type') return at === '' ? `body must be a JSON object like ${example}` : `${at} must be ${typeWord(schema.type)}`;
+  if (problem.kind === 'required') return `${problem.at} is required in the body`;
+  if (problem.kind === 'type' && problem.at === '') return `body must be a JSON object like ${example}`;
+  return shapeMessage(problem);
+}
+
+/** A problem's message where the route has none of its own (a body's root is named `body`). */
+function shapeMessage(problem: Problem): string {
+  const { kind, schema } = problem;
+  const at = problem.at || 'body';
+  if (kind === 'required') return `${at} is required`;
+  if (kind === 'type') return `${at} must be ${typeWord(schema.type)}`;
   if (kind === 'unknown') {
     const unknown = problem.unknown ?? [];
     const allowed = Object.keys(schema.properties ?? {});
-    return `${at || 'body'} has unknown ${unknown.length === 1 ? 'field' : 'fields'} ${unknown.join(', ')}; allowed: ${allowed.join(', ')}`;
+    return `${at} has unknown ${unknown.length === 1 ? 'field' : 'fields'} ${unknown.join(', ')}; allowed: ${allowed.join(', ')}`;
   }
   return valueMessage(problem);
 }

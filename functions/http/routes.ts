@@ -140,6 +140,11 @@ const DIRECT: Static<typeof S.DirectDownload> = {
   content_type: 'application/pdf',
 };
 const IF_NONE_MATCH = 'The ETag of the copy the browser holds.';
+/** How the upload form's parts are sent: files of any type; `metadata` as its schema says (JSON). */
+const UPLOAD_ENCODING = {
+  files: { contentType: '*/*' },
+  metadata: { contentType: R.UploadForm.properties.metadata.contentMediaType },
+} satisfies Record<keyof typeof R.UploadForm.properties, { contentType?: string }>;
 
 /** Every route, in the order the OpenAPI document lists them. */
 export const ROUTE_SPECS: readonly RouteSpec[] = [
@@ -153,7 +158,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     summary: 'Upload files',
     description: 'Multipart `files` (and optional `metadata` saying where each goes) → the stored Files, in order. At most 4.5 MB a request; larger files go through POST /drive/uploads.',
     tags: ['files'],
-    requestBody: { required: true, content: { 'multipart/form-data': { schema: plainSchema(ref(S.UploadForm)), encoding: { files: { contentType: '*/*' }, metadata: { contentType: 'application/json' } } } } },
+    requestBody: { required: true, content: { 'multipart/form-data': { schema: plainSchema(ref(S.UploadForm)), encoding: UPLOAD_ENCODING } } },
     answers: { 200: ok('The stored files.', array(ref(S.File)), [FILE]) },
     errors: [400, 404, 409, 422],
   }),

@@ -21,11 +21,34 @@ const MEDIA_TYPE = `^${TOKEN}/${TOKEN}([ \\t]*;[ \\t]*${TOKEN}=(${TOKEN}|"[\\x20
 /** The component `Role` (declared in schemas.ts, where the answers refer to it too). */
 export const Role = enumOf(ROLES);
 
-// Bodies: each a component of the document, of the name it has there.
+// The upload form (spec 4.1): each property a part of the multipart body, named as it is there. The handler
+// takes its part names, its files' bound and the `metadata` part's JSON (`contentSchema`) from here.
+/** Where the file at the same index goes; a field sent as null is absent, as the handler has always taken it. */
+export const UploadTarget = object(
+  {
+    path: optional(nullMeansAbsent(string('Where to store the file; wins over `folder` and `name`.'))),
+    folder: optional(nullMeansAbsent(string('The folder to store it in, under `name` or else its filename.'))),
+    name: optional(nullMeansAbsent(string('Its name: in `folder`, or in the root without one.'))),
+  },
+  'Where one file of an upload goes: `path`, or `folder` and `name`, or one of them alone; with none, the root under its filename.',
+);
+/** The `metadata` part's JSON: one target per file, in the files' order. */
+export const UploadMetadata = array(ref(UploadTarget, 'UploadTarget'));
 export const UploadForm = object({
-  files: array(string(undefined, { contentMediaType: 'application/octet-stream', format: 'binary' }), { description: 'The files, each a part named "files" with its filename (1 to 1,000).' }),
-  metadata: optional(string('A JSON array with one object per file, in order: `{"path"}` or `{"folder", "name"}` or `{"name"}`, each optional.')),
+  files: array(string(undefined, { contentMediaType: 'application/octet-stream', format: 'binary' }), {
+    description: 'The files, each a part named "files" with its filename (1 to 1,000).',
+    minItems: 1,
+    maxItems: 1000,
+  }),
+  metadata: optional(
+    string('A JSON array with one object per file, in order: `{"path"}` or `{"folder", "name"}` or `{"name"}`, each optional.', {
+      contentMediaType: 'application/json',
+      contentSchema: UploadMetadata,
+    }),
+  ),
 });
+
+// Bodies: each a component of the document, of the name it has there.
 // Open: the handler has always let other fields through.
 export const CreateFolderRequest = openObject({ path: string('The folder to create, with its parents if missing.') });
 export const DeleteFilesRequest = object({ paths: array(string(), { minItems: 1, maxItems: 1000 }) });
@@ -77,6 +100,12 @@ export const DownloadQuery = object({
     enumOf(
       ['true', 'false'],
       '"true": answer 307 with a presigned S3 URL of the bytes instead of the bytes (for big files: S3 serves them at its own speed, where a stream through the API slows after 10 MB and stops at 200 MiB). Range and If-Range are then for the URL; If-None-Match and If-Modified-Since may still answer 304.',
+    ),
+  ),
+  redirect_above: optional(
+    integer(
+      'A size in bytes: a file larger than this is answered as with `redirect=true` (307 to a presigned S3 URL; Range and If-Range are then the URL\'s), any other as the plain download (its bytes, ranges and conditionals, as without this parameter). One request and one `download` token either way, where learning the size first and then asking with `redirect=true` takes two. `0` redirects every file but an empty one. Not with `redirect` (either value): 400.',
+      { minimum: 0, maximum: SAFE },
     ),
   ),
 });

@@ -251,6 +251,7 @@ export const RevokedLinks = component(
 );
 
 // Requests: declared here, in the document's order; written in request-schemas.ts, which the handlers load.
+export const UploadTarget = component('UploadTarget', R.UploadTarget);
 export const UploadForm = component('UploadForm', R.UploadForm);
 export const CreateFolderRequest = component('CreateFolderRequest', R.CreateFolderRequest);
 export const DeleteFilesRequest = component('DeleteFilesRequest', R.DeleteFilesRequest);
@@ -266,6 +267,6 @@ export const TokenRequest = component('TokenRequest', R.TokenRequest);
 export type Wire<K extends keyof typeof SHAPES> = Static<(typeof SHAPES)[K]>;
 const SHAPES = {
   ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, Job, JobAnswer, Role, Whoami, PartUrl, DirectDownload,
-  UploadSession, PartUrlPage, AbortedUpload, ApiKey, KeyList, CreatedKey, RevokedKey, CreatedLink, Link, LinkList, RevokedLink, RevokedLinks, UploadForm, CreateFolderRequest, DeleteFilesRequest, TransferRequest,
+  UploadSession, PartUrlPage, AbortedUpload, ApiKey, KeyList, CreatedKey, RevokedKey, CreatedLink, Link, LinkList, RevokedLink, RevokedLinks, UploadTarget, UploadForm, CreateFolderRequest, DeleteFilesRequest, TransferRequest,
   StartUploadRequest, CompleteUploadRequest, CreateKeyRequest, CreateLinkRequest, TrustRole, TrustRule, TrustAnswer, TrustList, MintedKey, CreateTrustRequest, TokenRequest,
 };

@@ -5,6 +5,7 @@ import type { DeleteJob } from '../../client/src/types';
 import { DriveClient, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
 import { removeDataDir, startHost, storedState } from '../support/local-host';
+import { expectNoOrphans, seedFolders, untilDone } from '../support/seeding';
 
 // Recursive delete jobs across a host killed with SIGKILL (moved here from test/integration/delete-jobs.test.ts,
 // which keeps the jobs' answers, visibility and steps): the job goes on after a restart, a dead step's claim
@@ -21,32 +22,13 @@ const env = {
   DRIVE_JOB_STEP_MS: '30',
 };
 
-/** Uploads `count` files spread over `folders` subfolders of `root`, 50 a request. */
-async function seed(client: DriveClient, root: string, count: number, folders: number): Promise<void> {
-  for (let start = 0; start < count; start += 50) {
-    const files = Array.from({ length: Math.min(50, count - start) }, (_, i) => ({ data: `file ${start + i}`, filename: `f${start + i}.txt` }));
-    const res = await client.upload(files, files.map((_, i) => ({ folder: `${root}/d${(start + i) % folders}/e${(start + i) % 3}` })));
-    expect(res.status).toBe(200);
-  }
-}
-
-/** Reads the job at `url` until it is done; Jest's timeout is the backstop. */
-async function until(url: string, client: DriveClient): Promise<JobJson> {
-  for (;;) {
-    const res = await json<{ data: { job: JobJson } }>(fetch(url, { headers: { Authorization: `Bearer ${client.key}` } }));
-    expect(res.status).toBe(200);
-    if (res.body.data.job.status === 'done') return res.body.data.job;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('a delete job across a crash', () => {
   it('goes on after the host is killed mid-job and started again, and leaves fsck clean', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'drive-jobs-'));
     try {
       let running = await startHost({ ...env, DRIVE_JOB_STEP_MS: '10' }, dataDir);
       const client = new DriveClient(running.url, ADMIN);
-      await seed(client, '/doomed', 300, 6);
+      await seedFolders(client, '/doomed', 300, 6);
       const res = await json<{ data: { job: JobJson } }>(client.deleteFolder({ path: '/doomed', recursive: 'true' }));
       expect(res.status).toBe(202);
       // Killed as soon as the worker has taken a step: the job's message is still in the queue's folder.
@@ -56,7 +38,7 @@ describe('a delete job across a crash', () => {
       running = await startHost(env, dataDir);
       try {
         const url = res.body.data.job.url.replace(/^http:\/\/127\.0\.0\.1:\d+/, running.url);
-        const done = await until(url, new DriveClient(running.url, ADMIN));
+        const done = await untilDone<JobJson>(url, new DriveClient(running.url, ADMIN));
         // A step killed between deleting files and counting them leaves those uncounted (docs/api.md): the
         // count may fall short after a crash, never over; what is guaranteed is that all went.
         expect(done.result).toEqual({ deleted: true, path: '/doomed', files_deleted: expect.any(Number) });
@@ -65,9 +47,7 @@ describe('a delete job across a crash', () => {
       } finally {
         await running.stop();
       }
-      const fsck = await runFsck(dataDir);
-      expect(fsck).toMatchObject({ code: 0 });
-      expect(fsck.output).toMatch(/0 {2}objects no record points to/);
+      await expectNoOrphans(dataDir);
     } finally {
       await removeDataDir(dataDir);
     }
@@ -79,7 +59,7 @@ describe('a delete job across a crash', () => {
     try {
       let running = await startHost(long, dataDir);
       const client = new DriveClient(running.url, ADMIN);
-      await seed(client, '/long', 2000, 2);
+      await seedFolders(client, '/long', 2000, 2);
       const res = await json<{ data: { job: JobJson } }>(client.deleteFolder({ path: '/long', recursive: 'true' }));
       expect(res.status).toBe(202);
       // Killed once the step has deleted a page, while it still holds the job (its claim would last 750 s).
@@ -93,7 +73,7 @@ describe('a delete job across a crash', () => {
 
       running = await startHost(long, dataDir);
       try {
-        const done = await until(res.body.data.job.url.replace(/^http:\/\/127\.0\.0\.1:\d+/, running.url), new DriveClient(running.url, ADMIN));
+        const done = await untilDone<JobJson>(res.body.data.job.url.replace(/^http:\/\/127\.0\.0\.1:\d+/, running.url), new DriveClient(running.url, ADMIN));
         expect(done.status).toBe('done');
       } finally {
         await running.stop();
@@ -111,7 +91,7 @@ describe('a delete job across a crash', () => {
     const dataDir = running.dataDir;
     try {
       const client = new DriveClient(running.url, ADMIN);
-      await seed(client, '/cut', 400, 8);
+      await seedFolders(client, '/cut', 400, 8);
       const pending = client.deleteFolder({ path: '/cut', recursive: 'true' }).catch(() => undefined);
       for (let i = 0; i < 500 && !/DELETE|deleted/.test(await storedDeleteProgress(dataDir)); i++) await new Promise((resolve) => setTimeout(resolve, 10));
       expect(await running.stop('SIGKILL')).toBeNull();

@@ -1,6 +1,7 @@
 import type { DeleteJob } from '../../client/src/types';
 import { DriveClient, type ErrorJson, json } from '../support/api-client';
 import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
+import { seedFolders, untilDone } from '../support/seeding';
 
 // Deletes of any size (an extension): a recursive delete answers the spec's 200 when the tree goes within
 // the request's budget, else 202 with a job that the worker (fed by the host's embedded SQS) finishes.
@@ -35,28 +36,9 @@ beforeAll(async () => {
 
 afterAll(() => stopHost(host));
 
-/** Uploads `count` files spread over `folders` subfolders of `root`, 50 a request. */
-async function seed(client: DriveClient, root: string, count: number, folders: number): Promise<void> {
-  for (let start = 0; start < count; start += 50) {
-    const files = Array.from({ length: Math.min(50, count - start) }, (_, i) => ({ data: `file ${start + i}`, filename: `f${start + i}.txt` }));
-    const res = await client.upload(files, files.map((_, i) => ({ folder: `${root}/d${(start + i) % folders}/e${(start + i) % 3}` })));
-    expect(res.status).toBe(200);
-  }
-}
-
-/** Reads the job at `url` until it is done; Jest's timeout is the backstop for one that never is. */
-async function until(url: string, client = drive): Promise<JobJson> {
-  for (;;) {
-    const res = await json<{ data: { job: JobJson } }>(fetch(url, { headers: { Authorization: `Bearer ${client.key}` } }));
-    expect(res.status).toBe(200);
-    if (res.body.data.job.status === 'done') return res.body.data.job;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 describe('DELETE /drive/folders?recursive=true past the request budget', () => {
   it('answers 202 with the job and its Location; the job reports progress, then the spec result, over several worker steps', async () => {
-    await seed(drive, '/big', 48, 4);
+    await seedFolders(drive, '/big', 48, 4);
 
     const res = await drive.deleteFolder({ path: '/big', recursive: 'true' });
     const body = (await res.json()) as { data: { job: JobJson } };
@@ -68,7 +50,7 @@ describe('DELETE /drive/folders?recursive=true past the request budget', () => {
     expect(res.headers.get('location')).toBe(`${host.url}/drive/jobs/${job.id}`);
     expect(job.url).toBe(res.headers.get('location'));
 
-    const done = await until(job.url);
+    const done = await untilDone<JobJson>(job.url, drive);
     expect(done.result).toEqual({ deleted: true, path: '/big', files_deleted: 48 });
     expect(done.files_deleted).toBe(48);
     // A step for each of the 12 folders that hold files at least (29 in all today: a page of files or a
@@ -82,7 +64,7 @@ describe('DELETE /drive/folders?recursive=true past the request budget', () => {
   });
 
   it('takes the folder away from readers and writers from the moment it answers', async () => {
-    await seed(drive, '/gone', 30, 3);
+    await seedFolders(drive, '/gone', 30, 3);
     const res = await json<{ data: { job: JobJson } }>(drive.deleteFolder({ path: '/gone', recursive: 'true' }));
     expect(res.status).toBe(202);
 
@@ -98,7 +80,7 @@ describe('DELETE /drive/folders?recursive=true past the request budget', () => {
     expect((await drive.deleteFolder({ path: '/gone/d1', recursive: 'true' })).status).toBe(404);
     expect((await drive.deleteFolder({ path: '/gone/d2/e0' })).status).toBe(404);
 
-    const done = await until(res.body.data.job.url);
+    const done = await untilDone<JobJson>(res.body.data.job.url, drive);
     expect(done.result).toEqual({ deleted: true, path: '/gone', files_deleted: 30 });
     // Once it is gone, the path is free again.
     expect((await drive.createFolder({ path: '/gone' })).status).toBe(200);
@@ -115,7 +97,7 @@ describe('DELETE /drive/folders?recursive=true past the request budget', () => {
   });
 
   it('shows a job only to keys that may see its folder: another drive, a read-only key, a key confined elsewhere', async () => {
-    await seed(drive, '/secret', 12, 2);
+    await seedFolders(drive, '/secret', 12, 2);
     const res = await json<{ data: { job: JobJson } }>(drive.deleteFolder({ path: '/secret', recursive: 'true' }));
     expect(res.status).toBe(202);
     const url = res.body.data.job.url;
@@ -126,7 +108,7 @@ describe('DELETE /drive/folders?recursive=true past the request budget', () => {
     expect(stranger.body.error.message).not.toContain('/secret');
     expect((await as(READER)).status).toBe(403);
     expect((await as(CONFINED)).status).toBe(404);
-    await until(url);
+    await untilDone<JobJson>(url, drive);
     expect(await json<ErrorJson>(fetch(`${host.url}/drive/jobs/not-a-job`, { headers: { Authorization: `Bearer ${ADMIN}` } }))).toMatchObject({
       status: 404,
       body: { error: { code: 'not_found' } },
@@ -135,7 +117,7 @@ describe('DELETE /drive/folders?recursive=true past the request budget', () => {
   });
 
   it('shows a copy or move job to a confined key only when both its ends lie within the key\'s folder', async () => {
-    await seed(drive, '/mine/src', 20, 1); // more than a copy's first few, which go within the request
+    await seedFolders(drive, '/mine/src', 20, 1); // more than a copy's first few, which go within the request
     const as = (key: string, url: string) => json<ErrorJson>(fetch(url, { headers: { Authorization: `Bearer ${key}` } }));
     const copy = (to: string) =>
       json<{ data: { job: JobJson & { url: string } } }>(
@@ -151,8 +133,8 @@ describe('DELETE /drive/folders?recursive=true past the request budget', () => {
     expect(unseen).toMatchObject({ status: 404, body: { error: { code: 'not_found', message: `no job ${out.body.data.job.id}` } } });
     expect(JSON.stringify(unseen.body)).not.toContain('/elsewhere');
     expect((await as(CONFINED, inside.body.data.job.url)).status).toBe(200);
-    await until(out.body.data.job.url);
-    await until(inside.body.data.job.url);
+    await untilDone<JobJson>(out.body.data.job.url, drive);
+    await untilDone<JobJson>(inside.body.data.job.url, drive);
     expect((await as(CONFINED, out.body.data.job.url)).status).toBe(404);
   });
 
@@ -160,7 +142,7 @@ describe('DELETE /drive/folders?recursive=true past the request budget', () => {
     const quick = await startHost({ DRIVE_API_KEYS: `quick:${ADMIN}`, DRIVE_RATE_LIMITS: 'off' });
     try {
       const client = new DriveClient(quick.url, ADMIN);
-      await seed(client, '/small', 20, 2);
+      await seedFolders(client, '/small', 20, 2);
       const res = await json<{ data: unknown }>(client.deleteFolder({ path: '/small', recursive: 'true' }));
       expect(res).toMatchObject({ status: 200, body: { data: { deleted: true, path: '/small', files_deleted: 20 } } });
     } finally {

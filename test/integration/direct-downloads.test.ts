@@ -8,7 +8,8 @@ import { DriveClient, type ErrorJson, json } from '../support/api-client';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
 // GET /drive/download?redirect=true: a 307 to a presigned URL of the signed S3 gateway, given only to a key
-// that may read the file, within its rate limit; the client and `drive get` use it above 10 MB.
+// that may read the file, within its rate limit; with redirect_above=N, that 307 for a file of more than N
+// bytes and the plain download for any other, in one request. The client and `drive get` use it above 10 MB.
 
 const DRIVE = 'direct';
 const SECRETS = {
@@ -16,6 +17,7 @@ const SECRETS = {
   scoped: '4bb89c0fdae7afe3d98877fbf2d7f6ad',
   uploadOnly: '86274d7fbb9b0015fd215d0a0d9efe18',
   limited: 'c247fd6d97affc1268e87f13ab0a5673',
+  counted: '5b0e3d1c9a7f4e2b8d6c0a1f3e5b7d9c',
 };
 const MiB = 1024 * 1024;
 const SMALL = '/reports/q3 é.pdf';
@@ -35,7 +37,7 @@ beforeAll(async () => {
   host = await startHost({
     DRIVE_LOCAL_CLOCK: 'frozen',
     DRIVE_RATE_LIMITS: 'download=100',
-    DRIVE_API_KEYS: [`${DRIVE}:${SECRETS.readWrite}`, `${DRIVE}:${SECRETS.scoped}:read-write:/reports/2026`, `${DRIVE}:${SECRETS.uploadOnly}:upload-only`, `${DRIVE}:${SECRETS.limited}`].join(','),
+    DRIVE_API_KEYS: [`${DRIVE}:${SECRETS.readWrite}`, `${DRIVE}:${SECRETS.scoped}:read-write:/reports/2026`, `${DRIVE}:${SECRETS.uploadOnly}:upload-only`, `${DRIVE}:${SECRETS.limited}`, `${DRIVE}:${SECRETS.counted}`].join(','),
   });
   s3Endpoint = (JSON.parse(await readFile(join(host.dataDir, ENDPOINTS_FILE), 'utf8')) as { s3: string }).s3;
   await drive().upload({ path: SMALL, data: small, contentType: 'application/pdf' });
@@ -192,6 +194,103 @@ describe('GET /drive/download?redirect=true', () => {
   });
 });
 
+/** `GET` (or `HEAD`) `/drive/download?path=…&redirect_above=…` (and any other `query`), the redirect not followed. */
+function above(threshold: number | string, path = SMALL, method = 'GET', headers: Record<string, string> = {}, query: Record<string, string> = {}): Promise<Response> {
+  const params = new URLSearchParams({ path, redirect_above: String(threshold), ...query });
+  return fetch(`${host.url}/drive/download?${params}`, { method, redirect: 'manual', headers: { Authorization: `Bearer ${SECRETS.readWrite}`, ...headers } });
+}
+
+// Headers that differ from one answer to the next whatever was asked.
+const PER_RESPONSE = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'ratelimit-remaining', 'ratelimit-reset', 'x-request-id', 'x-amzn-requestid']);
+const lasting = (res: Response) => [...res.headers].filter(([name]) => !PER_RESPONSE.has(name)).sort();
+
+describe('GET /drive/download?redirect_above=N: the redirect for a file of more than N bytes, the bytes for any other', () => {
+  it('answers a file larger than N as redirect=true does: the 307, its URL reading the file', async () => {
+    // Act
+    const res = await above(small.length - 1);
+    const { data } = (await res.json()) as { data: DirectJson };
+
+    // Assess
+    expect(res.status).toBe(307);
+    expect(res.headers.get('location')).toBe(data.url);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(data).toMatchObject({ path: SMALL, size: small.length, etag: createHash('md5').update(small).digest('hex'), content_type: 'application/pdf' });
+    expect(Buffer.from(await (await fetch(data.url)).arrayBuffer()).equals(small)).toBe(true);
+  });
+
+  it('answers a file of N bytes or fewer as the plain download does: status, headers and bytes', async () => {
+    for (const threshold of [small.length, small.length + 1, Number.MAX_SAFE_INTEGER]) {
+      const plain = await api(SECRETS.readWrite).download({ path: SMALL });
+      const res = await above(threshold);
+      expect([threshold, res.status]).toEqual([threshold, 200]);
+      expect(lasting(res)).toEqual(lasting(plain));
+      expect(Buffer.from(await res.arrayBuffer()).equals(small)).toBe(true);
+      await plain.arrayBuffer();
+    }
+  });
+
+  it('serves ranges and conditionals at or below N, as the plain download does', async () => {
+    const { etag } = await linkOf(SMALL);
+
+    const range = await above(small.length, SMALL, 'GET', { Range: 'bytes=4-9' });
+    expect(range.status).toBe(206);
+    expect(range.headers.get('content-range')).toBe(`bytes 4-9/${small.length}`);
+    expect(Buffer.from(await range.arrayBuffer()).equals(small.subarray(4, 10))).toBe(true);
+
+    const current = await above(small.length, SMALL, 'GET', { 'If-None-Match': `"${etag}"` });
+    expect([current.status, current.headers.get('etag'), await current.text()]).toEqual([304, `"${etag}"`, '']);
+
+    const past = await above(small.length, SMALL, 'GET', { Range: `bytes=${small.length}-` });
+    expect(past.status).toBe(416);
+    expect(past.headers.get('content-range')).toBe(`bytes */${small.length}`);
+    await past.arrayBuffer();
+  });
+
+  it('above N leaves Range to the URL, still answers If-None-Match on the current ETag with 304 and no URL, and HEAD with the 307 and no body', async () => {
+    const { etag } = await linkOf(SMALL);
+
+    const ranged = await above(0, SMALL, 'GET', { Range: 'bytes=4-9' });
+    expect(ranged.status).toBe(307);
+    expect(((await ranged.json()) as { data: DirectJson }).data.size).toBe(small.length);
+
+    const current = await above(0, SMALL, 'GET', { 'If-None-Match': `"${etag}"` });
+    expect([current.status, current.headers.get('location'), await current.text()]).toEqual([304, null, '']);
+
+    const head = await above(0, SMALL, 'HEAD');
+    expect(head.status).toBe(307);
+    expect(new URL(head.headers.get('location')!).origin).toBe(s3Endpoint);
+    expect(await head.text()).toBe('');
+    const plainHead = await above(small.length, SMALL, 'HEAD');
+    expect([plainHead.status, plainHead.headers.get('content-length'), plainHead.headers.get('location')]).toEqual([200, String(small.length), null]);
+  });
+
+  it('streams an empty file even at redirect_above=0: only a file larger than N is redirected', async () => {
+    const path = '/reports/empty.txt';
+    await drive().upload({ path, data: '' });
+    const res = await above(0, path);
+    expect([res.status, res.headers.get('content-length'), await res.text()]).toEqual([200, '0', '']);
+  });
+
+  it('refuses a threshold that is not a whole number of bytes (422), and redirect_above with redirect of either value (400)', async () => {
+    for (const threshold of ['ten', '-1', '1.5', '99999999999999999']) {
+      const res = await json<ErrorJson>(above(threshold));
+      expect(res).toMatchObject({ status: 422, body: { error: { code: 'validation_error', message: `redirect_above must be a whole number from 0 to 9,007,199,254,740,991 (got ${JSON.stringify(threshold)})` } } });
+    }
+    for (const redirect of ['true', 'false']) {
+      const res = await above(0, SMALL, 'GET', {}, { redirect });
+      expect(res.headers.get('location')).toBeNull();
+      expect(await json<ErrorJson>(res)).toMatchObject({ status: 400, body: { error: { code: 'bad_request', message: 'give redirect or redirect_above, not both' } } });
+    }
+  });
+
+  it('runs the key\'s checks before any URL: a key confined elsewhere gets the plain download\'s 403', async () => {
+    const res = await fetch(`${host.url}/drive/download?${new URLSearchParams({ path: SMALL, redirect_above: '0' })}`, { redirect: 'manual', headers: { Authorization: `Bearer ${SECRETS.scoped}` } });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('location')).toBeNull();
+    expect(((await res.json()) as ErrorJson).error).toMatchObject({ code: 'forbidden', message: `path ${SMALL} is outside /reports/2026, the only folder this key may reach` });
+  });
+});
+
 describe('scope and rate limit, enforced before any URL is given', () => {
   it('refuses a key confined to another folder (403) and a role that may not download (403), with the errors of the plain download', async () => {
     for (const [secret, message] of [
@@ -239,11 +338,30 @@ describe('the client and drive get above 10 MB', () => {
       const got = await client.downloadToFile(BIG, join(dir, 'big.bin'));
       const smallOne = await client.downloadToFile(SMALL, join(dir, 'small.pdf'));
 
-      // Assess: the big file came from storage in one GET, after one plain and one redirect request.
+      // Assess: the big file came from storage in one GET, after one request to the API, as did the small one.
       expect(got).toMatchObject({ size: big.length, direct: true, etag: expect.stringMatching(/^"[0-9a-f]{32}-4"$/) });
       expect((await readFile(join(dir, 'big.bin'))).equals(big)).toBe(true);
       expect(smallOne).toMatchObject({ size: small.length, direct: false });
-      expect(client.stats.requestsBy).toMatchObject({ download: 3, storage: 1 });
+      expect(client.stats.requestsBy).toMatchObject({ download: 2, storage: 1 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('takes one download token a file, whichever way it comes', async () => {
+    // Prepare: a key of its own, whose bucket (100 a minute) nothing else draws on; the limiter's clock stands
+    // still, so no token comes back during the test and the count is exact on any machine.
+    const dir = await mkdtemp(join(tmpdir(), 'direct-'));
+    const client = drive(SECRETS.counted);
+    try {
+      // Act: one file by a presigned URL, one through the API.
+      await client.downloadToFile(BIG, join(dir, 'big.bin'));
+      await client.downloadToFile(SMALL, join(dir, 'small.pdf'));
+      const after = await api(SECRETS.counted).request('HEAD', `/drive/download?${new URLSearchParams({ path: SMALL })}`);
+
+      // Assess: the HEAD took the third token of the 100.
+      expect(after.status).toBe(200);
+      expect([after.headers.get('ratelimit-limit'), after.headers.get('ratelimit-remaining')]).toEqual(['100', '97']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

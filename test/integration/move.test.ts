@@ -1,6 +1,6 @@
 import { DriveClient, type ErrorJson, type FileEntryJson, type FolderEntryJson, type ListingJson, json } from '../support/api-client';
-import { runFsck } from '../support/fsck';
 import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
+import { expectFsckClean, putFiles, textAt, treeOf, untilDone } from '../support/seeding';
 
 // POST /drive/move (an extension of the spec): a file in one transaction, keeping its id and bytes; a folder
 // file by file, a job past the request's budget. fsck is clean after each.
@@ -40,36 +40,9 @@ function move(client: DriveClient, body: unknown) {
   );
 }
 
-async function put(client: DriveClient, paths: string[]): Promise<void> {
-  for (let i = 0; i < paths.length; i += 50) {
-    const batch = paths.slice(i, i + 50);
-    const res = await client.upload(
-      batch.map((path) => ({ data: `bytes of ${path}`, filename: 'x' })),
-      batch.map((path) => ({ path })),
-    );
-    expect(res.status).toBe(200);
-  }
-}
-
-async function text(client: DriveClient, path: string): Promise<string | number> {
-  const res = await client.download({ path });
-  return res.status === 200 ? res.text() : res.status;
-}
-
-async function tree(client: DriveClient, folder: string): Promise<string[] | number> {
-  const res = await json<{ data: ListingJson }>(client.list({ folder, recursive: 'true' }));
-  if (res.status !== 200) return res.status;
-  return [...res.body.data.files.map((f) => f.path), ...res.body.data.folders.map((f) => `${f.path}/`)].sort();
-}
-
-async function expectFsckClean(dataDir = host.dataDir): Promise<void> {
-  const fsck = await runFsck(dataDir);
-  expect(fsck).toEqual({ code: 0, output: expect.stringContaining('clean') });
-}
-
 describe('POST /drive/move: a file', () => {
   it('moves the file, id and bytes kept, making the folders above its new path', async () => {
-    await put(drive, ['/mv/a.txt']);
+    await putFiles(drive, ['/mv/a.txt']);
     const before = await storedState(host.dataDir);
     const listed = await json<{ data: ListingJson }>(drive.list({ folder: '/mv' }));
     const id = listed.body.data.files[0].id;
@@ -77,36 +50,36 @@ describe('POST /drive/move: a file', () => {
     const res = await move(drive, { from: '/mv/a.txt', to: '/archive/2026/b.txt' });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ id, name: 'b.txt', path: '/archive/2026/b.txt', size: 18, created_at: expect.any(String) });
-    expect(await text(drive, '/archive/2026/b.txt')).toBe('bytes of /mv/a.txt');
-    expect(await text(drive, '/mv/a.txt')).toBe(404);
+    expect(await textAt(drive, '/archive/2026/b.txt')).toBe('bytes of /mv/a.txt');
+    expect(await textAt(drive, '/mv/a.txt')).toBe(404);
     // Not a byte copied: the same objects as before the move.
     expect((await storedState(host.dataDir)).objectKeys.sort()).toEqual(before.objectKeys.sort());
-    await expectFsckClean();
+    await expectFsckClean(host.dataDir);
   });
 
   it('renames in place, and a move onto itself is the file as it is', async () => {
-    await put(drive, ['/ren/old name.txt']);
+    await putFiles(drive, ['/ren/old name.txt']);
     expect((await move(drive, { from: '/ren/old name.txt', to: '/ren/new name.txt' })).body.data.path).toBe('/ren/new name.txt');
-    expect(await tree(drive, '/ren')).toEqual(['/ren/new name.txt']);
+    expect(await treeOf(drive, '/ren')).toEqual(['/ren/new name.txt']);
     expect((await move(drive, { from: '/ren/new name.txt', to: '/ren/new name.txt' })).body.data.path).toBe('/ren/new name.txt');
   });
 
   it('refuses a taken destination with 409, and replaces a file with overwrite (its bytes deleted)', async () => {
-    await put(drive, ['/ow/a.txt', '/ow/b.txt']);
+    await putFiles(drive, ['/ow/a.txt', '/ow/b.txt']);
     const taken = await move(drive, { from: '/ow/a.txt', to: '/ow/b.txt' });
     expect(taken).toMatchObject({ status: 409, body: { error: { code: 'conflict', message: expect.stringContaining('"overwrite": true') } } });
     const objects = (await storedState(host.dataDir)).objectKeys.length;
 
     const replaced = await move(drive, { from: '/ow/a.txt', to: '/ow/b.txt', overwrite: true });
     expect(replaced.status).toBe(200);
-    expect(await text(drive, '/ow/b.txt')).toBe('bytes of /ow/a.txt');
-    expect(await tree(drive, '/ow')).toEqual(['/ow/b.txt']);
+    expect(await textAt(drive, '/ow/b.txt')).toBe('bytes of /ow/a.txt');
+    expect(await treeOf(drive, '/ow')).toEqual(['/ow/b.txt']);
     expect((await storedState(host.dataDir)).objectKeys.length).toBe(objects - 1);
-    await expectFsckClean();
+    await expectFsckClean(host.dataDir);
   });
 
   it('answers every error row with its status, moving nothing', async () => {
-    await put(drive, ['/err/f.txt', '/err/sub/g.txt']);
+    await putFiles(drive, ['/err/f.txt', '/err/sub/g.txt']);
     const cases: [unknown, number, string, string][] = [
       [{ from: '/err/missing.txt', to: '/err/x.txt' }, 404, 'not_found', '/err/missing.txt'],
       [{ from: '/err/f.txt', to: '/err/sub', overwrite: true }, 409, 'conflict', 'is a folder'],
@@ -128,12 +101,12 @@ describe('POST /drive/move: a file', () => {
       expect({ body, status: res.status, code: res.body.error?.code }).toEqual({ body, status, code });
       expect(res.body.error.message).toContain(words);
     }
-    expect(await tree(drive, '/err')).toEqual(['/err/f.txt', '/err/sub/', '/err/sub/g.txt']);
-    await expectFsckClean();
+    expect(await treeOf(drive, '/err')).toEqual(['/err/f.txt', '/err/sub/', '/err/sub/g.txt']);
+    await expectFsckClean(host.dataDir);
   });
 
   it('takes keys that may write, within their folder, and never another drive\'s files', async () => {
-    await put(drive, ['/team/t.txt', '/private/p.txt']);
+    await putFiles(drive, ['/team/t.txt', '/private/p.txt']);
     expect((await move(new DriveClient(host.url, READER), { from: '/team/t.txt', to: '/team/u.txt' })).status).toBe(403);
     expect((await move(new DriveClient(host.url, PUSHER), { from: '/team/t.txt', to: '/team/u.txt' })).status).toBe(403);
     const confined = new DriveClient(host.url, CONFINED);
@@ -142,37 +115,27 @@ describe('POST /drive/move: a file', () => {
     expect((await move(confined, { from: '/team/t.txt', to: '/team/sub/t.txt' })).status).toBe(200);
     // Another drive's key finds nothing at the path, and moves nothing.
     expect((await move(new DriveClient(host.url, OTHER), { from: '/private/p.txt', to: '/stolen.txt' })).status).toBe(404);
-    expect(await text(drive, '/private/p.txt')).toBe('bytes of /private/p.txt');
+    expect(await textAt(drive, '/private/p.txt')).toBe('bytes of /private/p.txt');
   });
 });
 
 describe('POST /drive/move: a folder', () => {
   it('moves the folder with everything in it, ids kept, and answers its Folder entry', async () => {
-    await put(drive, ['/proj/a.txt', '/proj/src/b.txt', '/proj/src/deep/c.txt']);
+    await putFiles(drive, ['/proj/a.txt', '/proj/src/b.txt', '/proj/src/deep/c.txt']);
     await drive.createFolder({ path: '/proj/empty' });
     const ids = new Map((await json<{ data: ListingJson }>(drive.list({ folder: '/proj', recursive: 'true' }))).body.data.folders.map((f) => [f.path.replace('/proj', '/done/proj'), f.id]));
 
     const res = await move(drive, { from: '/proj', to: '/done/proj' });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ id: expect.any(String), name: 'proj', path: '/done/proj' });
-    expect(await tree(drive, '/done/proj')).toEqual(['/done/proj/a.txt', '/done/proj/empty/', '/done/proj/src/', '/done/proj/src/b.txt', '/done/proj/src/deep/', '/done/proj/src/deep/c.txt']);
-    expect(await tree(drive, '/proj')).toBe(404);
-    expect(await text(drive, '/done/proj/src/deep/c.txt')).toBe('bytes of /proj/src/deep/c.txt');
+    expect(await treeOf(drive, '/done/proj')).toEqual(['/done/proj/a.txt', '/done/proj/empty/', '/done/proj/src/', '/done/proj/src/b.txt', '/done/proj/src/deep/', '/done/proj/src/deep/c.txt']);
+    expect(await treeOf(drive, '/proj')).toBe(404);
+    expect(await textAt(drive, '/done/proj/src/deep/c.txt')).toBe('bytes of /proj/src/deep/c.txt');
     const moved = (await json<{ data: ListingJson }>(drive.list({ folder: '/done/proj', recursive: 'true' }))).body.data.folders;
     for (const folder of moved) expect({ path: folder.path, id: folder.id }).toEqual({ path: folder.path, id: ids.get(folder.path) });
-    await expectFsckClean();
+    await expectFsckClean(host.dataDir);
   });
 });
-
-/** Reads the job at `url` until it is done; Jest's timeout is the backstop for one that never is. */
-async function until(url: string, client: DriveClient): Promise<MoveJob> {
-  for (;;) {
-    const res = await json<{ data: { job: MoveJob } }>(fetch(url, { headers: { Authorization: `Bearer ${client.key}` } }));
-    expect(res.status).toBe(200);
-    if (res.body.data.job.status === 'done') return res.body.data.job;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('a folder move past the request budget', () => {
   // One host for both tests. DRIVE_JOB_STEP_MS=0 makes each step move or remove one thing (a page of files,
@@ -191,18 +154,18 @@ describe('a folder move past the request budget', () => {
 
   it('answers 202 with a job that the worker finishes, over several steps', async () => {
     const client = new DriveClient(jobs.url, ADMIN);
-    await put(client, paths);
+    await putFiles(client, paths);
     const res = await move(client, { from: '/big', to: '/moved/big' });
     expect(res.status).toBe(202);
     expect(res.body.data.job).toMatchObject({ type: 'move-folder', status: 'running', path: '/big', to: '/moved/big' });
-    const done = await until(res.body.data.job.url, client);
+    const done = await untilDone<MoveJob>(res.body.data.job.url, client);
     expect(done).toMatchObject({ status: 'done', files_moved: 48, result: { name: 'big', path: '/moved/big' } });
     // A step for each of the 12 folders that hold files at least, each sent on by the last through the queue.
     const steps = jobs.output().split('\n').filter((line) => line.includes('advanced a job') && line.includes(done.id));
     expect(steps.length).toBeGreaterThanOrEqual(12);
-    const moved = await tree(client, '/moved/big');
+    const moved = await treeOf(client, '/moved/big');
     expect((moved as string[]).filter((path) => !path.endsWith('/'))).toEqual(paths.map((path) => `/moved${path}`).sort());
-    expect(await tree(client, '/big')).toBe(404);
+    expect(await treeOf(client, '/big')).toBe(404);
     await expectFsckClean(jobs.dataDir);
   });
 
@@ -211,15 +174,15 @@ describe('a folder move past the request budget', () => {
     // step where it started, and a job whose steps never got past re-entering its folders never ended.
     const client = new DriveClient(jobs.url, ADMIN);
     const nested = ['/n/a/b/c/one.txt', '/n/a/b/c/two.txt', '/n/a/b/three.txt', '/n/a/four.txt', '/n/x/y/five.txt'];
-    await put(client, nested);
+    await putFiles(client, nested);
     const moving = await move(client, { from: '/n', to: '/m/n' });
     expect(moving.status).toBe(202);
-    expect(await until(moving.body.data.job.url, client)).toMatchObject({ status: 'done', files_moved: nested.length, result: { path: '/m/n' } });
-    expect(((await tree(client, '/m/n')) as string[]).filter((path) => !path.endsWith('/'))).toEqual(nested.map((path) => `/m${path}`).sort());
+    expect(await untilDone<MoveJob>(moving.body.data.job.url, client)).toMatchObject({ status: 'done', files_moved: nested.length, result: { path: '/m/n' } });
+    expect(((await treeOf(client, '/m/n')) as string[]).filter((path) => !path.endsWith('/'))).toEqual(nested.map((path) => `/m${path}`).sort());
     const deleted = await json<{ data: { job: MoveJob } }>(client.deleteFolder({ path: '/m', recursive: 'true' }));
     expect(deleted.status).toBe(202);
-    expect(await until(deleted.body.data.job.url, client)).toMatchObject({ status: 'done', result: { deleted: true, path: '/m', files_deleted: nested.length } });
-    expect(await tree(client, '/m')).toBe(404);
+    expect(await untilDone<MoveJob>(deleted.body.data.job.url, client)).toMatchObject({ status: 'done', result: { deleted: true, path: '/m', files_deleted: nested.length } });
+    expect(await treeOf(client, '/m')).toBe(404);
     await expectFsckClean(jobs.dataDir);
   });
 });
@@ -229,7 +192,7 @@ describe('moves racing uploads and deletes on the same paths', () => {
   it('leaves each file whole at one path, and fsck clean, after six rounds', async () => {
     for (let round = 0; round < 6; round++) {
       const dir = `/race${round}`;
-      await put(drive, [`${dir}/a.txt`, `${dir}/sub/b.txt`]);
+      await putFiles(drive, [`${dir}/a.txt`, `${dir}/sub/b.txt`]);
       const results = await Promise.all([
         move(drive, { from: `${dir}/a.txt`, to: `${dir}/moved/a.txt` }),
         drive.upload([{ data: 'new a', filename: 'a.txt' }], [{ folder: dir }]).then((r) => ({ status: r.status })),
@@ -241,9 +204,9 @@ describe('moves racing uploads and deletes on the same paths', () => {
       ]);
       for (const result of results) expect([200, 202, 404, 409]).toContain(result.status);
       // Whatever won, every file listed downloads whole.
-      const listed = await tree(drive, dir);
-      for (const path of (listed as string[]).filter((p) => !p.endsWith('/'))) expect(await text(drive, path)).toMatch(/^(bytes of .*|new a|new b)$/);
+      const listed = await treeOf(drive, dir);
+      for (const path of (listed as string[]).filter((p) => !p.endsWith('/'))) expect(await textAt(drive, path)).toMatch(/^(bytes of .*|new a|new b)$/);
     }
-    await expectFsckClean();
+    await expectFsckClean(host.dataDir);
   });
 });

@@ -63,6 +63,8 @@ export const PINNED_CALLS: readonly PinnedRequest[] = [
   { request: 'download a range', route: 'GET /drive/download', status: 206, dynamodb: { BatchGetItem: 1, GetItem: 1, UpdateItem: 1 }, s3: { GetObject: 1 }, sqs: {}, sequential: 3, rru: 2, wru: 1 },
   { request: 'download, not modified', route: 'GET /drive/download', status: 304, dynamodb: { BatchGetItem: 1, GetItem: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 2, wru: 1 },
   { request: 'HEAD a file', route: 'HEAD /drive/download', status: 200, dynamodb: { BatchGetItem: 1, GetItem: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 2, wru: 1 },
+  { request: 'download 1 MiB above redirect_above', route: 'GET /drive/download', status: 307, dynamodb: { BatchGetItem: 1, GetItem: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 2, wru: 1 },
+  { request: 'download 4 KiB at redirect_above', route: 'GET /drive/download', status: 200, dynamodb: { BatchGetItem: 1, GetItem: 1, UpdateItem: 1 }, s3: { GetObject: 1 }, sqs: {}, sequential: 3, rru: 2, wru: 1 },
   { request: 'list a folder of 10 files', route: 'GET /drive/list', status: 200, dynamodb: { GetItem: 1, Query: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 2, wru: 1 },
   { request: 'list a folder of 400 files', route: 'GET /drive/list', status: 200, dynamodb: { GetItem: 1, Query: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 32, wru: 1 },
   { request: 'list recursive, 4 files in 2 folders', route: 'GET /drive/list', status: 200, dynamodb: { GetItem: 1, Query: 3, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 3, rru: 4, wru: 1 },

@@ -228,6 +228,8 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
     const isBuffer = body instanceof Uint8Array;
     const res = await fetch(new URL(path, host.url), {
       method,
+      // A 307 (a direct download) is the answer measured, not the storage request it points to.
+      redirect: 'manual',
       headers: { Authorization: `Bearer ${SECRET}`, ...(body !== undefined && !isBuffer ? { 'Content-Type': 'application/json' } : {}), ...headers },
       body: body === undefined ? undefined : isBuffer ? body : JSON.stringify(body),
     });
@@ -296,6 +298,8 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
       return ok(send('GET', '/drive/download?path=/dl/4k.bin', undefined, { 'If-None-Match': head.headers.get('etag') ?? '' }), 304);
     });
     await measure('HEAD a file', () => ok(send('HEAD', '/drive/download?path=/dl/4k.bin')));
+    await measure('download 1 MiB above redirect_above', () => ok(send('GET', '/drive/download?path=/dl/1m.bin&redirect_above=4096'), 307));
+    await measure('download 4 KiB at redirect_above', () => ok(send('GET', '/drive/download?path=/dl/4k.bin&redirect_above=4096')));
     await measure('list a folder of 10 files', () => ok(send('GET', '/drive/list?folder=/list10')));
     await measure('list a folder of 400 files', () => ok(send('GET', '/drive/list?folder=/list400')));
     await measure('list recursive, 4 files in 2 folders', () => ok(send('GET', '/drive/list?folder=/tree&recursive=true')));

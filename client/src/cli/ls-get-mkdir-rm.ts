@@ -39,7 +39,8 @@ function printRows(listing: Listing, out: Output): void {
 
 /**
  * `drive get /path [-o file]`: into `./<name>` by default, `-o -` to stdout. A file over the client's
- * `directDownloadBytes` (10 MB) comes straight from S3 by a presigned URL, its size and ETag checked.
+ * `directDownloadBytes` (10 MB) comes straight from S3 by a presigned URL, its size and ETag checked; which
+ * way a file comes, the API decides in the one request (`redirect_above`).
  */
 export async function getCommand(command: Of<'get'>, drive: Drive, out: Output, signal: AbortSignal): Promise<number> {
   if (command.output === '-') {

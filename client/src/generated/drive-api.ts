@@ -1018,6 +1018,15 @@ export interface components {
             revoked: number;
             next_cursor: string | null;
         };
+        /** @description Where one file of an upload goes: `path`, or `folder` and `name`, or one of them alone; with none, the root under its filename. */
+        UploadTarget: {
+            /** @description Where to store the file; wins over `folder` and `name`. */
+            path?: string;
+            /** @description The folder to store it in, under `name` or else its filename. */
+            folder?: string;
+            /** @description Its name: in `folder`, or in the root without one. */
+            name?: string;
+        };
         UploadForm: {
             /** @description The files, each a part named "files" with its filename (1 to 1,000). */
             files: Blob[];
@@ -1505,6 +1514,8 @@ export interface operations {
                 name?: string;
                 /** @description "true": answer 307 with a presigned S3 URL of the bytes instead of the bytes (for big files: S3 serves them at its own speed, where a stream through the API slows after 10 MB and stops at 200 MiB). Range and If-Range are then for the URL; If-None-Match and If-Modified-Since may still answer 304. */
                 redirect?: "true" | "false";
+                /** @description A size in bytes: a file larger than this is answered as with `redirect=true` (307 to a presigned S3 URL; Range and If-Range are then the URL's), any other as the plain download (its bytes, ranges and conditionals, as without this parameter). One request and one `download` token either way, where learning the size first and then asking with `redirect=true` takes two. `0` redirects every file but an empty one. Not with `redirect` (either value): 400. */
+                redirect_above?: number;
             };
             header?: {
                 /** @description One byte range, `bytes=first-last`, `bytes=first-` or `bytes=-suffix`; several ranges are answered whole. */
@@ -1623,6 +1634,8 @@ export interface operations {
                 name?: string;
                 /** @description "true": answer 307 with a presigned S3 URL of the bytes instead of the bytes (for big files: S3 serves them at its own speed, where a stream through the API slows after 10 MB and stops at 200 MiB). Range and If-Range are then for the URL; If-None-Match and If-Modified-Since may still answer 304. */
                 redirect?: "true" | "false";
+                /** @description A size in bytes: a file larger than this is answered as with `redirect=true` (307 to a presigned S3 URL; Range and If-Range are then the URL's), any other as the plain download (its bytes, ranges and conditionals, as without this parameter). One request and one `download` token either way, where learning the size first and then asking with `redirect=true` takes two. `0` redirects every file but an empty one. Not with `redirect` (either value): 400. */
+                redirect_above?: number;
             };
             header?: {
                 /** @description One byte range, `bytes=first-last`, `bytes=first-` or `bytes=-suffix`; several ranges are answered whole. */

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -119,6 +120,33 @@ describe('drive CLI against the local host', () => {
     const piped = await runCli(['get', '/cli/2026/02/c.bin', '-o', '-'], env);
     expect(piped.code).toBe(0);
     expect(piped.stdout.equals(original)).toBe(true);
+  });
+
+  it('get of a file over 10 MB reads it straight from storage, after one request to the API (redirect_above)', async () => {
+    // Prepare: one byte over the client's directDownloadBytes.
+    const bytes = randomBytes(10_000_001);
+    await new Drive({ baseUrl: host.url, apiKey: KEY }).upload({ path: '/big/big.bin', data: bytes });
+    const before = host.output().split('\n').length;
+    const to = join(dir, 'big.bin');
+
+    // Act
+    const run = await runCli(['get', '/big/big.bin', '-o', to, '--json'], env);
+
+    // Assess: the bytes, and the host's request lines up to a barrier request (each line is written as its
+    // answer ends, so the barrier's stands after every line of the get): one download, the 307.
+    expect(run.code).toBe(0);
+    expect(run.json()).toMatchObject({ path: '/big/big.bin', size: bytes.length, direct: true });
+    expect((await readFile(to)).equals(bytes)).toBe(true);
+    const barrier = await fetch(`${host.url}/drive/list?folder=/big`, { headers: { Authorization: `Bearer ${KEY}` } });
+    await barrier.text();
+    const id = barrier.headers.get('x-request-id')!;
+    let lines: string[] = [];
+    for (let i = 0; i < 50 && !lines.some((line) => line.includes(`"request_id":"${id}"`)); i++) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      lines = host.output().split('\n').slice(before - 1);
+    }
+    const downloads = lines.filter((line) => line.includes('"message":"request"') && line.includes('"route":"/drive/download"'));
+    expect(downloads.map((line) => (JSON.parse(line.slice(line.indexOf('{'))) as { status: number }).status)).toEqual([307]);
   });
 
   it('get of a missing file exits 1 with the API’s code', async () => {

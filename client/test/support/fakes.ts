@@ -50,3 +50,12 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 export function networkFailure(code = 'ECONNRESET'): TypeError {
   return new TypeError('fetch failed', { cause: Object.assign(new Error(`socket ${code}`), { code }) });
 }
+
+/**
+ * Whether the download route answers `url` with the `307` of a presigned URL for a file of `size` bytes, as
+ * docs/api.md has it: `redirect=true`, or `redirect_above` below the file's size.
+ */
+export function redirects(url: URL, size: number): boolean {
+  const above = url.searchParams.get('redirect_above');
+  return url.searchParams.get('redirect') === 'true' || (above !== null && size > Number(above));
+}

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Drive } from '../../src/drive';
-import { FakeClock, type SeenRequest, fakeFetch, jsonResponse } from '../support/fakes';
+import { FakeClock, type SeenRequest, fakeFetch, jsonResponse, redirects } from '../support/fakes';
 
 // docs/api.md, Direct downloads: "A signing Lambda's role credentials may expire sooner than 300 s in rare
 // cases; the URL then answers 403 and the client asks again." The client must then ask for a new URL.
@@ -14,7 +14,7 @@ it('asks the API for a new URL when storage refuses the first one as expired (40
   let urls = 0;
   const fetcher = fakeFetch((request: SeenRequest) => {
     if (request.url.origin === 'http://drive.test') {
-      if (request.url.searchParams.get('redirect') === 'true') {
+      if (redirects(request.url, content.length)) {
         const url = `${STORAGE}?X-Amz-Signature=${urls++}`;
         const data = { url, expires_at: '2026-03-02T09:35:00.000Z', path: request.url.searchParams.get('path'), size: content.length, etag: MD5, content_type: 'text/plain' };
         return jsonResponse(307, { data }, { Location: url });
@@ -37,7 +37,7 @@ it('fails with a clear error, after one fresh URL, when storage refuses every UR
   let urls = 0;
   const fetcher = fakeFetch((request: SeenRequest) => {
     if (request.url.origin === 'http://drive.test') {
-      if (request.url.searchParams.get('redirect') === 'true') {
+      if (redirects(request.url, content.length)) {
         const url = `${STORAGE}?X-Amz-Signature=${urls++}`;
         const data = { url, expires_at: '2026-03-02T09:35:00.000Z', path: request.url.searchParams.get('path'), size: content.length, etag: MD5, content_type: 'text/plain' };
         return jsonResponse(307, { data }, { Location: url });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Drive } from '../../src/drive';
 import { DriveError } from '../../src/errors';
-import { FakeClock, type SeenRequest, fakeFetch, jsonResponse } from '../support/fakes';
+import { FakeClock, type SeenRequest, fakeFetch, jsonResponse, redirects } from '../support/fakes';
 
 const content = Buffer.from('direct bytes from storage, straight from S3 at its own speed');
 const MD5 = createHash('md5').update(content).digest('hex');
@@ -29,7 +29,7 @@ interface Server {
   storageStatus?: number;
 }
 
-/** The API (plain download and redirect=true) and storage, as one fetch. */
+/** The API (the plain download, redirect=true and redirect_above) and storage, as one fetch. */
 function serve(server: Server = {}) {
   const stored = server.stored ?? content;
   let apiCalls = 0;
@@ -38,7 +38,7 @@ function serve(server: Server = {}) {
     if (request.url.origin === 'http://drive.test') {
       const i = apiCalls++;
       const etag = server.etagAt?.(i) ?? MD5;
-      if (request.url.searchParams.get('redirect') === 'true') {
+      if (redirects(request.url, content.length)) {
         const url = `${STORAGE}?X-Amz-Signature=${i}`;
         const data = { url, expires_at: '2026-03-02T09:35:00.000Z', path: request.url.searchParams.get('path'), size: content.length, etag, content_type: 'text/plain' };
         return jsonResponse(307, { data }, { Location: url, 'RateLimit-Limit': '500', 'RateLimit-Remaining': '400', 'RateLimit-Reset': '1' });
@@ -77,18 +77,50 @@ describe('Class: Drive, direct downloads (redirect=true)', () => {
     // Assess
     expect(bytes.equals(content)).toBe(true);
     expect(download).toMatchObject({ size: content.length, etag: `"${MD5}"`, contentType: 'text/plain', direct: true });
-    const [plain, redirect, storage] = fetcher.requests;
-    expect([plain.url.searchParams.get('redirect'), redirect.url.searchParams.get('redirect')]).toEqual([null, 'true']);
-    expect(storage.url.href).toBe(`${STORAGE}?X-Amz-Signature=1`);
+    // One request to the API, which decided on the size it read: the URL came in the answer to it.
+    const [api, storage] = fetcher.requests;
+    expect([api.url.searchParams.get('redirect_above'), api.url.searchParams.get('redirect')]).toEqual(['10', null]);
+    expect(storage.url.href).toBe(`${STORAGE}?X-Amz-Signature=0`);
     expect([storage.headers.get('if-match'), storage.headers.get('authorization')]).toEqual([`"${MD5}"`, null]);
-    expect(fetcher.requests).toHaveLength(3);
+    expect(fetcher.requests).toHaveLength(2);
   });
 
-  it('reads a file at or under directDownloadBytes through the API, in one request', async () => {
+  it('reads a file at or under directDownloadBytes through the API, in one request that offered the redirect', async () => {
     const fetcher = serve();
     const download = await driveWith(fetcher, content.length).download('/f.txt');
     expect((await read(download.body)).equals(content)).toBe(true);
     expect(download.direct).toBe(false);
+    expect(fetcher.requests.map((request) => request.url.searchParams.get('redirect_above'))).toEqual([String(content.length)]);
+  });
+
+  it('offers no redirect with directDownloadBytes Infinity, and sends a fractional or negative one as a whole number of bytes', async () => {
+    const sent = async (directDownloadBytes: number) => {
+      const fetcher = serve();
+      await read((await driveWith(fetcher, directDownloadBytes).download('/f.txt')).body);
+      return fetcher.requests[0].url.searchParams.get('redirect_above');
+    };
+    expect([await sent(Infinity), await sent(12.9), await sent(-5)]).toEqual([null, '12', '0']);
+  });
+
+  it('reads a big file through the API when the server answers redirect_above with the bytes (one that does not know it)', async () => {
+    // Prepare: the API of before redirect_above, which ignores a query parameter it does not know.
+    const fetcher = fakeFetch((request) => {
+      if (request.url.origin === 'http://s3.test') throw new Error('no URL was given, so storage is not asked');
+      return new Response(new Uint8Array(content), { status: 200, headers: { ETag: `"${MD5}"`, 'Content-Length': String(content.length) } });
+    });
+
+    // Act
+    const download = await driveWith(fetcher).download('/f.txt');
+
+    // Assess
+    expect((await read(download.body)).equals(content)).toBe(true);
+    expect(download.direct).toBe(false);
+    expect(fetcher.requests).toHaveLength(1);
+  });
+
+  it('refuses the URL of another file than the one asked for (unexpected_response)', async () => {
+    const fetcher = fakeFetch(() => jsonResponse(307, { data: { url: STORAGE, expires_at: '2026-03-02T09:35:00.000Z', path: '/other.txt', size: content.length, etag: MD5, content_type: 'text/plain' } }, { Location: STORAGE }));
+    await expect(driveWith(fetcher).download('/f.txt')).rejects.toMatchObject({ code: 'unexpected_response', message: 'GET /drive/download?redirect_above=10 of /f.txt answered a URL of /other.txt' });
     expect(fetcher.requests).toHaveLength(1);
   });
 
@@ -98,21 +130,22 @@ describe('Class: Drive, direct downloads (redirect=true)', () => {
     expect((await read(download.body)).equals(content)).toBe(true);
     const storage = fetcher.requests.filter((request) => request.url.origin === 'http://s3.test');
     expect(storage.map((request) => [request.url.searchParams.get('X-Amz-Signature'), request.headers.get('range'), request.headers.get('if-match')])).toEqual([
-      ['1', null, `"${MD5}"`],
-      ['2', 'bytes=10-', `"${MD5}"`],
-      ['3', 'bytes=17-', `"${MD5}"`],
+      ['0', null, `"${MD5}"`],
+      ['1', 'bytes=10-', `"${MD5}"`],
+      ['2', 'bytes=17-', `"${MD5}"`],
     ]);
   });
 
   it('fails with changed_during_download when a resume finds the file replaced', async () => {
-    const fetcher = serve({ cutAt: [10], etagAt: (i) => (i < 2 ? MD5 : 'ffffffffffffffffffffffffffffffff') });
+    // API answer 0 is the first URL's; by answer 1, the fresh URL's, the record names another version.
+    const fetcher = serve({ cutAt: [10], etagAt: (i) => (i < 1 ? MD5 : 'ffffffffffffffffffffffffffffffff') });
     const download = await driveWith(fetcher).download('/f.txt');
     await expect(read(download.body)).rejects.toMatchObject({ code: 'changed_during_download' });
   });
 
   it('fails with changed_during_download when storage refuses the If-Match (412) or has no such key (404)', async () => {
-    // 412: the record names another version by the time the client asks again (API answers 0-1: the old one).
-    const replaced = serve({ storageStatus: 412, etagAt: (i) => (i < 2 ? MD5 : 'ffffffffffffffffffffffffffffffff') });
+    // 412: the record names another version by the time the client asks again (API answer 0: the old one).
+    const replaced = serve({ storageStatus: 412, etagAt: (i) => (i < 1 ? MD5 : 'ffffffffffffffffffffffffffffffff') });
     await expect(driveWith(replaced).download('/f.txt')).rejects.toMatchObject({ code: 'changed_during_download', status: 412 });
     await expect(driveWith(serve({ storageStatus: 404 })).download('/f.txt')).rejects.toMatchObject({ code: 'changed_during_download', status: 404 });
   });

@@ -56,6 +56,8 @@ describe('Class: Drive, downloads', () => {
       ['bytes=10-', ETAG],
       ['bytes=15-', ETAG],
     ]);
+    // The first request offers the redirect above directDownloadBytes; a resume asks for the bytes, whatever the size.
+    expect(fetcher.requests.map((r) => r.url.searchParams.get('redirect_above'))).toEqual(['10000000', null, null]);
   });
 
   it('fails with changed_during_download when the file was replaced before the resume (If-Range answered 200)', async () => {

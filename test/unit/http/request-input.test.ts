@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { badRequest } from '../../../functions/core/errors';
-import { jsonInput, queryInput } from '../../../functions/http/request-input';
+import { formFieldInput, jsonInput, queryInput } from '../../../functions/http/request-input';
 import { array, boolean, enumOf, integer, nullMeansAbsent, object, optional, string } from '../../../functions/openapi/schema-kit';
 
 const EXAMPLE = '{"path": "/a", "size": 1}';
@@ -73,6 +73,31 @@ describe('Function: jsonInput', () => {
     expect(own('{"path": "/a", "size": 0}')).toEqual({ code: 'bad_request', message: 'too big' });
     // Words for one kind leave the others' as they were.
     expect(own('{"path": 1}')).toEqual({ code: 'bad_request', message: 'path must be a string' });
+  });
+});
+
+describe('Function: formFieldInput', () => {
+  const Entries = array(object({ path: optional(nullMeansAbsent(string())), size: optional(integer(undefined, { minimum: 1, maximum: 9 })) }), { maxItems: 2 });
+  const NOT_JSON = 'meta is not JSON';
+  const input = (text: string, messages = {}) => failure(() => formFieldInput('meta', text, Entries, NOT_JSON, messages));
+
+  it('returns the part\'s JSON, typed by its schema, when it breaks no rule', () => {
+    expect(formFieldInput('meta', '[{"path": "/a"}, {"path": null, "size": 2}]', Entries, NOT_JSON)).toEqual([{ path: '/a' }, { path: null, size: 2 }]);
+  });
+
+  it('names each problem from the part, and sorts it into a code as a body\'s', () => {
+    expect(input('[{"path": ')).toEqual({ code: 'bad_request', message: NOT_JSON });
+    expect(input('{}')).toEqual({ code: 'bad_request', message: 'meta must be an array' });
+    expect(input('[{}, 5]')).toEqual({ code: 'bad_request', message: 'meta[1] must be an object' });
+    expect(input('[{"path": 5}]')).toEqual({ code: 'bad_request', message: 'meta[0].path must be a string' });
+    expect(input('[{"x": 5}]')).toEqual({ code: 'bad_request', message: 'meta[0] has unknown field x; allowed: path, size' });
+    expect(input('[{"size": 0}]')).toEqual({ code: 'validation_error', message: 'meta[0].size must be a whole number from 1 to 9 (got 0)' });
+    expect(input('[{}, {}, {}]')).toEqual({ code: 'validation_error', message: 'meta must meet maxItems 2 (got [{},{},{}])' });
+  });
+
+  it('takes a route\'s own words by field, keyed from the part\'s name', () => {
+    const messages = { 'meta[]': { unknown: ({ at, unknown = [] }: { at: string; unknown?: string[] }) => `${at}.${unknown[0]} is unknown` } };
+    expect(input('[{"path": "/a"}, {"y": 1, "x": 2}]', messages)).toEqual({ code: 'bad_request', message: 'meta[1].y is unknown' });
   });
 });
 
