@@ -11,7 +11,11 @@ const shared = {
     '^.+\\.ts$': '<rootDir>/test/support/esbuild-transform.js',
     // The dashboard's pure modules (browser ES modules) are unit-tested through the same transform's CommonJS.
     '/dashboard/[^/]+\\.js$': '<rootDir>/test/support/esbuild-transform.js',
+    // jose ships ES modules only (Node runs them through require(esm); Jest's CommonJS runtime cannot): the same
+    // transform makes them CommonJS.
+    '/node_modules/jose/.+\\.js$': '<rootDir>/test/support/esbuild-transform.js',
   },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   setupFiles: ['<rootDir>/test/setup-env.ts'],
   // TEST_CPU_LOG=<file>: each file's CPU, its worker's and its hosts', a JSON line each (docs/testing.md).
   setupFilesAfterEnv: ['<rootDir>/test/setup-cpu-log.ts'],

@@ -133,6 +133,11 @@ export const SETTINGS = {
     description: 'origins browsers may call the API from; the local host also lets them PUT large-upload parts to the embedded S3',
     parse: (raw: string | undefined): readonly string[] => (raw ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''),
   }),
+  trustLoopbackIssuers: entry({
+    name: 'DRIVE_TRUST_LOOPBACK_ISSUERS', type: '`1` or unset', default: 'unset (the local host sets `1`; the stack never does)', readBy: ['handler', 'local host'],
+    description: 'lets trust rules name http://127.0.0.1:<port> and http://localhost:<port> issuers besides https ones, so that an issuer on the same machine can be trusted',
+    parse: (raw: string | undefined): boolean => raw === '1',
+  }),
   apiScheme: entry({
     name: 'DRIVE_API_SCHEME', type: '`https` or `http`', default: 'https', readBy: ['handler', 'local host'],
     description: 'the scheme of the URLs the API hands out (the local host serves plain HTTP and sets `http`)',

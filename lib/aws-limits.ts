@@ -80,6 +80,12 @@ export const FUNCTION_SIZING: Record<HandlerName, { memorySize: number; timeoutS
   'list-keys': { memorySize: 256, timeoutSeconds: 29 },
   'create-key': { memorySize: 256, timeoutSeconds: 29 },
   'revoke-key': { memorySize: 256, timeoutSeconds: 29 },
+  // One item of rules each (the drive's trust rules); revoking a rule revokes its keys, a Query and an update each.
+  'create-trust': { memorySize: 256, timeoutSeconds: 29 },
+  'list-trust': { memorySize: 256, timeoutSeconds: 29 },
+  'revoke-trust': { memorySize: 256, timeoutSeconds: 29 },
+  // Verifies a JWT (one signature) against keys it fetched once per issuer, each fetch at most 3 s.
+  'exchange-token': { memorySize: 256, timeoutSeconds: 29 },
   'create-link': { memorySize: 256, timeoutSeconds: 29 },
   // A page of at most 100 links and one batched read of their files.
   'list-links': { memorySize: 256, timeoutSeconds: 29 },

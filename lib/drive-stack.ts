@@ -34,7 +34,7 @@ import { ConsistencyCheck } from './consistency-check';
 import type { RepairMode } from '../functions/core/consistency-check';
 import { DriveDashboard, type DriveMetricsScope, driveMetric } from './drive-dashboard';
 import { DriveFunction, type LogLevel } from './drive-function';
-import { BINARY_MEDIA_TYPES, CONTRACT_ROUTES, DASHBOARD_ROUTES, type HandlerName, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED, type ScheduledFunction } from './routes';
+import { BINARY_MEDIA_TYPES, CONTRACT_ROUTES, DASHBOARD_ROUTES, type HandlerName, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED, TOKEN_ROUTES, type ScheduledFunction } from './routes';
 
 export interface DriveStackProps extends StackProps {
   /** API Gateway stage, the first segment of every URL. @default 'v1' */
@@ -209,7 +209,7 @@ export class DriveStack extends Stack {
       ...metricsEnvironment,
     };
     const make = (handler: HandlerName): DriveFunction => {
-      const route = [...ROUTES, ...LINK_ROUTES].find((r) => r.handler === handler)!;
+      const route = [...ROUTES, ...LINK_ROUTES, ...TOKEN_ROUTES].find((r) => r.handler === handler)!;
       const fn = new DriveFunction(this, fnId(handler), {
         entry: route.entry,
         ...SIZING(handler),
@@ -342,6 +342,16 @@ export class DriveStack extends Stack {
       'create-key': make('create-key').allowTable(access, 'PutItem', 'Scan'),
       // The key is found among the drive's (Query); a drive from before the roster gets one made from a Scan.
       'revoke-key': make('revoke-key').allowTable(access, 'Query', 'Scan', 'PutItem'),
+      // The drive's trust rules are one item: read (GetItem) and written whole (PutItem), conditional on its version.
+      'create-trust': make('create-trust').allowTable(access, 'PutItem'),
+      'list-trust': make('list-trust'),
+      // The rule marked revoked (PutItem of the rules item), then its keys found (Query of the keys-by-drive
+      // index) and revoked (UpdateItem).
+      'revoke-trust': make('revoke-trust').allowTable(access, 'PutItem', 'Query'),
+      // The drive's rules read (GetItem), the key stored (PutItem) and, under a rule revoked meanwhile, taken
+      // back (UpdateItem); the rate-limit buckets (UpdateItem). It reaches the issuers over the internet (their
+      // discovery documents and JWKS, https only): Lambda's own egress, no VPC.
+      'exchange-token': make('exchange-token').allowTable(access, 'PutItem'),
       // The file and the folders above it read (GetItem, BatchGetItem), then the link stored (PutItem).
       'create-link': make('create-link').allowTable(nodes, 'GetItem', 'BatchGetItem').allowTable(access, 'PutItem'),
       // A Query of the links-by-drive index, and one batched read of the page's files (a replaced file's link is left out).
@@ -423,7 +433,7 @@ export class DriveStack extends Stack {
 
     // Body validation has no model to apply (bodies are checked in the functions); parameters it can check.
     const queryValidator = new RequestValidator(this, 'Validator', { restApi: this.api, validateRequestParameters: true, validateRequestBody: true });
-    for (const route of [...ROUTES, ...LINK_ROUTES, ...CONTRACT_ROUTES, ...DASHBOARD_ROUTES]) {
+    for (const route of [...ROUTES, ...LINK_ROUTES, ...TOKEN_ROUTES, ...CONTRACT_ROUTES, ...DASHBOARD_ROUTES]) {
       const integration = new LambdaIntegration(this.functions[route.handler], {
         proxy: true,
         // A streamed response may run as long as the function; buffered ones keep the 29 s default.

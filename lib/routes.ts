@@ -45,6 +45,12 @@ export const ROUTES: readonly ApiRoute[] = ROUTE_SPECS.flatMap((spec) => (spec.p
 export const LINK_ROUTES: readonly Route[] = ROUTE_SPECS.filter((spec) => spec.handler === 'open-link').map(served);
 
 /**
+ * The token exchange (issue 25): keyless, as the token it takes is the credential; rate-limited per drive and
+ * per source address in the function.
+ */
+export const TOKEN_ROUTES: readonly Route[] = ROUTE_SPECS.filter((spec) => spec.handler === 'exchange-token').map(served);
+
+/**
  * The API's OpenAPI document (functions/openapi/document.ts), with no key: what a team generates its client
  * from. A path of its own, which API Gateway matches before the dashboard's `/{file}` (the local host lists it
  * first for the same effect).

@@ -21,7 +21,10 @@ export class DynamoKeyStore implements KeyStore {
   async find(secretHash: string): Promise<Caller | undefined> {
     const { Item } = await this.client.send(new GetItemCommand({ TableName: this.table, Key: keyItemKey(secretHash), ConsistentRead: true }));
     if (!Item || Item.revokedAt) return undefined;
-    return callerOf(Item);
+    const caller = callerOf(Item);
+    // A minted key ends at its expiry, whatever DynamoDB's TTL (which removes the item days later) has done.
+    if (caller.expiresAt !== undefined && !(Date.parse(caller.expiresAt) > Date.now())) return undefined;
+    return caller;
   }
 
   async touch(secretHash: string, at: Date): Promise<void> {
@@ -50,6 +53,8 @@ export function callerOf(item: Record<string, AttributeValue>): Caller {
     drive: item.drive.S!,
     role: role && (ROLES as string[]).includes(role) ? (role as Role) : DEFAULT_ROLE,
     prefix: item.prefix?.S ?? '/',
+    ...(item.trustId?.S ? { trustId: item.trustId.S } : {}),
+    ...(item.keyExpiresAt?.S ? { expiresAt: item.keyExpiresAt.S } : {}),
   };
 }
 

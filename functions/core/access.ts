@@ -4,13 +4,16 @@ import { DriveError, conflict, forbidden } from './errors';
 /**
  * What a route asks of a key, and the family of routes that shares one rate-limit bucket per key: move, copy
  * and deleting files are all `files`. `keys` (the admin routes), `jobs` (reading a job), `files`, `links`
- * (making, listing and revoking share links) and `whoami` (what the caller's key may do) are extensions.
+ * (making, listing and revoking share links) and `whoami` (what the caller's key may do) are extensions, and
+ * so is `token`, the bucket of the keyless token exchange, which no role holds.
  */
-export type Permission = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links' | 'whoami';
+export type Permission = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links' | 'whoami' | 'token';
 
 /**
  * Requests per minute per API key (spec section 8; `keys`, `jobs`, `links` and `whoami` are ours: a client
  * polls a job with backoff, and asks who it is once per sign-in). A share link's own keyless GETs take from a bucket per link at the `download` rate.
+ * `token` is the keyless token exchange's: no role holds it; its requests take from a bucket per drive and one
+ * per source address.
  */
 export const SPEC_RATE_LIMITS: Readonly<Record<Permission, number>> = {
   upload: 100,
@@ -23,6 +26,7 @@ export const SPEC_RATE_LIMITS: Readonly<Record<Permission, number>> = {
   jobs: 300,
   links: 100,
   whoami: 60,
+  token: 60,
 };
 
 /** What a key may do (an extension of the spec): each role's permissions are in `ROLE_PERMISSIONS`. */
@@ -50,6 +54,10 @@ export interface Caller {
   role: Role;
   /** `/` for the whole drive; otherwise the key reaches only this folder and what is below it. */
   prefix: string;
+  /** A key minted by the token exchange: the trust rule that admitted the token. */
+  trustId?: string;
+  /** A minted key's end (ISO 8601): from then on it is refused as an unknown key. */
+  expiresAt?: string;
 }
 
 /** What is kept of an API key: never the secret, only its hash (the key of its item). */
@@ -61,6 +69,8 @@ export interface ApiKeyRecord extends Caller {
   /** When a request last used the key, to about a minute. */
   lastUsedAt?: string;
   revokedAt?: string;
+  /** A minted key's token subject (`repo:acme/etl:ref:refs/heads/main`). */
+  subject?: string;
 }
 
 /**

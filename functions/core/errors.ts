@@ -53,3 +53,19 @@ export const notFound = (message: string) => new DriveError('not_found', message
 /** A 409; `paths` are the drive paths the message names, which decide what a confined key may be told of it. */
 export const conflict = (message: string, paths: readonly string[]) => new DriveError('conflict', message, {}, undefined, paths);
 export const forbidden = (message: string) => new DriveError('forbidden', message);
+export const unauthorized = (message: string) => new DriveError('unauthorized', message);
+
+/**
+ * A 503: a service outside Drive that the request needs did not answer (a token issuer the exchange must ask).
+ * Its code is `internal_error`, as the gateway's 502 and 504 are: the API's codes are the spec's and Drive's
+ * own, and only grow by additions the clients already read.
+ */
+export class UnavailableError extends DriveError {
+  override readonly status = 503;
+
+  constructor(message: string) {
+    super('internal_error', message);
+    this.name = 'UnavailableError';
+  }
+}
+export const unavailable = (message: string) => new UnavailableError(message);

@@ -72,6 +72,31 @@ export function jsonHandler<S>(
   }, traceHeaderOf(event));
 }
 
+/**
+ * A buffered route that takes no API key (the token exchange): `operation` answers, or throws an error that is
+ * sent as JSON. Headers it puts in `answered` (rate limits) go on the answer whichever it is; a caller it
+ * puts in `seen` (the key it minted) is named in the request's log line.
+ */
+export function keylessJsonHandler<S>(
+  endpoint: { stores: S },
+  operation: (event: APIGatewayProxyEvent, answered: Headers, seen: { caller?: Caller }, context: Omit<RequestContext<S>, 'caller' | 'drive'>) => Promise<unknown>,
+): (event: APIGatewayProxyEvent, lambda?: Context) => Promise<APIGatewayProxyResult> {
+  return (event, lambda) => withRequestContext(requestIdOf(event), async () => {
+    const startedAt = Date.now();
+    const requestId = requestIdOf(event);
+    const headers: Headers = { ...corsHeaders(event), [REQUEST_ID_HEADER]: requestId };
+    const seen: { caller?: Caller } = {};
+    let answer: APIGatewayProxyResult;
+    try {
+      answer = ok(await operation(event, headers, seen, { stores: endpoint.stores, requestId, deadline: deadlineOf(lambda, startedAt) }), headers);
+    } catch (error) {
+      answer = errorResponse(error, headers, requestId);
+    }
+    logRequest(event, { status: answer.statusCode, caller: seen.caller, startedAt, bytesOut: bodyBytes(answer.body, answer.isBase64Encoded) });
+    return answer;
+  }, traceHeaderOf(event));
+}
+
 /** What a streamed endpoint answers: a status, headers, and the bytes to stream after them, if any. */
 export interface StreamedResult {
   statusCode: number;

@@ -40,6 +40,7 @@ const ACTION: Record<Permission, string> = {
   jobs: 'read delete jobs',
   links: 'share files by link',
   whoami: 'say what it may do',
+  token: 'exchange identity tokens',
 };
 
 /** How often a warm container records a key's use: "last used" is accurate to about this. */
@@ -73,7 +74,8 @@ export function createGuard(deps: {
     if (cached && cached.until > Date.now()) return { caller: cached.caller, hash };
     const caller = await deps.keys.find(hash);
     if (!caller) throw unknownKey();
-    if (deps.keyCacheMs > 0) cache.set(hash, { caller, until: Date.now() + deps.keyCacheMs });
+    // A minted key is trusted no longer than it lives.
+    if (deps.keyCacheMs > 0) cache.set(hash, { caller, until: Math.min(Date.now() + deps.keyCacheMs, caller.expiresAt === undefined ? Infinity : Date.parse(caller.expiresAt)) });
     return { caller, hash };
   };
 

@@ -59,7 +59,7 @@ export function logRequest(event: APIGatewayProxyEvent, outcome: RequestOutcome)
     route: event.resource ?? null,
     method: event.httpMethod,
     latency_ms: latency,
-    ...(outcome.caller ? { drive: outcome.caller.drive, key_id: outcome.caller.keyId } : {}),
+    ...(outcome.caller ? { drive: outcome.caller.drive, key_id: outcome.caller.keyId, ...(outcome.caller.trustId ? { trust_id: outcome.caller.trustId } : {}) } : {}),
     bytes_in: bytesIn,
     ...(outcome.bytesOut === undefined ? {} : { bytes_out: outcome.bytesOut }),
     aws_calls: context?.awsCalls ?? {},

@@ -37,6 +37,10 @@ export type RouteHandler =
   | 'list-keys'
   | 'create-key'
   | 'revoke-key'
+  | 'create-trust'
+  | 'list-trust'
+  | 'revoke-trust'
+  | 'exchange-token'
   | 'create-link'
   | 'list-links'
   | 'revoke-link'
@@ -106,6 +110,19 @@ const API_KEY: Static<typeof S.ApiKey> = {
   created_at: AT,
   last_used_at: null,
   last4: 'x7Qe',
+  revoked_at: null,
+};
+const TRUST_ID = '5c1e9a7d3b2f4068';
+const TRUST: Static<typeof S.TrustRule> = {
+  id: TRUST_ID,
+  issuer: 'https://token.actions.githubusercontent.com',
+  audience: 'https://api.example.com/v1',
+  subject: 'repo:acme/etl:ref:refs/heads/main',
+  claims: { repository_owner: 'acme' },
+  role: 'upload-only',
+  prefix: '/ingest',
+  max_ttl_seconds: 3600,
+  created_at: AT,
   revoked_at: null,
 };
 const PARTS = [
@@ -438,6 +455,75 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     parameters: [pathParam('key_id', 'The key\'s id.')],
     answers: { 200: ok('The key, revoked.', ref(S.RevokedKey), { key: { ...API_KEY, revoked_at: LATER } }) },
     errors: [404, 409],
+  }),
+  // Federation (an extension, issue 25): trust rules that let a job's identity token stand for a short-lived
+  // key. Managed by admin keys, from the keys bucket; the exchange itself takes no key.
+  route({
+    method: 'POST',
+    path: '/drive/trust',
+    handler: 'create-trust',
+    permission: 'keys',
+    streaming: false,
+    operationId: 'createTrust',
+    summary: 'Trust an identity token issuer (admin)',
+    description:
+      'Tokens from `issuer` for `audience` whose `sub` matches `subject` (exact, or `*` for any run of characters within one `:`-separated segment) and whose claims carry `claims` exchange at POST /drive/token for keys of `role` (never admin) on `prefix`, living at most `max_ttl_seconds` (60 to 43,200; default 3,600). Issuers are https URLs.',
+    tags: ['keys'],
+    requestBody: jsonBody(ref(S.CreateTrustRequest), { issuer: TRUST.issuer, audience: TRUST.audience, subject: TRUST.subject, claims: TRUST.claims, role: 'upload-only', prefix: '/ingest' }),
+    answers: { 200: ok('The rule.', ref(S.TrustAnswer), { trust: TRUST }) },
+    errors: [400, 409, 422],
+  }),
+  route({
+    method: 'GET',
+    path: '/drive/trust',
+    handler: 'list-trust',
+    permission: 'keys',
+    streaming: false,
+    operationId: 'listTrust',
+    summary: 'List the drive\'s trust rules (admin)',
+    description: 'Revoked ones included, oldest first: the order POST /drive/token tries them in.',
+    tags: ['keys'],
+    answers: { 200: ok('Every rule, oldest first.', ref(S.TrustList), { trust: [TRUST] }) },
+    errors: [],
+  }),
+  route({
+    method: 'DELETE',
+    path: '/drive/trust/{trust_id}',
+    handler: 'revoke-trust',
+    permission: 'keys',
+    streaming: false,
+    operationId: 'revokeTrust',
+    summary: 'Revoke a trust rule (admin)',
+    description: 'The rule admits no token from then on, and every key minted under it answers 401 as a revoked key does.',
+    tags: ['keys'],
+    parameters: [pathParam('trust_id', 'The rule\'s id.')],
+    answers: { 200: ok('The rule, revoked.', ref(S.TrustAnswer), { trust: { ...TRUST, revoked_at: LATER } }) },
+    errors: [404],
+  }),
+  // The exchange takes no key: the token is the credential. Its own rate-limit buckets, per drive and per
+  // source address, are taken before the issuer is asked anything.
+  route({
+    method: 'POST',
+    path: '/drive/token',
+    handler: 'exchange-token',
+    streaming: false,
+    operationId: 'exchangeToken',
+    summary: 'Exchange an identity token for a short-lived key (no key)',
+    description:
+      'The token (a JWT from GitHub Actions, GitLab CI, Google Cloud, Kubernetes, Azure or AWS) is checked against its issuer\'s published keys (OpenID discovery, then `jwks_uri`) and its `iss`, `aud`, `exp`, `nbf` and `iat`; only asymmetric algorithms. The first live trust rule of `drive` that matches decides the key\'s role and folder; the key is an ordinary Bearer key until `expires_at`. A 401 names the check that failed; a 503 is an issuer that did not answer.',
+    tags: ['keys'],
+    requestBody: jsonBody(ref(S.TokenRequest), { drive: 'default', token: 'eyJhbGciOiJSUzI1NiIsImtpZCI6IjEifQ.eyJpc3MiOiJodHRwczovL3Rva2VuLmFjdGlvbnMuZ2l0aHVidXNlcmNvbnRlbnQuY29tIn0.c2ln', ttl_seconds: 900 }),
+    answers: {
+      200: ok('The key, shown this once, and what it may do.', ref(S.MintedKey), {
+        key: 'drv_9Xw2LmN8rT5yB1cD4fG7hJ0sA6Zk3pQv7Qe4bT9qLx2V',
+        expires_at: '2026-03-02T09:45:00.000Z',
+        drive: 'default',
+        role: 'upload-only',
+        prefix: '/ingest',
+        trust_id: TRUST_ID,
+      }),
+    },
+    errors: [400, 401, 422, 503],
   }),
   // Share links (an extension of the spec): made, listed and revoked with a key; opened without one.
   route({

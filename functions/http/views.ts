@@ -1,6 +1,7 @@
 import type { ApiKeyRecord } from '../core/access';
 import type { PartUrls } from '../core/large-upload';
 import type { ShareLink } from '../core/links';
+import type { TrustRule } from '../core/trust';
 import type { Job, FileNode, FolderNode } from '../core/ports';
 import { nameOf } from '../core/paths';
 import type { Wire } from '../openapi/schemas';
@@ -41,6 +42,8 @@ export function keyView(key: ApiKeyRecord): Wire<'ApiKey'> {
     last_used_at: key.lastUsedAt ?? null,
     last4: key.last4,
     revoked_at: key.revokedAt ?? null,
+    // A minted key's rule, subject and end; an ordinary key's answer is as it always was.
+    ...(key.trustId === undefined ? {} : { trust_id: key.trustId, subject: key.subject ?? '', expires_at: key.expiresAt ?? null }),
   };
 }
 
@@ -112,4 +115,20 @@ export function partUrlsView(parts: PartUrls): Pick<Wire<'UploadSession'>, 'part
 /** A share link as listing shows it: never its token (not stored), nor the key that made it. */
 export function linkView(link: ShareLink): Wire<'Link'> {
   return { id: link.id, path: link.path, created_at: link.createdAt, expires_at: new Date(link.expiresAt * 1000).toISOString(), created_by: link.createdBy ?? null };
+}
+
+/** A trust rule as the trust routes show it. */
+export function trustView(rule: TrustRule): Wire<'TrustRule'> {
+  return {
+    id: rule.id,
+    issuer: rule.issuer,
+    audience: rule.audience,
+    subject: rule.subject,
+    claims: { ...rule.claims },
+    role: rule.role,
+    prefix: rule.prefix,
+    max_ttl_seconds: rule.maxTtlSeconds,
+    created_at: rule.createdAt,
+    revoked_at: rule.revokedAt ?? null,
+  };
 }

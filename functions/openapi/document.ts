@@ -44,6 +44,7 @@ const ERROR_TEXT: Record<number, string> = {
   429: 'A rate limit (the key\'s per endpoint, or the gateway\'s) is exceeded, or (a folder delete, move or copy) the drive already has its most jobs in the background; `Retry-After` says when to try again.',
   500: 'An error of Drive\'s own; the request may be retried.',
   502: 'The gateway\'s: the function failed or gave no usable answer.',
+  503: 'A service the request needs did not answer in time or at all (a token issuer the exchange asks for its keys); retry later.',
   504: 'The gateway\'s: the function did not answer in time.',
 };
 
@@ -60,13 +61,14 @@ const ERROR_EXAMPLE: Record<number, string> = {
   429: 'rate limit of 300 requests per minute for list exceeded; retry in 2 seconds',
   500: 'internal error; the request may be retried',
   502: 'internal error; the request may be retried',
+  503: 'the token\'s issuer did not answer (its discovery document timed out after 3 s); retry later',
   504: 'internal error; the request may be retried',
 };
 
 /** Response components: one per error status, each saying which code it carries, with an example. */
 function errorResponses(): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
-  for (const status of [...new Set([...Object.values(ERROR_STATUS), 502, 504])].sort((a, b) => a - b)) {
+  for (const status of [...new Set([...Object.values(ERROR_STATUS), 502, 503, 504])].sort((a, b) => a - b)) {
     const code = codeOfStatus(status);
     const schema: Schema = { allOf: [plainSchema(ref(ErrorBody)), { properties: { error: { properties: { code: { const: code } } } } }] };
     responses[`Error${status}`] = {

@@ -1,4 +1,5 @@
 import { ROLES } from '../core/access';
+import { TRUST_ROLES } from '../core/trust';
 import { array, boolean, enumOf, integer, nullMeansAbsent, object, openObject, optional, ref, string } from './schema-kit';
 
 /**
@@ -66,6 +67,22 @@ export const CreateKeyRequest = object({
   name: string('A label, 1 to 100 characters.', { minLength: 1, maxLength: 100 }),
   role: optional(nullMeansAbsent(ref(Role, 'Role'))),
   prefix: optional(nullMeansAbsent(string('The folder the key is confined to (default "/").'))),
+});
+/** The roles a trust rule may grant (never `admin`). */
+export const TrustRole = enumOf(TRUST_ROLES);
+export const CreateTrustRequest = object({
+  issuer: string('The token issuer, exactly as its tokens\' `iss` claim says it: an https URL.', { minLength: 1, maxLength: 1000 }),
+  audience: string('The `aud` the tokens must carry.', { minLength: 1, maxLength: 255 }),
+  subject: string('The `sub` the tokens must carry: exact, or with `*` matching any run of characters within one `:`-separated segment.', { minLength: 1, maxLength: 255 }),
+  claims: optional(nullMeansAbsent(openObject({}))),
+  role: ref(TrustRole, 'TrustRole'),
+  prefix: optional(nullMeansAbsent(string('The folder the minted keys are confined to (default "/").'))),
+  max_ttl_seconds: optional(nullMeansAbsent(integer('The longest life of a minted key, in seconds (60 to 43,200; default 3,600).', { minimum: 60, maximum: 43_200 }))),
+});
+export const TokenRequest = object({
+  drive: string('The drive whose trust rules to match.', { minLength: 1, maxLength: 64 }),
+  token: string('The identity token (a JWT) the job\'s platform issued.', { minLength: 1, maxLength: 16_384 }),
+  ttl_seconds: optional(nullMeansAbsent(integer('The key\'s life in seconds: 60 or more; more than the rule\'s `max_ttl_seconds` is cut to it (default: that cap).', { minimum: 60 }))),
 });
 export const CreateLinkRequest = object({
   path: string('The file to share.'),

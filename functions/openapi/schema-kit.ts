@@ -93,11 +93,11 @@ export const envelope = <T extends TSchema>(data: T) => object({ data });
 /** The status each error code is sent with, and the code of each status: both from `ERROR_STATUS`. */
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
-/** The error code an answer of `status` carries: its own in `ERROR_STATUS`; a gateway's 502 and 504 say `internal_error`. */
+/** The error code an answer of `status` carries: its own in `ERROR_STATUS`; a gateway's 502 and 504, and an issuer's 503, say `internal_error`. */
 export function codeOfStatus(status: number): ErrorCode {
   const code = ERROR_CODES.find((candidate) => ERROR_STATUS[candidate] === status);
   if (code) return code;
-  if (status === 502 || status === 504) return 'internal_error';
+  if (status === 502 || status === 503 || status === 504) return 'internal_error';
   throw new Error(`no error code is sent with status ${status}`);
 }
 

@@ -10,6 +10,7 @@ import {
   nullable,
   object,
   oneOf,
+  openObject,
   optional,
   ref,
   string,
@@ -182,11 +183,43 @@ export const ApiKey = component(
     last_used_at: nullable(timestamp('About when it was last used (to the minute).')),
     last4: string('The last four characters of its secret.'),
     revoked_at: nullable(timestamp('When it was revoked.')),
+    trust_id: optional(string('A key minted by POST /drive/token: the trust rule that admitted the token.')),
+    subject: optional(string('A minted key: the subject of the token it was minted for.')),
+    expires_at: optional(nullable(timestamp('A minted key: when it stops working (401 from then on).'))),
   }),
 );
 export const KeyList = component('KeyList', object({ keys: array(ref(ApiKey)) }));
 export const CreatedKey = component('CreatedKey', object({ key: ref(ApiKey), secret: string('The key\'s secret: shown this once, stored only as a hash.') }));
 export const RevokedKey = component('RevokedKey', object({ key: ref(ApiKey) }));
+export const TrustRole = component('TrustRole', R.TrustRole);
+export const TrustRule = component(
+  'TrustRule',
+  object({
+    id: string('The rule\'s id.', R.KEY_ID),
+    issuer: string('The issuer, as its tokens\' `iss` says it.'),
+    audience: string('The `aud` its tokens must carry.'),
+    subject: string('The `sub` its tokens must carry; `*` matches any run of characters within one `:`-separated segment.'),
+    claims: openObject({}),
+    role: ref(TrustRole),
+    prefix: PATH,
+    max_ttl_seconds: integer('The longest life of a minted key.', { minimum: 60, maximum: 43_200 }),
+    created_at: timestamp('When it was made.'),
+    revoked_at: nullable(timestamp('When it was revoked: its keys stopped working then.')),
+  }),
+);
+export const TrustAnswer = component('TrustAnswer', object({ trust: ref(TrustRule) }));
+export const TrustList = component('TrustList', object({ trust: array(ref(TrustRule)) }));
+export const MintedKey = component(
+  'MintedKey',
+  object({
+    key: string('The key\'s secret, a Bearer key until `expires_at`: shown this once, stored only as a hash.'),
+    expires_at: timestamp('When the key stops working (401 from then on).'),
+    drive: string('The drive the key belongs to.'),
+    role: ref(TrustRole),
+    prefix: PATH,
+    trust_id: string('The rule that admitted the token.', R.KEY_ID),
+  }),
+);
 export const CreatedLink = component(
   'CreatedLink',
   object({
@@ -227,11 +260,13 @@ export const StartUploadRequest = component('StartUploadRequest', R.StartUploadR
 export const CompleteUploadRequest = component('CompleteUploadRequest', R.CompleteUploadRequest);
 export const CreateKeyRequest = component('CreateKeyRequest', R.CreateKeyRequest);
 export const CreateLinkRequest = component('CreateLinkRequest', R.CreateLinkRequest);
+export const CreateTrustRequest = component('CreateTrustRequest', R.CreateTrustRequest);
+export const TokenRequest = component('TokenRequest', R.TokenRequest);
 
 /** The TypeScript type of each wire shape, by its component name in the document. */
 export type Wire<K extends keyof typeof SHAPES> = Static<(typeof SHAPES)[K]>;
 const SHAPES = {
   ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, Job, JobAnswer, Role, Whoami, PartUrl, DirectDownload,
   UploadSession, PartUrlPage, AbortedUpload, ApiKey, KeyList, CreatedKey, RevokedKey, CreatedLink, Link, LinkList, RevokedLink, RevokedLinks, UploadTarget, UploadForm, CreateFolderRequest, DeleteFilesRequest, TransferRequest,
-  StartUploadRequest, CompleteUploadRequest, CreateKeyRequest, CreateLinkRequest,
+  StartUploadRequest, CompleteUploadRequest, CreateKeyRequest, CreateLinkRequest, TrustRole, TrustRule, TrustAnswer, TrustList, MintedKey, CreateTrustRequest, TokenRequest,
 };

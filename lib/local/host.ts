@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { SETTINGS, environmentOf, rawSetting, setting } from '../../functions/config';
 import { UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../../functions/aws/schema';
-import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED } from '../routes';
+import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED, TOKEN_ROUTES } from '../routes';
 import { FUNCTION_SIZING } from '../aws-limits';
 import type { ApiKeyEntry, KeyAdmin, LocalDomain } from './domain';
 import { type QueueFeed, startEmbeddedQueues } from './embedded-queue';
@@ -100,6 +100,8 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
       partUploadOrigin: emulators.s3Endpoint,
       // The host serves plain HTTP; the `url` of an upload says so (API Gateway serves HTTPS).
       apiScheme: 'http',
+      // Token issuers on this machine (a test's, a user's) may be trusted over plain http; the stack never sets it.
+      trustLoopbackIssuers: '1',
       sqsEndpoint: queues.endpoint,
       jobQueueUrl: queues.queueUrl('jobs'),
     }),
@@ -127,7 +129,7 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
   installLambdaGlobals();
   const mounted: MountedRoute[] = [];
   // The contract's literal path before the dashboard's `/{file}`: the host takes the first route that matches.
-  for (const route of [...ROUTES, ...LINK_ROUTES, ...CONTRACT_ROUTES, ...DASHBOARD_ROUTES]) {
+  for (const route of [...ROUTES, ...LINK_ROUTES, ...TOKEN_ROUTES, ...CONTRACT_ROUTES, ...DASHBOARD_ROUTES]) {
     const module = (await import(join(PROJECT_ROOT, route.entry))) as { handler: MountedRoute['handler'] };
     mounted.push({ route, handler: module.handler });
   }

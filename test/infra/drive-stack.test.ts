@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { Alarm, CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { gatewayErrorBody } from '../../lib/aws-limits';
 import { DriveStack } from '../../lib/drive-stack';
-import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, ROUTES } from '../../lib/routes';
+import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, ROUTES, TOKEN_ROUTES } from '../../lib/routes';
 
 // Every app that bundles writes to this one folder: the CDK keeps each bundle it made in this process under
 // a key that includes the output folder, so the second and third app reuse the first one's bundles instead
-// of running esbuild over the 26 handlers again.
+// of running esbuild over the 30 handlers again.
 const outdir = mkdtempSync(join(tmpdir(), 'drive-stack-test-'));
 
 // One synthesis shared by every assertion.
@@ -36,23 +36,24 @@ function actionsOf(endpoint: keyof DriveStack['functions']): string[] {
 }
 
 describe('DriveStack', () => {
-  it('routes every route of the spec, HEAD of downloads, the four of large uploads and those of share links to Lambda proxy integrations', () => {
-    for (const route of [...ROUTES, ...LINK_ROUTES]) {
+  it('routes every route of the spec, HEAD of downloads, the four of large uploads, those of share links and the token exchange to Lambda proxy integrations', () => {
+    for (const route of [...ROUTES, ...LINK_ROUTES, ...TOKEN_ROUTES]) {
       template.hasResourceProperties('AWS::ApiGateway::Method', {
         HttpMethod: route.method,
         Integration: Match.objectLike({ Type: 'AWS_PROXY' }),
       });
     }
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod);
-    // The API's twenty-two, a share link's GET and HEAD, GET /openapi.json, and the dashboard's GET / and GET /{file}.
+    // The API's twenty-five (three of them trust rules), a share link's GET and HEAD, the token exchange's POST,
+    // GET /openapi.json, and the dashboard's GET / and GET /{file}.
     expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual([
-      ...['DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE'],
-      ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
+      ...['DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE'],
+      ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
       ...['HEAD', 'HEAD'],
-      ...['POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST'],
+      ...['POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST'],
     ]);
     const resources = Object.values(template.findResources('AWS::ApiGateway::Resource')).map((r) => (r as { Properties: { PathPart: string } }).Properties.PathPart);
-    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'parts', 'keys', '{key_id}', 'jobs', '{job_id}', '{file}', 'links', '{link_id}', 's', '{token}', 'whoami', 'openapi.json']));
+    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'parts', 'keys', '{key_id}', 'jobs', '{job_id}', '{file}', 'links', '{link_id}', 's', '{token}', 'whoami', 'openapi.json', 'trust', '{trust_id}', 'token']));
   });
 
   it('streams GET and HEAD of downloads from the one download function, of share links from the open-link function, and listings from the list function; buffers the rest', () => {
@@ -69,8 +70,9 @@ describe('DriveStack', () => {
     expect(methods.filter((m) => JSON.stringify(m.Properties.Integration).includes(linkFunction)).map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'HEAD']);
     // Both download methods sit on the one /drive/download resource.
     expect(new Set(downloads.map((m) => JSON.stringify((m.Properties as unknown as { ResourceId: unknown }).ResourceId))).size).toBe(1);
-    // One function serves both methods: one function per handler, twenty-one for the API, the dashboard's, the OpenAPI document's, the sweep, the delete worker and the consistency check.
-    template.resourceCountIs('AWS::Lambda::Function', 26);
+    // One function serves both methods: one function per handler, twenty-five for the API (the token exchange's
+    // among them), the dashboard's, the OpenAPI document's, the sweep, the delete worker and the consistency check.
+    template.resourceCountIs('AWS::Lambda::Function', 30);
   });
 
   it('passes multipart bodies as binary', () => {
@@ -99,12 +101,12 @@ describe('DriveStack', () => {
 
   it('runs every handler on ARM64 with the newest Node.js runtime, with its own log group', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(26);
+    expect(Object.keys(functions)).toHaveLength(30);
     for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
     }
     // One a function (the API's access logs only when asked for).
-    template.resourceCountIs('AWS::Logs::LogGroup', 26);
+    template.resourceCountIs('AWS::Logs::LogGroup', 30);
   });
 
   it('sizes list and delete from the scale bench: deletes get a whole vCPU (1,769 MB), list 1,024 MB and a stream\'s 15 minutes', () => {
@@ -163,6 +165,13 @@ describe('DriveStack', () => {
       'list-keys': ['dynamodb:Query'],
       'create-key': ['dynamodb:PutItem', 'dynamodb:Scan'],
       'revoke-key': ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
+      // The drive's rules item, read and written whole.
+      'create-trust': ['dynamodb:PutItem'],
+      'list-trust': [],
+      // The rules item written, then the rule's keys found in the keys-by-drive index and revoked (the base UpdateItem).
+      'revoke-trust': ['dynamodb:PutItem', 'dynamodb:Query'],
+      // The rules read, the key stored; the rate-limit buckets and a take-back are the base UpdateItem.
+      'exchange-token': ['dynamodb:PutItem'],
       'create-link': ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
       'list-links': ['dynamodb:BatchGetItem', 'dynamodb:Query'],
       'revoke-link': ['dynamodb:DeleteItem', 'dynamodb:Query'],
@@ -193,6 +202,12 @@ describe('DriveStack', () => {
     const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) => (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement);
     const onEverything = statements.filter((s) => s.Resource === '*').flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
     expect([...new Set(onEverything)].sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+  });
+
+  it('never lets a function trust a loopback token issuer: DRIVE_TRUST_LOOPBACK_ISSUERS is the local host\'s alone', () => {
+    const functions = Object.values(template.findResources('AWS::Lambda::Function')) as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }[];
+    expect(functions.length).toBeGreaterThan(0);
+    for (const fn of functions) expect(Object.keys(fn.Properties.Environment?.Variables ?? {})).not.toContain('DRIVE_TRUST_LOOPBACK_ISSUERS');
   });
 
   it('feeds delete jobs to their worker from an encrypted queue, a message at a time, with a dead-letter queue after 5 failures', () => {
@@ -430,7 +445,7 @@ describe('DriveStack', () => {
 
   it('alarms on the API 5xx rate and on errors and throttles of every function', () => {
     // API 5xx, jobs dead-lettered, orphaned objects and the 429 rate; errors and throttles of each function; and the consistency check's two: findings, and no finished run.
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 2 + 26 * 2 + 2);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 2 + 30 * 2 + 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('errors') })]) });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
   });
@@ -438,8 +453,9 @@ describe('DriveStack', () => {
   it('answers CORS preflight for the configured origins on every resource, and on API Gateway\'s own errors', () => {
     const options = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
     // /, /drive, the four resources of the spec, /drive/files, /drive/move, /drive/copy, /drive/whoami, four of large
-    // uploads, two of keys, two of jobs, two of links, /s and /s/{token}, /openapi.json, the dashboard's /{file}
-    expect(options).toHaveLength(24);
+    // uploads, two of keys, two of trust rules, /drive/token, two of jobs, two of links, /s and /s/{token}, /openapi.json,
+    // the dashboard's /{file}
+    expect(options).toHaveLength(27);
     for (const method of options) expect(JSON.stringify(method)).toContain('https://app.example.com');
     // Preflights allow HEAD and the request headers of ranged and conditional downloads.
     for (const method of options) {
@@ -478,7 +494,7 @@ describe('DriveStack', () => {
 
     it("runs every function in JSON log format at the INFO level, without Lambda's start and report lines, traced by X-Ray, with its metrics namespace and service", () => {
       const functions = Object.values(template.findResources('AWS::Lambda::Function')) as { Properties: Record<string, unknown> }[];
-      expect(functions).toHaveLength(26);
+      expect(functions).toHaveLength(30);
       for (const fn of functions) {
         expect(fn.Properties).toMatchObject({
           // Lambda writes its platform.start and platform.report at INFO: WARN leaves the request's own line alone.
@@ -525,7 +541,7 @@ describe('DriveStack', () => {
 
     it("adds API Gateway's access lines and Lambda's platform lines when asked (cdk context accessLogs, platformLogs)", () => {
       verbose.hasResourceProperties('AWS::ApiGateway::Stage', { AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }) });
-      verbose.resourceCountIs('AWS::Logs::LogGroup', 26 + 1);
+      verbose.resourceCountIs('AWS::Logs::LogGroup', 30 + 1);
       verbose.allResourcesProperties('AWS::Lambda::Function', { LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' } });
     });
 

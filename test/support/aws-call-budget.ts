@@ -93,6 +93,13 @@ export const PINNED_CALLS: readonly PinnedRequest[] = [
   { request: 'list keys', route: 'GET /drive/keys', status: 200, dynamodb: { Query: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 0.5, wru: 1 },
   { request: 'create a key', route: 'POST /drive/keys', status: 200, dynamodb: { PutItem: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 0, wru: 2 },
   { request: 'revoke a key', route: 'DELETE /drive/keys/{key_id}', status: 200, dynamodb: { Query: 1, UpdateItem: 2 }, s3: {}, sqs: {}, sequential: 3, rru: 0.5, wru: 2 },
+  // The drive's rules are one item: read, then written whole on its version.
+  { request: 'create a trust rule', route: 'POST /drive/trust', status: 200, dynamodb: { GetItem: 1, PutItem: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 3, rru: 1, wru: 2 },
+  { request: 'list trust rules', route: 'GET /drive/trust', status: 200, dynamodb: { GetItem: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 1, wru: 1 },
+  // Keyless: the rules read, the drive's and the address's buckets, the key stored, the rule read again (a revoke racing it).
+  { request: 'exchange a token (issuer keys cached)', route: 'POST /drive/token', status: 200, dynamodb: { GetItem: 2, PutItem: 1, UpdateItem: 2 }, s3: {}, sqs: {}, sequential: 5, rru: 2, wru: 3 },
+  // The rule marked, then its keys found in the keys-by-drive index and revoked, one update each.
+  { request: 'revoke a trust rule and its 2 keys', route: 'DELETE /drive/trust/{trust_id}', status: 200, dynamodb: { GetItem: 1, PutItem: 1, Query: 1, UpdateItem: 3 }, s3: {}, sqs: {}, sequential: 6, rru: 1.5, wru: 4 },
 ];
 
 /** The pinned request named `request` (throws on a name the table lacks). */

@@ -168,6 +168,31 @@ export async function setUploadExpiry(dataDir: string, id: string, at: Date): Pr
   }
 }
 
+/**
+ * Moves the minted key `keyId`'s expiry to `at` behind the API's back, as the passing of time would: a key's
+ * death at its `expires_at` is tested without waiting for it.
+ */
+export async function setKeyExpiry(dataDir: string, keyId: string, at: Date): Promise<void> {
+  const { endpoints, dynamodb, destroy } = await storageOf(dataDir);
+  try {
+    const { Items } = await dynamodb.send(
+      new ScanCommand({ TableName: endpoints.accessTable, FilterExpression: 'keyId = :id', ExpressionAttributeValues: { ':id': { S: keyId } } }),
+    );
+    if (Items?.length !== 1) throw new Error(`no one key item with id ${keyId}`);
+    await dynamodb.send(
+      new UpdateItemCommand({
+        TableName: endpoints.accessTable,
+        Key: { pk: Items[0].pk },
+        UpdateExpression: 'SET keyExpiresAt = :at',
+        ConditionExpression: 'attribute_exists(keyExpiresAt)',
+        ExpressionAttributeValues: { ':at': { S: at.toISOString() } },
+      }),
+    );
+  } finally {
+    destroy();
+  }
+}
+
 /** What the running host's embedded S3 and DynamoDB hold, read through the SDK as fsck would. */
 export async function storedState(dataDir: string): Promise<{ objectKeys: string[]; nodeItems: Record<string, AttributeValue>[] }> {
   const { endpoints, s3, dynamodb, destroy } = await storageOf(dataDir);

@@ -9,6 +9,7 @@ import { SPEC_RATE_LIMITS } from '../../functions/core/access';
 import { currentRequest } from '../../functions/telemetry/request-context';
 import { startLocalHost } from '../../lib/local-host';
 import { removeDataDir } from './local-host';
+import { TestIssuer } from './oidc-issuer';
 import type { CallCount } from './aws-call-budget';
 
 /**
@@ -363,6 +364,24 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
       return res;
     });
     await measure('revoke a key', () => ok(send('DELETE', `/drive/keys/${keyId}`)));
+
+    // Federation: an issuer on loopback, its keys fetched by a first exchange (a warm container's cache).
+    const issuer = await TestIssuer.start();
+    try {
+      let trustId = '';
+      await measure('create a trust rule', async () => {
+        const res = await ok(send('POST', '/drive/trust', { issuer: issuer.url, audience: 'drive', subject: 'repo:acme/etl:ref:refs/heads/*', role: 'upload-only', prefix: '/ingest' }));
+        trustId = ((res.json?.data ?? res.json) as Json).trust.id as string;
+        return res;
+      });
+      await measure('list trust rules', () => ok(send('GET', '/drive/trust')));
+      await ok(send('POST', '/drive/token', { drive: DRIVE, token: await issuer.sign({}) }));
+      const token = await issuer.sign({});
+      await measure('exchange a token (issuer keys cached)', () => ok(send('POST', '/drive/token', { drive: DRIVE, token })));
+      await measure('revoke a trust rule and its 2 keys', () => ok(send('DELETE', `/drive/trust/${trustId}`)));
+    } finally {
+      await issuer.stop();
+    }
     return results;
   } finally {
     process.stdout.write = write;

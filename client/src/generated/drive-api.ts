@@ -316,6 +316,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/drive/trust": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the drive's trust rules (admin)
+         * @description Revoked ones included, oldest first: the order POST /drive/token tries them in.
+         */
+        get: operations["listTrust"];
+        put?: never;
+        /**
+         * Trust an identity token issuer (admin)
+         * @description Tokens from `issuer` for `audience` whose `sub` matches `subject` (exact, or `*` for any run of characters within one `:`-separated segment) and whose claims carry `claims` exchange at POST /drive/token for keys of `role` (never admin) on `prefix`, living at most `max_ttl_seconds` (60 to 43,200; default 3,600). Issuers are https URLs.
+         */
+        post: operations["createTrust"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/drive/trust/{trust_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a trust rule (admin)
+         * @description The rule admits no token from then on, and every key minted under it answers 401 as a revoked key does.
+         */
+        delete: operations["revokeTrust"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/drive/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange an identity token for a short-lived key (no key)
+         * @description The token (a JWT from GitHub Actions, GitLab CI, Google Cloud, Kubernetes, Azure or AWS) is checked against its issuer's published keys (OpenID discovery, then `jwks_uri`) and its `iss`, `aud`, `exp`, `nbf` and `iat`; only asymmetric algorithms. The first live trust rule of `drive` that matches decides the key's role and folder; the key is an ordinary Bearer key until `expires_at`. A 401 names the check that failed; a 503 is an issuer that did not answer.
+         */
+        post: operations["exchangeToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/drive/links": {
         parameters: {
             query?: never;
@@ -831,6 +895,11 @@ export interface components {
             /** @description The last four characters of its secret. */
             last4: string;
             revoked_at: string | null;
+            /** @description A key minted by POST /drive/token: the trust rule that admitted the token. */
+            trust_id?: string;
+            /** @description A minted key: the subject of the token it was minted for. */
+            subject?: string;
+            expires_at?: string | null;
         };
         KeyList: {
             keys: components["schemas"]["ApiKey"][];
@@ -842,6 +911,58 @@ export interface components {
         };
         RevokedKey: {
             key: components["schemas"]["ApiKey"];
+        };
+        /** @enum {string} */
+        TrustRole: "upload-only" | "read-write" | "read-only";
+        TrustRule: {
+            /** @description The rule's id. */
+            id: string;
+            /** @description The issuer, as its tokens' `iss` says it. */
+            issuer: string;
+            /** @description The `aud` its tokens must carry. */
+            audience: string;
+            /** @description The `sub` its tokens must carry; `*` matches any run of characters within one `:`-separated segment. */
+            subject: string;
+            claims: Record<string, never>;
+            role: components["schemas"]["TrustRole"];
+            /**
+             * @description A canonical absolute path: "/" then names joined by "/", no trailing slash.
+             * @example /reports/q3.pdf
+             */
+            prefix: string;
+            /** @description The longest life of a minted key. */
+            max_ttl_seconds: number;
+            /**
+             * Format: date-time
+             * @description When it was made.
+             */
+            created_at: string;
+            revoked_at: string | null;
+        };
+        TrustAnswer: {
+            trust: components["schemas"]["TrustRule"];
+        };
+        TrustList: {
+            trust: components["schemas"]["TrustRule"][];
+        };
+        MintedKey: {
+            /** @description The key's secret, a Bearer key until `expires_at`: shown this once, stored only as a hash. */
+            key: string;
+            /**
+             * Format: date-time
+             * @description When the key stops working (401 from then on).
+             */
+            expires_at: string;
+            /** @description The drive the key belongs to. */
+            drive: string;
+            role: components["schemas"]["TrustRole"];
+            /**
+             * @description A canonical absolute path: "/" then names joined by "/", no trailing slash.
+             * @example /reports/q3.pdf
+             */
+            prefix: string;
+            /** @description The rule that admitted the token. */
+            trust_id: string;
         };
         CreatedLink: {
             /** @description The link's id: the SHA-256 of its token. */
@@ -956,6 +1077,28 @@ export interface components {
             path: string;
             /** @description Seconds until it stops opening (default a day, at most 30 days). */
             expires_in?: number;
+        };
+        CreateTrustRequest: {
+            /** @description The token issuer, exactly as its tokens' `iss` claim says it: an https URL. */
+            issuer: string;
+            /** @description The `aud` the tokens must carry. */
+            audience: string;
+            /** @description The `sub` the tokens must carry: exact, or with `*` matching any run of characters within one `:`-separated segment. */
+            subject: string;
+            claims?: Record<string, never>;
+            role: components["schemas"]["TrustRole"];
+            /** @description The folder the minted keys are confined to (default "/"). */
+            prefix?: string;
+            /** @description The longest life of a minted key, in seconds (60 to 43,200; default 3,600). */
+            max_ttl_seconds?: number;
+        };
+        TokenRequest: {
+            /** @description The drive whose trust rules to match. */
+            drive: string;
+            /** @description The identity token (a JWT) the job's platform issued. */
+            token: string;
+            /** @description The key's life in seconds: 60 or more; more than the rule's `max_ttl_seconds` is cut to it (default: that cap). */
+            ttl_seconds?: number;
         };
     };
     responses: {
@@ -1212,6 +1355,30 @@ export interface components {
                  *       "error": {
                  *         "code": "internal_error",
                  *         "message": "internal error; the request may be retried",
+                 *         "request_id": "c0ffee00-1234-4abc-9def-0123456789ab"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @constant */
+                        code?: "internal_error";
+                    };
+                };
+            };
+        };
+        /** @description A service the request needs did not answer in time or at all (a token issuer the exchange asks for its keys); retry later. Code `internal_error`. */
+        Error503: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "internal_error",
+                 *         "message": "the token's issuer did not answer (its discovery document timed out after 3 s); retry later",
                  *         "request_id": "c0ffee00-1234-4abc-9def-0123456789ab"
                  *       }
                  *     }
@@ -2517,6 +2684,248 @@ export interface operations {
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listTrust: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every rule, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "trust": [
+                     *           {
+                     *             "id": "5c1e9a7d3b2f4068",
+                     *             "issuer": "https://token.actions.githubusercontent.com",
+                     *             "audience": "https://api.example.com/v1",
+                     *             "subject": "repo:acme/etl:ref:refs/heads/main",
+                     *             "claims": {
+                     *               "repository_owner": "acme"
+                     *             },
+                     *             "role": "upload-only",
+                     *             "prefix": "/ingest",
+                     *             "max_ttl_seconds": 3600,
+                     *             "created_at": "2026-03-02T09:30:00.000Z",
+                     *             "revoked_at": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["TrustList"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    createTrust: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "issuer": "https://token.actions.githubusercontent.com",
+                 *       "audience": "https://api.example.com/v1",
+                 *       "subject": "repo:acme/etl:ref:refs/heads/main",
+                 *       "claims": {
+                 *         "repository_owner": "acme"
+                 *       },
+                 *       "role": "upload-only",
+                 *       "prefix": "/ingest"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateTrustRequest"];
+            };
+        };
+        responses: {
+            /** @description The rule. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "trust": {
+                     *           "id": "5c1e9a7d3b2f4068",
+                     *           "issuer": "https://token.actions.githubusercontent.com",
+                     *           "audience": "https://api.example.com/v1",
+                     *           "subject": "repo:acme/etl:ref:refs/heads/main",
+                     *           "claims": {
+                     *             "repository_owner": "acme"
+                     *           },
+                     *           "role": "upload-only",
+                     *           "prefix": "/ingest",
+                     *           "max_ttl_seconds": 3600,
+                     *           "created_at": "2026-03-02T09:30:00.000Z",
+                     *           "revoked_at": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["TrustAnswer"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    revokeTrust: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule's id. */
+                trust_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rule, revoked. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "trust": {
+                     *           "id": "5c1e9a7d3b2f4068",
+                     *           "issuer": "https://token.actions.githubusercontent.com",
+                     *           "audience": "https://api.example.com/v1",
+                     *           "subject": "repo:acme/etl:ref:refs/heads/main",
+                     *           "claims": {
+                     *             "repository_owner": "acme"
+                     *           },
+                     *           "role": "upload-only",
+                     *           "prefix": "/ingest",
+                     *           "max_ttl_seconds": 3600,
+                     *           "created_at": "2026-03-02T09:30:00.000Z",
+                     *           "revoked_at": "2026-03-02T09:30:04.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["TrustAnswer"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    exchangeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "drive": "default",
+                 *       "token": "eyJhbGciOiJSUzI1NiIsImtpZCI6IjEifQ.eyJpc3MiOiJodHRwczovL3Rva2VuLmFjdGlvbnMuZ2l0aHVidXNlcmNvbnRlbnQuY29tIn0.c2ln",
+                 *       "ttl_seconds": 900
+                 *     }
+                 */
+                "application/json": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The key, shown this once, and what it may do. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "key": "drv_9Xw2LmN8rT5yB1cD4fG7hJ0sA6Zk3pQv7Qe4bT9qLx2V",
+                     *         "expires_at": "2026-03-02T09:45:00.000Z",
+                     *         "drive": "default",
+                     *         "role": "upload-only",
+                     *         "prefix": "/ingest",
+                     *         "trust_id": "5c1e9a7d3b2f4068"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["MintedKey"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
             504: components["responses"]["Error504"];
         };
     };

@@ -9,7 +9,7 @@ import { ROUTE_SPECS } from '../../../functions/http/routes';
 import { documentChanges } from '../../../functions/openapi/document-changes';
 import { handler } from '../../../functions/openapi';
 import { openApiDocument, openApiDocumentText } from '../../../functions/openapi/document';
-import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, ROUTES } from '../../../lib/routes';
+import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, ROUTES, TOKEN_ROUTES } from '../../../lib/routes';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 
 /** What the validator takes: the document as parsed JSON (a string would be read as a file path). */
@@ -37,7 +37,7 @@ describe('Module: functions/openapi/document (the API contract)', () => {
   });
 
   it('has an operation for every route, and a route for every operation', () => {
-    const routes = [...ROUTES, ...LINK_ROUTES, ...CONTRACT_ROUTES, ...DASHBOARD_ROUTES].map((route) => `${route.method} ${route.path}`).sort();
+    const routes = [...ROUTES, ...LINK_ROUTES, ...TOKEN_ROUTES, ...CONTRACT_ROUTES, ...DASHBOARD_ROUTES].map((route) => `${route.method} ${route.path}`).sort();
     const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`)).sort();
     expect(operations).toEqual(routes);
   });

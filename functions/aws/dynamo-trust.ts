@@ -1,0 +1,182 @@
+import {
+  type AttributeValue,
+  ConditionalCheckFailedException,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  type QueryCommandOutput,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { randomBytes } from 'node:crypto';
+import { type ApiKeyRecord, hashSecret, newSecret } from '../core/access';
+import { MAX_RULES_PER_DRIVE, type TrustRule } from '../core/trust';
+import { keyItemKey } from './dynamo-access';
+import { KEYS_BY_DRIVE_INDEX, ACCESS_PARTITION_KEY as PK, ACCESS_TTL_ATTRIBUTE as TTL } from './schema';
+
+/** How long an expired minted key's item stays (listed as expired) before DynamoDB's TTL may remove it. */
+const EXPIRED_KEY_KEPT_SECONDS = 7 * 24 * 3600;
+
+/** What a minted key is made from: the rule that admitted the token, and the token's subject. */
+export interface Minting {
+  drive: string;
+  rule: TrustRule;
+  subject: string;
+  expiresAt: Date;
+}
+
+/**
+ * A drive's trust rules and the keys minted under them, in the access table. A drive's rules are one item
+ * (`trust#<drive>`, at most 100 rules), so the exchange reads them all, in order, with one consistent GetItem;
+ * changes are optimistic (a `version` the write is conditional on), so two admins never lose each other's.
+ * Minted keys are ordinary key items with the rule's id, the subject and an expiry.
+ */
+export class DynamoTrustStore {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly table: string,
+  ) {}
+
+  /** Every rule of `drive`, revoked ones included, oldest first. */
+  async rules(drive: string): Promise<TrustRule[]> {
+    return (await this.read(drive)).rules;
+  }
+
+  /** Adds `rule` (without id and date) to `drive`'s; `'full'` when the drive has its most. */
+  async add(drive: string, rule: Omit<TrustRule, 'id' | 'createdAt'>): Promise<TrustRule | 'full'> {
+    return this.change<TrustRule | 'full'>(drive, (rules) => {
+      if (rules.filter((held) => held.revokedAt === undefined).length >= MAX_RULES_PER_DRIVE) return { result: 'full' as const };
+      const made: TrustRule = { ...rule, id: randomBytes(8).toString('hex'), createdAt: new Date().toISOString() };
+      // Revoked rules give way to live ones when the item is full.
+      const kept = rules.length >= MAX_RULES_PER_DRIVE ? rules.filter((held) => held.revokedAt === undefined) : rules;
+      return { rules: [...kept, made], result: made };
+    });
+  }
+
+  /** Marks rule `id` of `drive` revoked (once); undefined if the drive has no such rule. */
+  async revoke(drive: string, id: string): Promise<TrustRule | undefined> {
+    return this.change<TrustRule | undefined>(drive, (rules) => {
+      const rule = rules.find((held) => held.id === id);
+      if (!rule) return { result: undefined };
+      if (rule.revokedAt !== undefined) return { result: rule };
+      const revoked = { ...rule, revokedAt: new Date().toISOString() };
+      return { rules: rules.map((held) => (held.id === id ? revoked : held)), result: revoked };
+    });
+  }
+
+  /** Stores a new key for `minting`, as an ordinary key item that also names its rule, subject and expiry; returns it and its secret. */
+  async mint(minting: Minting): Promise<{ record: ApiKeyRecord; secret: string }> {
+    const secret = newSecret();
+    const record: ApiKeyRecord = {
+      keyId: randomBytes(8).toString('hex'),
+      drive: minting.drive,
+      role: minting.rule.role,
+      prefix: minting.rule.prefix,
+      name: `trust ${minting.rule.id}`,
+      createdAt: new Date().toISOString(),
+      last4: secret.slice(-4),
+      trustId: minting.rule.id,
+      subject: minting.subject,
+      expiresAt: minting.expiresAt.toISOString(),
+    };
+    const item: Record<string, AttributeValue> = {
+      ...keyItemKey(hashSecret(secret)),
+      keyId: { S: record.keyId },
+      drive: { S: record.drive },
+      role: { S: record.role },
+      prefix: { S: record.prefix },
+      name: { S: record.name },
+      createdAt: { S: record.createdAt },
+      last4: { S: record.last4 },
+      trustId: { S: minting.rule.id },
+      subject: { S: minting.subject },
+      keyExpiresAt: { S: record.expiresAt! },
+      [TTL]: { N: String(Math.ceil(minting.expiresAt.getTime() / 1000) + EXPIRED_KEY_KEPT_SECONDS) },
+    };
+    await this.client.send(new PutItemCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PK } }));
+    return { record, secret };
+  }
+
+  /**
+   * Revokes every live key minted under rule `trustId` of `drive` (from the keys-by-drive index, which may
+   * lag a key minted within about a second; the exchange checks the rule again after minting for that).
+   * Returns how many it revoked.
+   */
+  async revokeMinted(drive: string, trustId: string): Promise<number> {
+    const revokedAt = new Date().toISOString();
+    let count = 0;
+    let start: QueryCommandOutput['LastEvaluatedKey'];
+    do {
+      const page: QueryCommandOutput = await this.client.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: KEYS_BY_DRIVE_INDEX.name,
+          KeyConditionExpression: '#drive = :drive',
+          FilterExpression: 'trustId = :trust AND attribute_not_exists(revokedAt)',
+          ExpressionAttributeNames: { '#drive': KEYS_BY_DRIVE_INDEX.partitionKey },
+          ExpressionAttributeValues: { ':drive': { S: drive }, ':trust': { S: trustId } },
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        await this.revokeKeyItem(item[PK], revokedAt);
+        count++;
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return count;
+  }
+
+  /** Revokes the key of `secret` (a key just minted under a rule revoked meanwhile). */
+  async revokeSecret(secret: string): Promise<void> {
+    await this.revokeKeyItem(keyItemKey(hashSecret(secret))[PK], new Date().toISOString());
+  }
+
+  private async revokeKeyItem(key: AttributeValue, revokedAt: string): Promise<void> {
+    await this.client.send(
+      new UpdateItemCommand({
+        TableName: this.table,
+        Key: { [PK]: key },
+        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
+        ConditionExpression: 'attribute_exists(keyId)',
+        ExpressionAttributeValues: { ':now': { S: revokedAt } },
+      }),
+    ).catch((error: unknown) => {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    });
+  }
+
+  private async read(drive: string): Promise<{ rules: TrustRule[]; version: number | undefined }> {
+    const { Item } = await this.client.send(new GetItemCommand({ TableName: this.table, Key: { [PK]: { S: trustItemKey(drive) } }, ConsistentRead: true }));
+    if (!Item) return { rules: [], version: undefined };
+    return { rules: JSON.parse(Item.rules?.S ?? '[]') as TrustRule[], version: Number(Item.version?.N ?? '0') };
+  }
+
+  /** Applies `edit` to `drive`'s rules and writes them if nobody wrote meanwhile (else reads and edits again). */
+  private async change<T>(drive: string, edit: (rules: TrustRule[]) => { rules?: TrustRule[]; result: T }): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const { rules, version } = await this.read(drive);
+      const edited = edit(rules);
+      if (edited.rules === undefined) return edited.result;
+      try {
+        await this.client.send(
+          new PutItemCommand({
+            TableName: this.table,
+            Item: { [PK]: { S: trustItemKey(drive) }, trustDrive: { S: drive }, rules: { S: JSON.stringify(edited.rules) }, version: { N: String((version ?? 0) + 1) } },
+            ConditionExpression: version === undefined ? 'attribute_not_exists(#pk)' : 'version = :version',
+            ExpressionAttributeNames: version === undefined ? { '#pk': PK } : undefined,
+            ExpressionAttributeValues: version === undefined ? undefined : { ':version': { N: String(version) } },
+          }),
+        );
+        return edited.result;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException) || attempt >= 4) throw error;
+      }
+    }
+  }
+}
+
+/** The access-table item holding a drive's trust rules. Its drive is `trustDrive`, never `drive`, so it stays out of the keys-by-drive index. */
+function trustItemKey(drive: string): string {
+  return `trust#${drive}`;
+}
