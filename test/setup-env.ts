@@ -1,3 +1,5 @@
+import { releaseEarlierFilesContexts } from './support/async-context';
+
 // The SDK warns on Node 20 about its future support window; the Lambda runtime is newer, and the
 // warning would bury test output.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -7,3 +9,5 @@ process.env.DRIVE_CHECK_CONTRACT ??= '1';
 // Every host a test starts lets a slow invocation finish rather than answer API Gateway's 504 at 29 s: on a
 // busy machine wall time says nothing of Lambda's, and a test must not depend on the machine's speed.
 process.env.DRIVE_LOCAL_CUT_OFF ??= 'off';
+// What the worker's earlier test files left enabled in the process (test/support/async-context.ts), disabled.
+releaseEarlierFilesContexts();
