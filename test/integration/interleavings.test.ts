@@ -367,21 +367,6 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     expect((await expectEveryParentAFolder()).map((node) => node.path).sort()).toEqual(['/v', '/v/w', '/v/w/c']);
   });
 
-  it('a kept note lands only on the folder read, by its id', async () => {
-    const found: FolderNode = { kind: 'folder', id: 'read', path: '/x', createdAt: 'now' };
-    await expect(store.keepFolder(drive, found)).resolves.toBeUndefined();
-    expect(await store.get(drive, '/x')).toBeUndefined();
-    await store.createFolder(drive, { ...found, id: 'other' });
-    await expect(store.keepFolder(drive, found)).resolves.toBeUndefined();
-    expect(await store.get(drive, '/x')).not.toHaveProperty('kept');
-    await store.putFile(drive, file('/y', 'read'));
-    await expect(store.keepFolder(drive, { ...found, path: '/y' })).resolves.toBeUndefined();
-    const there = { ...found, path: '/z' };
-    await store.createFolder(drive, there);
-    await expect(store.keepFolder(drive, there)).resolves.toMatchObject({ id: 'read', path: '/z', kept: true });
-    expect(await store.get(drive, '/z')).toMatchObject({ id: 'read', kept: true });
-  });
-
   it('the journal: bytes an upload killed before its records stored are deleted by the sweep; recorded ones stay', async () => {
     const objects = objectStore();
     const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
