@@ -107,7 +107,7 @@ export async function makeFolders(
       await removeUnused({ nodes, jobs }, drive, created);
       throw deleting.length > 0 ? beingDeleted(deleting[0]) : beingMoved(moving[0]);
     }
-    if (missing.length === 0 && (keep === undefined || (await noteKept(nodes, drive, folders, created, keep, { nodes, jobs })))) return folders;
+    if (missing.length === 0 && (keep === undefined || (await noteKept({ nodes, jobs }, drive, folders, created, keep)))) return folders;
     if (attempt === MAKE_ATTEMPTS) throw gone();
   }
 }
@@ -120,10 +120,10 @@ export async function makeFolders(
  * took it, and the caller goes round again (reads, makes it itself, reads above). One made by this request,
  * or noted already, needs no note. A folder a delete or a move has taken since refuses the mkdir, as at the read.
  */
-async function noteKept(nodes: NodeStore, drive: string, folders: Map<string, FolderNode>, created: readonly FolderNode[], path: string, deps: EmptyDeps): Promise<boolean> {
+async function noteKept(deps: EmptyDeps, drive: string, folders: Map<string, FolderNode>, created: readonly FolderNode[], path: string): Promise<boolean> {
   const found = folders.get(path);
   if (!found || found.kept || created.some((folder) => folder.path === path)) return true;
-  const noted = await nodes.keepFolder(drive, found);
+  const noted = await deps.nodes.keepFolder(drive, found);
   if (!noted) return false;
   try {
     folders.set(path, usable(noted, [path]));
