@@ -86,26 +86,42 @@ export class DynamoNodeStore implements NodeStore {
 
   async createFolder(drive: string, folder: FolderNode): Promise<FolderNode | undefined> {
     if (folder.moving) return this.createMarked(drive, folder);
-    // One update that creates the folder or leaves an existing one as it is (but for `kept`, noted on either),
-    // and says which (ALL_OLD); only a file fails the condition, so no read is needed either way.
-    const kept: { set: string; names: Record<string, string>; values: Item } = folder.kept
-      ? { set: ', #kept = :kept', names: { '#kept': 'kept' }, values: { ':kept': { BOOL: true } } }
-      : { set: '', names: {}, values: {} };
+    // One update that creates the folder or leaves an existing one as it is, and says which (ALL_OLD); only a
+    // file fails the condition, so no read is needed either way.
     try {
       const { Attributes } = await this.client.send(
         new UpdateItemCommand({
           TableName: this.table,
           Key: keyOf(drive, folder.path),
-          UpdateExpression: `SET #kind = if_not_exists(#kind, :folder), #id = if_not_exists(#id, :id), #path = if_not_exists(#path, :path), #createdAt = if_not_exists(#createdAt, :createdAt)${kept.set}`,
+          UpdateExpression: 'SET #kind = if_not_exists(#kind, :folder), #id = if_not_exists(#id, :id), #path = if_not_exists(#path, :path), #createdAt = if_not_exists(#createdAt, :createdAt)',
           ConditionExpression: 'attribute_not_exists(#pk) OR #kind = :folder',
-          ExpressionAttributeNames: { '#pk': PK, '#kind': 'kind', '#id': 'id', '#path': 'path', '#createdAt': 'createdAt', ...kept.names },
-          ExpressionAttributeValues: { ':folder': { S: 'folder' }, ':id': { S: folder.id }, ':path': { S: folder.path }, ':createdAt': { S: folder.createdAt }, ...kept.values },
+          ExpressionAttributeNames: { '#pk': PK, '#kind': 'kind', '#id': 'id', '#path': 'path', '#createdAt': 'createdAt' },
+          ExpressionAttributeValues: { ':folder': { S: 'folder' }, ':id': { S: folder.id }, ':path': { S: folder.path }, ':createdAt': { S: folder.createdAt } },
           ReturnValues: 'ALL_OLD',
         }),
       );
-      if (!Attributes) return folder;
-      const held = fromItem(Attributes) as FolderNode;
-      return folder.kept ? { ...held, kept: true } : held;
+      return Attributes ? (fromItem(Attributes) as FolderNode) : folder;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  }
+
+  async keepFolder(drive: string, folder: FolderNode): Promise<FolderNode | undefined> {
+    // Conditional on the id the mkdir read: a note never lands on a folder made after it looked (protocol/README.md, gap 10).
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.table,
+          Key: keyOf(drive, folder.path),
+          UpdateExpression: 'SET #kept = :kept',
+          ConditionExpression: '#kind = :folder AND #id = :id',
+          ExpressionAttributeNames: { '#kind': 'kind', '#id': 'id', '#kept': 'kept' },
+          ExpressionAttributeValues: { ':folder': { S: 'folder' }, ':id': { S: folder.id }, ':kept': { BOOL: true } },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return fromItem(Attributes!) as FolderNode;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return undefined;
       throw error;

@@ -39,13 +39,12 @@ export async function ensureFolders(
   /** Other paths to read in the same batch: what stands there is returned in `read`. */
   alsoRead: readonly string[] = [],
   /**
-   * `keep`: a path of `paths` the caller answers for (a mkdir's): found there, made by another request, the
-   * folder is noted `kept`, so that that request, failing, leaves it (`removeUnused`). `jobs`: where a
-   * failure that removes what it made notes its `empty` jobs (`deleteIfEmpty`). `beforeCreate`: waited for
-   * before the first folder is made, only if one is missing (an upload of one file: its put, in flight during
-   * the read; a folder is made only once its bytes are stored, and a put that failed makes none).
+   * `jobs`: where a failure that removes what it made notes its `empty` jobs (`deleteIfEmpty`).
+   * `beforeCreate`: waited for before the first folder is made, only if one is missing (an upload of one
+   * file: its put, in flight during the read; a folder is made only once its bytes are stored, and a put
+   * that failed makes none).
    */
-  options: { keep?: string; jobs?: JobStore; beforeCreate?: () => Promise<void> } = {},
+  options: { jobs?: JobStore; beforeCreate?: () => Promise<void> } = {},
 ): Promise<{ folders: Map<string, FolderNode>; created: FolderNode[]; read: Map<string, DriveNode> }> {
   const wanted = [...new Set(paths.flatMap((path) => (path === ROOT ? [] : [...ancestorsOf(path), path])))].filter((path) => path !== ROOT);
   const found = await nodes.getMany(drive, [...wanted, ...alsoRead]);
@@ -71,14 +70,6 @@ export async function ensureFolders(
       const failure = results.find((result) => result.status === 'rejected');
       if (failure) throw failure.reason;
     }
-    const { keep } = options;
-    const other = keep === undefined ? undefined : folders.get(keep);
-    if (keep !== undefined && other && !other.kept && !created.some((folder) => folder.path === keep)) {
-      // Written, then answered: the other request either sees the note when it would remove the folder, or
-      // removed it first, and this write makes it again (then read above again, as every make is).
-      const held = await nodes.createFolder(drive, { kind: 'folder', id: randomUUID(), path: keep, createdAt: now, kept: true });
-      folders.set(keep, usable(held ?? { kind: 'file', path: keep }, paths));
-    }
   } catch (error) {
     await removeUnused({ nodes, jobs: options.jobs }, drive, created);
     throw error;
@@ -101,19 +92,46 @@ export async function makeFolders(
   paths: readonly string[],
   now: string,
   gone: () => Error,
-  /** A path the caller answers for, and where a failure notes its jobs (see `ensureFolders`). */
+  /**
+   * `keep`: a path of `paths` the caller answers for (a mkdir's): found there, made by another request, the
+   * folder is noted `kept` once the read above passed, so that that request, failing, leaves it
+   * (`removeUnused`). `jobs`: where a failure that removes what it made notes its `empty` jobs.
+   */
   options: { keep?: string; jobs?: JobStore } = {},
 ): Promise<Map<string, FolderNode>> {
+  const { keep, jobs } = options;
   for (let attempt = 1; ; attempt++) {
-    const { folders, created } = await ensureFolders(nodes, drive, paths, now, [], options);
+    const { folders, created } = await ensureFolders(nodes, drive, paths, now, [], { jobs });
     const { missing, deleting, moving } = await recheckFolders(nodes, drive, paths.map(parentOf));
     if (deleting.length > 0 || moving.length > 0) {
-      await removeUnused({ nodes, jobs: options.jobs }, drive, created);
+      await removeUnused({ nodes, jobs }, drive, created);
       throw deleting.length > 0 ? beingDeleted(deleting[0]) : beingMoved(moving[0]);
     }
-    if (missing.length === 0) return folders;
+    if (missing.length === 0 && (keep === undefined || (await noteKept({ nodes, jobs }, drive, folders, created, keep)))) return folders;
     if (attempt === MAKE_ATTEMPTS) throw gone();
   }
+}
+
+/**
+ * Notes `kept` the folder at `path` that the read found made by another request (protocol/README.md,
+ * "Writers", the mkdir), after the read above passed and only while it is the folder read (`keepFolder`, by
+ * its id): a note never lands on a folder made after that read, which a delete that marked a folder above
+ * meanwhile may not have seen (gap 10). False if that folder is gone: its maker let go of it, or a delete
+ * took it, and the caller goes round again (reads, makes it itself, reads above). One made by this request,
+ * or noted already, needs no note. A folder a delete or a move has taken since refuses the mkdir, as at the read.
+ */
+async function noteKept(deps: EmptyDeps, drive: string, folders: Map<string, FolderNode>, created: readonly FolderNode[], path: string): Promise<boolean> {
+  const found = folders.get(path);
+  if (!found || found.kept || created.some((folder) => folder.path === path)) return true;
+  const noted = await deps.nodes.keepFolder(drive, found);
+  if (!noted) return false;
+  try {
+    folders.set(path, usable(noted, [path]));
+  } catch (error) {
+    await removeUnused(deps, drive, created);
+    throw error;
+  }
+  return true;
 }
 
 /**

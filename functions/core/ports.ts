@@ -42,8 +42,9 @@ export interface FolderNode {
    */
   moving?: string;
   /**
-   * Set once a mkdir answered for the folder (it made it, or found it): a writer that made it and then fails
-   * leaves it (`markDeleting` with `{ unmarked: true }` refuses it), as the mkdir promised it is there.
+   * Set once a mkdir answered for the folder, having found it made by another request (`keepFolder`): a
+   * writer that made it and then fails leaves it (`markDeleting` with `{ unmarked: true }` refuses it), as
+   * the mkdir promised it is there.
    */
   kept?: true;
 }
@@ -92,10 +93,14 @@ export interface NodeStore {
   hasChildren(drive: string, folder: string): Promise<boolean>;
   /**
    * Writes `folder` unless a node holds its path; returns the folder there afterwards (marks included), or
-   * undefined for a file. A folder with a `moving` mark is written only where nothing stands. With `kept`,
-   * a folder already there is noted `kept` too, in the same write.
+   * undefined for a file. A folder with a `moving` mark is written only where nothing stands.
    */
   createFolder(drive: string, folder: FolderNode): Promise<FolderNode | undefined>;
+  /**
+   * Notes the folder `folder` (by id) `kept`, as a mkdir answers for it; returns it as noted (marks included),
+   * or undefined, writing nothing, if that folder is no longer there (removed, or made anew with another id).
+   */
+  keepFolder(drive: string, folder: FolderNode): Promise<FolderNode | undefined>;
   /** Writes `file` unless a folder holds its path (or, with `replace: false`, anything); reports the file it replaced. */
   putFile(drive: string, file: FileNode, options?: { replace?: boolean }): Promise<PutFileResult>;
   /**

@@ -305,6 +305,68 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     expect(await store.get(drive, '/a/b')).toBeUndefined();
   });
 
+  it('two mkdirs of one folder while a recursive delete takes the folder above: the second leaves no folder without its parent (gap 10)', async () => {
+    const jobs = new DynamoJobStore(client, LOCAL_RESOURCES.uploadsTable);
+    const objects = objectStore();
+    // The first mkdir made /k/r/c.
+    await createFolder(store, drive, '/k/r/c', jobs);
+    // The delete of /k/r stops just before it removes /k/r: it has removed /k/r/c and found /k/r empty.
+    let paused!: () => void;
+    const atRemove = new Promise<void>((resolve) => (paused = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const deleterNodes = interceptedStore(async (method, args) => {
+      if (method === 'removeFolder' && (args[1] as FolderNode).path === '/k/r') {
+        paused();
+        await released;
+      }
+    });
+    // The second mkdir read /k, /k/r and /k/r/c live (the first's folder) before the delete marked /k/r;
+    // every later call of it lands while the delete waits.
+    let deletion: Promise<number> | undefined;
+    const nodes = interceptedStore(
+      () => undefined,
+      async (method) => {
+        if (method !== 'getMany' || deletion) return;
+        deletion = deleteFolder({ nodes: deleterNodes, objects }, drive, '/k/r', true);
+        await atRemove;
+        expect(await store.get(drive, '/k/r/c')).toBeUndefined();
+      },
+    );
+
+    await expect(createFolder(nodes, drive, '/k/r/c', jobs)).rejects.toMatchObject({ code: 'conflict', message: 'folder /k/r is being deleted; it takes no new files or folders' });
+    release();
+    await expect(deletion).resolves.toBe(0);
+
+    // Before the fix the mkdir's `kept` note made /k/r/c anew here, and it stayed below the removed /k/r.
+    expect(await store.get(drive, '/k/r/c')).toBeUndefined();
+    expect((await expectEveryParentAFolder()).map((node) => node.path)).toEqual(['/k']);
+  });
+
+  it('a mkdir whose found folder a delete removes before its kept note: the note writes nothing, and the mkdir makes the folder itself', async () => {
+    const jobs = new DynamoJobStore(client, LOCAL_RESOURCES.uploadsTable);
+    const objects = objectStore();
+    const first = await createFolder(store, drive, '/v/w/c', jobs);
+    // Between the second mkdir's read above (passed) and its note, a delete of /v/w removes the lot.
+    let raced = false;
+    const nodes = interceptedStore(async (method) => {
+      if (method !== 'keepFolder' || raced) return;
+      raced = true;
+      await deleteFolder({ nodes: store, objects }, drive, '/v/w', true);
+    });
+
+    const made = await createFolder(nodes, drive, '/v/w/c', jobs);
+
+    // The note on the folder read, now gone, made nothing; the mkdir went round again and made its own.
+    expect(raced).toBe(true);
+    expect(made).toMatchObject({ kind: 'folder', path: '/v/w/c' });
+    expect(made.id).not.toBe(first.id);
+    const stored = (await store.get(drive, '/v/w/c')) as FolderNode;
+    expect(stored).toMatchObject({ id: made.id });
+    expect(stored).not.toHaveProperty('kept');
+    expect((await expectEveryParentAFolder()).map((node) => node.path).sort()).toEqual(['/v', '/v/w', '/v/w/c']);
+  });
+
   it('the journal: bytes an upload killed before its records stored are deleted by the sweep; recorded ones stay', async () => {
     const objects = objectStore();
     const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);

@@ -50,14 +50,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
  * Scenarios of protocol bugs this model found that are not fixed yet (the protocol's README, "Known gaps"):
  * left out of the generated runs so that the rest stays checked, each pinned by a test below that shows it.
  */
-const KNOWN_GAPS: Record<string, (ops: readonly Op[]) => boolean> = {
-  // Two mkdirs of one path below a recursive delete: the second finds the folder the first made and notes it
-  // `kept` (createFolder with kept), which makes it anew if the delete removed it meanwhile; then it reads
-  // above, sees the delete's mark and withdraws (409), but the folder its note made is in no `created` list,
-  // so it stays, and the delete removes the folder above it (found by seed 1151547890, on main too).
-  'a kept note makes anew a folder a delete removed': (ops) =>
-    ops.some((a, i) => a.kind === 'mkdir' && ops.some((b, j) => j !== i && b.kind === 'mkdir' && b.path === a.path) && ops.some((o) => o.kind === 'delete' && o.recursive && a.path.startsWith(`${o.path}/`))),
-};
+const KNOWN_GAPS: Record<string, (ops: readonly Op[]) => boolean> = {};
 
 const knownGap = (ops: readonly Op[]) => Object.values(KNOWN_GAPS).some((gap) => gap(ops));
 
@@ -424,6 +417,12 @@ describe('the write-ordering protocol, over generated interleavings', () => {
     // A writer that failed removed the folders it made that held nothing, though a mkdir that found one there
     // meanwhile had answered 200. The mkdir now notes the folder `kept`, and the writer's removal spares it.
     ['a failed writer leaves the folder a mkdir answered', [{ kind: 'move', from: '/d', to: '/a/m', budget: 0 }, { kind: 'upload', paths: ['/d/u', '/a/b/c/u'] }, { kind: 'mkdir', path: '/a/b/c' }]],
+    // Gap 10 (seed 1151547890): two mkdirs of one path below a recursive delete. The second found the folder
+    // the first made and noted it `kept` with a write that made it anew if the delete had removed it
+    // meanwhile; it then saw the delete's mark above and withdrew, leaving that folder, and the delete removed
+    // the one above it. The note now makes nothing: it comes after the read above passed, conditional on the
+    // id read (`keepFolder`), and a folder gone by then is made by the mkdir itself, as its own.
+    ['a kept note makes anew a folder a delete removed', [{ kind: 'delete', path: '/a/b', recursive: true, budget: BIG }, { kind: 'mkdir', path: '/a/b/c' }, { kind: 'mkdir', path: '/a/b/c' }]],
   ];
   it.each(fixed)('closed gap: %s', async (_name, ops) => {
     expect(knownGap(ops)).toBe(false);
@@ -480,9 +479,7 @@ describe('the write-ordering protocol, over generated interleavings', () => {
 
   // Each known gap, shown: its requests, in the orders a fixed seed picks, break the protocol. A test here that
   // fails says the gap is fixed: take it out of KNOWN_GAPS and the README, and this test with it.
-  const gaps: [string, Op[], RegExp][] = [
-    ['a kept note makes anew a folder a delete removed', [{ kind: 'delete', path: '/a/b', recursive: true, budget: BIG }, { kind: 'mkdir', path: '/a/b/c' }, { kind: 'mkdir', path: '/a/b/c' }], /\/a\/b\/c has no folder above it/],
-  ];
+  const gaps: [string, Op[], RegExp][] = [];
   // None open now: jest refuses an empty table.
   if (gaps.length > 0) it.each(gaps)('still has the known gap: %s', async (name, ops, symptom) => {
     expect(KNOWN_GAPS[name](ops)).toBe(true);

@@ -108,10 +108,16 @@ export class MemoryNodeStore implements NodeStore {
       return held ? (held.kind === 'folder' ? copy(held) : undefined) : copy(folder);
     }
     if (held?.kind === 'file') return undefined;
-    if (held && folder.kept) held.kept = true;
     if (held) return copy(held);
     this.write(drive, folder);
     return copy(folder);
+  }
+
+  async keepFolder(drive: string, folder: FolderNode): Promise<FolderNode | undefined> {
+    const held = this.peek(drive, folder.path);
+    if (held?.kind !== 'folder' || held.id !== folder.id) return undefined;
+    held.kept = true;
+    return copy(held);
   }
 
   async putFile(drive: string, file: FileNode, options: { replace?: boolean } = {}): Promise<PutFileResult> {

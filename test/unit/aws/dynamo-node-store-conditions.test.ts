@@ -28,19 +28,33 @@ async function folderIn(marks: Pick<FolderNode, 'deleting' | 'moving'> = {}): Pr
   return { drive, folder };
 }
 
-describe('DynamoNodeStore.createFolder, kept', () => {
-  it('makes a folder kept where nothing stands, and notes one already there kept, keeping its id and marks', async () => {
-    const drive = `d${++n}`;
-    const made: FolderNode = { kind: 'folder', id: 'new', path: '/k', createdAt: '2026-01-01T00:00:00.000Z', kept: true };
-    expect(await store.createFolder(drive, made)).toEqual(made);
-    expect(await store.get(drive, '/k')).toEqual(made);
-
-    const { drive: other, folder } = await folderIn({ moving: 'job1' });
-    expect(await store.createFolder(other, { ...folder, id: 'mine', kept: true })).toEqual({ ...folder, moving: 'job1', kept: true });
-    expect(await store.get(other, '/f')).toEqual({ ...folder, moving: 'job1', kept: true });
+describe('DynamoNodeStore.keepFolder (a mkdir notes a folder it found)', () => {
+  it('notes the folder read kept, keeping its id and marks', async () => {
+    const { drive, folder } = await folderIn({ moving: 'job1' });
+    expect(await store.keepFolder(drive, folder)).toEqual({ ...folder, moving: 'job1', kept: true });
+    expect(await store.get(drive, '/f')).toEqual({ ...folder, moving: 'job1', kept: true });
   });
 
-  it('leaves a folder as it is without kept', async () => {
+  it('makes nothing where nothing stands (gap 10: a note never makes a folder anew)', async () => {
+    const drive = `d${++n}`;
+    const gone: FolderNode = { kind: 'folder', id: 'read', path: '/k', createdAt: '2026-01-01T00:00:00.000Z' };
+    expect(await store.keepFolder(drive, gone)).toBeUndefined();
+    expect(await store.get(drive, '/k')).toBeUndefined();
+  });
+
+  it('leaves another folder at the path, and a file, as they are', async () => {
+    const { drive, folder } = await folderIn();
+    expect(await store.keepFolder(drive, { ...folder, id: 'read' })).toBeUndefined();
+    expect(await store.get(drive, '/f')).toEqual(folder);
+    const file = { kind: 'file' as const, id: 'read', path: '/g', size: 1, contentType: 'text/plain', createdAt: folder.createdAt, objectKey: `${drive}/read`, etag: 'e' };
+    await store.putFile(drive, file);
+    expect(await store.keepFolder(drive, { ...folder, id: 'read', path: '/g' })).toBeUndefined();
+    expect(await store.get(drive, '/g')).toEqual(file);
+  });
+});
+
+describe('DynamoNodeStore.createFolder', () => {
+  it('leaves a folder as it is', async () => {
     const { drive, folder } = await folderIn();
     expect(await store.createFolder(drive, { ...folder, id: 'mine' })).toEqual(folder);
     expect(await store.get(drive, '/f')).toEqual(folder);
@@ -76,7 +90,7 @@ describe('DynamoNodeStore.removeIfSame, with a condition on marks', () => {
 
   it('leaves a folder a mkdir noted kept with { unmarked: true }', async () => {
     const { drive, folder } = await folderIn();
-    expect(await store.createFolder(drive, { ...folder, id: 'other', kept: true })).toEqual({ ...folder, kept: true });
+    expect(await store.keepFolder(drive, folder)).toEqual({ ...folder, kept: true });
     expect(await store.removeIfSame(drive, '/f', folder.id, { unmarked: true })).toBe(false);
     expect(await store.get(drive, '/f')).toEqual({ ...folder, kept: true });
     // The plain removal (a move letting go of an emptied source) still removes it.
@@ -106,7 +120,7 @@ describe('DynamoNodeStore.markDeleting, with { unmarked: true } (a writer lettin
   it('leaves a folder a mkdir noted kept, and another folder at the path', async () => {
     const { drive, folder } = await folderIn();
     expect(await store.markDeleting(drive, { ...folder, id: 'other' }, 'empty', { unmarked: true })).toBeUndefined();
-    await store.createFolder(drive, { ...folder, id: 'mine', kept: true });
+    await store.keepFolder(drive, folder);
     expect(await store.markDeleting(drive, folder, 'empty', { unmarked: true })).toBeUndefined();
     expect(await store.get(drive, '/f')).toEqual({ ...folder, kept: true });
   });

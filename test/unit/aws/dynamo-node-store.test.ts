@@ -229,4 +229,25 @@ describe('Class: DynamoNodeStore', () => {
       expect(dynamodb.commandCalls(GetItemCommand)).toHaveLength(0);
     });
   });
+
+  describe('Method: keepFolder', () => {
+    const folder = { kind: 'folder' as const, id: 'id-/docs', path: '/docs', createdAt: '2026-01-01T00:00:00.000Z' };
+
+    it('notes the folder read in one update conditional on its id, and answers it as noted', async () => {
+      dynamodb.on(UpdateItemCommand).resolvesOnce({ Attributes: { ...folderItem('/docs'), kept: { BOOL: true } } });
+
+      expect(await store.keepFolder('d', folder)).toEqual(expect.objectContaining({ id: 'id-/docs', kept: true }));
+      expect(dynamodb.commandCalls(UpdateItemCommand)[0].args[0].input).toMatchObject({
+        UpdateExpression: 'SET #kept = :kept',
+        ConditionExpression: '#kind = :folder AND #id = :id',
+        ReturnValues: 'ALL_NEW',
+      });
+    });
+
+    it('answers undefined, with no read, when that folder is not there', async () => {
+      dynamodb.on(UpdateItemCommand).rejects(new ConditionalCheckFailedException({ message: 'failed', $metadata: {} }));
+      expect(await store.keepFolder('d', folder)).toBeUndefined();
+      expect(dynamodb.commandCalls(GetItemCommand)).toHaveLength(0);
+    });
+  });
 });

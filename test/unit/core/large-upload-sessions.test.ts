@@ -46,6 +46,9 @@ class MemoryNodes implements NodeStore {
   async childrenPage(): Promise<never> {
     throw new Error('not used');
   }
+  async keepFolder(): Promise<never> {
+    throw new Error('not used');
+  }
   async markDeleting(): Promise<never> {
     throw new Error('not used');
   }
