@@ -89,7 +89,9 @@ export class OidcVerifier implements TokenVerifier {
     // jose checks `iat` is a number; one in the future (beyond the skew) is a token not yet issued.
     if (typeof payload.iat === 'number' && payload.iat > now.getTime() / 1000 + SKEW_SECONDS) throw unauthorized('the token\'s issue time (iat) is in the future');
     if (typeof payload.sub !== 'string') throw unauthorized('the token\'s subject (sub) must be a string');
-    const audiences = typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []);
+    // jose checks `aud`'s type only when told an audience to expect, and the rules name several: check it here.
+    const audiences: unknown = typeof payload.aud === 'string' ? [payload.aud] : payload.aud;
+    if (!Array.isArray(audiences) || !audiences.every((audience) => typeof audience === 'string')) throw unauthorized('the token\'s audience (aud) must be a string or an array of strings');
     return { issuer, audiences, subject: payload.sub, claims: payload };
   }
 
