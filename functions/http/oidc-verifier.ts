@@ -4,6 +4,7 @@ import { type VerifiedClaims, isLoopbackOrigin } from '../core/trust';
 
 /** Checks an identity token against its issuer's published keys and returns its claims; throws a 401 naming the failed check, or a 503 for an issuer that did not answer. */
 export interface TokenVerifier {
+  screen(token: string, trustedIssuers: ReadonlySet<string>): string;
   verify(token: string, trustedIssuers: ReadonlySet<string>, now: Date): Promise<VerifiedClaims>;
 }
 
@@ -50,7 +51,8 @@ export class OidcVerifier implements TokenVerifier {
     this.fetch = options.fetch ?? ((url, init) => fetch(url, init));
   }
 
-  async verify(token: string, trustedIssuers: ReadonlySet<string>, now: Date): Promise<VerifiedClaims> {
+  /** The token's issuer, after the checks that ask no issuer anything: a JWT, an asymmetric alg, an iss in `trustedIssuers`; else the 401. */
+  screen(token: string, trustedIssuers: ReadonlySet<string>): string {
     let alg: unknown;
     let issuer: unknown;
     try {
@@ -63,6 +65,11 @@ export class OidcVerifier implements TokenVerifier {
       throw unauthorized(`the token's algorithm (alg) must be an asymmetric one (${ASYMMETRIC_ALGORITHMS.join(', ')}); never none or HS*`);
     }
     if (typeof issuer !== 'string' || !trustedIssuers.has(issuer)) throw unauthorized('the token\'s issuer (iss) is named by no live trust rule of this drive');
+    return issuer;
+  }
+
+  async verify(token: string, trustedIssuers: ReadonlySet<string>, now: Date): Promise<VerifiedClaims> {
+    const issuer = this.screen(token, trustedIssuers);
     let held = await this.keysOf(issuer);
     try {
       return await this.check(token, issuer, held, now);
