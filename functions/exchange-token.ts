@@ -3,7 +3,7 @@ import { trust } from './wiring/trust';
 import { verifier } from './wiring/verifier';
 import { DRIVE_ID } from './core/access';
 import { invalid } from './core/errors';
-import { DRIVE_BUCKET_FACTOR, exchangeToken } from './core/token-exchange';
+import { PER_DRIVE_BUCKET_FACTOR, exchangeToken } from './core/token-exchange';
 import { keylessJsonHandler } from './http/api-handler';
 import { bodyOf } from './http/event';
 import { takeToken } from './http/guard';
@@ -21,7 +21,7 @@ const MESSAGES: Messages = {
  * POST /drive/token, with no key: `{ drive, token, ttl_seconds? }` → a key of `drive` that lives until
  * `expires_at`, with the role and folder of the first trust rule that admits the token. 401 names the check
  * that failed (never echoing the token); 503 when the token's issuer does not answer. Rate-limited per source
- * address first, then per drive (a bucket DRIVE_BUCKET_FACTOR times larger) once the token passed the checks
+ * address first, then per drive (a bucket PER_DRIVE_BUCKET_FACTOR times larger) once the token passed the checks
  * that ask no issuer.
  */
 export const handler = keylessJsonHandler({ stores: { trust, verifier } }, async (event, answered, seen, { stores }) => {
@@ -34,7 +34,7 @@ export const handler = keylessJsonHandler({ stores: { trust, verifier } }, async
   }
   // The answer's RateLimit-* headers stay the address's, the bucket a caller can run out of alone.
   const chargeDrive = async () => {
-    if (limits) await takeToken(rateLimiter, `token#drive#${request.drive}`, limits.token * DRIVE_BUCKET_FACTOR, 'token exchanges to this drive');
+    if (limits) await takeToken(rateLimiter, `token#drive#${request.drive}`, limits.token * PER_DRIVE_BUCKET_FACTOR, 'token exchanges to this drive');
   };
   const exchange = { drive: request.drive, token: request.token, ttlSeconds: request.ttl_seconds ?? undefined };
   const { secret, record, rule } = await exchangeToken({ ...stores, chargeDrive }, exchange, new Date());

@@ -30,7 +30,7 @@ export interface Minted {
  * How many times the per-address bucket the per-drive one holds: an address that spends its own bucket on tokens
  * that pass the free checks (anyone can write a JWT naming a public issuer) must not empty its drive's bucket too.
  */
-export const DRIVE_BUCKET_FACTOR = 10;
+export const PER_DRIVE_BUCKET_FACTOR = 10;
 
 /**
  * Exchanges an identity token for a key of `drive`: the token verified against its issuer's keys, then the
