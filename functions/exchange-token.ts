@@ -3,7 +3,7 @@ import { trust } from './wiring/trust';
 import { verifier } from './wiring/verifier';
 import { DRIVE_ID } from './core/access';
 import { invalid } from './core/errors';
-import { exchangeToken } from './core/token-exchange';
+import { PER_DRIVE_BUCKET_FACTOR, exchangeToken } from './core/token-exchange';
 import { keylessJsonHandler } from './http/api-handler';
 import { bodyOf } from './http/event';
 import { takeToken } from './http/guard';
@@ -20,18 +20,24 @@ const MESSAGES: Messages = {
 /**
  * POST /drive/token, with no key: `{ drive, token, ttl_seconds? }` → a key of `drive` that lives until
  * `expires_at`, with the role and folder of the first trust rule that admits the token. 401 names the check
- * that failed (never echoing the token); 503 when the token's issuer does not answer. Rate-limited per drive
- * and per source address, before the issuer is asked anything.
+ * that failed (never echoing the token); 503 when the token's issuer does not answer. Rate-limited per source
+ * address first, then per drive (a bucket PER_DRIVE_BUCKET_FACTOR times larger) once the token passed the checks
+ * that ask no issuer.
  */
 export const handler = keylessJsonHandler({ stores: { trust, verifier } }, async (event, answered, seen, { stores }) => {
   const request = jsonInput(bodyOf(event), TokenRequest, EXAMPLE, MESSAGES);
   if (!DRIVE_ID.test(request.drive)) throw invalid(`drive must be a drive id: 1 to 64 letters, digits, "-" or "_" (got ${JSON.stringify(request.drive.slice(0, 64))})`);
-  if (rateLimits) {
-    Object.assign(answered, await takeToken(rateLimiter, `token#drive#${request.drive}`, rateLimits.token, 'token exchanges to this drive'));
+  const limits = rateLimits;
+  if (limits) {
     const address = event.requestContext?.identity?.sourceIp ?? 'unknown';
-    Object.assign(answered, await takeToken(rateLimiter, `token#address#${address}`, rateLimits.token, 'token exchanges from this address'));
+    Object.assign(answered, await takeToken(rateLimiter, `token#address#${address}`, limits.token, 'token exchanges from this address'));
   }
-  const { secret, record, rule } = await exchangeToken(stores, { drive: request.drive, token: request.token, ttlSeconds: request.ttl_seconds ?? undefined }, new Date());
+  // The answer's RateLimit-* headers stay the address's, the bucket a caller can run out of alone.
+  const chargeDrive = async () => {
+    if (limits) await takeToken(rateLimiter, `token#drive#${request.drive}`, limits.token * PER_DRIVE_BUCKET_FACTOR, 'token exchanges to this drive');
+  };
+  const exchange = { drive: request.drive, token: request.token, ttlSeconds: request.ttl_seconds ?? undefined };
+  const { secret, record, rule } = await exchangeToken({ ...stores, chargeDrive }, exchange, new Date());
   seen.caller = record;
   return { key: secret, expires_at: record.expiresAt!, drive: record.drive, role: rule.role, prefix: record.prefix, trust_id: rule.id };
 });

@@ -4,6 +4,7 @@ import { type VerifiedClaims, isLoopbackOrigin } from '../core/trust';
 
 /** Checks an identity token against its issuer's published keys and returns its claims; throws a 401 naming the failed check, or a 503 for an issuer that did not answer. */
 export interface TokenVerifier {
+  screen(token: string, trustedIssuers: ReadonlySet<string>): string;
   verify(token: string, trustedIssuers: ReadonlySet<string>, now: Date): Promise<VerifiedClaims>;
 }
 
@@ -50,7 +51,8 @@ export class OidcVerifier implements TokenVerifier {
     this.fetch = options.fetch ?? ((url, init) => fetch(url, init));
   }
 
-  async verify(token: string, trustedIssuers: ReadonlySet<string>, now: Date): Promise<VerifiedClaims> {
+  /** The token's issuer, after the checks that ask no issuer anything: a JWT, an asymmetric alg, an iss in `trustedIssuers`; else the 401. */
+  screen(token: string, trustedIssuers: ReadonlySet<string>): string {
     let alg: unknown;
     let issuer: unknown;
     try {
@@ -63,6 +65,11 @@ export class OidcVerifier implements TokenVerifier {
       throw unauthorized(`the token's algorithm (alg) must be an asymmetric one (${ASYMMETRIC_ALGORITHMS.join(', ')}); never none or HS*`);
     }
     if (typeof issuer !== 'string' || !trustedIssuers.has(issuer)) throw unauthorized('the token\'s issuer (iss) is named by no live trust rule of this drive');
+    return issuer;
+  }
+
+  async verify(token: string, trustedIssuers: ReadonlySet<string>, now: Date): Promise<VerifiedClaims> {
+    const issuer = this.screen(token, trustedIssuers);
     let held = await this.keysOf(issuer);
     try {
       return await this.check(token, issuer, held, now);
@@ -89,7 +96,9 @@ export class OidcVerifier implements TokenVerifier {
     // jose checks `iat` is a number; one in the future (beyond the skew) is a token not yet issued.
     if (typeof payload.iat === 'number' && payload.iat > now.getTime() / 1000 + SKEW_SECONDS) throw unauthorized('the token\'s issue time (iat) is in the future');
     if (typeof payload.sub !== 'string') throw unauthorized('the token\'s subject (sub) must be a string');
-    const audiences = typeof payload.aud === 'string' ? [payload.aud] : (payload.aud ?? []);
+    // jose checks `aud`'s type only when told an audience to expect, and the rules name several: check it here.
+    const audiences: unknown = typeof payload.aud === 'string' ? [payload.aud] : payload.aud;
+    if (!Array.isArray(audiences) || !audiences.every((audience) => typeof audience === 'string')) throw unauthorized('the token\'s audience (aud) must be a string or an array of strings');
     return { issuer, audiences, subject: payload.sub, claims: payload };
   }
 

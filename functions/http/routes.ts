@@ -500,8 +500,8 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     answers: { 200: ok('The rule, revoked.', ref(S.TrustAnswer), { trust: { ...TRUST, revoked_at: LATER } }) },
     errors: [404],
   }),
-  // The exchange takes no key: the token is the credential. Its own rate-limit buckets, per drive and per
-  // source address, are taken before the issuer is asked anything.
+  // The exchange takes no key: the token is the credential. Its own rate-limit buckets are taken before the
+  // issuer is asked anything: the source address's first, the drive's (10 times larger) after the free checks.
   route({
     method: 'POST',
     path: '/drive/token',

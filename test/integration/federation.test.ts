@@ -321,10 +321,10 @@ describe('POST /drive/token rate limits', () => {
     if (limited) await stopHost(limited);
   });
 
-  /** An exchange sent from `address` (on loopback) to `drive`. */
-  const from = (address: string, drive: string) =>
+  /** An exchange of `token` (junk unless given) sent from `address` (on loopback) to `drive`. */
+  const from = (address: string, drive: string, token = 'not-a-jwt') =>
     new Promise<{ status: number; body: ErrorJson }>((resolve, reject) => {
-      const body = JSON.stringify({ drive, token: 'not-a-jwt' });
+      const body = JSON.stringify({ drive, token });
       const req = httpRequest(`${limited.url}/drive/token`, { method: 'POST', localAddress: address, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
         let text = '';
         res.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -334,17 +334,29 @@ describe('POST /drive/token rate limits', () => {
       req.end(body);
     });
 
-  it('keeps a bucket per drive and one per source address, both taken before the token is looked at', async () => {
+  it('keeps a bucket per source address, taken before the token is looked at, and charges no drive for junk', async () => {
     for (let i = 0; i < 3; i++) expect((await from('127.0.0.1', 'a')).status).toBe(401);
-    // Drive a's bucket is empty, whoever asks.
-    const drive = await from('127.0.0.2', 'a');
-    expect(drive.status).toBe(429);
-    expect(drive.body.error.message).toMatch(/for token exchanges to this drive exceeded/);
     // Address 127.0.0.1's bucket is empty, whichever drive it asks for.
     const address = await from('127.0.0.1', 'b');
     expect(address.status).toBe(429);
     expect(address.body.error.message).toMatch(/for token exchanges from this address exceeded/);
-    // Another address for another drive is still let through to the token check.
-    expect((await from('127.0.0.2', 'b')).status).toBe(401);
+    // Junk that is not a JWT cost drive a nothing: another address is still let through to the token check.
+    expect((await from('127.0.0.2', 'a')).status).toBe(401);
+  });
+
+  it('keeps a bucket per drive, ten times the address\'s, taken only for a token naming an issuer of its rules', async () => {
+    // Prepare: anyone can write a token naming a drive's (public) issuer; its signature fails only once the keys are fetched.
+    await addRule({ issuer: issuer.url, audience: 'drive', subject: 'repo:acme/etl:ref:refs/heads/main', role: 'read-only' }, new DriveClient(limited.url, ADMIN));
+    const forged = unsignedToken({ alg: 'RS256', kid: 'forged' }, { iss: issuer.url, aud: 'drive', sub: 'repo:acme/etl:ref:refs/heads/main' }, 'AAAA');
+    // Act: ten addresses spend their own 3 each: the drive's 30.
+    for (let n = 10; n < 20; n++) {
+      for (let i = 0; i < 3; i++) expect((await from(`127.0.0.${n}`, 'default', forged)).status).toBe(401);
+    }
+    const drive = await from('127.0.0.20', 'default', forged);
+    // Assess
+    expect(drive.status).toBe(429);
+    expect(drive.body.error.message).toMatch(/^rate limit of 30 requests per minute for token exchanges to this drive exceeded/);
+    // Junk is refused before the drive's bucket, as a 401 that names what is wrong with it.
+    expect((await from('127.0.0.21', 'default')).body.error.message).toMatch(/the token is not a JWT/);
   });
 });

@@ -39,10 +39,19 @@ class MemoryTrust implements TrustStore {
   }
 }
 
-const verifier = (claims: VerifiedClaims = CLAIMS): Verifier => ({ verify: async (_token, trusted) => {
-  if (!trusted.has(claims.issuer)) throw new DriveError('unauthorized', 'untrusted issuer');
-  return claims;
-} });
+/** A verifier whose tokens all carry `claims`: screened by issuer alone, and `verify` counted (it is what asks the issuer). */
+const verifier = (claims: VerifiedClaims = CLAIMS): Verifier & { verified: number } => {
+  const screen = (_token: string, trusted: ReadonlySet<string>): string => {
+    if (!trusted.has(claims.issuer)) throw new DriveError('unauthorized', 'untrusted issuer');
+    return claims.issuer;
+  };
+  const fake = { verified: 0, screen, verify: async (token: string, trusted: ReadonlySet<string>) => {
+    screen(token, trusted);
+    fake.verified++;
+    return claims;
+  } };
+  return fake;
+};
 
 describe('Function: exchangeToken', () => {
   it('mints under the oldest live rule that matches, for the rule\'s cap or less', async () => {
@@ -72,5 +81,27 @@ describe('Function: exchangeToken', () => {
       expect.objectContaining({ message: "the token's subject (sub) and claims match no trust rule of its issuer and audience" }),
     );
     expect(trust.minted).toEqual([]);
+  });
+
+  it('charges the drive only for a token that passed the free checks, before its issuer is asked', async () => {
+    // Prepare
+    const charged: number[] = [];
+    const screened = verifier();
+    const chargeDrive = async () => { charged.push(screened.verified); };
+    // Act: a token of an issuer no live rule names, then one of a rule's issuer.
+    await expect(exchangeToken({ trust: new MemoryTrust([rule('c', { issuer: 'https://elsewhere.example' })]), verifier: screened, chargeDrive }, { drive: 'default', token: 't' }, NOW)).rejects.toEqual(
+      expect.objectContaining({ code: 'unauthorized' }),
+    );
+    await exchangeToken({ trust: new MemoryTrust([rule('c')]), verifier: screened, chargeDrive }, { drive: 'default', token: 't' }, NOW);
+    // Assess: one charge, taken while the issuer had not yet been asked.
+    expect(charged).toEqual([0]);
+    expect(screened.verified).toBe(1);
+  });
+
+  it('asks the issuer nothing when the drive\'s bucket refuses', async () => {
+    const screened = verifier();
+    const chargeDrive = async () => { throw new DriveError('rate_limited', 'rate limit of 600 requests per minute for token exchanges to this drive exceeded; retry in 1 second'); };
+    await expect(exchangeToken({ trust: new MemoryTrust([rule('c')]), verifier: screened, chargeDrive }, { drive: 'default', token: 't' }, NOW)).rejects.toEqual(expect.objectContaining({ code: 'rate_limited' }));
+    expect(screened.verified).toBe(0);
   });
 });
