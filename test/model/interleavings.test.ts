@@ -481,7 +481,7 @@ describe('the write-ordering protocol, over generated interleavings', () => {
         const problems = [...violations];
         ops.forEach((o, i) => {
           if (o.kind !== 'upload' || !answers[i]?.ok) return;
-          const explained = ops.some((other, j) => j !== i && answers[j]?.ok);
+          const explained = ops.some((_other, j) => j !== i && answers[j]?.ok);
           const body = there?.kind === 'file' ? ports.objects.stored.get(there.objectKey)?.toString() : undefined;
           // `withdrew`: only the 200s of the taken rule (the upload's own undo ran), the hot path's new answer.
           const key = [...ports.objects.stored].find(([, stored]) => stored.toString() === bytesOf(i, '/a/b/u').toString())?.[0];
