@@ -137,14 +137,20 @@ async function noteKept(deps: EmptyDeps, drive: string, folders: Map<string, Fol
 /**
  * The protocol's look after a write (protocol/README.md, "Writers", step 5): reads again the folders `paths` and their ancestors, which
  * something was just stored below. Tells which are missing now (a delete removed them meanwhile), which
- * a delete has taken, and which a move has.
+ * a delete has marked (`deleting`, either kind: a writer withdraws from both), which of those a recursive
+ * delete has (`recursive`: only that one removes what is below, so only it may take what a writer replaced;
+ * an `empty` mark is cleared again once the folder is found to have children), and which a move has.
  */
-export async function recheckFolders(nodes: NodeStore, drive: string, paths: readonly string[]): Promise<{ missing: string[]; deleting: string[]; moving: string[] }> {
+export async function recheckFolders(nodes: NodeStore, drive: string, paths: readonly string[]): Promise<{ missing: string[]; deleting: string[]; recursive: string[]; moving: string[] }> {
   const wanted = [...new Set(paths.flatMap((path) => [...ancestorsOf(path), path]))].filter((path) => path !== ROOT);
   const now = await nodes.getMany(drive, wanted);
   return {
     missing: wanted.filter((path) => now.get(path)?.kind !== 'folder'),
     deleting: wanted.filter((path) => stateAt(now, path) === 'deleting'),
+    recursive: wanted.filter((path) => {
+      const node = now.get(path);
+      return node?.kind === 'folder' && node.deleting === 'recursive';
+    }),
     moving: wanted.filter((path) => stateAt(now, path) === 'moving'),
   };
 }

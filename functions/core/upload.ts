@@ -215,8 +215,8 @@ export class RecordTaken extends DriveError {
 
 /**
  * Undoes the record writes of a failed commit, where each still stands, and deletes the bytes no record
- * points to any more. A record in a folder a delete has taken is removed, not put back: what it replaced
- * goes with the folder, bytes included. Bytes whose record may still come back stay (see `writeRecord`).
+ * points to any more. A record in a folder a recursive delete has taken is removed, not put back: what it
+ * replaced goes with the folder, bytes included (an `empty` mark takes nothing below it). Bytes whose record may still come back stay (see `writeRecord`).
  * Returns the paths whose record another request had taken before the undo reached it.
  */
 async function undo(
@@ -231,9 +231,12 @@ async function undo(
   // What stays if the undo fails: this request's bytes until the undo knows better, then exactly what it frees.
   let freeing: readonly string[] = options.keepBytes ? [] : files.map((file) => file.objectKey);
   await cleanUp(async () => {
+    // Only a recursive delete's mark dooms what stands below it (protocol/README.md, "Writers", step 6): an
+    // `empty` mark (an empty-folder delete, or a writer's removeUnused) is cleared once it finds children, so
+    // what ours replaced is put back as if no mark were there; freeing it would lose a file no success explains.
     // Unknown (the read failed): undo as if no delete had taken them; the delete finds what stays.
-    const { deleting } = await recheckFolders(nodes, drive, [...new Set(files.map((file) => parentOf(file.path)))]).catch(() => ({ deleting: [] as string[] }));
-    const doomed = (path: string) => deleting.some((folder) => path.startsWith(`${folder}/`));
+    const { recursive } = await recheckFolders(nodes, drive, [...new Set(files.map((file) => parentOf(file.path)))]).catch(() => ({ recursive: [] as string[] }));
+    const doomed = (path: string) => recursive.some((folder) => path.startsWith(`${folder}/`));
     const freed = await mapLimit(files, WRITE_CONCURRENCY, async (file, i): Promise<{ ours?: string; replaced?: string }> => {
       const result = results[i];
       const ours = file.objectKey;

@@ -279,6 +279,70 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     await expectNothingOrphaned(objects);
   });
 
+  // Review r1, finding 2: only a recursive delete's mark dooms what a withdrawing writer replaced. U stores
+  // /a/b/u; V replaces it; an empty-folder delete of /a/b marks it `empty`; U sees the mark, finds its record
+  // taken by V and answers 200 (taken counts as stored); V sees the mark and withdraws, putting U's record back
+  // (an `empty` mark is cleared once the folder has children); the delete finds children and answers 409. Only
+  // U succeeded, so U's file is what stands at /a/b/u, bytes and all.
+  it('a withdrawing writer that replaced a file answered 200 puts it back under an empty-folder delete\'s mark', async () => {
+    const objects = objectStore();
+    await ensureFolders(store, drive, ['/a/b'], 'now');
+    await upload(store, objects, [file('/a/b/g')]);
+    const gate = () => {
+      let open!: () => void;
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      return { open, opened };
+    };
+    const vWrote = gate();
+    const vGo = gate();
+    const marked = gate();
+    const dGo = gate();
+    let rival: { v: Promise<unknown>; d: Promise<unknown> } | undefined;
+    const part = (text: string) => [{ filename: 'u', contentType: 'text/plain', data: Buffer.from(text) }];
+    const target = [{ path: '/a/b/u' }];
+    const settled = (promise: Promise<unknown>) => promise.then(() => 'stored', (error: { code?: string; message: string }) => error.code ?? error.message);
+    const vNodes = interceptedStore(
+      () => undefined,
+      async (method) => {
+        if (method !== 'putFile') return;
+        vWrote.open();
+        await vGo.opened;
+      },
+    );
+    const dNodes = interceptedStore(
+      async (method) => {
+        if (method === 'hasChildren') await dGo.opened;
+      },
+      (method) => {
+        if (method === 'markDeleting') marked.open();
+      },
+    );
+    // U's record is written: V replaces it, then the delete marks /a/b, before U reads the folders again.
+    const uNodes = interceptedStore(
+      () => undefined,
+      async (method) => {
+        if (method !== 'putFile' || rival) return;
+        const v = settled(uploadFiles({ nodes: vNodes, objects }, drive, part('v'), target));
+        await vWrote.opened;
+        const d = settled(deleteFolder({ nodes: dNodes, objects }, drive, '/a/b', false));
+        await marked.opened;
+        rival = { v, d };
+      },
+    );
+
+    const [u] = await uploadFiles({ nodes: uNodes, objects }, drive, part('u'), target);
+    vGo.open();
+    const v = await rival!.v;
+    dGo.open();
+    const d = await rival!.d;
+
+    expect({ v, d }).toEqual({ v: 'conflict', d: 'conflict' });
+    expect(await store.get(drive, '/a/b/u')).toMatchObject({ kind: 'file', id: u.id, objectKey: u.objectKey });
+    expect(objects.keys.has(u.objectKey)).toBe(true);
+    expect(await store.get(drive, '/a/b')).not.toHaveProperty('deleting');
+    await expectNothingOrphaned(objects);
+  });
+
   it('an upload whose folder a delete removes between its folders and its record makes the folder again', async () => {
     const objects = objectStore();
     await ensureFolders(store, drive, ['/g'], 'now');

@@ -55,11 +55,13 @@ describe('folders', () => {
     await expect(ensureFolders(ports.nodes, DRIVE, ['/a/f/g'], 'now')).rejects.toThrow('/a/f is a file, so nothing can be stored below it');
   });
 
-  it('reads again which folders are missing, deleting or moving', async () => {
-    await ensureFolders(ports.nodes, DRIVE, ['/a/b', '/d/e'], 'now');
+  it('reads again which folders are missing, deleting (and which of those recursively) or moving', async () => {
+    await ensureFolders(ports.nodes, DRIVE, ['/a/b', '/d/e', '/k/l'], 'now');
     await ports.nodes.markDeleting(DRIVE, await folder('/a'), 'recursive');
+    await ports.nodes.markDeleting(DRIVE, await folder('/k'), 'empty');
     await ports.nodes.markMoving(DRIVE, await folder('/d/e'), 'job');
-    expect(await recheckFolders(ports.nodes, DRIVE, ['/a/b', '/d/e', '/x'])).toEqual({ missing: ['/x'], deleting: ['/a'], moving: ['/d/e'] });
+    // An `empty` mark refuses writers as a recursive one does, but takes nothing below it.
+    expect(await recheckFolders(ports.nodes, DRIVE, ['/a/b', '/d/e', '/k/l', '/x'])).toEqual({ missing: ['/x'], deleting: ['/a', '/k'], recursive: ['/a'], moving: ['/d/e'] });
   });
 
   it('removes the folders a failed request made, but puts back one that a writer stored into', async () => {
