@@ -200,6 +200,58 @@ describe('Function: checkSlice', () => {
     expect(findingsCount(after.findings)).toBe(1);
   });
 
+  it('deletes no bytes a record names: a file moved during each of the two scans keeps its (old) object (review r1)', async () => {
+    // Prepare: an established file, its object hours old (the grace period protects only new objects). A DynamoDB
+    // Scan is no snapshot: a move (a Delete and a Put in one transaction, at another key) made while a scan is
+    // between the new key and the old one is in neither. Two moves of it (a folder moved, then moved back, or a
+    // sync tool's renames), one during each scan: both miss the record.
+    storage.put('d', file('/a/x', 'd/x'));
+    storage.store('d/x');
+    const scan = storage.scanNodes.bind(storage);
+    let scans = 0;
+    storage.scanNodes = async (keep) => {
+      const path = scans++ % 2 === 0 ? '/a/x' : '/b/x';
+      const record = storage.nodes.get(`d#${path}`)!;
+      storage.nodes.delete(`d#${path}`);
+      const kept = await scan(keep);
+      // The move lands mid-scan: after the scan passed the new key, before it reached the old one.
+      storage.put('d', { ...record.node, path: path === '/a/x' ? '/b/x' : '/a/x' });
+      return kept;
+    };
+
+    // Act: the scheduled check as deployed (repair `orphans`, the default).
+    await run(storage, { repair: 'orphans' });
+
+    // Assess: the record is back at /a/x, and its bytes must be there.
+    expect(storage.nodes.get('d#/a/x')?.node).toMatchObject({ objectKey: 'd/x' });
+    expect(storage.objects.has('d/x')).toBe(true);
+  });
+
+  it('deletes no bytes a record names: a file replaced by an upload that then withdraws and puts it back (review r1)', async () => {
+    // Prepare: /p holds an old file. An upload writes its record over it (commitFiles' writeRecord), sees a
+    // move's mark above, and its undo puts the old record back (restoreIfSame): meanwhile no record, journal
+    // entry or session names d/old, whose object is hours old. A slow undo (throttled retries) spans both scans.
+    storage.put('d', file('/p', 'd/old'));
+    storage.store('d/old');
+    storage.store('d/new', NOW);
+    const old = storage.nodes.get('d#/p')!;
+    storage.put('d', { ...file('/p', 'd/new'), id: 'upload' });
+    const scan = storage.scanNodes.bind(storage);
+    let scans = 0;
+    storage.scanNodes = async (keep) => {
+      const kept = await scan(keep);
+      if (++scans === 2) storage.put('d', old.node); // the undo lands after the second scan
+      return kept;
+    };
+
+    // Act
+    await run(storage, { repair: 'orphans' });
+
+    // Assess
+    expect(storage.nodes.get('d#/p')?.node).toMatchObject({ objectKey: 'd/old' });
+    expect(storage.objects.has('d/old')).toBe(true);
+  });
+
   it('keeps an orphan it could not delete a finding, and goes on', async () => {
     // Prepare
     storage.store('d/orphan');
