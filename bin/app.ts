@@ -35,7 +35,11 @@ new DriveStack(app, context('stackName') ?? 'Drive', {
     expiry: context('uploadExpirySeconds') ? Duration.seconds(Number(context('uploadExpirySeconds'))) : undefined,
   },
   domain: domainName ? { domainName, certificateArn: context('certificateArn')!, basePath: context('basePath') } : undefined,
-  consistencyCheck: { everyHours: context('fsckEveryHours') ? Number(context('fsckEveryHours')) : undefined, repair: setting('fsckRepair', { DRIVE_FSCK_REPAIR: context('fsckRepair') }) },
+  consistencyCheck: {
+    everyHours: context('fsckEveryHours') ? Number(context('fsckEveryHours')) : undefined,
+    repair: setting('fsckRepair', { DRIVE_FSCK_REPAIR: context('fsckRepair') }),
+    graceMinutes: context('fsckGraceMinutes') ? Number(context('fsckGraceMinutes')) : undefined,
+  },
   logLevel: logLevel as LogLevel | undefined,
   alarmEmail: context('alarmEmail'),
   metricsNamespace: context('metricsNamespace'),

@@ -201,8 +201,9 @@ export const SETTINGS = {
     },
   }),
   fsckGraceMinutes: entry({
-    name: 'DRIVE_FSCK_GRACE_MINUTES', type: 'whole number', default: '60', unit: 'minutes', readBy: ['handler'],
-    description: 'how old an object without a record must be before the check counts it',
+    name: 'DRIVE_FSCK_GRACE_MINUTES', type: 'whole number', default: '60', unit: 'minutes', readBy: ['handler', 'stack'],
+    description:
+      'how old an object without a record must be before the check counts it, and how long before a run deletes it an earlier run must have confirmed it (cdk context `fsckGraceMinutes`); at least 15 while repair deletes, except on the local host',
     parse: (raw: string | undefined, name: string): number => wholeNumber(raw, name) ?? 60,
   }),
   fsckSliceObjects: entry({

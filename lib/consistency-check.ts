@@ -7,8 +7,8 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { CHECK_CURSOR_ID } from '../functions/aws/consistency-source';
-import type { RepairMode } from '../functions/core/consistency-check';
+import { CHECK_CANDIDATE_PREFIX, CHECK_CURSOR_ID } from '../functions/aws/consistency-source';
+import { MIN_DELETING_GRACE_MINUTES, type RepairMode } from '../functions/core/consistency-check';
 import { environmentOf } from '../functions/config';
 import { FUNCTION_SIZING } from './aws-limits';
 import { DriveFunction, type LogLevel } from './drive-function';
@@ -33,15 +33,28 @@ export interface ConsistencyCheckProps {
    * table); `off` only reports (the role only reads). @default 'orphans'
    */
   repair?: RepairMode;
+  /**
+   * How old an unreferenced object must be, and how long ago an earlier run must have confirmed it, before the
+   * check deletes it (DRIVE_FSCK_GRACE_MINUTES, cdk context `fsckGraceMinutes`): at least
+   * `MIN_DELETING_GRACE_MINUTES` unless repair is `off`. @default the function's (60)
+   */
+  graceMinutes?: number;
 }
+
+/**
+ * RepairedObjects (orphans deleted) in one period at or above which the RepairedObjectsHigh alarm fires: a killed
+ * upload leaves one object, so this many in a period means many killed uploads or deletions that are wrong.
+ * Below the per-run cap (MAX_DELETIONS_PER_RUN, 1,000), which stops a run from deleting at all.
+ */
+export const REPAIRED_OBJECTS_ALARM_THRESHOLD = 100;
 
 const CHECK = SCHEDULED.find((fn) => fn.handler === 'consistency-check')!;
 
 /**
  * fsck on a schedule (functions/consistency-check.ts): the function, the EventBridge rule that runs it, a
  * role that reads the bucket and the nodes table, writes its own cursor item, deletes orphaned objects (unless
- * repair is `off`) and recreates folders (repair `all`), and two alarms: findings it could not repair, and a
- * check that stopped running.
+ * repair is `off`) and recreates folders (repair `all`), and three alarms: findings it could not repair, many
+ * orphans deleted in one period, and a check that stopped running.
  */
 export class ConsistencyCheck extends Construct {
   readonly function: DriveFunction;
@@ -56,6 +69,11 @@ export class ConsistencyCheck extends Construct {
     const stack = Stack.of(this);
     const { nodes, uploads, bucket } = props;
     const repair = props.repair ?? 'orphans';
+    const grace = props.graceMinutes;
+    if (grace !== undefined && (!Number.isInteger(grace) || grace < 0)) throw new Error(`fsckGraceMinutes must be a whole number of minutes (got ${grace})`);
+    if (repair !== 'off' && grace !== undefined && grace < MIN_DELETING_GRACE_MINUTES) {
+      throw new Error(`fsckGraceMinutes must be at least ${MIN_DELETING_GRACE_MINUTES} while fsckRepair deletes orphans (got ${grace}); set fsckRepair=off to report only`);
+    }
 
     // The function's ids sit on the stack, beside the other functions' (ConsistencyCheckFunction…).
     this.function = new DriveFunction(stack, 'ConsistencyCheckFunction', {
@@ -66,7 +84,10 @@ export class ConsistencyCheck extends Construct {
       logRemovalPolicy: RemovalPolicy.DESTROY,
       logLevel: props.logLevel,
       platformLogs: props.platformLogs,
-      environment: { ...props.environment, ...environmentOf({ fsckRepair: repair === 'all' ? 'true' : repair }) },
+      environment: {
+        ...props.environment,
+        ...environmentOf({ fsckRepair: repair === 'all' ? 'true' : repair, fsckGraceMinutes: grace === undefined ? undefined : String(grace) }),
+      },
     });
     // Reads: the nodes scan and the confirming reads, the sessions and journal (Scan), the listing and
     // HeadObject (GetObject; ListBucket makes a missing object NotFound rather than AccessDenied).
@@ -79,6 +100,17 @@ export class ConsistencyCheck extends Construct {
         conditions: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [CHECK_CURSOR_ID] } },
       }),
     );
+    // Deleting repair notes orphan candidates between runs (one item each, found by its Scan) and forgets them:
+    // those items only.
+    if (repair !== 'off') {
+      this.function.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['dynamodb:BatchWriteItem'],
+          resources: [uploads.tableArn],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${CHECK_CANDIDATE_PREFIX}*`] } },
+        }),
+      );
+    }
     // Deleting orphans, by default: what a one-file upload killed between its bytes and its record leaves
     // (docs/hot-path-design.md). DeleteObjects is DeleteObject per key; the bucket's objects only.
     if (repair !== 'off') this.function.allowObjects(bucket, 'DeleteObject');
@@ -107,6 +139,14 @@ export class ConsistencyCheck extends Construct {
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
         alarmDescription: 'The scheduled consistency check found what it could not repair: records without bytes, orphaned objects it did not delete, or a broken tree; its log line names them (docs/consistency-check.md)',
+      }),
+      new Alarm(stack, 'RepairedObjectsHigh', {
+        metric: metric('RepairedObjects', 'Sum'),
+        threshold: REPAIRED_OBJECTS_ALARM_THRESHOLD,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: `The scheduled consistency check deleted ${REPAIRED_OBJECTS_ALARM_THRESHOLD} or more orphaned objects in one period (${everyHours} h): many killed uploads, or records it could not see; its log lines name them (docs/consistency-check.md, "Brakes")`,
       }),
       new Alarm(stack, 'ConsistencyCheckNotRunning', {
         metric: metric('ConsistencyCheckRuns', 'Sum'),

@@ -59,7 +59,7 @@ export interface DriveStackProps extends StackProps {
   /** Serve the API on a custom domain with an ACM certificate in the stack's region. */
   domain?: { domainName: string; certificateArn: string; basePath?: string };
   /** The scheduled consistency check (docs/consistency-check.md): its period, and what it repairs. @default every 24 hours, deleting orphaned objects past the grace period */
-  consistencyCheck?: { everyHours?: number; repair?: RepairMode };
+  consistencyCheck?: { everyHours?: number; repair?: RepairMode; graceMinutes?: number };
   /** The lowest level the functions log (Lambda's application log level, which the code reads too). @default 'INFO' */
   logLevel?: LogLevel;
   /** An address that every alarm is e-mailed to, through the alarm topic. @default none (subscribe to the topic yourself) */

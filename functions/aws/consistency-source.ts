@@ -1,18 +1,32 @@
-import { type DynamoDBClient, GetItemCommand, PutItemCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
+import { BatchWriteItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand, ScanCommand, type ScanCommandOutput, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand, ListObjectsCommand, type ListObjectsCommandOutput, NotFound, type S3Client } from '@aws-sdk/client-s3';
 import type { StoredNode, StoredObject } from '../core/consistency';
-import type { CheckCursor, ConsistencySource, CursorStore } from '../core/consistency-check';
+import type { CheckCursor, ConsistencySource, CursorStore, OrphanCandidates } from '../core/consistency-check';
+import { scanAll } from './batches';
 import { fromItem } from './dynamo-node-store';
-import { NODES_PARTITION_KEY, UPLOADS_PARTITION_KEY } from './schema';
+import { NODES_PARTITION_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from './schema';
 
 /** The uploads-table item that holds the scheduled check's cursor; its role may write this item and no other. */
 export const CHECK_CURSOR_ID = 'fsck#cursor';
 
+/**
+ * The uploads-table items of orphan candidates start with this, one per object (`fsck#orphan#<object key>`);
+ * its role may write these and the cursor, no other item.
+ */
+export const CHECK_CANDIDATE_PREFIX = 'fsck#orphan#';
+
+/**
+ * How long a candidate item lives if no run comes back to its object (TTL): a backstop, since the run that
+ * checks its slice again drops or deletes it. Longer than a pass over the bucket should take, or a candidate
+ * expires before its second confirmation and the object waits another pass.
+ */
+const CANDIDATE_TTL_SECONDS = 90 * 24 * 3600;
+
 /** Parallel segments of the nodes scan: a full scan per run is the check's cost, so it runs four pages at a time. */
 const SCAN_SEGMENTS = 4;
 
-/** The bucket and tables as the scheduled check reads them, and its cursor in the uploads table. */
-export class AwsConsistencySource implements ConsistencySource, CursorStore {
+/** The bucket and tables as the scheduled check reads them, and its cursor and orphan candidates in the uploads table. */
+export class AwsConsistencySource implements ConsistencySource, CursorStore, OrphanCandidates {
   constructor(
     private readonly dynamodb: DynamoDBClient,
     private readonly s3: S3Client,
@@ -88,6 +102,45 @@ export class AwsConsistencySource implements ConsistencySource, CursorStore {
         },
       }),
     );
+  }
+
+  async listCandidates(): Promise<Map<string, Date>> {
+    // The table holds only work in flight, the cursor and the candidates, so a filtered scan stays small.
+    const items = await scanAll(this.dynamodb, {
+      TableName: this.names.uploadsTable,
+      ConsistentRead: true,
+      FilterExpression: 'begins_with(#id, :prefix)',
+      ExpressionAttributeNames: { '#id': UPLOADS_PARTITION_KEY },
+      ExpressionAttributeValues: { ':prefix': { S: CHECK_CANDIDATE_PREFIX } },
+    });
+    return new Map(items.map((item) => [item[UPLOADS_PARTITION_KEY].S!.slice(CHECK_CANDIDATE_PREFIX.length), new Date(Number(item.notedAt?.N ?? 0))]));
+  }
+
+  async addCandidates(keys: readonly string[], at: Date): Promise<void> {
+    const expires = String(Math.floor(at.getTime() / 1000) + CANDIDATE_TTL_SECONDS);
+    // No `objectKey` attribute: the pending keys (sessions, journal) are read by that name.
+    await this.writeBatches(
+      keys.map((key) => ({
+        PutRequest: { Item: { [UPLOADS_PARTITION_KEY]: { S: `${CHECK_CANDIDATE_PREFIX}${key}` }, notedAt: { N: String(at.getTime()) }, [UPLOADS_TTL_ATTRIBUTE]: { N: expires } } },
+      })),
+    );
+  }
+
+  async removeCandidates(keys: readonly string[]): Promise<void> {
+    await this.writeBatches(keys.map((key) => ({ DeleteRequest: { Key: { [UPLOADS_PARTITION_KEY]: { S: `${CHECK_CANDIDATE_PREFIX}${key}` } } } })));
+  }
+
+  /** BatchWriteItem, 25 requests a call, sending unprocessed ones again (a few times, then it throws). */
+  private async writeBatches(requests: WriteRequest[]): Promise<void> {
+    for (let i = 0; i < requests.length; i += 25) {
+      let batch: WriteRequest[] = requests.slice(i, i + 25);
+      for (let attempt = 0; batch.length > 0; attempt++) {
+        if (attempt === 5) throw new Error(`${batch.length} orphan-candidate writes to ${this.names.uploadsTable} stayed unprocessed`);
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+        const { UnprocessedItems } = await this.dynamodb.send(new BatchWriteItemCommand({ RequestItems: { [this.names.uploadsTable]: batch } }));
+        batch = UnprocessedItems?.[this.names.uploadsTable] ?? [];
+      }
+    }
   }
 }
 

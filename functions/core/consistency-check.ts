@@ -29,6 +29,34 @@ export interface ConsistencySource {
   headObject(key: string): Promise<StoredObject | undefined>;
 }
 
+/**
+ * Orphan candidates between runs: objects a run confirmed unreferenced (both scans), kept so that a later run
+ * deletes one only if it confirms it again at least the grace period after it was first noted. A DynamoDB Scan
+ * is no snapshot, so one run's two scans can both miss a record that moves; a deletion needs two runs' scans
+ * (four in all) to miss it, hours apart.
+ */
+export interface OrphanCandidates {
+  /** Every noted candidate: its object key, and when a run first confirmed it unreferenced. */
+  listCandidates(): Promise<Map<string, Date>>;
+  /** Notes `keys` as confirmed unreferenced at `at`. */
+  addCandidates(keys: readonly string[], at: Date): Promise<void>;
+  /** Forgets `keys`: named again, gone, or deleted. */
+  removeCandidates(keys: readonly string[]): Promise<void>;
+}
+
+/**
+ * The most orphans one run deletes. A killed upload leaves one object; more due at once than this means
+ * something larger is wrong (a restored or misconfigured nodes table), so the run deletes none and reports
+ * them all as findings. docs/consistency-check.md, "Brakes".
+ */
+export const MAX_DELETIONS_PER_RUN = 1000;
+
+/**
+ * The least grace period a deleting check may have (stack and handler refuse less, the local host aside): far
+ * above the upload functions' timeouts, and the least time between a candidate's two confirmations.
+ */
+export const MIN_DELETING_GRACE_MINUTES = 15;
+
 /** Where the cursor lives between runs. */
 export interface CursorStore {
   read(): Promise<CheckCursor | undefined>;
@@ -46,8 +74,13 @@ export interface SliceOptions {
    * function's timeout.
    */
   graceMs: number;
-  /** `orphans`: deletes confirmed orphans past the grace period; `all`: recreates missing parents too; `off`: reports only. */
+  /**
+   * `orphans`: deletes orphans past the grace period that an earlier run, at least the grace period ago, confirmed
+   * too; `all`: recreates missing parents too; `off`: reports only.
+   */
   repair: RepairMode;
+  /** The most orphans one run deletes; more due than this and it deletes none. @default MAX_DELETIONS_PER_RUN */
+  maxDeletions?: number;
   now?: Date;
 }
 
@@ -67,6 +100,13 @@ export interface SliceReport {
   collected: StoredObject[];
   /** Unreferenced objects younger than the grace period: an upload may yet record them. */
   recentUnreferenced: number;
+  /**
+   * Confirmed orphans past the grace period that wait for a later run's confirmation before they are deleted
+   * (repair on): noted by this run, or by one less than the grace period ago. Neither findings nor deleted.
+   */
+  awaiting: number;
+  /** Set when a brake stopped all deletions of this run: why. The due orphans are then findings. */
+  withheld?: string;
   inFlight: number;
   repaired?: { deletedObjects: string[]; deleteFailed?: string; recreatedFolders: string[]; notRecreated: { folder: string; reason: string }[] };
   /** The pass over the bucket ended with this slice. */
@@ -87,11 +127,13 @@ export function findingsCount(findings: SliceReport['findings']): number {
  * once. Each finding is confirmed before it counts: a record without bytes by reading both again, an
  * unreferenced object by a second scan (a file moved during the first one is in neither of its partitions),
  * a missing parent by reading it. Repair (on by default, `orphans`) deletes only confirmed unreferenced objects
- * older than the grace period, which are then reported as `collected`, not as findings; with `all` it also
+ * older than the grace period that an earlier run noted as confirmed too, at least the grace period before
+ * (`OrphanCandidates`), at most `maxDeletions` of them and none if there are more, or if the scan saw no file
+ * record at all (brakes); deleted ones are reported as `collected`, not as findings. With `all` it also
  * recreates missing parents; it deletes no record.
  */
 export async function checkSlice(
-  deps: { source: ConsistencySource; cursors: CursorStore; nodes: NodeStore; objects: ObjectStore },
+  deps: { source: ConsistencySource; cursors: CursorStore; candidates: OrphanCandidates; nodes: NodeStore; objects: ObjectStore },
   options: SliceOptions,
 ): Promise<SliceReport> {
   const now = options.now ?? new Date();
@@ -105,7 +147,11 @@ export async function checkSlice(
   const from = cursor.after;
   const to = done ? undefined : objects.at(-1)?.key;
   const inSlice = (key: string) => (from === undefined || key > from) && (to === undefined || key <= to);
-  const nodes = await deps.source.scanNodes(({ node }) => node.kind === 'folder' || inSlice(node.objectKey), options.deadline);
+  let filesSeen = 0;
+  const nodes = await deps.source.scanNodes(({ node }) => {
+    if (node.kind === 'file') filesSeen++;
+    return node.kind === 'folder' || inSlice(node.objectKey);
+  }, options.deadline);
 
   const raw = check(nodes, objects, pending);
   const cutoff = now.getTime() - options.graceMs;
@@ -126,15 +172,35 @@ export async function checkSlice(
     findings,
     collected: [],
     recentUnreferenced: raw.orphanedObjects.length - unreferenced.length,
+    awaiting: 0,
     inFlight: raw.inFlight.length,
     passDone: done,
   };
   if (options.repair !== 'off') {
-    report.repaired = await repair(deps, findings, now, options.repair);
-    // Deleted orphans are repaired, not findings: the alarm is for what the check could not repair.
+    // Time-separated confirmation: an orphan is due only if an earlier run noted it at least the grace period ago.
+    const noted = await deps.candidates.listCandidates();
+    const confirmed = findings.orphanedObjects;
+    const confirmedKeys = new Set(confirmed.map((object) => object.key));
+    const due = confirmed.filter((object) => (noted.get(object.key)?.getTime() ?? Number.POSITIVE_INFINITY) <= cutoff);
+    const fresh = confirmed.filter((object) => !noted.has(object.key));
+    // Candidates of this slice not confirmed now: named again (or young, or gone), so a later sighting starts over.
+    const dropped = [...noted.keys()].filter((key) => inSlice(key) && !confirmedKeys.has(key));
+    const maxDeletions = options.maxDeletions ?? MAX_DELETIONS_PER_RUN;
+    if (due.length > maxDeletions) report.withheld = `${due.length} orphans due, more than the ${maxDeletions} one run may delete: deleting none`;
+    else if (due.length > 0 && filesSeen === 0) report.withheld = `the nodes table holds no file record while ${due.length} objects past the grace period are due: deleting none`;
+    report.repaired = await repair(deps, { ...findings, orphanedObjects: report.withheld === undefined ? due : [] }, now, options.repair);
+    // Deleted orphans are repaired, not findings: the alarm is for what the check could not repair. Orphans
+    // waiting for their second confirmation are neither; withheld ones stay findings.
     const deleted = new Set(report.repaired.deletedObjects);
-    report.collected = findings.orphanedObjects.filter((object) => deleted.has(object.key));
-    findings.orphanedObjects = findings.orphanedObjects.filter((object) => !deleted.has(object.key));
+    const dueKeys = new Set(due.map((object) => object.key));
+    report.collected = confirmed.filter((object) => deleted.has(object.key));
+    findings.orphanedObjects = confirmed.filter((object) => dueKeys.has(object.key) && !deleted.has(object.key));
+    report.awaiting = confirmed.length - due.length;
+    await deps.candidates.removeCandidates([...dropped, ...deleted]);
+    await deps.candidates.addCandidates(
+      fresh.map((object) => object.key),
+      now,
+    );
   }
   await deps.cursors.write(done ? { passes: cursor.passes + 1 } : { after: to, passes: cursor.passes });
   return report;

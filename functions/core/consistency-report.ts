@@ -32,6 +32,8 @@ export function logLine(report: SliceReport, milliseconds: number, repair: Repai
     collected: report.collected.length,
     ...(report.collected.length > 0 ? { collectedObjects: report.collected.slice(0, NAMED_PER_KIND).map((object) => `${object.key} (${object.size} bytes, ${object.lastModified.toISOString()})`) } : {}),
     recentUnreferenced: report.recentUnreferenced,
+    awaiting: report.awaiting,
+    ...(report.withheld === undefined ? {} : { withheld: report.withheld }),
     inFlight: report.inFlight,
     repair,
     ...(report.repaired

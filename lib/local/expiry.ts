@@ -7,8 +7,9 @@ import { join } from 'node:path';
  * What DynamoDB's TTL does in AWS, which dynalite lacks: removes the items of `table` whose TTL attribute
  * (epoch seconds) is past, and nothing more. In AWS nothing of ours runs when TTL removes an upload session:
  * its multipart upload stays until the bucket's lifecycle rule (`abortStaleUploads`), and an object a failed
- * completion assembled becomes an orphan that the scheduled consistency check deletes past its grace period
- * (by default; it only reports it with `DRIVE_FSCK_REPAIR=off`), which the host runs from the same module on
+ * completion assembled becomes an orphan that the scheduled consistency check deletes past its grace period,
+ * on its second confirmation a grace period after the first (by default; it only reports it with
+ * `DRIVE_FSCK_REPAIR=off`), which the host runs from the same module on
  * its own timer. Returns how many items it removed.
  */
 export async function expireItems(dynamodb: DynamoDBClient, table: { name: string; keys: readonly string[]; ttlAttribute: string }, now = Date.now()): Promise<number> {

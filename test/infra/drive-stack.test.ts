@@ -268,10 +268,10 @@ describe('DriveStack', () => {
       expect(fn.Properties.Environment.Variables.DRIVE_FSCK_REPAIR).toBe('orphans');
     });
 
-    it('by default reads the bucket and the nodes table, deletes objects of the bucket (orphans), and writes no item but its own cursor', () => {
+    it('by default reads the bucket and the nodes table, deletes objects of the bucket (orphans), and writes no item but its own cursor and orphan candidates', () => {
       const logs = ['logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
       expect(actionsOf('consistency-check')).toEqual(
-        ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:PutItem', 's3:ListBucket', 's3:GetObject', 's3:DeleteObject', ...logs].sort(),
+        ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem', 's3:ListBucket', 's3:GetObject', 's3:DeleteObject', ...logs].sort(),
       );
       const roleId = stack.getLogicalId(stack.functions['consistency-check'].role!.node.defaultChild as never);
       const statements = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } })).flatMap(
@@ -279,6 +279,9 @@ describe('DriveStack', () => {
       );
       const puts = statements.filter((s) => ([] as string[]).concat(s.Action).includes('dynamodb:PutItem'));
       expect(puts).toEqual([expect.objectContaining({ Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['fsck#cursor'] } } })]);
+      // Its candidates between runs (docs/consistency-check.md): those items of the uploads table only.
+      const batchWrites = statements.filter((s) => ([] as string[]).concat(s.Action).includes('dynamodb:BatchWriteItem'));
+      expect(batchWrites).toEqual([expect.objectContaining({ Action: 'dynamodb:BatchWriteItem', Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['fsck#orphan#*'] } } })]);
       // The delete is of the files bucket's objects only: no other bucket, not the bucket itself.
       const bucketId = Object.keys(template.findResources('AWS::S3::Bucket', { Properties: { LoggingConfiguration: Match.anyValue() } }))[0];
       const deletes = statements.filter((s) => ([] as string[]).concat(s.Action).includes('s3:DeleteObject'));
@@ -313,7 +316,33 @@ describe('DriveStack', () => {
         MetricName: 'Errors',
         Dimensions: [{ Name: 'FunctionName', Value: { Ref: checkFunction() } }],
       });
-      expect(stack.alarms.map((alarm) => alarm.node.id)).toEqual(expect.arrayContaining(['ConsistencyFindings', 'ConsistencyCheckNotRunning']));
+      expect(stack.alarms.map((alarm) => alarm.node.id)).toEqual(expect.arrayContaining(['ConsistencyFindings', 'ConsistencyCheckNotRunning', 'RepairedObjectsHigh']));
+    });
+
+    it('alarms when it deletes 100 or more orphans in one period (docs/consistency-check.md, "Brakes")', () => {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'Drive',
+        MetricName: 'RepairedObjects',
+        Dimensions: [{ Name: 'Bucket', Value: Match.anyValue() }],
+        Statistic: 'Sum',
+        Period: 86_400,
+        EvaluationPeriods: 1,
+        Threshold: 100,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+    });
+
+    it('refuses a grace period under 15 minutes while repair deletes, naming the context key; passes one it takes to the function', () => {
+      const app = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+      expect(() => new DriveStack(app(), 'NoGrace', { consistencyCheck: { graceMinutes: 0 } })).toThrow(
+        'fsckGraceMinutes must be at least 15 while fsckRepair deletes orphans (got 0); set fsckRepair=off to report only',
+      );
+      expect(() => new DriveStack(app(), 'ShortGrace', { consistencyCheck: { graceMinutes: 14, repair: 'all' } })).toThrow(/fsckGraceMinutes must be at least 15/);
+      const reporting = Template.fromStack(new DriveStack(app(), 'ReportingNoGrace', { consistencyCheck: { graceMinutes: 0, repair: 'off' } }));
+      reporting.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ DRIVE_FSCK_REPAIR: 'off', DRIVE_FSCK_GRACE_MINUTES: '0' }) } });
+      const graced = Template.fromStack(new DriveStack(app(), 'Graced', { consistencyCheck: { graceMinutes: 15 } }));
+      graced.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ DRIVE_FSCK_REPAIR: 'orphans', DRIVE_FSCK_GRACE_MINUTES: '15' }) } });
     });
 
     it('reports only, and may then delete nothing, when fsckRepair is off', () => {
@@ -445,7 +474,7 @@ describe('DriveStack', () => {
 
   it('alarms on the API 5xx rate and on errors and throttles of every function', () => {
     // API 5xx, jobs dead-lettered, orphaned objects and the 429 rate; errors and throttles of each function; and the consistency check's two: findings, and no finished run.
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 2 + 30 * 2 + 2);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 3 + 30 * 2 + 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('errors') })]) });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
   });
