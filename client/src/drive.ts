@@ -155,11 +155,12 @@ export class Drive {
     if (!options.baseUrl) throw new TypeError('Drive needs a baseUrl');
     if (!options.apiKey && !options.oidc) throw new TypeError('Drive needs an apiKey or oidc');
     if (options.apiKey && options.oidc) throw new TypeError('Drive takes an apiKey or oidc, not both');
-    const fetcher = options.fetch ?? globalThis.fetch;
+    // The key source sends its exchanges through the transport it serves (looked up at the first call).
+    const keys = options.apiKey ?? new OidcKeySource(`${options.baseUrl.replace(/\/+$/, '')}/drive/token`, options.oidc!, (call) => this.transport.send(call), options.clock);
     this.transport = new Transport({
       baseUrl: options.baseUrl,
-      apiKey: options.apiKey ?? new OidcKeySource(options.baseUrl, options.oidc!, fetcher, options.clock),
-      fetch: fetcher,
+      apiKey: keys,
+      fetch: options.fetch ?? globalThis.fetch,
       retry: { ...DEFAULT_RETRY, ...options.retry },
       timeoutMs: options.timeoutMs,
       clock: options.clock,

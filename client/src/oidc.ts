@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { DriveError, errorFromResponse } from './errors';
 import { type Clock, systemClock } from './rate-limit-pacer';
+import type { Call, CallResult } from './transport';
 
 /**
  * Where the API key of a call comes from: a fixed key, or a `KeySource` that exchanges an OIDC token for a
@@ -84,10 +85,15 @@ export class OidcKeySource implements KeySource {
   private pending?: Promise<Minted>;
   private readonly token: TokenProvider;
 
+  /**
+   * `send` is the client's transport (its pacing, and its retries of a `5xx`, a `429` or a lost answer: an
+   * exchange is safe to repeat, each mints a key of its own and an unused one just ends); `url` is the
+   * exchange's absolute URL.
+   */
   constructor(
-    private readonly baseUrl: string,
+    private readonly url: string,
     private readonly options: OidcOptions,
-    private readonly fetcher: typeof fetch = globalThis.fetch,
+    private readonly send: (call: Call) => Promise<CallResult>,
     private readonly clock: Clock = systemClock,
   ) {
     const { token } = options;
@@ -113,13 +119,7 @@ export class OidcKeySource implements KeySource {
     const token = await this.token(signal);
     this.exchanges++;
     const body = JSON.stringify({ drive: this.options.drive ?? 'default', token, ...(this.options.ttlSeconds === undefined ? {} : { ttl_seconds: this.options.ttlSeconds }) });
-    const url = `${this.baseUrl.replace(/\/+$/, '')}/drive/token`;
-    let response: Response;
-    try {
-      response = await this.fetcher(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body, signal });
-    } catch (error) {
-      throw new DriveError('network_error', `POST /drive/token got no answer: ${(error as Error).message}`, 0, { cause: error });
-    }
+    const { response } = await this.send({ method: 'POST', url: this.url, bucket: 'token', headers: { 'Content-Type': 'application/json' }, body, signal });
     if (!response.ok) throw await errorFromResponse(response, 'POST /drive/token');
     const data = ((await response.json()) as { data?: { key?: unknown; expires_at?: unknown } }).data;
     const expiresAt = typeof data?.expires_at === 'string' ? Date.parse(data.expires_at) : Number.NaN;

@@ -3,8 +3,11 @@ import { DriveError, abortReason, errorName } from './errors';
 import { type KeySource, StaticKey } from './oidc';
 import { type Clock, RateLimitPacer, systemClock } from './rate-limit-pacer';
 
-/** The API's rate-limit buckets (one per endpoint and key); the large-upload routes take `upload` tokens. */
-export type Bucket = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'jobs' | 'links';
+/**
+ * The API's rate-limit buckets (one per endpoint and key); the large-upload routes take `upload` tokens.
+ * `token` is the keyless exchange's (`POST /drive/token`, kept per source address): paced, sent with no key.
+ */
+export type Bucket = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'jobs' | 'links' | 'token';
 
 /** How failed attempts are retried. */
 export interface RetryOptions {
@@ -105,7 +108,7 @@ export class Transport {
     for (;;) {
       const pacer = call.bucket ? this.pacerOf(call.bucket) : undefined;
       if (pacer) await this.paced(pacer, call.signal);
-      const key = call.bucket ? await this.keys.key(call.signal) : undefined;
+      const key = call.bucket && call.bucket !== 'token' ? await this.keys.key(call.signal) : undefined;
       let response: Response;
       try {
         response = await this.attempt(call, key);

@@ -101,6 +101,28 @@ describe('OIDC credentials', () => {
     expect(error).toMatchObject({ code: 'unauthorized', status: 401, message: 'the token has expired (exp)' });
   });
 
+  it('an exchange answered 503 (its issuer down) is retried as any call is, and counted as a token request', async () => {
+    // Prepare
+    const api = fakeApi();
+    let first = true;
+    const fetcher = fakeFetch((request) => {
+      if (request.url.pathname === '/v1/drive/token' && first) {
+        first = false;
+        return jsonResponse(503, { error: { code: 'internal_error', message: "the token's issuer could not be reached; retry later" } });
+      }
+      return api.fetcher(request.url.toString(), { method: request.method, headers: request.headers, body: request.body });
+    });
+    const drive = new Drive({ baseUrl: BASE, oidc: { token: JWT }, fetch: fetcher, clock: new FakeClock() });
+
+    // Act
+    await drive.list('/');
+
+    // Assess
+    expect(fetcher.requests.map((request) => request.url.pathname)).toEqual(['/v1/drive/token', '/v1/drive/token', '/v1/drive/list']);
+    expect(drive.stats.requestsBy).toEqual({ token: 2, list: 1 });
+    expect(drive.stats.retries).toBe(1);
+  });
+
   it('the renewal margin is 20 % of the life, at least 60 s, at most half the life', () => {
     expect(renewMarginMs(3_600_000)).toBe(720_000);
     expect(renewMarginMs(200_000)).toBe(60_000);
