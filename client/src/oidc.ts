@@ -79,8 +79,6 @@ interface Minted {
  * for it. The key is never logged nor put in an error message.
  */
 export class OidcKeySource implements KeySource {
-  /** Exchanges made so far. */
-  exchanges = 0;
   private current?: Minted;
   private pending?: Promise<Minted>;
   private readonly token: TokenProvider;
@@ -117,7 +115,6 @@ export class OidcKeySource implements KeySource {
 
   private async exchange(signal?: AbortSignal): Promise<Minted> {
     const token = await this.token(signal);
-    this.exchanges++;
     const body = JSON.stringify({ drive: this.options.drive ?? 'default', token, ...(this.options.ttlSeconds === undefined ? {} : { ttl_seconds: this.options.ttlSeconds }) });
     const { response } = await this.send({ method: 'POST', url: this.url, bucket: 'token', headers: { 'Content-Type': 'application/json' }, body, signal });
     if (!response.ok) throw await errorFromResponse(response, 'POST /drive/token');
