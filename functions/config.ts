@@ -297,6 +297,26 @@ export const SETTINGS = {
     description: 'the API key for the `drive` CLI (`--api-key` first)',
     parse: text,
   }),
+  oidcTokenFile: entry({
+    name: 'DRIVE_OIDC_TOKEN_FILE', type: 'file path', default: 'none', readBy: ['client CLI'],
+    description: 'without a key: a file holding an OIDC token, read at each exchange for a short-lived key (`--oidc-token-file` first; docs/federation.md)',
+    parse: text,
+  }),
+  oidcToken: entry({
+    name: 'DRIVE_OIDC_TOKEN', type: 'JWT', default: 'none', readBy: ['client CLI'],
+    description: 'without a key or a token file: the OIDC token the `drive` CLI exchanges at `POST /drive/token` for short-lived keys',
+    parse: text,
+  }),
+  oidcAudience: entry({
+    name: 'DRIVE_OIDC_AUDIENCE', type: 'text', default: "none (the runner's default audience)", readBy: ['client CLI'],
+    description: "in GitHub Actions, with no key nor token set: the audience of the token the CLI asks the runner for (`ACTIONS_ID_TOKEN_REQUEST_URL`), the trust rule's `audience`",
+    parse: text,
+  }),
+  oidcDrive: entry({
+    name: 'DRIVE_OIDC_DRIVE', type: 'drive name', default: '`default`', readBy: ['client CLI'],
+    description: 'the drive an OIDC token is exchanged into',
+    parse: text,
+  }),
   cliSource: entry({
     name: 'DRIVE_CLI_SOURCE', type: '`1` or unset', default: 'unset', readBy: ['client CLI'],
     description: 'runs the CLI from its TypeScript source even where a build exists',

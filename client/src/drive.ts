@@ -8,6 +8,7 @@ import { packBatches } from './batch-packing';
 import { type Download, type DownloadOptions, directDownloadOf, openDownload } from './download';
 import { DriveError, errorFromResponse, isAbortError, jobFailure } from './errors';
 import { uploadLarge } from './large-upload';
+import { type OidcOptions, OidcKeySource } from './oidc';
 import { mapLimit } from './pool';
 import type { Clock } from './rate-limit-pacer';
 import { DEFAULT_RETRY, type RetryOptions, Transport, type TransportStats, discard } from './transport';
@@ -19,7 +20,14 @@ const MiB = 1024 * 1024;
 export interface DriveOptions {
   /** The API's base URL: `http://127.0.0.1:3000` locally, the stage URL (`…/v1`) in AWS. */
   baseUrl: string;
-  apiKey: string;
+  /** The API key; or give `oidc` instead. */
+  apiKey?: string;
+  /**
+   * No key, but the job's OIDC identity token: exchanged at `POST /drive/token` for a short-lived key, exchanged
+   * again when less than 20 % of the key's life (and at least 60 s) is left, and at once after a `401` (one
+   * retry). See docs/federation.md.
+   */
+  oidc?: OidcOptions;
   /** The fetch to send with (default: the global one); tests pass one that counts. */
   fetch?: typeof fetch;
   /** Upload requests in flight at once: batches, and large files (each with its own parts). Default 4. */
@@ -145,10 +153,13 @@ export class Drive {
 
   constructor(options: DriveOptions) {
     if (!options.baseUrl) throw new TypeError('Drive needs a baseUrl');
-    if (!options.apiKey) throw new TypeError('Drive needs an apiKey');
+    if (!options.apiKey && !options.oidc) throw new TypeError('Drive needs an apiKey or oidc');
+    if (options.apiKey && options.oidc) throw new TypeError('Drive takes an apiKey or oidc, not both');
+    // The key source sends its exchanges through the transport it serves (looked up at the first call).
+    const keys = options.apiKey ?? new OidcKeySource(`${options.baseUrl.replace(/\/+$/, '')}/drive/token`, options.oidc!, (call) => this.transport.send(call), options.clock);
     this.transport = new Transport({
       baseUrl: options.baseUrl,
-      apiKey: options.apiKey,
+      apiKey: keys,
       fetch: options.fetch ?? globalThis.fetch,
       retry: { ...DEFAULT_RETRY, ...options.retry },
       timeoutMs: options.timeoutMs,

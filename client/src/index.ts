@@ -7,3 +7,5 @@ export type { RetryOptions, TransportStats, Bucket } from './transport';
 export type { CopyJob, DeleteJob, DirectDownload, DriveEntry, DriveFile, DriveFileEntry, DriveFolder, DriveFolderEntry, DriveJob, FileHead, FilesDeletion, FolderDeletion, JobError, Listing, MoveJob, ShareLink, ShareLinkEntry, UploadSession } from './types';
 export { ContentEtagHash, contentEtag, etagForm, fileContentEtag, multipartEtag, partSizeFor, partsOf } from './content-etag';
 export type { Clock } from './rate-limit-pacer';
+export { githubActionsToken, tokenFile } from './oidc';
+export type { OidcOptions, TokenProvider } from './oidc';

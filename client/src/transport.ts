@@ -1,9 +1,13 @@
 import { backoffDelay, rateLimitedDelay } from './backoff';
 import { DriveError, abortReason, errorName } from './errors';
+import { type KeySource, StaticKey } from './oidc';
 import { type Clock, RateLimitPacer, systemClock } from './rate-limit-pacer';
 
-/** The API's rate-limit buckets (one per endpoint and key); the large-upload routes take `upload` tokens. */
-export type Bucket = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'jobs' | 'links';
+/**
+ * The API's rate-limit buckets (one per endpoint and key); the large-upload routes take `upload` tokens.
+ * `token` is the keyless exchange's (`POST /drive/token`, kept per source address): paced, sent with no key.
+ */
+export type Bucket = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'jobs' | 'links' | 'token';
 
 /** How failed attempts are retried. */
 export interface RetryOptions {
@@ -55,7 +59,8 @@ export interface TransportStats {
 
 export interface TransportOptions {
   baseUrl: string;
-  apiKey: string;
+  /** A fixed key, or a source of short-lived ones (an OIDC token exchanged at `POST /drive/token`). */
+  apiKey: string | KeySource;
   fetch: typeof fetch;
   retry: RetryOptions;
   /** Abort one attempt after this long (it is then retried as a network failure); none by default. */
@@ -78,9 +83,11 @@ export class Transport {
   readonly stats: TransportStats = { requests: 0, requestsBy: {}, retries: 0, rateLimited: 0, pacedMs: 0 };
   private readonly pacers = new Map<Bucket, RateLimitPacer>();
   private readonly clock: Clock;
+  private readonly keys: KeySource;
 
   constructor(private readonly options: TransportOptions) {
     this.clock = options.clock ?? systemClock;
+    this.keys = typeof options.apiKey === 'string' ? new StaticKey(options.apiKey) : options.apiKey;
   }
 
   /** The absolute URL of an API route with its query. */
@@ -97,12 +104,14 @@ export class Transport {
     let uncertain = false;
     let retries = 0;
     let refusals = 0;
+    let reexchanged = false;
     for (;;) {
       const pacer = call.bucket ? this.pacerOf(call.bucket) : undefined;
       if (pacer) await this.paced(pacer, call.signal);
+      const key = call.bucket && call.bucket !== 'token' ? await this.keys.key(call.signal) : undefined;
       let response: Response;
       try {
-        response = await this.attempt(call);
+        response = await this.attempt(call, key);
       } catch (error) {
         pacer?.settle(undefined, this.clock.now());
         if (call.signal?.aborted) throw abortReason(call.signal);
@@ -120,6 +129,12 @@ export class Transport {
         await discard(response);
         if (pacer) pacer.refuse(delay, this.clock.now());
         else await this.clock.sleep(delay, call.signal);
+        continue;
+      }
+      // A short-lived key that ended (or was cut short) since it was handed out: one new exchange, one retry.
+      if (response.status === 401 && key !== undefined && !reexchanged && this.keys.refused(key)) {
+        reexchanged = true;
+        await discard(response);
         continue;
       }
       if (response.status >= 500 && retries < retry.maxRetries) {
@@ -142,12 +157,12 @@ export class Transport {
     return this.clock.sleep(ms, signal);
   }
 
-  private async attempt(call: Call): Promise<Response> {
+  private async attempt(call: Call, key: string | undefined): Promise<Response> {
     this.stats.requests++;
     const kind = call.bucket ?? 'storage';
     this.stats.requestsBy[kind] = (this.stats.requestsBy[kind] ?? 0) + 1;
     const headers: Record<string, string> = { ...call.headers };
-    if (call.bucket) headers.Authorization = `Bearer ${this.options.apiKey}`;
+    if (key !== undefined) headers.Authorization = `Bearer ${key}`;
     const signals = [call.signal, this.options.timeoutMs ? AbortSignal.timeout(this.options.timeoutMs) : undefined].filter(
       (signal): signal is AbortSignal => signal !== undefined,
     );

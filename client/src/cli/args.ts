@@ -9,16 +9,24 @@ export class UsageError extends Error {
   }
 }
 
-/** Where the API is and which key to use: flags first, then `DRIVE_URL` and `DRIVE_API_KEY`. */
-export interface Connection {
-  url: string;
-  apiKey: string;
-}
+/**
+ * Where the API is and how to authorize: flags first, then `DRIVE_URL` and `DRIVE_API_KEY`; without a key, an
+ * OIDC token to exchange (`--oidc-token-file`, `DRIVE_OIDC_TOKEN_FILE`, `DRIVE_OIDC_TOKEN`, or the GitHub
+ * Actions runner's token request).
+ */
+export type Connection = { url: string } & ({ apiKey: string } | { oidc: OidcSource });
+
+/** Where the CLI gets an OIDC token at each exchange. */
+export type OidcSource =
+  | { kind: 'token'; token: string }
+  | { kind: 'file'; path: string }
+  | { kind: 'github-actions'; requestUrl: string; requestToken: string; audience?: string };
 
 interface Globals {
   json: boolean;
   url?: string;
   apiKey?: string;
+  oidcTokenFile?: string;
 }
 
 export type Command =
@@ -40,6 +48,7 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 const GLOBAL_OPTIONS: Options = {
   url: { type: 'string' },
   'api-key': { type: 'string' },
+  'oidc-token-file': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 };
@@ -80,7 +89,7 @@ export function parseCommand(argv: readonly string[]): Command {
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;
   if (values.help) return { name: 'help', topic: name };
-  const globals: Globals = { json: values.json === true, url: str(values.url), apiKey: str(values['api-key']) };
+  const globals: Globals = { json: values.json === true, url: str(values.url), apiKey: str(values['api-key']), oidcTokenFile: str(values['oidc-token-file']) };
   const positionals = parsed.positionals;
 
   switch (name) {
@@ -114,20 +123,26 @@ export function parseCommand(argv: readonly string[]): Command {
 }
 
 /** The API's address and key for `command`: its flags, else the environment; a `UsageError` if either is missing. */
-export function connectionOf(globals: { url?: string; apiKey?: string }, env: Record<string, string | undefined>): Connection {
+export function connectionOf(globals: { url?: string; apiKey?: string; oidcTokenFile?: string }, env: Record<string, string | undefined>): Connection {
   const url = globals.url ?? env.DRIVE_URL;
-  const apiKey = globals.apiKey ?? env.DRIVE_API_KEY;
   if (!url) throw new UsageError('no API address: set DRIVE_URL or pass --url');
   if (!/^https?:\/\//.test(url)) throw new UsageError(`DRIVE_URL / --url must be an http(s) URL (got "${url}")`);
-  if (!apiKey) throw new UsageError('no API key: set DRIVE_API_KEY or pass --api-key');
-  return { url, apiKey };
+  if (globals.apiKey) return { url, apiKey: globals.apiKey };
+  if (globals.oidcTokenFile) return { url, oidc: { kind: 'file', path: globals.oidcTokenFile } };
+  if (env.DRIVE_API_KEY) return { url, apiKey: env.DRIVE_API_KEY };
+  if (env.DRIVE_OIDC_TOKEN_FILE) return { url, oidc: { kind: 'file', path: env.DRIVE_OIDC_TOKEN_FILE } };
+  if (env.DRIVE_OIDC_TOKEN) return { url, oidc: { kind: 'token', token: env.DRIVE_OIDC_TOKEN } };
+  if (env.ACTIONS_ID_TOKEN_REQUEST_URL && env.ACTIONS_ID_TOKEN_REQUEST_TOKEN) {
+    return { url, oidc: { kind: 'github-actions', requestUrl: env.ACTIONS_ID_TOKEN_REQUEST_URL, requestToken: env.ACTIONS_ID_TOKEN_REQUEST_TOKEN, audience: env.DRIVE_OIDC_AUDIENCE || undefined } };
+  }
+  throw new UsageError('no API key: set DRIVE_API_KEY or pass --api-key');
 }
 
 /** The first bare word is the command; the values of global options are skipped on the way. */
 function commandIndex(argv: readonly string[]): number {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--url' || arg === '--api-key') i++;
+    if (arg === '--url' || arg === '--api-key' || arg === '--oidc-token-file') i++;
     else if (!arg.startsWith('-')) return i;
   }
   return -1;
@@ -212,6 +227,9 @@ Usage:
 Options everywhere:
   --url <url>        the API's base URL (default: $DRIVE_URL)
   --api-key <key>    the API key (default: $DRIVE_API_KEY)
+  --oidc-token-file <file>  no key: exchange the OIDC token in <file> (read at each exchange) for
+                     short-lived keys (default: $DRIVE_OIDC_TOKEN_FILE, $DRIVE_OIDC_TOKEN, or in GitHub
+                     Actions the runner's token for $DRIVE_OIDC_AUDIENCE; $DRIVE_OIDC_DRIVE, default "default")
   --json             one JSON document on stdout instead of text
   -h, --help         this text;  -v, --version  the version
 

@@ -1,6 +1,7 @@
 import { Drive } from '../drive';
 import { isAbortError } from '../errors';
-import { type Command, USAGE, UsageError, connectionOf, parseCommand } from './args';
+import { type TokenProvider, githubActionsToken, tokenFile } from '../oidc';
+import { type Command, type OidcSource, USAGE, UsageError, connectionOf, parseCommand } from './args';
 import { linkCommand } from './link-command';
 import { getCommand, lsCommand, mkdirCommand, rmCommand } from './ls-get-mkdir-rm';
 import { mvCpCommand } from './mv-cp-command';
@@ -43,7 +44,8 @@ export async function run(argv: readonly string[], io: CliIo = { stdout: process
   process.on('SIGTERM', onSignal);
   try {
     const connection = connectionOf(command, io.env);
-    const drive = new Drive({ baseUrl: connection.url, apiKey: connection.apiKey, concurrency: command.name === 'upload' ? command.concurrency : undefined });
+    const credentials = 'apiKey' in connection ? { apiKey: connection.apiKey } : { oidc: { token: tokenOf(connection.oidc), drive: io.env.DRIVE_OIDC_DRIVE || undefined } };
+    const drive = new Drive({ baseUrl: connection.url, ...credentials, concurrency: command.name === 'upload' ? command.concurrency : undefined });
     switch (command.name) {
       case 'upload':
         return await uploadCommand(command, drive, out, interrupt.signal);
@@ -75,5 +77,17 @@ export async function run(argv: readonly string[], io: CliIo = { stdout: process
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+  }
+}
+
+/** The token each exchange sends: the variable's, the file's as it is then, or a fresh one from the runner. */
+function tokenOf(source: OidcSource): string | TokenProvider {
+  switch (source.kind) {
+    case 'token':
+      return source.token;
+    case 'file':
+      return tokenFile(source.path);
+    case 'github-actions':
+      return githubActionsToken(source.requestUrl, source.requestToken, source.audience);
   }
 }

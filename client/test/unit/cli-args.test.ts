@@ -114,4 +114,21 @@ describe('Function: connectionOf', () => {
     expect(() => connectionOf({}, { DRIVE_URL: 'http://h' })).toThrow(/set DRIVE_API_KEY or pass --api-key/);
     expect(() => connectionOf({}, { DRIVE_URL: 'h:1', DRIVE_API_KEY: 'k' })).toThrow(/must be an http\(s\) URL/);
   });
+
+  it('without a key, takes an OIDC token: --oidc-token-file, DRIVE_OIDC_TOKEN_FILE, DRIVE_OIDC_TOKEN, then the GitHub Actions runner', () => {
+    const url = 'http://h:1';
+    const actions = { ACTIONS_ID_TOKEN_REQUEST_URL: 'http://runner/t?api-version=2.0', ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'rt', DRIVE_OIDC_AUDIENCE: 'drive' };
+    expect(connectionOf({ oidcTokenFile: '/var/run/token' }, { DRIVE_URL: url, DRIVE_OIDC_TOKEN: 'jwt' })).toEqual({ url, oidc: { kind: 'file', path: '/var/run/token' } });
+    expect(connectionOf({}, { DRIVE_URL: url, DRIVE_OIDC_TOKEN_FILE: '/t', DRIVE_OIDC_TOKEN: 'jwt' })).toEqual({ url, oidc: { kind: 'file', path: '/t' } });
+    expect(connectionOf({}, { DRIVE_URL: url, DRIVE_OIDC_TOKEN: 'jwt', ...actions })).toEqual({ url, oidc: { kind: 'token', token: 'jwt' } });
+    expect(connectionOf({}, { DRIVE_URL: url, ...actions })).toEqual({ url, oidc: { kind: 'github-actions', requestUrl: actions.ACTIONS_ID_TOKEN_REQUEST_URL, requestToken: 'rt', audience: 'drive' } });
+    // A key, where one is given, comes first; half the runner's variables are none.
+    expect(connectionOf({}, { DRIVE_URL: url, DRIVE_API_KEY: 'k', DRIVE_OIDC_TOKEN: 'jwt' })).toEqual({ url, apiKey: 'k' });
+    expect(() => connectionOf({}, { DRIVE_URL: url, ACTIONS_ID_TOKEN_REQUEST_URL: 'http://runner/t?x=1' })).toThrow(/set DRIVE_API_KEY or pass --api-key/);
+  });
+
+  it('reads --oidc-token-file before or after the command', () => {
+    expect(parseCommand(['--oidc-token-file', '/t', 'ls'])).toMatchObject({ name: 'ls', oidcTokenFile: '/t' });
+    expect(parseCommand(['ls', '--oidc-token-file', '/t', '/a'])).toMatchObject({ name: 'ls', folder: '/a', oidcTokenFile: '/t' });
+  });
 });
