@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { type ApiKeyRecord, DEFAULT_ROLE, DRIVE_ID, type Role, accessProblem, hashSecret, newSecret } from '../core/access';
-import { callerOf, keyItemKey } from './dynamo-access';
+import { callerOf, keyItem, keyItemKey } from './dynamo-access';
 import { KEYS_BY_DRIVE_INDEX, ACCESS_PARTITION_KEY as PK } from './schema';
 
 /** Creating, listing and revoking API keys: the key tool, the local host and the admin routes. */
@@ -44,16 +44,7 @@ export class DynamoKeyAdmin {
       createdAt: new Date().toISOString(),
       last4: secret.slice(-4),
     };
-    const item: Record<string, AttributeValue> = {
-      ...keyItemKey(hashSecret(secret)),
-      keyId: { S: record.keyId },
-      drive: { S: record.drive },
-      role: { S: record.role },
-      prefix: { S: record.prefix },
-      name: { S: record.name },
-      createdAt: { S: record.createdAt },
-      last4: { S: record.last4 },
-    };
+    const item = keyItem(hashSecret(secret), record);
     try {
       await this.client.send(
         new PutItemCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PK } }),

@@ -5,11 +5,31 @@ import {
   GetItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { type Caller, DEFAULT_ROLE, type KeyStore, ROLES, type RateDecision, type RateLimiter, type Role } from '../core/access';
+import { type ApiKeyRecord, type Caller, DEFAULT_ROLE, type KeyStore, ROLES, type RateDecision, type RateLimiter, type Role } from '../core/access';
 import { ACCESS_PARTITION_KEY as PK, ACCESS_TTL_ATTRIBUTE as TTL } from './schema';
 
 /** The key of an API key's item: `key#<sha256 of the secret>`. */
 export const keyItemKey = (secretHash: string): Record<string, AttributeValue> => ({ [PK]: { S: `key#${secretHash}` } });
+
+/**
+ * A key's item, as `callerOf` and the key list read it: an admin's key, or (with `trustId`, `subject` and
+ * `expiresAt`) a key minted under a trust rule.
+ */
+export function keyItem(secretHash: string, record: ApiKeyRecord): Record<string, AttributeValue> {
+  return {
+    ...keyItemKey(secretHash),
+    keyId: { S: record.keyId },
+    drive: { S: record.drive },
+    role: { S: record.role },
+    prefix: { S: record.prefix },
+    name: { S: record.name },
+    createdAt: { S: record.createdAt },
+    last4: { S: record.last4 },
+    ...(record.trustId !== undefined ? { trustId: { S: record.trustId } } : {}),
+    ...(record.subject !== undefined ? { subject: { S: record.subject } } : {}),
+    ...(record.expiresAt !== undefined ? { keyExpiresAt: { S: record.expiresAt } } : {}),
+  };
+}
 
 /** API keys in the access table, one item per key under `key#<sha256 of the secret>`. */
 export class DynamoKeyStore implements KeyStore {

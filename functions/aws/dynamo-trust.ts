@@ -11,7 +11,7 @@ import {
 import { randomBytes } from 'node:crypto';
 import { type ApiKeyRecord, hashSecret, newSecret } from '../core/access';
 import { MAX_RULES_PER_DRIVE, type TrustRule } from '../core/trust';
-import { keyItemKey } from './dynamo-access';
+import { keyItem, keyItemKey } from './dynamo-access';
 import { KEYS_BY_DRIVE_INDEX, ACCESS_PARTITION_KEY as PK, ACCESS_TTL_ATTRIBUTE as TTL } from './schema';
 
 /** How long an expired minted key's item stays (listed as expired) before DynamoDB's TTL may remove it. */
@@ -80,17 +80,7 @@ export class DynamoTrustStore {
       expiresAt: minting.expiresAt.toISOString(),
     };
     const item: Record<string, AttributeValue> = {
-      ...keyItemKey(hashSecret(secret)),
-      keyId: { S: record.keyId },
-      drive: { S: record.drive },
-      role: { S: record.role },
-      prefix: { S: record.prefix },
-      name: { S: record.name },
-      createdAt: { S: record.createdAt },
-      last4: { S: record.last4 },
-      trustId: { S: minting.rule.id },
-      subject: { S: minting.subject },
-      keyExpiresAt: { S: record.expiresAt! },
+      ...keyItem(hashSecret(secret), record),
       [TTL]: { N: String(Math.ceil(minting.expiresAt.getTime() / 1000) + EXPIRED_KEY_KEPT_SECONDS) },
     };
     await this.client.send(new PutItemCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PK } }));
