@@ -296,17 +296,23 @@ function checkOutcomes(ops: readonly Op[], answers: readonly Answer[], ports: Me
   const named = new Set(files.map((file) => file.objectKey));
   for (const key of ports.objects.objects.keys()) if (!named.has(key) && !left.replaced.has(key)) problems.push(`object ${key} (${ports.objects.objects.get(key)!.body.toString()}) is named by no record after the sweep`);
 
+  // Only a request that succeeded explains a path's state, or one that died (it answered nothing, so any of
+  // its writes may stand), or one whose job completed after it answered (a delete, move or copy handed on): a
+  // request that answered 409 and has no such job promised nothing, so it may have changed nothing.
+  const jobDone = (o: Op) =>
+    [...ports.jobs.jobs.values()].some((job) => job.status === 'done' && job.ended !== 'stopped' && ((o.kind === 'delete' && job.kind === 'delete' && job.path === o.path) || ((o.kind === 'move' || o.kind === 'copy') && job.kind === o.kind && job.path === o.from && job.to === o.to)));
+  const explains = (i: number) => answers[i]?.ok === true || deaths.killed.has(i) || jobDone(ops[i]);
   // Whether some request other than `index` may have deleted, moved or replaced what was at `path`.
   const removers = (index: number, path: string) =>
     ops.filter((o, i) => {
-      if (i === index) return false;
+      if (i === index || !explains(i)) return false;
       if (o.kind === 'delete') return below(path, o.path);
       if (o.kind === 'move') return below(path, o.from);
       if (o.kind === 'deleteFiles') return o.paths.includes(path);
       if (o.kind === 'upload') return o.paths.includes(path);
       return false;
     });
-  const anyDelete = ops.some((o) => o.kind === 'delete' || o.kind === 'deleteFiles');
+  const anyDelete = ops.some((o, i) => (o.kind === 'delete' || o.kind === 'deleteFiles') && explains(i));
 
   ops.forEach((o, index) => {
     const answer = answers[index];
@@ -331,19 +337,19 @@ function checkOutcomes(ops: readonly Op[], answers: readonly Answer[], ports: Me
       }
     }
     if (o.kind === 'mkdir' && answer.ok) {
-      const explained = ops.some((other) => (other.kind === 'delete' && below(o.path, other.path)) || (other.kind === 'move' && below(o.path, other.from)));
+      const explained = ops.some((other, i) => explains(i) && ((other.kind === 'delete' && below(o.path, other.path)) || (other.kind === 'move' && below(o.path, other.from))));
       if (!explained && byPathOf(nodes, o.path)?.kind !== 'folder') problems.push(`mkdir ${index} of ${o.path} answered 200 but no folder is there`);
     }
     if ((o.kind === 'move' || o.kind === 'copy') && answer.ok) {
       const done = answer.value as { done: boolean; node?: DriveNode };
-      const explained = ops.some((other) => (other.kind === 'delete' && below(o.to, other.path)) || (other.kind === 'move' && other !== o && below(o.to, other.from)));
+      const explained = ops.some((other, i) => explains(i) && ((other.kind === 'delete' && below(o.to, other.path)) || (other.kind === 'move' && other !== o && below(o.to, other.from))));
       if (done.done && !explained && byPathOf(nodes, o.to) === undefined) problems.push(`${o.kind} ${index} to ${o.to} answered 200 but nothing is there`);
     }
   });
 
   // Seed files go only by a delete or an upload over them; a move puts them elsewhere, with their bytes.
   for (const path of SEED_FILES) {
-    if (anyDelete || ops.some((o) => o.kind === 'upload' && o.paths.includes(path))) continue;
+    if (anyDelete || ops.some((o, i) => o.kind === 'upload' && o.paths.includes(path) && explains(i))) continue;
     if (!files.some((file) => file.id === `seed${path}`)) problems.push(`seed file ${path} is gone though nothing deleted or replaced it`);
   }
   // Each job's end as it says: a delete answered 200 or 202 leaves nothing of its folder there, a move nothing at its source.
