@@ -6,6 +6,8 @@ import {
   PutItemCommand,
   QueryCommand,
   type QueryCommandOutput,
+  ScanCommand,
+  type ScanCommandOutput,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
@@ -62,6 +64,36 @@ export class DynamoTrustStore {
       const revoked = { ...rule, revokedAt: new Date().toISOString() };
       return { rules: rules.map((held) => (held.id === id ? revoked : held)), result: revoked };
     });
+  }
+
+  /**
+   * Revokes rule `id` of `drive` and every key minted under it (the route and the key tool); undefined if the
+   * drive has no such rule. Again on a rule already revoked: a key an interrupted first revoke left is revoked now.
+   */
+  async revokeWithKeys(drive: string, id: string): Promise<{ rule: TrustRule; keysRevoked: number } | undefined> {
+    const rule = await this.revoke(drive, id);
+    if (!rule) return undefined;
+    return { rule, keysRevoked: await this.revokeMinted(drive, id) };
+  }
+
+  /** Every drive's rules, revoked ones included (the key tool): a Scan of the access table for the rule items. */
+  async everyDrive(): Promise<{ drive: string; rules: TrustRule[] }[]> {
+    const found: { drive: string; rules: TrustRule[] }[] = [];
+    let start: ScanCommandOutput['LastEvaluatedKey'];
+    do {
+      const page: ScanCommandOutput = await this.client.send(
+        new ScanCommand({
+          TableName: this.table,
+          FilterExpression: 'begins_with(#pk, :trust)',
+          ExpressionAttributeNames: { '#pk': PK },
+          ExpressionAttributeValues: { ':trust': { S: 'trust#' } },
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of page.Items ?? []) found.push({ drive: item.trustDrive?.S ?? '', rules: JSON.parse(item.rules?.S ?? '[]') as TrustRule[] });
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return found.sort((a, b) => a.drive.localeCompare(b.drive));
   }
 
   /** Stores a new key for `minting`, as an ordinary key item that also names its rule, subject and expiry; returns it and its secret. */
