@@ -257,6 +257,44 @@ describe('POST /drive/token', () => {
     }
   });
 
+  it('lets a key minted anew under the same rule for the same subject finish a large upload; no other key sees the session', async () => {
+    const own = await TestIssuer.start();
+    try {
+      // Prepare: two rules for one repository's branches, told apart by a claim; a session begun by one key.
+      const rule = await addRule({ issuer: own.url, audience: 'drive', subject: 'repo:acme/etl:ref:refs/heads/*', claims: { workflow: 'etl' }, role: 'read-write', prefix: '/big' });
+      await addRule({ issuer: own.url, audience: 'drive', subject: 'repo:acme/etl:ref:refs/heads/*', claims: { workflow: 'other' }, role: 'read-write', prefix: '/big' });
+      const mint = async (claims: Record<string, unknown>) => {
+        const minted = await json<{ data: MintedJson }>(exchange({ drive: 'default', token: await own.sign({ workflow: 'etl', ...claims }) }));
+        expect(minted.status).toBe(200);
+        return { client: new DriveClient(host.url, minted.body.data.key), trustId: minted.body.data.trust_id };
+      };
+      const first = await mint({});
+      const started = await json<{ data: { upload_id: string; parts: { number: number; url: string }[] } }>(send(first.client, 'POST', '/drive/uploads', { folder: '/big', name: 'night.bin', size: 5 }));
+      expect(started.status).toBe(200);
+      const id = started.body.data.upload_id;
+      const put = await fetch(started.body.data.parts[0].url, { method: 'PUT', body: Buffer.from('hello') });
+      expect(put.status).toBe(200);
+      const parts = [{ number: 1, etag: put.headers.get('etag') }];
+
+      // Act: the job's key nears its end and it exchanges again (same rule, same subject); others try too.
+      const renewed = await mint({});
+      const otherBranch = await mint({ sub: 'repo:acme/etl:ref:refs/heads/dev' });
+      const otherRule = await mint({ workflow: 'other' });
+      expect([renewed.trustId, otherBranch.trustId, otherRule.trustId]).toEqual([rule.id, rule.id, expect.not.stringMatching(rule.id)]);
+
+      // Assess: to every other key, even of the same rule or with the drive's whole reach, the session does not exist.
+      for (const stranger of [otherBranch.client, otherRule.client, new DriveClient(host.url, WRITER)]) {
+        expect((await stranger.request('GET', `/drive/uploads/${id}/parts`)).status).toBe(404);
+        expect((await send(stranger, 'POST', `/drive/uploads/${id}/complete`, { parts })).status).toBe(404);
+      }
+      expect((await renewed.client.request('GET', `/drive/uploads/${id}/parts`)).status).toBe(200);
+      expect((await send(renewed.client, 'POST', `/drive/uploads/${id}/complete`, { parts })).status).toBe(200);
+      expect(await (await admin().download({ path: '/big/night.bin' })).text()).toBe('hello');
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('fetches an issuer\'s keys once for a burst of exchanges, and uses them for each of its algorithms', async () => {
     const own = await TestIssuer.start();
     try {
