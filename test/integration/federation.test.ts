@@ -114,6 +114,8 @@ describe('POST/GET /drive/trust, DELETE /drive/trust/{id}', () => {
     ['lives over 12 hours', { max_ttl_seconds: 43_201 }, 422, /max_ttl_seconds must be a whole number from 60 to 43200/],
     ['names a plain-http issuer off this machine', { issuer: 'http://issuer.example.com' }, 422, /issuer must be an https URL/],
     ['names no issuer URL', { issuer: 'github' }, 422, /issuer must be an https URL/],
+    ['names an issuer with a space the URL parser would trim', { issuer: ' https://token.actions.githubusercontent.com' }, 422, /^issuer must be an https URL without whitespace or control characters$/],
+    ['names an issuer with a control character inside', { issuer: 'https://token.actions.github\tusercontent.com' }, 422, /^issuer must be an https URL without whitespace or control characters$/],
     ['lacks an audience', { audience: undefined }, 400, /audience is required/],
     ['carries a claim that is not a string', { claims: { run_attempt: 1 } }, 422, /claims must be an object of at most 20 names/],
     ['names a folder that is not a path', { prefix: 'ingest' }, 422, /prefix/],
