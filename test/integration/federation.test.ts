@@ -117,6 +117,11 @@ describe('POST/GET /drive/trust, DELETE /drive/trust/{id}', () => {
     ['names an issuer with a space the URL parser would trim', { issuer: ' https://token.actions.githubusercontent.com' }, 422, /^issuer must be an https URL without whitespace or control characters$/],
     ['names an issuer with a control character inside', { issuer: 'https://token.actions.github\tusercontent.com' }, 422, /^issuer must be an https URL without whitespace or control characters$/],
     ['lacks an audience', { audience: undefined }, 400, /audience is required/],
+    // The API's rule: the wrong JSON type is 400, a value of the right type breaking a rule 422 (docs/federation.md).
+    ['gives an audience that is not a string', { audience: 5 }, 400, /^audience must be a string$/],
+    ['gives claims that are not an object', { claims: ['repository_owner', 'acme'] }, 400, /^claims must be an object$/],
+    ['gives an empty audience', { audience: '' }, 422, /audience/],
+    ['asks for more than 20 claims', { claims: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`c${i}`, 'v'])) }, 422, /claims must be an object of at most 20 names/],
     ['carries a claim that is not a string', { claims: { run_attempt: 1 } }, 422, /claims must be an object of at most 20 names/],
     ['names a folder that is not a path', { prefix: 'ingest' }, 422, /prefix/],
   ])('refuses a rule that %s', async (_what, change, status, message) => {
