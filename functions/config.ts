@@ -134,7 +134,7 @@ export const SETTINGS = {
     parse: (raw: string | undefined): readonly string[] => (raw ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''),
   }),
   trustLoopbackIssuers: entry({
-    name: 'DRIVE_TRUST_LOOPBACK_ISSUERS', type: '`1` or unset', default: 'unset (the local host sets `1`; the stack never does)', readBy: ['handler', 'local host'],
+    name: 'DRIVE_TRUST_LOOPBACK_ISSUERS', type: '`1` or unset', default: 'unset (the local host sets `1`; the stack never does)', readBy: ['handler', 'local host', 'keys tool'],
     description: 'lets trust rules name http://127.0.0.1:<port> and http://localhost:<port> issuers besides https ones, so that an issuer on the same machine can be trusted',
     parse: (raw: string | undefined): boolean => raw === '1',
   }),

@@ -2,7 +2,7 @@ import { guard } from './wiring/guard';
 import { largeUploadLimits, largeUploads } from './wiring/large-uploads';
 import { badRequest } from './core/errors';
 import { confine } from './core/access';
-import { startUpload } from './core/large-upload';
+import { sessionOwner, startUpload } from './core/large-upload';
 import { targetPath } from './core/upload';
 import { jsonHandler } from './http/api-handler';
 import { partUrlsView } from './http/views';
@@ -33,7 +33,7 @@ export const handler = jsonHandler({ permission: 'upload', guard, stores: { larg
   };
   const path = targetPath(target, unnamed, (field) => field);
   confine(caller, path, 'path');
-  const { session, parts } = await startUpload(stores.largeUploads, drive, { path, size: body.size, contentType: body.content_type ?? undefined, createdBy: caller.keyId }, largeUploadLimits);
+  const { session, parts } = await startUpload(stores.largeUploads, drive, { path, size: body.size, contentType: body.content_type ?? undefined, ...sessionOwner(caller) }, largeUploadLimits);
   return {
     upload_id: session.id,
     path: session.path,

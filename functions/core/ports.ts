@@ -331,6 +331,11 @@ export interface UploadSession {
   partCount: number;
   /** The id of the key that started it (never its secret): to every other key but an admin it does not exist. Absent on sessions from before. */
   createdBy?: string;
+  /**
+   * A key minted by the token exchange that started it: its trust rule and token subject. A key minted later
+   * under the same rule for the same subject (the job's next exchange) may carry the session on.
+   */
+  createdUnder?: { trustId: string; subject: string };
   createdAt: string;
   expiresAt: string;
 }
