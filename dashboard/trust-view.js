@@ -6,7 +6,7 @@
  */
 import { addTrust, listKeys, listTrust, revokeTrust } from './api.js';
 import { fieldNamed, formatLife, liveKeysUnder, ruleFromForm, timeLeft } from './trust-rules.js';
-import { announce, byId, confirmAction, find, fromTemplate, h, messageOf, openDialog, setBusy, showFormError, timeElement } from './ui.js';
+import { announce, byId, confirmAction, find, fromTemplate, h, isAbort, messageOf, openDialog, setBusy, showFormError, timeElement } from './ui.js';
 
 /** @typedef {import('./api.js').ApiKey} ApiKey */
 /** @typedef {import('./api.js').TrustRole} TrustRole */
@@ -67,7 +67,7 @@ export async function renderTrust(main, signal) {
   const revoke = async (rule) => {
     const order = rules.filter((shown) => showRevoked.checked || !shown.revoked_at).map((shown) => shown.id);
     const revoked = await confirmRevoke(rule, keys);
-    if (!revoked) return;
+    if (!revoked || signal.aborted) return;
     announce(`Revoked the trust rule for ${rule.subject}, and the keys minted under it.`);
     await reload();
     if (signal.aborted) return;
@@ -83,7 +83,7 @@ export async function renderTrust(main, signal) {
   });
   addButton.addEventListener('click', async () => {
     const added = await addRuleDialog();
-    if (!added) return;
+    if (!added || signal.aborted) return;
     announce(`Added a trust rule: tokens of ${added.issuer} for ${added.subject} now exchange for ${ROLE_LABELS[added.role].toLowerCase()} keys.`);
     await reload();
     if (!signal.aborted) focusRule(added.id);
@@ -226,8 +226,13 @@ async function addRuleDialog() {
 
   /** @type {TrustRule | undefined} */
   let added;
-  const submit = async (/** @type {SubmitEvent} */ event) => {
+  /** The add on its way, if any: the dialog may be closed (Escape) before it answers, and the rule is added all the same. */
+  let sending = Promise.resolve();
+  const submit = (/** @type {SubmitEvent} */ event) => {
     event.preventDefault();
+    sending = send();
+  };
+  const send = async () => {
     const built = ruleFromForm({
       issuer: control('issuer').value,
       audience: control('audience').value,
@@ -243,6 +248,8 @@ async function addRuleDialog() {
       added = await addTrust(built.rule);
       dialog.close('added');
     } catch (failure) {
+      // Stopped by a sign-out: nothing to say, to whoever signs in next least of all.
+      if (isAbort(failure)) return;
       const message = messageOf(failure);
       showError(fieldNamed(message), message);
     } finally {
@@ -251,7 +258,9 @@ async function addRuleDialog() {
   };
   form.addEventListener('submit', submit);
   try {
-    return (await openDialog(dialog)) === 'added' ? added : undefined;
+    await openDialog(dialog);
+    await sending;
+    return added;
   } finally {
     form.removeEventListener('submit', submit);
   }

@@ -867,7 +867,7 @@ describe('the dashboard, in Chromium', () => {
     }
   });
 
-  it("fits a phone's width (390 and 320 px) and a tablet's: no sideways scroll, and long names wrap between their words", async () => {
+  it("fits a phone's width (390 and 320 px) and a tablet's: no sideways scroll, and long names wrap between their words; so do the trust rules", async () => {
     const folder = 'Quarterly statements and supporting_documents_for_the_general_meeting.2024';
     const file = 'board-minutes_final_signed_copy.version-two.pdf';
     // One part longer than any line: the only name broken inside a word, where the line ends.
@@ -896,6 +896,22 @@ describe('the dashboard, in Chromium', () => {
         await expect(midWordBreaks(tab.locator('h1'))).resolves.toEqual([]);
       }
       await tab.screenshot({ path: join(SCREENSHOTS, '19-phone-folder.png'), fullPage: true });
+
+      // Settings → Trust rules: a rule with a long subject and a live key beside the revoked one.
+      const subject = 'repo:acme/nightly-exports-of-the-warehouse:environment:production-eu-west-1';
+      const rule = { issuer: issuer.url, audience: 'drive', subject, claims: { repository_owner: 'acme' }, role: 'read-write', prefix: '/phone' };
+      expect((await api('/drive/trust', ADMIN, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(rule) })).status).toBe(200);
+      const token = await issuer.sign({ sub: subject, repository_owner: 'acme' });
+      expect((await fetch(`${host.url}/drive/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ drive: 'default', token }) })).status).toBe(200);
+      await tab.goto(`${host.url}/#/settings/trust`);
+      await tab.getByLabel('Show revoked rules').check();
+      await tab.locator('.trust-rule.revoked').waitFor();
+      await tab.locator('.trust-rule:not(.revoked) tr[data-key-id]').waitFor();
+      for (const width of [390, 320]) {
+        await tab.setViewportSize({ width, height: 844 });
+        await expect(tab.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth }))).resolves.toEqual({ scrollWidth: width, innerWidth: width });
+      }
+      await tab.screenshot({ path: join(SCREENSHOTS, '20-phone-trust-rules.png'), fullPage: true });
     } finally {
       await tab.close();
     }
