@@ -9,7 +9,6 @@ import { fieldNamed, formatLife, liveKeysUnder, ruleFromForm, timeLeft } from '.
 import { announce, byId, confirmAction, find, fromTemplate, h, isAbort, messageOf, openDialog, setBusy, showFormError, timeElement } from './ui.js';
 
 /** @typedef {import('./api.js').ApiKey} ApiKey */
-/** @typedef {import('./api.js').TrustRole} TrustRole */
 /** @typedef {import('./api.js').TrustRule} TrustRule */
 /** @typedef {import('./trust-rules.js').TrustField} TrustField */
 
@@ -34,6 +33,7 @@ export async function renderTrust(main, signal) {
   const draw = () => drawRules(view, rules, keys, showRevoked.checked, { revoke: (rule) => revoke(rule) });
 
   // Each reading replaces the one on its way, so an older answer arriving last is not drawn over a newer one.
+  // Resolves true once this reading is drawn; false when it failed (the view shows why) or was replaced.
   let reading = new AbortController();
   const reload = async () => {
     reading.abort();
@@ -43,10 +43,12 @@ export async function renderTrust(main, signal) {
     try {
       [rules, keys] = await Promise.all([listTrust({ signal: current }), listKeys({ signal: current })]);
       draw();
+      return true;
     } catch (failure) {
-      if (current.aborted) return;
+      if (current.aborted) return false;
       find(view, '[data-loading]', HTMLElement).hidden = true;
       showFormError(find(view, '[data-error]', HTMLElement), failure);
+      return false;
     } finally {
       if (!current.aborted) view.removeAttribute('aria-busy');
     }
@@ -78,8 +80,7 @@ export async function renderTrust(main, signal) {
 
   showRevoked.addEventListener('change', draw);
   find(view, '[data-action="refresh"]', HTMLButtonElement).addEventListener('click', async () => {
-    await reload();
-    if (!signal.aborted) announce('Trust rules and their live keys read again.');
+    if (await reload()) announce('Trust rules and their live keys read again.');
   });
   addButton.addEventListener('click', async () => {
     const added = await addRuleDialog();
