@@ -22,9 +22,9 @@ const EXAMPLE = '{"from": "/templates/invoice.docx", "to": "/clients/acme/invoic
  * job that finishes it.
  */
 export const handler = jsonHandler({ permission: 'files', guard, stores: { nodes, objects, journal, jobs, queue: jobQueue } }, async (event, { caller, drive, stores }) => {
-  const { from, to, overwrite } = transferRequest(event, caller, EXAMPLE);
+  const { from, to, overwrite, ifMatch } = transferRequest(event, caller, EXAMPLE);
   try {
-    return transferAnswer(event, await acceptCopy(stores, drive, from, to, { overwrite }, budgetMs));
+    return transferAnswer(event, await acceptCopy(stores, drive, from, to, { overwrite, ifMatch }, budgetMs));
   } catch (error) {
     throw conflictFor(caller, error);
   }

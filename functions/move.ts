@@ -22,9 +22,9 @@ const EXAMPLE = '{"from": "/inbox/report.pdf", "to": "/archive/2026/report.pdf"}
  * folder too big to move within the request's budget, `202 Accepted` with the job that finishes it.
  */
 export const handler = jsonHandler({ permission: 'files', guard, stores: { nodes, records, objects, journal, jobs, queue: jobQueue } }, async (event, { caller, drive, stores }) => {
-  const { from, to, overwrite } = transferRequest(event, caller, EXAMPLE);
+  const { from, to, overwrite, ifMatch } = transferRequest(event, caller, EXAMPLE);
   try {
-    return transferAnswer(event, await acceptMove(stores, drive, from, to, { overwrite }, budgetMs));
+    return transferAnswer(event, await acceptMove(stores, drive, from, to, { overwrite, ifMatch }, budgetMs));
   } catch (error) {
     throw conflictFor(caller, error);
   }

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { packBatches } from './batch-packing';
 import { type Download, type DownloadOptions, directDownloadOf, openDownload } from './download';
-import { DriveError, errorFromResponse, isAbortError, jobFailure } from './errors';
+import { DriveError, PreconditionFailedError, errorFromResponse, isAbortError, jobFailure } from './errors';
 import { uploadLarge } from './large-upload';
 import { type OidcOptions, OidcKeySource } from './oidc';
 import { mapLimit } from './pool';
@@ -56,8 +56,15 @@ export interface DriveOptions {
 /** Where an upload's bytes come from: a local file (read when sent, streamed from disk) or bytes in memory. */
 export type UploadSource = { file: string } | { data: Blob | Uint8Array | string };
 
-/** One file to upload: its destination `path` in the drive, its bytes, and optionally its media type. */
-export type UploadItem = UploadSource & { path: string; contentType?: string };
+/**
+ * One file to upload: its destination `path` in the drive, its bytes, optionally its media type, and
+ * optionally a condition: `ifMatch` (an ETag, quotes optional: store it only over the file with that ETag)
+ * or `ifNoneMatch: '*'` (only where no file is). A condition that fails fails that file with a
+ * `PreconditionFailedError` (412) and stores nothing of it; the other files of its batch are sent again
+ * without it. A file large enough to go in parts has its condition checked by a `HEAD` just before its
+ * session starts, not by the write: a change between the two is not seen.
+ */
+export type UploadItem = UploadSource & { path: string; contentType?: string; ifMatch?: string; ifNoneMatch?: '*' };
 
 /** What became of one file of `uploadMany`. */
 export type UploadOutcome = { ok: true; item: UploadItem; file: DriveFile } | { ok: false; item: UploadItem; error: DriveError };
@@ -93,6 +100,8 @@ export interface DownloadToFileOptions extends DownloadOptions {
 export interface TransferOptions<J extends MoveJob | CopyJob> {
   /** Replace a file at `to` (never a folder). Default false: a taken `to` is a `409 conflict`. */
   overwrite?: boolean;
+  /** Only if the file at `from` has this ETag (quotes optional); another is a `PreconditionFailedError` (412), nothing moved or copied. Not for a folder (400). */
+  ifMatch?: string;
   signal?: AbortSignal;
   /** Called with each read of a big folder's job, the last one `done`. */
   onProgress?: (job: J) => void;
@@ -122,7 +131,8 @@ function foldersOf(path: string): string[] {
 }
 // Statuses of a batch that name one bad file (a folder at its path, an invalid name) or a body too large:
 // the server stores nothing of such a request, so its halves can be sent on their own.
-const SPLIT_STATUSES = new Set([409, 413, 422]);
+// A 412 names the files whose condition failed: halving isolates them, and the rest are stored.
+const SPLIT_STATUSES = new Set([409, 412, 413, 422]);
 
 /** A file ready to send: the caller's item, its place in the input, its size. */
 interface Planned {
@@ -230,7 +240,7 @@ export class Drive {
       {
         fixedBytes: REQUEST_FIXED_BYTES,
         fixedMetadataBytes: METADATA_FIXED_BYTES,
-        cost: (p) => ({ ...fileCost({ path: p.item.path, size: p.size, contentType: p.item.contentType }), folders: foldersOf(p.item.path) }),
+        cost: (p) => ({ ...fileCost({ path: p.item.path, size: p.size, contentType: p.item.contentType, ifMatch: p.item.ifMatch, ifNoneMatch: p.item.ifNoneMatch }), folders: foldersOf(p.item.path) }),
       },
       { maxBytes: this.maxRequestBytes, maxFiles: this.maxFilesPerRequest, maxMetadataBytes: MAX_METADATA_BYTES, maxFolders: MAX_FOLDERS_PER_REQUEST },
     );
@@ -350,7 +360,12 @@ export class Drive {
   private async transfer<J extends MoveJob | CopyJob>(kind: 'move' | 'copy', from: string, to: string, options: TransferOptions<J>): Promise<DriveEntry> {
     const route = `/drive/${kind}`;
     const what = `POST ${route} of ${from} to ${to}`;
-    const body = JSON.stringify(options.overwrite === undefined ? { from, to } : { from, to, overwrite: options.overwrite });
+    const body = JSON.stringify({
+      from,
+      to,
+      ...(options.overwrite === undefined ? {} : { overwrite: options.overwrite }),
+      ...(options.ifMatch === undefined ? {} : { if_match: options.ifMatch }),
+    });
     const { response, uncertain } = await this.transport.send({
       method: 'POST',
       url: this.transport.url(route),
@@ -542,6 +557,7 @@ export class Drive {
   private async sendLarge(p: Planned, options: UploadOptions, progress: UploadProgress, settle: (o: UploadOutcome, size: number, sent: number) => void): Promise<void> {
     let sent = 0;
     try {
+      await this.checkCondition(p.item, options.signal);
       const data = (await formFileOf(p)).data;
       const file = await uploadLarge(this.transport, { path: p.item.path, data, contentType: p.item.contentType }, {
         partConcurrency: this.partConcurrency,
@@ -558,6 +574,21 @@ export class Drive {
       settle({ ok: false, item: p.item, error: asDriveError(error) }, p.size, sent);
     }
     options.onProgress?.(progress);
+  }
+
+  /**
+   * A large file's condition, checked by a `HEAD` of its destination before its session starts (the session
+   * takes none): the same `PreconditionFailedError` as the server's, though a change after the `HEAD` is not seen.
+   */
+  private async checkCondition(item: UploadItem, signal?: AbortSignal): Promise<void> {
+    if (item.ifMatch === undefined && item.ifNoneMatch === undefined) return;
+    const head = await this.stat(item.path, { signal }).catch((error: unknown) => {
+      if (error instanceof DriveError && error.code === 'not_found') return undefined;
+      throw error;
+    });
+    const wanted = item.ifMatch?.replace(/^"(.*)"$/, '$1');
+    if (item.ifNoneMatch !== undefined && head) throw new PreconditionFailedError(`the condition failed for ${item.path} (if_none_match "*": a file is there); nothing of it is stored`);
+    if (wanted !== undefined && head?.etag !== wanted) throw new PreconditionFailedError(`the condition failed for ${item.path} (if_match "${wanted}": no file with that ETag is there); nothing of it is stored`);
   }
 
   /** Two items for one destination would make the server refuse their whole batch; the later ones fail here. */
@@ -607,7 +638,7 @@ async function formFileOf(p: Planned): Promise<FormFile> {
   } else {
     data = blobOf(item.data);
   }
-  return { path: item.path, size: p.size, data, contentType: item.contentType };
+  return { path: item.path, size: p.size, data, contentType: item.contentType, ifMatch: item.ifMatch, ifNoneMatch: item.ifNoneMatch };
 }
 
 function blobOf(data: Blob | Uint8Array | string): Blob {

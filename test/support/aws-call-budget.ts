@@ -58,6 +58,11 @@ export const PINNED_CALLS: readonly PinnedRequest[] = [
   { request: 'upload 1 MiB into an existing folder', route: 'POST /drive/upload', status: 200, dynamodb: { BatchGetItem: 2, PutItem: 1, UpdateItem: 1 }, s3: { PutObject: 1 }, sqs: {}, sequential: 4, rru: 3, wru: 2 },
   { request: 'upload 10 files of 4 KiB into an existing folder', route: 'POST /drive/upload', status: 200, dynamodb: { BatchGetItem: 2, BatchWriteItem: 1, PutItem: 11, UpdateItem: 1 }, s3: { PutObject: 10 }, sqs: {}, sequential: 9, sideBySide: true, rru: 12, wru: 13 },
   { request: 'upload 4 KiB into 3 new folders', route: 'POST /drive/upload', status: 200, dynamodb: { BatchGetItem: 2, PutItem: 1, UpdateItem: 4 }, s3: { PutObject: 1 }, sqs: {}, sequential: 7, rru: 7, wru: 5 },
+  // A condition rides on the record's write: the calls of the same upload without one (replacing, the old bytes deleted after).
+  { request: 'upload 4 KiB with if_match, replacing', route: 'POST /drive/upload', status: 200, dynamodb: { BatchGetItem: 2, PutItem: 1, UpdateItem: 1 }, s3: { DeleteObjects: 1, PutObject: 1 }, sqs: {}, sequential: 5, rru: 3, wru: 2 },
+  { request: 'upload 4 KiB with if_none_match, new', route: 'POST /drive/upload', status: 200, dynamodb: { BatchGetItem: 2, PutItem: 1, UpdateItem: 1 }, s3: { PutObject: 1 }, sqs: {}, sequential: 4, rru: 3, wru: 2 },
+  // Refused on the read: no record written; its bytes deleted, the folders read again by the withdrawal.
+  { request: 'upload 4 KiB with a stale if_match', route: 'POST /drive/upload', status: 412, dynamodb: { BatchGetItem: 2, UpdateItem: 1 }, s3: { DeleteObjects: 1, PutObject: 1 }, sqs: {}, sequential: 4, rru: 3, wru: 1 },
   { request: 'download 4 KiB', route: 'GET /drive/download', status: 200, dynamodb: { BatchGetItem: 1, GetItem: 1, UpdateItem: 1 }, s3: { GetObject: 1 }, sqs: {}, sequential: 3, rru: 2, wru: 1 },
   { request: 'download 1 MiB', route: 'GET /drive/download', status: 200, dynamodb: { BatchGetItem: 1, GetItem: 1, UpdateItem: 1 }, s3: { GetObject: 1 }, sqs: {}, sequential: 3, rru: 2, wru: 1 },
   { request: 'download a range', route: 'GET /drive/download', status: 206, dynamodb: { BatchGetItem: 1, GetItem: 1, UpdateItem: 1 }, s3: { GetObject: 1 }, sqs: {}, sequential: 3, rru: 2, wru: 1 },

@@ -520,7 +520,7 @@ export interface components {
          * @description The error codes of the API and, in ERROR_STATUS order, the status each is sent with.
          * @enum {string}
          */
-        ErrorCode: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "range_not_satisfiable" | "validation_error" | "rate_limited" | "internal_error";
+        ErrorCode: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "precondition_failed" | "payload_too_large" | "range_not_satisfiable" | "validation_error" | "rate_limited" | "internal_error";
         /**
          * @description What a client may act on beyond the code: `upload_busy` (409) is a large upload being completed or aborted by another request; wait and retry.
          * @enum {string}
@@ -1026,6 +1026,13 @@ export interface components {
             folder?: string;
             /** @description Its name: in `folder`, or in the root without one. */
             name?: string;
+            /** @description Store it only over the file with this ETag (as the download's `ETag` header or a listing's `etag` gives it, quotes optional): a file with another ETag there, or none, is `412 precondition_failed`, and nothing of the request is stored. Not with `if_none_match` (400); not for an `upload-only` key (403). */
+            if_match?: string;
+            /**
+             * @description Store it only where no file stands: a file there is `412 precondition_failed`, and nothing of the request is stored.
+             * @enum {string}
+             */
+            if_none_match?: "*";
         };
         UploadForm: {
             /** @description The files, each a part named "files" with its filename (1 to 1,000). */
@@ -1047,6 +1054,8 @@ export interface components {
             to: string;
             /** @description Replace a file at `to` (never a folder). Default false. */
             overwrite?: boolean;
+            /** @description Only if the file at `from` has this ETag (quotes optional): another is `412 precondition_failed`, and nothing is moved or copied. A folder has no ETag: with a folder at `from`, `400`. */
+            if_match?: string;
         };
         StartUploadRequest: {
             /** @description Where to store the file; or give `folder` and `name`, or `name` alone for the root. */
@@ -1218,6 +1227,30 @@ export interface components {
                     error?: {
                         /** @constant */
                         code?: "conflict";
+                    };
+                };
+            };
+        };
+        /** @description A condition the request set (`if_match`, `if_none_match`, the `If-Match` header) does not hold; the message names the paths, and nothing was changed. Code `precondition_failed`. */
+        Error412: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "precondition_failed",
+                 *         "message": "the condition failed for /reports/q3.pdf (if_match \"9e107d9d372bb6826bd81d3542a419d6\": no file with that ETag is there); nothing of this upload is stored",
+                 *         "request_id": "c0ffee00-1234-4abc-9def-0123456789ab"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @constant */
+                        code?: "precondition_failed";
                     };
                 };
             };
@@ -1495,6 +1528,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
@@ -1518,6 +1552,8 @@ export interface operations {
                 redirect_above?: number;
             };
             header?: {
+                /** @description ETags (or `*`): the file is answered only if it has one of them (strong comparison; a bare ETag without quotes is taken as one), else `412 precondition_failed` with its `ETag`, before If-None-Match (RFC 9110 §13.2.2); with `redirect`, before any URL is signed. */
+                "If-Match"?: string;
                 /** @description One byte range, `bytes=first-last`, `bytes=first-` or `bytes=-suffix`; several ranges are answered whole. */
                 Range?: string;
                 /** @description An ETag or date: the range is honoured only if the file is still that version. */
@@ -1614,6 +1650,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
             416: components["responses"]["Error416"];
             422: components["responses"]["Error422"];
@@ -1638,6 +1675,8 @@ export interface operations {
                 redirect_above?: number;
             };
             header?: {
+                /** @description ETags (or `*`): the file is answered only if it has one of them (strong comparison; a bare ETag without quotes is taken as one), else `412 precondition_failed` with its `ETag`, before If-None-Match (RFC 9110 §13.2.2); with `redirect`, before any URL is signed. */
+                "If-Match"?: string;
                 /** @description One byte range, `bytes=first-last`, `bytes=first-` or `bytes=-suffix`; several ranges are answered whole. */
                 Range?: string;
                 /** @description An ETag or date: the range is honoured only if the file is still that version. */
@@ -1698,6 +1737,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
             416: components["responses"]["Error416"];
             422: components["responses"]["Error422"];
@@ -2062,6 +2102,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
@@ -2155,6 +2196,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
