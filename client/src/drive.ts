@@ -11,9 +11,10 @@ import { uploadLarge } from './large-upload';
 import { type OidcOptions, OidcKeySource } from './oidc';
 import { mapLimit } from './pool';
 import type { Clock } from './rate-limit-pacer';
-import { DEFAULT_RETRY, type RetryOptions, Transport, type TransportStats, discard } from './transport';
-import type { CopyJob, DeleteJob, DirectDownload, DriveEntry, DriveFile, DriveFolder, DriveJob, FileHead, FilesDeletion, FolderDeletion, Listing, MoveJob, ShareLink, ShareLinkEntry } from './types';
-import { type FormFile, METADATA_FIXED_BYTES, REQUEST_FIXED_BYTES, fileCost, uploadForm } from './upload-form';
+import { DEFAULT_RETRY, type RetryEvent, type RetryOptions, Transport, type TransportStats, discard } from './transport';
+import type { CopyJob, DeleteJob, DirectDownload, DriveEntry, DriveFile, DriveFolder, DriveJob, FileHead, KeyIdentity, FilesDeletion, FolderDeletion, Listing, MoveJob, ShareLink, ShareLinkEntry } from './types';
+import { type SyncEndpoint, type SyncOptions, type SyncReport, sync as runSync } from './sync/sync';
+import { type FormFile, METADATA_FIXED_BYTES, REQUEST_FIXED_BYTES, type UploadConditions, fileCost, uploadForm } from './upload-form';
 
 const MiB = 1024 * 1024;
 
@@ -51,13 +52,19 @@ export interface DriveOptions {
   timeoutMs?: number;
   /** The clock that waits and backoffs run on; tests pass a fake one. */
   clock?: Clock;
+  /** Told of each retry before its backoff: the call, the attempt, the reason (the CLI prints it on stderr). */
+  onRetry?: (event: RetryEvent) => void;
 }
 
 /** Where an upload's bytes come from: a local file (read when sent, streamed from disk) or bytes in memory. */
 export type UploadSource = { file: string } | { data: Blob | Uint8Array | string };
 
-/** One file to upload: its destination `path` in the drive, its bytes, and optionally its media type. */
-export type UploadItem = UploadSource & { path: string; contentType?: string };
+/**
+ * One file to upload: its destination `path` in the drive, its bytes, and optionally its media type and
+ * conditions (`if_match` / `if_none_match`, sent in the file's metadata; only a small file's request carries
+ * them, a large upload's session does not).
+ */
+export type UploadItem = UploadSource & { path: string; contentType?: string; conditions?: UploadConditions };
 
 /** What became of one file of `uploadMany`. */
 export type UploadOutcome = { ok: true; item: UploadItem; file: DriveFile } | { ok: false; item: UploadItem; error: DriveError };
@@ -164,6 +171,7 @@ export class Drive {
       retry: { ...DEFAULT_RETRY, ...options.retry },
       timeoutMs: options.timeoutMs,
       clock: options.clock,
+      onRetry: options.onRetry,
     });
     this.concurrency = positive(options.concurrency ?? DEFAULT_OPTIONS.concurrency, 'concurrency');
     this.partConcurrency = positive(options.partConcurrency ?? DEFAULT_OPTIONS.partConcurrency, 'partConcurrency');
@@ -230,7 +238,7 @@ export class Drive {
       {
         fixedBytes: REQUEST_FIXED_BYTES,
         fixedMetadataBytes: METADATA_FIXED_BYTES,
-        cost: (p) => ({ ...fileCost({ path: p.item.path, size: p.size, contentType: p.item.contentType }), folders: foldersOf(p.item.path) }),
+        cost: (p) => ({ ...fileCost({ path: p.item.path, size: p.size, contentType: p.item.contentType, conditions: p.item.conditions }), folders: foldersOf(p.item.path) }),
       },
       { maxBytes: this.maxRequestBytes, maxFiles: this.maxFilesPerRequest, maxMetadataBytes: MAX_METADATA_BYTES, maxFolders: MAX_FOLDERS_PER_REQUEST },
     );
@@ -445,6 +453,20 @@ export class Drive {
     return this.data<{ id: string; revoked: true }>(response, `DELETE ${route}`);
   }
 
+  /** What the key may do (`GET /drive/whoami`): its role, the folder it is confined to, its drive and id. */
+  async whoami(options: { signal?: AbortSignal } = {}): Promise<KeyIdentity> {
+    return this.json<KeyIdentity>({ method: 'GET', url: this.transport.url('/drive/whoami'), bucket: 'whoami', signal: options.signal }, 'GET /drive/whoami');
+  }
+
+  /**
+   * Makes `dst` equal `src`, one a local folder and the other a drive folder (`drive:/path`, `{ drive }` or
+   * `{ local }`): see `sync` in ./sync/sync.ts and docs/client.md. Resolves with the report; rejects with a
+   * `SyncRefusedError` (nothing changed) when the plan is refused, or a `DriveError` when it cannot start.
+   */
+  sync(src: SyncEndpoint, dst: SyncEndpoint, options: SyncOptions = {}): Promise<SyncReport> {
+    return runSync(this, src, dst, options);
+  }
+
   /** The size, ETag and type of the file at `path` (`HEAD`, no bytes); rejects with `not_found` if there is none. */
   async stat(path: string, options: { signal?: AbortSignal } = {}): Promise<FileHead> {
     const url = this.transport.url('/drive/download', { path });
@@ -607,7 +629,7 @@ async function formFileOf(p: Planned): Promise<FormFile> {
   } else {
     data = blobOf(item.data);
   }
-  return { path: item.path, size: p.size, data, contentType: item.contentType };
+  return { path: item.path, size: p.size, data, contentType: item.contentType, conditions: item.conditions };
 }
 
 function blobOf(data: Blob | Uint8Array | string): Blob {
