@@ -133,7 +133,7 @@ export class Transport {
         if (isLocalReadError(error)) throw new DriveError('local_file_error', `a file to send could not be read, or changed since it was opened (${call.method} ${new URL(call.url).pathname})`, 0, { cause: error });
         if (retries >= retry.maxRetries) throw networkError(call, error);
         if (!NOT_SENT.has(causeCode(error) ?? '')) uncertain = true;
-        await this.backoff(retries++, call, causeCode(error) ?? messageOf(error) ?? 'no answer');
+        await this.backoff(retries++, call, causeCode(error) ?? messageOf(causeOf(error)) ?? messageOf(error) ?? 'no answer');
         continue;
       }
       pacer?.settle(response.headers, this.clock.now());

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { posix } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 
@@ -168,8 +169,8 @@ export function connectionOf(globals: { url?: string; apiKey?: string; oidcToken
 
 /**
  * `drive sync <src> <dst>`. The drive side is the one written `drive:/path`; without that prefix on either,
- * the one starting with `/` (so `./out /backup` syncs up, `/backup ./out` down). Two paths starting with `/`
- * are ambiguous: one must be written `drive:/path`.
+ * the one starting with `/` (so `./out /backup` syncs up, `/backup ./out` down); of two paths starting with
+ * `/`, the one that is a local folder, if only one is (else one must be written `drive:/path`).
  */
 function syncArgs(positionals: string[], values: Record<string, unknown>, tokens: NonNullable<ReturnType<typeof parseArgs>['tokens']>): SyncArgs {
   if (positionals.length !== 2) throw new UsageError(`sync takes a source and a destination, got ${positionals.length} path(s)`);
@@ -178,7 +179,12 @@ function syncArgs(positionals: string[], values: Record<string, unknown>, tokens
   let sides: [SyncArgs['src'], SyncArgs['dst']];
   if (prefixed(a) && prefixed(b)) throw new UsageError('sync copies between a local folder and a drive folder, not two drive folders');
   else if (prefixed(a) || prefixed(b)) sides = [prefixed(a) ? { drive: a.slice(6) } : { local: a }, prefixed(b) ? { drive: b.slice(6) } : { local: b }];
-  else if (a.startsWith('/') && b.startsWith('/')) throw new UsageError(`both "${a}" and "${b}" start with "/": write the drive side as drive:/path`);
+  else if (a.startsWith('/') && b.startsWith('/')) {
+    // Two absolute paths: the one that is a local folder is local, if only one is.
+    const [aLocal, bLocal] = [isLocalFolder(a), isLocalFolder(b)];
+    if (aLocal === bLocal) throw new UsageError(`both "${a}" and "${b}" start with "/": write the drive side as drive:/path`);
+    sides = aLocal ? [{ local: a }, { drive: b }] : [{ drive: a }, { local: b }];
+  }
   else if (!a.startsWith('/') && !b.startsWith('/')) throw new UsageError('one side of sync must be a drive folder: /path or drive:/path');
   else sides = [a.startsWith('/') ? { drive: a } : { local: a }, b.startsWith('/') ? { drive: b } : { local: b }];
   for (const side of sides) if ('drive' in side) side.drive = driveFolder(side.drive, 'the drive folder');
@@ -251,6 +257,14 @@ export function duration(value: string, what: string): number {
   const match = /^([1-9][0-9]{0,8})([smhd]?)$/.exec(value);
   if (!match) throw new UsageError(`${what} must be a duration like 3600, 30m, 12h or 7d (got "${value}")`);
   return Number(match[1]) * SECONDS_PER[match[2] || 's'];
+}
+
+function isLocalFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function single(positionals: string[], command: string, what: string, fallback?: string): string {

@@ -35,8 +35,8 @@ export interface SyncOptions {
   /** Send per-file conditions with uploads (see `SYNC_USE_CONDITIONS`, the default). */
   useConditions?: boolean;
   signal?: AbortSignal;
-  /** The plan, once made (before anything changes; with `dryRun`, instead of changing). */
-  onPlan?: (plan: Plan) => void;
+  /** The plan, once made, awaited before anything changes (with `dryRun`, instead of changing). */
+  onPlan?: (plan: Plan) => void | Promise<void>;
   /** One change, as it happens (or, with `dryRun`, as it would). */
   onChange?: (change: SyncChange) => void;
   /** Bytes and files moved so far. */
@@ -65,7 +65,7 @@ export interface SyncReport {
   source: string;
   destination: string;
   dryRun: boolean;
-  /** Files sent (`up`) or fetched (`down`), and their bytes. */
+  /** Files sent (`up`) or fetched (`down`), and their bytes (with `dryRun`: that would be). */
   transferred: { files: number; bytes: number };
   deleted: number;
   foldersCreated: number;
@@ -154,7 +154,7 @@ export async function sync(drive: Drive, src: SyncEndpoint, dst: SyncEndpoint, o
     signal,
   });
   for (const issue of index.issues) plan.failed.push({ relative: issue.relative, code: 'local_file_error', reason: `${issue.path}: ${issue.reason}` });
-  options.onPlan?.(plan);
+  await options.onPlan?.(plan);
   const deletions = plan.deletes.length + plan.rmdirs.length;
   if (options.delete && maxDelete !== -1 && deletions > maxDelete) {
     throw new SyncRefusedError(`the plan deletes ${deletions} entries, more than --max-delete ${maxDelete}: nothing was changed (raise --max-delete, or -1 for no limit)`, plan);
@@ -184,6 +184,9 @@ export async function sync(drive: Drive, src: SyncEndpoint, dst: SyncEndpoint, o
   }
 
   if (options.dryRun) {
+    report.transferred = { files: plan.transfers.length, bytes: plan.transfers.reduce((n, t) => n + t.size, 0) };
+    report.deleted = deletions;
+    report.foldersCreated = plan.mkdirs.length;
     const action = direction === 'up' ? 'upload' : 'download';
     for (const t of plan.transfers) emit({ action, path: destinationOf(t.relative), relative: t.relative, source: sourceOf(t.relative), reason: t.reason, size: t.size, ok: true, dryRun: true });
     for (const d of plan.deletes) emit({ action: 'delete', path: destinationOf(d.relative), relative: d.relative, size: d.size, ok: true, dryRun: true });
