@@ -110,7 +110,9 @@ export function parseCommand(argv: readonly string[]): Command {
   if (!own) throw new UsageError(`unknown command "${name}"`);
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...argv.slice(0, at), ...argv.slice(at + 1)], options: { ...GLOBAL_OPTIONS, ...own }, allowPositionals: true, strict: true, tokens: true });
+    // `--max-delete -1` reads as a value, not as a flag `-1` (parseArgs would call it ambiguous).
+    const args = [...argv.slice(0, at), ...argv.slice(at + 1)].flatMap((arg, i, all) => (arg === '--max-delete' && /^-[0-9]+$/.test(all[i + 1] ?? '') ? [] : i > 0 && all[i - 1] === '--max-delete' && /^-[0-9]+$/.test(arg) ? [`--max-delete=${arg}`] : [arg]));
+    parsed = parseArgs({ args, options: { ...GLOBAL_OPTIONS, ...own }, allowPositionals: true, strict: true, tokens: true });
   } catch (error) {
     throw new UsageError((error as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
   }

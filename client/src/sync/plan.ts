@@ -143,8 +143,9 @@ export async function planSync(local: LocalIndex, remotePages: AsyncIterable<Rem
     );
   }
 
+  // The index is read filtered (`readLocalIndex`); filtered here again, the plan holds for any index.
   for (const [relative, entry] of local.files) {
-    if (seenFiles.has(relative)) continue;
+    if (seenFiles.has(relative) || filter.excludesFile(relative)) continue;
     if (direction === 'up') plan.transfers.push({ relative, reason: 'new', size: entry.size, local: entry });
     else if (options.delete) plan.deletes.push({ relative, size: entry.size });
   }
@@ -154,11 +155,11 @@ export async function planSync(local: LocalIndex, remotePages: AsyncIterable<Rem
       const nonEmpty = new Set<string>();
       for (const relative of local.files.keys()) nonEmpty.add(parentOf(relative));
       for (const folder of local.folders) nonEmpty.add(parentOf(folder));
-      for (const folder of local.folders) if (!seenFolders.has(folder) && !nonEmpty.has(folder)) plan.mkdirs.push(folder);
+      for (const folder of local.folders) if (!seenFolders.has(folder) && !nonEmpty.has(folder) && !filter.excludesFolder(folder)) plan.mkdirs.push(folder);
       if (options.delete) plan.rmdirs = deepestFirst(remoteOnlyFolders);
     } else {
       for (const folder of remoteOnlyFolders) if (!remoteOnlyNonEmpty.has(folder)) plan.mkdirs.push(folder);
-      if (options.delete) plan.rmdirs = deepestFirst([...local.folders].filter((folder) => !seenFolders.has(folder)));
+      if (options.delete) plan.rmdirs = deepestFirst([...local.folders].filter((folder) => !seenFolders.has(folder) && !filter.excludesFolder(folder)));
     }
   }
   plan.transfers.sort(byRelative);

@@ -149,7 +149,7 @@ export async function sync(drive: Drive, src: SyncEndpoint, dst: SyncEndpoint, o
     delete: options.delete === true,
     sizeOnly: options.sizeOnly === true,
     filter,
-    etagOf: stableEtag,
+    etagOf: (entry, form, parts) => stableEtag(entry, form, parts),
     hashConcurrency: options.concurrency,
     signal,
   });
@@ -281,10 +281,10 @@ async function* remotePages(drive: Drive, remote: string, signal?: AbortSignal):
  * The local file's content ETag, read between two looks at its size and mtime: if they differ, the file
  * changed while it was read, and it is read once more; a second change fails it.
  */
-export async function stableEtag(entry: LocalEntry, form: 'single' | 'multipart', parts: number | undefined): Promise<string> {
+export async function stableEtag(entry: LocalEntry, form: 'single' | 'multipart', parts: number | undefined, hash = fileContentEtag): Promise<string> {
   for (let attempt = 1; ; attempt++) {
     const before = await stat(entry.path);
-    const etag = await fileContentEtag(entry.path, before.size, form, parts);
+    const etag = await hash(entry.path, before.size, form, parts);
     const after = await stat(entry.path);
     if (after.size === before.size && after.mtimeMs === before.mtimeMs && before.size === entry.size) return etag;
     if (attempt === 2) throw new DriveError('local_file_error', `${entry.path} changed while it was read (size or modification time moved), twice`, 0);
