@@ -119,8 +119,8 @@ function endpointOf(endpoint: SyncEndpoint): { local: string } | { drive: string
 /**
  * `drive sync`: makes `dst` equal `src`, one a local folder and the other a drive folder.
  *
- * 1. Checks the sides (the source exists, the destination is a folder or absent) and, with `delete`, that the
- *    key's role may delete (`GET /drive/whoami`): refused before anything is done.
+ * 1. Checks the sides (the source exists, the destination is a folder or absent) and, with `delete` going up,
+ *    that the key's role may delete (`GET /drive/whoami`): refused before anything is done.
  * 2. Plans: reads the local folder into an index, then the drive folder one recursive listing page at a time,
  *    comparing each file by content (or size, `sizeOnly`). `maxDelete` is checked on the whole plan: more
  *    deletions refuse the run with nothing changed.
@@ -138,7 +138,8 @@ export async function sync(drive: Drive, src: SyncEndpoint, dst: SyncEndpoint, o
   const signal = options.signal;
 
   await checkSides(drive, direction, local, remote, signal);
-  if (options.delete) {
+  // Deleting in the drive needs a role that may (going down, the deletions are local files).
+  if (options.delete && direction === 'up') {
     const { role } = await drive.whoami({ signal });
     if (!DELETING_ROLES.has(role)) throw new SyncRefusedError(`--delete needs a key that may delete, and this key's role is ${role}: nothing was changed`);
   }
