@@ -14,7 +14,7 @@ import type { Clock } from './rate-limit-pacer';
 import { DEFAULT_RETRY, type RetryEvent, type RetryOptions, Transport, type TransportStats, discard } from './transport';
 import type { CopyJob, DeleteJob, DirectDownload, DriveEntry, DriveFile, DriveFolder, DriveJob, FileHead, KeyIdentity, FilesDeletion, FolderDeletion, Listing, MoveJob, ShareLink, ShareLinkEntry } from './types';
 import { type SyncEndpoint, type SyncOptions, type SyncReport, sync as runSync } from './sync/sync';
-import { type FormFile, METADATA_FIXED_BYTES, REQUEST_FIXED_BYTES, type UploadConditions, fileCost, uploadForm } from './upload-form';
+import { type FormFile, METADATA_FIXED_BYTES, REQUEST_FIXED_BYTES, fileCost, uploadForm } from './upload-form';
 
 const MiB = 1024 * 1024;
 
@@ -59,12 +59,8 @@ export interface DriveOptions {
 /** Where an upload's bytes come from: a local file (read when sent, streamed from disk) or bytes in memory. */
 export type UploadSource = { file: string } | { data: Blob | Uint8Array | string };
 
-/**
- * One file to upload: its destination `path` in the drive, its bytes, and optionally its media type and
- * conditions (`if_match` / `if_none_match`, sent in the file's metadata; only a small file's request carries
- * them, a large upload's session does not).
- */
-export type UploadItem = UploadSource & { path: string; contentType?: string; conditions?: UploadConditions };
+/** One file to upload: its destination `path` in the drive, its bytes, and optionally its media type. */
+export type UploadItem = UploadSource & { path: string; contentType?: string };
 
 /** What became of one file of `uploadMany`. */
 export type UploadOutcome = { ok: true; item: UploadItem; file: DriveFile } | { ok: false; item: UploadItem; error: DriveError };
@@ -238,7 +234,7 @@ export class Drive {
       {
         fixedBytes: REQUEST_FIXED_BYTES,
         fixedMetadataBytes: METADATA_FIXED_BYTES,
-        cost: (p) => ({ ...fileCost({ path: p.item.path, size: p.size, contentType: p.item.contentType, conditions: p.item.conditions }), folders: foldersOf(p.item.path) }),
+        cost: (p) => ({ ...fileCost({ path: p.item.path, size: p.size, contentType: p.item.contentType }), folders: foldersOf(p.item.path) }),
       },
       { maxBytes: this.maxRequestBytes, maxFiles: this.maxFilesPerRequest, maxMetadataBytes: MAX_METADATA_BYTES, maxFolders: MAX_FOLDERS_PER_REQUEST },
     );
@@ -629,7 +625,7 @@ async function formFileOf(p: Planned): Promise<FormFile> {
   } else {
     data = blobOf(item.data);
   }
-  return { path: item.path, size: p.size, data, contentType: item.contentType, conditions: item.conditions };
+  return { path: item.path, size: p.size, data, contentType: item.contentType };
 }
 
 function blobOf(data: Blob | Uint8Array | string): Blob {

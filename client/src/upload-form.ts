@@ -13,14 +13,6 @@ export interface FormFile {
   size: number;
   data: Blob;
   contentType?: string;
-  /** Conditions the server checks at the record write (`412 precondition_failed` if one fails; needs branch c26-cond's server). */
-  conditions?: UploadConditions;
-}
-
-/** Per-file upload conditions: `if_none_match: "*"` stores only where no file is; `if_match` replaces only the file with that ETag. */
-export interface UploadConditions {
-  if_match?: string;
-  if_none_match?: '*';
 }
 
 /** Every boundary has this length, so sizes can be computed before a boundary is drawn. */
@@ -53,16 +45,16 @@ function closing(boundary: string): string {
   return `--${boundary}--${CRLF}`;
 }
 
-/** The `metadata` entry of one file: its destination, by `path` (the rule that wins, spec 4.1), and its conditions if any. */
-function metadataEntry(path: string, conditions?: UploadConditions): string {
-  return JSON.stringify(conditions ? { path, ...conditions } : { path });
+/** The `metadata` entry of one file: its destination, by `path` (the rule that wins, spec 4.1). */
+function metadataEntry(path: string): string {
+  return JSON.stringify({ path });
 }
 
 const SIZING_BOUNDARY = '-'.repeat(BOUNDARY_LENGTH);
 
 /** What one file adds to a request: body bytes (its part, and its metadata entry with a comma), and metadata bytes. */
-export function fileCost(file: Pick<FormFile, 'path' | 'size' | 'contentType' | 'conditions'>): { bytes: number; metadataBytes: number } {
-  const metadataBytes = utf8Length(metadataEntry(file.path, file.conditions)) + 1;
+export function fileCost(file: Pick<FormFile, 'path' | 'size' | 'contentType'>): { bytes: number; metadataBytes: number } {
+  const metadataBytes = utf8Length(metadataEntry(file.path)) + 1;
   return { bytes: utf8Length(partHeader(SIZING_BOUNDARY, file)) + file.size + CRLF.length + metadataBytes, metadataBytes };
 }
 
@@ -77,6 +69,6 @@ export function uploadForm(files: readonly FormFile[]): { body: Blob; contentTyp
   const boundary = `----drive-${randomBytes(16).toString('hex')}`;
   const parts: (string | Blob)[] = [];
   for (const file of files) parts.push(partHeader(boundary, file), file.data, CRLF);
-  parts.push(metadataHeader(boundary), `[${files.map((file) => metadataEntry(file.path, file.conditions)).join(',')}]`, CRLF, closing(boundary));
+  parts.push(metadataHeader(boundary), `[${files.map((file) => metadataEntry(file.path)).join(',')}]`, CRLF, closing(boundary));
   return { body: new Blob(parts), contentType: `multipart/form-data; boundary=${boundary}` };
 }

@@ -1,6 +1,6 @@
 import { lstat, mkdir, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fileContentEtag } from '../content-etag';
+import { etagForm, fileContentEtag } from '../content-etag';
 import type { Drive, UploadItem, UploadProgress } from '../drive';
 import { DriveError, isAbortError } from '../errors';
 import { mapLimit } from '../pool';
@@ -296,11 +296,16 @@ export async function stableEtag(entry: LocalEntry, form: 'single' | 'multipart'
 
 async function upload(c: Context): Promise<void> {
   const useConditions = c.options.useConditions ?? SYNC_USE_CONDITIONS;
-  const itemOf = (t: Transfer): UploadItem => ({
-    file: t.local!.path,
-    path: joinDrive(c.remote, t.relative),
-    ...(useConditions ? { conditions: t.reason === 'new' || !t.remote?.etag ? { if_none_match: '*' as const } : { if_match: t.remote.etag } } : {}),
-  });
+  // `ifNoneMatch` / `ifMatch` are UploadItem's fields on branch c26-cond (the client sends them in the file's
+  // metadata, and splits a batch on a 412 so that the file whose condition failed fails alone); until that
+  // merge they are not part of the type, and SYNC_USE_CONDITIONS keeps them unsent.
+  const itemOf = (t: Transfer): UploadItem =>
+    ({
+      file: t.local!.path,
+      path: joinDrive(c.remote, t.relative),
+      // A drive file with no content hash (an old record) has nothing to match: it goes without a condition.
+      ...(!useConditions ? {} : t.reason === 'new' ? { ifNoneMatch: '*' } : etagForm(t.remote?.etag) !== 'none' ? { ifMatch: t.remote!.etag } : {}),
+    }) as UploadItem;
   let pending = c.plan.transfers;
   // A file that changed while it was sent (its size, or its mtime, moved) is sent once more, then fails.
   for (let round = 1; pending.length > 0; round++) {

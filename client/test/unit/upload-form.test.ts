@@ -54,27 +54,6 @@ describe('Function: uploadForm', () => {
     expect(body.size).toBeGreaterThan(Buffer.byteLength(metadata));
   });
 
-  it("carries a file's conditions in its metadata entry, and counts them in its cost", async () => {
-    // Arrange
-    const conditioned = [
-      { ...files[0], conditions: { if_match: '0123456789abcdef0123456789abcdef' } },
-      { ...files[1], conditions: { if_none_match: '*' as const } },
-      files[2],
-    ];
-
-    // Act
-    const { body, contentType } = uploadForm(conditioned);
-    const parsed = await parse(body, contentType);
-
-    // Assess
-    expect(parsed.metadata).toEqual([
-      { path: files[0].path, if_match: '0123456789abcdef0123456789abcdef' },
-      { path: files[1].path, if_none_match: '*' },
-      { path: files[2].path },
-    ]);
-    expect(body.size).toBe(REQUEST_FIXED_BYTES + conditioned.reduce((sum, file) => sum + fileCost(file).bytes, 0));
-  });
-
   it('draws a new boundary for each request', () => {
     expect(uploadForm(files).contentType).not.toBe(uploadForm(files).contentType);
     expect(uploadForm(files).contentType).toMatch(/^multipart\/form-data; boundary=----drive-[0-9a-f]{32}$/);
