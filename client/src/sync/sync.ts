@@ -199,6 +199,7 @@ export async function sync(drive: Drive, src: SyncEndpoint, dst: SyncEndpoint, o
 
   const context: Context = { drive, options, plan, report, local, remote, emit, destinationOf, sourceOf };
   try {
+    if (direction === 'down') await mkdir(local, { recursive: true }); // even an empty drive folder makes one
     if (direction === 'up') await upload(context);
     else await download(context);
     await deleteExtra(context);
