@@ -19,6 +19,8 @@ const SERVER_HAS_CONDITIONS = false;
 const KEY = 'client-sync-key-9fK2qLw8ZrT4mXc7';
 const READ_ONLY_KEY = 'client-sync-ro-key-Qa7Vn3Lp0Ws5Ye2';
 const MiB = 1024 * 1024;
+/** The tests that move the few-hundred-file tree: generous, so a loaded machine is slow, not failed. */
+const TREE_TIMEOUT_MS = 300_000;
 
 let host: RunningHost;
 let dir: string;
@@ -129,7 +131,7 @@ describe('drive sync against the local host', () => {
     // Assess: nothing sent, everything compared equal.
     expect(again).toMatchObject({ transferred: { files: 0, bytes: 0 }, deleted: 0, foldersCreated: 0, unchanged: files.length, failed: [] });
     expect(Object.keys(fetch.byKind).filter((kind) => kind.startsWith('POST'))).toEqual([]);
-  });
+  }, TREE_TIMEOUT_MS);
 
   it('--dry-run --delete prints exactly the six changes and changes nothing; --max-delete 1 refuses; --delete applies them', async () => {
     // Prepare: three changed, two deleted, one added.
@@ -177,7 +179,7 @@ describe('drive sync against the local host', () => {
     expect(applied.code).toBe(0);
     expect(String(applied.stdout).trim().split('\n').pop()).toMatch(/^uploaded 4 \(20\.0 MiB\), deleted 2, unchanged 298, failed 0 in \d+\.\d s$/);
     expect(await driveTree('/up')).toEqual(await localTree(src));
-  });
+  }, TREE_TIMEOUT_MS);
 
   it('syncs down into an empty folder: an identical tree, then nothing to do', async () => {
     const down = join(dir, 'down');
@@ -189,7 +191,7 @@ describe('drive sync against the local host', () => {
     expect(await localTree(down)).toEqual(await localTree(src));
     const again = await drive.sync({ drive: '/up' }, { local: down }, { delete: true });
     expect(again).toMatchObject({ transferred: { files: 0 }, deleted: 0, failed: [] });
-  });
+  }, TREE_TIMEOUT_MS);
 
   it('leaves out what --exclude names on both sides, and keeps what --include takes back', async () => {
     const local = join(dir, 'filtered');
