@@ -11,8 +11,9 @@ import { uploadLarge } from './large-upload';
 import { type OidcOptions, OidcKeySource } from './oidc';
 import { mapLimit } from './pool';
 import type { Clock } from './rate-limit-pacer';
-import { DEFAULT_RETRY, type RetryOptions, Transport, type TransportStats, discard } from './transport';
-import type { CopyJob, DeleteJob, DirectDownload, DriveEntry, DriveFile, DriveFolder, DriveJob, FileHead, FilesDeletion, FolderDeletion, Listing, MoveJob, ShareLink, ShareLinkEntry } from './types';
+import { DEFAULT_RETRY, type RetryEvent, type RetryOptions, Transport, type TransportStats, discard } from './transport';
+import type { CopyJob, DeleteJob, DirectDownload, DriveEntry, DriveFile, DriveFolder, DriveJob, FileHead, KeyIdentity, FilesDeletion, FolderDeletion, Listing, MoveJob, ShareLink, ShareLinkEntry } from './types';
+import { type SyncEndpoint, type SyncOptions, type SyncReport, sync as runSync } from './sync/sync';
 import { type FormFile, METADATA_FIXED_BYTES, REQUEST_FIXED_BYTES, fileCost, uploadForm } from './upload-form';
 
 const MiB = 1024 * 1024;
@@ -51,6 +52,8 @@ export interface DriveOptions {
   timeoutMs?: number;
   /** The clock that waits and backoffs run on; tests pass a fake one. */
   clock?: Clock;
+  /** Told of each retry before its backoff: the call, the attempt, the reason (the CLI prints it on stderr). */
+  onRetry?: (event: RetryEvent) => void;
 }
 
 /** Where an upload's bytes come from: a local file (read when sent, streamed from disk) or bytes in memory. */
@@ -174,6 +177,7 @@ export class Drive {
       retry: { ...DEFAULT_RETRY, ...options.retry },
       timeoutMs: options.timeoutMs,
       clock: options.clock,
+      onRetry: options.onRetry,
     });
     this.concurrency = positive(options.concurrency ?? DEFAULT_OPTIONS.concurrency, 'concurrency');
     this.partConcurrency = positive(options.partConcurrency ?? DEFAULT_OPTIONS.partConcurrency, 'partConcurrency');
@@ -458,6 +462,20 @@ export class Drive {
       return { id, revoked: true };
     }
     return this.data<{ id: string; revoked: true }>(response, `DELETE ${route}`);
+  }
+
+  /** What the key may do (`GET /drive/whoami`): its role, the folder it is confined to, its drive and id. */
+  async whoami(options: { signal?: AbortSignal } = {}): Promise<KeyIdentity> {
+    return this.json<KeyIdentity>({ method: 'GET', url: this.transport.url('/drive/whoami'), bucket: 'whoami', signal: options.signal }, 'GET /drive/whoami');
+  }
+
+  /**
+   * Makes `dst` equal `src`, one a local folder and the other a drive folder (`drive:/path`, `{ drive }` or
+   * `{ local }`): see `sync` in ./sync/sync.ts and docs/client.md. Resolves with the report; rejects with a
+   * `SyncRefusedError` (nothing changed) when the plan is refused, or a `DriveError` when it cannot start.
+   */
+  sync(src: SyncEndpoint, dst: SyncEndpoint, options: SyncOptions = {}): Promise<SyncReport> {
+    return runSync(this, src, dst, options);
   }
 
   /** The size, ETag and type of the file at `path` (`HEAD`, no bytes); rejects with `not_found` if there is none. */

@@ -7,7 +7,7 @@ import { type Clock, RateLimitPacer, systemClock } from './rate-limit-pacer';
  * The API's rate-limit buckets (one per endpoint and key); the large-upload routes take `upload` tokens.
  * `token` is the keyless exchange's (`POST /drive/token`, kept per source address): paced, sent with no key.
  */
-export type Bucket = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'jobs' | 'links' | 'token';
+export type Bucket = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'jobs' | 'links' | 'whoami' | 'token';
 
 /** How failed attempts are retried. */
 export interface RetryOptions {
@@ -67,6 +67,21 @@ export interface TransportOptions {
   timeoutMs?: number;
   random?: () => number;
   clock?: Clock;
+  /** Told of each retry before its backoff (the CLI prints it on stderr), so a long run of retries is not silent. */
+  onRetry?: (event: RetryEvent) => void;
+}
+
+/** A retry about to be waited out: which call, which attempt comes next, why, and the wait before it. */
+export interface RetryEvent {
+  method: Call['method'];
+  url: string;
+  /** The attempt about to be sent (2 for the first retry). */
+  attempt: number;
+  /** The most attempts the call gets (retries plus the first). */
+  attempts: number;
+  /** What went wrong: `503`, or the network error's code or message. */
+  reason: string;
+  delayMs: number;
 }
 
 // Failures that happen before a request is on the wire.
@@ -118,7 +133,7 @@ export class Transport {
         if (isLocalReadError(error)) throw new DriveError('local_file_error', `a file to send could not be read, or changed since it was opened (${call.method} ${new URL(call.url).pathname})`, 0, { cause: error });
         if (retries >= retry.maxRetries) throw networkError(call, error);
         if (!NOT_SENT.has(causeCode(error) ?? '')) uncertain = true;
-        await this.backoff(retries++, call.signal);
+        await this.backoff(retries++, call, causeCode(error) ?? messageOf(causeOf(error)) ?? messageOf(error) ?? 'no answer');
         continue;
       }
       pacer?.settle(response.headers, this.clock.now());
@@ -140,7 +155,7 @@ export class Transport {
       if (response.status >= 500 && retries < retry.maxRetries) {
         await discard(response);
         uncertain = true;
-        await this.backoff(retries++, call.signal);
+        await this.backoff(retries++, call, String(response.status));
         continue;
       }
       return { response, uncertain };
@@ -181,9 +196,11 @@ export class Transport {
     this.stats.pacedMs += pacer.waitedMs - before;
   }
 
-  private async backoff(retry: number, signal?: AbortSignal): Promise<void> {
+  private async backoff(retry: number, call: Call, reason: string): Promise<void> {
     this.stats.retries++;
-    await this.clock.sleep(backoffDelay(retry, this.options.retry, this.options.random), signal);
+    const delayMs = backoffDelay(retry, this.options.retry, this.options.random);
+    this.options.onRetry?.({ method: call.method, url: call.url, attempt: retry + 2, attempts: this.options.retry.maxRetries + 1, reason, delayMs });
+    await this.clock.sleep(delayMs, call.signal);
   }
 
   private pacerOf(bucket: Bucket): RateLimitPacer {
