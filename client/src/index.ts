@@ -4,7 +4,7 @@ export type { Download, DownloadOptions } from './download';
 export { DriveError, PreconditionFailedError, isAbortError } from './errors';
 export type { DriveErrorCode } from './errors';
 export type { RetryEvent, RetryOptions, TransportStats, Bucket } from './transport';
-export { SYNC_USE_CONDITIONS, SyncRefusedError, SyncUsageError } from './sync/sync';
+export { SyncRefusedError, SyncUsageError } from './sync/sync';
 export type { SyncChange, SyncEndpoint, SyncOptions, SyncReport } from './sync/sync';
 export type { Plan as SyncPlan, Transfer as SyncTransfer } from './sync/plan';
 export type { FilterRule } from './sync/filter';

@@ -8,14 +8,6 @@ import { type FilterRule, PathFilter } from './filter';
 import { type LocalEntry, type LocalIndex, readLocalIndex } from './local-index';
 import { type Direction, type Plan, type RemotePage, type Transfer, planSync } from './plan';
 
-/**
- * Whether a sync sends per-file conditions (`if_none_match: "*"` for a new file, `if_match: "<etag>"` for a
- * changed one) so that a file replaced on the destination since the plan was made is not overwritten blindly.
- * The server on main refuses metadata fields it does not know, so this stays false until the server of branch
- * c26-cond (which honours them) is merged. TODO(c26-cond): make it true at that merge.
- */
-export const SYNC_USE_CONDITIONS = false;
-
 /** One side of a sync: a local folder, or a drive folder. A string is `drive:/path` for the drive, else local. */
 export type SyncEndpoint = string | { local: string } | { drive: string };
 
@@ -32,7 +24,10 @@ export interface SyncOptions {
   filters?: readonly FilterRule[];
   /** Downloads (and local hashing) in flight at once. Default 4. Uploads use the drive's own `concurrency`. */
   concurrency?: number;
-  /** Send per-file conditions with uploads (see `SYNC_USE_CONDITIONS`, the default). */
+  /**
+   * Send per-file conditions with uploads (default true): `if_none_match: "*"` for a new file, `if_match: "<etag>"`
+   * for a changed one, so that a file replaced on the destination since the plan was made is not overwritten blindly.
+   */
   useConditions?: boolean;
   signal?: AbortSignal;
   /** The plan, once made, awaited before anything changes (with `dryRun`, instead of changing). */
@@ -296,17 +291,16 @@ export async function stableEtag(entry: LocalEntry, form: 'single' | 'multipart'
 }
 
 async function upload(c: Context): Promise<void> {
-  const useConditions = c.options.useConditions ?? SYNC_USE_CONDITIONS;
-  // `ifNoneMatch` / `ifMatch` are UploadItem's fields on branch c26-cond (the client sends them in the file's
-  // metadata, and splits a batch on a 412 so that the file whose condition failed fails alone); until that
-  // merge they are not part of the type, and SYNC_USE_CONDITIONS keeps them unsent.
+  const useConditions = c.options.useConditions ?? true;
+  // The client sends `ifNoneMatch` / `ifMatch` in the file's metadata, and splits a batch on a 412 so that the
+  // file whose condition failed fails alone.
   const itemOf = (t: Transfer): UploadItem =>
     ({
       file: t.local!.path,
       path: joinDrive(c.remote, t.relative),
       // A drive file with no content hash (an old record) has nothing to match: it goes without a condition.
       ...(!useConditions ? {} : t.reason === 'new' ? { ifNoneMatch: '*' } : etagForm(t.remote?.etag) !== 'none' ? { ifMatch: t.remote!.etag } : {}),
-    }) as UploadItem;
+    });
   let pending = c.plan.transfers;
   // A file that changed while it was sent (its size, or its mtime, moved) is sent once more, then fails.
   for (let round = 1; pending.length > 0; round++) {
@@ -334,7 +328,7 @@ async function upload(c: Context): Promise<void> {
           reason: t.reason,
           size: outcome.ok ? outcome.file.size : t.size,
           ok: outcome.ok,
-          ...(outcome.ok ? {} : { error: errorOf(outcome.error, c.options.useConditions ?? SYNC_USE_CONDITIONS) }),
+          ...(outcome.ok ? {} : { error: errorOf(outcome.error, c.options.useConditions ?? true) }),
         });
       },
     });

@@ -9,13 +9,6 @@ import type { SyncChange } from '../../src/sync/sync';
 import { driveEnv, runCli } from '../support/cli-process';
 import { countingFetch, smallFiles, writeTree } from '../support/trees';
 
-/**
- * The server of main refuses metadata fields it does not know, so the tests that need per-file conditions
- * (`if_match` / `if_none_match`, branch c26-cond) are skipped until that server is merged: flip this to true
- * then (and SYNC_USE_CONDITIONS in client/src/sync/sync.ts).
- */
-const SERVER_HAS_CONDITIONS = false;
-
 const KEY = 'client-sync-key-9fK2qLw8ZrT4mXc7';
 const READ_ONLY_KEY = 'client-sync-ro-key-Qa7Vn3Lp0Ws5Ye2';
 const MiB = 1024 * 1024;
@@ -274,7 +267,7 @@ describe('drive sync against the local host', () => {
     expect(await driveState('/up')).toEqual(before);
   });
 
-  (SERVER_HAS_CONDITIONS ? it : it.skip)('does not overwrite a file replaced on the drive after the plan was made (if_match), nor one made there (if_none_match)', async () => {
+  it('does not overwrite a file replaced on the drive after the plan was made (if_match), nor one made there (if_none_match)', async () => {
     const local = join(dir, 'race');
     await writeTree(local, [
       { relative: 'changed.txt', size: 10 },
