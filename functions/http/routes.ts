@@ -62,6 +62,11 @@ export interface RouteSpec {
   secretPath?: boolean;
   /** The rate-limit bucket of a route that takes an API key; absent for the routes that take none. */
   permission?: Permission;
+  /**
+   * A mutating route that honours `Idempotency-Key` (issue 26): its handler's endpoint is given the idempotency
+   * store (functions/http/api-handler.ts), which test/unit/http/idempotent-routes.test.ts holds to this mark.
+   */
+  idempotent?: true;
   /** The roles whose keys may call it (each role's `ROLE_PERMISSIONS` hold `permission`); none for a route that takes no key. */
   roles: readonly Role[];
   operationId: string;
@@ -151,6 +156,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/upload',
+    idempotent: true,
     handler: 'upload',
     permission: 'upload',
     streaming: false,
@@ -210,6 +216,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/folders',
+    idempotent: true,
     handler: 'create-folder',
     permission: 'create-folder',
     streaming: false,
@@ -224,6 +231,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'DELETE',
     path: '/drive/folders',
+    idempotent: true,
     handler: 'delete-folder',
     permission: 'delete-folder',
     streaming: false,
@@ -245,6 +253,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'DELETE',
     path: '/drive/files',
+    idempotent: true,
     handler: 'delete-files',
     permission: 'files',
     streaming: false,
@@ -261,6 +270,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/move',
+    idempotent: true,
     handler: 'move',
     permission: 'files',
     streaming: false,
@@ -282,6 +292,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/copy',
+    idempotent: true,
     handler: 'copy',
     permission: 'files',
     streaming: false,
@@ -346,6 +357,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/uploads',
+    idempotent: true,
     handler: 'start-upload',
     permission: 'upload',
     streaming: false,
@@ -387,6 +399,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/uploads/{upload_id}/complete',
+    idempotent: true,
     handler: 'complete-upload',
     permission: 'upload',
     streaming: false,
@@ -431,6 +444,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/keys',
+    idempotent: true,
     handler: 'create-key',
     permission: 'keys',
     streaming: false,
@@ -529,6 +543,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/links',
+    idempotent: true,
     handler: 'create-link',
     permission: 'links',
     streaming: false,

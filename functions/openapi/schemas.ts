@@ -32,6 +32,7 @@ const LINK_ID = { pattern: '^[0-9a-f]{64}$' };
 export const ErrorCode = component('ErrorCode', enumOf(ERROR_CODES, 'The error codes of the API and, in ERROR_STATUS order, the status each is sent with.'));
 export const ErrorReason = component(
   'ErrorReason',
+  // The enum grows by a reason at a time; each is described where it is answered (the Idempotency-Key parameter for the idempotency ones).
   enumOf(ERROR_REASONS, 'What a client may act on beyond the code: `upload_busy` (409) is a large upload being completed or aborted by another request; wait and retry.'),
 );
 export const ErrorBody = component(
