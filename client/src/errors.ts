@@ -25,12 +25,9 @@ export type DriveErrorCode =
 
 /**
  * What the API says beyond the code, for a client to act on (its error's `reason`): `upload_busy` (409) is a
- * large upload being completed or aborted by another request, to wait out and retry;
- * `idempotency_in_progress` (409, with `Retry-After`) is the first attempt with the same Idempotency-Key still
- * running, whose answer a retry with the same key gets; `idempotency_key_reused` (422) is a key sent before
- * with another request (a bug of the caller's: never retried).
+ * large upload being completed or aborted by another request, to wait out and retry.
  */
-export type DriveErrorReason = 'upload_busy' | 'idempotency_in_progress' | 'idempotency_key_reused';
+export type DriveErrorReason = 'upload_busy';
 
 /** A failed call: the API's `code`, `message` and `reason` (if any), and the HTTP status (0 when no answer came). */
 export class DriveError extends Error {

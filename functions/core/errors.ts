@@ -19,11 +19,9 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /**
  * What a client acts on beyond the code, sent as the error's `reason`: `upload_busy` (409) is a large upload
- * being completed or aborted by another request, to wait out and retry; `idempotency_in_progress` (409, with
- * `Retry-After`) is the first request with the same Idempotency-Key still running, whose answer a retry after
- * the wait gets; `idempotency_key_reused` (422) is an Idempotency-Key sent before with another request.
+ * being completed or aborted by another request, to wait out and retry.
  */
-export const ERROR_REASONS = ['upload_busy', 'idempotency_in_progress', 'idempotency_key_reused'] as const;
+export const ERROR_REASONS = ['upload_busy'] as const;
 export type ErrorReason = (typeof ERROR_REASONS)[number];
 
 /** A failure the client caused or may act on; its message is safe to send. */
@@ -46,6 +44,27 @@ export class DriveError extends Error {
     super(message);
     this.name = 'DriveError';
     this.status = ERROR_STATUS[code];
+  }
+}
+
+/**
+ * What an error about the request's Idempotency-Key says beyond its code, as the error's `idempotency`:
+ * `in_progress` (409, with `Retry-After`) is the first request with the key still running, whose answer a retry
+ * with the same key gets; `key_reused` (422) is a key sent before with another request. A field of its own
+ * rather than a `reason`, whose published enum a client may hold closed.
+ */
+export const IDEMPOTENCY_PROBLEMS = ['in_progress', 'key_reused'] as const;
+export type IdempotencyProblem = (typeof IDEMPOTENCY_PROBLEMS)[number];
+
+/** A 409 or 422 about the request's Idempotency-Key (functions/http/idempotency.ts). */
+export class IdempotencyError extends DriveError {
+  constructor(
+    readonly idempotency: IdempotencyProblem,
+    message: string,
+    headers: Record<string, string> = {},
+  ) {
+    super(idempotency === 'in_progress' ? 'conflict' : 'validation_error', message, headers);
+    this.name = 'IdempotencyError';
   }
 }
 

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createHash } from 'node:crypto';
 import type { Caller } from '../core/access';
-import { DriveError, badRequest } from '../core/errors';
+import { IdempotencyError, badRequest } from '../core/errors';
 import {
   IDEMPOTENCY_KEY,
   type IdempotencyStore,
@@ -68,9 +68,9 @@ export class IdempotencySession {
   ) {}
 
   /**
-   * Takes the key for `caller` (a 400 for a header that breaks the rule): afterwards either the request holds it, or `replayed` has the first answer;
-   * throws `409` (`idempotency_in_progress`, with `Retry-After`) while the first request runs, and `422`
-   * (`idempotency_key_reused`) when the key was used for another request.
+   * Takes the key for `caller` (a 400 for a header that breaks the rule): afterwards either the request holds
+   * it, or `replayed` has the first answer; throws `409` (`idempotency: in_progress`, with `Retry-After`) while
+   * the first request runs, and `422` (`idempotency: key_reused`) when the key was used for another request.
    */
   async take(caller: Caller): Promise<void> {
     // Checked once the key is known good: a request without a valid key is a 401 whatever its headers.
@@ -86,19 +86,16 @@ export class IdempotencySession {
         return;
       case 'running': {
         const wait = inProgressRetrySeconds(outcome.leaseUntil, outcome.now);
-        throw new DriveError(
-          'conflict',
+        throw new IdempotencyError(
+          'in_progress',
           `a request with this ${IDEMPOTENCY_KEY_HEADER} is still running; retry in ${wait} second${wait === 1 ? '' : 's'} for its answer`,
           { 'Retry-After': String(wait) },
-          'idempotency_in_progress',
         );
       }
       case 'mismatch':
-        throw new DriveError(
-          'validation_error',
+        throw new IdempotencyError(
+          'key_reused',
           `this ${IDEMPOTENCY_KEY_HEADER} was used for another request (another method, path, query or body); send a new key for a new request`,
-          {},
-          'idempotency_key_reused',
         );
     }
   }

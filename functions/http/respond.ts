@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { DriveError } from '../core/errors';
+import { DriveError, IdempotencyError } from '../core/errors';
 import { describeError, log } from '../telemetry/log';
 
 export type Headers = Record<string, string>;
@@ -40,6 +40,7 @@ export function errorResponse(error: unknown, headers: Headers = {}, requestId?:
       code: known?.code ?? 'internal_error',
       message: known?.message ?? 'internal error; the request may be retried',
       ...(known?.reason ? { reason: known.reason } : {}),
+      ...(known instanceof IdempotencyError ? { idempotency: known.idempotency } : {}),
       ...(requestId === undefined ? {} : { request_id: requestId }),
     },
   };

@@ -29,7 +29,7 @@ const HEADERS: Record<string, unknown> = {
     '`true` on an answer sent again: the first request with this `Idempotency-Key` (and the same method, path, query and body) answered it, and nothing was done again. Absent on an answer of the request itself.',
     { type: 'string', enum: ['true'] },
   ),
-  IdempotencyRetryAfter: header('With reason `idempotency_in_progress`: seconds to wait before retrying with the same `Idempotency-Key`.', { type: 'integer' }),
+  IdempotencyRetryAfter: header('With `idempotency: in_progress`: seconds to wait before retrying with the same `Idempotency-Key`.', { type: 'integer' }),
 };
 
 /** The request header of the routes marked `idempotent` (issue 26; docs/api.md, "Retries and Idempotency-Key"). */
@@ -38,7 +38,7 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   in: 'header',
   required: false,
   description:
-    'Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`reason: idempotency_key_reused`); while the first still runs, a 409 (`reason: idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew.',
+    'Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`idempotency: key_reused`); while the first still runs, a 409 (`idempotency: in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew.',
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
 };
 const replayedHeader = { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } };

@@ -1,4 +1,4 @@
-import { ERROR_REASONS } from '../core/errors';
+import { ERROR_REASONS, IDEMPOTENCY_PROBLEMS } from '../core/errors';
 import {
   ERROR_CODES,
   type Static,
@@ -32,8 +32,14 @@ const LINK_ID = { pattern: '^[0-9a-f]{64}$' };
 export const ErrorCode = component('ErrorCode', enumOf(ERROR_CODES, 'The error codes of the API and, in ERROR_STATUS order, the status each is sent with.'));
 export const ErrorReason = component(
   'ErrorReason',
-  // The enum grows by a reason at a time; each is described where it is answered (the Idempotency-Key parameter for the idempotency ones).
   enumOf(ERROR_REASONS, 'What a client may act on beyond the code: `upload_busy` (409) is a large upload being completed or aborted by another request; wait and retry.'),
+);
+export const IdempotencyProblem = component(
+  'IdempotencyProblem',
+  enumOf(
+    IDEMPOTENCY_PROBLEMS,
+    'An error about the request\'s `Idempotency-Key`: `in_progress` (409, with `Retry-After`) is the first request with the key still running; retry with the same key after the wait for its answer. `key_reused` (422) is a key already used for another request (another method, path, query or body); send a new key.',
+  ),
 );
 export const ErrorBody = component(
   'Error',
@@ -44,6 +50,7 @@ export const ErrorBody = component(
         message: string('What went wrong and what to do, in English; for people, not for matching.'),
         request_id: optional(string('The id of the request (also in `X-Request-Id`), for the logs.')),
         reason: optional(ref(ErrorReason)),
+        idempotency: optional(ref(IdempotencyProblem)),
       }),
     },
     'Every failure: `{"error": {"code", "message"}}`.',
@@ -267,7 +274,7 @@ export const TokenRequest = component('TokenRequest', R.TokenRequest);
 /** The TypeScript type of each wire shape, by its component name in the document. */
 export type Wire<K extends keyof typeof SHAPES> = Static<(typeof SHAPES)[K]>;
 const SHAPES = {
-  ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, Job, JobAnswer, Role, Whoami, PartUrl, DirectDownload,
+  ErrorCode, ErrorReason, IdempotencyProblem, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, Job, JobAnswer, Role, Whoami, PartUrl, DirectDownload,
   UploadSession, PartUrlPage, AbortedUpload, ApiKey, KeyList, CreatedKey, RevokedKey, CreatedLink, Link, LinkList, RevokedLink, RevokedLinks, UploadTarget, UploadForm, CreateFolderRequest, DeleteFilesRequest, TransferRequest,
   StartUploadRequest, CompleteUploadRequest, CreateKeyRequest, CreateLinkRequest, TrustRole, TrustRule, TrustAnswer, TrustList, MintedKey, CreateTrustRequest, TokenRequest,
 };

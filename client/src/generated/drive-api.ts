@@ -525,7 +525,12 @@ export interface components {
          * @description What a client may act on beyond the code: `upload_busy` (409) is a large upload being completed or aborted by another request; wait and retry.
          * @enum {string}
          */
-        ErrorReason: "upload_busy" | "idempotency_in_progress" | "idempotency_key_reused";
+        ErrorReason: "upload_busy";
+        /**
+         * @description An error about the request's `Idempotency-Key`: `in_progress` (409, with `Retry-After`) is the first request with the key still running; retry with the same key after the wait for its answer. `key_reused` (422) is a key already used for another request (another method, path, query or body); send a new key.
+         * @enum {string}
+         */
+        IdempotencyProblem: "in_progress" | "key_reused";
         /** @description Every failure: `{"error": {"code", "message"}}`. */
         Error: {
             error: {
@@ -535,6 +540,7 @@ export interface components {
                 /** @description The id of the request (also in `X-Request-Id`), for the logs. */
                 request_id?: string;
                 reason?: components["schemas"]["ErrorReason"];
+                idempotency?: components["schemas"]["IdempotencyProblem"];
             };
         };
         /** @description A stored file, as upload, the end of a large upload and a file copy return it. */
@@ -1455,7 +1461,7 @@ export interface components {
         ContentDisposition: string;
         /** @description `true` on an answer sent again: the first request with this `Idempotency-Key` (and the same method, path, query and body) answered it, and nothing was done again. Absent on an answer of the request itself. */
         IdempotentReplayed: "true";
-        /** @description With reason `idempotency_in_progress`: seconds to wait before retrying with the same `Idempotency-Key`. */
+        /** @description With `idempotency: in_progress`: seconds to wait before retrying with the same `Idempotency-Key`. */
         IdempotencyRetryAfter: number;
     };
     pathItems: never;
@@ -1466,7 +1472,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`reason: idempotency_key_reused`); while the first still runs, a 409 (`reason: idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`idempotency: key_reused`); while the first still runs, a 409 (`idempotency: in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1799,7 +1805,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`reason: idempotency_key_reused`); while the first still runs, a 409 (`reason: idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`idempotency: key_reused`); while the first still runs, a 409 (`idempotency: in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1862,7 +1868,7 @@ export interface operations {
                 recursive?: "true" | "false";
             };
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`reason: idempotency_key_reused`); while the first still runs, a 409 (`reason: idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`idempotency: key_reused`); while the first still runs, a 409 (`idempotency: in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1949,7 +1955,7 @@ export interface operations {
                 path?: string[];
             };
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`reason: idempotency_key_reused`); while the first still runs, a 409 (`reason: idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`idempotency: key_reused`); while the first still runs, a 409 (`idempotency: in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2013,7 +2019,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`reason: idempotency_key_reused`); while the first still runs, a 409 (`reason: idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`idempotency: key_reused`); while the first still runs, a 409 (`idempotency: in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2110,7 +2116,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`reason: idempotency_key_reused`); while the first still runs, a 409 (`reason: idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`idempotency: key_reused`); while the first still runs, a 409 (`idempotency: in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2309,7 +2315,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`reason: idempotency_key_reused`); while the first still runs, a 409 (`reason: idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`idempotency: key_reused`); while the first still runs, a 409 (`idempotency: in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2443,7 +2449,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`reason: idempotency_key_reused`); while the first still runs, a 409 (`reason: idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`idempotency: key_reused`); while the first still runs, a 409 (`idempotency: in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2624,7 +2630,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`reason: idempotency_key_reused`); while the first still runs, a 409 (`reason: idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`idempotency: key_reused`); while the first still runs, a 409 (`idempotency: in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3047,7 +3053,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`reason: idempotency_key_reused`); while the first still runs, a 409 (`reason: idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (`idempotency: key_reused`); while the first still runs, a 409 (`idempotency: in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
