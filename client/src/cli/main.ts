@@ -1,5 +1,6 @@
 import { Drive } from '../drive';
 import { isAbortError } from '../errors';
+import type { RetryNotice } from '../transport';
 import { type TokenProvider, githubActionsToken, tokenFile } from '../oidc';
 import { type Command, type OidcSource, USAGE, UsageError, connectionOf, parseCommand } from './args';
 import { linkCommand } from './link-command';
@@ -45,7 +46,13 @@ export async function run(argv: readonly string[], io: CliIo = { stdout: process
   try {
     const connection = connectionOf(command, io.env);
     const credentials = 'apiKey' in connection ? { apiKey: connection.apiKey } : { oidc: { token: tokenOf(connection.oidc), drive: io.env.DRIVE_OIDC_DRIVE || undefined } };
-    const drive = new Drive({ baseUrl: connection.url, ...credentials, concurrency: command.name === 'upload' ? command.concurrency : undefined });
+    const drive = new Drive({
+      baseUrl: connection.url,
+      ...credentials,
+      concurrency: command.name === 'upload' ? command.concurrency : undefined,
+      // Never silent while it retries: each retry on stderr (stdout stays the result's, JSON or not).
+      onRetry: (notice) => io.stderr.write(`${retryLine(command.name, notice)}\n`),
+    });
     switch (command.name) {
       case 'upload':
         return await uploadCommand(command, drive, out, interrupt.signal);
@@ -78,6 +85,11 @@ export async function run(argv: readonly string[], io: CliIo = { stdout: process
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/** One retry, as the CLI says it: `drive upload: POST /drive/upload: attempt 2 in 1.3 s (the gateway timed out (504))`. */
+export function retryLine(command: string, notice: RetryNotice): string {
+  return `drive ${command}: ${notice.method} ${notice.path}: attempt ${notice.attempt} in ${(notice.waitMs / 1000).toFixed(1)} s (${notice.reason})`;
 }
 
 /** The token each exchange sends: the variable's, the file's as it is then, or a fresh one from the runner. */
