@@ -41,8 +41,8 @@ export interface DriveOptions {
   /** Files per `POST /drive/upload`. Default 1,000, Drive's limit. */
   maxFilesPerRequest?: number;
   /**
-   * How long one `POST /drive/upload` should take: requests start at 100 files and are sized, by files and
-   * bytes, to what the answers seen so far say takes this long (`BatchSizer`). Default 10,000 ms, well inside
+   * How long one `POST /drive/upload` should take: requests start at 100 files (or `maxFilesPerRequest` when
+   * given) and are sized, by files and bytes, to what the answers seen so far say takes this long (`BatchSizer`). Default 10,000 ms, well inside
    * API Gateway's 29 s. `Infinity` sends the most the limits allow from the start.
    */
   batchTargetMs?: number;
@@ -188,7 +188,9 @@ export class Drive {
     this.maxFilesPerRequest = options.maxFilesPerRequest ?? DEFAULT_OPTIONS.maxFilesPerRequest;
     this.directDownloadBytes = options.directDownloadBytes ?? DEFAULT_OPTIONS.directDownloadBytes;
     const target: number = options.batchTargetMs ?? DEFAULT_OPTIONS.batchTargetMs;
-    this.batchSizer = new BatchSizer({ maxFiles: this.maxFilesPerRequest, maxBytes: this.maxRequestBytes }, target, target === Infinity ? this.maxFilesPerRequest : undefined);
+    // A request size the caller chose is where sizing starts; otherwise 100 files, which a loaded host answers well inside 29 s.
+    const start = target === Infinity || options.maxFilesPerRequest !== undefined ? this.maxFilesPerRequest : undefined;
+    this.batchSizer = new BatchSizer({ maxFiles: this.maxFilesPerRequest, maxBytes: this.maxRequestBytes }, target, start);
   }
 
   /** Requests sent so far, retries, `429`s and time spent waiting for tokens. */
