@@ -7,8 +7,8 @@ import { ACCESS_PARTITION_KEY as PK, ACCESS_TTL_ATTRIBUTE as TTL } from './schem
 /**
  * The most of a gzipped answer one item holds. An item is at most 400 KB, names and values together; the
  * rest of a record is under 1 KB. A larger answer is cut into chunk items of this size, written before the
- * record that names them (a 1,000-file upload's answer, about 250 KB of JSON, gzips to about a third of it:
- * it fits whole).
+ * record that names them (a 1,000-file upload's answer, about 270 KB of JSON, gzips to about 35 KB: it fits
+ * whole).
  */
 export const INLINE_ANSWER_BYTES = 350_000;
 
