@@ -74,7 +74,7 @@ export function jsonHandler<S>(
     let session: IdempotencySession | undefined;
     let reason: string | undefined;
     try {
-      session = idempotencySession(endpoint.idempotency, event, lambda, startedAt);
+      session = idempotencySession(endpoint.idempotency, event, lambda);
       const admitted = await endpoint.guard(endpoint.permission, event, session && ((who) => session!.take(who)));
       headers = { ...headers, ...admitted.headers };
       caller = admitted.caller;
@@ -103,13 +103,13 @@ export function jsonHandler<S>(
 }
 
 /** The request's Idempotency-Key session, when the endpoint keeps keys and the request sends one (a 400 for a malformed one). */
-function idempotencySession(store: IdempotencyStore | undefined, event: APIGatewayProxyEvent, lambda: Pick<Context, 'getRemainingTimeInMillis'> | undefined, startedAt: number): IdempotencySession | undefined {
+function idempotencySession(store: IdempotencyStore | undefined, event: APIGatewayProxyEvent, lambda: Pick<Context, 'getRemainingTimeInMillis'> | undefined): IdempotencySession | undefined {
   if (!store) return undefined;
   const key = idempotencyKeyOf(event);
   if (key === undefined) return undefined;
-  // Held for as long as the function may run, not the gateway's 29 s: a handler past them still writes.
+  // Held for as long as the function may run (its timeout), not the gateway's 29 s: a handler past them still writes.
   const runMs = lambda ? lambda.getRemainingTimeInMillis() : GATEWAY_TIMEOUT_MS;
-  return new IdempotencySession(store, key, event, Math.max(runMs, deadlineOf(lambda, startedAt) - startedAt));
+  return new IdempotencySession(store, key, event, runMs);
 }
 
 /**

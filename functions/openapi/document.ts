@@ -93,8 +93,8 @@ function errorResponses(): Record<string, unknown> {
         ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
         ...(status === 409 ? { 'Retry-After': { $ref: '#/components/headers/IdempotencyRetryAfter' } } : {}),
         ...apiHeaders,
-        // A 4xx of a route marked idempotent is kept and may be sent again.
-        ...(status < 500 ? replayedHeader : {}),
+        // A 4xx a handler of a route marked idempotent gave is kept and may be sent again; a 401 or a 429 never is.
+        ...(status < 500 && status !== 401 && status !== 429 ? replayedHeader : {}),
       },
       content: { 'application/json': { schema, example: { error: { code, message: ERROR_EXAMPLE[status], request_id: 'c0ffee00-1234-4abc-9def-0123456789ab' } } } },
     };
