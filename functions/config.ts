@@ -172,6 +172,11 @@ export const SETTINGS = {
     description: 'how long a folder move request works before it answers 202 with a job; tests set 0',
     parse: milliseconds,
   }),
+  idempotencyInlineBytes: entry({
+    name: 'DRIVE_IDEMPOTENCY_INLINE_BYTES', type: 'positive whole number', default: '350000', unit: 'bytes', readBy: ['handler'],
+    description: "the most of an Idempotency-Key's gzipped answer kept in its record; a larger one goes in chunk items of this size (DynamoDB's items are at most 400 KB); tests set it low to store a 1,000-file upload's answer in chunks",
+    parse: positiveWholeNumber,
+  }),
   copyBudgetMs: entry({
     name: 'DRIVE_COPY_BUDGET_MS', type: 'whole number', default: '10000', unit: 'milliseconds', readBy: ['handler'],
     description: 'how long a folder copy request works before it answers 202 with a job; tests set 0',

@@ -1,4 +1,5 @@
 import { guard } from './wiring/guard';
+import { idempotency } from './wiring/idempotency';
 import { largeUploadLimits, largeUploads } from './wiring/large-uploads';
 import { badRequest } from './core/errors';
 import { confine } from './core/access';
@@ -25,7 +26,7 @@ const MESSAGES: Messages = {
  * session: presigned URLs for its first parts (the rest from GET /drive/uploads/{id}/parts), to PUT the
  * bytes straight to S3, then `complete`.
  */
-export const handler = jsonHandler({ permission: 'upload', guard, stores: { largeUploads } }, async (event, { caller, drive, stores }) => {
+export const handler = jsonHandler({ permission: 'upload', guard, idempotency, stores: { largeUploads } }, async (event, { caller, drive, stores }) => {
   const body = jsonInput(bodyOf(event), StartUploadRequest, EXAMPLE, MESSAGES);
   const target = { path: body.path ?? undefined, folder: body.folder ?? undefined, name: body.name ?? undefined };
   const unnamed = () => {

@@ -4,14 +4,14 @@ import { basename, dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { packBatches } from './batch-packing';
+import { BatchSizer, packBatches } from './batch-packing';
 import { type Download, type DownloadOptions, directDownloadOf, openDownload } from './download';
 import { DriveError, PreconditionFailedError, errorFromResponse, isAbortError, jobFailure } from './errors';
 import { uploadLarge } from './large-upload';
 import { type OidcOptions, OidcKeySource } from './oidc';
 import { mapLimit } from './pool';
 import type { Clock } from './rate-limit-pacer';
-import { DEFAULT_RETRY, type RetryEvent, type RetryOptions, Transport, type TransportStats, discard } from './transport';
+import { DEFAULT_RETRY, type RetryNotice, type RetryOptions, Transport, type TransportStats, discard } from './transport';
 import type { CopyJob, DeleteJob, DirectDownload, DriveEntry, DriveFile, DriveFolder, DriveJob, FileHead, KeyIdentity, FilesDeletion, FolderDeletion, Listing, MoveJob, ShareLink, ShareLinkEntry } from './types';
 import { type SyncEndpoint, type SyncOptions, type SyncReport, sync as runSync } from './sync/sync';
 import { type FormFile, METADATA_FIXED_BYTES, REQUEST_FIXED_BYTES, fileCost, uploadForm } from './upload-form';
@@ -42,6 +42,12 @@ export interface DriveOptions {
   /** Files per `POST /drive/upload`. Default 1,000, Drive's limit. */
   maxFilesPerRequest?: number;
   /**
+   * How long one `POST /drive/upload` should take: requests start at 100 files (or `maxFilesPerRequest` when
+   * given) and are sized, by files and bytes, to what the answers seen so far say takes this long (`BatchSizer`). Default 10,000 ms, well inside
+   * API Gateway's 29 s. `Infinity` sends the most the limits allow from the start.
+   */
+  batchTargetMs?: number;
+  /**
    * Files larger than this are downloaded straight from S3 by a presigned URL (the download's first request
    * carries `redirect_above`, so it is one request whatever the size), their ETag and size checked. Default 10,000,000 bytes: in AWS the API streams the first 10 MB at full speed and the
    * rest at 2 MB/s. `Infinity` reads every file through the API.
@@ -52,8 +58,8 @@ export interface DriveOptions {
   timeoutMs?: number;
   /** The clock that waits and backoffs run on; tests pass a fake one. */
   clock?: Clock;
-  /** Told of each retry before its backoff: the call, the attempt, the reason (the CLI prints it on stderr). */
-  onRetry?: (event: RetryEvent) => void;
+  /** Told before each retry of a call (attempt, reason, wait): the CLI says it on stderr. */
+  onRetry?: (notice: RetryNotice) => void;
 }
 
 /** Where an upload's bytes come from: a local file (read when sent, streamed from disk) or bytes in memory. */
@@ -119,7 +125,12 @@ export const DEFAULT_OPTIONS = {
   maxRequestBytes: 4_500_000,
   maxFilesPerRequest: 1000,
   directDownloadBytes: 10_000_000,
+  // Well inside API Gateway's 29 s: a request twice as slow as expected still answers.
+  batchTargetMs: 10_000,
 } as const;
+
+/** API Gateway's 29 s: a request answered 504 took at least this long. */
+const GATEWAY_TIMEOUT_MS = 29_000;
 
 // A metadata field holds at most 1 MiB on the server.
 const MAX_METADATA_BYTES = 1024 * 1024;
@@ -163,6 +174,8 @@ export class Drive {
   private readonly maxRequestBytes: number;
   private readonly maxFilesPerRequest: number;
   private readonly directDownloadBytes: number;
+  /** Learns, request by request, how many files and bytes an upload request may carry (shared by every upload of this client). */
+  private readonly batchSizer: BatchSizer;
 
   constructor(options: DriveOptions) {
     if (!options.baseUrl) throw new TypeError('Drive needs a baseUrl');
@@ -185,6 +198,10 @@ export class Drive {
     this.maxRequestBytes = options.maxRequestBytes ?? DEFAULT_OPTIONS.maxRequestBytes;
     this.maxFilesPerRequest = options.maxFilesPerRequest ?? DEFAULT_OPTIONS.maxFilesPerRequest;
     this.directDownloadBytes = options.directDownloadBytes ?? DEFAULT_OPTIONS.directDownloadBytes;
+    const target: number = options.batchTargetMs ?? DEFAULT_OPTIONS.batchTargetMs;
+    // A request size the caller chose is where sizing starts; otherwise 100 files, which a loaded host answers well inside 29 s.
+    const start = target === Infinity || options.maxFilesPerRequest !== undefined ? this.maxFilesPerRequest : undefined;
+    this.batchSizer = new BatchSizer({ maxFiles: this.maxFilesPerRequest, maxBytes: this.maxRequestBytes }, target, start);
   }
 
   /** Requests sent so far, retries, `429`s and time spent waiting for tokens. */
@@ -250,7 +267,7 @@ export class Drive {
     );
     const tasks: (() => Promise<void>)[] = [
       ...[...large, ...oversize].map((p) => () => this.sendLarge(p, options, progress, settle)),
-      ...batches.map((batch) => () => this.sendBatch(batch, options, progress, settle)),
+      ...batches.map((batch) => () => this.sendSized(batch, options, progress, settle)),
     ];
     await mapLimit(tasks, this.concurrency, (task) => task(), options.signal);
     return report;
@@ -533,31 +550,57 @@ export class Drive {
     return { size: written, etag: download.etag, direct: download.direct };
   }
 
-  /** Sends one batch; a refusal that names one file (`SPLIT_STATUSES`) splits it in halves, sent on their own. */
-  private async sendBatch(batch: Planned[], options: UploadOptions, progress: UploadProgress, settle: (o: UploadOutcome, size: number) => void): Promise<void> {
+  /**
+   * Sends a packed batch as requests of the size the batch sizer allows now, one after another, each timed to
+   * size the next: a batch packed to the hard limits goes whole once requests are seen to be fast enough.
+   */
+  private async sendSized(batch: Planned[], options: UploadOptions, progress: UploadProgress, settle: (o: UploadOutcome, size: number) => void): Promise<void> {
+    let rest = batch;
+    while (rest.length > 0) {
+      const count = this.batchSizer.fit(rest.map((p) => fileCost({ path: p.item.path, size: p.size, contentType: p.item.contentType }).bytes));
+      const head = rest.slice(0, count);
+      rest = rest.slice(count);
+      const started = this.transport.now();
+      const clean = await this.sendBatch(head, options, progress, settle);
+      // Only a request answered at its first attempt says how long one takes; a 504 says it took too long.
+      const bytes = head.reduce((sum, p) => sum + p.size, 0);
+      if (clean === 'clean') this.batchSizer.observe(head.length, bytes, this.transport.now() - started);
+      else if (clean === 'timed-out') this.batchSizer.observe(head.length, bytes, GATEWAY_TIMEOUT_MS);
+    }
+  }
+
+  /**
+   * Sends one batch; a refusal that names one file (`SPLIT_STATUSES`) splits it in halves, sent on their own.
+   * Says whether its request was answered at the first attempt (`clean`), after a gateway timeout, or otherwise.
+   */
+  private async sendBatch(batch: Planned[], options: UploadOptions, progress: UploadProgress, settle: (o: UploadOutcome, size: number) => void): Promise<'clean' | 'timed-out' | 'other'> {
     let failure: DriveError;
+    const seen = { timedOut: false };
+    let outcome: 'clean' | 'timed-out' | 'other' = 'other';
     try {
       const files = await Promise.all(batch.map(formFileOf));
       const { body, contentType } = uploadForm(files);
-      const { response } = await this.transport.send({
+      const { response, uncertain } = await this.transport.send({
         method: 'POST',
         url: this.transport.url('/drive/upload'),
         bucket: 'upload',
         headers: { 'Content-Type': contentType },
         body,
         signal: options.signal,
+        onAttempt: (status) => void (status === 504 && (seen.timedOut = true)),
       });
       if (response.ok) {
         const stored = ((await response.json()) as { data: DriveFile[] }).data;
         if (stored.length === batch.length) {
           batch.forEach((p, i) => settle({ ok: true, item: p.item, file: stored[i] }, p.size));
           options.onProgress?.(progress);
-          return;
+          return seen.timedOut ? 'timed-out' : uncertain ? 'other' : 'clean';
         }
         failure = new DriveError('unexpected_response', `POST /drive/upload answered ${stored.length} files for ${batch.length}`, response.status);
       } else {
         failure = await errorFromResponse(response, 'POST /drive/upload');
       }
+      if (seen.timedOut) outcome = 'timed-out';
     } catch (error) {
       if (isAbortError(error)) throw error;
       failure = asDriveError(error);
@@ -566,10 +609,11 @@ export class Drive {
       const half = Math.ceil(batch.length / 2);
       await this.sendBatch(batch.slice(0, half), options, progress, settle);
       await this.sendBatch(batch.slice(half), options, progress, settle);
-      return;
+      return outcome;
     }
     for (const p of batch) settle({ ok: false, item: p.item, error: failure }, p.size);
     options.onProgress?.(progress);
+    return outcome;
   }
 
   private async sendLarge(p: Planned, options: UploadOptions, progress: UploadProgress, settle: (o: UploadOutcome, size: number, sent: number) => void): Promise<void> {

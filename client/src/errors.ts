@@ -27,9 +27,11 @@ export type DriveErrorCode =
 
 /**
  * What the API says beyond the code, for a client to act on (its error's `reason`): `upload_busy` (409) is a
- * large upload being completed or aborted by another request, to wait out and retry.
+ * large upload being completed or aborted by another request, to wait out and retry;
+ * `idempotency_in_progress` (409) is an earlier attempt with the call's Idempotency-Key still running (the
+ * transport waits it out); `idempotency_key_reused` (422) is a key sent before with another request.
  */
-export type DriveErrorReason = 'upload_busy';
+export type DriveErrorReason = 'upload_busy' | 'idempotency_in_progress' | 'idempotency_key_reused';
 
 /** A failed call: the API's `code`, `message` and `reason` (if any), and the HTTP status (0 when no answer came). */
 export class DriveError extends Error {

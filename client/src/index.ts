@@ -3,7 +3,7 @@ export type { DriveOptions, TransferOptions, UploadItem, UploadSource, UploadOut
 export type { Download, DownloadOptions } from './download';
 export { DriveError, PreconditionFailedError, isAbortError } from './errors';
 export type { DriveErrorCode } from './errors';
-export type { RetryEvent, RetryOptions, TransportStats, Bucket } from './transport';
+export type { RetryNotice, RetryOptions, TransportStats, Bucket } from './transport';
 export { SyncRefusedError, SyncUsageError } from './sync/sync';
 export type { SyncChange, SyncEndpoint, SyncOptions, SyncReport } from './sync/sync';
 export type { Plan as SyncPlan, Transfer as SyncTransfer } from './sync/plan';

@@ -21,9 +21,11 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /**
  * What a client acts on beyond the code, sent as the error's `reason`: `upload_busy` (409) is a large upload
- * being completed or aborted by another request, to wait out and retry.
+ * being completed or aborted by another request, to wait out and retry; `idempotency_in_progress` (409, with
+ * `Retry-After`) is the first request with the request's Idempotency-Key still running, whose answer a retry
+ * with the same key gets; `idempotency_key_reused` (422) is a key sent before with another request.
  */
-export const ERROR_REASONS = ['upload_busy'] as const;
+export const ERROR_REASONS = ['upload_busy', 'idempotency_in_progress', 'idempotency_key_reused'] as const;
 export type ErrorReason = (typeof ERROR_REASONS)[number];
 
 /** A failure the client caused or may act on; its message is safe to send. */

@@ -62,6 +62,11 @@ export interface RouteSpec {
   secretPath?: boolean;
   /** The rate-limit bucket of a route that takes an API key; absent for the routes that take none. */
   permission?: Permission;
+  /**
+   * A mutating route that honours `Idempotency-Key` (issue 26): its handler's endpoint is given the idempotency
+   * store (functions/http/api-handler.ts), which test/unit/http/idempotent-routes.test.ts holds to this mark.
+   */
+  idempotent?: true;
   /** The roles whose keys may call it (each role's `ROLE_PERMISSIONS` hold `permission`); none for a route that takes no key. */
   roles: readonly Role[];
   operationId: string;
@@ -156,6 +161,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/upload',
+    idempotent: true,
     handler: 'upload',
     permission: 'upload',
     streaming: false,
@@ -215,6 +221,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/folders',
+    idempotent: true,
     handler: 'create-folder',
     permission: 'create-folder',
     streaming: false,
@@ -229,6 +236,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'DELETE',
     path: '/drive/folders',
+    idempotent: true,
     handler: 'delete-folder',
     permission: 'delete-folder',
     streaming: false,
@@ -250,6 +258,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'DELETE',
     path: '/drive/files',
+    idempotent: true,
     handler: 'delete-files',
     permission: 'files',
     streaming: false,
@@ -266,6 +275,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/move',
+    idempotent: true,
     handler: 'move',
     permission: 'files',
     streaming: false,
@@ -287,6 +297,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/copy',
+    idempotent: true,
     handler: 'copy',
     permission: 'files',
     streaming: false,
@@ -351,6 +362,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/uploads',
+    idempotent: true,
     handler: 'start-upload',
     permission: 'upload',
     streaming: false,
@@ -392,6 +404,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/uploads/{upload_id}/complete',
+    idempotent: true,
     handler: 'complete-upload',
     permission: 'upload',
     streaming: false,
@@ -436,6 +449,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/keys',
+    idempotent: true,
     handler: 'create-key',
     permission: 'keys',
     streaming: false,
@@ -534,6 +548,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/links',
+    idempotent: true,
     handler: 'create-link',
     permission: 'links',
     streaming: false,

@@ -85,6 +85,12 @@ export const PINNED_CALLS: readonly PinnedRequest[] = [
   { request: 'copy a file', route: 'POST /drive/copy', status: 200, dynamodb: { BatchGetItem: 4, BatchWriteItem: 1, PutItem: 2, UpdateItem: 1 }, s3: { CopyObject: 1 }, sqs: {}, sequential: 9, rru: 9, wru: 4 },
   { request: 'copy a folder of 2 files', route: 'POST /drive/copy', status: 200, dynamodb: { BatchGetItem: 7, BatchWriteItem: 1, GetItem: 2, PutItem: 4, Query: 1, UpdateItem: 6 }, s3: { CopyObject: 2 }, sqs: {}, sequential: 18, sideBySide: true, rru: 14, wru: 11 },
   { request: 'whoami', route: 'GET /drive/whoami', status: 200, dynamodb: { UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 1, rru: 0, wru: 1 },
+  // With an Idempotency-Key (issue 26): +2 UpdateItem, +1 sequential. The key is taken beside the rate-limit
+  // bucket (one depth, no call added before the handler) and the answer kept after it (the one added depth).
+  // A replay is the refused take, which returns the record, beside the bucket: one depth, no handler.
+  { request: 'upload 4 KiB with an Idempotency-Key', route: 'POST /drive/upload', status: 200, dynamodb: { BatchGetItem: 2, PutItem: 1, UpdateItem: 3 }, s3: { PutObject: 1 }, sqs: {}, sequential: 5, rru: 3, wru: 4 },
+  { request: 'upload 4 KiB with an Idempotency-Key, replayed', route: 'POST /drive/upload', status: 200, dynamodb: { UpdateItem: 2 }, s3: {}, sqs: {}, sequential: 1, rru: 0, wru: 2 },
+  { request: 'create a folder with an Idempotency-Key', route: 'POST /drive/folders', status: 200, dynamodb: { BatchGetItem: 1, UpdateItem: 4 }, s3: {}, sqs: {}, sequential: 4, rru: 1, wru: 4 },
   { request: 'large upload: start', route: 'POST /drive/uploads', status: 200, dynamodb: { GetItem: 2, PutItem: 1, UpdateItem: 1 }, s3: { CreateMultipartUpload: 1 }, sqs: {}, sequential: 5, rru: 2, wru: 2 },
   { request: 'large upload: part URLs', route: 'GET /drive/uploads/{upload_id}/parts', status: 200, dynamodb: { GetItem: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 1, wru: 1 },
   { request: 'large upload: complete', route: 'POST /drive/uploads/{upload_id}/complete', status: 200, dynamodb: { BatchGetItem: 2, DeleteItem: 1, GetItem: 3, PutItem: 1, UpdateItem: 3 }, s3: { CompleteMultipartUpload: 1, HeadObject: 1, ListParts: 1 }, sqs: {}, sequential: 13, rru: 6, wru: 5 },

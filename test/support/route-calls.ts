@@ -238,15 +238,15 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
     const json = text.startsWith('{') ? (JSON.parse(text) as Json) : undefined;
     return { status: res.status, json, id: res.headers.get('x-request-id') ?? '', headers: res.headers };
   };
-  /** `condition`: each file's `if_match` or `if_none_match`, in its metadata entry. */
-  const upload = (files: { name: string; bytes: number }[], folder: string, condition: Record<string, string> = {}) => {
+  /** `condition`: each file's `if_match` or `if_none_match`, in its metadata entry; `extra`: request headers. */
+  const upload = (files: { name: string; bytes: number }[], folder: string, condition: Record<string, string> = {}, extra: Record<string, string> = {}) => {
     const boundary = 'routecalls0boundary';
     const parts: Buffer[] = [];
     for (const file of files) {
       parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${file.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`), Buffer.alloc(file.bytes, 5), Buffer.from('\r\n'));
     }
     parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n${JSON.stringify(files.map(() => ({ folder, ...condition })))}\r\n--${boundary}--\r\n`));
-    return send('POST', '/drive/upload', Buffer.concat(parts), { 'Content-Type': `multipart/form-data; boundary=${boundary}` });
+    return send('POST', '/drive/upload', Buffer.concat(parts), { 'Content-Type': `multipart/form-data; boundary=${boundary}`, ...extra });
   };
   const ok = async <T extends { status: number; json?: Json }>(answer: Promise<T>, status = 200): Promise<T> => {
     const res = await answer;
@@ -327,6 +327,13 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
     await measure('copy a file', () => ok(send('POST', '/drive/copy', { from: '/dl/4k.bin', to: '/dl/copy.bin' })));
     await measure('copy a folder of 2 files', () => ok(send('POST', '/drive/copy', { from: '/copying', to: '/copied' })));
     await measure('whoami', () => ok(send('GET', '/drive/whoami')));
+
+    // Idempotency-Key (issue 26): the key taken beside the rate-limit bucket, the answer kept after the handler;
+    // a replay is the refused take alone (the record comes back with the refusal), beside the bucket.
+    const idem = (key: string) => ({ 'Idempotency-Key': key });
+    await measure('upload 4 KiB with an Idempotency-Key', () => ok(upload([{ name: 'idem.bin', bytes: 4096 }], '/up', {}, idem('route-calls-upload'))));
+    await measure('upload 4 KiB with an Idempotency-Key, replayed', () => ok(upload([{ name: 'idem.bin', bytes: 4096 }], '/up', {}, idem('route-calls-upload'))));
+    await measure('create a folder with an Idempotency-Key', () => ok(send('POST', '/drive/folders', { path: '/idem-made' }, idem('route-calls-folder'))));
 
     let uploadId = '';
     let partUrl = '';

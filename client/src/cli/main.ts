@@ -1,7 +1,7 @@
 import { Drive } from '../drive';
 import { DriveError, isAbortError } from '../errors';
 import { SyncRefusedError, SyncUsageError } from '../sync/sync';
-import type { RetryEvent } from '../transport';
+import type { RetryNotice } from '../transport';
 import { type TokenProvider, githubActionsToken, tokenFile } from '../oidc';
 import { type Command, type OidcSource, USAGE, UsageError, connectionOf, parseCommand } from './args';
 import { linkCommand } from './link-command';
@@ -54,8 +54,8 @@ export async function run(argv: readonly string[], io: CliIo = { stdout: process
       baseUrl: connection.url,
       ...credentials,
       concurrency: command.name === 'upload' ? command.concurrency : undefined,
-      // Retries are said on stderr as they happen (the call, the attempt, the reason), not waited out in silence.
-      onRetry: command.quiet ? undefined : (event) => io.stderr.write(`${retryNote(event)}\n`),
+      // Never silent while it retries: each retry on stderr (stdout stays the result's, JSON or not), unless --quiet.
+      onRetry: command.quiet ? undefined : (notice) => io.stderr.write(`${retryLine(command.name, notice)}\n`),
     });
     switch (command.name) {
       case 'upload':
@@ -94,11 +94,13 @@ export async function run(argv: readonly string[], io: CliIo = { stdout: process
   }
 }
 
-/** `drive: GET http://…/drive/list: no answer (ECONNREFUSED); attempt 2 of 6 in 0.4 s` */
-export function retryNote(event: RetryEvent): string {
-  const reason = /^[0-9]{3}$/.test(event.reason) ? `answered ${event.reason}` : `no answer (${event.reason})`;
-  const where = event.url.replace(/\?.*$/, '');
-  return `drive: ${event.method} ${where}: ${reason}; attempt ${event.attempt} of ${event.attempts} in ${(event.delayMs / 1000).toFixed(1)} s`;
+/**
+ * One retry, as the CLI says it, naming the URL (so a host that cannot be reached is named):
+ * `drive upload: POST http://127.0.0.1:3000/drive/upload: attempt 2 of 6 in 1.3 s (the gateway timed out (504))`.
+ */
+export function retryLine(command: string, notice: RetryNotice): string {
+  const of = notice.attempts === undefined ? '' : ` of ${notice.attempts}`;
+  return `drive ${command}: ${notice.method} ${notice.url}: attempt ${notice.attempt}${of} in ${(notice.waitMs / 1000).toFixed(1)} s (${notice.reason})`;
 }
 
 /** The token each exchange sends: the variable's, the file's as it is then, or a fresh one from the runner. */

@@ -522,10 +522,10 @@ export interface components {
          */
         ErrorCode: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "precondition_failed" | "payload_too_large" | "range_not_satisfiable" | "validation_error" | "rate_limited" | "internal_error";
         /**
-         * @description What a client may act on beyond the code: `upload_busy` (409) is a large upload being completed or aborted by another request; wait and retry.
+         * @description What a client may act on beyond the code: `upload_busy` (409) is a large upload being completed or aborted by another request; wait and retry. `idempotency_in_progress` (409, with `Retry-After`) is the first request with the request's `Idempotency-Key` still running; retry with the same key after the wait for its answer. `idempotency_key_reused` (422) is a key already used for another request (another method, path, query or body); send a new key.
          * @enum {string}
          */
-        ErrorReason: "upload_busy";
+        ErrorReason: "upload_busy" | "idempotency_in_progress" | "idempotency_key_reused";
         /** @description Every failure: `{"error": {"code", "message"}}`. */
         Error: {
             error: {
@@ -1115,6 +1115,7 @@ export interface components {
         Error400: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -1163,6 +1164,7 @@ export interface components {
         Error403: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -1187,6 +1189,7 @@ export interface components {
         Error404: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -1210,7 +1213,9 @@ export interface components {
         /** @description The request conflicts with what is stored (a path taken, a folder not empty, work in progress). Code `conflict`. */
         Error409: {
             headers: {
+                "Retry-After": components["headers"]["IdempotencyRetryAfter"];
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -1235,6 +1240,7 @@ export interface components {
         Error412: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -1259,6 +1265,7 @@ export interface components {
         Error413: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -1283,6 +1290,7 @@ export interface components {
         Error416: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -1307,6 +1315,7 @@ export interface components {
         Error422: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -1476,6 +1485,10 @@ export interface components {
         ContentRange: string;
         /** @description `attachment` (or `inline`) with the file's name. */
         ContentDisposition: string;
+        /** @description `true` on an answer sent again: the first request with this `Idempotency-Key` (and the same method, path, query and body) answered it, and nothing was done again. Absent on an answer of the request itself. */
+        IdempotentReplayed: "true";
+        /** @description With reason `idempotency_in_progress`: seconds to wait before retrying with the same `Idempotency-Key`. */
+        IdempotencyRetryAfter: number;
     };
     pathItems: never;
 }
@@ -1484,7 +1497,10 @@ export interface operations {
     uploadFiles: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1501,6 +1517,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1820,7 +1837,10 @@ export interface operations {
     createFolder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1842,6 +1862,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1879,7 +1900,10 @@ export interface operations {
                 /** @description Delete what it holds too. */
                 recursive?: "true" | "false";
             };
-            header?: never;
+            header?: {
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1892,6 +1916,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1917,6 +1942,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1961,7 +1987,10 @@ export interface operations {
                 /** @description A file to delete (repeat for more). */
                 path?: string[];
             };
-            header?: never;
+            header?: {
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1986,6 +2015,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2021,7 +2051,10 @@ export interface operations {
     move: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2044,6 +2077,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2071,6 +2105,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2114,7 +2149,10 @@ export interface operations {
     copy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2138,6 +2176,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2165,6 +2204,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2309,7 +2349,10 @@ export interface operations {
     startUpload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2333,6 +2376,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2439,7 +2483,10 @@ export interface operations {
     completeUpload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The session. */
                 upload_id: string;
@@ -2473,6 +2520,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2616,7 +2664,10 @@ export interface operations {
     createKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2639,6 +2690,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2667,6 +2719,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
@@ -3034,7 +3087,10 @@ export interface operations {
     createLink: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3057,6 +3113,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, stat, symlink, utimes, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Command, parseCommand } from '../../src/cli/args';
-import { retryNote } from '../../src/cli/main';
+import { retryLine } from '../../src/cli/main';
 import { changeLine, summaryLine } from '../../src/cli/sync-command';
 import { fileContentEtag } from '../../src/content-etag';
 import { PathFilter } from '../../src/sync/filter';
@@ -122,7 +122,9 @@ describe('drive sync output', () => {
   });
 
   it('says a retry with the call, the attempt and the reason', () => {
-    expect(retryNote({ method: 'POST', url: 'http://h:3000/drive/upload?x=1', attempt: 2, attempts: 6, reason: '504', delayMs: 1234 })).toBe('drive: POST http://h:3000/drive/upload: answered 504; attempt 2 of 6 in 1.2 s');
-    expect(retryNote({ method: 'GET', url: 'http://h:3000/drive/list', attempt: 3, attempts: 6, reason: 'ECONNREFUSED', delayMs: 50 })).toBe('drive: GET http://h:3000/drive/list: no answer (ECONNREFUSED); attempt 3 of 6 in 0.1 s');
+    expect(retryLine('upload', { method: 'POST', path: '/drive/upload', url: 'http://h:3000/drive/upload', attempt: 2, attempts: 6, reason: 'the gateway timed out (504)', waitMs: 1234 })).toBe('drive upload: POST http://h:3000/drive/upload: attempt 2 of 6 in 1.2 s (the gateway timed out (504))');
+    expect(retryLine('ls', { method: 'GET', path: '/drive/list', url: 'http://h:3000/drive/list', attempt: 3, attempts: 6, reason: 'no answer (ECONNREFUSED)', waitMs: 50 })).toBe('drive ls: GET http://h:3000/drive/list: attempt 3 of 6 in 0.1 s (no answer (ECONNREFUSED))');
+    // A wait the server asked for (429, or an earlier attempt still running) has no bound of attempts.
+    expect(retryLine('upload', { method: 'POST', path: '/drive/upload', url: 'http://h:3000/drive/upload', attempt: 2, reason: 'rate limited (429)', waitMs: 1000 })).toBe('drive upload: POST http://h:3000/drive/upload: attempt 2 in 1.0 s (rate limited (429))');
   });
 });
