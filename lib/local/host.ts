@@ -17,6 +17,7 @@ import { LIFECYCLE_ABORT_AFTER_MS, abortStaleUploads, expireItems } from './expi
 import { openDataDir, tightenedMessage } from './data-dir';
 import { installLambdaGlobals } from './lambda-runtime';
 import { type MountedRoute, createLocalServer } from './server';
+import type { TraceSampling } from './proxy-event';
 
 export interface LocalHostOptions {
   port: number;
@@ -28,6 +29,8 @@ export interface LocalHostOptions {
   storage?: { dynamodbEndpoint: string; s3Endpoint: string; credentials: Credentials };
   /** The embedded emulators on a thread of their own (`npm start`), not on the handlers' event loop. */
   storageThread?: boolean;
+  /** Which requests are traced: every one by default (`npm run trace` shows each); the bench's host samples as the stack does. */
+  tracing?: TraceSampling;
 }
 
 export interface LocalHost {
@@ -168,6 +171,7 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
     // Key guessing from one address: 50 wrong keys, then 5 a second (off with the rate limits, for benchmarks).
     ...(rawSetting('rateLimits') === 'off' ? {} : { keyFailures: { burst: 50, perSecond: 5, ...(setting('localClock') ? { clock: () => 0 } : {}) } }),
     traces,
+    ...(options.tracing ? { tracing: options.tracing } : {}),
     ...(setting('checkContract') ? { observe: await contractObserver(dataDir, domain) } : {}),
   });
   await new Promise<void>((resolve, reject) => {
