@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import type { Emulators } from './emulators';
+import { preloaded } from './preloaded';
 
 /** What the storage thread posts: its endpoints once serving, `closed` once stopped, or why it failed. */
 export type StorageMessage =
@@ -15,10 +16,13 @@ export type StorageMessage =
  */
 export function startEmulatorsThread(dataDir: string, died: (error: Error) => void): Promise<Emulators> {
   // A worker's own loader knows no TypeScript: the thread registers tsx's require hook (found from here, not
-  // from the working directory), then loads the module.
+  // from the working directory), then loads the module; a host run from a bundle has the thread's bundled too.
+  const bundled = preloaded()?.storageWorker;
   const hook = require.resolve('tsx/cjs');
   const entry = join(__dirname, 'storage-worker.ts');
-  const worker = new Worker(`require(${JSON.stringify(hook)}); require(${JSON.stringify(entry)});`, { eval: true, workerData: { dataDir } });
+  const worker = bundled
+    ? new Worker(bundled, { workerData: { dataDir } })
+    : new Worker(`require(${JSON.stringify(hook)}); require(${JSON.stringify(entry)});`, { eval: true, workerData: { dataDir } });
   return new Promise((resolve, reject) => {
     const failed = (error: Error) => reject(new Error(`the storage thread did not start: ${error.message}`));
     worker.once('error', failed);

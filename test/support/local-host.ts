@@ -11,6 +11,7 @@ import { ancestorsOf } from '../../functions/core/paths';
 import { localCredentials } from '../../lib/local/emulators';
 import { CONTRACT_VIOLATIONS_FILE } from '../../lib/local/contract';
 import { noteHostCpu } from './cpu-log';
+import { nodeArgs } from './host-bundle-files';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -26,7 +27,7 @@ export interface RunningHost {
 /** Starts `npm start`'s entry point (or another host `entry`) with `env` and waits until it prints its address. */
 export async function startHost(env: Record<string, string>, dataDir?: string, entry = 'bin/local.ts'): Promise<RunningHost> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'drive-test-')));
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...(entry === 'bin/local.ts' ? [] : [dir])], {
+  const child = spawn(process.execPath, [...nodeArgs(entry), ...(entry === 'bin/local.ts' ? [] : [dir])], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', DRIVE_DATA_DIR: dir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
