@@ -40,7 +40,11 @@ export async function startHost(env: Record<string, string>, dataDir?: string, e
   const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
 
   const url = await new Promise<string>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`local host did not start within 30 s:\n${output}`)), 30_000);
+    // A host given up on is killed: one that listened later would outlive its test and keep Jest from exiting.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`local host did not start within 30 s:\n${output}`));
+    }, 30_000);
     const check = () => {
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (match) {
