@@ -12,6 +12,7 @@ import { bearerSecret, unknownKey } from '../functions/http/guard';
 import { REQUEST_ID_HEADER, logRequest } from '../functions/http/request-log';
 import type { KeyCheck, LocalDomain } from './local/domain';
 import { type LocalHost, type LocalHostOptions, startHost } from './local/host';
+import { importModule } from './local/preloaded';
 
 // The local host (lib/local, a package of its own) wired to Drive: what it needs of the domain beyond the
 // route table, the settings, the table schema and the handler modules comes from here (lib/local/domain.ts).
@@ -52,7 +53,7 @@ export const localDomain: LocalDomain = {
   async stopRateLimitClock() {
     // The module the handlers load (by the same path), so that its one limiter is the one stopped.
     const stopped = Date.now();
-    const { rateLimiter } = (await import(join(__dirname, '..', 'functions/wiring/guard.ts'))) as { rateLimiter: { useClock(clock: () => number): void } };
+    const { rateLimiter } = await importModule<{ rateLimiter: { useClock(clock: () => number): void } }>(join(__dirname, '..', 'functions/wiring/guard.ts'));
     rateLimiter.useClock(() => stopped);
   },
   async openApiDocument() {

@@ -540,10 +540,15 @@ export class Drive {
         done(null, chunk);
       },
     });
+    const file = createWriteStream(temporary);
     try {
-      await pipeline(Readable.fromWeb(download.body as NodeReadableStream<Uint8Array>), count, createWriteStream(temporary), { signal: options.signal });
+      await pipeline(Readable.fromWeb(download.body as NodeReadableStream<Uint8Array>), count, file, { signal: options.signal });
       await rename(temporary, to);
     } catch (error) {
+      // The stream opens (creates) its file in the background: a download that fails first may reject here
+      // before the file exists, and the open would then leave it behind. The failed pipeline destroyed the
+      // stream, which closes once its open is done; the file is deleted after that.
+      if (!file.closed) await new Promise<void>((closed) => file.once('close', () => closed()));
       await unlink(temporary).catch(() => undefined);
       throw error;
     }

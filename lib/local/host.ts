@@ -16,6 +16,7 @@ import { startEmulatorsThread } from './storage-thread';
 import { LIFECYCLE_ABORT_AFTER_MS, abortStaleUploads, expireItems } from './expiry';
 import { openDataDir, tightenedMessage } from './data-dir';
 import { installLambdaGlobals } from './lambda-runtime';
+import { importModule } from './preloaded';
 import { type MountedRoute, createLocalServer } from './server';
 import type { TraceSampling } from './proxy-event';
 
@@ -133,7 +134,7 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
   const mounted: MountedRoute[] = [];
   // The contract's literal path before the dashboard's `/{file}`: the host takes the first route that matches.
   for (const route of [...ROUTES, ...LINK_ROUTES, ...TOKEN_ROUTES, ...CONTRACT_ROUTES, ...DASHBOARD_ROUTES]) {
-    const module = (await import(join(PROJECT_ROOT, route.entry))) as { handler: MountedRoute['handler'] };
+    const module = await importModule<{ handler: MountedRoute['handler'] }>(join(PROJECT_ROOT, route.entry));
     mounted.push({ route, handler: module.handler });
   }
 
@@ -144,7 +145,7 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
 
   // Queue workers run from the same modules, fed by the embedded queue.
   for (const worker of QUEUE_WORKERS) {
-    const module = (await import(join(PROJECT_ROOT, worker.entry))) as { handler: QueueFeed['handler'] };
+    const module = await importModule<{ handler: QueueFeed['handler'] }>(join(PROJECT_ROOT, worker.entry));
     const timeoutMs = FUNCTION_SIZING[worker.handler].timeoutSeconds * 1000;
     queues.feed(worker.queue, { handler: module.handler, timeoutMs, visibilityMs: 6 * timeoutMs, maxReceives: worker.maxReceives, concurrency: 4, log });
   }
@@ -153,7 +154,7 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
   const scheduled: (() => Promise<unknown>)[] = [];
   const timed: { run: () => Promise<unknown>; seconds: number; handler: string }[] = [];
   for (const fn of SCHEDULED) {
-    const { handler } = (await import(join(PROJECT_ROOT, fn.entry))) as { handler: () => Promise<unknown> };
+    const { handler } = await importModule<{ handler: () => Promise<unknown> }>(join(PROJECT_ROOT, fn.entry));
     if (fn.localTimer) timed.push({ run: handler, seconds: setting(fn.localTimer), handler: fn.handler });
     else scheduled.push(handler);
   }
