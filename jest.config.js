@@ -21,6 +21,12 @@ const shared = {
   setupFilesAfterEnv: ['<rootDir>/test/setup-cpu-log.ts'],
 };
 
+/** For the projects that start hosts: the host bundled once a run, not transpiled by tsx at each start (test/support/host-bundle.ts). */
+const hostBundle = {
+  globalSetup: '<rootDir>/test/host-bundle-setup.ts',
+  globalTeardown: '<rootDir>/test/host-bundle-teardown.ts',
+};
+
 /** @type {import('jest').Config} */
 module.exports = {
   projects: [
@@ -35,6 +41,7 @@ module.exports = {
     // A local host (or its embedded emulators) per file: the API, the client and the docs end to end.
     {
       ...shared,
+      ...hostBundle,
       displayName: 'integration',
       roots: ['<rootDir>/test/integration', '<rootDir>/client/test/integration', '<rootDir>/lib/local/test/integration'],
     },
@@ -47,6 +54,7 @@ module.exports = {
     // The dashboard in Chromium against a local host.
     {
       ...shared,
+      ...hostBundle,
       displayName: 'browser',
       roots: ['<rootDir>/test/browser'],
     },

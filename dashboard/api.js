@@ -16,6 +16,13 @@ import { readKey, sessionSignal } from './session.js';
  * @typedef {Wire['Role']} Role
  * @typedef {Wire['ApiKey']} ApiKey
  * @typedef {Wire['UploadSession']} UploadSession
+ * @typedef {Wire['TrustRole']} TrustRole
+ */
+
+/**
+ * Trust rules (issue 25), typed in trust-rules.js, which the unit tests load without the DOM.
+ * @typedef {import('./trust-rules.js').TrustRule} TrustRule
+ * @typedef {import('./trust-rules.js').NewTrustRule} NewTrustRule
  */
 
 /** An answer of the API other than a success, with the API's own code and message (or a network failure, status 0). */
@@ -416,6 +423,39 @@ export function createKey(key) {
  */
 export function revokeKey(id) {
   return data(`drive/keys/${encodeURIComponent(id)}`, { method: 'DELETE' });
+}
+
+/**
+ * The drive's trust rules, revoked ones included, oldest first (the order the exchange tries them in).
+ * @param {{ signal?: AbortSignal }} [options]
+ * @returns {Promise<TrustRule[]>}
+ */
+export async function listTrust(options = {}) {
+  /** @type {{ trust: TrustRule[] }} */
+  const listed = await data('drive/trust', options);
+  return listed.trust;
+}
+
+/**
+ * Adds a trust rule: tokens it admits exchange for keys of its role and folder.
+ * @param {NewTrustRule} rule
+ * @returns {Promise<TrustRule>}
+ */
+export async function addTrust(rule) {
+  /** @type {{ trust: TrustRule }} */
+  const made = await data('drive/trust', { method: 'POST', json: rule });
+  return made.trust;
+}
+
+/**
+ * Revokes a trust rule and every key minted under it.
+ * @param {string} id
+ * @returns {Promise<TrustRule>}
+ */
+export async function revokeTrust(id) {
+  /** @type {{ trust: TrustRule }} */
+  const revoked = await data(`drive/trust/${encodeURIComponent(id)}`, { method: 'DELETE' });
+  return revoked.trust;
 }
 
 /**

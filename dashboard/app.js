@@ -1,29 +1,35 @@
 // @ts-check
 /**
- * The dashboard's entry point: sign-in with a key of any role, the two views (Files, Settings → API Keys,
- * the latter for admins) chosen by the address's fragment, which works under any base path and never
+ * The dashboard's entry point: sign-in with a key of any role, the views (Files; Settings → API Keys and
+ * Settings → Trust rules, for admins) chosen by the address's fragment, which works under any base path and never
  * reaches the server, and the page-wide wiring.
  */
 import { ApiError, accessOf, apiEvents } from './api.js';
 import { folderHref, renderFiles, resetFilesView } from './files-view.js';
 import { renderKeys } from './keys-view.js';
+import { renderTrust } from './trust-view.js';
 import { abilities, forgetKey, readAccess, readKey, storeAccess, storeKey } from './session.js';
 import { alertError, announce, byId, clearDialogs, clearMessages, find, fromTemplate, h, messageOf, showFormError, wireDialogCloseButtons } from './ui.js';
 import { resetUploads, uploadsRunning, wireUploadsPanel } from './uploads.js';
 
-/** @typedef {{ view: 'files', folder: string } | { view: 'keys' }} Route */
+/** @typedef {{ view: 'files', folder: string } | { view: 'keys' } | { view: 'trust' }} Route */
+
+/** The settings pages, admins' only, by view: what the page says to another key that asks for one. */
+const SETTINGS = /** @type {const} */ ({ keys: 'Settings → API Keys', trust: 'Settings → Trust rules' });
 
 const main = byId('main', HTMLElement);
 /** Aborted when another view replaces the current one, so late answers of the old one are dropped. */
 let viewLifetime = new AbortController();
 
 /**
- * The view a fragment names: `#/settings/api-keys`, or `#/files/<folder>` (segments URL-encoded), the default.
+ * The view a fragment names: `#/settings/api-keys`, `#/settings/trust`, or `#/files/<folder>` (segments
+ * URL-encoded), the default.
  * @param {string} hash
  * @returns {Route}
  */
 function routeOf(hash) {
   if (hash === '#/settings/api-keys') return { view: 'keys' };
+  if (hash === '#/settings/trust') return { view: 'trust' };
   if (!hash.startsWith('#/files/')) return { view: 'files', folder: '/' };
   try {
     const segments = hash.slice('#/files/'.length).split('/').filter((segment) => segment !== '').map(decodeURIComponent);
@@ -50,15 +56,18 @@ function render(options = {}) {
   find(document, '[data-nav="keys"]', HTMLElement).closest('li')?.toggleAttribute('hidden', !may.manageKeys);
 
   let route = routeOf(location.hash);
-  if (route.view === 'keys' && !may.manageKeys) {
-    alertError('Settings → API Keys needs an admin key; this key can only reach its files.');
+  // Another key never renders a settings page: nothing of it is asked of the API.
+  if (route.view !== 'files' && !may.manageKeys) {
+    alertError(`${SETTINGS[route.view]} needs an admin key; this key can only reach its files.`);
     route = { view: 'files', folder: '/' };
   }
+  // Both settings pages are under the one Settings link.
+  const section = route.view === 'files' ? 'files' : 'keys';
   for (const link of document.querySelectorAll('[data-nav]')) {
-    if (link.getAttribute('data-nav') === route.view) link.setAttribute('aria-current', 'page');
+    if (link.getAttribute('data-nav') === section) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
-  const shown = route.view === 'keys' ? renderKeys(main, viewLifetime.signal) : renderFiles(main, route.folder, viewLifetime.signal);
+  const shown = route.view === 'keys' ? renderKeys(main, viewLifetime.signal) : route.view === 'trust' ? renderTrust(main, viewLifetime.signal) : renderFiles(main, route.folder, viewLifetime.signal);
   if (options.focus) main.querySelector('h1')?.focus();
   return shown;
 }

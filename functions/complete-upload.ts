@@ -1,4 +1,5 @@
 import { guard } from './wiring/guard';
+import { idempotency } from './wiring/idempotency';
 import { largeUploads } from './wiring/large-uploads';
 import { mayReplace } from './core/access';
 import { completeUpload, sessionVisibleTo } from './core/large-upload';
@@ -27,7 +28,7 @@ const MESSAGES: Messages = {
 };
 
 /** POST /drive/uploads/{upload_id}/complete with the parts' ETags → the stored File, now listed. */
-export const handler = jsonHandler({ permission: 'upload', guard, stores: { largeUploads } }, async (event, { caller, drive, stores }) => {
+export const handler = jsonHandler({ permission: 'upload', guard, idempotency, stores: { largeUploads } }, async (event, { caller, drive, stores }) => {
   const id = uploadIdOf(event);
   const { parts } = jsonInput(bodyOf(event), CompleteUploadRequest, EXAMPLE, MESSAGES);
   const file = await completeUpload(stores.largeUploads, drive, id, parts, sessionVisibleTo(caller), { replace: mayReplace(caller) });

@@ -134,7 +134,7 @@ export const SETTINGS = {
     parse: (raw: string | undefined): readonly string[] => (raw ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''),
   }),
   trustLoopbackIssuers: entry({
-    name: 'DRIVE_TRUST_LOOPBACK_ISSUERS', type: '`1` or unset', default: 'unset (the local host sets `1`; the stack never does)', readBy: ['handler', 'local host'],
+    name: 'DRIVE_TRUST_LOOPBACK_ISSUERS', type: '`1` or unset', default: 'unset (the local host sets `1`; the stack never does)', readBy: ['handler', 'local host', 'keys tool'],
     description: 'lets trust rules name http://127.0.0.1:<port> and http://localhost:<port> issuers besides https ones, so that an issuer on the same machine can be trusted',
     parse: (raw: string | undefined): boolean => raw === '1',
   }),
@@ -171,6 +171,11 @@ export const SETTINGS = {
     name: 'DRIVE_MOVE_BUDGET_MS', type: 'whole number', default: '10000', unit: 'milliseconds', readBy: ['handler'],
     description: 'how long a folder move request works before it answers 202 with a job; tests set 0',
     parse: milliseconds,
+  }),
+  idempotencyInlineBytes: entry({
+    name: 'DRIVE_IDEMPOTENCY_INLINE_BYTES', type: 'positive whole number', default: '350000', unit: 'bytes', readBy: ['handler'],
+    description: "the most of an Idempotency-Key's gzipped answer kept in its record; a larger one goes in chunk items of this size (DynamoDB's items are at most 400 KB); tests set it low to store a 1,000-file upload's answer in chunks",
+    parse: positiveWholeNumber,
   }),
   copyBudgetMs: entry({
     name: 'DRIVE_COPY_BUDGET_MS', type: 'whole number', default: '10000', unit: 'milliseconds', readBy: ['handler'],

@@ -1,4 +1,5 @@
 import { guard } from './wiring/guard';
+import { idempotency } from './wiring/idempotency';
 import { jobs } from './wiring/jobs';
 import { nodes } from './wiring/nodes';
 import { confine } from './core/access';
@@ -11,7 +12,7 @@ import { folderView } from './http/views';
 import { CreateFolderRequest } from './openapi/request-schemas';
 
 /** POST /drive/folders with `{ "path": … }` → the folder, created with its parents if missing. */
-export const handler = jsonHandler({ permission: 'create-folder', guard, stores: { nodes, jobs } }, async (event, { caller, drive, stores }) => {
+export const handler = jsonHandler({ permission: 'create-folder', guard, idempotency, stores: { nodes, jobs } }, async (event, { caller, drive, stores }) => {
   const body = jsonInput(bodyOf(event), CreateFolderRequest, '{"path": "/reports/2024"}');
   const path = parsePath(body.path, 'path', { allowTrailingSlash: true });
   confine(caller, path, 'path');

@@ -1,4 +1,5 @@
 import { guard } from './wiring/guard';
+import { idempotency } from './wiring/idempotency';
 import { keyAdmin } from './wiring/key-admin';
 import { ROLES, accessProblem } from './core/access';
 import { invalid } from './core/errors';
@@ -22,7 +23,7 @@ const MESSAGES: Messages = {
  * POST /drive/keys (admin keys only) with `{ name, role?, prefix? }` → the new key of the caller's drive and
  * its secret, which is shown this once and stored only as a hash.
  */
-export const handler = jsonHandler({ permission: 'keys', guard, stores: { keyAdmin } }, async (event, { drive, stores }) => {
+export const handler = jsonHandler({ permission: 'keys', guard, idempotency, stores: { keyAdmin } }, async (event, { drive, stores }) => {
   const { name, role: asked, prefix: rawPrefix } = jsonInput(bodyOf(event), CreateKeyRequest, EXAMPLE, MESSAGES);
   // Beyond the schema's 1 to 100 characters: not blank, no controls, and at most 100 UTF-16 units as always.
   if (name.trim() === '' || name.length > 100 || CONTROL.test(name)) throw invalid(NAME_RULE);

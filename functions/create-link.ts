@@ -1,4 +1,5 @@
 import { guard } from './wiring/guard';
+import { idempotency } from './wiring/idempotency';
 import { links } from './wiring/links';
 import { nodes } from './wiring/nodes';
 import { confine } from './core/access';
@@ -23,7 +24,7 @@ const MESSAGES: Messages = {
  * `expires_at` (a day by default, at most 30) or until it is revoked. The token in `url` is shown this once;
  * only its SHA-256, the link's `id`, is stored.
  */
-export const handler = jsonHandler({ permission: 'links', guard, stores: { nodes, links } }, async (event, { caller, drive, stores }) => {
+export const handler = jsonHandler({ permission: 'links', guard, idempotency, stores: { nodes, links } }, async (event, { caller, drive, stores }) => {
   const body = jsonInput(bodyOf(event), CreateLinkRequest, EXAMPLE, MESSAGES);
   const path = parsePath(body.path, 'path', { existing: true });
   if (path === ROOT) throw invalid('path must name a file, not the root');

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { guard } from './wiring/guard';
+import { idempotency } from './wiring/idempotency';
 import { journal } from './wiring/journal';
 import { records } from './wiring/records';
 import { nodes } from './wiring/nodes';
@@ -20,7 +21,7 @@ const EXAMPLE = '{"paths": ["/reports/old.pdf", "/tmp/scratch.txt"]}';
  * holds) → `{deleted, not_found}`: each file's record and bytes are gone. Up to 1,000 paths; a folder at any
  * of them is 409 and deletes nothing.
  */
-export const handler = jsonHandler({ permission: 'files', guard, stores: { nodes, objects, journal, records } }, async (event, { caller, drive, stores }) => {
+export const handler = jsonHandler({ permission: 'files', guard, idempotency, stores: { nodes, objects, journal, records } }, async (event, { caller, drive, stores }) => {
   const paths = pathsOf(event, bodyOf(event));
   paths.forEach((path, i) => confine(caller, path, `path[${i}]`));
   try {

@@ -9,6 +9,7 @@ import { badRequest } from './core/errors';
 import { childPath, parseName, parsePath } from './core/paths';
 import type { FileNode } from './core/ports';
 import { streamingHandler } from './http/api-handler';
+import { headerOf } from './http/event';
 import { planDownload, representationOf } from './http/conditional';
 import { bytesToRead, directDownloadAnswer, downloadHeaders, downloadRequestOf, readUrlHeaders } from './http/download-response';
 import { queryInput } from './http/request-input';
@@ -29,7 +30,8 @@ export const handler = awslambda.streamifyResponse(
     if (redirect !== undefined && redirectAbove !== undefined) throw badRequest('give redirect or redirect_above, not both');
     const path = targetOf(given, folder, name);
     confine(caller, path, 'path');
-    const request = downloadRequestOf(event);
+    // If-Match is the API download's: 412 for another version, with or without redirect (a share link ignores it).
+    const request = { ...downloadRequestOf(event), ifMatch: headerOf(event, 'if-match') };
     const direct = (file: FileNode) => redirect === 'true' || (redirectAbove !== undefined && file.size > redirectAbove);
     const { file, plan, body } = await openFile(stores, drive, path, (found) => {
       // Redirected, Range and If-Range are the URL's to answer; If-None-Match and If-Modified-Since may still say 304 here.

@@ -1,4 +1,5 @@
 import { guard } from './wiring/guard';
+import { idempotency } from './wiring/idempotency';
 import { jobs } from './wiring/jobs';
 import { journal } from './wiring/journal';
 import { records } from './wiring/records';
@@ -21,10 +22,10 @@ const EXAMPLE = '{"from": "/inbox/report.pdf", "to": "/archive/2026/report.pdf"}
  * POST /drive/move with `{"from", "to", "overwrite"?}` → the File or Folder entry at its new path; or, for a
  * folder too big to move within the request's budget, `202 Accepted` with the job that finishes it.
  */
-export const handler = jsonHandler({ permission: 'files', guard, stores: { nodes, records, objects, journal, jobs, queue: jobQueue } }, async (event, { caller, drive, stores }) => {
-  const { from, to, overwrite } = transferRequest(event, caller, EXAMPLE);
+export const handler = jsonHandler({ permission: 'files', guard, idempotency, stores: { nodes, records, objects, journal, jobs, queue: jobQueue } }, async (event, { caller, drive, stores }) => {
+  const { from, to, overwrite, ifMatch } = transferRequest(event, caller, EXAMPLE);
   try {
-    return transferAnswer(event, await acceptMove(stores, drive, from, to, { overwrite }, budgetMs));
+    return transferAnswer(event, await acceptMove(stores, drive, from, to, { overwrite, ifMatch }, budgetMs));
   } catch (error) {
     throw conflictFor(caller, error);
   }

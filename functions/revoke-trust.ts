@@ -11,9 +11,7 @@ import { trustView } from './http/views';
 export const handler = jsonHandler({ permission: 'keys', guard, stores: { trust } }, async (event, { drive, stores }) => {
   const id = event.pathParameters?.trust_id ?? '';
   if (!/^[0-9a-f]{16}$/.test(id)) throw notFound(`no trust rule ${JSON.stringify(id.slice(0, 40))} in this drive`);
-  const revoked = await stores.trust.revoke(drive, id);
+  const revoked = await stores.trust.revokeWithKeys(drive, id);
   if (!revoked) throw notFound(`no trust rule ${id} in this drive`);
-  // Again on a second revoke: a key an interrupted first one left is revoked now.
-  await stores.trust.revokeMinted(drive, id);
-  return { trust: trustView(revoked) };
+  return { trust: trustView(revoked.rule) };
 });

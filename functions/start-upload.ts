@@ -1,8 +1,9 @@
 import { guard } from './wiring/guard';
+import { idempotency } from './wiring/idempotency';
 import { largeUploadLimits, largeUploads } from './wiring/large-uploads';
 import { badRequest } from './core/errors';
 import { confine } from './core/access';
-import { startUpload } from './core/large-upload';
+import { sessionOwner, startUpload } from './core/large-upload';
 import { targetPath } from './core/upload';
 import { jsonHandler } from './http/api-handler';
 import { partUrlsView } from './http/views';
@@ -25,7 +26,7 @@ const MESSAGES: Messages = {
  * session: presigned URLs for its first parts (the rest from GET /drive/uploads/{id}/parts), to PUT the
  * bytes straight to S3, then `complete`.
  */
-export const handler = jsonHandler({ permission: 'upload', guard, stores: { largeUploads } }, async (event, { caller, drive, stores }) => {
+export const handler = jsonHandler({ permission: 'upload', guard, idempotency, stores: { largeUploads } }, async (event, { caller, drive, stores }) => {
   const body = jsonInput(bodyOf(event), StartUploadRequest, EXAMPLE, MESSAGES);
   const target = { path: body.path ?? undefined, folder: body.folder ?? undefined, name: body.name ?? undefined };
   const unnamed = () => {
@@ -33,7 +34,7 @@ export const handler = jsonHandler({ permission: 'upload', guard, stores: { larg
   };
   const path = targetPath(target, unnamed, (field) => field);
   confine(caller, path, 'path');
-  const { session, parts } = await startUpload(stores.largeUploads, drive, { path, size: body.size, contentType: body.content_type ?? undefined, createdBy: caller.keyId }, largeUploadLimits);
+  const { session, parts } = await startUpload(stores.largeUploads, drive, { path, size: body.size, contentType: body.content_type ?? undefined, ...sessionOwner(caller) }, largeUploadLimits);
   return {
     upload_id: session.id,
     path: session.path,

@@ -1,4 +1,5 @@
 import { guard } from './wiring/guard';
+import { idempotency } from './wiring/idempotency';
 import { jobs } from './wiring/jobs';
 import { journal } from './wiring/journal';
 import { nodes } from './wiring/nodes';
@@ -11,7 +12,7 @@ import { parseUploadForm } from './http/upload-form';
 import { fileView } from './http/views';
 
 /** POST /drive/upload: multipart `files` (+ optional `metadata`) → the stored Files. */
-export const handler = jsonHandler({ permission: 'upload', guard, stores: { nodes, objects, journal, jobs } }, async (event, { caller, drive, stores }) => {
+export const handler = jsonHandler({ permission: 'upload', guard, idempotency, stores: { nodes, objects, journal, jobs } }, async (event, { caller, drive, stores }) => {
   const form = await parseUploadForm(bodyOf(event), headerOf(event, 'content-type'));
   const files = await uploadFiles(stores, drive, form.parts, form.targets, (path, i) => confine(caller, path, `files[${i}] destination`), {
     replace: mayReplace(caller),

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { DynamoKeyAdmin } from '../functions/aws/api-key-admin';
 import { DynamoKeyStore } from '../functions/aws/dynamo-access';
 import { DynamoJobStore } from '../functions/aws/dynamo-jobs';
+import { setting } from '../functions/config';
 import { DRIVE_ID, ROLES, type Role, hashSecret } from '../functions/core/access';
 import { DriveError } from '../functions/core/errors';
 import { parsePath } from '../functions/core/paths';
@@ -11,6 +12,7 @@ import { bearerSecret, unknownKey } from '../functions/http/guard';
 import { REQUEST_ID_HEADER, logRequest } from '../functions/http/request-log';
 import type { KeyCheck, LocalDomain } from './local/domain';
 import { type LocalHost, type LocalHostOptions, startHost } from './local/host';
+import { importModule } from './local/preloaded';
 
 // The local host (lib/local, a package of its own) wired to Drive: what it needs of the domain beyond the
 // route table, the settings, the table schema and the handler modules comes from here (lib/local/domain.ts).
@@ -39,7 +41,10 @@ export const localDomain: LocalDomain = {
   },
   keyCheck(dynamodb, accessTable) {
     const store = new DynamoKeyStore(dynamodb, accessTable);
-    return guardKeyCheck(async (secret) => (await store.find(hashSecret(secret))) !== undefined);
+    // Trusted as long as the functions' guard trusts a verified key (DRIVE_KEY_CACHE_SECONDS, which the host has
+    // set by now: 0 unless configured, 30 in the bench as in a warm Lambda): a key the guard takes from its cache
+    // costs the host no read of its own either. API Gateway reads no key at all.
+    return guardKeyCheck(trustedFor(setting('keyCacheSeconds') * 1000, (hash) => store.find(hash)));
   },
   async releaseJobClaims(dynamodb, uploadsTable) {
     const jobs = new DynamoJobStore(dynamodb, uploadsTable);
@@ -48,7 +53,7 @@ export const localDomain: LocalDomain = {
   async stopRateLimitClock() {
     // The module the handlers load (by the same path), so that its one limiter is the one stopped.
     const stopped = Date.now();
-    const { rateLimiter } = (await import(join(__dirname, '..', 'functions/wiring/guard.ts'))) as { rateLimiter: { useClock(clock: () => number): void } };
+    const { rateLimiter } = await importModule<{ rateLimiter: { useClock(clock: () => number): void } }>(join(__dirname, '..', 'functions/wiring/guard.ts'));
     rateLimiter.useClock(() => stopped);
   },
   async openApiDocument() {
@@ -56,6 +61,37 @@ export const localDomain: LocalDomain = {
     return openApiDocument();
   },
 };
+
+/** Keys the host trusts at once, at most: past it, those whose trust ran out are forgotten (and, if none had, all). */
+const TRUSTED_KEYS = 10_000;
+
+/**
+ * Whether a secret names a live key, by `find` (the key's record by the SHA-256 of its secret), with a live answer
+ * trusted for `ttlMs` and never past the key's own expiry, as the functions' guard trusts one
+ * (functions/http/guard.ts); a key not found is looked up again every time, and a `ttlMs` of 0 looks up every key
+ * every time. Only the secret's hash is kept.
+ */
+export function trustedFor(ttlMs: number, find: (secretHash: string) => Promise<{ expiresAt?: string } | undefined>, clock: () => number = Date.now): (secret: string) => Promise<boolean> {
+  const trusted = new Map<string, number>();
+  return async (secret) => {
+    const hash = hashSecret(secret);
+    const until = trusted.get(hash);
+    if (until !== undefined && until > clock()) return true;
+    const found = await find(hash);
+    if (!found) {
+      trusted.delete(hash);
+      return false;
+    }
+    if (ttlMs > 0) {
+      if (trusted.size >= TRUSTED_KEYS) {
+        for (const [held, heldUntil] of trusted) if (heldUntil <= clock()) trusted.delete(held);
+        if (trusted.size >= TRUSTED_KEYS) trusted.clear();
+      }
+      trusted.set(hash, Math.min(clock() + ttlMs, found.expiresAt === undefined ? Infinity : Date.parse(found.expiresAt)));
+    }
+    return true;
+  };
+}
 
 /** The function guard's answer to a request's key, with `knownKey` telling whether a live key has a secret. */
 export function guardKeyCheck(knownKey: (secret: string) => Promise<boolean>): KeyCheck {

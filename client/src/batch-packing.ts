@@ -55,3 +55,64 @@ export function packBatches<T>(items: readonly T[], costs: BatchCosts<T>, limits
   }
   return { batches: bins.map((bin) => bin.items), oversize };
 }
+
+/** What a request may carry now: the hard limits, lowered to what the latency observed says fits the target. */
+export interface BatchSize {
+  maxFiles: number;
+  maxBytes: number;
+}
+
+/** The fewest bytes a request is lowered to: below it, the request's own overhead is most of its time. */
+const MIN_BATCH_BYTES = 64 * 1024;
+
+/**
+ * Sizes upload requests so that each stays well inside API Gateway's 29 s (issue 26: 1,000-file requests took
+ * 55–90 s on a loaded host, and every one was answered 504). It starts at `startFiles` files and the byte
+ * limit, and after each request scales towards what would have taken `targetMs`, taking its time as linear in
+ * files and bytes: a slow request lowers both limits to its own size scaled down (at most to a quarter at a
+ * time); a fast one raises the limit it filled (at most to double at a time), never past the hard limits.
+ */
+export class BatchSizer {
+  private files: number;
+  private bytes: number;
+
+  constructor(
+    private readonly hard: BatchSize,
+    readonly targetMs = 10_000,
+    startFiles = 100,
+  ) {
+    this.files = Math.max(1, Math.min(hard.maxFiles, startFiles));
+    this.bytes = hard.maxBytes;
+  }
+
+  /** The limits of the next request. */
+  limits(): BatchSize {
+    return { maxFiles: this.files, maxBytes: this.bytes };
+  }
+
+  /** How many of `sizes` (bytes each, in order) the next request takes: those that fit the limits, one at least. */
+  fit(sizes: readonly number[]): number {
+    let bytes = 0;
+    let count = 0;
+    for (const size of sizes) {
+      if (count >= this.files || (count > 0 && bytes + size > this.bytes)) break;
+      bytes += size;
+      count++;
+    }
+    return Math.max(1, count);
+  }
+
+  /** Notes a request of `files` files and `bytes` bytes that took `ms` to answer (one attempt, no retry). */
+  observe(files: number, bytes: number, ms: number): void {
+    if (files <= 0 || !(ms > 0)) return;
+    const factor = Math.min(2, Math.max(0.25, this.targetMs / ms));
+    if (factor < 1) {
+      this.files = Math.min(this.files, Math.max(1, Math.floor(files * factor)));
+      this.bytes = Math.min(this.bytes, Math.max(MIN_BATCH_BYTES, Math.floor(bytes * factor)));
+      return;
+    }
+    // Only a limit the request came near says anything about how far it may grow.
+    if (files * 2 >= this.files) this.files = Math.min(this.hard.maxFiles, Math.max(this.files, Math.floor(files * factor)));
+    if (bytes * 2 >= this.bytes) this.bytes = Math.min(this.hard.maxBytes, Math.max(this.bytes, Math.floor(bytes * factor)));
+  }
+}

@@ -4,15 +4,16 @@ import { basename, dirname, join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { packBatches } from './batch-packing';
+import { BatchSizer, packBatches } from './batch-packing';
 import { type Download, type DownloadOptions, directDownloadOf, openDownload } from './download';
-import { DriveError, errorFromResponse, isAbortError, jobFailure } from './errors';
+import { DriveError, PreconditionFailedError, errorFromResponse, isAbortError, jobFailure } from './errors';
 import { uploadLarge } from './large-upload';
 import { type OidcOptions, OidcKeySource } from './oidc';
 import { mapLimit } from './pool';
 import type { Clock } from './rate-limit-pacer';
-import { DEFAULT_RETRY, type RetryOptions, Transport, type TransportStats, discard } from './transport';
-import type { CopyJob, DeleteJob, DirectDownload, DriveEntry, DriveFile, DriveFolder, DriveJob, FileHead, FilesDeletion, FolderDeletion, Listing, MoveJob, ShareLink, ShareLinkEntry } from './types';
+import { DEFAULT_RETRY, type RetryNotice, type RetryOptions, Transport, type TransportStats, discard } from './transport';
+import type { CopyJob, DeleteJob, DirectDownload, DriveEntry, DriveFile, DriveFolder, DriveJob, FileHead, KeyIdentity, FilesDeletion, FolderDeletion, Listing, MoveJob, ShareLink, ShareLinkEntry } from './types';
+import { type SyncEndpoint, type SyncOptions, type SyncReport, sync as runSync } from './sync/sync';
 import { type FormFile, METADATA_FIXED_BYTES, REQUEST_FIXED_BYTES, fileCost, uploadForm } from './upload-form';
 
 const MiB = 1024 * 1024;
@@ -41,6 +42,12 @@ export interface DriveOptions {
   /** Files per `POST /drive/upload`. Default 1,000, Drive's limit. */
   maxFilesPerRequest?: number;
   /**
+   * How long one `POST /drive/upload` should take: requests start at 100 files (or `maxFilesPerRequest` when
+   * given) and are sized, by files and bytes, to what the answers seen so far say takes this long (`BatchSizer`). Default 10,000 ms, well inside
+   * API Gateway's 29 s. `Infinity` sends the most the limits allow from the start.
+   */
+  batchTargetMs?: number;
+  /**
    * Files larger than this are downloaded straight from S3 by a presigned URL (the download's first request
    * carries `redirect_above`, so it is one request whatever the size), their ETag and size checked. Default 10,000,000 bytes: in AWS the API streams the first 10 MB at full speed and the
    * rest at 2 MB/s. `Infinity` reads every file through the API.
@@ -51,13 +58,22 @@ export interface DriveOptions {
   timeoutMs?: number;
   /** The clock that waits and backoffs run on; tests pass a fake one. */
   clock?: Clock;
+  /** Told before each retry of a call (attempt, reason, wait): the CLI says it on stderr. */
+  onRetry?: (notice: RetryNotice) => void;
 }
 
 /** Where an upload's bytes come from: a local file (read when sent, streamed from disk) or bytes in memory. */
 export type UploadSource = { file: string } | { data: Blob | Uint8Array | string };
 
-/** One file to upload: its destination `path` in the drive, its bytes, and optionally its media type. */
-export type UploadItem = UploadSource & { path: string; contentType?: string };
+/**
+ * One file to upload: its destination `path` in the drive, its bytes, optionally its media type, and
+ * optionally a condition: `ifMatch` (an ETag, quotes optional: store it only over the file with that ETag)
+ * or `ifNoneMatch: '*'` (only where no file is). A condition that fails fails that file with a
+ * `PreconditionFailedError` (412) and stores nothing of it; the other files of its batch are sent again
+ * without it. A file large enough to go in parts has its condition checked by a `HEAD` just before its
+ * session starts, not by the write: a change between the two is not seen.
+ */
+export type UploadItem = UploadSource & { path: string; contentType?: string; ifMatch?: string; ifNoneMatch?: '*' };
 
 /** What became of one file of `uploadMany`. */
 export type UploadOutcome = { ok: true; item: UploadItem; file: DriveFile } | { ok: false; item: UploadItem; error: DriveError };
@@ -93,6 +109,8 @@ export interface DownloadToFileOptions extends DownloadOptions {
 export interface TransferOptions<J extends MoveJob | CopyJob> {
   /** Replace a file at `to` (never a folder). Default false: a taken `to` is a `409 conflict`. */
   overwrite?: boolean;
+  /** Only if the file at `from` has this ETag (quotes optional); another is a `PreconditionFailedError` (412), nothing moved or copied. Not for a folder (400). */
+  ifMatch?: string;
   signal?: AbortSignal;
   /** Called with each read of a big folder's job, the last one `done`. */
   onProgress?: (job: J) => void;
@@ -107,7 +125,12 @@ export const DEFAULT_OPTIONS = {
   maxRequestBytes: 4_500_000,
   maxFilesPerRequest: 1000,
   directDownloadBytes: 10_000_000,
+  // Well inside API Gateway's 29 s: a request twice as slow as expected still answers.
+  batchTargetMs: 10_000,
 } as const;
+
+/** API Gateway's 29 s: a request answered 504 took at least this long. */
+const GATEWAY_TIMEOUT_MS = 29_000;
 
 // A metadata field holds at most 1 MiB on the server.
 const MAX_METADATA_BYTES = 1024 * 1024;
@@ -122,7 +145,8 @@ function foldersOf(path: string): string[] {
 }
 // Statuses of a batch that name one bad file (a folder at its path, an invalid name) or a body too large:
 // the server stores nothing of such a request, so its halves can be sent on their own.
-const SPLIT_STATUSES = new Set([409, 413, 422]);
+// A 412 names the files whose condition failed: halving isolates them, and the rest are stored.
+const SPLIT_STATUSES = new Set([409, 412, 413, 422]);
 
 /** A file ready to send: the caller's item, its place in the input, its size. */
 interface Planned {
@@ -150,6 +174,8 @@ export class Drive {
   private readonly maxRequestBytes: number;
   private readonly maxFilesPerRequest: number;
   private readonly directDownloadBytes: number;
+  /** Learns, request by request, how many files and bytes an upload request may carry (shared by every upload of this client). */
+  private readonly batchSizer: BatchSizer;
 
   constructor(options: DriveOptions) {
     if (!options.baseUrl) throw new TypeError('Drive needs a baseUrl');
@@ -164,6 +190,7 @@ export class Drive {
       retry: { ...DEFAULT_RETRY, ...options.retry },
       timeoutMs: options.timeoutMs,
       clock: options.clock,
+      onRetry: options.onRetry,
     });
     this.concurrency = positive(options.concurrency ?? DEFAULT_OPTIONS.concurrency, 'concurrency');
     this.partConcurrency = positive(options.partConcurrency ?? DEFAULT_OPTIONS.partConcurrency, 'partConcurrency');
@@ -171,6 +198,10 @@ export class Drive {
     this.maxRequestBytes = options.maxRequestBytes ?? DEFAULT_OPTIONS.maxRequestBytes;
     this.maxFilesPerRequest = options.maxFilesPerRequest ?? DEFAULT_OPTIONS.maxFilesPerRequest;
     this.directDownloadBytes = options.directDownloadBytes ?? DEFAULT_OPTIONS.directDownloadBytes;
+    const target: number = options.batchTargetMs ?? DEFAULT_OPTIONS.batchTargetMs;
+    // A request size the caller chose is where sizing starts; otherwise 100 files, which a loaded host answers well inside 29 s.
+    const start = target === Infinity || options.maxFilesPerRequest !== undefined ? this.maxFilesPerRequest : undefined;
+    this.batchSizer = new BatchSizer({ maxFiles: this.maxFilesPerRequest, maxBytes: this.maxRequestBytes }, target, start);
   }
 
   /** Requests sent so far, retries, `429`s and time spent waiting for tokens. */
@@ -230,13 +261,13 @@ export class Drive {
       {
         fixedBytes: REQUEST_FIXED_BYTES,
         fixedMetadataBytes: METADATA_FIXED_BYTES,
-        cost: (p) => ({ ...fileCost({ path: p.item.path, size: p.size, contentType: p.item.contentType }), folders: foldersOf(p.item.path) }),
+        cost: (p) => ({ ...fileCost({ path: p.item.path, size: p.size, contentType: p.item.contentType, ifMatch: p.item.ifMatch, ifNoneMatch: p.item.ifNoneMatch }), folders: foldersOf(p.item.path) }),
       },
       { maxBytes: this.maxRequestBytes, maxFiles: this.maxFilesPerRequest, maxMetadataBytes: MAX_METADATA_BYTES, maxFolders: MAX_FOLDERS_PER_REQUEST },
     );
     const tasks: (() => Promise<void>)[] = [
       ...[...large, ...oversize].map((p) => () => this.sendLarge(p, options, progress, settle)),
-      ...batches.map((batch) => () => this.sendBatch(batch, options, progress, settle)),
+      ...batches.map((batch) => () => this.sendSized(batch, options, progress, settle)),
     ];
     await mapLimit(tasks, this.concurrency, (task) => task(), options.signal);
     return report;
@@ -350,7 +381,12 @@ export class Drive {
   private async transfer<J extends MoveJob | CopyJob>(kind: 'move' | 'copy', from: string, to: string, options: TransferOptions<J>): Promise<DriveEntry> {
     const route = `/drive/${kind}`;
     const what = `POST ${route} of ${from} to ${to}`;
-    const body = JSON.stringify(options.overwrite === undefined ? { from, to } : { from, to, overwrite: options.overwrite });
+    const body = JSON.stringify({
+      from,
+      to,
+      ...(options.overwrite === undefined ? {} : { overwrite: options.overwrite }),
+      ...(options.ifMatch === undefined ? {} : { if_match: options.ifMatch }),
+    });
     const { response, uncertain } = await this.transport.send({
       method: 'POST',
       url: this.transport.url(route),
@@ -445,6 +481,20 @@ export class Drive {
     return this.data<{ id: string; revoked: true }>(response, `DELETE ${route}`);
   }
 
+  /** What the key may do (`GET /drive/whoami`): its role, the folder it is confined to, its drive and id. */
+  async whoami(options: { signal?: AbortSignal } = {}): Promise<KeyIdentity> {
+    return this.json<KeyIdentity>({ method: 'GET', url: this.transport.url('/drive/whoami'), bucket: 'whoami', signal: options.signal }, 'GET /drive/whoami');
+  }
+
+  /**
+   * Makes `dst` equal `src`, one a local folder and the other a drive folder (`drive:/path`, `{ drive }` or
+   * `{ local }`): see `sync` in ./sync/sync.ts and docs/client.md. Resolves with the report; rejects with a
+   * `SyncRefusedError` (nothing changed) when the plan is refused, or a `DriveError` when it cannot start.
+   */
+  sync(src: SyncEndpoint, dst: SyncEndpoint, options: SyncOptions = {}): Promise<SyncReport> {
+    return runSync(this, src, dst, options);
+  }
+
   /** The size, ETag and type of the file at `path` (`HEAD`, no bytes); rejects with `not_found` if there is none. */
   async stat(path: string, options: { signal?: AbortSignal } = {}): Promise<FileHead> {
     const url = this.transport.url('/drive/download', { path });
@@ -490,41 +540,72 @@ export class Drive {
         done(null, chunk);
       },
     });
+    const file = createWriteStream(temporary);
     try {
-      await pipeline(Readable.fromWeb(download.body as NodeReadableStream<Uint8Array>), count, createWriteStream(temporary), { signal: options.signal });
+      await pipeline(Readable.fromWeb(download.body as NodeReadableStream<Uint8Array>), count, file, { signal: options.signal });
       await rename(temporary, to);
     } catch (error) {
+      // The stream opens (creates) its file in the background: a download that fails first may reject here
+      // before the file exists, and the open would then leave it behind. The failed pipeline destroyed the
+      // stream, which closes once its open is done; the file is deleted after that.
+      if (!file.closed) await new Promise<void>((closed) => file.once('close', () => closed()));
       await unlink(temporary).catch(() => undefined);
       throw error;
     }
     return { size: written, etag: download.etag, direct: download.direct };
   }
 
-  /** Sends one batch; a refusal that names one file (`SPLIT_STATUSES`) splits it in halves, sent on their own. */
-  private async sendBatch(batch: Planned[], options: UploadOptions, progress: UploadProgress, settle: (o: UploadOutcome, size: number) => void): Promise<void> {
+  /**
+   * Sends a packed batch as requests of the size the batch sizer allows now, one after another, each timed to
+   * size the next: a batch packed to the hard limits goes whole once requests are seen to be fast enough.
+   */
+  private async sendSized(batch: Planned[], options: UploadOptions, progress: UploadProgress, settle: (o: UploadOutcome, size: number) => void): Promise<void> {
+    let rest = batch;
+    while (rest.length > 0) {
+      const count = this.batchSizer.fit(rest.map((p) => fileCost({ path: p.item.path, size: p.size, contentType: p.item.contentType }).bytes));
+      const head = rest.slice(0, count);
+      rest = rest.slice(count);
+      const started = this.transport.now();
+      const clean = await this.sendBatch(head, options, progress, settle);
+      // Only a request answered at its first attempt says how long one takes; a 504 says it took too long.
+      const bytes = head.reduce((sum, p) => sum + p.size, 0);
+      if (clean === 'clean') this.batchSizer.observe(head.length, bytes, this.transport.now() - started);
+      else if (clean === 'timed-out') this.batchSizer.observe(head.length, bytes, GATEWAY_TIMEOUT_MS);
+    }
+  }
+
+  /**
+   * Sends one batch; a refusal that names one file (`SPLIT_STATUSES`) splits it in halves, sent on their own.
+   * Says whether its request was answered at the first attempt (`clean`), after a gateway timeout, or otherwise.
+   */
+  private async sendBatch(batch: Planned[], options: UploadOptions, progress: UploadProgress, settle: (o: UploadOutcome, size: number) => void): Promise<'clean' | 'timed-out' | 'other'> {
     let failure: DriveError;
+    const seen = { timedOut: false };
+    let outcome: 'clean' | 'timed-out' | 'other' = 'other';
     try {
       const files = await Promise.all(batch.map(formFileOf));
       const { body, contentType } = uploadForm(files);
-      const { response } = await this.transport.send({
+      const { response, uncertain } = await this.transport.send({
         method: 'POST',
         url: this.transport.url('/drive/upload'),
         bucket: 'upload',
         headers: { 'Content-Type': contentType },
         body,
         signal: options.signal,
+        onAttempt: (status) => void (status === 504 && (seen.timedOut = true)),
       });
       if (response.ok) {
         const stored = ((await response.json()) as { data: DriveFile[] }).data;
         if (stored.length === batch.length) {
           batch.forEach((p, i) => settle({ ok: true, item: p.item, file: stored[i] }, p.size));
           options.onProgress?.(progress);
-          return;
+          return seen.timedOut ? 'timed-out' : uncertain ? 'other' : 'clean';
         }
         failure = new DriveError('unexpected_response', `POST /drive/upload answered ${stored.length} files for ${batch.length}`, response.status);
       } else {
         failure = await errorFromResponse(response, 'POST /drive/upload');
       }
+      if (seen.timedOut) outcome = 'timed-out';
     } catch (error) {
       if (isAbortError(error)) throw error;
       failure = asDriveError(error);
@@ -533,15 +614,17 @@ export class Drive {
       const half = Math.ceil(batch.length / 2);
       await this.sendBatch(batch.slice(0, half), options, progress, settle);
       await this.sendBatch(batch.slice(half), options, progress, settle);
-      return;
+      return outcome;
     }
     for (const p of batch) settle({ ok: false, item: p.item, error: failure }, p.size);
     options.onProgress?.(progress);
+    return outcome;
   }
 
   private async sendLarge(p: Planned, options: UploadOptions, progress: UploadProgress, settle: (o: UploadOutcome, size: number, sent: number) => void): Promise<void> {
     let sent = 0;
     try {
+      await this.checkCondition(p.item, options.signal);
       const data = (await formFileOf(p)).data;
       const file = await uploadLarge(this.transport, { path: p.item.path, data, contentType: p.item.contentType }, {
         partConcurrency: this.partConcurrency,
@@ -558,6 +641,21 @@ export class Drive {
       settle({ ok: false, item: p.item, error: asDriveError(error) }, p.size, sent);
     }
     options.onProgress?.(progress);
+  }
+
+  /**
+   * A large file's condition, checked by a `HEAD` of its destination before its session starts (the session
+   * takes none): the same `PreconditionFailedError` as the server's, though a change after the `HEAD` is not seen.
+   */
+  private async checkCondition(item: UploadItem, signal?: AbortSignal): Promise<void> {
+    if (item.ifMatch === undefined && item.ifNoneMatch === undefined) return;
+    const head = await this.stat(item.path, { signal }).catch((error: unknown) => {
+      if (error instanceof DriveError && error.code === 'not_found') return undefined;
+      throw error;
+    });
+    const wanted = item.ifMatch?.replace(/^"(.*)"$/, '$1');
+    if (item.ifNoneMatch !== undefined && head) throw new PreconditionFailedError(`the condition failed for ${item.path} (if_none_match "*": a file is there); nothing of it is stored`);
+    if (wanted !== undefined && head?.etag !== wanted) throw new PreconditionFailedError(`the condition failed for ${item.path} (if_match "${wanted}": no file with that ETag is there); nothing of it is stored`);
   }
 
   /** Two items for one destination would make the server refuse their whole batch; the later ones fail here. */
@@ -607,7 +705,7 @@ async function formFileOf(p: Planned): Promise<FormFile> {
   } else {
     data = blobOf(item.data);
   }
-  return { path: item.path, size: p.size, data, contentType: item.contentType };
+  return { path: item.path, size: p.size, data, contentType: item.contentType, ifMatch: item.ifMatch, ifNoneMatch: item.ifNoneMatch };
 }
 
 function blobOf(data: Blob | Uint8Array | string): Blob {

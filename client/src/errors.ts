@@ -9,6 +9,8 @@ export type DriveErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
+  /** A condition the call set (`ifMatch`, `ifNoneMatch`) does not hold; nothing was changed. `PreconditionFailedError`. */
+  | 'precondition_failed'
   | 'payload_too_large'
   | 'range_not_satisfiable'
   | 'validation_error'
@@ -25,9 +27,11 @@ export type DriveErrorCode =
 
 /**
  * What the API says beyond the code, for a client to act on (its error's `reason`): `upload_busy` (409) is a
- * large upload being completed or aborted by another request, to wait out and retry.
+ * large upload being completed or aborted by another request, to wait out and retry;
+ * `idempotency_in_progress` (409) is an earlier attempt with the call's Idempotency-Key still running (the
+ * transport waits it out); `idempotency_key_reused` (422) is a key sent before with another request.
  */
-export type DriveErrorReason = 'upload_busy';
+export type DriveErrorReason = 'upload_busy' | 'idempotency_in_progress' | 'idempotency_key_reused';
 
 /** A failed call: the API's `code`, `message` and `reason` (if any), and the HTTP status (0 when no answer came). */
 export class DriveError extends Error {
@@ -43,6 +47,23 @@ export class DriveError extends Error {
     this.name = 'DriveError';
     if (options?.reason !== undefined) this.reason = options.reason;
   }
+}
+
+/**
+ * A `412 precondition_failed`: a condition the call set (an upload's `ifMatch` or `ifNoneMatch`, a move's or
+ * copy's `ifMatch`) did not hold, so nothing of that request was stored, moved or copied. The message names
+ * the paths; the file at each has changed since the caller last saw it.
+ */
+export class PreconditionFailedError extends DriveError {
+  constructor(message: string, status = 412, options?: { cause?: unknown; reason?: string }) {
+    super('precondition_failed', message, status, options);
+    this.name = 'PreconditionFailedError';
+  }
+}
+
+/** The error of an API answer: a `PreconditionFailedError` for `precondition_failed`, a `DriveError` for any other code. */
+export function apiError(code: string, message: string, status: number, options?: { cause?: unknown; reason?: string }): DriveError {
+  return code === 'precondition_failed' ? new PreconditionFailedError(message, status, options) : new DriveError(code, message, status, options);
 }
 
 /** The `name` of an error-like value. Duck-typed: a `DOMException` may come from another realm, where `instanceof Error` fails. */
@@ -69,6 +90,7 @@ export const CODE_OF_STATUS: Record<number, DriveErrorCode> = {
   403: 'forbidden',
   404: 'not_found',
   409: 'conflict',
+  412: 'precondition_failed',
   413: 'payload_too_large',
   416: 'range_not_satisfiable',
   422: 'validation_error',
@@ -79,18 +101,18 @@ export const CODE_OF_STATUS: Record<number, DriveErrorCode> = {
 /** The error a job that stopped short reports (`GET /drive/jobs/{id}` itself answered `200`), with the status its code has in a direct answer. */
 export function jobFailure(error: { code: string; message: string }): DriveError {
   const status = Object.entries(CODE_OF_STATUS).find(([, code]) => code === error.code)?.[0];
-  return new DriveError(error.code, error.message, status === undefined ? 0 : Number(status));
+  return apiError(error.code, error.message, status === undefined ? 0 : Number(status));
 }
 
 /** Reads a failed response's `{error: {code, message}}`, or describes what came instead. */
 export async function errorFromResponse(response: Response, what: string): Promise<DriveError> {
   const text = await response.text().catch(() => '');
   const parsed = parseApiError(text);
-  if (parsed) return new DriveError(parsed.code, parsed.message, response.status, parsed.reason === undefined ? undefined : { reason: parsed.reason });
+  if (parsed) return apiError(parsed.code, parsed.message, response.status, parsed.reason === undefined ? undefined : { reason: parsed.reason });
   const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 200);
   // A HEAD answer has no body to read the code from; the status alone names it.
   const code = text === '' ? (CODE_OF_STATUS[response.status] ?? 'unexpected_response') : 'unexpected_response';
-  return new DriveError(code, `${what} answered ${response.status}${snippet ? `: ${snippet}` : ''}`, response.status);
+  return apiError(code, `${what} answered ${response.status}${snippet ? `: ${snippet}` : ''}`, response.status);
 }
 
 function parseApiError(text: string): { code: string; message: string; reason?: string } | undefined {

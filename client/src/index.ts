@@ -1,10 +1,14 @@
 export { Drive } from './drive';
 export type { DriveOptions, TransferOptions, UploadItem, UploadSource, UploadOutcome, UploadReport, UploadProgress, UploadOptions, DownloadToFileOptions } from './drive';
 export type { Download, DownloadOptions } from './download';
-export { DriveError, isAbortError } from './errors';
+export { DriveError, PreconditionFailedError, isAbortError } from './errors';
 export type { DriveErrorCode } from './errors';
-export type { RetryOptions, TransportStats, Bucket } from './transport';
-export type { CopyJob, DeleteJob, DirectDownload, DriveEntry, DriveFile, DriveFileEntry, DriveFolder, DriveFolderEntry, DriveJob, FileHead, FilesDeletion, FolderDeletion, JobError, Listing, MoveJob, ShareLink, ShareLinkEntry, UploadSession } from './types';
+export type { RetryNotice, RetryOptions, TransportStats, Bucket } from './transport';
+export { SyncRefusedError, SyncUsageError } from './sync/sync';
+export type { SyncChange, SyncEndpoint, SyncOptions, SyncReport } from './sync/sync';
+export type { Plan as SyncPlan, Transfer as SyncTransfer } from './sync/plan';
+export type { FilterRule } from './sync/filter';
+export type { CopyJob, DeleteJob, DirectDownload, DriveEntry, DriveFile, DriveFileEntry, DriveFolder, DriveFolderEntry, DriveJob, FileHead, FilesDeletion, KeyIdentity, FolderDeletion, JobError, Listing, MoveJob, ShareLink, ShareLinkEntry, UploadSession } from './types';
 export { ContentEtagHash, contentEtag, etagForm, fileContentEtag, multipartEtag, partSizeFor, partsOf } from './content-etag';
 export type { Clock } from './rate-limit-pacer';
 export { githubActionsToken, tokenFile } from './oidc';

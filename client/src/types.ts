@@ -91,3 +91,6 @@ export type ShareLinkEntry = Wire['Link'];
  * and the size and content hash (`etag`, unquoted) of the version it reads.
  */
 export type DirectDownload = Wire['DirectDownload'];
+
+/** What `GET /drive/whoami` says of the calling key: its role, the folder it is confined to (if any), its drive and id. */
+export type KeyIdentity = Wire['Whoami'];

@@ -7,13 +7,17 @@ import { randomBytes } from 'node:crypto';
  * so a body streams from disk with a known `Content-Length` and is never held in memory.
  */
 
-/** One file of a request: where it goes, its bytes, and its media type. */
+/** One file of a request: where it goes, its bytes, its media type, and on what condition (`if_match`, `if_none_match`). */
 export interface FormFile {
   path: string;
   size: number;
   data: Blob;
   contentType?: string;
+  ifMatch?: string;
+  ifNoneMatch?: '*';
 }
+
+type Target = Pick<FormFile, 'path' | 'ifMatch' | 'ifNoneMatch'>;
 
 /** Every boundary has this length, so sizes can be computed before a boundary is drawn. */
 const BOUNDARY_LENGTH = '----drive-'.length + 32;
@@ -45,16 +49,20 @@ function closing(boundary: string): string {
   return `--${boundary}--${CRLF}`;
 }
 
-/** The `metadata` entry of one file: its destination, by `path` (the rule that wins, spec 4.1). */
-function metadataEntry(path: string): string {
-  return JSON.stringify({ path });
+/** The `metadata` entry of one file: its destination, by `path` (the rule that wins, spec 4.1), and its condition if any. */
+function metadataEntry(file: Target): string {
+  return JSON.stringify({
+    path: file.path,
+    ...(file.ifMatch === undefined ? {} : { if_match: file.ifMatch }),
+    ...(file.ifNoneMatch === undefined ? {} : { if_none_match: file.ifNoneMatch }),
+  });
 }
 
 const SIZING_BOUNDARY = '-'.repeat(BOUNDARY_LENGTH);
 
 /** What one file adds to a request: body bytes (its part, and its metadata entry with a comma), and metadata bytes. */
-export function fileCost(file: Pick<FormFile, 'path' | 'size' | 'contentType'>): { bytes: number; metadataBytes: number } {
-  const metadataBytes = utf8Length(metadataEntry(file.path)) + 1;
+export function fileCost(file: Pick<FormFile, 'path' | 'size' | 'contentType' | 'ifMatch' | 'ifNoneMatch'>): { bytes: number; metadataBytes: number } {
+  const metadataBytes = utf8Length(metadataEntry(file)) + 1;
   return { bytes: utf8Length(partHeader(SIZING_BOUNDARY, file)) + file.size + CRLF.length + metadataBytes, metadataBytes };
 }
 
@@ -69,6 +77,6 @@ export function uploadForm(files: readonly FormFile[]): { body: Blob; contentTyp
   const boundary = `----drive-${randomBytes(16).toString('hex')}`;
   const parts: (string | Blob)[] = [];
   for (const file of files) parts.push(partHeader(boundary, file), file.data, CRLF);
-  parts.push(metadataHeader(boundary), `[${files.map((file) => metadataEntry(file.path)).join(',')}]`, CRLF, closing(boundary));
+  parts.push(metadataHeader(boundary), `[${files.map(metadataEntry).join(',')}]`, CRLF, closing(boundary));
   return { body: new Blob(parts), contentType: `multipart/form-data; boundary=${boundary}` };
 }

@@ -248,6 +248,5 @@ function toRecord(item: Record<string, AttributeValue>): ApiKeyRecord {
     last4: item.last4?.S ?? '',
     ...(item.lastUsedAt?.S ? { lastUsedAt: item.lastUsedAt.S } : {}),
     ...(item.revokedAt?.S ? { revokedAt: item.revokedAt.S } : {}),
-    ...(item.subject?.S ? { subject: item.subject.S } : {}),
   };
 }

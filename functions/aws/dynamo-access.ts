@@ -75,6 +75,7 @@ export function callerOf(item: Record<string, AttributeValue>): Caller {
     prefix: item.prefix?.S ?? '/',
     ...(item.trustId?.S ? { trustId: item.trustId.S } : {}),
     ...(item.keyExpiresAt?.S ? { expiresAt: item.keyExpiresAt.S } : {}),
+    ...(item.subject?.S ? { subject: item.subject.S } : {}),
   };
 }
 

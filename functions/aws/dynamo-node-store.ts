@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { mapLimit } from '../core/concurrency';
 import { ROOT, nameOf, parentOf } from '../core/paths';
-import type { DeleteMark, DriveNode, FileNode, FolderNode, NodeStore, PutFileResult, RemoveCondition } from '../core/ports';
+import type { DeleteMark, DriveNode, FileNode, FolderNode, NodeStore, PutFileResult, RemoveCondition, WriteCondition } from '../core/ports';
 import { BATCH_ATTEMPTS, backoff, chunk } from './batches';
 import { NODES_PARTITION_KEY as PK, NODES_SORT_KEY as SK } from './schema';
 
@@ -140,26 +140,18 @@ export class DynamoNodeStore implements NodeStore {
     }
   }
 
-  async putFile(drive: string, file: FileNode, options: { replace?: boolean } = {}): Promise<PutFileResult> {
-    // An SDK retry of a saved write finds its own record: `#id = :id` lets it through when not replacing.
-    const condition = options.replace === false ? 'attribute_not_exists(#pk) OR #id = :id' : 'attribute_not_exists(#pk) OR #kind = :file';
+  async putFile(drive: string, file: FileNode, options: { replace?: boolean; condition?: WriteCondition } = {}): Promise<PutFileResult> {
+    const { condition } = options;
     try {
       const { Attributes } = await this.client.send(
-        new PutItemCommand({
-          TableName: this.table,
-          Item: toItem(drive, file),
-          ConditionExpression: condition,
-          ExpressionAttributeNames: options.replace === false ? { '#pk': PK, '#id': 'id' } : { '#pk': PK, '#kind': 'kind' },
-          ExpressionAttributeValues: options.replace === false ? { ':id': { S: file.id } } : { ':file': { S: 'file' } },
-          ReturnValues: 'ALL_OLD',
-        }),
+        new PutItemCommand({ TableName: this.table, Item: toItem(drive, file), ...putCondition(file, options), ReturnValues: 'ALL_OLD' }),
       );
       const replaced = Attributes && fromItem(Attributes);
       // An SDK retry of a write that was saved finds our own record: nothing was replaced.
       return { ok: true, replaced: replaced?.kind === 'file' && replaced.id !== file.id ? replaced : undefined };
     } catch (error) {
-      // Only a folder (or, not replacing, any node) fails the condition.
-      if (error instanceof ConditionalCheckFailedException) return { ok: false };
+      // Only a folder (or, not replacing, any node) fails the condition; with a request's condition, that condition.
+      if (error instanceof ConditionalCheckFailedException) return condition ? { ok: false, precondition: true } : { ok: false };
       throw error;
     }
   }
@@ -334,6 +326,27 @@ export function fromItem(item: Item): DriveNode {
   }
   // Records from before content hashes carry none: their id stands in, which no hash matches.
   return { kind: 'file', ...common, size: Number(item.size.N), contentType: item.contentType.S!, objectKey: item.objectKey.S!, etag: item.etag?.S ?? item.id.S!, ...(item.pending?.S ? { pending: item.pending.S } : {}), ...(item.movedAt?.S ? { movedAt: item.movedAt.S } : {}) };
+}
+
+/**
+ * The condition of a file's write (protocol/README.md, "Transitions"): no folder there; not replacing, nothing
+ * there; with a request's condition, that condition. An SDK retry of a saved write finds its own record, so
+ * `#id = :id` lets it through wherever the write may not replace. A record from before content hashes has no
+ * `etag`: its id stands in (`fromItem`), so `if_match` compares the id there.
+ */
+function putCondition(file: FileNode, options: { replace?: boolean; condition?: WriteCondition }): { ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Record<string, { S: string }> } {
+  const { condition } = options;
+  if (condition && 'ifMatch' in condition) {
+    return {
+      ConditionExpression: '(#kind = :file AND (#etag = :etag OR (attribute_not_exists(#etag) AND #id = :etag))) OR #id = :id',
+      ExpressionAttributeNames: { '#kind': 'kind', '#etag': 'etag', '#id': 'id' },
+      ExpressionAttributeValues: { ':file': { S: 'file' }, ':etag': { S: condition.ifMatch }, ':id': { S: file.id } },
+    };
+  }
+  if (condition || options.replace === false) {
+    return { ConditionExpression: 'attribute_not_exists(#pk) OR #id = :id', ExpressionAttributeNames: { '#pk': PK, '#id': 'id' }, ExpressionAttributeValues: { ':id': { S: file.id } } };
+  }
+  return { ConditionExpression: 'attribute_not_exists(#pk) OR #kind = :file', ExpressionAttributeNames: { '#pk': PK, '#kind': 'kind' }, ExpressionAttributeValues: { ':file': { S: 'file' } } };
 }
 
 /** The condition that the item written over is the node with id `id`. */

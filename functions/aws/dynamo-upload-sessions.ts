@@ -55,6 +55,7 @@ export function toSessionItem(session: UploadSession): Item {
     partSize: { N: String(session.partSize) },
     partCount: { N: String(session.partCount) },
     ...(session.createdBy ? { createdBy: { S: session.createdBy } } : {}),
+    ...(session.createdUnder ? { createdUnderTrust: { S: session.createdUnder.trustId }, createdUnderSubject: { S: session.createdUnder.subject } } : {}),
     createdAt: { S: session.createdAt },
     expiresAtIso: { S: session.expiresAt },
     [TTL]: { N: String(Math.ceil(Date.parse(session.expiresAt) / 1000)) },
@@ -74,6 +75,7 @@ export function fromSessionItem(item: Item): UploadSession {
     partSize: Number(item.partSize.N),
     partCount: Number(item.partCount.N),
     ...(item.createdBy?.S ? { createdBy: item.createdBy.S } : {}),
+    ...(item.createdUnderTrust?.S && item.createdUnderSubject?.S !== undefined ? { createdUnder: { trustId: item.createdUnderTrust.S, subject: item.createdUnderSubject.S } } : {}),
     createdAt: item.createdAt.S!,
     expiresAt: item.expiresAtIso.S!,
   };

@@ -58,6 +58,8 @@ export interface Caller {
   trustId?: string;
   /** A minted key's end (ISO 8601): from then on it is refused as an unknown key. */
   expiresAt?: string;
+  /** A minted key's token subject (`repo:acme/etl:ref:refs/heads/main`). */
+  subject?: string;
 }
 
 /** What is kept of an API key: never the secret, only its hash (the key of its item). */
@@ -69,8 +71,6 @@ export interface ApiKeyRecord extends Caller {
   /** When a request last used the key, to about a minute. */
   lastUsedAt?: string;
   revokedAt?: string;
-  /** A minted key's token subject (`repo:acme/etl:ref:refs/heads/main`). */
-  subject?: string;
 }
 
 /**

@@ -4,7 +4,7 @@ import { DriveError, conflict, invalid, notFound } from './errors';
 import { FolderBeingMoved, makeFolders } from './folders';
 import { listPage } from './list-folder';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
-import { checkAbove } from './move';
+import { checkAbove, checkSourceEtag, folderHasNoEtag } from './move';
 import { ROOT, ancestorsOf, comparePaths } from './paths';
 import type { FileNode, FolderNode, Job, JobQueue, JobStore, NodeStore, ObjectCopier, ObjectStore, UploadJournal } from './ports';
 import { commitFiles } from './upload';
@@ -20,13 +20,15 @@ export type CopyDeps = { nodes: NodeStore; objects: ObjectStore & ObjectCopier; 
  * made as an upload is (ports.ts): its object key noted in the journal, the bytes copied, the record
  * written with the folders above it. A file at `to` is replaced only with `overwrite`; a folder never.
  */
-export async function copyFile(deps: CopyDeps, drive: string, from: string, to: string, overwrite: boolean): Promise<FileNode> {
+export async function copyFile(deps: CopyDeps, drive: string, from: string, to: string, overwrite: boolean, ifMatch?: string): Promise<FileNode> {
   if (to === ROOT) throw invalid('to "/" is the root folder, which always exists; name a path below it');
   if (from === to) throw invalid('from and to are the same path; a copy needs a path of its own');
   const read = await deps.nodes.getMany(drive, [from, to, ...ancestorsOf(from), ...ancestorsOf(to)]);
   const source = read.get(from);
   if (!source || !reachableIn(read, from) || (source.kind === 'folder' && source.deleting)) throw notFound(`no file or folder at ${from}`);
   if (source.kind === 'folder') throw invalid(`${from} is a folder`);
+  // The bytes copied are the object this version names, whose ETag never changes (gone, the copy is a 404).
+  checkSourceEtag(source, from, ifMatch, 'copied');
   checkAbove(read, to);
   const target = read.get(to);
   if (target?.kind === 'folder') throw conflict(`${to} is a folder; a file cannot replace a folder`, [to]);
@@ -66,12 +68,13 @@ export type CopyOutcome = { done: true; node: FileNode | FolderNode } | { done: 
  * file is copied as an upload stores one (journal, bytes, record), never replacing what stands at its new
  * path, so a step that runs again skips what an earlier one copied.
  */
-export async function acceptCopy(deps: JobDeps, drive: string, from: string, to: string, options: { overwrite?: boolean }, budgetMs: number): Promise<CopyOutcome> {
+export async function acceptCopy(deps: JobDeps, drive: string, from: string, to: string, options: { overwrite?: boolean; ifMatch?: string }, budgetMs: number): Promise<CopyOutcome> {
   if (from === ROOT) throw invalid('from "/" is the root folder; copy the folders in it one at a time');
   const read = await deps.nodes.getMany(drive, [from, to, ...ancestorsOf(from), ...ancestorsOf(to)]);
   const source = read.get(from);
-  if (source?.kind !== 'folder') return { done: true, node: await copyFile(deps, drive, from, to, options.overwrite === true) };
+  if (source?.kind !== 'folder') return { done: true, node: await copyFile(deps, drive, from, to, options.overwrite === true, options.ifMatch) };
   if (!reachableIn(read, from) || source.deleting) throw notFound(`no file or folder at ${from}`);
+  if (options.ifMatch !== undefined) throw folderHasNoEtag(from);
   if (to === ROOT) throw invalid('to "/" is the root folder, which always exists; name a path below it');
   if (to === from || to.startsWith(`${from}/`)) throw invalid(`cannot copy folder ${from} into itself (${to})`);
   checkAbove(read, to);

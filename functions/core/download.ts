@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { notFound } from './errors';
 import type { ByteRange, FileNode, NodeStore, ObjectStore } from './ports';
-import { reachable } from './visibility';
+import { readVisible } from './visibility';
 
 /** Which bytes of a file a read wants: none (its record answers, as for HEAD or 304), all, or one range. */
 export type ByteSelection = 'none' | 'all' | ByteRange;
@@ -20,8 +20,8 @@ export async function openFile<P extends { bytes: ByteSelection }>(
   // the record then names new bytes (of another size, under another ETag), so one more read finds them and
   // the plan is made again from that record.
   for (let attempt = 0; attempt < 2; attempt++) {
-    // The folders above are read once, beside the first read of the record: a file below a folder being deleted is gone.
-    const [node, seen] = await Promise.all([deps.nodes.get(drive, path), attempt === 0 ? reachable(deps.nodes, drive, path) : true]);
+    // The folders above are read once, in one batch with the first read of the record: a file below a folder being deleted is gone.
+    const { node, seen } = attempt === 0 ? await readVisible(deps.nodes, drive, path) : { node: await deps.nodes.get(drive, path), seen: true };
     if (node?.kind !== 'file' || !seen) break;
     const chosen = plan(node);
     if (chosen.bytes === 'none') return { file: node, plan: chosen };

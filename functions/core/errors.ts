@@ -1,6 +1,7 @@
 /**
- * The error codes of the API (spec section 7) and the HTTP status each one is sent with; 413 and 416 are
- * Drive's own, for what the spec does not cover (a body too large, a byte range past the end of a file).
+ * The error codes of the API (spec section 7) and the HTTP status each one is sent with; 412, 413 and 416 are
+ * Drive's own, for what the spec does not cover (a condition the request set that does not hold, a body too
+ * large, a byte range past the end of a file).
  */
 export const ERROR_STATUS = {
   bad_request: 400,
@@ -8,6 +9,7 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  precondition_failed: 412,
   payload_too_large: 413,
   range_not_satisfiable: 416,
   validation_error: 422,
@@ -19,9 +21,11 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /**
  * What a client acts on beyond the code, sent as the error's `reason`: `upload_busy` (409) is a large upload
- * being completed or aborted by another request, to wait out and retry.
+ * being completed or aborted by another request, to wait out and retry; `idempotency_in_progress` (409, with
+ * `Retry-After`) is the first request with the request's Idempotency-Key still running, whose answer a retry
+ * with the same key gets; `idempotency_key_reused` (422) is a key sent before with another request.
  */
-export const ERROR_REASONS = ['upload_busy'] as const;
+export const ERROR_REASONS = ['upload_busy', 'idempotency_in_progress', 'idempotency_key_reused'] as const;
 export type ErrorReason = (typeof ERROR_REASONS)[number];
 
 /** A failure the client caused or may act on; its message is safe to send. */
@@ -52,6 +56,11 @@ export const invalid = (message: string) => new DriveError('validation_error', m
 export const notFound = (message: string) => new DriveError('not_found', message);
 /** A 409; `paths` are the drive paths the message names, which decide what a confined key may be told of it. */
 export const conflict = (message: string, paths: readonly string[]) => new DriveError('conflict', message, {}, undefined, paths);
+/**
+ * A 412: a condition the request set (`if_match`, `if_none_match`, the `If-Match` header) does not hold, and
+ * nothing was changed; `paths` are the drive paths whose condition failed, named in the message.
+ */
+export const preconditionFailed = (message: string, paths: readonly string[]) => new DriveError('precondition_failed', message, {}, undefined, paths);
 export const forbidden = (message: string) => new DriveError('forbidden', message);
 export const unauthorized = (message: string) => new DriveError('unauthorized', message);
 

@@ -53,6 +53,8 @@ export interface LargeUploadRequest {
   contentType?: string;
   /** The id of the key that starts it: the session is that key's (`sessionVisibleTo`). */
   createdBy?: string;
+  /** A minted key's rule and subject: keys minted later under both may carry the session on (`sessionVisibleTo`). */
+  createdUnder?: { trustId: string; subject: string };
 }
 
 /** Presigned URLs for a run of an upload's parts, from part `first` on, and the part the next run starts at. */
@@ -99,6 +101,7 @@ export async function startUpload(deps: LargeUploadDeps, drive: string, request:
       partSize,
       partCount: Math.ceil(request.size / partSize),
       ...(request.createdBy ? { createdBy: request.createdBy } : {}),
+      ...(request.createdUnder ? { createdUnder: request.createdUnder } : {}),
       createdAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + limits.expirySeconds * 1000).toISOString(),
     };
@@ -251,10 +254,22 @@ export async function discardUpload(deps: Pick<LargeUploadDeps, 'nodes' | 'objec
 /**
  * Which sessions `caller` may see: those its key started (within its folder), or any of its drive for an
  * admin key. A session from before sessions named their key is seen by any key whose folder holds its path.
+ * A session a minted key started is also seen by a key minted under the same trust rule for the same token
+ * subject: a job that exchanges its token again mid-upload holds a new key but is the same job.
  * To any other key a session does not exist: not even a `403` tells it one is there.
  */
-export function sessionVisibleTo(caller: Pick<Caller, 'keyId' | 'role' | 'prefix'>): SessionVisible {
-  return (session) => caller.role === 'admin' || (withinPrefix(caller, session.path) && (session.createdBy ?? caller.keyId) === caller.keyId);
+export function sessionVisibleTo(caller: Pick<Caller, 'keyId' | 'role' | 'prefix' | 'trustId' | 'subject'>): SessionVisible {
+  const sameJob = (under: UploadSession['createdUnder']) => under !== undefined && under.trustId === caller.trustId && under.subject === caller.subject;
+  return (session) =>
+    caller.role === 'admin' || (withinPrefix(caller, session.path) && ((session.createdBy ?? caller.keyId) === caller.keyId || sameJob(session.createdUnder)));
+}
+
+/** Who starts a session: the key, and for a minted key its rule and subject (`sessionVisibleTo`). */
+export function sessionOwner(caller: Pick<Caller, 'keyId' | 'trustId' | 'subject'>): Pick<LargeUploadRequest, 'createdBy' | 'createdUnder'> {
+  return {
+    createdBy: caller.keyId,
+    ...(caller.trustId !== undefined && caller.subject !== undefined ? { createdUnder: { trustId: caller.trustId, subject: caller.subject } } : {}),
+  };
 }
 
 /**

@@ -3,7 +3,7 @@ import { type Caller, ROLE_PERMISSIONS, hashSecret, withinPrefix } from './acces
 import { mapLimit } from './concurrency';
 import { type DriveError, conflict, invalid, notFound } from './errors';
 import type { FileNode, NodeStore } from './ports';
-import { reachable } from './visibility';
+import { readVisible } from './visibility';
 
 /**
  * A share link: anyone holding its token may read one file, until it expires or is revoked. The token is
@@ -98,7 +98,7 @@ export async function createLink(
   /** The key making it: its id, and the SHA-256 of its secret (`ShareLink.makerKey`). */
   maker?: { keyId: string; keyHash: string },
 ): Promise<{ link: ShareLink; token: string }> {
-  const [node, seen] = await Promise.all([deps.nodes.get(drive, path), reachable(deps.nodes, drive, path)]);
+  const { node, seen } = await readVisible(deps.nodes, drive, path);
   if (node?.kind === 'folder' && seen) throw conflict(`${path} is a folder; a link shares one file`, [path]);
   if (node?.kind !== 'file' || !seen) throw notFound(`no file at ${path}`);
   const token = randomBytes(32).toString('base64url');

@@ -1,7 +1,7 @@
 import { notFound } from './errors';
 import { ROOT, comparePaths, joinPath, nameOf } from './paths';
 import type { DriveNode, FileNode, FolderNode, NodeStore } from './ports';
-import { reachable } from './visibility';
+import { readVisible } from './visibility';
 
 export interface FolderListing {
   folder: string;
@@ -41,7 +41,7 @@ export const FOLDERS_HELD = 20_000;
 /** Throws 404 unless readers may list `folder`: there, a folder, not taken by a delete, nor any folder above it. */
 async function checkListable(nodes: NodeStore, drive: string, folder: string): Promise<void> {
   if (folder === ROOT) return;
-  const [self, seen] = await Promise.all([nodes.get(drive, folder), reachable(nodes, drive, folder)]);
+  const { node: self, seen } = await readVisible(nodes, drive, folder);
   if (self?.kind !== 'folder' || self.deleting !== undefined || !seen) {
     throw notFound(self?.kind === 'file' ? `${folder} is a file, not a folder` : `folder ${folder} does not exist`);
   }

@@ -1,6 +1,6 @@
 import { cleanUp } from './clean-up';
 import { mapLimit } from './concurrency';
-import { conflict, invalid, notFound } from './errors';
+import { badRequest, conflict, invalid, notFound, preconditionFailed } from './errors';
 import { beingDeleted, beingMoved, ensureFolders, recheckFolders, removeUnused } from './folders';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
 import { ROOT, ancestorsOf, joinPath, nameOf, parentOf } from './paths';
@@ -35,14 +35,31 @@ export type MoveOutcome = { done: true; node: FileNode | FolderNode } | { done: 
  * the move is done (a delete of a folder above waits for it). A tree too big for `budgetMs` answers with
  * the job, which the worker finishes.
  */
-export async function acceptMove(deps: JobDeps, drive: string, from: string, to: string, options: { overwrite?: boolean }, budgetMs: number): Promise<MoveOutcome> {
+export async function acceptMove(deps: JobDeps, drive: string, from: string, to: string, options: { overwrite?: boolean; ifMatch?: string }, budgetMs: number): Promise<MoveOutcome> {
   if (from === ROOT) throw invalid('from "/" is the root folder, which cannot be moved');
   if (to === ROOT) throw invalid('to "/" is the root folder, which always exists; name a path below it');
   const read = await deps.nodes.getMany(drive, [from, to, ...ancestorsOf(from), ...ancestorsOf(to)]);
   const source = read.get(from);
   if (!source || !reachableIn(read, from) || (source.kind === 'folder' && source.deleting)) throw notFound(`no file or folder at ${from}`);
-  if (source.kind === 'file') return { done: true, node: await moveFile(deps, drive, from, to, options.overwrite === true) };
+  if (source.kind === 'file') return { done: true, node: await moveFile(deps, drive, from, to, options.overwrite === true, options.ifMatch) };
+  if (options.ifMatch !== undefined) throw folderHasNoEtag(from);
   return moveFolder(deps, drive, source, to, read, budgetMs);
+}
+
+/** `if_match` on a folder: a folder has no ETag, so no version of it to name (a 400, before anything is done). */
+export function folderHasNoEtag(from: string): Error {
+  return badRequest(`if_match names a file's ETag, and ${from} is a folder, which has none; send no if_match to move or copy a folder`);
+}
+
+/**
+ * Refuses the file `source` read at `from` unless it has the ETag `ifMatch` (when given): a 412 naming `from`.
+ * The read is the version the request acts on (a move is conditional on its id, a copy copies its bytes),
+ * and a file's ETag never changes under one id, so the check holds at the write.
+ */
+export function checkSourceEtag(source: FileNode, from: string, ifMatch: string | undefined, verb: 'moved' | 'copied'): void {
+  if (ifMatch !== undefined && source.etag !== ifMatch) {
+    throw preconditionFailed(`the condition failed for ${from} (if_match "${ifMatch}": the file there has another ETag); nothing was ${verb}`, [from]);
+  }
 }
 
 /**
@@ -59,12 +76,14 @@ export function checkAbove(read: ReadonlyMap<string, DriveNode>, to: string): vo
 }
 
 /** Moves the file at `from` to `to`, read again and retried if what stands at either end changes first. */
-async function moveFile(deps: MoveDeps, drive: string, from: string, to: string, overwrite: boolean): Promise<FileNode> {
+async function moveFile(deps: MoveDeps, drive: string, from: string, to: string, overwrite: boolean, ifMatch?: string): Promise<FileNode> {
   const { nodes } = deps;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const read = await nodes.getMany(drive, [from, to, ...ancestorsOf(from), ...ancestorsOf(to)]);
     const source = read.get(from);
     if (source?.kind !== 'file' || !reachableIn(read, from)) throw notFound(`no file or folder at ${from}`);
+    // Each attempt checks the version it read: the transaction below is conditional on that version's id.
+    checkSourceEtag(source, from, ifMatch, 'moved');
     if (from === to) return source;
     for (const folder of ancestorsOf(from)) if ((read.get(folder) as FolderNode | undefined)?.moving) throw beingMoved(folder);
     checkAbove(read, to);

@@ -68,8 +68,19 @@ export interface ByteRange {
   end: number;
 }
 
-/** What a conditional file write found: the file it replaced, or that a folder (or, not replacing, a file) blocked it. */
-export type PutFileResult = { ok: true; replaced?: FileNode } | { ok: false };
+/**
+ * What a conditional file write found: the file it replaced, or that a folder (or, not replacing, a file)
+ * blocked it; `precondition` when the write carried a `WriteCondition` and was refused (by that condition,
+ * which a folder at the path fails too).
+ */
+export type PutFileResult = { ok: true; replaced?: FileNode } | { ok: false; precondition?: true };
+
+/**
+ * What a request asks of the file its write replaces, checked by the write itself (protocol/README.md,
+ * "Transitions"): `ifMatch`, a file with that ETag (`FileNode.etag`, unquoted) stands at the path;
+ * `ifNoneMatch`, nothing does. Either way the write's own record passes too (a retry of a saved write).
+ */
+export type WriteCondition = { ifMatch: string } | { ifNoneMatch: '*' };
 
 /**
  * The records of every drive, keyed by drive + parent folder + name. Every method is scoped to one
@@ -101,8 +112,11 @@ export interface NodeStore {
    * or undefined, writing nothing, if that folder is no longer there (removed, or made anew with another id).
    */
   keepFolder(drive: string, folder: FolderNode): Promise<FolderNode | undefined>;
-  /** Writes `file` unless a folder holds its path (or, with `replace: false`, anything); reports the file it replaced. */
-  putFile(drive: string, file: FileNode, options?: { replace?: boolean }): Promise<PutFileResult>;
+  /**
+   * Writes `file` unless a folder holds its path (or, with `replace: false`, anything); reports the file it
+   * replaced. With `condition`, only if the condition holds (it then stands for `replace`), else `{ ok: false, precondition: true }`.
+   */
+  putFile(drive: string, file: FileNode, options?: { replace?: boolean; condition?: WriteCondition }): Promise<PutFileResult>;
   /**
    * Removes the node at `path` if it is still the one with id `id` (a write undone, or a node let go), and, as
    * `only` asks, a folder no delete or move has marked (`unmarked`), or one the move `movingJob` holds.
@@ -341,6 +355,11 @@ export interface UploadSession {
   partCount: number;
   /** The id of the key that started it (never its secret): to every other key but an admin it does not exist. Absent on sessions from before. */
   createdBy?: string;
+  /**
+   * A key minted by the token exchange that started it: its trust rule and token subject. A key minted later
+   * under the same rule for the same subject (the job's next exchange) may carry the session on.
+   */
+  createdUnder?: { trustId: string; subject: string };
   createdAt: string;
   expiresAt: string;
 }

@@ -98,6 +98,9 @@ export function keyLifeSeconds(asked: number | undefined, cap: number): number {
 
 /** Why `issuer` cannot be a rule's issuer, or undefined: https, or on the local host an http loopback origin. */
 export function issuerProblem(issuer: string, loopbackAllowed: boolean): string | undefined {
+  // `new URL` trims leading and trailing spaces and drops tabs and newlines inside: the rule would keep a text
+  // no token's `iss` equals, shown as if it were the URL.
+  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(issuer)) return 'issuer must be an https URL without whitespace or control characters';
   let url: URL;
   try {
     url = new URL(issuer);

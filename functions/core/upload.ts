@@ -2,11 +2,11 @@ import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mapLimit, settleLimit } from './concurrency';
 import { contentTypeFor } from './content-type';
-import { DriveError, badRequest, conflict, invalid } from './errors';
+import { DriveError, badRequest, conflict, forbidden, invalid, preconditionFailed } from './errors';
 import { beingDeleted, beingMoved, ensureFolders, recheckFolders, removeUnused } from './folders';
 import { ROOT, ancestorsOf, childPath, joinPath, nameOf, parentOf, parseName, parsePath } from './paths';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
-import type { DriveNode, FileNode, FolderNode, JobStore, NodeStore, ObjectStore, PutFileResult, UploadJournal } from './ports';
+import type { DriveNode, FileNode, FolderNode, JobStore, NodeStore, ObjectStore, PutFileResult, UploadJournal, WriteCondition } from './ports';
 import { cleanUp } from './clean-up';
 
 /** One `files` part of an upload. */
@@ -16,11 +16,15 @@ export interface UploadPart {
   data: Buffer;
 }
 
-/** One entry of the `metadata` array: where to store the file at the same index. */
+/** One entry of the `metadata` array: where to store the file at the same index, and on what condition. */
 export interface UploadTarget {
   path?: string;
   folder?: string;
   name?: string;
+  /** Store it only over the file with this ETag (as the download's `ETag` header or a listing's `etag` gives it, quotes optional). */
+  ifMatch?: string;
+  /** `*`: store it only where no file stands. */
+  ifNoneMatch?: '*';
 }
 
 // Reads of a path whose write failed: enough to ride out a throttled moment.
@@ -56,6 +60,7 @@ export async function uploadFiles(
 ): Promise<FileNode[]> {
   const destinations = resolveDestinations(parts, targets);
   destinations.forEach(check);
+  const conditions = conditionsOf(targets, options.replace);
   const { objects } = deps;
   const now = new Date().toISOString();
   const files: FileNode[] = parts.map((part, i) => {
@@ -72,7 +77,7 @@ export async function uploadFiles(
     };
   });
 
-  if (files.length === 1) return uploadOne(deps, drive, files[0], parts[0], options);
+  if (files.length === 1) return uploadOne(deps, drive, files[0], parts[0], { ...options, conditions });
 
   // Several files: noted before the bytes are stored, so that whatever stops this request, the sweep finds what
   // it left. A failed request leaves its entry open too, for the sweep to check what its clean-up may have missed.
@@ -88,7 +93,7 @@ export async function uploadFiles(
     throw putFailure.reason;
   }
 
-  const committed = await commitFiles(deps, drive, files, { ...options, entries });
+  const committed = await commitFiles(deps, drive, files, { ...options, conditions, entries });
   if (deps.journal) await closeJournal(deps.journal, entries);
   return committed;
 }
@@ -108,7 +113,7 @@ async function uploadOne(
   drive: string,
   file: FileNode,
   part: UploadPart,
-  options: { replace?: boolean },
+  options: { replace?: boolean; conditions?: readonly (WriteCondition | undefined)[] },
 ): Promise<FileNode[]> {
   const put = deps.objects.put(file.objectKey, part.data, file.contentType).then(
     () => undefined,
@@ -157,14 +162,18 @@ export async function commitFiles(
    * `takenIsStored` (an upload of one file, whose record is never pending): a withdrawal for a conflict that
    * finds the record taken by a later request (moved, deleted or replaced since it was written) answers as
    * stored, as if the upload had ended just before that request, which explains what stands at the path.
+   * `conditions`: the request's condition on each file's write (its `if_match` or `if_none_match`), checked
+   * on the first read and held by the write itself (`putFile`); one that fails is a 412 naming every such
+   * path, and the commit withdraws as from a conflict.
    * `entries`: the journal entries the records of `files` name in `pending`, which no other commit's records
    * name (an upload of several files, a file copy): a withdrawal notes them withdrawn before its undo.
    */
-  options: { keepBytes?: boolean; replace?: boolean; takenIsStored?: boolean; entries?: readonly string[] } = {},
+  options: { keepBytes?: boolean; replace?: boolean; takenIsStored?: boolean; conditions?: readonly (WriteCondition | undefined)[]; entries?: readonly string[] } = {},
   /** The first pass's `ensureFolders`, already made (the one-file upload makes it while its bytes are stored). */
   first?: Awaited<ReturnType<typeof ensureFolders>>,
 ): Promise<FileNode[]> {
   const { nodes } = deps;
+  const conditions = options.conditions ?? [];
   const taken = (path: string) => conflict(options.replace === false ? `${path} is taken; this key may not replace what is there` : `${path} is a folder, so a file cannot be stored there`, [path]);
   const parents = [...new Set(files.map((file) => parentOf(file.path)))];
   const now = files[0].createdAt;
@@ -179,12 +188,18 @@ export async function commitFiles(
       if (attempt === 1) {
         const blocked = files.find((file) => ensured.read.get(file.path)?.kind === 'folder' || (options.replace === false && ensured.read.has(file.path)));
         if (blocked) throw taken(blocked.path);
-        results = await settleLimit(files, WRITE_CONCURRENCY, (file) => writeRecord(nodes, drive, file, ensured.read.get(file.path), options.replace));
+        // A condition the read already fails needs no write; one that holds here is held by the write.
+        const unmet = files.flatMap((file, i) => (holds(conditions[i], ensured.read.get(file.path)) ? [] : [i]));
+        if (unmet.length > 0) throw conditionFailed(files, conditions, unmet);
+        results = await settleLimit(files, WRITE_CONCURRENCY, (file, i) => writeRecord(nodes, drive, file, ensured.read.get(file.path), options.replace, conditions[i]));
+        const refused: number[] = [];
         results.forEach((result, i) => {
           if (result.status === 'rejected') throw result.reason;
           if (result.value.error !== undefined) throw result.value.error;
-          if (!result.value.ok) throw taken(files[i].path);
+          if (!result.value.ok && 'precondition' in result.value && result.value.precondition) refused.push(i);
+          else if (!result.value.ok) throw taken(files[i].path);
         });
+        if (refused.length > 0) throw conditionFailed(files, conditions, refused);
       }
       const { missing, deleting, moving } = await recheckFolders(nodes, drive, parents);
       if (deleting.length > 0) throw beingDeleted(deleting[0]);
@@ -303,15 +318,70 @@ type WrittenRecord = (PutFileResult & { replacedUnknown?: true; error?: undefine
  * record, once replaced, never comes back), so its bytes are free, as they are if the path is empty; one whose path holds another record may
  * have been saved and replaced by an upload that puts it back if that upload fails, so its bytes stay.
  */
-async function writeRecord(nodes: NodeStore, drive: string, file: FileNode, before: DriveNode | undefined, replace?: boolean): Promise<WrittenRecord> {
+async function writeRecord(nodes: NodeStore, drive: string, file: FileNode, before: DriveNode | undefined, replace?: boolean, condition?: WriteCondition): Promise<WrittenRecord> {
   try {
-    return await nodes.putFile(drive, file, { replace });
+    return await nodes.putFile(drive, file, condition ? { replace, condition } : { replace });
   } catch (error) {
     const now = await readBack(nodes, drive, file.path);
     if (now !== 'empty' && now !== 'unknown' && now.id === file.id) return { ok: true, replacedUnknown: true };
     // An empty path frees them too: nothing can put a record back there that points to them.
     return { ok: false, error, bytesFree: now === 'empty' || (now !== 'unknown' && now.id === before?.id) };
   }
+}
+
+/** Whether `condition` holds of `node`, what stands at the file's path (none holds of a folder; a folder there is a 409 first). */
+function holds(condition: WriteCondition | undefined, node: DriveNode | undefined): boolean {
+  if (!condition) return true;
+  if ('ifMatch' in condition) return node?.kind === 'file' && node.etag === condition.ifMatch;
+  return node === undefined;
+}
+
+/** Paths a 412's message names before it counts the rest. */
+const NAMED_PATHS = 20;
+
+/** The 412 for the files at `failed` (indexes into `files`), naming each path and what its condition asked. */
+function conditionFailed(files: readonly FileNode[], conditions: readonly (WriteCondition | undefined)[], failed: readonly number[]): DriveError {
+  const named = failed.slice(0, NAMED_PATHS).map((i) => {
+    const condition = conditions[i]!;
+    return 'ifMatch' in condition
+      ? `${files[i].path} (if_match "${condition.ifMatch}": no file with that ETag is there)`
+      : `${files[i].path} (if_none_match "*": a file is there)`;
+  });
+  const more = failed.length > NAMED_PATHS ? ` and ${failed.length - NAMED_PATHS} more` : '';
+  const paths = failed.map((i) => files[i].path);
+  return preconditionFailed(`the condition failed for ${named.join(', ')}${more}; nothing of this upload is stored`, paths);
+}
+
+/**
+ * Each target's condition (`if_match`, `if_none_match`), checked before anything is stored: both on one file
+ * is a 400; an ETag with quotes inside, or a weak one, is a 422. A key that may not replace (`replace:
+ * false`) writes only where nothing stands, so its `if_none_match` asks nothing more, and an `if_match`,
+ * which only a replacement could meet, is a 403.
+ */
+export function conditionsOf(targets: readonly UploadTarget[] | undefined, replace?: boolean): (WriteCondition | undefined)[] {
+  return (targets ?? []).map((target, i) => {
+    if (target.ifMatch !== undefined && target.ifNoneMatch !== undefined) {
+      throw badRequest(`metadata[${i}] has both if_match and if_none_match; give one: if_match to replace only that version, if_none_match to store only where no file is`);
+    }
+    if (target.ifNoneMatch !== undefined) return replace === false ? undefined : { ifNoneMatch: '*' };
+    if (target.ifMatch === undefined) return undefined;
+    const etag = etagOf(target.ifMatch, `metadata[${i}].if_match`);
+    if (replace === false) throw forbidden(`metadata[${i}].if_match asks to replace a file, and this key may not replace files`);
+    return { ifMatch: etag };
+  });
+}
+
+/**
+ * An ETag as a request names a file's version (`if_match`), with or without the quotes of the `ETag` header:
+ * the value inside them, as records and listings keep it. A weak tag (`W/"…"`) never names one version, so it
+ * is refused, as is anything with a quote inside or a character an ETag cannot hold.
+ */
+export function etagOf(value: string, param: string): string {
+  const inner = value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
+  if (!/^[\x21\x23-\x7e]+$/.test(inner)) {
+    throw invalid(`${param} must be a file's ETag, like "9e107d9d372bb6826bd81d3542a419d6" (quotes optional; no weak W/ tag), got ${JSON.stringify(value.slice(0, 80))}`);
+  }
+  return inner;
 }
 
 /** Reads to settle a write's unknown outcome: the node at `path`, `empty`, or `unknown` if the read fails again and again. */

@@ -2,8 +2,11 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, StreamifyHan
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type Caller, type Permission, conflictFor } from '../core/access';
+import { DriveError } from '../core/errors';
+import type { IdempotencyStore } from '../core/idempotency';
 import { corsHeaders } from './cors';
 import type { Guard } from './guard';
+import { IdempotencySession, idempotencyKeyOf } from './idempotency';
 import { withRequestContext } from '../telemetry/request-context';
 import { REQUEST_ID_HEADER, bodyBytes, logRequest, requestIdOf, traceHeaderOf, traceIfAsked } from './request-log';
 import { type Headers, Reply, errorResponse, ok, replied } from './respond';
@@ -31,6 +34,11 @@ export interface Endpoint<S> {
   permission: Permission;
   guard: Guard;
   stores: S;
+  /**
+   * Where the route keeps its Idempotency-Key records: given for the routes the route table marks
+   * `idempotent` (functions/http/routes.ts), and only for them. A request without the header makes no call of it.
+   */
+  idempotency?: IdempotencyStore;
 }
 
 /** API Gateway's integration timeout: no answer is heard after it, whatever the function's own timeout. */
@@ -45,31 +53,63 @@ export function deadlineOf(lambda: Pick<Context, 'getRemainingTimeInMillis'> | u
   return lambda ? Math.min(gateway, startedAt + lambda.getRemainingTimeInMillis()) : gateway;
 }
 
-/** A buffered endpoint: guard, then `operation`, whose result is sent in the `data` envelope (a `Reply` picks its own status). */
+/** A buffered endpoint's handler, as Lambda calls it; `idempotent` when it honours Idempotency-Key. */
+export type JsonHandler = ((event: APIGatewayProxyEvent, lambda?: Context) => Promise<APIGatewayProxyResult>) & { idempotent: boolean };
+
+/**
+ * A buffered endpoint: guard, then `operation`, whose result is sent in the `data` envelope (a `Reply` picks its
+ * own status). With an `idempotency` store, a request that sends `Idempotency-Key` takes it beside the guard's
+ * rate-limit bucket and gets the first answer again if the same request ran before (functions/http/idempotency.ts).
+ */
 export function jsonHandler<S>(
   endpoint: Endpoint<S>,
   operation: (event: APIGatewayProxyEvent, context: RequestContext<S>) => Promise<unknown>,
-): (event: APIGatewayProxyEvent, lambda?: Context) => Promise<APIGatewayProxyResult> {
-  return (event, lambda) => withRequestContext(requestIdOf(event), async () => {
+): JsonHandler {
+  const handler = (event: APIGatewayProxyEvent, lambda?: Context) => withRequestContext(requestIdOf(event), async () => {
     const startedAt = Date.now();
     const requestId = requestIdOf(event);
     let headers: Headers = { ...corsHeaders(event), [REQUEST_ID_HEADER]: requestId };
     let caller: Caller | undefined;
     let answer: APIGatewayProxyResult;
+    let session: IdempotencySession | undefined;
+    let reason: string | undefined;
     try {
-      const admitted = await endpoint.guard(endpoint.permission, event);
+      session = idempotencySession(endpoint.idempotency, event, lambda);
+      const admitted = await endpoint.guard(endpoint.permission, event, session && ((who) => session!.take(who)));
       headers = { ...headers, ...admitted.headers };
       caller = admitted.caller;
       traceIfAsked(event, caller);
+      if (session && !session.taken) await session.take(caller);
+      const replay = session?.replayed(headers);
+      if (replay) {
+        logRequest(event, { status: replay.statusCode, caller, startedAt, bytesOut: bodyBytes(replay.body, false) });
+        return replay;
+      }
       const result = await operation(event, { caller, drive: caller.drive, stores: endpoint.stores, requestId, deadline: deadlineOf(lambda, startedAt) });
       answer = result instanceof Reply ? replied(result, headers) : ok(result, headers);
     } catch (error) {
       // Worded for the key: a conflict tells it nothing it may not see.
-      answer = errorResponse(caller ? conflictFor(caller, error) : error, headers, requestId);
+      const shown = caller ? conflictFor(caller, error) : error;
+      reason = shown instanceof DriveError ? shown.reason : undefined;
+      answer = errorResponse(shown, headers, requestId);
+      // Refused before the handler ran (the bucket taken beside the key): the key is free again.
+      if (!caller) await session?.abandon();
     }
+    await session?.settle(answer, reason);
     logRequest(event, { status: answer.statusCode, caller, startedAt, bytesOut: bodyBytes(answer.body, answer.isBase64Encoded) });
     return answer;
   }, traceHeaderOf(event));
+  return Object.assign(handler, { idempotent: endpoint.idempotency !== undefined });
+}
+
+/** The request's Idempotency-Key session, when the endpoint keeps keys and the request sends one (a 400 for a malformed one). */
+function idempotencySession(store: IdempotencyStore | undefined, event: APIGatewayProxyEvent, lambda: Pick<Context, 'getRemainingTimeInMillis'> | undefined): IdempotencySession | undefined {
+  if (!store) return undefined;
+  const key = idempotencyKeyOf(event);
+  if (key === undefined) return undefined;
+  // Held for as long as the function may run (its timeout), not the gateway's 29 s: a handler past them still writes.
+  const runMs = lambda ? lambda.getRemainingTimeInMillis() : GATEWAY_TIMEOUT_MS;
+  return new IdempotencySession(store, key, event, runMs);
 }
 
 /**

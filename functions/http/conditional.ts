@@ -16,6 +16,8 @@ export interface DownloadRequest {
   method: 'GET' | 'HEAD';
   range?: string;
   ifRange?: string;
+  /** Read by the API's download only; a share link's ignores it, as it always has. */
+  ifMatch?: string;
   ifNoneMatch?: string;
   ifModifiedSince?: string;
 }
@@ -32,11 +34,19 @@ export function representationOf(file: FileNode): Representation {
 }
 
 /**
- * Evaluates the request's preconditions and range in the order of RFC 9110 §13.2.2: If-None-Match, else
- * If-Modified-Since (either may answer 304), then If-Range and Range (GET only). A range past the end of the
- * file throws `range_not_satisfiable`, whose `Content-Range` gives the size.
+ * Evaluates the request's preconditions and range in the order of RFC 9110 §13.2.2: If-Match (which fails
+ * with `precondition_failed`, 412, carrying the file's `ETag`), then If-None-Match, else If-Modified-Since
+ * (either may answer 304), then If-Range and Range (GET only). A range past the end of the file throws
+ * `range_not_satisfiable`, whose `Content-Range` gives the size.
  */
 export function planDownload(request: DownloadRequest, file: Representation): DownloadPlan {
+  if (request.ifMatch !== undefined && !matchHits(request.ifMatch, file.etag)) {
+    throw new DriveError(
+      'precondition_failed',
+      `If-Match ${JSON.stringify(request.ifMatch.slice(0, 200))} names no version this file has: its ETag is ${file.etag}; nothing is sent`,
+      { ETag: file.etag },
+    );
+  }
   if (request.ifNoneMatch !== undefined) {
     if (noneMatchHits(request.ifNoneMatch, file.etag)) return { status: 304 };
   } else if (request.ifModifiedSince !== undefined && unmodifiedSince(request.ifModifiedSince, file.lastModified)) {
@@ -55,6 +65,21 @@ export function planDownload(request: DownloadRequest, file: Representation): Do
     );
   }
   return { status: 206, range };
+}
+
+/**
+ * Whether If-Match holds for a file whose ETag is `etag` (RFC 9110 §13.1.1): `*` holds for any file, a list
+ * when one of its tags is a strong match (a weak tag never is). A bare ETag without quotes, as a listing's
+ * `etag` or an upload's `if_match` gives it, is taken as that strong tag. Anything else holds for nothing:
+ * a condition that cannot be read is not taken as met.
+ */
+export function matchHits(header: string, etag: string): boolean {
+  const value = header.trim();
+  if (value === '*') return true;
+  const mine = entityTag(etag);
+  if (mine === undefined || mine.weak) return false;
+  const tags = entityTags(value) ?? (/^[\x21\x23-\x7e\x80-\xff]+$/.test(value) ? [{ weak: false, opaque: value }] : []);
+  return tags.some((tag) => !tag.weak && tag.opaque === mine.opaque);
 }
 
 /**

@@ -18,10 +18,11 @@ const EXPOSED = [
   'RateLimit-Reset',
   'Retry-After',
   'X-Request-Id',
+  'Idempotent-Replayed',
 ].join(', ');
 
-/** The request headers a preflight allows: the key, the body's type, and those of ranged and conditional downloads. */
-export const CORS_REQUEST_HEADERS: readonly string[] = ['Authorization', 'Content-Type', 'Range', 'If-Range', 'If-None-Match', 'If-Modified-Since'];
+/** The request headers a preflight allows: the key, the body's type, those of ranged and conditional downloads (If-Match too), and a mutation's Idempotency-Key. */
+export const CORS_REQUEST_HEADERS: readonly string[] = ['Authorization', 'Content-Type', 'Range', 'If-Range', 'If-None-Match', 'If-Modified-Since', 'If-Match', 'Idempotency-Key'];
 
 /** The CORS headers for a response to `event`: none unless its Origin is allowed. */
 export function corsHeaders(event: APIGatewayProxyEvent, allowed: readonly string[] = CORS_ORIGINS): Headers {

@@ -4,8 +4,13 @@ import { DriveError, forbidden } from '../core/errors';
 import { headerOf } from './event';
 import type { Headers } from './respond';
 
-/** Checks a request's API key and that its role holds the route's permission, then takes a token from that permission's rate-limit bucket. */
-export type Guard = (permission: Permission, event: APIGatewayProxyEvent) => Promise<{ caller: Caller; headers: Headers }>;
+/**
+ * Checks a request's API key and that its role holds the route's permission, then takes a token from that
+ * permission's rate-limit bucket, running `beside` (given the caller) at the same time: work that needs the
+ * caller and must be done before the handler, without a call of its own on the critical path (an
+ * Idempotency-Key taken). The bucket's refusal is thrown first, once `beside` has settled.
+ */
+export type Guard = (permission: Permission, event: APIGatewayProxyEvent, beside?: (caller: Caller) => Promise<void>) => Promise<{ caller: Caller; headers: Headers }>;
 
 // RFC 6750 b64token.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -79,12 +84,17 @@ export function createGuard(deps: {
     return { caller, hash };
   };
 
-  return async (permission, event) => {
+  return async (permission, event, beside) => {
     const { caller, hash } = await authenticate(event);
     if (!ROLE_PERMISSIONS[caller.role].includes(permission)) throw forbidden(`this key is ${caller.role}, which may not ${ACTION[permission]}`);
     await touch(hash);
-    if (!deps.limits) return { caller, headers: {} };
-    return { caller, headers: await takeToken(deps.limiter, `${caller.keyId}#${permission}`, deps.limits[permission], 'this endpoint') };
+    const [bucket, besides] = await Promise.allSettled([
+      deps.limits ? takeToken(deps.limiter, `${caller.keyId}#${permission}`, deps.limits[permission], 'this endpoint') : Promise.resolve({}),
+      beside?.(caller),
+    ]);
+    if (bucket.status === 'rejected') throw bucket.reason;
+    if (besides.status === 'rejected') throw besides.reason;
+    return { caller, headers: bucket.value };
   };
 }
 

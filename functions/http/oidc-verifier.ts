@@ -23,6 +23,15 @@ const REFETCH_GAP_MS = 30_000;
 /** How long an issuer that failed to answer is answered 503 without asking it again. */
 const FAILURE_KEPT_MS = 5_000;
 
+/**
+ * The one refusal for every check a forged token can fail before its signature is verified: an issuer no live
+ * rule names, a key (`kid`) the issuer does not publish, a signature that does not verify, a signature part
+ * jose cannot read. Told apart, they would let anyone without a key learn which issuers a drive trusts by
+ * sending tokens that name them; alike, they still say which check failed. Past the signature (exp, nbf, iat,
+ * aud, sub) the caller holds a genuine token of a trusted issuer and learns nothing new.
+ */
+export const NOT_TRUSTED = 'the token is not signed by a key of an issuer this drive trusts: its issuer (iss) is named by no live trust rule, or its key (kid) or signature does not verify against that issuer\'s published keys';
+
 interface HeldKeys {
   keys: JSONWebKeySet;
   fetchedAt: number;
@@ -64,7 +73,7 @@ export class OidcVerifier implements TokenVerifier {
     if (typeof alg !== 'string' || !ASYMMETRIC_ALGORITHMS.includes(alg)) {
       throw unauthorized(`the token's algorithm (alg) must be an asymmetric one (${ASYMMETRIC_ALGORITHMS.join(', ')}); never none or HS*`);
     }
-    if (typeof issuer !== 'string' || !trustedIssuers.has(issuer)) throw unauthorized('the token\'s issuer (iss) is named by no live trust rule of this drive');
+    if (typeof issuer !== 'string' || !trustedIssuers.has(issuer)) throw unauthorized(NOT_TRUSTED);
     return issuer;
   }
 
@@ -196,7 +205,11 @@ export class OidcVerifier implements TokenVerifier {
   }
 }
 
-/** The 401 (or the issuer's 503) for a token jose refused: which check failed, never the token. */
+/**
+ * The 401 (or the issuer's 503) for a token jose refused: which check failed, never the token. jose checks the
+ * signature first and the claims after, so the claims' refusals (JWT*) reach only a caller holding a token its
+ * issuer signed; every refusal before that (JWS*, JWKS*, a key jose cannot use) is NOT_TRUSTED.
+ */
 function refusal(error: unknown): DriveError {
   if (error instanceof DriveError) return error;
   if (error instanceof errors.JWTExpired) return unauthorized('the token has expired (exp)');
@@ -206,10 +219,6 @@ function refusal(error: unknown): DriveError {
     if (error.claim === 'iss') return unauthorized('the token\'s issuer (iss) is not the one its keys were fetched from');
     return unauthorized(`the token's ${error.claim} claim is missing or not valid`);
   }
-  if (error instanceof errors.JWKSNoMatchingKey) return unauthorized('the token is signed by a key its issuer does not publish (kid)');
-  if (error instanceof errors.JWSSignatureVerificationFailed) return unauthorized('the token\'s signature does not verify against its issuer\'s keys');
-  if (error instanceof errors.JOSEAlgNotAllowed) return unauthorized('the token\'s algorithm (alg) is not accepted');
-  if (error instanceof errors.JWTInvalid || error instanceof errors.JWSInvalid) return unauthorized('the token is not a well-formed JWT');
-  // A key of the issuer's that jose cannot use (wrong types, an unknown curve): the token cannot be checked.
-  return unauthorized('the token could not be checked against its issuer\'s keys');
+  if (error instanceof errors.JWTInvalid) return unauthorized('the token is not a well-formed JWT');
+  return unauthorized(NOT_TRUSTED);
 }

@@ -62,6 +62,11 @@ export interface RouteSpec {
   secretPath?: boolean;
   /** The rate-limit bucket of a route that takes an API key; absent for the routes that take none. */
   permission?: Permission;
+  /**
+   * A mutating route that honours `Idempotency-Key` (issue 26): its handler's endpoint is given the idempotency
+   * store (functions/http/api-handler.ts), which test/unit/http/idempotent-routes.test.ts holds to this mark.
+   */
+  idempotent?: true;
   /** The roles whose keys may call it (each role's `ROLE_PERMISSIONS` hold `permission`); none for a route that takes no key. */
   roles: readonly Role[];
   operationId: string;
@@ -140,6 +145,11 @@ const DIRECT: Static<typeof S.DirectDownload> = {
   content_type: 'application/pdf',
 };
 const IF_NONE_MATCH = 'The ETag of the copy the browser holds.';
+/** The API download's If-Match (a share link's download ignores it). */
+const IF_MATCH = requestHeader(
+  'If-Match',
+  'ETags (or `*`): the file is answered only if it has one of them (strong comparison; a bare ETag without quotes is taken as one), else `412 precondition_failed` with its `ETag`, before If-None-Match (RFC 9110 §13.2.2); with `redirect`, before any URL is signed.',
+);
 /** How the upload form's parts are sent: files of any type; `metadata` as its schema says (JSON). */
 const UPLOAD_ENCODING = {
   files: { contentType: '*/*' },
@@ -151,6 +161,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/upload',
+    idempotent: true,
     handler: 'upload',
     permission: 'upload',
     streaming: false,
@@ -160,7 +171,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     tags: ['files'],
     requestBody: { required: true, content: { 'multipart/form-data': { schema: plainSchema(ref(S.UploadForm)), encoding: UPLOAD_ENCODING } } },
     answers: { 200: ok('The stored files.', array(ref(S.File)), [FILE]) },
-    errors: [400, 404, 409, 422],
+    errors: [400, 404, 409, 412, 422],
   }),
   route({
     method: 'GET',
@@ -172,9 +183,9 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     summary: 'Download a file',
     description: 'By `path`, or `folder` with `name`. Ranges and conditional requests as RFC 9110 has them.',
     tags: ['files'],
-    parameters: [...queryParameters(R.DownloadQuery), ...DOWNLOAD_HEADERS],
+    parameters: [...queryParameters(R.DownloadQuery), IF_MATCH, ...DOWNLOAD_HEADERS],
     answers: { ...downloadAnswers(false, true), 307: directDownloadAnswer(false, DIRECT) },
-    errors: [400, 404, 416, 422],
+    errors: [400, 404, 412, 416, 422],
   }),
   // The same function answers HEAD from the record alone; streamed like GET, so the response has one shape.
   route({
@@ -187,9 +198,9 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     summary: 'A file\'s headers',
     description: 'What GET answers, without the bytes (and without a body on errors).',
     tags: ['files'],
-    parameters: [...queryParameters(R.DownloadQuery), ...DOWNLOAD_HEADERS],
+    parameters: [...queryParameters(R.DownloadQuery), IF_MATCH, ...DOWNLOAD_HEADERS],
     answers: { ...downloadAnswers(true, true), 307: directDownloadAnswer(true, DIRECT) },
-    errors: [400, 404, 416, 422],
+    errors: [400, 404, 412, 416, 422],
   }),
   // Streamed, so that a listing of any size answers whole: a buffered answer stops at Lambda's 6 MB.
   route({
@@ -210,6 +221,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/folders',
+    idempotent: true,
     handler: 'create-folder',
     permission: 'create-folder',
     streaming: false,
@@ -224,6 +236,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'DELETE',
     path: '/drive/folders',
+    idempotent: true,
     handler: 'delete-folder',
     permission: 'delete-folder',
     streaming: false,
@@ -245,6 +258,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'DELETE',
     path: '/drive/files',
+    idempotent: true,
     handler: 'delete-files',
     permission: 'files',
     streaming: false,
@@ -261,6 +275,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/move',
+    idempotent: true,
     handler: 'move',
     permission: 'files',
     streaming: false,
@@ -276,12 +291,13 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
         job: { id: JOB_ID, type: 'move-folder', status: 'running', created_at: AT, updated_at: LATER, url: `${BASE}/drive/jobs/${JOB_ID}`, path: '/reports', to: '/archive/reports', files_moved: 1500, result: null },
       }),
     },
-    errors: [400, 404, 409, 422],
+    errors: [400, 404, 409, 412, 422],
   }),
   // Copying a file (an extension): the bytes copied in S3, server-side.
   route({
     method: 'POST',
     path: '/drive/copy',
+    idempotent: true,
     handler: 'copy',
     permission: 'files',
     streaming: false,
@@ -297,7 +313,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
         job: { id: JOB_ID, type: 'copy-folder', status: 'running', created_at: AT, updated_at: LATER, url: `${BASE}/drive/jobs/${JOB_ID}`, path: '/reports', to: '/reports-2026', files_copied: 800, result: null },
       }),
     },
-    errors: [400, 404, 409, 413, 422],
+    errors: [400, 404, 409, 412, 413, 422],
   }),
   // A delete or move too big for one request answers 202 with a job (an extension); its client reads the job here.
   route({
@@ -346,6 +362,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/uploads',
+    idempotent: true,
     handler: 'start-upload',
     permission: 'upload',
     streaming: false,
@@ -387,6 +404,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/uploads/{upload_id}/complete',
+    idempotent: true,
     handler: 'complete-upload',
     permission: 'upload',
     streaming: false,
@@ -431,6 +449,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/keys',
+    idempotent: true,
     handler: 'create-key',
     permission: 'keys',
     streaming: false,
@@ -529,6 +548,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
   route({
     method: 'POST',
     path: '/drive/links',
+    idempotent: true,
     handler: 'create-link',
     permission: 'links',
     streaming: false,

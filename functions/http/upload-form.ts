@@ -94,7 +94,9 @@ function countParts(body: Buffer, contentType: string): number {
 
 // The words the metadata part has always had for the shapes its schema refuses; its fields' types have the
 // generic ones (`metadata[0].path must be a string`).
-const TARGET_FIELDS = Object.keys(TargetSchema.properties);
+// The fields named are the destination's, as they always were (the conditions, `if_match` and
+// `if_none_match`, are in the schema and the docs).
+const TARGET_FIELDS = ['path', 'folder', 'name'] satisfies (keyof typeof TargetSchema.properties)[];
 const METADATA_MESSAGES: Messages = {
   [METADATA]: { type: () => `${METADATA} must be a JSON array with one object per file` },
   [`${METADATA}[]`]: {
@@ -106,7 +108,13 @@ const METADATA_MESSAGES: Messages = {
 /** The `metadata` part's targets, checked against its schema; a field sent as null is absent. */
 function targetsOf(text: string): UploadTarget[] {
   const entries = formFieldInput(METADATA, text, UploadMetadata, `${METADATA} is not valid JSON; send a JSON array with one object per file`, METADATA_MESSAGES);
-  return entries.map((entry) => ({ path: entry.path ?? undefined, folder: entry.folder ?? undefined, name: entry.name ?? undefined }));
+  return entries.map((entry) => ({
+    path: entry.path ?? undefined,
+    folder: entry.folder ?? undefined,
+    name: entry.name ?? undefined,
+    ...(entry.if_match != null ? { ifMatch: entry.if_match } : {}),
+    ...(entry.if_none_match != null ? { ifNoneMatch: entry.if_none_match } : {}),
+  }));
 }
 
 /** `names` quoted and joined as a sentence lists them: `"a", "b" and "c"`. */

@@ -7,7 +7,8 @@ export interface DocumentChange {
 /**
  * What `after` changes from `before`, JSON value by JSON value: a key only `after` has is added; one only
  * `before` has is removed; a value of another type or content (an array of another length or order, a string
- * reworded) is changed. Key order is no change: JSON gives it no meaning. An operation's `parameters` are a
+ * reworded) is changed, but for an `enum` that keeps its values in order and gains more: each new value is
+ * added (the client types a code as its known ones or any string). Key order is no change: JSON gives it no meaning. An operation's `parameters` are a
  * set keyed by `in` and `name` (OpenAPI 3.1 §4.8.10.1, whose order means nothing): one only `after` has is
  * added if a client may leave it out, and a change if it is `required` (a client that does not send it fails).
  */
@@ -27,8 +28,19 @@ export function documentChanges(before: unknown, after: unknown, pointer = ''): 
     for (const key of Object.keys(after)) if (!(key in before)) changes.push({ kind: 'added', pointer: `${pointer}/${segment(key)}` });
     return changes;
   }
+  // An enum that keeps every value, in order, and gains some (an error code the API may now send) gains detail.
+  if (pointer.endsWith('/enum') && Array.isArray(before) && Array.isArray(after) && after.length > before.length && isKeptInOrder(before, after)) {
+    return after.filter((value) => !before.some((kept) => JSON.stringify(kept) === JSON.stringify(value))).map((value) => ({ kind: 'added' as const, pointer: `${pointer}/${segment(String(value))}` }));
+  }
   if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) return before.flatMap((value, i) => documentChanges(value, after[i], `${pointer}/${i}`));
   return JSON.stringify(before) === JSON.stringify(after) ? [] : [{ kind: 'changed', pointer: pointer || '/' }];
+}
+
+/** Whether every value of `before` is in `after`, in the same order. */
+function isKeptInOrder(before: unknown[], after: unknown[]): boolean {
+  let at = 0;
+  for (const value of after) if (at < before.length && JSON.stringify(value) === JSON.stringify(before[at])) at++;
+  return at === before.length;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

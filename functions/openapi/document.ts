@@ -25,7 +25,23 @@ const HEADERS: Record<string, unknown> = {
   CacheControl: header('How caches may keep the answer.'),
   ContentRange: header('`bytes first-last/size` of a partial answer; `bytes */size` with a 416.', { type: 'string' }, true),
   ContentDisposition: header('`attachment` (or `inline`) with the file\'s name.'),
+  IdempotentReplayed: header(
+    '`true` on an answer sent again: the first request with this `Idempotency-Key` (and the same method, path, query and body) answered it, and nothing was done again. Absent on an answer of the request itself.',
+    { type: 'string', enum: ['true'] },
+  ),
+  IdempotencyRetryAfter: header('With reason `idempotency_in_progress`: seconds to wait before retrying with the same `Idempotency-Key`.', { type: 'integer' }),
 };
+
+/** The request header of the routes marked `idempotent` (issue 26; docs/api.md, "Retries and Idempotency-Key"). */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+};
+const replayedHeader = { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } };
 
 /** What API Gateway (and the local host, which plays it) may answer for any route: body too large, throttled, the integration failed or ran late. */
 const GATEWAY_STATUSES = [413, 429, 500, 502, 504];
@@ -38,6 +54,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'The key\'s role or folder does not allow the call.',
   404: 'Nothing at that path or id (or one this key may not see).',
   409: 'The request conflicts with what is stored (a path taken, a folder not empty, work in progress).',
+  412: 'A condition the request set (`if_match`, `if_none_match`, the `If-Match` header) does not hold; the message names the paths, and nothing was changed.',
   413: 'The body (or a file\'s declared size) is larger than accepted.',
   416: 'The byte range starts past the end of the file.',
   422: 'A field is well-formed but its value is not allowed.',
@@ -55,6 +72,7 @@ const ERROR_EXAMPLE: Record<number, string> = {
   403: 'path /payroll/march.pdf is outside /reports, the only folder this key may reach',
   404: 'no file at /reports/q3.pdf',
   409: 'folder /reports is not empty; pass recursive=true to delete it and everything in it',
+  412: 'the condition failed for /reports/q3.pdf (if_match "9e107d9d372bb6826bd81d3542a419d6": no file with that ETag is there); nothing of this upload is stored',
   413: 'size 107374182400 is larger than 53687091200 bytes, the largest file this drive accepts',
   416: 'Range "bytes=50000-" selects no byte of this file of 48213 bytes',
   422: 'path "/" is the root folder, which cannot be deleted',
@@ -73,7 +91,13 @@ function errorResponses(): Record<string, unknown> {
     const schema: Schema = { allOf: [plainSchema(ref(ErrorBody)), { properties: { error: { properties: { code: { const: code } } } } }] };
     responses[`Error${status}`] = {
       description: `${ERROR_TEXT[status]} Code \`${code}\`.`,
-      headers: { ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}), ...apiHeaders },
+      headers: {
+        ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
+        ...(status === 409 ? { 'Retry-After': { $ref: '#/components/headers/IdempotencyRetryAfter' } } : {}),
+        ...apiHeaders,
+        // A 4xx a handler of a route marked idempotent gave is kept and may be sent again; a 401 or a 429 never is.
+        ...(status < 500 && status !== 401 && status !== 429 ? replayedHeader : {}),
+      },
       content: { 'application/json': { schema, example: { error: { code, message: ERROR_EXAMPLE[status], request_id: 'c0ffee00-1234-4abc-9def-0123456789ab' } } } },
     };
   }
@@ -84,9 +108,10 @@ const errorRef = (status: number) => ({ $ref: `#/components/responses/Error${sta
 
 function operationObject(spec: RouteSpec): Record<string, unknown> {
   const keyed = spec.permission !== undefined;
-  const statuses = [...new Set([...spec.errors, ...(keyed ? KEY_STATUSES : []), ...GATEWAY_STATUSES])].sort();
+  // An idempotent route may also answer 400 (a malformed key), 409 (its first request running) and 422 (a key reused).
+  const statuses = [...new Set([...spec.errors, ...(keyed ? KEY_STATUSES : []), ...GATEWAY_STATUSES, ...(spec.idempotent ? [400, 409, 422] : [])])].sort();
   const responses: Record<string, unknown> = {};
-  for (const [status, answer] of Object.entries(spec.answers)) responses[status] = answer;
+  for (const [status, answer] of Object.entries(spec.answers)) responses[status] = spec.idempotent ? { ...answer, headers: { ...answer.headers, ...replayedHeader } } : answer;
   for (const status of statuses) responses[String(status)] = errorRef(status);
   return {
     operationId: spec.operationId,
@@ -95,7 +120,7 @@ function operationObject(spec: RouteSpec): Record<string, unknown> {
     tags: spec.tags,
     security: keyed ? [{ apiKey: [] }] : [],
     ...(keyed ? { 'x-roles': spec.roles } : {}),
-    ...(spec.parameters ? { parameters: spec.parameters } : {}),
+    ...(spec.parameters || spec.idempotent ? { parameters: [...(spec.parameters ?? []), ...(spec.idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : [])] } : {}),
     ...(spec.requestBody ? { requestBody: spec.requestBody } : {}),
     responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
   };

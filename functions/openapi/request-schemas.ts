@@ -21,6 +21,12 @@ const MEDIA_TYPE = `^${TOKEN}/${TOKEN}([ \\t]*;[ \\t]*${TOKEN}=(${TOKEN}|"[\\x20
 /** The component `Role` (declared in schemas.ts, where the answers refer to it too). */
 export const Role = enumOf(ROLES);
 
+/**
+ * An ETag a request names (`if_match`): 1 to 255 characters, quotes optional (Drive's are 32 hex digits and
+ * `-<parts>`, older records' a UUID); its form is checked by the handler (`etagOf` in core/upload.ts).
+ */
+const IF_MATCH_FIELD = (description: string) => string(description, { minLength: 1, maxLength: 255 });
+
 // The upload form (spec 4.1): each property a part of the multipart body, named as it is there. The handler
 // takes its part names, its files' bound and the `metadata` part's JSON (`contentSchema`) from here.
 /** Where the file at the same index goes; a field sent as null is absent, as the handler has always taken it. */
@@ -29,6 +35,8 @@ export const UploadTarget = object(
     path: optional(nullMeansAbsent(string('Where to store the file; wins over `folder` and `name`.'))),
     folder: optional(nullMeansAbsent(string('The folder to store it in, under `name` or else its filename.'))),
     name: optional(nullMeansAbsent(string('Its name: in `folder`, or in the root without one.'))),
+    if_match: optional(nullMeansAbsent(IF_MATCH_FIELD('Store it only over the file with this ETag (as the download\'s `ETag` header or a listing\'s `etag` gives it, quotes optional): a file with another ETag there, or none, is `412 precondition_failed`, and nothing of the request is stored. Not with `if_none_match` (400); not for an `upload-only` key (403).'))),
+    if_none_match: optional(nullMeansAbsent(enumOf(['*'], 'Store it only where no file stands: a file there is `412 precondition_failed`, and nothing of the request is stored.'))),
   },
   'Where one file of an upload goes: `path`, or `folder` and `name`, or one of them alone; with none, the root under its filename.',
 );
@@ -52,7 +60,16 @@ export const UploadForm = object({
 // Open: the handler has always let other fields through.
 export const CreateFolderRequest = openObject({ path: string('The folder to create, with its parents if missing.') });
 export const DeleteFilesRequest = object({ paths: array(string(), { minItems: 1, maxItems: 1000 }) });
-export const TransferRequest = object({ from: string('The file or folder.'), to: string('Its new path.'), overwrite: optional(boolean('Replace a file at `to` (never a folder). Default false.')) });
+export const TransferRequest = object({
+  from: string('The file or folder.'),
+  to: string('Its new path.'),
+  overwrite: optional(boolean('Replace a file at `to` (never a folder). Default false.')),
+  if_match: optional(
+    nullMeansAbsent(
+      IF_MATCH_FIELD('Only if the file at `from` has this ETag (quotes optional): another is `412 precondition_failed`, and nothing is moved or copied. A folder has no ETag: with a folder at `from`, `400`.'),
+    ),
+  ),
+});
 export const StartUploadRequest = object({
   path: optional(nullMeansAbsent(string('Where to store the file; or give `folder` and `name`, or `name` alone for the root.'))),
   folder: optional(nullMeansAbsent(string())),

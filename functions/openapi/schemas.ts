@@ -32,7 +32,7 @@ const LINK_ID = { pattern: '^[0-9a-f]{64}$' };
 export const ErrorCode = component('ErrorCode', enumOf(ERROR_CODES, 'The error codes of the API and, in ERROR_STATUS order, the status each is sent with.'));
 export const ErrorReason = component(
   'ErrorReason',
-  enumOf(ERROR_REASONS, 'What a client may act on beyond the code: `upload_busy` (409) is a large upload being completed or aborted by another request; wait and retry.'),
+  enumOf(ERROR_REASONS, 'What a client may act on beyond the code: `upload_busy` (409) is a large upload being completed or aborted by another request; wait and retry. `idempotency_in_progress` (409, with `Retry-After`) is the first request with the request\'s `Idempotency-Key` still running; retry with the same key after the wait for its answer. `idempotency_key_reused` (422) is a key already used for another request (another method, path, query or body); send a new key.'),
 );
 export const ErrorBody = component(
   'Error',

@@ -16,7 +16,9 @@ import { startEmulatorsThread } from './storage-thread';
 import { LIFECYCLE_ABORT_AFTER_MS, abortStaleUploads, expireItems } from './expiry';
 import { openDataDir, tightenedMessage } from './data-dir';
 import { installLambdaGlobals } from './lambda-runtime';
+import { importModule } from './preloaded';
 import { type MountedRoute, createLocalServer } from './server';
+import type { TraceSampling } from './proxy-event';
 
 export interface LocalHostOptions {
   port: number;
@@ -28,6 +30,8 @@ export interface LocalHostOptions {
   storage?: { dynamodbEndpoint: string; s3Endpoint: string; credentials: Credentials };
   /** The embedded emulators on a thread of their own (`npm start`), not on the handlers' event loop. */
   storageThread?: boolean;
+  /** Which requests are traced: every one by default (`npm run trace` shows each); the bench's host samples as the stack does. */
+  tracing?: TraceSampling;
 }
 
 export interface LocalHost {
@@ -130,7 +134,7 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
   const mounted: MountedRoute[] = [];
   // The contract's literal path before the dashboard's `/{file}`: the host takes the first route that matches.
   for (const route of [...ROUTES, ...LINK_ROUTES, ...TOKEN_ROUTES, ...CONTRACT_ROUTES, ...DASHBOARD_ROUTES]) {
-    const module = (await import(join(PROJECT_ROOT, route.entry))) as { handler: MountedRoute['handler'] };
+    const module = await importModule<{ handler: MountedRoute['handler'] }>(join(PROJECT_ROOT, route.entry));
     mounted.push({ route, handler: module.handler });
   }
 
@@ -141,7 +145,7 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
 
   // Queue workers run from the same modules, fed by the embedded queue.
   for (const worker of QUEUE_WORKERS) {
-    const module = (await import(join(PROJECT_ROOT, worker.entry))) as { handler: QueueFeed['handler'] };
+    const module = await importModule<{ handler: QueueFeed['handler'] }>(join(PROJECT_ROOT, worker.entry));
     const timeoutMs = FUNCTION_SIZING[worker.handler].timeoutSeconds * 1000;
     queues.feed(worker.queue, { handler: module.handler, timeoutMs, visibilityMs: 6 * timeoutMs, maxReceives: worker.maxReceives, concurrency: 4, log });
   }
@@ -150,7 +154,7 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
   const scheduled: (() => Promise<unknown>)[] = [];
   const timed: { run: () => Promise<unknown>; seconds: number; handler: string }[] = [];
   for (const fn of SCHEDULED) {
-    const { handler } = (await import(join(PROJECT_ROOT, fn.entry))) as { handler: () => Promise<unknown> };
+    const { handler } = await importModule<{ handler: () => Promise<unknown> }>(join(PROJECT_ROOT, fn.entry));
     if (fn.localTimer) timed.push({ run: handler, seconds: setting(fn.localTimer), handler: fn.handler });
     else scheduled.push(handler);
   }
@@ -168,6 +172,7 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
     // Key guessing from one address: 50 wrong keys, then 5 a second (off with the rate limits, for benchmarks).
     ...(rawSetting('rateLimits') === 'off' ? {} : { keyFailures: { burst: 50, perSecond: 5, ...(setting('localClock') ? { clock: () => 0 } : {}) } }),
     traces,
+    ...(options.tracing ? { tracing: options.tracing } : {}),
     ...(setting('checkContract') ? { observe: await contractObserver(dataDir, domain) } : {}),
   });
   await new Promise<void>((resolve, reject) => {

@@ -7,19 +7,55 @@ export const LOCAL_STAGE = 'local';
 
 /**
  * The `X-Amzn-Trace-Id` the function gets: the trace the client named (`Root=…`) or a new one, with a new
- * segment id for this invocation, sampled (the host keeps every trace, lib/local/trace-collector.ts).
+ * segment id for this invocation, and the host's sampling decision (by default every request is sampled and its
+ * trace kept, lib/local/trace-collector.ts; the bench's host samples as the stack's rule does, `traceSampler`).
  */
-export function traceHeaderFor(sent: string | string[] | undefined): string {
+export function traceHeaderFor(sent: string | string[] | undefined, sampled = true): string {
   const root = /(?:^|;)\s*Root=(1-[0-9a-f]{8}-[0-9a-f]{24})\s*(?:;|$)/.exec(typeof sent === 'string' ? sent : '')?.[1]
     ?? `1-${Math.floor(Date.now() / 1000).toString(16).padStart(8, '0')}-${randomBytes(12).toString('hex')}`;
-  return `Root=${root};Parent=${randomBytes(8).toString('hex')};Sampled=1`;
+  return `Root=${root};Parent=${randomBytes(8).toString('hex')};Sampled=${sampled ? 1 : 0}`;
+}
+
+/** An X-Ray sampling rule: `reservoirPerSecond` requests a second are traced, then `sampleRate` (0 to 1) of the rest. */
+export interface TraceSampling {
+  sampleRate: number;
+  reservoirPerSecond: number;
+}
+
+/**
+ * The sampling decision of each request under `rule`, as API Gateway's tracing makes it from the stack's rule
+ * (lib/drive-stack.ts): the first `reservoirPerSecond` requests of each second, then each with chance `sampleRate`.
+ */
+export function traceSampler(rule: TraceSampling, clock: () => number = Date.now, random: () => number = Math.random): () => boolean {
+  let second = -1;
+  let taken = 0;
+  return () => {
+    const now = Math.floor(clock() / 1000);
+    if (now !== second) {
+      second = now;
+      taken = 0;
+    }
+    if (taken < rule.reservoirPerSecond) {
+      taken++;
+      return true;
+    }
+    return random() < rule.sampleRate;
+  };
 }
 
 /**
  * The event API Gateway's REST proxy integration would send for this request: single- and multi-value
  * headers and query parameters, and the body base64-encoded when its type is a binary media type.
  */
-export function toProxyEvent(req: IncomingMessage, url: URL, route: Route, body: Buffer, pathParameters: Record<string, string> | null = null, requestId: string = randomUUID()): APIGatewayProxyEvent {
+export function toProxyEvent(
+  req: IncomingMessage,
+  url: URL,
+  route: Route,
+  body: Buffer,
+  pathParameters: Record<string, string> | null = null,
+  requestId: string = randomUUID(),
+  sampled = true,
+): APIGatewayProxyEvent {
   // The host's own address, as API Gateway names its own domain: the client's Host header cannot change it.
   const domainName = `${req.socket.localAddress ?? '127.0.0.1'}:${req.socket.localPort ?? 0}`;
   // Maps keyed by what the client sent: without a prototype, a header named `__proto__` or `constructor` is a header.
@@ -36,7 +72,7 @@ export function toProxyEvent(req: IncomingMessage, url: URL, route: Route, body:
   headers['X-Forwarded-Proto'] = 'http';
   multiValueHeaders['X-Forwarded-Proto'] = ['http'];
   // And, as a tracing stage does, which trace the request is in: the client's, if it sent a valid one.
-  const trace = traceHeaderFor(req.headers['x-amzn-trace-id']);
+  const trace = traceHeaderFor(req.headers['x-amzn-trace-id'], sampled);
   headers['X-Amzn-Trace-Id'] = trace;
   multiValueHeaders['X-Amzn-Trace-Id'] = [trace];
 

@@ -8,7 +8,7 @@ import { type Route, matchPath } from '../routes';
 import { type BufferedHandler, type GatewayFailure, deliver, invocationTimeout, invokeBuffered, isFailure, sendGatewayError } from './invoke';
 import { cpuMicros, hostCpu } from './host-cpu';
 import { LocalResponseStream } from './lambda-runtime';
-import { lambdaContext, toProxyEvent } from './proxy-event';
+import { type TraceSampling, lambdaContext, toProxyEvent, traceSampler } from './proxy-event';
 import type { TraceCollector } from './trace-collector';
 import type { KeyCheck } from './domain';
 import { stopwatch, traceContextOf } from '../../functions/telemetry/trace';
@@ -37,6 +37,12 @@ export interface LocalServerOptions {
   observe?: (req: IncomingMessage, res: ServerResponse) => void;
   /** Where each invocation's segment goes (the functions send their calls' subsegments there themselves). */
   traces?: Pick<TraceCollector, 'keep'>;
+  /**
+   * Which requests are traced: by default every one; with a rule, as the stack's sampling rule decides in AWS
+   * (the bench's host: X-Ray's tracing is not every request's cost there). An unsampled request's event says
+   * `Sampled=0` and no segment is kept for it.
+   */
+  tracing?: TraceSampling & { clock?: () => number; random?: () => number };
   /**
    * Failed keys a source address may send in a burst, and how many more a second: past them the address's
    * requests get a 429 before their key is checked, so guessing goes no faster. Unset, nothing is counted.
@@ -68,6 +74,7 @@ export function createLocalServer(routes: readonly MountedRoute[], log: (line: s
   const budget = options.budget ?? { buffered: 0 };
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
   const failures = options.keyFailures ? new FailureBuckets(options.keyFailures) : undefined;
+  const sampled = options.tracing ? traceSampler(options.tracing, options.tracing.clock, options.tracing.random) : () => true;
   // Timeouts are checked every second (Node's default, 30 s, would let a slow sender stay twice as long).
   // Idle keep-alive connections are kept a minute (as API Gateway's front does), well past any client's own
   // idle timeout, so a client never sends on a connection the host is closing.
@@ -84,7 +91,7 @@ export function createLocalServer(routes: readonly MountedRoute[], log: (line: s
     res.on('close', () => {
       if (!res.writableFinished && res.headersSent) log(`${req.method} ${loggedPath(routes, req.url)} ${res.statusCode} ${Date.now() - started}ms (the client closed the connection first)`);
     });
-    handle(routes, req, res, budget, options, requestId, failures).catch((error: unknown) => {
+    handle(routes, req, res, budget, options, requestId, failures, sampled).catch((error: unknown) => {
       // A client that hung up is no failure of the handler's: a line in the log, below error level. (Not
       // `req.destroyed`: a request whose body has been read is destroyed too, though its client still waits.)
       if (req.socket.destroyed || res.destroyed) {
@@ -164,6 +171,7 @@ async function handle(
   options: LocalServerOptions,
   requestId: string,
   failures: FailureBuckets | undefined,
+  sampled: () => boolean,
 ): Promise<void> {
   let url: URL;
   try {
@@ -227,7 +235,7 @@ async function handle(
     return refuse(req, res, 429, { error: { code: 'rate_limited', message, request_id: requestId } }, { 'Retry-After': '1' });
   }
   try {
-    await answer(mounted, req, res, url, body, requestId, options.traces, options.cutOffLateAnswers ?? true);
+    await answer(mounted, req, res, url, body, requestId, sampled() ? options.traces : 'unsampled', options.cutOffLateAnswers ?? true);
   } finally {
     budget.buffered -= body.length;
   }
@@ -287,12 +295,12 @@ async function answer(
   url: URL,
   body: Buffer,
   requestId: string,
-  traces: Pick<TraceCollector, 'keep'> | undefined,
+  traces: Pick<TraceCollector, 'keep'> | undefined | 'unsampled',
   cutOff: boolean,
 ): Promise<void> {
   const params = matchPath(mounted.route.path, url.pathname)!;
   let cpu = cpuMicros();
-  const event = deliver(toProxyEvent(req, url, mounted.route, body, Object.keys(params).length > 0 ? params : null, requestId));
+  const event = deliver(toProxyEvent(req, url, mounted.route, body, Object.keys(params).length > 0 ? params : null, requestId, traces !== 'unsampled'));
   if (isFailure(event)) return sendGatewayError(res, event, requestId);
   const limit = invocationTimeout(mounted.route.handler, mounted.route.streaming);
   const context = lambdaContext(`drive-${mounted.route.handler}`, limit.ms);
@@ -304,7 +312,7 @@ async function answer(
     hostCpu.invocations++;
     hostCpu.handlerMicros += now - cpu;
     cpu = now;
-    if (traces) traces.keep(invocationSegment(event, context.functionName, timer, status));
+    if (traces && traces !== 'unsampled') traces.keep(invocationSegment(event, context.functionName, timer, status));
   };
   const built = cpuMicros();
   hostCpu.emulationMicros += built - cpu;

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import type { Emulators } from './emulators';
+import { preloaded } from './preloaded';
 
 /** What the storage thread posts: its endpoints once serving, `closed` once stopped, or why it failed. */
 export type StorageMessage =
@@ -14,11 +15,10 @@ export type StorageMessage =
  * do in AWS: `npm start` uses this (it runs through tsx, which the thread loads too).
  */
 export function startEmulatorsThread(dataDir: string, died: (error: Error) => void): Promise<Emulators> {
-  // A worker's own loader knows no TypeScript: the thread registers tsx's require hook (found from here, not
-  // from the working directory), then loads the module.
-  const hook = require.resolve('tsx/cjs');
-  const entry = join(__dirname, 'storage-worker.ts');
-  const worker = new Worker(`require(${JSON.stringify(hook)}); require(${JSON.stringify(entry)});`, { eval: true, workerData: { dataDir } });
+  // A worker's own loader knows no TypeScript: the thread loads tsx's require hook, then the module; a host run
+  // from a bundle (lib/local/preloaded.ts) has the thread's body bundled too.
+  const bundled = preloaded()?.storageWorker;
+  const worker = bundled ? new Worker(bundled, { workerData: { dataDir } }) : new Worker(throughTsx(join(__dirname, 'storage-worker.ts')), { eval: true, workerData: { dataDir } });
   return new Promise((resolve, reject) => {
     const failed = (error: Error) => reject(new Error(`the storage thread did not start: ${error.message}`));
     worker.once('error', failed);
@@ -42,6 +42,11 @@ export function startEmulatorsThread(dataDir: string, died: (error: Error) => vo
       });
     });
   });
+}
+
+/** A worker's script that registers tsx's require hook (found from here, not from the working directory), then loads `entry`. */
+function throughTsx(entry: string): string {
+  return `require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(entry)});`;
 }
 
 /** Asks the thread to close its emulators (LevelDB and s3rver flush to disk), then waits for it to end. */

@@ -1,5 +1,6 @@
 import { startLocalHost } from '../../lib/local-host';
 import { hostCpu } from '../../lib/local/host-cpu';
+import { DEFAULT_TRACING } from '../../lib/aws-limits';
 
 /** The local host serving the handlers over storage in another process (DRIVE_STORAGE = its endpoints, JSON). */
 async function main(): Promise<void> {
@@ -10,6 +11,8 @@ async function main(): Promise<void> {
     apiKeys: process.env.DRIVE_API_KEYS,
     log: () => undefined,
     storage: { dynamodbEndpoint: storage.dynamodb, s3Endpoint: storage.s3, credentials: storage.credentials },
+    // Requests traced as the stack's sampling rule traces them in AWS (1 a second, then 1 %), not every one.
+    tracing: DEFAULT_TRACING,
   });
   console.log(`Drive API listening on ${host.url}`);
   // The bench asks for the split of the host's CPU between handlers and emulation (when spawned with IPC).

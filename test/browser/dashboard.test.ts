@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { APIResponse, Browser, Locator, Page, Route } from 'playwright-core';
 import { launchChromium } from '../support/browser';
+import { TestIssuer } from '../support/oidc-issuer';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
 /**
@@ -21,7 +22,7 @@ declare const document: {
   readonly documentElement: { readonly scrollWidth: number; readonly outerHTML: string };
   getElementById(id: string): { readonly value?: string; readonly hidden?: boolean; readonly textContent: string | null } | null;
   addEventListener(type: string, listener: () => void): void;
-  querySelectorAll(selector: string): ArrayLike<{ readonly value?: string }>;
+  querySelectorAll(selector: string): ArrayLike<{ readonly value?: string; readonly textContent: string | null }>;
   createRange(): { setStart(node: PageNode, offset: number): void; setEnd(node: PageNode, offset: number): void; getBoundingClientRect(): { readonly top: number } };
 };
 declare const location: { readonly href: string };
@@ -74,6 +75,12 @@ const pageErrors: string[] = [];
 let createdSecret = '';
 /** The secret of a second admin key, which another tab signs in with. */
 let secondAdmin = '';
+/** An OpenID issuer on loopback, whose tokens a trust rule added in the page admits. */
+let issuer: TestIssuer;
+/** The rule the page adds, as the API lists it, and the key minted under it. */
+let trustRule: { id: string; subject: string };
+let minted: { key: string; expires_at: string; trust_id: string };
+const RULE_SUBJECT = 'repo:acme/etl:ref:refs/heads/*';
 
 /** Calls the API from the test (Node's fetch), as an app using a key would. */
 function api(path: string, key: string, init: RequestInit = {}): Promise<Response> {
@@ -112,6 +119,7 @@ beforeAll(async () => {
   for (const name of ['big.bin', 'secret-archive.bin']) await writeFile(join(largeFiles, name), LARGE);
   await writeFile(join(largeFiles, 'notes.txt'), SMALL);
   // Every recursive delete of a tree is a job (no request budget), so the page follows one to its end.
+  issuer = await TestIssuer.start();
   host = await startHost({ DRIVE_API_KEYS: `default:${ADMIN}:admin,default:${READER}:read-only,default:${UPLOADER}:upload-only,elsewhere:${ELSEWHERE}:admin`, DRIVE_RATE_LIMITS: 'off', DRIVE_DELETE_BUDGET_MS: '0' });
   s3Origin = (JSON.parse(await readFile(join(host.dataDir, 'endpoints.json'), 'utf8')) as { s3: string }).s3;
   browser = await launchChromium();
@@ -162,6 +170,7 @@ function watched(tab: Page): Page {
 afterAll(async () => {
   await browser?.close();
   if (host) await stopHost(host);
+  await issuer?.stop();
   if (largeFiles) await rm(largeFiles, { recursive: true, force: true });
 });
 
@@ -265,6 +274,120 @@ describe('the dashboard, in Chromium', () => {
     expect((await api('/drive/list', createdSecret)).status).toBe(401);
     await page.getByLabel('Show revoked keys').check();
     await expect(page.locator('tr.revoked', { hasText: 'CI uploads' }).textContent()).resolves.toContain('Revoked');
+  });
+
+  it("adds a trust rule in Settings → Trust rules by keyboard alone, showing the API's message under the field it names", async () => {
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Trust rules' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Trust rules' }).waitFor();
+    await page.getByText('No trust rules to show.').waitFor();
+    await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).getAttribute('aria-current')).resolves.toBe('page');
+    expect(await unlabelledControls()).toEqual([]);
+
+    // Keyboard: the button opens a modal dialog with focus in its first field; Tab goes through the fields in order.
+    await page.getByRole('button', { name: 'Add trust rule' }).focus();
+    await page.keyboard.press('Enter');
+    await expect(isModal('#trust-dialog')).resolves.toBe(true);
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('trust-issuer');
+    expect(await unlabelledControls()).toEqual([]);
+    for (const [text, field] of [[issuer.url, 'trust-audience'], ['drive', 'trust-subject'], [RULE_SUBJECT, 'trust-claims'], ['repository_owner=acme', 'trust-role'], [null, 'trust-prefix'], ['/ingest', 'trust-max-ttl']] as const) {
+      if (text !== null) await page.keyboard.type(text);
+      await page.keyboard.press('Tab');
+      await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe(field);
+    }
+    // A life the API refuses: its message shows under that field, which takes the focus; nothing is added.
+    await page.keyboard.type('30');
+    await page.keyboard.press('Enter');
+    await expect(visibleText('#trust-max-ttl-error')).resolves.toBe('max_ttl_seconds must be a whole number from 60 to 43200 (12 hours)');
+    await expect(page.locator('#trust-max-ttl').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('trust-max-ttl');
+    await expect(page.locator('#trust-dialog .form-error').isVisible()).resolves.toBe(false);
+    await screenshot('07a-add-trust-rule');
+    const none = (await (await api('/drive/trust', ADMIN)).json()) as { data: { trust: unknown[] } };
+    expect(none.data.trust).toEqual([]);
+
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('900');
+    await page.keyboard.press('Enter');
+
+    // Added: the dialog closes, the rule is listed, says so, and focus goes to it.
+    await page.locator('#trust-dialog:not([open])').waitFor({ state: 'attached' });
+    const listed = (await (await api('/drive/trust', ADMIN)).json()) as { data: { trust: { id: string; subject: string; claims: unknown; role: string; prefix: string; max_ttl_seconds: number }[] } };
+    expect(listed.data.trust).toEqual([expect.objectContaining({ subject: RULE_SUBJECT, claims: { repository_owner: 'acme' }, role: 'upload-only', prefix: '/ingest', max_ttl_seconds: 900 })]);
+    trustRule = listed.data.trust[0];
+    await said(page, `Added a trust rule: tokens of ${issuer.url} for ${RULE_SUBJECT} now exchange for upload only keys.`);
+    await page.waitForFunction((id) => document.activeElement?.id === `trust-rule-${id}`, trustRule.id);
+    const card = page.locator(`[data-rule-id="${trustRule.id}"]`);
+    const text = await card.textContent();
+    for (const shown of [issuer.url, 'drive', RULE_SUBJECT, 'repository_owner=acme', 'Upload only', '/ingest', '15 min (900 s)', 'None. A job that exchanges']) expect(text).toContain(shown);
+  });
+
+  it('shows a key minted through POST /drive/token live under its rule, counting down to its end', async () => {
+    const token = await issuer.sign({ sub: 'repo:acme/etl:ref:refs/heads/main', repository_owner: 'acme' });
+    const exchanged = await fetch(`${host.url}/drive/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ drive: 'default', token, ttl_seconds: 600 }) });
+    expect(exchanged.status).toBe(200);
+    minted = ((await exchanged.json()) as { data: typeof minted }).data;
+    expect(minted.trust_id).toBe(trustRule.id);
+    expect((await api('/drive/whoami', minted.key)).status).toBe(200);
+    const keys = (await (await api('/drive/keys', ADMIN)).json()) as { data: { keys: { id: string; trust_id?: string }[] } };
+    const keyId = keys.data.keys.find((key) => key.trust_id === trustRule.id)!.id;
+
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await said(page, 'Trust rules and their live keys read again.');
+    const row = page.locator(`[data-rule-id="${trustRule.id}"] tr[data-key-id="${keyId}"]`);
+    await row.waitFor();
+    await expect(row.locator('th').textContent()).resolves.toBe(keyId);
+    await expect(row.textContent()).resolves.toContain('repo:acme/etl:ref:refs/heads/main');
+    await expect(row.locator('time').getAttribute('datetime')).resolves.toBe(minted.expires_at);
+    const left = row.locator('[data-expires-at]');
+    const first = (await left.textContent()) ?? '';
+    // At most the 600 s asked for, to the second, as minutes and seconds.
+    const [, minutes, seconds] = /^(\d+) min (\d\d) s left$/.exec(first) ?? [];
+    expect(Number(minutes) * 60 + Number(seconds)).toBeLessThanOrEqual(600);
+    expect(Number(minutes) * 60 + Number(seconds)).toBeGreaterThan(0);
+    // It counts down: waited for, whatever this machine's speed.
+    await page.waitForFunction((before) => document.querySelectorAll('[data-expires-at]')[0]?.textContent !== before, first);
+    await screenshot('07b-trust-rules');
+
+    // Past its end, the key says so: in a context of its own, whose clock (each context has one) is moved on.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, reducedMotion: 'reduce' });
+    try {
+      const tab = watched(await context.newPage());
+      await context.clock.install();
+      await tab.goto(`${host.url}/#/settings/trust`);
+      await signIn(tab, ADMIN);
+      const later = tab.locator(`tr[data-key-id="${keyId}"] [data-expires-at]`);
+      await later.filter({ hasText: 'left' }).waitFor();
+      await tab.clock.fastForward(Date.parse(minted.expires_at) - Date.now() + 2000);
+      await later.filter({ hasText: /^expired$/ }).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('revokes the rule after a confirmation: its minted key then gets 401', async () => {
+    const revoke = page.getByRole('button', { name: `Revoke the rule for ${RULE_SUBJECT}` });
+    await revoke.click();
+    await expect(isModal('#confirm-dialog')).resolves.toBe(true);
+    await expect(visibleText('#confirm-title')).resolves.toBe(`Revoke the trust rule for “${RULE_SUBJECT}”?`);
+    await expect(visibleText('#confirm-body')).resolves.toContain('The key minted under it and still live stops working too (401 Unauthorized).');
+    await page.keyboard.press('Escape');
+    await page.waitForFunction((name) => document.activeElement?.textContent === name, 'Revoke…');
+    expect((await api('/drive/whoami', minted.key)).status).toBe(200);
+
+    await revoke.click();
+    await page.getByRole('button', { name: 'Revoke rule' }).click();
+    await said(page, `Revoked the trust rule for ${RULE_SUBJECT}, and the keys minted under it.`);
+    await page.locator(`[data-rule-id="${trustRule.id}"]`).waitFor({ state: 'detached' });
+    // No rule left to go to: focus goes to the Add button.
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Add trust rule');
+    await page.getByText('No trust rules to show.').waitFor();
+
+    expect((await api('/drive/whoami', minted.key)).status).toBe(401);
+    const listed = (await (await api('/drive/trust', ADMIN)).json()) as { data: { trust: { revoked_at: string | null }[] } };
+    expect(listed.data.trust[0].revoked_at).not.toBeNull();
+    await page.getByLabel('Show revoked rules').check();
+    const card = page.locator(`[data-rule-id="${trustRule.id}"].revoked`);
+    await expect(card.textContent()).resolves.toContain('None: revoking the rule revoked its keys.');
   });
 
   it('creates a folder, opens it, and uploads a small and a large file by the file picker, the large one in parts straight to S3', async () => {
@@ -607,10 +730,17 @@ describe('the dashboard, in Chromium', () => {
       await expect(reader.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Files' }).isVisible()).resolves.toBe(true);
       await reader.screenshot({ path: join(SCREENSHOTS, '15-read-only.png'), fullPage: true });
 
-      // Settings by its address: the files instead, saying why.
+      // Settings by its address: the files instead, saying why, and nothing of them asked of the API.
+      const calls: string[] = [];
+      reader.on('request', (request) => calls.push(request.url()));
       await reader.goto(`${host.url}/#/settings/api-keys`);
       await reader.getByText('Settings → API Keys needs an admin key').waitFor();
       await reader.getByRole('heading', { level: 1, name: 'All files' }).waitFor();
+      await reader.goto(`${host.url}/#/settings/trust`);
+      await reader.getByText('Settings → Trust rules needs an admin key').waitFor();
+      await reader.getByRole('heading', { level: 1, name: 'All files' }).waitFor();
+      await expect(reader.locator('.trust-view, .settings-nav').count()).resolves.toBe(0);
+      expect(calls.filter((url) => /\/drive\/(trust|keys)/.test(url))).toEqual([]);
 
       const [download] = await Promise.all([reader.waitForEvent('download'), reader.goto(`${host.url}/#/files/sorting`).then(() => reader.getByRole('button', { name: 'Download file2.txt' }).click())]);
       expect(download.suggestedFilename()).toBe('file2.txt');
@@ -740,7 +870,7 @@ describe('the dashboard, in Chromium', () => {
     }
   });
 
-  it("fits a phone's width (390 and 320 px) and a tablet's: no sideways scroll, and long names wrap between their words", async () => {
+  it("fits a phone's width (390 and 320 px) and a tablet's: no sideways scroll, and long names wrap between their words; so do the trust rules", async () => {
     const folder = 'Quarterly statements and supporting_documents_for_the_general_meeting.2024';
     const file = 'board-minutes_final_signed_copy.version-two.pdf';
     // One part longer than any line: the only name broken inside a word, where the line ends.
@@ -769,6 +899,22 @@ describe('the dashboard, in Chromium', () => {
         await expect(midWordBreaks(tab.locator('h1'))).resolves.toEqual([]);
       }
       await tab.screenshot({ path: join(SCREENSHOTS, '19-phone-folder.png'), fullPage: true });
+
+      // Settings → Trust rules: a rule with a long subject and a live key beside the revoked one.
+      const subject = 'repo:acme/nightly-exports-of-the-warehouse:environment:production-eu-west-1';
+      const rule = { issuer: issuer.url, audience: 'drive', subject, claims: { repository_owner: 'acme' }, role: 'read-write', prefix: '/phone' };
+      expect((await api('/drive/trust', ADMIN, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(rule) })).status).toBe(200);
+      const token = await issuer.sign({ sub: subject, repository_owner: 'acme' });
+      expect((await fetch(`${host.url}/drive/token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ drive: 'default', token }) })).status).toBe(200);
+      await tab.goto(`${host.url}/#/settings/trust`);
+      await tab.getByLabel('Show revoked rules').check();
+      await tab.locator('.trust-rule.revoked').waitFor();
+      await tab.locator('.trust-rule:not(.revoked) tr[data-key-id]').waitFor();
+      for (const width of [390, 320]) {
+        await tab.setViewportSize({ width, height: 844 });
+        await expect(tab.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth }))).resolves.toEqual({ scrollWidth: width, innerWidth: width });
+      }
+      await tab.screenshot({ path: join(SCREENSHOTS, '20-phone-trust-rules.png'), fullPage: true });
     } finally {
       await tab.close();
     }
@@ -780,7 +926,7 @@ describe('the dashboard, in Chromium', () => {
     await expect(page.evaluate(() => sessionStorage.length)).resolves.toBe(0);
 
     expect(requested.length).toBeGreaterThan(10);
-    for (const secret of [ADMIN, READER, UPLOADER, ELSEWHERE, createdSecret, secondAdmin]) {
+    for (const secret of [ADMIN, READER, UPLOADER, ELSEWHERE, createdSecret, secondAdmin, minted.key]) {
       expect(secret).not.toBe('');
       expect(requested.filter((url) => url.includes(secret) || decodeURIComponent(url).includes(secret))).toEqual([]);
       expect(page.url()).not.toContain(secret);

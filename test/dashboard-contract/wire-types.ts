@@ -26,4 +26,6 @@ export type Checks = AllTrue<[
   Reads<Wire['MoveJob'], Dashboard.Job>,
   Reads<Wire['CopyJob'], Dashboard.Job>,
   Reads<Wire['DeletedFolder'], Dashboard.Deletion>,
+  Same<Wire['TrustRole'], Dashboard.TrustRole>,
+  Reads<Wire['TrustRule'], Dashboard.TrustRule>,
 ]>;

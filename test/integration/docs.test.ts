@@ -23,6 +23,7 @@ const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => 
 /** Tags of blocks that are shell but do not run here, and why. */
 const NOT_RUN = {
   aws: 'needs an AWS account',
+  cloud: "runs inside a cloud job (Cloud Run, GKE, ECS), asking its platform for an identity token",
   long: 'minutes long, or serves until stopped; CI or a benchmark runs it',
   writes: "rewrites files of the clone; the test that checks those files runs the same code",
   installs: 'installs a command for the whole machine; client/test/build installs the packed tarball into a scratch prefix',

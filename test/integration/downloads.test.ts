@@ -305,7 +305,7 @@ describe('CORS for downloads', () => {
 
     expect(preflight.status).toBe(204);
     const allowed = preflight.headers.get('access-control-allow-headers')!.toLowerCase().split(/,\s*/);
-    expect(allowed).toEqual(expect.arrayContaining(['authorization', 'range', 'if-range', 'if-none-match', 'if-modified-since']));
+    expect(allowed).toEqual(expect.arrayContaining(['authorization', 'range', 'if-range', 'if-none-match', 'if-modified-since', 'if-match']));
     expect(preflight.headers.get('access-control-allow-methods')).toContain('HEAD');
     const exposed = ranged.headers.get('access-control-expose-headers')!.toLowerCase().split(/,\s*/);
     expect(exposed).toEqual(expect.arrayContaining(['etag', 'content-range', 'accept-ranges', 'content-disposition']));

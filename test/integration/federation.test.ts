@@ -114,7 +114,14 @@ describe('POST/GET /drive/trust, DELETE /drive/trust/{id}', () => {
     ['lives over 12 hours', { max_ttl_seconds: 43_201 }, 422, /max_ttl_seconds must be a whole number from 60 to 43200/],
     ['names a plain-http issuer off this machine', { issuer: 'http://issuer.example.com' }, 422, /issuer must be an https URL/],
     ['names no issuer URL', { issuer: 'github' }, 422, /issuer must be an https URL/],
+    ['names an issuer with a space the URL parser would trim', { issuer: ' https://token.actions.githubusercontent.com' }, 422, /^issuer must be an https URL without whitespace or control characters$/],
+    ['names an issuer with a control character inside', { issuer: 'https://token.actions.github\tusercontent.com' }, 422, /^issuer must be an https URL without whitespace or control characters$/],
     ['lacks an audience', { audience: undefined }, 400, /audience is required/],
+    // The API's rule: the wrong JSON type is 400, a value of the right type breaking a rule 422 (docs/federation.md).
+    ['gives an audience that is not a string', { audience: 5 }, 400, /^audience must be a string$/],
+    ['gives claims that are not an object', { claims: ['repository_owner', 'acme'] }, 400, /^claims must be an object$/],
+    ['gives an empty audience', { audience: '' }, 422, /audience/],
+    ['asks for more than 20 claims', { claims: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`c${i}`, 'v'])) }, 422, /claims must be an object of at most 20 names/],
     ['carries a claim that is not a string', { claims: { run_attempt: 1 } }, 422, /claims must be an object of at most 20 names/],
     ['names a folder that is not a path', { prefix: 'ingest' }, 422, /prefix/],
   ])('refuses a rule that %s', async (_what, change, status, message) => {
@@ -182,6 +189,7 @@ describe('POST /drive/token', () => {
     const now = Math.floor(Date.now() / 1000);
     const stranger = await signingKey('RS256', 'rsa-1');
     const claims = { aud: 'bad-tokens' };
+    const NOT_TRUSTED = /^the token is not signed by a key of an issuer this drive trusts: its issuer \(iss\) is named by no live trust rule, or its key \(kid\) or signature does not verify against that issuer's published keys$/;
     const cases: [string, string, RegExp][] = [
       ['malformed', 'not-a-jwt', /the token is not a JWT/],
       ['malformed in three parts', 'eyJ.eyJ.sig', /the token is not a JWT/],
@@ -190,11 +198,12 @@ describe('POST /drive/token', () => {
       ['issued in the future', await issuer.sign({ ...claims, iat: now + 600, exp: now + 900 }), /issue time \(iat\)/],
       ['without an expiry', await issuer.sign({ ...claims, exp: undefined }), /exp/],
       ['for another audience', await issuer.sign({ aud: 'someone-else' }), /the token's audience \(aud\) matches no trust rule of its issuer/],
-      ['signed by a key the issuer does not publish', await issuer.sign(claims, { kid: 'unknown-kid', key: stranger.privateKey }), /signed by a key its issuer does not publish/],
-      ['signed by another key under a published kid', await issuer.sign(claims, { key: stranger.privateKey }), /signature does not verify/],
+      // Before the signature is verified, one answer: an untrusted issuer looks like a trusted one's forgery.
+      ['signed by a key the issuer does not publish', await issuer.sign(claims, { kid: 'unknown-kid', key: stranger.privateKey }), NOT_TRUSTED],
+      ['signed by another key under a published kid', await issuer.sign(claims, { key: stranger.privateKey }), NOT_TRUSTED],
       ['with alg none', unsignedToken({ alg: 'none' }, { iss: issuer.url, aud: 'bad-tokens', sub: 'repo:acme/etl:ref:refs/heads/main', iat: now, exp: now + 300 }), /algorithm \(alg\) must be an asymmetric one/],
       ['with HS256', await new SignJWT({ iss: issuer.url, aud: 'bad-tokens', sub: 'repo:acme/etl:ref:refs/heads/main', iat: now, exp: now + 300 }).setProtectedHeader({ alg: 'HS256', kid: 'rsa-1' }).sign(new TextEncoder().encode('a shared secret anyone verifying holds')), /algorithm \(alg\) must be an asymmetric one/],
-      ['from an issuer no rule names', await issuer.sign({ ...claims, iss: 'https://token.actions.githubusercontent.com' }), /the token's issuer \(iss\) is named by no live trust rule of this drive/],
+      ['from an issuer no rule names', await issuer.sign({ ...claims, iss: 'https://token.actions.githubusercontent.com' }), NOT_TRUSTED],
       ['for another subject', await issuer.sign({ ...claims, sub: 'repo:acme/etl:ref:refs/heads/dev' }), /subject \(sub\) and claims match no trust rule/],
     ];
     const keysBefore = (await keysOfDrive()).length;
@@ -252,6 +261,44 @@ describe('POST /drive/token', () => {
       for (const minted of [first, second]) expect((await new DriveClient(host.url, minted.body.data.key).list({ folder: '/revoked' })).status).toBe(401);
       expect((await keysOfDrive()).filter((key) => key.trust_id === rule.id).map((key) => key.revoked_at)).toEqual([expect.any(String), expect.any(String)]);
       expect((await json<ErrorJson>(exchange({ drive: 'default', token: await own.sign({}) }))).body.error.message).toMatch(/issuer \(iss\) is named by no live trust rule/);
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it('lets a key minted anew under the same rule for the same subject finish a large upload; no other key sees the session', async () => {
+    const own = await TestIssuer.start();
+    try {
+      // Prepare: two rules for one repository's branches, told apart by a claim; a session begun by one key.
+      const rule = await addRule({ issuer: own.url, audience: 'drive', subject: 'repo:acme/etl:ref:refs/heads/*', claims: { workflow: 'etl' }, role: 'read-write', prefix: '/big' });
+      await addRule({ issuer: own.url, audience: 'drive', subject: 'repo:acme/etl:ref:refs/heads/*', claims: { workflow: 'other' }, role: 'read-write', prefix: '/big' });
+      const mint = async (claims: Record<string, unknown>) => {
+        const minted = await json<{ data: MintedJson }>(exchange({ drive: 'default', token: await own.sign({ workflow: 'etl', ...claims }) }));
+        expect(minted.status).toBe(200);
+        return { client: new DriveClient(host.url, minted.body.data.key), trustId: minted.body.data.trust_id };
+      };
+      const first = await mint({});
+      const started = await json<{ data: { upload_id: string; parts: { number: number; url: string }[] } }>(send(first.client, 'POST', '/drive/uploads', { folder: '/big', name: 'night.bin', size: 5 }));
+      expect(started.status).toBe(200);
+      const id = started.body.data.upload_id;
+      const put = await fetch(started.body.data.parts[0].url, { method: 'PUT', body: Buffer.from('hello') });
+      expect(put.status).toBe(200);
+      const parts = [{ number: 1, etag: put.headers.get('etag') }];
+
+      // Act: the job's key nears its end and it exchanges again (same rule, same subject); others try too.
+      const renewed = await mint({});
+      const otherBranch = await mint({ sub: 'repo:acme/etl:ref:refs/heads/dev' });
+      const otherRule = await mint({ workflow: 'other' });
+      expect([renewed.trustId, otherBranch.trustId, otherRule.trustId]).toEqual([rule.id, rule.id, expect.not.stringMatching(rule.id)]);
+
+      // Assess: to every other key, even of the same rule or with the drive's whole reach, the session does not exist.
+      for (const stranger of [otherBranch.client, otherRule.client, new DriveClient(host.url, WRITER)]) {
+        expect((await stranger.request('GET', `/drive/uploads/${id}/parts`)).status).toBe(404);
+        expect((await send(stranger, 'POST', `/drive/uploads/${id}/complete`, { parts })).status).toBe(404);
+      }
+      expect((await renewed.client.request('GET', `/drive/uploads/${id}/parts`)).status).toBe(200);
+      expect((await send(renewed.client, 'POST', `/drive/uploads/${id}/complete`, { parts })).status).toBe(200);
+      expect(await (await admin().download({ path: '/big/night.bin' })).text()).toBe('hello');
     } finally {
       await own.stop();
     }

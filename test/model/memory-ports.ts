@@ -21,6 +21,7 @@ import {
   type ObjectStore,
   type PutFileResult,
   type RemoveCondition,
+  type WriteCondition,
   type UploadJournal,
 } from '../../functions/core/ports';
 
@@ -120,10 +121,17 @@ export class MemoryNodeStore implements NodeStore {
     return copy(held);
   }
 
-  async putFile(drive: string, file: FileNode, options: { replace?: boolean } = {}): Promise<PutFileResult> {
+  async putFile(drive: string, file: FileNode, options: { replace?: boolean; condition?: WriteCondition } = {}): Promise<PutFileResult> {
     const held = this.peek(drive, file.path);
-    const allowed = options.replace === false ? !held || held.id === file.id : !held || held.kind === 'file';
-    if (!allowed) return { ok: false };
+    const { condition } = options;
+    // As the DynamoDB adapter's `putCondition`: a request's condition stands for `replace`; the write's own record always passes.
+    const allowed =
+      condition && 'ifMatch' in condition
+        ? held?.id === file.id || (held?.kind === 'file' && held.etag === condition.ifMatch)
+        : condition || options.replace === false
+          ? !held || held.id === file.id
+          : !held || held.kind === 'file';
+    if (!allowed) return condition ? { ok: false, precondition: true } : { ok: false };
     this.write(drive, file);
     return { ok: true, replaced: held?.kind === 'file' && held.id !== file.id ? copy(held) : undefined };
   }

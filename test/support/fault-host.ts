@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startLocalHost } from '../../lib/local-host';
 
@@ -13,9 +13,18 @@ export interface FaultRule {
   skip?: number;
   /** How many calls to spoil. */
   times: number;
-  /** `error`: the call fails; `unprocessed` (BatchWriteItem) and `partial` (DeleteObjects): half is sent, half reported unprocessed. */
-  mode: 'error' | 'unprocessed' | 'partial';
+  /**
+   * `error`: the call fails; `unprocessed` (BatchWriteItem) and `partial` (DeleteObjects): half is sent, half
+   * reported unprocessed; `hold`: the call waits, the host having written `<data dir>/held`, until the test
+   * writes `<data dir>/release`, then goes through (a request held mid-way, without timing).
+   */
+  mode: 'error' | 'unprocessed' | 'partial' | 'hold';
 }
+
+/** The file a held call waits for, and the one that says a call is held. */
+export const HOLD_FILES = { held: 'held', release: 'release' } as const;
+/** Milliseconds the idempotency records' clock runs ahead of the machine's: the test writes it to lapse a lease or a record. */
+export const CLOCK_OFFSET_FILE = 'clock-offset-ms';
 
 interface Args {
   input: Record<string, unknown>;
@@ -47,6 +56,11 @@ async function main(): Promise<void> {
     const rule = rulesNow().find((r) => r.command === command && r.spoiled < r.times);
     if (!rule || ++rule.seen <= (rule.skip ?? 0)) return next(args);
     rule.spoiled++;
+    if (rule.mode === 'hold') {
+      writeFileSync(join(dataDir, HOLD_FILES.held), command);
+      while (!existsSync(join(dataDir, HOLD_FILES.release))) await new Promise((resolve) => setTimeout(resolve, 10));
+      return next(args);
+    }
     if (rule.mode === 'unprocessed') {
       const [table, requests] = Object.entries(args.input.RequestItems as Record<string, unknown[]>)[0];
       const half = Math.ceil(requests.length / 2);
@@ -67,13 +81,22 @@ async function main(): Promise<void> {
   const { dynamodb } = await import('../../functions/wiring/dynamodb.js');
   const { s3 } = await import('../../functions/wiring/objects.js');
   dynamodb.middlewareStack.add(middleware as never, { step: 'initialize', name: 'injectFaults' });
+  // The idempotency records' clock, moved by the test: a lease or a record's 24 hours lapse without waiting.
+  const { idempotency } = await import('../../functions/wiring/idempotency.js');
+  idempotency.useClock(() => {
+    const file = join(dataDir, CLOCK_OFFSET_FILE);
+    return Date.now() + (existsSync(file) ? Number(readFileSync(file, 'utf8')) : 0);
+  });
   s3.middlewareStack.add(middleware as never, { step: 'initialize', name: 'injectFaults' });
 
   console.log(`Drive API listening on ${host.url}`);
   process.on('SIGTERM', () => void host.close().then(() => process.exit(0)));
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+// Run as the host's entry; imported (for its rule names and files), it starts nothing.
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -11,6 +11,7 @@ import { ancestorsOf } from '../../functions/core/paths';
 import { localCredentials } from '../../lib/local/emulators';
 import { CONTRACT_VIOLATIONS_FILE } from '../../lib/local/contract';
 import { noteHostCpu } from './cpu-log';
+import { nodeArgs } from './host-bundle-files';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -26,7 +27,7 @@ export interface RunningHost {
 /** Starts `npm start`'s entry point (or another host `entry`) with `env` and waits until it prints its address. */
 export async function startHost(env: Record<string, string>, dataDir?: string, entry = 'bin/local.ts'): Promise<RunningHost> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'drive-test-')));
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...(entry === 'bin/local.ts' ? [] : [dir])], {
+  const child = spawn(process.execPath, [...nodeArgs(entry), ...(entry === 'bin/local.ts' ? [] : [dir])], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', DRIVE_DATA_DIR: dir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -39,7 +40,11 @@ export async function startHost(env: Record<string, string>, dataDir?: string, e
   const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
 
   const url = await new Promise<string>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`local host did not start within 30 s:\n${output}`)), 30_000);
+    // A host given up on is killed: one that listened later would outlive its test and keep Jest from exiting.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`local host did not start within 30 s:\n${output}`));
+    }, 30_000);
     const check = () => {
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (match) {

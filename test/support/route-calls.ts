@@ -1,6 +1,7 @@
 import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { createHash } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -237,14 +238,15 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
     const json = text.startsWith('{') ? (JSON.parse(text) as Json) : undefined;
     return { status: res.status, json, id: res.headers.get('x-request-id') ?? '', headers: res.headers };
   };
-  const upload = (files: { name: string; bytes: number }[], folder: string) => {
+  /** `condition`: each file's `if_match` or `if_none_match`, in its metadata entry; `extra`: request headers. */
+  const upload = (files: { name: string; bytes: number }[], folder: string, condition: Record<string, string> = {}, extra: Record<string, string> = {}) => {
     const boundary = 'routecalls0boundary';
     const parts: Buffer[] = [];
     for (const file of files) {
       parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${file.name}"\r\nContent-Type: application/octet-stream\r\n\r\n`), Buffer.alloc(file.bytes, 5), Buffer.from('\r\n'));
     }
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n${JSON.stringify(files.map(() => ({ folder })))}\r\n--${boundary}--\r\n`));
-    return send('POST', '/drive/upload', Buffer.concat(parts), { 'Content-Type': `multipart/form-data; boundary=${boundary}` });
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n${JSON.stringify(files.map(() => ({ folder, ...condition })))}\r\n--${boundary}--\r\n`));
+    return send('POST', '/drive/upload', Buffer.concat(parts), { 'Content-Type': `multipart/form-data; boundary=${boundary}`, ...extra });
   };
   const ok = async <T extends { status: number; json?: Json }>(answer: Promise<T>, status = 200): Promise<T> => {
     const res = await answer;
@@ -290,6 +292,11 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
     await measure('upload 1 MiB into an existing folder', () => ok(upload([{ name: 'u1m.bin', bytes: 1024 * 1024 }], '/up')));
     await measure('upload 10 files of 4 KiB into an existing folder', () => ok(upload(Array.from({ length: 10 }, (_, i) => ({ name: `u10-${i}.bin`, bytes: 4096 })), '/up')));
     await measure('upload 4 KiB into 3 new folders', () => ok(upload([{ name: 'n.bin', bytes: 4096 }], '/new/a/b')));
+    // Conditions ride on the record's write (protocol/README.md, "Transitions"): no call more; a stale one is refused on the read, before any write.
+    const u4k = createHash('md5').update(Buffer.alloc(4096, 5)).digest('hex');
+    await measure('upload 4 KiB with if_match, replacing', () => ok(upload([{ name: 'u4k.bin', bytes: 4096 }], '/up', { if_match: u4k })));
+    await measure('upload 4 KiB with if_none_match, new', () => ok(upload([{ name: 'cond.bin', bytes: 4096 }], '/up', { if_none_match: '*' })));
+    await measure('upload 4 KiB with a stale if_match', () => ok(upload([{ name: 'u4k.bin', bytes: 4096 }], '/up', { if_match: 'stale' }), 412));
     await measure('download 4 KiB', () => ok(send('GET', '/drive/download?path=/dl/4k.bin')));
     await measure('download 1 MiB', () => ok(send('GET', '/drive/download?path=/dl/1m.bin')));
     await measure('download a range', () => ok(send('GET', '/drive/download?path=/dl/1m.bin', undefined, { Range: 'bytes=0-1023' }), 206));
@@ -320,6 +327,13 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
     await measure('copy a file', () => ok(send('POST', '/drive/copy', { from: '/dl/4k.bin', to: '/dl/copy.bin' })));
     await measure('copy a folder of 2 files', () => ok(send('POST', '/drive/copy', { from: '/copying', to: '/copied' })));
     await measure('whoami', () => ok(send('GET', '/drive/whoami')));
+
+    // Idempotency-Key (issue 26): the key taken beside the rate-limit bucket, the answer kept after the handler;
+    // a replay is the refused take alone (the record comes back with the refusal), beside the bucket.
+    const idem = (key: string) => ({ 'Idempotency-Key': key });
+    await measure('upload 4 KiB with an Idempotency-Key', () => ok(upload([{ name: 'idem.bin', bytes: 4096 }], '/up', {}, idem('route-calls-upload'))));
+    await measure('upload 4 KiB with an Idempotency-Key, replayed', () => ok(upload([{ name: 'idem.bin', bytes: 4096 }], '/up', {}, idem('route-calls-upload'))));
+    await measure('create a folder with an Idempotency-Key', () => ok(send('POST', '/drive/folders', { path: '/idem-made' }, idem('route-calls-folder'))));
 
     let uploadId = '';
     let partUrl = '';

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { posix } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 
@@ -24,6 +25,8 @@ export type OidcSource =
 
 interface Globals {
   json: boolean;
+  /** Only failures (stderr) and, with `--json`, the JSON: no result lines, no progress, no retry notes. */
+  quiet?: boolean;
   url?: string;
   apiKey?: string;
   oidcTokenFile?: string;
@@ -38,7 +41,21 @@ export type Command =
   | ({ name: 'mkdir'; paths: string[] } & Globals)
   | ({ name: 'rm'; paths: string[]; recursive: boolean } & Globals)
   | ({ name: 'mv' | 'cp'; from: string; to: string; overwrite: boolean } & Globals)
-  | ({ name: 'link' } & LinkAction & Globals);
+  | ({ name: 'link' } & LinkAction & Globals)
+  | ({ name: 'sync' } & SyncArgs & Globals);
+
+/** `drive sync <src> <dst>`: the sides (exactly one a drive folder) and the flags. */
+export interface SyncArgs {
+  src: { local: string } | { drive: string };
+  dst: { local: string } | { drive: string };
+  delete: boolean;
+  /** Only with `delete`; -1 no limit. */
+  maxDelete: number;
+  dryRun: boolean;
+  sizeOnly: boolean;
+  filters: { kind: 'exclude' | 'include'; pattern: string }[];
+  concurrency?: number;
+}
 
 /** What `drive link` does: make a link to a file, list links (of one file, or all), or revoke one. */
 export type LinkAction = { action: 'create'; path: string; expiresIn?: number } | { action: 'list'; path?: string } | { action: 'revoke'; id: string };
@@ -50,6 +67,7 @@ const GLOBAL_OPTIONS: Options = {
   'api-key': { type: 'string' },
   'oidc-token-file': { type: 'string' },
   json: { type: 'boolean' },
+  quiet: { type: 'boolean', short: 'q' },
   help: { type: 'boolean', short: 'h' },
 };
 
@@ -67,6 +85,15 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   mv: { overwrite: { type: 'boolean', short: 'f' } },
   cp: { overwrite: { type: 'boolean', short: 'f' } },
   link: { expires: { type: 'string', short: 'e' }, list: { type: 'boolean', short: 'l' }, revoke: { type: 'string' } },
+  sync: {
+    delete: { type: 'boolean' },
+    'max-delete': { type: 'string' },
+    'dry-run': { type: 'boolean', short: 'n' },
+    'size-only': { type: 'boolean' },
+    exclude: { type: 'string', multiple: true },
+    include: { type: 'string', multiple: true },
+    concurrency: { type: 'string', short: 'c' },
+  },
 };
 
 /** Parses the arguments after `drive` into a command; throws `UsageError` for anything it cannot run. */
@@ -83,13 +110,15 @@ export function parseCommand(argv: readonly string[]): Command {
   if (!own) throw new UsageError(`unknown command "${name}"`);
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...argv.slice(0, at), ...argv.slice(at + 1)], options: { ...GLOBAL_OPTIONS, ...own }, allowPositionals: true, strict: true });
+    // `--max-delete -1` reads as a value, not as a flag `-1` (parseArgs would call it ambiguous).
+    const args = [...argv.slice(0, at), ...argv.slice(at + 1)].flatMap((arg, i, all) => (arg === '--max-delete' && /^-[0-9]+$/.test(all[i + 1] ?? '') ? [] : i > 0 && all[i - 1] === '--max-delete' && /^-[0-9]+$/.test(arg) ? [`--max-delete=${arg}`] : [arg]));
+    parsed = parseArgs({ args, options: { ...GLOBAL_OPTIONS, ...own }, allowPositionals: true, strict: true, tokens: true });
   } catch (error) {
     throw new UsageError((error as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;
   if (values.help) return { name: 'help', topic: name };
-  const globals: Globals = { json: values.json === true, url: str(values.url), apiKey: str(values['api-key']), oidcTokenFile: str(values['oidc-token-file']) };
+  const globals: Globals = { json: values.json === true, ...(values.quiet === true ? { quiet: true } : {}), url: str(values.url), apiKey: str(values['api-key']), oidcTokenFile: str(values['oidc-token-file']) };
   const positionals = parsed.positionals;
 
   switch (name) {
@@ -116,6 +145,8 @@ export function parseCommand(argv: readonly string[]): Command {
     case 'mv':
     case 'cp':
       return { name, ...globals, ...fromTo(positionals, name), overwrite: values.overwrite === true };
+    case 'sync':
+      return { name, ...globals, ...syncArgs(positionals, values, parsed.tokens ?? []) };
     default:
       if (positionals.length === 0) throw new UsageError('rm needs at least one path: a file, or a folder (with -r, everything in it)');
       return { name: 'rm', ...globals, paths: positionals.map((path) => drivePath(path, 'path')), recursive: values.recursive === true };
@@ -136,6 +167,49 @@ export function connectionOf(globals: { url?: string; apiKey?: string; oidcToken
     return { url, oidc: { kind: 'github-actions', requestUrl: env.ACTIONS_ID_TOKEN_REQUEST_URL, requestToken: env.ACTIONS_ID_TOKEN_REQUEST_TOKEN, audience: env.DRIVE_OIDC_AUDIENCE || undefined } };
   }
   throw new UsageError('no API key: set DRIVE_API_KEY or pass --api-key');
+}
+
+/**
+ * `drive sync <src> <dst>`. The drive side is the one written `drive:/path`; without that prefix on either,
+ * the one starting with `/` (so `./out /backup` syncs up, `/backup ./out` down); of two paths starting with
+ * `/`, the one that is a local folder, if only one is (else one must be written `drive:/path`).
+ */
+function syncArgs(positionals: string[], values: Record<string, unknown>, tokens: NonNullable<ReturnType<typeof parseArgs>['tokens']>): SyncArgs {
+  if (positionals.length !== 2) throw new UsageError(`sync takes a source and a destination, got ${positionals.length} path(s)`);
+  const [a, b] = positionals;
+  const prefixed = (p: string) => p.startsWith('drive:');
+  let sides: [SyncArgs['src'], SyncArgs['dst']];
+  if (prefixed(a) && prefixed(b)) throw new UsageError('sync copies between a local folder and a drive folder, not two drive folders');
+  else if (prefixed(a) || prefixed(b)) sides = [prefixed(a) ? { drive: a.slice(6) } : { local: a }, prefixed(b) ? { drive: b.slice(6) } : { local: b }];
+  else if (a.startsWith('/') && b.startsWith('/')) {
+    // Two absolute paths: the one that is a local folder is local, if only one is.
+    const [aLocal, bLocal] = [isLocalFolder(a), isLocalFolder(b)];
+    if (aLocal === bLocal) throw new UsageError(`both "${a}" and "${b}" start with "/": write the drive side as drive:/path`);
+    sides = aLocal ? [{ local: a }, { drive: b }] : [{ drive: a }, { local: b }];
+  }
+  else if (!a.startsWith('/') && !b.startsWith('/')) throw new UsageError('one side of sync must be a drive folder: /path or drive:/path');
+  else sides = [a.startsWith('/') ? { drive: a } : { local: a }, b.startsWith('/') ? { drive: b } : { local: b }];
+  for (const side of sides) if ('drive' in side) side.drive = driveFolder(side.drive, 'the drive folder');
+  const del = values.delete === true;
+  const maxDeleteText = str(values['max-delete'] as string | undefined);
+  if (maxDeleteText !== undefined && !del) throw new UsageError('--max-delete goes with --delete');
+  if (maxDeleteText !== undefined && !/^(-1|0|[1-9][0-9]*)$/.test(maxDeleteText)) throw new UsageError(`--max-delete must be a whole number, or -1 for no limit (got "${maxDeleteText}")`);
+  const filters: SyncArgs['filters'] = [];
+  for (const token of tokens) {
+    if (token.kind !== 'option' || (token.name !== 'exclude' && token.name !== 'include')) continue;
+    if (!token.value) throw new UsageError(`--${token.name} needs a pattern`);
+    filters.push({ kind: token.name, pattern: token.value });
+  }
+  return {
+    src: sides[0],
+    dst: sides[1],
+    delete: del,
+    maxDelete: maxDeleteText === undefined ? 1000 : Number(maxDeleteText),
+    dryRun: values['dry-run'] === true,
+    sizeOnly: values['size-only'] === true,
+    filters,
+    concurrency: values.concurrency === undefined ? undefined : positiveInteger(str(values.concurrency as string), '--concurrency'),
+  };
 }
 
 /** The first bare word is the command; the values of global options are skipped on the way. */
@@ -187,6 +261,14 @@ export function duration(value: string, what: string): number {
   return Number(match[1]) * SECONDS_PER[match[2] || 's'];
 }
 
+function isLocalFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function single(positionals: string[], command: string, what: string, fallback?: string): string {
   if (positionals.length > 1) throw new UsageError(`${command} takes one ${what}, got ${positionals.length}`);
   const value = positionals[0] ?? fallback;
@@ -223,6 +305,7 @@ Usage:
   drive rm [-r] /path [/path …]
   drive mv [-f] /from /to       |  drive cp [-f] /from /to
   drive link /path [--expires 7d]  |  drive link --list [/path]  |  drive link --revoke <id>
+  drive sync <local folder> /folder  |  drive sync /folder <local folder>   [--delete] [--dry-run] …
 
 Options everywhere:
   --url <url>        the API's base URL (default: $DRIVE_URL)
@@ -230,7 +313,8 @@ Options everywhere:
   --oidc-token-file <file>  no key: exchange the OIDC token in <file> (read at each exchange) for
                      short-lived keys (default: $DRIVE_OIDC_TOKEN_FILE, $DRIVE_OIDC_TOKEN, or in GitHub
                      Actions the runner's token for $DRIVE_OIDC_AUDIENCE; $DRIVE_OIDC_DRIVE, default "default")
-  --json             one JSON document on stdout instead of text
+  --json             one JSON document on stdout instead of text (sync: one JSON object a line)
+  -q, --quiet        print only failures (and --json's output): no result lines, progress or retry notes
   -h, --help         this text;  -v, --version  the version
 
 upload:
@@ -253,6 +337,21 @@ link:   prints a URL that downloads the file with no key, until it expires or is
   -e, --expires <time>    how long it works: 3600 (seconds), 30m, 12h, 7d (default 1d, at most 30d)
   -l, --list [/path]      the drive's live links (of one file): id, expiry, path; never their URLs
   --revoke <id>           revoke a link by its id: its URL answers 404 from then on
+
+sync:   makes the destination folder equal the source folder; one side local, the other in the drive
+        (drive:/path, or a /path when the other side does not start with "/"). Files are compared by
+        content (the drive's ETag against the local file's); equal files are not sent.
+  --delete                remove what is on the destination but not on the source
+  --max-delete <n>        with --delete: refuse the whole run, changing nothing, if it would delete more
+                          than n files and folders (default 1000; -1 no limit)
+  -n, --dry-run           print the plan, change nothing
+  --size-only             compare sizes only (faster, weaker)
+  --exclude <glob>        leave out paths matching a .gitignore line (repeatable): *.log, /build, tmp/
+  --include <glob>        take back what an earlier --exclude left out (!glob in .gitignore terms); given
+                          first, only what it matches is synced: --include '*.csv'
+  -c, --concurrency <n>   downloads in flight (default 4)
+        One line per change, then a summary; exit 0 when equal, 1 when any file failed (the rest synced),
+        2 for bad usage or a refused plan (nothing changed).
 
 Exit codes: 0 done; 1 a file or the operation failed (a summary says which); 2 bad usage;
 130 interrupted (SIGINT/SIGTERM; what finished is reported).

@@ -1,11 +1,14 @@
 import { Drive } from '../drive';
-import { isAbortError } from '../errors';
+import { DriveError, isAbortError } from '../errors';
+import { SyncRefusedError, SyncUsageError } from '../sync/sync';
+import type { RetryNotice } from '../transport';
 import { type TokenProvider, githubActionsToken, tokenFile } from '../oidc';
 import { type Command, type OidcSource, USAGE, UsageError, connectionOf, parseCommand } from './args';
 import { linkCommand } from './link-command';
 import { getCommand, lsCommand, mkdirCommand, rmCommand } from './ls-get-mkdir-rm';
 import { mvCpCommand } from './mv-cp-command';
 import { type CliIo, Output } from './output';
+import { syncCommand } from './sync-command';
 import { EXIT_INTERRUPTED, uploadCommand } from './upload-command';
 
 import packageJson from '../../package.json';
@@ -26,7 +29,7 @@ export async function run(argv: readonly string[], io: CliIo = { stdout: process
     command = parseCommand(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    io.stderr.write(`drive: ${error.message}\n\n${USAGE}`);
+    io.stderr.write(`drive: ${error.message} (see drive --help)\n`);
     return EXIT_USAGE;
   }
   if (command.name === 'help' || command.name === 'version') {
@@ -34,8 +37,9 @@ export async function run(argv: readonly string[], io: CliIo = { stdout: process
     return 0;
   }
 
-  const out = new Output(io, command.json);
+  const out = new Output(io, command.json, command.quiet);
   const interrupt = new AbortController();
+  let url: string | undefined;
   const onSignal = () => {
     if (interrupt.signal.aborted) process.exit(EXIT_INTERRUPTED);
     interrupt.abort();
@@ -45,7 +49,14 @@ export async function run(argv: readonly string[], io: CliIo = { stdout: process
   try {
     const connection = connectionOf(command, io.env);
     const credentials = 'apiKey' in connection ? { apiKey: connection.apiKey } : { oidc: { token: tokenOf(connection.oidc), drive: io.env.DRIVE_OIDC_DRIVE || undefined } };
-    const drive = new Drive({ baseUrl: connection.url, ...credentials, concurrency: command.name === 'upload' ? command.concurrency : undefined });
+    url = connection.url;
+    const drive = new Drive({
+      baseUrl: connection.url,
+      ...credentials,
+      concurrency: command.name === 'upload' ? command.concurrency : undefined,
+      // Never silent while it retries: each retry on stderr (stdout stays the result's, JSON or not), unless --quiet.
+      onRetry: command.quiet ? undefined : (notice) => io.stderr.write(`${retryLine(command.name, notice)}\n`),
+    });
     switch (command.name) {
       case 'upload':
         return await uploadCommand(command, drive, out, interrupt.signal);
@@ -62,22 +73,34 @@ export async function run(argv: readonly string[], io: CliIo = { stdout: process
       case 'mv':
       case 'cp':
         return await mvCpCommand(command, drive, out, interrupt.signal);
+      case 'sync':
+        return await syncCommand(command, drive, out, interrupt.signal);
     }
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr.write(`drive ${command.name}: ${error.message}\n`);
+    if (error instanceof UsageError || error instanceof SyncUsageError || error instanceof SyncRefusedError) {
+      io.stderr.write(`drive ${command.name}: ${error.message}${error instanceof UsageError ? ' (see drive --help)' : ''}\n`);
       return EXIT_USAGE;
     }
     if (isAbortError(error) && interrupt.signal.aborted) {
       out.warn(`drive ${command.name}: interrupted`);
       return EXIT_INTERRUPTED;
     }
-    out.failure(command.name, error);
+    // A host that cannot be reached is named: the retries said why each attempt failed, this says where.
+    out.failure(command.name, error instanceof DriveError && error.code === 'network_error' && url ? new DriveError(error.code, `cannot reach ${url}: ${error.message}`, 0, { cause: error }) : error);
     return 1;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/**
+ * One retry, as the CLI says it, naming the URL (so a host that cannot be reached is named):
+ * `drive upload: POST http://127.0.0.1:3000/drive/upload: attempt 2 of 6 in 1.3 s (the gateway timed out (504))`.
+ */
+export function retryLine(command: string, notice: RetryNotice): string {
+  const of = notice.attempts === undefined ? '' : ` of ${notice.attempts}`;
+  return `drive ${command}: ${notice.method} ${notice.url}: attempt ${notice.attempt}${of} in ${(notice.waitMs / 1000).toFixed(1)} s (${notice.reason})`;
 }
 
 /** The token each exchange sends: the variable's, the file's as it is then, or a fresh one from the runner. */

@@ -12,11 +12,18 @@ export class Output {
   constructor(
     readonly io: CliIo,
     readonly json: boolean,
+    /** `--quiet`: no result lines (failures and JSON still print). */
+    readonly quiet = false,
   ) {}
 
-  /** A line of the result, on stdout; silent with `--json`. */
+  /** A line of the result, on stdout; silent with `--json` or `--quiet`. */
   line(text: string): void {
-    if (!this.json) this.io.stdout.write(`${text}\n`);
+    if (!this.json && !this.quiet) this.io.stdout.write(`${text}\n`);
+  }
+
+  /** One JSON object on one line of stdout (a stream of them, for `sync --json`); only with `--json`. */
+  jsonLine(value: unknown): void {
+    if (this.json) this.io.stdout.write(`${JSON.stringify(value)}\n`);
   }
 
   /** A line about something that went wrong or was left out, on stderr; silent with `--json`. */

@@ -57,7 +57,7 @@ export async function uploadCommand(command: UploadCommand, drive: Drive, out: O
       const error = describe(outcome.error);
       outcomes.failed.push({ file, error });
       bar?.clear();
-      out.warn(`failed ${file.remote}: ${error.message} (${error.code})`);
+      out.warn(`failed ${file.local} -> ${file.remote}: ${error.message} (${error.code}, ${error.status})`);
     }
   };
   let interrupted = false;
@@ -87,10 +87,7 @@ export async function uploadCommand(command: UploadCommand, drive: Drive, out: O
       `, skipped ${existing.length}, failed ${outcomes.failed.length}${notSent > 0 ? `, not sent ${notSent}` : ''}` +
       ` in ${seconds.toFixed(1)} s; ${stats.requests} HTTP requests (${stats.rateLimited} rate-limited, ${stats.retries} retried)`,
   );
-  if (outcomes.failed.length > 0) {
-    out.warn(`${outcomes.failed.length} file(s) failed:`);
-    for (const { file, error } of outcomes.failed) out.warn(`  ${file.local} -> ${file.remote}: ${error.code} (${error.status}): ${error.message}`);
-  }
+  // Each failure was said once, as it happened (with the bar cleared); the summary counts them.
   out.document({
     ok: !interrupted && outcomes.failed.length === 0,
     interrupted,

@@ -100,5 +100,20 @@ describe('Class: Drive, downloads', () => {
         await rm(dir, { recursive: true });
       }
     });
+
+    it('leaves no temporary file when the download fails before the file is open (200 tries of the race)', async () => {
+      // The write stream creates its file in the background; a download that fails at once may fail before the
+      // file exists. One try in a hundred or so took that order when the failure did not wait for the open.
+      const dir = await mkdtemp(join(tmpdir(), 'drive-get-'));
+      try {
+        for (let attempt = 0; attempt < 200; attempt++) {
+          const drive = new Drive({ baseUrl: 'http://drive.test', apiKey: 'k', fetch: answerFrom([0]), clock: new FakeClock() });
+          await expect(drive.downloadToFile('/f.txt', join(dir, 'f.txt'), { maxResumes: 0 })).rejects.toMatchObject({ code: 'network_error' });
+          expect(await readdir(dir)).toEqual([]);
+        }
+      } finally {
+        await rm(dir, { recursive: true });
+      }
+    });
   });
 });

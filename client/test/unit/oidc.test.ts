@@ -1,6 +1,9 @@
 import { Drive } from '../../src/drive';
 import { DriveError } from '../../src/errors';
-import { githubActionsToken, renewMarginMs } from '../../src/oidc';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { githubActionsToken, renewMarginMs, tokenFile } from '../../src/oidc';
 import { FakeClock, type SeenRequest, fakeFetch, jsonResponse } from '../support/fakes';
 
 // Issue 25, the client's side: a job's OIDC token exchanged at POST /drive/token for short-lived keys.
@@ -60,6 +63,32 @@ describe('OIDC credentials', () => {
 
     // Assess
     expect(api.keysSent()).toEqual(['Bearer minted-1', 'Bearer minted-1', 'Bearer minted-2']);
+  });
+
+  it('reads a token file again at each renewal, so a job may rewrite it with a fresh token during a long batch', async () => {
+    // Prepare: the file holds the first token; the job rewrites it before the key's renewal.
+    const dir = await mkdtemp(join(tmpdir(), 'drive-oidc-file-'));
+    const file = join(dir, 'token');
+    try {
+      await writeFile(file, 'first.jwt.token\n');
+      const clock = new FakeClock();
+      const api = fakeApi();
+      const drive = new Drive({ baseUrl: BASE, oidc: { token: tokenFile(file) }, fetch: api.fetcher, clock });
+      await drive.list('/');
+      await writeFile(file, 'second.jwt.token\n');
+
+      // Act: within the key's life the file is not read; past the renewal margin it is.
+      await drive.list('/');
+      clock.time += LIFE_MS;
+      await drive.list('/');
+
+      // Assess
+      const sent = await Promise.all(api.exchanges().map(async (exchange) => (JSON.parse(await exchange.body!.text()) as { token: string }).token));
+      expect(sent).toEqual(['first.jwt.token', 'second.jwt.token']);
+      expect(api.keysSent()).toEqual(['Bearer minted-1', 'Bearer minted-1', 'Bearer minted-2']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('a 401 on a key cut short makes one exchange and one retry; a second 401 is the answer', async () => {

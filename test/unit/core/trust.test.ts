@@ -71,5 +71,14 @@ describe('Module: functions/core/trust', () => {
       expect(issuerProblem('https://issuer.example.com/?x=1', false)).toMatch(/without query/);
       expect(issuerProblem('not a url', false)).toMatch(/must be an https URL/);
     });
+
+    it('refuses whitespace and control characters anywhere, which the URL parser would drop or trim unseen', () => {
+      // Prepare: issuers `new URL` takes, but whose text no token's iss would ever equal.
+      const sneaky = [' https://a.example', 'https://a.example ', 'https://a.exam\tple', 'https://a.example/\n', 'https://a.example/\u0000', 'https://a.example/\u0085', 'https://a.example/\u00a0x'];
+      for (const issuer of sneaky) {
+        // Act and assess
+        expect({ issuer, problem: issuerProblem(issuer, true) }).toEqual({ issuer, problem: 'issuer must be an https URL without whitespace or control characters' });
+      }
+    });
   });
 });

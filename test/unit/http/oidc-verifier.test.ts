@@ -1,6 +1,6 @@
-import { OidcVerifier } from '../../../functions/http/oidc-verifier';
+import { NOT_TRUSTED, OidcVerifier } from '../../../functions/http/oidc-verifier';
 import { DriveError } from '../../../functions/core/errors';
-import { TestIssuer } from '../../support/oidc-issuer';
+import { TestIssuer, signingKey } from '../../support/oidc-issuer';
 
 // The verifier against an issuer on loopback, its clock driven by the test: a cache's age is never the machine's speed.
 
@@ -39,11 +39,27 @@ describe('Class: OidcVerifier', () => {
       await issuer.rotate('rsa-2');
       const rotated = await issuer.sign({});
       now += 10_000;
-      expect(await refusal(verifier.verify(rotated, trusted(), new Date()))).toEqual({ status: 401, message: 'the token is signed by a key its issuer does not publish (kid)' });
+      expect(await refusal(verifier.verify(rotated, trusted(), new Date()))).toEqual({ status: 401, message: NOT_TRUSTED });
       expect(issuer.requests).toHaveLength(2);
       now += 20_000;
       await expect(verifier.verify(rotated, trusted(), new Date())).resolves.toEqual(expect.objectContaining({ issuer: issuer.url }));
       expect(issuer.requests).toHaveLength(4);
+    });
+
+    it('tells an untrusted issuer from a trusted one by nothing before the signature is verified', async () => {
+      // Prepare: forged tokens anyone can make, naming a trusted issuer and an untrusted one.
+      const stranger = await signingKey('RS256', 'rsa-1');
+      const untrusted = await issuer.sign({ iss: 'https://token.actions.githubusercontent.com' }, { key: stranger.privateKey });
+      const badSignature = await issuer.sign({}, { key: stranger.privateKey });
+      const unknownKid = await issuer.sign({}, { key: stranger.privateKey, kid: 'unknown-kid' });
+      const brokenSignature = `${(await issuer.sign({})).split('.').slice(0, 2).join('.')}.!!`;
+
+      // Act
+      const refusals = await Promise.all([untrusted, badSignature, unknownKid, brokenSignature].map((token) => refusal(verifier.verify(token, trusted(), new Date()))));
+
+      // Assess: one answer for all four, and it still says which check failed.
+      expect(refusals).toEqual(Array(4).fill({ status: 401, message: NOT_TRUSTED }));
+      expect(NOT_TRUSTED).toMatch(/issuer \(iss\).*kid.*signature/);
     });
 
     it('fetches stale keys again after 10 minutes of its clock', async () => {

@@ -43,7 +43,7 @@ describe('the client and the dashboard against the API contract', () => {
   });
 
   it('knows every reason the API may give', () => {
-    const known: Record<DriveErrorReason, true> = { upload_busy: true };
+    const known: Record<DriveErrorReason, true> = { upload_busy: true, idempotency_in_progress: true, idempotency_key_reused: true };
     expect(Object.keys(known)).toEqual([...ERROR_REASONS]);
   });
 });

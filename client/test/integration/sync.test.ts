@@ -1,0 +1,313 @@
+import { createHash } from 'node:crypto';
+import { appendFile, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type RunningHost, startHost, stopHost } from '../../../test/support/local-host';
+import { Drive } from '../../src/drive';
+import type { SyncChange } from '../../src/sync/sync';
+import { driveEnv, runCli } from '../support/cli-process';
+import { countingFetch, smallFiles, writeTree } from '../support/trees';
+
+const KEY = 'client-sync-key-9fK2qLw8ZrT4mXc7';
+const READ_ONLY_KEY = 'client-sync-ro-key-Qa7Vn3Lp0Ws5Ye2';
+const MiB = 1024 * 1024;
+/** The tests that move the few-hundred-file tree: generous, so a loaded machine is slow, not failed. */
+const TREE_TIMEOUT_MS = 300_000;
+
+let host: RunningHost;
+let dir: string;
+let env: Record<string, string>;
+let drive: Drive;
+
+beforeAll(async () => {
+  host = await startHost({ DRIVE_API_KEYS: `default:${KEY}:read-write,default:${READ_ONLY_KEY}:read-only` });
+  env = driveEnv(host.url, KEY);
+  drive = new Drive({ baseUrl: host.url, apiKey: KEY });
+  dir = await mkdtemp(join(tmpdir(), 'drive-sync-'));
+}, 60_000);
+
+afterAll(async () => {
+  await stopHost(host);
+  await rm(dir, { recursive: true, force: true });
+});
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** Every file below `root` by relative path with its SHA-256, and every folder (`a/b/`). */
+async function localTree(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (at: string, prefix: string) => {
+    for (const entry of await readdir(at, { withFileTypes: true })) {
+      const relative = `${prefix}${entry.name}`;
+      if (entry.isDirectory()) {
+        out[`${relative}/`] = 'folder';
+        await walk(join(at, entry.name), `${relative}/`);
+      } else out[relative] = sha256(await readFile(join(at, entry.name)));
+    }
+  };
+  await walk(root, '');
+  return out;
+}
+
+/** The drive folder as the same record: files by their content SHA-256 (downloaded), folders as `folder`. */
+async function driveTree(folder: string): Promise<Record<string, string>> {
+  const listing = await drive.list(folder, { recursive: true });
+  const out: Record<string, string> = {};
+  for (const f of listing.folders) out[`${f.path.slice(folder.length + 1)}/`] = 'folder';
+  for (const f of listing.files) {
+    const download = await drive.download(f.path);
+    out[f.path.slice(folder.length + 1)] = sha256(Buffer.from(await new Response(download.body).arrayBuffer()));
+  }
+  return out;
+}
+
+/** The drive folder's files with their ETags: what changes if anything is written. */
+async function driveState(folder: string): Promise<string[]> {
+  const listing = await drive.list(folder, { recursive: true, etags: true });
+  return [...listing.files.map((f) => `${f.path} ${f.etag}`), ...listing.folders.map((f) => `${f.path}/`)].sort();
+}
+
+interface SummaryJson {
+  type: 'summary';
+  ok: boolean;
+  transferred: number;
+  deleted: number;
+  unchanged: number;
+  failed: number;
+}
+
+function jsonLines(stdout: Buffer): { changes: (SyncChange & { type: string })[]; summary: SummaryJson } {
+  const lines = String(stdout)
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { type: string });
+  const summary = lines.pop() as unknown as SummaryJson;
+  expect(summary.type).toBe('summary');
+  return { changes: lines as (SyncChange & { type: string })[], summary };
+}
+
+describe('drive sync against the local host', () => {
+  let src: string;
+  let files: { relative: string; size: number }[];
+
+  beforeAll(async () => {
+    src = join(dir, 'src');
+    files = [
+      ...smallFiles(300, 30, 3000),
+      { relative: 'names/with spaces/a file.txt', size: 100 },
+      { relative: 'names/non-ascii/café ünïcødé 日本.txt', size: 200 },
+      { relative: 'big/twenty.bin', size: 20 * MiB },
+    ];
+    await writeTree(src, files);
+    await mkdir(join(src, 'empty'), { recursive: true });
+    await mkdir(join(src, 'nested/empty/deeper'), { recursive: true });
+  });
+
+  it('syncs a tree up (nested, empty folders, a 20 MB file, spaces and non-ASCII), then again with no upload', async () => {
+    // Act
+    const first = await runCli(['sync', src, '/up', '--json'], env);
+
+    // Assess
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const { changes, summary } = jsonLines(first.stdout);
+    expect(summary).toMatchObject({ ok: true, transferred: files.length, deleted: 0, unchanged: 0, failed: 0 });
+    expect(changes.filter((c) => c.action === 'upload').length).toBe(files.length);
+    expect(changes.filter((c) => c.action === 'mkdir').map((c) => c.path).sort()).toEqual(['/up/empty', '/up/nested/empty/deeper']);
+    expect(await driveTree('/up')).toEqual(await localTree(src));
+
+    // Act: again, through the library, counting what it sends.
+    const fetch = countingFetch();
+    const again = await new Drive({ baseUrl: host.url, apiKey: KEY, fetch }).sync(src, 'drive:/up');
+
+    // Assess: nothing sent, everything compared equal.
+    expect(again).toMatchObject({ transferred: { files: 0, bytes: 0 }, deleted: 0, foldersCreated: 0, unchanged: files.length, failed: [] });
+    expect(Object.keys(fetch.byKind).filter((kind) => kind.startsWith('POST'))).toEqual([]);
+  }, TREE_TIMEOUT_MS);
+
+  it('--dry-run --delete prints exactly the six changes and changes nothing; --max-delete 1 refuses; --delete applies them', async () => {
+    // Prepare: three changed, two deleted, one added.
+    await appendFile(join(src, files[0].relative), 'changed');
+    await writeFile(join(src, files[1].relative), 'replaced, other size');
+    await writeFile(join(src, 'big/twenty.bin'), Buffer.alloc(20 * MiB, 7)); // same size, other bytes
+    await rm(join(src, files[2].relative));
+    await rm(join(src, files[3].relative));
+    await writeFile(join(src, 'names/added.txt'), 'new');
+    const before = await driveState('/up');
+
+    // Act
+    const dry = await runCli(['sync', src, '/up', '--dry-run', '--delete'], env);
+
+    // Assess
+    expect(dry.code).toBe(0);
+    const lines = String(dry.stdout).trim().split('\n');
+    expect(lines.filter((line) => line.startsWith('would ')).sort()).toEqual(
+      [
+        `would upload /up/${files[0].relative} (changed, ${files[0].size + 7} B)`,
+        `would upload /up/${files[1].relative} (changed, 20 B)`,
+        'would upload /up/big/twenty.bin (changed, 20.0 MiB)',
+        `would delete /up/${files[2].relative}`,
+        `would delete /up/${files[3].relative}`,
+        'would upload /up/names/added.txt (new, 3 B)',
+      ].sort(),
+    );
+    expect(lines.length).toBe(7);
+    expect(lines[6]).toMatch(/^dry run: would have uploaded 4 \(20\.0 MiB\), deleted 2, unchanged 298, failed 0 in \d+\.\d s$/);
+    expect(await driveState('/up')).toEqual(before);
+
+    // Act: two deletions against --max-delete 1.
+    const refused = await runCli(['sync', src, '/up', '--delete', '--max-delete', '1'], env);
+
+    // Assess
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe('drive sync: the plan deletes 2 entries, more than --max-delete 1: nothing was changed (raise --max-delete, or -1 for no limit)\n');
+    expect(await driveState('/up')).toEqual(before);
+
+    // Act
+    const applied = await runCli(['sync', src, '/up', '--delete'], env);
+
+    // Assess
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+    expect(String(applied.stdout).trim().split('\n').pop()).toMatch(/^uploaded 4 \(20\.0 MiB\), deleted 2, unchanged 298, failed 0 in \d+\.\d s$/);
+    expect(await driveTree('/up')).toEqual(await localTree(src));
+  }, TREE_TIMEOUT_MS);
+
+  it('syncs down into an empty folder: an identical tree, then nothing to do', async () => {
+    const down = join(dir, 'down');
+
+    const run = await runCli(['sync', 'drive:/up', down], env);
+
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(await localTree(down)).toEqual(await localTree(src));
+    const again = await drive.sync({ drive: '/up' }, { local: down }, { delete: true });
+    expect(again).toMatchObject({ transferred: { files: 0 }, deleted: 0, failed: [] });
+  }, TREE_TIMEOUT_MS);
+
+  it('leaves out what --exclude names on both sides, and keeps what --include takes back', async () => {
+    const local = join(dir, 'filtered');
+    await writeTree(local, [
+      { relative: 'keep.txt', size: 10 },
+      { relative: 'debug.log', size: 10 },
+      { relative: 'important.log', size: 10 },
+      { relative: 'build/out.bin', size: 10 },
+    ]);
+
+    const run = await runCli(['sync', local, '/filtered', '--exclude', '*.log', '--include', 'important.log', '--exclude', 'build/', '--json'], env);
+
+    expect(run.code).toBe(0);
+    expect((await driveState('/filtered')).map((line) => line.split(' ')[0])).toEqual(['/filtered/important.log', '/filtered/keep.txt']);
+    // An excluded drive file is not deleted either.
+    await drive.upload({ path: '/filtered/remote.log', data: 'x' });
+    const del = await drive.sync(local, 'drive:/filtered', { delete: true, filters: [{ kind: 'exclude', pattern: '*.log' }, { kind: 'include', pattern: 'important.log' }, { kind: 'exclude', pattern: 'build/' }] });
+    expect(del).toMatchObject({ deleted: 0, failed: [] });
+  });
+
+  it('resumes an interrupted run with no duplicate work: only what had not landed is sent', async () => {
+    const local = join(dir, 'resume');
+    await writeTree(local, smallFiles(120, 6, 500, 11));
+    // One request at a time, ten files each: the interruption comes between two requests, none in flight.
+    const oneAtATime = new Drive({ baseUrl: host.url, apiKey: KEY, concurrency: 1, maxFilesPerRequest: 10 });
+    const controller = new AbortController();
+    const first = await oneAtATime.sync(local, 'drive:/resume', {
+      signal: controller.signal,
+      onChange: (change) => {
+        if (change.action === 'upload' && change.ok) controller.abort();
+      },
+    });
+    expect(first).toMatchObject({ interrupted: true, transferred: { files: 10 } });
+
+    const second = await oneAtATime.sync(local, 'drive:/resume');
+
+    expect(second).toMatchObject({ interrupted: false, failed: [], unchanged: 10, transferred: { files: 110 } });
+  });
+
+  it('reports what it cannot sync (a name Drive refuses, a symlink loop) and syncs the rest, exit 1', async () => {
+    const local = join(dir, 'bad');
+    await writeTree(local, [
+      { relative: 'ok.txt', size: 5 },
+      { relative: 'tab\there.txt', size: 5 },
+    ]);
+    await symlink('.', join(local, 'loop'));
+
+    const run = await runCli(['sync', local, '/bad'], env);
+
+    expect(run.code).toBe(1);
+    const failures = run.stderr.trim().split('\n');
+    expect(failures).toEqual([
+      expect.stringMatching(/^failed \/bad\/loop: .*loop.* \(local_file_error\)$/),
+      expect.stringMatching(/^failed \/bad\/tab\there\.txt: .*control characters.* \(validation_error\)$/),
+    ]);
+    expect((await driveState('/bad')).map((line) => line.split(' ')[0])).toEqual(['/bad/ok.txt']);
+    expect(String(run.stdout)).toMatch(/uploaded 1 \(5 B\), deleted 0, unchanged 0, failed 2 in/);
+  });
+
+  it('refuses bad input before doing anything: exit 2 and one line', async () => {
+    const missing = await runCli(['sync', join(dir, 'nope'), 'drive:/x'], env);
+    expect({ code: missing.code, err: missing.stderr }).toEqual({ code: 2, err: `drive sync: ${join(dir, 'nope')}: no such folder\n` });
+
+    await drive.upload({ path: '/afile', data: 'x' });
+    const onFile = await runCli(['sync', src, '/afile'], env);
+    expect({ code: onFile.code, err: onFile.stderr }).toEqual({ code: 2, err: 'drive sync: drive:/afile is a file, not a folder: the destination must be a folder\n' });
+
+    const localFile = join(dir, 'a-local-file');
+    await writeFile(localFile, 'x');
+    const intoFile = await runCli(['sync', 'drive:/up', localFile], env);
+    expect({ code: intoFile.code, err: intoFile.stderr }).toEqual({ code: 2, err: `drive sync: ${localFile} is a file, not a folder: the destination must be a folder\n` });
+
+    const ambiguous = await runCli(['sync', '/nowhere-a', '/nowhere-b'], env);
+    expect({ code: ambiguous.code, err: ambiguous.stderr }).toEqual({ code: 2, err: 'drive: both "/nowhere-a" and "/nowhere-b" start with "/": write the drive side as drive:/path (see drive --help)\n' });
+
+    const before = await driveState('/up');
+    await rm(join(src, files[10].relative));
+    const readOnly = await runCli(['sync', src, '/up', '--delete'], driveEnv(host.url, READ_ONLY_KEY));
+    expect({ code: readOnly.code, err: readOnly.stderr }).toEqual({ code: 2, err: "drive sync: --delete needs a key that may delete, and this key's role is read-only: nothing was changed\n" });
+    expect(await driveState('/up')).toEqual(before);
+  });
+
+  it('does not overwrite a file replaced on the drive after the plan was made (if_match), nor one made there (if_none_match)', async () => {
+    const local = join(dir, 'race');
+    await writeTree(local, [
+      { relative: 'changed.txt', size: 10 },
+      { relative: 'new.txt', size: 10 },
+    ]);
+    await drive.upload({ path: '/race/changed.txt', data: 'the old content' });
+
+    const report = await drive.sync(local, 'drive:/race', {
+      useConditions: true,
+      // Between the plan and its execution, someone else writes both paths.
+      onPlan: async () => {
+        await drive.upload({ path: '/race/changed.txt', data: 'written by someone else' });
+        await drive.upload({ path: '/race/new.txt', data: 'also someone else' });
+      },
+    });
+
+    expect(report.failed.map((f) => [f.relative, f.error?.status])).toEqual([
+      ['changed.txt', 412],
+      ['new.txt', 412],
+    ]);
+    const changed = await drive.download('/race/changed.txt');
+    expect(await new Response(changed.body).text()).toBe('written by someone else');
+  });
+
+  it('says each retry on stderr and names the URL when the host cannot be reached', async () => {
+    // A port nothing listens on: one the system handed out and took back.
+    const server = createServer();
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await new Promise((done) => server.close(done));
+
+    const run = await runCli(['ls', '/'], driveEnv(url, KEY));
+
+    expect(run.code).toBe(1);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines.slice(0, 5)).toEqual([2, 3, 4, 5, 6].map((attempt) => expect.stringMatching(new RegExp(`^drive ls: GET ${url}/drive/list: attempt ${attempt} of 6 in \\d+\\.\\d s \\(no answer \\(ECONNREFUSED\\)\\)$`))));
+    expect(lines[5]).toMatch(new RegExp(`^drive ls: cannot reach ${url}: GET /drive/list got no answer: .*ECONNREFUSED`));
+    expect(lines.length).toBe(6);
+
+    const quiet = await runCli(['ls', '/', '--quiet'], driveEnv(url, KEY));
+    expect(quiet.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^drive ls: cannot reach /)]);
+  }, 60_000);
+});

@@ -1,0 +1,143 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { createHash } from 'node:crypto';
+import type { Caller } from '../core/access';
+import { DriveError, badRequest } from '../core/errors';
+import {
+  IDEMPOTENCY_KEY,
+  type IdempotencyStore,
+  type IdempotentRequest,
+  LEASE_MARGIN_MS,
+  type StoredAnswer,
+  inProgressRetrySeconds,
+  remembers,
+} from '../core/idempotency';
+import { log } from '../telemetry/log';
+import { bodyOf, headerOf } from './event';
+import type { Headers } from './respond';
+
+/** The request header that names an attempt (draft-ietf-httpapi-idempotency-key-header). */
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+/** The answer header of a replay: `true` on an answer the first request with the key gave. */
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/**
+ * The headers of an answer that are kept and replayed with it: its type, and where a 202's job is read.
+ * Never the request's own (`X-Request-Id`, rate limits, CORS): a replay carries the retry's.
+ */
+const KEPT_HEADERS = ['content-type', 'location'];
+
+/** The 400 of a header that breaks the rule; the message names the header. */
+const badKey = () => badRequest(`${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters`);
+
+/**
+ * The request's Idempotency-Key as sent, or undefined without the header. A header sent twice (joined with
+ * ", ") is one value, as any other; `IdempotencySession.take` holds it to the rule.
+ */
+export function idempotencyKeyOf(event: APIGatewayProxyEvent): string | undefined {
+  return headerOf(event, IDEMPOTENCY_KEY_HEADER);
+}
+
+/**
+ * What makes two requests the same: the method, the path as called, the query (names and values sorted, each
+ * value in order) and the SHA-256 of the body. Headers are not in it: a retry may differ in its key's
+ * rotation or tracing, never in what it asks.
+ */
+export function fingerprintOf(event: APIGatewayProxyEvent): string {
+  const query = Object.entries(event.multiValueQueryStringParameters ?? Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).map(([k, v]) => [k, [v ?? '']])))
+    .map(([name, values]) => [name, values ?? []] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const body = createHash('sha256').update(bodyOf(event)).digest('hex');
+  return createHash('sha256').update(JSON.stringify([event.httpMethod, event.path, query, body])).digest('hex');
+}
+
+/**
+ * One request's use of its Idempotency-Key, for the HTTP layer that wraps a handler (api-handler.ts): `take`
+ * beside the guard's rate-limit bucket, then either `replay` the first answer, or run the handler and `settle`
+ * its answer (kept, or the key freed). A request without the header has no session and makes no call.
+ */
+export class IdempotencySession {
+  private held?: { request: IdempotentRequest; owner: string };
+  private found?: StoredAnswer;
+
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly key: string,
+    private readonly event: APIGatewayProxyEvent,
+    /** How long the key is held: the function's remaining time, and a margin. */
+    private readonly runMs: number,
+  ) {}
+
+  /**
+   * Takes the key for `caller` (a 400 for a header that breaks the rule): afterwards either the request holds
+   * it, or `replayed` has the first answer; throws `409` (reason `idempotency_in_progress`, with `Retry-After`) while
+   * the first request runs, and `422` (reason `idempotency_key_reused`) when the key was used for another request.
+   */
+  async take(caller: Caller): Promise<void> {
+    // Checked once the key is known good: a request without a valid key is a 401 whatever its headers.
+    if (!IDEMPOTENCY_KEY.test(this.key)) throw badKey();
+    const request: IdempotentRequest = { scope: caller.keyId, key: this.key, fingerprint: fingerprintOf(this.event) };
+    const outcome = await this.store.take(request, this.runMs + LEASE_MARGIN_MS);
+    switch (outcome.kind) {
+      case 'taken':
+        this.held = { request, owner: outcome.owner };
+        return;
+      case 'done':
+        this.found = outcome.answer;
+        return;
+      case 'running': {
+        const wait = inProgressRetrySeconds(outcome.leaseUntil, outcome.now);
+        throw new DriveError(
+          'conflict',
+          `a request with this ${IDEMPOTENCY_KEY_HEADER} is still running; retry in ${wait} second${wait === 1 ? '' : 's'} for its answer`,
+          { 'Retry-After': String(wait) },
+          'idempotency_in_progress',
+        );
+      }
+      case 'mismatch':
+        throw new DriveError(
+          'validation_error',
+          `this ${IDEMPOTENCY_KEY_HEADER} was used for another request (another method, path, query or body); send a new key for a new request`,
+          {},
+          'idempotency_key_reused',
+        );
+    }
+  }
+
+  /** Whether `take` has run (a guard that ignores what it is asked to run beside it leaves it to the caller). */
+  get taken(): boolean {
+    return this.held !== undefined || this.found !== undefined;
+  }
+
+  /** The first answer, to send instead of running the handler; undefined when this request runs it. */
+  replayed(headers: Headers): APIGatewayProxyResult | undefined {
+    if (!this.found) return undefined;
+    return { statusCode: this.found.statusCode, headers: { ...headers, ...this.found.headers, [REPLAYED_HEADER]: 'true' }, body: this.found.body };
+  }
+
+  /**
+   * Keeps `answer` as the key's, or frees the key for an answer not to remember (a 5xx, a "try again"). A
+   * failure to write is logged, never sent: the work is done and its answer goes out either way.
+   */
+  async settle(answer: APIGatewayProxyResult, reason?: string): Promise<void> {
+    const held = this.held;
+    if (!held) return;
+    this.held = undefined;
+    try {
+      const all = answer.headers ?? {};
+      if (!remembers({ statusCode: answer.statusCode, headers: all }, reason)) return await this.store.release(held.request, held.owner);
+      const headers = Object.fromEntries(Object.entries(all).filter(([name]) => KEPT_HEADERS.includes(name.toLowerCase())).map(([name, value]) => [name, String(value)]));
+      const kept = await this.store.complete(held.request, held.owner, { statusCode: answer.statusCode, headers, body: answer.body });
+      if (!kept) log('WARN', 'idempotency key lost before its answer was kept', { idempotency_scope: held.request.scope });
+    } catch (error) {
+      log('ERROR', 'idempotency record not written', { idempotency_scope: held.request.scope, error: String(error) });
+    }
+  }
+
+  /** Frees the key of a request refused before its handler ran (a 429 of the bucket taken beside it). */
+  async abandon(): Promise<void> {
+    const held = this.held;
+    if (!held) return;
+    this.held = undefined;
+    await this.store.release(held.request, held.owner).catch((error: unknown) => log('ERROR', 'idempotency key not freed', { error: String(error) }));
+  }
+}

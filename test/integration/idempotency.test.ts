@@ -1,0 +1,218 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { INLINE_ANSWER_BYTES } from '../../functions/aws/dynamo-idempotency';
+import { IDEMPOTENCY_TTL_MS } from '../../functions/core/idempotency';
+import { CLOCK_OFFSET_FILE, type FaultRule, HOLD_FILES } from '../support/fault-host';
+import { type RunningHost, startHost, stopHost } from '../support/local-host';
+
+// Idempotency-Key on the real host (issue 26): the handlers' own adapters on the embedded DynamoDB, a first
+// request held mid-way by the fault host's `hold` rule (never by timing), and the records' clock moved by
+// the host's clock file to lapse a lease or a record's 24 hours.
+
+const KEY = 'idem-key-one-7Hq2Lm9Vx4Rt8Kp3Wz6Nc';
+const OTHER_KEY = 'idem-key-two-5Jf8Dg2Qs7Bv4Xm9Lr3Ty';
+
+let host: RunningHost;
+
+beforeAll(async () => {
+  host = await startHost(
+    {
+      DRIVE_API_KEYS: `idem:${KEY}:admin,idem:${OTHER_KEY}:admin`,
+      DRIVE_RATE_LIMITS: 'off',
+      DRIVE_KEY_CACHE_SECONDS: '600',
+      // Answers over 16 KB gzipped go in chunk items: a 1,000-file upload's answer takes that path.
+      DRIVE_IDEMPOTENCY_INLINE_BYTES: '16000',
+    },
+    undefined,
+    'test/support/fault-host.ts',
+  );
+});
+
+afterEach(async () => {
+  await inject([]);
+  await rm(join(host.dataDir, HOLD_FILES.held), { force: true });
+  await rm(join(host.dataDir, HOLD_FILES.release), { force: true });
+  await rm(join(host.dataDir, CLOCK_OFFSET_FILE), { force: true });
+});
+
+afterAll(() => stopHost(host));
+
+async function inject(rules: FaultRule[]): Promise<void> {
+  await writeFile(join(host.dataDir, 'faults.json'), JSON.stringify(rules));
+  // The host notices the file by its modification time; let the clock move.
+  await new Promise((resolve) => setTimeout(resolve, 15));
+}
+
+/** Resolves once the host holds a call (the fault host wrote its marker). */
+async function held(): Promise<void> {
+  while (!existsSync(join(host.dataDir, HOLD_FILES.held))) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+const release = () => writeFile(join(host.dataDir, HOLD_FILES.release), '');
+const moveClock = (ms: number) => writeFile(join(host.dataDir, CLOCK_OFFSET_FILE), String(ms));
+
+/** A multipart upload body with a fixed boundary: the same files make the same bytes, as a retry sends them. */
+function uploadBody(files: { name: string; data: string }[], folder: string): { body: Buffer; contentType: string } {
+  const boundary = 'idempotency0test0boundary';
+  const parts: Buffer[] = [];
+  for (const file of files) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${file.name}"\r\nContent-Type: text/plain\r\n\r\n${file.data}\r\n`));
+  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n${JSON.stringify(files.map(() => ({ folder })))}\r\n--${boundary}--\r\n`));
+  return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+interface Sent {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+async function send(method: string, path: string, init: { body?: Buffer | string; contentType?: string; idempotencyKey?: string; key?: string } = {}): Promise<Sent> {
+  const res = await fetch(`${host.url}${path}`, {
+    method,
+    body: init.body,
+    headers: {
+      Authorization: `Bearer ${init.key ?? KEY}`,
+      ...(init.contentType ? { 'Content-Type': init.contentType } : {}),
+      ...(init.idempotencyKey !== undefined ? { 'Idempotency-Key': init.idempotencyKey } : {}),
+    },
+  });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+const upload = (files: { name: string; data: string }[], folder: string, idempotencyKey?: string, key?: string) => {
+  const { body, contentType } = uploadBody(files, folder);
+  return send('POST', '/drive/upload', { body, contentType, idempotencyKey, key });
+};
+
+/** Sends again while the answer is `409 idempotency_in_progress`, after its Retry-After, as the client does. */
+async function untilSettled(attempt: () => Promise<Sent>): Promise<Sent> {
+  for (;;) {
+    const res = await attempt();
+    if (res.status !== 409 || JSON.parse(res.text).error?.reason !== 'idempotency_in_progress') return res;
+    await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get('retry-after')) * 1000));
+  }
+}
+
+async function filesIn(folder: string): Promise<{ name: string; id: string }[]> {
+  const res = await send('GET', `/drive/list?folder=${encodeURIComponent(folder)}`);
+  return (JSON.parse(res.text) as { data: { files: { name: string; id: string }[] } }).data.files;
+}
+
+describe('Idempotency-Key on the local host', () => {
+  it('answers a retry after a lost reply with the first answer, replayed, and stores one file', async () => {
+    // Prepare: the first attempt held inside the handler, its client gone before the answer
+    const idempotencyKey = randomUUID();
+    const { body, contentType } = uploadBody([{ name: 'lost.txt', data: 'once' }], '/lost');
+    await inject([{ command: 'PutObject', times: 1, mode: 'hold' }]);
+    const first = httpRequest(`${host.url}/drive/upload`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': contentType, 'Content-Length': body.length, 'Idempotency-Key': idempotencyKey },
+    });
+    first.on('error', () => undefined);
+    first.end(body);
+    await held();
+    first.destroy();
+
+    // Act: the first goes on; the retry waits for it while it runs, then gets its answer
+    const during = await upload([{ name: 'lost.txt', data: 'once' }], '/lost', idempotencyKey);
+    await release();
+    const retry = await untilSettled(() => upload([{ name: 'lost.txt', data: 'once' }], '/lost', idempotencyKey));
+    const again = await upload([{ name: 'lost.txt', data: 'once' }], '/lost', idempotencyKey);
+
+    // Assess
+    expect({ status: during.status, retryAfter: during.headers.get('retry-after'), error: JSON.parse(during.text).error }).toEqual({
+      status: 409,
+      retryAfter: expect.stringMatching(/^[12]$/),
+      error: expect.objectContaining({ code: 'conflict', reason: 'idempotency_in_progress' }),
+    });
+    expect({ status: retry.status, replayed: retry.headers.get('idempotent-replayed') }).toEqual({ status: 200, replayed: 'true' });
+    expect(again.text).toBe(retry.text);
+    const stored = (JSON.parse(retry.text) as { data: { id: string }[] }).data;
+    expect(await filesIn('/lost')).toEqual([expect.objectContaining({ name: 'lost.txt', id: stored[0].id })]);
+    // The replay is the retry's answer: its own request id, the first's body.
+    expect(retry.headers.get('x-request-id')).not.toBe(again.headers.get('x-request-id'));
+  });
+
+  it('answers a different request under the same key 422 (idempotency_key_reused), and does nothing', async () => {
+    const idempotencyKey = randomUUID();
+    const first = await send('POST', '/drive/folders', { body: JSON.stringify({ path: '/reused-a' }), contentType: 'application/json', idempotencyKey });
+    const other = await send('POST', '/drive/folders', { body: JSON.stringify({ path: '/reused-b' }), contentType: 'application/json', idempotencyKey });
+
+    expect(first.status).toBe(200);
+    expect({ status: other.status, error: JSON.parse(other.text).error }).toEqual({
+      status: 422,
+      error: expect.objectContaining({ code: 'validation_error', reason: 'idempotency_key_reused', message: expect.stringContaining('Idempotency-Key') }),
+    });
+    expect((await send('GET', '/drive/list?folder=/reused-b')).status).toBe(404);
+  });
+
+  it('does not remember a 5xx: a retry with the same key runs anew', async () => {
+    const idempotencyKey = randomUUID();
+    await inject([{ command: 'PutObject', times: 1, mode: 'error' }]);
+    const failed = await upload([{ name: 'five.txt', data: '5xx' }], '/five', idempotencyKey);
+    await inject([]);
+    const retry = await upload([{ name: 'five.txt', data: '5xx' }], '/five', idempotencyKey);
+
+    expect(failed.status).toBe(500);
+    expect({ status: retry.status, replayed: retry.headers.get('idempotent-replayed') }).toEqual({ status: 200, replayed: null });
+    expect(await filesIn('/five')).toEqual([expect.objectContaining({ name: 'five.txt' })]);
+  });
+
+  it('scopes keys to the API key: another key with the same Idempotency-Key runs anew', async () => {
+    const idempotencyKey = randomUUID();
+    const mine = await upload([{ name: 'a.txt', data: 'mine' }], '/scoped', idempotencyKey);
+    const theirs = await upload([{ name: 'b.txt', data: 'theirs' }], '/scoped', idempotencyKey, OTHER_KEY);
+
+    expect([mine.status, theirs.status, theirs.headers.get('idempotent-replayed')]).toEqual([200, 200, null]);
+    expect((await filesIn('/scoped')).map((file) => file.name).sort()).toEqual(['a.txt', 'b.txt']);
+  });
+
+  it('frees the key of a request that died once its lease lapses on the host clock, and forgets an answer after 24 hours', async () => {
+    // Prepare: a first attempt held (as a killed function would hold its key)
+    const idempotencyKey = randomUUID();
+    await inject([{ command: 'PutObject', times: 1, mode: 'hold' }]);
+    const first = upload([{ name: 'lease.txt', data: 'lease' }], '/lease', idempotencyKey);
+    await held();
+    const blocked = await upload([{ name: 'lease.txt', data: 'lease' }], '/lease', idempotencyKey);
+
+    // Act: past any function's timeout and the margin, the key is free; the retry runs anew
+    await moveClock(15 * 60_000);
+    const takeover = await upload([{ name: 'lease.txt', data: 'lease' }], '/lease', idempotencyKey);
+    await release();
+    const late = await first;
+    const replay = await upload([{ name: 'lease.txt', data: 'lease' }], '/lease', idempotencyKey);
+    await moveClock(15 * 60_000 + IDEMPOTENCY_TTL_MS + 1000);
+    const dayLater = await upload([{ name: 'lease.txt', data: 'lease' }], '/lease', idempotencyKey);
+
+    // Assess: the late first still answers its own client; the key keeps the takeover's answer
+    expect(blocked.status).toBe(409);
+    expect({ status: takeover.status, replayed: takeover.headers.get('idempotent-replayed') }).toEqual({ status: 200, replayed: null });
+    expect(late.status).toBe(200);
+    expect({ text: replay.text, replayed: replay.headers.get('idempotent-replayed') }).toEqual({ text: takeover.text, replayed: 'true' });
+    expect({ status: dayLater.status, replayed: dayLater.headers.get('idempotent-replayed') }).toEqual({ status: 200, replayed: null });
+  });
+
+  it('keeps a 1,000-file upload\'s answer in chunk items and replays it byte for byte', async () => {
+    const idempotencyKey = randomUUID();
+    const files = Array.from({ length: 1000 }, (_, i) => ({ name: `file-${String(i).padStart(4, '0')}-${randomUUID()}.txt`, data: String(i) }));
+    const first = await upload(files, '/thousand', idempotencyKey);
+    const replay = await upload(files, '/thousand', idempotencyKey);
+
+    expect(first.status).toBe(200);
+    expect((JSON.parse(first.text) as { data: unknown[] }).data).toHaveLength(1000);
+    // Over this host's 16,000 bytes (so in chunks here), and inside the default bound (so one item in AWS).
+    expect(gzipSync(first.text).length).toBeGreaterThan(16_000);
+    expect(gzipSync(first.text).length).toBeLessThan(INLINE_ANSWER_BYTES);
+    expect({ status: replay.status, replayed: replay.headers.get('idempotent-replayed'), same: replay.text === first.text }).toEqual({ status: 200, replayed: 'true', same: true });
+  }, 240_000);
+
+  it('refuses a malformed key with a 400 that names the header, and makes no record of it', async () => {
+    const res = await send('POST', '/drive/folders', { body: JSON.stringify({ path: '/bad-key' }), contentType: 'application/json', idempotencyKey: 'x'.repeat(256) });
+    expect({ status: res.status, error: JSON.parse(res.text).error }).toEqual({ status: 400, error: expect.objectContaining({ code: 'bad_request', message: expect.stringContaining('Idempotency-Key') }) });
+    expect((await send('GET', '/drive/list?folder=/bad-key')).status).toBe(404);
+  });
+});

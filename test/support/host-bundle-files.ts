@@ -1,0 +1,24 @@
+import { join } from 'node:path';
+
+// Where this run's prebuilt hosts are (test/support/host-bundle.ts builds them; local-host.ts runs them).
+
+/** The entries a test starts (local-host.ts `startHost`'s `entry`, fsck.ts's fsck), each bundled. */
+export const BUNDLED_ENTRIES = ['bin/local.ts', 'test/support/fault-host.ts', 'bin/fsck.ts'];
+
+/** Names the folder of this run's bundles: Jest's globalSetup sets it, and its workers inherit it. */
+export const HOST_BUNDLE_ENV = 'TEST_HOST_BUNDLE';
+
+/** The bundle of `entry` (a path from the project's root) in `dir`. */
+export function bundleFile(dir: string, entry: string): string {
+  return join(dir, `${entry.replace(/[/.]/g, '-')}.cjs`);
+}
+
+/**
+ * The arguments to `node` that run `entry`: this run's bundle of it where Jest's globalSetup built one, else
+ * the TypeScript itself through tsx, as `npm start` and `npm run fsck` run it.
+ */
+export function nodeArgs(entry: string): string[] {
+  const bundles = process.env[HOST_BUNDLE_ENV];
+  if (bundles && BUNDLED_ENTRIES.includes(entry)) return ['--enable-source-maps', bundleFile(bundles, entry)];
+  return ['--import', 'tsx', entry];
+}

@@ -1,0 +1,246 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import { jsonHandler } from '../../../functions/http/api-handler';
+import { createGuard } from '../../../functions/http/guard';
+import { fingerprintOf } from '../../../functions/http/idempotency';
+import { DriveError } from '../../../functions/core/errors';
+import {
+  type IdempotencyStore,
+  type IdempotentRequest,
+  LEASE_MARGIN_MS,
+  type StoredAnswer,
+  type TakeOutcome,
+  IDEMPOTENCY_TTL_MS,
+  inProgressRetrySeconds,
+  remembers,
+} from '../../../functions/core/idempotency';
+import type { Caller, RateLimiter } from '../../../functions/core/access';
+
+/** The port in memory, honouring the DynamoDB adapter's conditions: a live record holds the key; a lapsed lease or an expired record does not. */
+class MemoryIdempotencyStore implements IdempotencyStore {
+  readonly records = new Map<string, { fingerprint: string; owner: string; leaseUntil: number; expiresAt: number; answer?: StoredAnswer }>();
+  now = 1_800_000_000_000;
+
+  async take(request: IdempotentRequest, leaseMs: number): Promise<TakeOutcome> {
+    const id = `${request.scope}#${request.key}`;
+    const held = this.records.get(id);
+    if (held && held.expiresAt >= this.now && (held.answer || held.leaseUntil >= this.now)) {
+      if (held.fingerprint !== request.fingerprint) return { kind: 'mismatch' };
+      return held.answer ? { kind: 'done', answer: held.answer } : { kind: 'running', leaseUntil: held.leaseUntil, now: this.now };
+    }
+    const owner = randomUUID();
+    this.records.set(id, { fingerprint: request.fingerprint, owner, leaseUntil: this.now + leaseMs, expiresAt: this.now + IDEMPOTENCY_TTL_MS });
+    return { kind: 'taken', owner, leaseUntil: this.now + leaseMs };
+  }
+
+  async complete(request: IdempotentRequest, owner: string, answer: StoredAnswer): Promise<boolean> {
+    const held = this.records.get(`${request.scope}#${request.key}`);
+    if (held?.owner !== owner) return false;
+    held.answer = answer;
+    return true;
+  }
+
+  async release(request: IdempotentRequest, owner: string): Promise<void> {
+    const held = this.records.get(`${request.scope}#${request.key}`);
+    if (held?.owner === owner && !held.answer) held.leaseUntil = 0;
+  }
+}
+
+const caller: Caller = { drive: 'd1', keyId: 'k1', role: 'admin', prefix: '/' };
+const admitted = async (_permission: unknown, _event: unknown, beside?: (who: Caller) => Promise<void>) => {
+  await beside?.(caller);
+  return { caller, headers: { 'RateLimit-Remaining': '9' } };
+};
+
+function eventOf(init: { body?: string; key?: string; query?: Record<string, string[]>; path?: string; requestId?: string } = {}): APIGatewayProxyEvent {
+  return {
+    resource: '/drive/folders',
+    path: init.path ?? '/drive/folders',
+    httpMethod: 'POST',
+    headers: init.key === undefined ? {} : { 'Idempotency-Key': init.key },
+    multiValueHeaders: {},
+    body: init.body ?? '{"path":"/a"}',
+    isBase64Encoded: false,
+    queryStringParameters: null,
+    multiValueQueryStringParameters: init.query ?? null,
+    pathParameters: null,
+    stageVariables: null,
+    requestContext: { requestId: init.requestId ?? randomUUID() } as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+beforeEach(() => jest.spyOn(process.stdout, 'write').mockImplementation(() => true));
+afterEach(() => jest.restoreAllMocks());
+
+describe('Function: jsonHandler with an idempotency store', () => {
+  it('runs the handler once for the same request, and replays its answer with Idempotent-Replayed and the retry\'s own headers', async () => {
+    // Prepare
+    const store = new MemoryIdempotencyStore();
+    const operation = jest.fn(async () => ({ made: true }));
+    const handler = jsonHandler({ permission: 'create-folder', guard: admitted, stores: {}, idempotency: store }, operation);
+
+    // Act
+    const first = await handler(eventOf({ key: 'k-1', requestId: 'r-1' }));
+    const again = await handler(eventOf({ key: 'k-1', requestId: 'r-2' }));
+
+    // Assess
+    expect(operation).toHaveBeenCalledTimes(1);
+    expect(handler.idempotent).toBe(true);
+    expect(again).toEqual({ statusCode: 200, body: first.body, headers: expect.objectContaining({ 'Idempotent-Replayed': 'true', 'X-Request-Id': 'r-2', 'RateLimit-Remaining': '9', 'Content-Type': 'application/json; charset=utf-8' }) });
+    expect(first.headers).not.toHaveProperty('Idempotent-Replayed');
+  });
+
+  it('makes no record and runs every time without the header', async () => {
+    const store = new MemoryIdempotencyStore();
+    const operation = jest.fn(async () => ({}));
+    const handler = jsonHandler({ permission: 'create-folder', guard: admitted, stores: {}, idempotency: store }, operation);
+
+    await handler(eventOf());
+    await handler(eventOf());
+
+    expect(operation).toHaveBeenCalledTimes(2);
+    expect(store.records.size).toBe(0);
+  });
+
+  it('answers 422 (reason idempotency_key_reused) for another body under the same key, without running the handler', async () => {
+    const store = new MemoryIdempotencyStore();
+    const operation = jest.fn(async () => ({}));
+    const handler = jsonHandler({ permission: 'create-folder', guard: admitted, stores: {}, idempotency: store }, operation);
+
+    await handler(eventOf({ key: 'k-2', body: '{"path":"/a"}' }));
+    const other = await handler(eventOf({ key: 'k-2', body: '{"path":"/b"}' }));
+
+    expect(operation).toHaveBeenCalledTimes(1);
+    expect(other.statusCode).toBe(422);
+    expect(JSON.parse(other.body).error).toMatchObject({ code: 'validation_error', reason: 'idempotency_key_reused' });
+  });
+
+  it('answers 409 (reason idempotency_in_progress) with Retry-After while the first runs, and its answer once it ends', async () => {
+    // Prepare: the first request waits inside its handler until released
+    const store = new MemoryIdempotencyStore();
+    let finish!: () => void;
+    const running = new Promise<void>((resolve) => (finish = resolve));
+    const operation = jest.fn(async () => {
+      await running;
+      return { done: 1 };
+    });
+    const handler = jsonHandler({ permission: 'create-folder', guard: admitted, stores: {}, idempotency: store }, operation);
+
+    // Act
+    const first = handler(eventOf({ key: 'k-3' }));
+    await new Promise((resolve) => setImmediate(resolve));
+    const during = await handler(eventOf({ key: 'k-3' }));
+    finish();
+    await first;
+    const after = await handler(eventOf({ key: 'k-3' }));
+
+    // Assess
+    expect({ status: during.statusCode, retryAfter: during.headers?.['Retry-After'], reason: JSON.parse(during.body).error.reason }).toEqual({ status: 409, retryAfter: '2', reason: 'idempotency_in_progress' });
+    expect({ status: after.statusCode, replayed: after.headers?.['Idempotent-Replayed'] }).toEqual({ status: 200, replayed: 'true' });
+    expect(operation).toHaveBeenCalledTimes(1);
+  });
+
+  it('does not keep a 5xx or a 429: the key is free again and a retry runs anew', async () => {
+    const store = new MemoryIdempotencyStore();
+    const outcomes = [new Error('outage'), new DriveError('rate_limited', 'slow down', { 'Retry-After': '3' }), { ok: true }];
+    const operation = jest.fn(async () => {
+      const next = outcomes.shift();
+      if (next instanceof Error) throw next;
+      return next;
+    });
+    const handler = jsonHandler({ permission: 'create-folder', guard: admitted, stores: {}, idempotency: store }, operation);
+
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await handler(eventOf({ key: 'k-4' }))).statusCode);
+
+    expect(statuses).toEqual([500, 429, 200]);
+    expect(operation).toHaveBeenCalledTimes(3);
+  });
+
+  it('keeps a 4xx of the handler and replays it', async () => {
+    const store = new MemoryIdempotencyStore();
+    const operation = jest.fn(async () => {
+      throw new DriveError('not_found', 'no folder /x');
+    });
+    const handler = jsonHandler({ permission: 'create-folder', guard: admitted, stores: {}, idempotency: store }, operation);
+
+    const first = await handler(eventOf({ key: 'k-5' }));
+    const again = await handler(eventOf({ key: 'k-5' }));
+
+    expect([first.statusCode, again.statusCode, again.headers?.['Idempotent-Replayed']]).toEqual([404, 404, 'true']);
+    expect(operation).toHaveBeenCalledTimes(1);
+  });
+
+  it('holds the key for the function\'s remaining time and the margin; after the lease a retry runs anew', async () => {
+    const store = new MemoryIdempotencyStore();
+    const operation = jest.fn(async () => new Promise<never>(() => undefined));
+    const handler = jsonHandler({ permission: 'create-folder', guard: admitted, stores: {}, idempotency: store }, operation);
+
+    void handler(eventOf({ key: 'k-6' }), { getRemainingTimeInMillis: () => 29_000 } as never);
+    await new Promise((resolve) => setImmediate(resolve));
+    const record = [...store.records.values()][0];
+
+    expect(record.leaseUntil).toBe(store.now + 29_000 + LEASE_MARGIN_MS);
+    store.now = record.leaseUntil + 1;
+    const ran = jest.fn(async () => ({ again: true }));
+    const retry = await jsonHandler({ permission: 'create-folder', guard: admitted, stores: {}, idempotency: store }, ran)(eventOf({ key: 'k-6' }));
+    expect([retry.statusCode, ran.mock.calls.length]).toEqual([200, 1]);
+  });
+
+  it('answers 400 naming the header for a key that is empty, too long or not printable ASCII', async () => {
+    const handler = jsonHandler({ permission: 'create-folder', guard: admitted, stores: {}, idempotency: new MemoryIdempotencyStore() }, async () => ({}));
+    for (const key of ['', 'x'.repeat(256), 'tab\tkey', 'clé']) {
+      const res = await handler(eventOf({ key }));
+      expect({ key, status: res.statusCode, message: JSON.parse(res.body).error.message }).toEqual({ key, status: 400, message: 'Idempotency-Key must be 1 to 255 printable ASCII characters' });
+    }
+    expect((await handler(eventOf({ key: 'x'.repeat(255) }))).statusCode).toBe(200);
+  });
+
+  it('frees the key when the rate-limit bucket taken beside it refuses the request', async () => {
+    // Prepare: a real guard whose bucket is empty
+    const store = new MemoryIdempotencyStore();
+    const limiter: RateLimiter = { take: async () => ({ allowed: false, limit: 1, remaining: 0, resetSeconds: 5, retryAfterSeconds: 5 }) };
+    const keys = { find: async () => caller, touch: async () => undefined };
+    const guard = createGuard({ keys, limiter, limits: { 'create-folder': 1 } as never, keyCacheMs: 0 });
+    const event = { ...eventOf({ key: 'k-7' }), headers: { 'Idempotency-Key': 'k-7', Authorization: 'Bearer some-secret-key-value' } };
+
+    // Act
+    const refused = await jsonHandler({ permission: 'create-folder', guard, stores: {}, idempotency: store }, async () => ({}))(event);
+
+    // Assess
+    expect(refused.statusCode).toBe(429);
+    expect([...store.records.values()][0].leaseUntil).toBe(0);
+  });
+});
+
+describe('Function: fingerprintOf', () => {
+  it('is the same for the same method, path, query (in any order) and body, and differs when any of them does', () => {
+    const base = fingerprintOf(eventOf({ query: { a: ['1'], b: ['2'] } }));
+    expect(fingerprintOf(eventOf({ query: { b: ['2'], a: ['1'] } }))).toBe(base);
+    expect(fingerprintOf(eventOf({ query: { a: ['1'], b: ['3'] } }))).not.toBe(base);
+    expect(fingerprintOf(eventOf({ query: { a: ['1'], b: ['2'] }, body: '{"path":"/b"}' }))).not.toBe(base);
+    expect(fingerprintOf(eventOf({ query: { a: ['1'], b: ['2'] }, path: '/drive/files' }))).not.toBe(base);
+  });
+});
+
+describe('Function: remembers', () => {
+  it('keeps what the handler answered, but a 5xx, a 429, an answer with Retry-After and a 409 upload_busy', () => {
+    expect(remembers({ statusCode: 200, headers: {} })).toBe(true);
+    expect(remembers({ statusCode: 202, headers: { Location: '/drive/jobs/1' } })).toBe(true);
+    expect(remembers({ statusCode: 404, headers: {} })).toBe(true);
+    expect(remembers({ statusCode: 500, headers: {} })).toBe(false);
+    expect(remembers({ statusCode: 503, headers: {} })).toBe(false);
+    expect(remembers({ statusCode: 429, headers: {} })).toBe(false);
+    expect(remembers({ statusCode: 409, headers: { 'retry-after': '1' } })).toBe(false);
+    expect(remembers({ statusCode: 409, headers: {} }, 'upload_busy')).toBe(false);
+  });
+});
+
+describe('Function: inProgressRetrySeconds', () => {
+  it('is 1 or 2 seconds, never past the lease', () => {
+    expect(inProgressRetrySeconds(100_000, 0)).toBe(2);
+    expect(inProgressRetrySeconds(1_500, 0)).toBe(2);
+    expect(inProgressRetrySeconds(500, 0)).toBe(1);
+    expect(inProgressRetrySeconds(0, 10)).toBe(1);
+  });
+});
