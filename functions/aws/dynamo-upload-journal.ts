@@ -107,7 +107,8 @@ export function journalItem(drive: string, files: readonly { path: string; objec
 
 function fromItem(item: Item): JournalEntry {
   const files = JSON.parse(item.files.S!) as [string, string][];
-  return { id: item[PK].S!, drive: item.drive.S!, files: files.map(([path, objectKey]) => ({ path, objectKey })), sweepAfter: item.sweepAfter.S! };
+  const entry: JournalEntry = { id: item[PK].S!, drive: item.drive.S!, files: files.map(([path, objectKey]) => ({ path, objectKey })), sweepAfter: item.sweepAfter.S! };
+  return item[WITHDRAWN]?.BOOL === true ? { ...entry, withdrawn: true } : entry;
 }
 
 /** `files` in groups whose JSON fits one item. */

@@ -216,6 +216,8 @@ export interface JournalEntry {
   files: { path: string; objectKey: string }[];
   /** When the upload that opened the entry has surely ended, whatever became of it. */
   sweepAfter: string;
+  /** Noted by `UploadJournal.withdraw`: the writer that opened it withdrew, so no record of its may stand. */
+  withdrawn?: true;
 }
 
 /**

@@ -211,7 +211,9 @@ export async function commitFiles(
     // The note first, then the undo (protocol/README.md, "Writers", step 6): a writer that replaced a record of
     // ours puts it back and then reads the note, so either it sees the note or our undo finds the record back.
     // None before a record was written: no writer can have replaced one.
-    const entries = results.length > 0 ? (options.entries ?? []) : [];
+    // Nor with a record whose write reply was lost: the undo leaves it, and a noted entry's sweep would not.
+    const unknown = results.some((result) => result.status === 'fulfilled' && result.value.ok && result.value.replacedUnknown);
+    const entries = results.length > 0 && !unknown ? (options.entries ?? []) : [];
     const unnoted = deps.journal && entries.length > 0 ? await deps.journal.withdraw(entries).then(() => undefined, (failure: unknown) => ({ failure })) : undefined;
     const taken = await undo(deps, drive, files, results, options);
     await removeUnused(deps, drive, created);

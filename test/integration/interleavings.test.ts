@@ -550,8 +550,10 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     await journal.withdraw([id, id]);
     expect(await journal.withdrew(id)).toBe(true);
     expect(await journal.withdrew(other)).toBe(false);
-    // The note leaves the entry as it was for the sweep.
-    expect((await journal.due(new Date('9999-12-31T00:00:00.000Z'))).find((entry) => entry.id === id)?.files).toEqual([{ path: '/j.txt', objectKey: `${drive}/j` }]);
+    // The note leaves the entry's files as they were, and the sweep reads it (gap 13).
+    const due = await journal.due(new Date('9999-12-31T00:00:00.000Z'));
+    expect(due.find((entry) => entry.id === id)).toMatchObject({ files: [{ path: '/j.txt', objectKey: `${drive}/j` }], withdrawn: true });
+    expect(due.find((entry) => entry.id === other)).not.toHaveProperty('withdrawn');
     await journal.close([id, other]);
     expect(await journal.withdrew(id)).toBe(false);
     // A closed entry stays closed: the note makes no item.

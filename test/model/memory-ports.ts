@@ -220,7 +220,9 @@ export class MemoryUploadJournal implements UploadJournal {
   }
 
   async due(now: Date): Promise<JournalEntry[]> {
-    return [...this.entries.values()].filter((entry) => Date.parse(entry.sweepAfter) <= now.getTime()).map((entry) => ({ ...entry, files: [...entry.files] }));
+    return [...this.entries.values()]
+      .filter((entry) => Date.parse(entry.sweepAfter) <= now.getTime())
+      .map((entry) => ({ ...entry, files: [...entry.files], ...(this.withdrawn.has(entry.id) ? { withdrawn: true as const } : {}) }));
   }
 
   async openKeys(): Promise<string[]> {
