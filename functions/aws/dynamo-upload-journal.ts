@@ -1,4 +1,4 @@
-import { type AttributeValue, BatchWriteItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, BatchWriteItemCommand, ConditionalCheckFailedException, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import type { JournalEntry, UploadJournal } from '../core/ports';
 import { BATCH_ATTEMPTS, backoff, chunk, scanAll } from './batches';
@@ -10,6 +10,8 @@ type Item = Record<string, AttributeValue>;
 const ID_PREFIX = 'journal#';
 /** Bytes of paths and keys one item holds, well under DynamoDB's 400 KB an item. */
 const ENTRY_BYTES = 256 * 1024;
+/** The note a withdrawing writer leaves on its entries (`withdraw`): a boolean attribute, absent until then. */
+const WITHDRAWN = 'withdrawn';
 
 /**
  * The upload journal in the upload sessions' table: one item per entry (a long batch takes several), with
@@ -47,9 +49,33 @@ export class DynamoUploadJournal implements UploadJournal {
     return (await this.scan()).filter((entry) => Date.parse(entry.sweepAfter) <= now.getTime());
   }
 
-  async isOpen(id: string): Promise<boolean> {
-    const { Item } = await this.client.send(new GetItemCommand({ TableName: this.table, Key: { [PK]: { S: id } }, ConsistentRead: true, ProjectionExpression: '#pk', ExpressionAttributeNames: { '#pk': PK } }));
-    return Item !== undefined;
+  async withdraw(ids: readonly string[]): Promise<void> {
+    for (const id of new Set(ids)) {
+      try {
+        // Only on an entry still there: a note must never make an item the sweep would read as an entry.
+        await this.client.send(
+          new UpdateItemCommand({
+            TableName: this.table,
+            Key: { [PK]: { S: id } },
+            UpdateExpression: 'SET #withdrawn = :yes',
+            ConditionExpression: 'attribute_exists(#pk)',
+            ExpressionAttributeNames: { '#pk': PK, '#withdrawn': WITHDRAWN },
+            ExpressionAttributeValues: { ':yes': { BOOL: true } },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }
+  }
+
+  async withdrew(id: string): Promise<boolean> {
+    // A session's id has no prefix: never an entry, never noted.
+    if (!id.startsWith(ID_PREFIX)) return false;
+    const { Item } = await this.client.send(
+      new GetItemCommand({ TableName: this.table, Key: { [PK]: { S: id } }, ConsistentRead: true, ProjectionExpression: '#withdrawn', ExpressionAttributeNames: { '#withdrawn': WITHDRAWN } }),
+    );
+    return Item?.[WITHDRAWN]?.BOOL === true;
   }
 
   async openKeys(): Promise<string[]> {
@@ -81,7 +107,8 @@ export function journalItem(drive: string, files: readonly { path: string; objec
 
 function fromItem(item: Item): JournalEntry {
   const files = JSON.parse(item.files.S!) as [string, string][];
-  return { id: item[PK].S!, drive: item.drive.S!, files: files.map(([path, objectKey]) => ({ path, objectKey })), sweepAfter: item.sweepAfter.S! };
+  const entry: JournalEntry = { id: item[PK].S!, drive: item.drive.S!, files: files.map(([path, objectKey]) => ({ path, objectKey })), sweepAfter: item.sweepAfter.S! };
+  return item[WITHDRAWN]?.BOOL === true ? { ...entry, withdrawn: true } : entry;
 }
 
 /** `files` in groups whose JSON fits one item. */

@@ -45,7 +45,7 @@ export async function copyFile(deps: CopyDeps, drive: string, from: string, to: 
   }
   // The copy's own hash: S3 computes it afresh (a copy in one piece of a file uploaded in parts has a plain MD5).
   const stored: FileNode = { ...copy, etag, pending: entry };
-  await commitFiles(deps, drive, [stored], { replace: overwrite });
+  await commitFiles(deps, drive, [stored], { replace: overwrite, entries: [entry] });
   await closeJournal(deps.journal, [entry]);
   return copy.etag === etag ? copy : { ...copy, etag };
 }

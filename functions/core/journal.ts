@@ -21,7 +21,14 @@ export async function sweepJournal(deps: { nodes: NodeStore; objects: ObjectStor
     const free: string[] = [];
     for (const file of entry.files) {
       const record = records.get(file.path);
-      if (record?.kind === 'file' && record.objectKey === file.objectKey) continue;
+      if (record?.kind === 'file' && record.objectKey === file.objectKey) {
+        // A withdrawn writer's record still standing was put back by a writer that died before it asked (gap
+        // 13): it goes, by its id, as that writer would have taken it. Changed since the read: a later sweep.
+        if (!entry.withdrawn) continue;
+        if (await deps.nodes.removeIfSame(entry.drive, file.path, record.id)) free.push(file.objectKey);
+        else settled = false;
+        continue;
+      }
       if (record?.kind === 'file' && now.getTime() - Date.parse(record.createdAt) < JOURNAL_SWEEP_AFTER_MS) settled = false;
       else free.push(file.objectKey);
     }

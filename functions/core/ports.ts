@@ -216,6 +216,8 @@ export interface JournalEntry {
   files: { path: string; objectKey: string }[];
   /** When the upload that opened the entry has surely ended, whatever became of it. */
   sweepAfter: string;
+  /** Noted by `UploadJournal.withdraw`: the writer that opened it withdrew, so no record of its may stand. */
+  withdrawn?: true;
 }
 
 /**
@@ -233,10 +235,20 @@ export interface UploadJournal {
   /** The object keys every open entry names (fsck counts them in flight, not orphaned). */
   openKeys(): Promise<string[]>;
   /**
-   * Whether the uploads table still holds an item under `id`: an open journal entry, or a large upload's
-   * session (what a record's `pending` names). Asked only on an upload's failure path.
+   * Notes on the open entries `ids` that the writer that opened them withdrew (409) and leaves them to the
+   * sweep: written before its undo, so that a writer that replaced one of its records and puts it back reads
+   * the note after (protocol/README.md, "Writers", step 6). Only for entries that one commit's records alone
+   * name (an upload of several files, a file copy); never a large upload's session. A closed entry is left
+   * closed. Failure paths only.
    */
-  isOpen(id: string): Promise<boolean>;
+  withdraw(ids: readonly string[]): Promise<void>;
+  /**
+   * Whether the item under `id` (what a record's `pending` names) is an open journal entry noted withdrawn: a
+   * read (GetItem, consistent). An entry closed (its upload stored its files), one still open without the note
+   * (its upload has not withdrawn, and if it does it finds its record itself), or a large upload's session all
+   * answer false. Asked only on an upload's failure path, after it put the record back.
+   */
+  withdrew(id: string): Promise<boolean>;
 }
 
 /**

@@ -93,7 +93,7 @@ export async function uploadFiles(
     throw putFailure.reason;
   }
 
-  const committed = await commitFiles(deps, drive, files, { ...options, conditions });
+  const committed = await commitFiles(deps, drive, files, { ...options, conditions, entries });
   if (deps.journal) await closeJournal(deps.journal, entries);
   return committed;
 }
@@ -151,7 +151,10 @@ const FOLDER_ATTEMPTS = 3;
  * and throws.
  */
 export async function commitFiles(
-  /** `journal`: asked, on a failure only, whether the upload of a record this one replaced is still open (see `undo`). */
+  /**
+   * `journal`: on a failure only, notes `entries` withdrawn before the undo, and asks whether the writer of a
+   * record this one replaced and puts back withdrew (see `undo`).
+   */
   deps: { nodes: NodeStore; objects: ObjectStore; jobs?: JobStore; journal?: UploadJournal },
   drive: string,
   files: readonly FileNode[],
@@ -162,8 +165,10 @@ export async function commitFiles(
    * `conditions`: the request's condition on each file's write (its `if_match` or `if_none_match`), checked
    * on the first read and held by the write itself (`putFile`); one that fails is a 412 naming every such
    * path, and the commit withdraws as from a conflict.
+   * `entries`: the journal entries the records of `files` name in `pending`, which no other commit's records
+   * name (an upload of several files, a file copy): a withdrawal notes them withdrawn before its undo.
    */
-  options: { keepBytes?: boolean; replace?: boolean; takenIsStored?: boolean; conditions?: readonly (WriteCondition | undefined)[] } = {},
+  options: { keepBytes?: boolean; replace?: boolean; takenIsStored?: boolean; conditions?: readonly (WriteCondition | undefined)[]; entries?: readonly string[] } = {},
   /** The first pass's `ensureFolders`, already made (the one-file upload makes it while its bytes are stored). */
   first?: Awaited<ReturnType<typeof ensureFolders>>,
 ): Promise<FileNode[]> {
@@ -203,8 +208,17 @@ export async function commitFiles(
       if (attempt === FOLDER_ATTEMPTS) throw conflict(`the folders of this upload were deleted while it ran; try again`, []);
     }
   } catch (error) {
+    // The note first, then the undo (protocol/README.md, "Writers", step 6): a writer that replaced a record of
+    // ours puts it back and then reads the note, so either it sees the note or our undo finds the record back.
+    // None before a record was written: no writer can have replaced one.
+    // Nor with a record whose write reply was lost: the undo leaves it, and a noted entry's sweep would not.
+    const unknown = results.some((result) => result.status === 'fulfilled' && result.value.ok && result.value.replacedUnknown);
+    const entries = results.length > 0 && !unknown ? (options.entries ?? []) : [];
+    const unnoted = deps.journal && entries.length > 0 ? await deps.journal.withdraw(entries).then(() => undefined, (failure: unknown) => ({ failure })) : undefined;
     const taken = await undo(deps, drive, files, results, options);
     await removeUnused(deps, drive, created);
+    // Unnoted, a record of ours that a writer puts back stays: a 409 would be false, so the request fails.
+    if (unnoted) throw unnoted.failure;
     // Only a refusal (a mark seen, the folders gone): a failed call still fails the request, as it did.
     if (options.takenIsStored && files.length === 1 && taken.length === 1 && error instanceof DriveError && error.code === 'conflict') return [...files];
     // Bytes kept for another try are not ours to keep once another request took the record that held them.
@@ -270,18 +284,20 @@ async function undo(
       }
       // A record whose write reply was lost stays: undoing it would drop the file it replaced, which is unknown.
       if (replacedUnknown) return {};
-      // What it replaced is put back, unless the upload that wrote that one has not ended (its journal entry
-      // or session still open): that upload may have withdrawn and answered 409, leaving its bytes for this
-      // very restore, or may yet; either way its file goes with ours, both objects freed.
-      if (replaced?.pending !== undefined && deps.journal && (await deps.journal.isOpen(replaced.pending))) {
-        if (await nodes.removeIfSame(drive, file.path, file.id)) return { ours, replaced: replaced.objectKey };
-        taken.push(file.path);
-        return { replaced: replaced.objectKey };
-      }
       const undone = replaced ? await nodes.restoreIfSame(drive, file.path, file.id, replaced) : await nodes.removeIfSame(drive, file.path, file.id);
-      if (undone) return { ours };
-      taken.push(file.path);
-      return { replaced: replaced?.objectKey };
+      if (!undone) {
+        taken.push(file.path);
+        return { replaced: replaced?.objectKey };
+      }
+      // Put back first, then asked (gap 11): a record still `pending` is an upload's (of several files, or a
+      // copy's) that may have withdrawn, finding it taken by ours and keeping its bytes for this very restore;
+      // such a writer notes it before its undo. Noted: it goes again, freed here, unless that writer's own undo
+      // took it first. Not noted: that writer stored it (or will, and answers 200), or withdraws later and finds
+      // it itself. Unknown (the read failed): it stays, with its bytes.
+      if (replaced?.pending !== undefined && deps.journal && (await deps.journal.withdrew(replaced.pending).catch(() => false))) {
+        if (await nodes.removeIfSame(drive, file.path, replaced.id)) return { ours, replaced: replaced.objectKey };
+      }
+      return { ours };
     });
     const keys = freed.flatMap(({ ours, replaced }) => [...(ours && !options.keepBytes ? [ours] : []), ...(replaced ? [replaced] : [])]);
     freeing = keys;

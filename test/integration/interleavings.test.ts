@@ -542,13 +542,25 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     await expectNothingOrphaned(objects);
   });
 
-  it('the journal tells an open entry from a closed one (isOpen), by id', async () => {
+  it('the journal tells an entry noted withdrawn from one open or closed (withdraw, withdrew), by id', async () => {
     const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
     const [id] = await journal.open(drive, [{ path: '/j.txt', objectKey: `${drive}/j` }], new Date());
-    expect(await journal.isOpen(id)).toBe(true);
-    await journal.close([id]);
-    expect(await journal.isOpen(id)).toBe(false);
-    expect(await journal.isOpen('journal#never')).toBe(false);
+    const [other] = await journal.open(drive, [{ path: '/k.txt', objectKey: `${drive}/k` }], new Date());
+    expect(await journal.withdrew(id)).toBe(false);
+    await journal.withdraw([id, id]);
+    expect(await journal.withdrew(id)).toBe(true);
+    expect(await journal.withdrew(other)).toBe(false);
+    // The note leaves the entry's files as they were, and the sweep reads it (gap 13).
+    const due = await journal.due(new Date('9999-12-31T00:00:00.000Z'));
+    expect(due.find((entry) => entry.id === id)).toMatchObject({ files: [{ path: '/j.txt', objectKey: `${drive}/j` }], withdrawn: true });
+    expect(due.find((entry) => entry.id === other)).not.toHaveProperty('withdrawn');
+    await journal.close([id, other]);
+    expect(await journal.withdrew(id)).toBe(false);
+    // A closed entry stays closed: the note makes no item.
+    await journal.withdraw([id, 'journal#never']);
+    expect(await journal.withdrew(id)).toBe(false);
+    expect(await journal.withdrew('journal#never')).toBe(false);
+    expect((await journal.openKeys()).filter((key) => key === `${drive}/j`)).toEqual([]);
   });
 
   // Uploads of several files (journaled): both answer 409 and leave nothing. Uploads of one file (the hot path,
@@ -605,6 +617,60 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
       for (const { path } of targets) expect(await store.get(drive, path)).toBeUndefined();
       expect([...objects.keys]).toEqual([]);
     }
+    await expectNothingOrphaned(objects);
+  });
+
+  // Gap 11 (functions/core/protocol/README.md): the earlier of two uploads of several files to one path passes
+  // its second read and is about to close its entry and answer 200 when the later one, whose records replaced
+  // its own, withdraws under a move's mark. The later one puts the earlier one's records back and reads its
+  // entry: no `withdrawn` note, so they stay (it freed them, and the 200's files, while the entry was open).
+  it('two uploads of two files to one path, the earlier answering 200 as the later withdraws: its files stay (gap 11)', async () => {
+    const objects = objectStore();
+    const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
+    await ensureFolders(store, drive, ['/t'], 'now');
+    const names = ['u.txt', 'v.txt'];
+    const part = (text: string) => names.map((filename) => ({ filename, data: Buffer.from(`${text} ${filename}`) }));
+    const targets = names.map((filename) => ({ path: `/t/${filename}` }));
+    let laterAtRecheck!: () => void;
+    const laterWrote = new Promise<void>((resolve) => (laterAtRecheck = resolve));
+    let earlierAtClose!: () => void;
+    const earlierPassed = new Promise<void>((resolve) => (earlierAtClose = resolve));
+    let later: Promise<unknown> | undefined;
+    let earlierReads = 0;
+    let laterReads = 0;
+    // The later upload writes its records over the earlier one's; before it reads the folders above again, the
+    // earlier one has passed that read, and a move takes /t.
+    const laterNodes = interceptedStore(async (method) => {
+      if (method === 'getMany' && ++laterReads === 2) {
+        laterAtRecheck();
+        await earlierPassed;
+        await store.markMoving(drive, (await store.get(drive, '/t')) as FolderNode, 'job-x');
+      }
+    });
+    // The earlier upload has written its records; before its second read, the later one writes over them.
+    const earlierNodes = interceptedStore(async (method) => {
+      if (method === 'getMany' && ++earlierReads === 2) {
+        later = uploadFiles({ nodes: laterNodes, objects, journal }, drive, part('later'), targets).then(
+          () => 'stored',
+          (error: { code: string }) => error.code,
+        );
+        await laterWrote;
+      }
+    });
+    // Past its second read, the earlier upload closes its entry only once the later one has withdrawn.
+    const earlierJournal = intercepted(journal, async (method) => {
+      if (method === 'close') {
+        earlierAtClose();
+        await later;
+      }
+    });
+    const stored = await uploadFiles({ nodes: earlierNodes, objects, journal: earlierJournal }, drive, part('earlier'), targets);
+    await expect(later).resolves.toBe('conflict');
+    await store.unmarkMoving(drive, (await store.get(drive, '/t')) as FolderNode, 'job-x');
+
+    // The earlier answered 200: its files stand, with their bytes; the later one's went.
+    for (const file of stored) expect(await store.get(drive, file.path)).toMatchObject({ id: file.id, objectKey: file.objectKey });
+    expect([...objects.keys].sort()).toEqual(stored.map((file) => file.objectKey).sort());
     await expectNothingOrphaned(objects);
   });
 

@@ -197,6 +197,8 @@ export class MemoryNodeStore implements NodeStore {
 /** The upload journal: open entries by id (`journal#<uuid>`, as the adapter names them). */
 export class MemoryUploadJournal implements UploadJournal {
   readonly entries = new Map<string, JournalEntry>();
+  /** The open entries noted withdrawn (the adapter's `withdrawn` attribute). */
+  readonly withdrawn = new Set<string>();
 
   /** Opens one entry naming `files` (what a `FileRecords` transaction puts); returns its id. */
   add(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date): string {
@@ -211,19 +213,29 @@ export class MemoryUploadJournal implements UploadJournal {
   }
 
   async close(ids: readonly string[]): Promise<void> {
-    for (const id of ids) this.entries.delete(id);
+    for (const id of ids) {
+      this.entries.delete(id);
+      this.withdrawn.delete(id);
+    }
   }
 
   async due(now: Date): Promise<JournalEntry[]> {
-    return [...this.entries.values()].filter((entry) => Date.parse(entry.sweepAfter) <= now.getTime()).map((entry) => ({ ...entry, files: [...entry.files] }));
+    return [...this.entries.values()]
+      .filter((entry) => Date.parse(entry.sweepAfter) <= now.getTime())
+      .map((entry) => ({ ...entry, files: [...entry.files], ...(this.withdrawn.has(entry.id) ? { withdrawn: true as const } : {}) }));
   }
 
   async openKeys(): Promise<string[]> {
     return [...this.entries.values()].flatMap((entry) => entry.files.map((file) => file.objectKey));
   }
 
-  async isOpen(id: string): Promise<boolean> {
-    return this.entries.has(id);
+  async withdraw(ids: readonly string[]): Promise<void> {
+    // Only on an entry still open, as the adapter's condition (attribute_exists) has it.
+    for (const id of ids) if (this.entries.has(id)) this.withdrawn.add(id);
+  }
+
+  async withdrew(id: string): Promise<boolean> {
+    return this.entries.has(id) && this.withdrawn.has(id);
   }
 }
 
