@@ -209,7 +209,7 @@ describe('drive CLI in GitHub Actions', () => {
         ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'runner-request-token',
       });
       expect(cli.code).toBe(1);
-      expect(cli.stderr).toContain("unauthorized (401): the token's audience (aud) matches no trust rule of its issuer");
+      expect(cli.stderr).toContain("the token's audience (aud) matches no trust rule of its issuer (unauthorized, 401)");
       expect(runner.seen.map((request) => request.url)).toEqual(['/idtoken?api-version=2.0']);
     } finally {
       await new Promise<void>((resolve) => runner.server.close(() => resolve()));
