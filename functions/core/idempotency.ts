@@ -68,11 +68,14 @@ export interface IdempotencyStore {
 
 /**
  * Whether an answer is kept for replay: every answer the handler gave, but a failure on the server's side
- * (5xx) and the answers that say "try again" (429, or any with `Retry-After`, or a 409 `upload_busy`), which a
- * retry must not be stuck with.
+ * (5xx), the answers that say "try again" (429, or any with `Retry-After`), and every 409 (a conflict changed
+ * nothing, and some say "try again" in words: an upload still open, a folder being moved), which a retry must
+ * not be stuck with.
  */
 export function remembers(answer: { statusCode: number; headers: Record<string, string | number | boolean> }, reason?: string): boolean {
-  if (answer.statusCode >= 500 || answer.statusCode === 429 || reason === 'upload_busy') return false;
+  // A 409 changed nothing (the request contradicts what is stored: a folder being deleted or moved, an upload
+  // still open, "try again"), and what is stored moves on: a retry asks again instead of reading it back.
+  if (answer.statusCode >= 500 || answer.statusCode === 429 || answer.statusCode === 409 || reason === 'upload_busy') return false;
   return !Object.keys(answer.headers).some((name) => name.toLowerCase() === 'retry-after');
 }
 

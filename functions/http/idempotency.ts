@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { createHash } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Caller } from '../core/access';
 import { DriveError, badRequest } from '../core/errors';
 import {
@@ -25,6 +26,52 @@ export const REPLAYED_HEADER = 'Idempotent-Replayed';
  * Never the request's own (`X-Request-Id`, rate limits, CORS): a replay carries the retry's.
  */
 const KEPT_HEADERS = ['content-type', 'location'];
+
+/**
+ * A kept body, sealed: AES-256-GCM under a key derived (HKDF-SHA256) from the caller's own bearer secret, which
+ * Drive keeps only as a hash. An answer may hold a secret shown once (a new API key's, a share link's token)
+ * and always holds the caller's paths; a copy of the table reads none of it, and only the same secret opens it.
+ */
+const SEALED = 'sealed1:';
+
+function sealKey(secret: string, scope: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, 'drive idempotency answers', scope, 32));
+}
+
+function seal(body: string, secret: string, scope: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sealKey(secret, scope), iv);
+  const sealed = Buffer.concat([cipher.update(gzipSync(body)), cipher.final()]);
+  return SEALED + Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64');
+}
+
+/** The body `seal` sealed; undefined when `secret` does not open it (then the answer is not replayed). */
+function unseal(kept: string, secret: string, scope: string): string | undefined {
+  if (!kept.startsWith(SEALED)) return undefined;
+  try {
+    const raw = Buffer.from(kept.slice(SEALED.length), 'base64');
+    const decipher = createDecipheriv('aes-256-gcm', sealKey(secret, scope), raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return gunzipSync(Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()])).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The bearer secret of the request (the guard admitted it before any take). */
+function secretOf(event: APIGatewayProxyEvent): string {
+  return /^Bearer\s+(.+)$/i.exec(headerOf(event, 'Authorization') ?? '')?.[1]?.trim() ?? '';
+}
+
+/**
+ * Whom a record belongs to: the API key's id, and what the key may reach (drive, role, prefix). A key whose
+ * reach changes (the local host's DRIVE_API_KEYS can give one secret another drive or folder) never replays
+ * an answer it got with its old reach.
+ */
+function scopeOf(caller: Caller): string {
+  const reach = createHash('sha256').update(JSON.stringify([caller.drive, caller.role, caller.prefix])).digest('hex').slice(0, 16);
+  return `${caller.keyId}#${reach}`;
+}
 
 /** The 400 of a header that breaks the rule; the message names the header. */
 const badKey = () => badRequest(`${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters`);
@@ -75,15 +122,19 @@ export class IdempotencySession {
   async take(caller: Caller): Promise<void> {
     // Checked once the key is known good: a request without a valid key is a 401 whatever its headers.
     if (!IDEMPOTENCY_KEY.test(this.key)) throw badKey();
-    const request: IdempotentRequest = { scope: caller.keyId, key: this.key, fingerprint: fingerprintOf(this.event) };
+    const request: IdempotentRequest = { scope: scopeOf(caller), key: this.key, fingerprint: fingerprintOf(this.event) };
     const outcome = await this.store.take(request, this.runMs + LEASE_MARGIN_MS);
     switch (outcome.kind) {
       case 'taken':
         this.held = { request, owner: outcome.owner };
         return;
-      case 'done':
-        this.found = outcome.answer;
+      case 'done': {
+        const body = unseal(outcome.answer.body, secretOf(this.event), request.scope);
+        // Only the secret that sealed it opens it; a record that does not open is refused, never sent.
+        if (body === undefined) throw new Error('an idempotency record did not open with its own key');
+        this.found = { ...outcome.answer, body };
         return;
+      }
       case 'running': {
         const wait = inProgressRetrySeconds(outcome.leaseUntil, outcome.now);
         throw new DriveError(
@@ -126,7 +177,7 @@ export class IdempotencySession {
       const all = answer.headers ?? {};
       if (!remembers({ statusCode: answer.statusCode, headers: all }, reason)) return await this.store.release(held.request, held.owner);
       const headers = Object.fromEntries(Object.entries(all).filter(([name]) => KEPT_HEADERS.includes(name.toLowerCase())).map(([name, value]) => [name, String(value)]));
-      const kept = await this.store.complete(held.request, held.owner, { statusCode: answer.statusCode, headers, body: answer.body });
+      const kept = await this.store.complete(held.request, held.owner, { statusCode: answer.statusCode, headers, body: seal(answer.body, secretOf(this.event), held.request.scope) });
       if (!kept) log('WARN', 'idempotency key lost before its answer was kept', { idempotency_scope: held.request.scope });
     } catch (error) {
       log('ERROR', 'idempotency record not written', { idempotency_scope: held.request.scope, error: String(error) });

@@ -38,7 +38,7 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   in: 'header',
   required: false,
   description:
-    'Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew.',
+    'Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429, 409 or one that says to retry is not kept: a retry runs anew. Keys are scoped to the API key and its reach (drive, role, folder); a kept answer is sealed under the caller\'s own secret.',
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
 };
 const replayedHeader = { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } };

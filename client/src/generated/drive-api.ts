@@ -1498,7 +1498,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429, 409 or one that says to retry is not kept: a retry runs anew. Keys are scoped to the API key and its reach (drive, role, folder); a kept answer is sealed under the caller's own secret. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1838,7 +1838,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429, 409 or one that says to retry is not kept: a retry runs anew. Keys are scoped to the API key and its reach (drive, role, folder); a kept answer is sealed under the caller's own secret. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1901,7 +1901,7 @@ export interface operations {
                 recursive?: "true" | "false";
             };
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429, 409 or one that says to retry is not kept: a retry runs anew. Keys are scoped to the API key and its reach (drive, role, folder); a kept answer is sealed under the caller's own secret. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1988,7 +1988,7 @@ export interface operations {
                 path?: string[];
             };
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429, 409 or one that says to retry is not kept: a retry runs anew. Keys are scoped to the API key and its reach (drive, role, folder); a kept answer is sealed under the caller's own secret. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2052,7 +2052,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429, 409 or one that says to retry is not kept: a retry runs anew. Keys are scoped to the API key and its reach (drive, role, folder); a kept answer is sealed under the caller's own secret. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2150,7 +2150,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429, 409 or one that says to retry is not kept: a retry runs anew. Keys are scoped to the API key and its reach (drive, role, folder); a kept answer is sealed under the caller's own secret. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2350,7 +2350,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429, 409 or one that says to retry is not kept: a retry runs anew. Keys are scoped to the API key and its reach (drive, role, folder); a kept answer is sealed under the caller's own secret. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2484,7 +2484,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429, 409 or one that says to retry is not kept: a retry runs anew. Keys are scoped to the API key and its reach (drive, role, folder); a kept answer is sealed under the caller's own secret. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2665,7 +2665,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429, 409 or one that says to retry is not kept: a retry runs anew. Keys are scoped to the API key and its reach (drive, role, folder); a kept answer is sealed under the caller's own secret. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3088,7 +3088,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429 or one that says to retry is not kept: a retry runs anew. */
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429, 409 or one that says to retry is not kept: a retry runs anew. Keys are scoped to the API key and its reach (drive, role, folder); a kept answer is sealed under the caller's own secret. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
