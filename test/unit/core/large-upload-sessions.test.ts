@@ -292,6 +292,27 @@ describe('Functions: startUpload and completeUpload, with a condition (if_match,
     expect(sessions.sessions.size).toBe(0);
   });
 
+  it('adds no call: a conditional start and completion read and write the nodes as an unconditional one does', async () => {
+    const counted = async (condition?: WriteCondition) => {
+      nodes = new MemoryNodes();
+      deps = { ...deps, nodes };
+      beforeStart();
+      const get = jest.spyOn(nodes, 'get');
+      const getMany = jest.spyOn(nodes, 'getMany');
+      const putFile = jest.spyOn(nodes, 'putFile');
+      const { session } = await startUpload(deps, 'd', { path: '/dir/big.bin', size: 10 * MiB, ...(condition ? { condition } : {}) }, limits);
+      const parts = [
+        { number: 1, etag: storage.putPart(session.multipartId, 1, 8 * MiB) },
+        { number: 2, etag: storage.putPart(session.multipartId, 2, 2 * MiB) },
+      ];
+      await completeUpload(deps, 'd', session.id, parts);
+      return [get.mock.calls.length, getMany.mock.calls.length, putFile.mock.calls.length];
+    };
+    const plain = await counted();
+    expect(plain[2]).toBe(1);
+    expect(await counted({ ifMatch: 'v0' })).toEqual(plain);
+  });
+
   it('a folder at the path stays the 409 it was, before the condition', async () => {
     nodes.items.set('/dir/big.bin', { kind: 'folder', id: 'f', path: '/dir/big.bin', createdAt: 'then' });
     await expect(startWith({ ifMatch: 'v0' })).rejects.toMatchObject({ code: 'conflict' });
