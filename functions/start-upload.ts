@@ -2,9 +2,9 @@ import { guard } from './wiring/guard';
 import { idempotency } from './wiring/idempotency';
 import { largeUploadLimits, largeUploads } from './wiring/large-uploads';
 import { badRequest } from './core/errors';
-import { confine } from './core/access';
+import { confine, mayReplace } from './core/access';
 import { sessionOwner, startUpload } from './core/large-upload';
-import { targetPath } from './core/upload';
+import { conditionOf, targetPath } from './core/upload';
 import { jsonHandler } from './http/api-handler';
 import { partUrlsView } from './http/views';
 import { bodyOf } from './http/event';
@@ -22,9 +22,10 @@ const MESSAGES: Messages = {
 };
 
 /**
- * POST /drive/uploads with `{ path | folder+name | name, size, content_type? }` → a multipart upload
- * session: presigned URLs for its first parts (the rest from GET /drive/uploads/{id}/parts), to PUT the
- * bytes straight to S3, then `complete`.
+ * POST /drive/uploads with `{ path | folder+name | name, size, content_type?, if_match? | if_none_match? }` →
+ * a multipart upload session: presigned URLs for its first parts (the rest from GET
+ * /drive/uploads/{id}/parts), to PUT the bytes straight to S3, then `complete`. A condition is read as
+ * `POST /drive/upload` reads a file's (`conditionOf`), checked now and kept for the completion.
  */
 export const handler = jsonHandler({ permission: 'upload', guard, idempotency, stores: { largeUploads } }, async (event, { caller, drive, stores }) => {
   const body = jsonInput(bodyOf(event), StartUploadRequest, EXAMPLE, MESSAGES);
@@ -34,7 +35,9 @@ export const handler = jsonHandler({ permission: 'upload', guard, idempotency, s
   };
   const path = targetPath(target, unnamed, (field) => field);
   confine(caller, path, 'path');
-  const { session, parts } = await startUpload(stores.largeUploads, drive, { path, size: body.size, contentType: body.content_type ?? undefined, ...sessionOwner(caller) }, largeUploadLimits);
+  const condition = conditionOf({ ifMatch: body.if_match ?? undefined, ifNoneMatch: body.if_none_match ?? undefined }, mayReplace(caller));
+  const request = { path, size: body.size, contentType: body.content_type ?? undefined, ...sessionOwner(caller), ...(condition ? { condition } : {}) };
+  const { session, parts } = await startUpload(stores.largeUploads, drive, request, largeUploadLimits);
   return {
     upload_id: session.id,
     path: session.path,

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { BatchSizer, packBatches } from './batch-packing';
 import { type Download, type DownloadOptions, directDownloadOf, openDownload } from './download';
-import { DriveError, PreconditionFailedError, errorFromResponse, isAbortError, jobFailure } from './errors';
+import { DriveError, errorFromResponse, isAbortError, jobFailure } from './errors';
 import { uploadLarge } from './large-upload';
 import { type OidcOptions, OidcKeySource } from './oidc';
 import { mapLimit } from './pool';
@@ -70,8 +70,9 @@ export type UploadSource = { file: string } | { data: Blob | Uint8Array | string
  * optionally a condition: `ifMatch` (an ETag, quotes optional: store it only over the file with that ETag)
  * or `ifNoneMatch: '*'` (only where no file is). A condition that fails fails that file with a
  * `PreconditionFailedError` (412) and stores nothing of it; the other files of its batch are sent again
- * without it. A file large enough to go in parts has its condition checked by a `HEAD` just before its
- * session starts, not by the write: a change between the two is not seen.
+ * without it. A file large enough to go in parts sends its condition with its session's start (a `412`
+ * there, before any part is sent), and the server holds it again by the record's write at completion: a
+ * file replaced or made at the path meanwhile fails it there, and nothing of it is stored.
  */
 export type UploadItem = UploadSource & { path: string; contentType?: string; ifMatch?: string; ifNoneMatch?: '*' };
 
@@ -624,9 +625,8 @@ export class Drive {
   private async sendLarge(p: Planned, options: UploadOptions, progress: UploadProgress, settle: (o: UploadOutcome, size: number, sent: number) => void): Promise<void> {
     let sent = 0;
     try {
-      await this.checkCondition(p.item, options.signal);
-      const data = (await formFileOf(p)).data;
-      const file = await uploadLarge(this.transport, { path: p.item.path, data, contentType: p.item.contentType }, {
+      const { data, ifMatch, ifNoneMatch } = await formFileOf(p);
+      const file = await uploadLarge(this.transport, { path: p.item.path, data, contentType: p.item.contentType, ifMatch, ifNoneMatch }, {
         partConcurrency: this.partConcurrency,
         signal: options.signal,
         onPartDone: (bytes) => {
@@ -641,21 +641,6 @@ export class Drive {
       settle({ ok: false, item: p.item, error: asDriveError(error) }, p.size, sent);
     }
     options.onProgress?.(progress);
-  }
-
-  /**
-   * A large file's condition, checked by a `HEAD` of its destination before its session starts (the session
-   * takes none): the same `PreconditionFailedError` as the server's, though a change after the `HEAD` is not seen.
-   */
-  private async checkCondition(item: UploadItem, signal?: AbortSignal): Promise<void> {
-    if (item.ifMatch === undefined && item.ifNoneMatch === undefined) return;
-    const head = await this.stat(item.path, { signal }).catch((error: unknown) => {
-      if (error instanceof DriveError && error.code === 'not_found') return undefined;
-      throw error;
-    });
-    const wanted = item.ifMatch?.replace(/^"(.*)"$/, '$1');
-    if (item.ifNoneMatch !== undefined && head) throw new PreconditionFailedError(`the condition failed for ${item.path} (if_none_match "*": a file is there); nothing of it is stored`);
-    if (wanted !== undefined && head?.etag !== wanted) throw new PreconditionFailedError(`the condition failed for ${item.path} (if_match "${wanted}": no file with that ETag is there); nothing of it is stored`);
   }
 
   /** Two items for one destination would make the server refuse their whole batch; the later ones fail here. */

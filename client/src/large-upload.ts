@@ -5,11 +5,18 @@ import { mapLimit } from './pool';
 import { type Transport, discard } from './transport';
 import type { DriveFile, DriveFileEntry, Listing, UploadSession } from './types';
 
-/** A file for the large-upload flow: its destination, its bytes, and its media type. */
+/**
+ * A file for the large-upload flow: its destination, its bytes, its media type, and optionally a condition
+ * (`ifMatch`: an ETag, quotes optional; or `ifNoneMatch: '*'`), which the session takes at its start (a `412`
+ * there, before any part is sent) and the server holds again when it writes the record (a `412` at
+ * completion, the session then ended by the server).
+ */
 export interface LargeFile {
   path: string;
   data: Blob;
   contentType?: string;
+  ifMatch?: string;
+  ifNoneMatch?: '*';
 }
 
 export interface LargeUploadOptions {
@@ -57,7 +64,13 @@ export async function uploadLarge(transport: Transport, file: LargeFile, options
  * first, never used, ends at its expiry (its parts with it).
  */
 async function startSession(transport: Transport, file: LargeFile, signal?: AbortSignal): Promise<UploadSession> {
-  const body = JSON.stringify({ path: file.path, size: file.data.size, ...(file.contentType ? { content_type: file.contentType } : {}) });
+  const body = JSON.stringify({
+    path: file.path,
+    size: file.data.size,
+    ...(file.contentType ? { content_type: file.contentType } : {}),
+    ...(file.ifMatch !== undefined ? { if_match: file.ifMatch } : {}),
+    ...(file.ifNoneMatch !== undefined ? { if_none_match: file.ifNoneMatch } : {}),
+  });
   const { response } = await transport.send({
     method: 'POST',
     url: transport.url('/drive/uploads'),

@@ -56,6 +56,7 @@ export function toSessionItem(session: UploadSession): Item {
     partCount: { N: String(session.partCount) },
     ...(session.createdBy ? { createdBy: { S: session.createdBy } } : {}),
     ...(session.createdUnder ? { createdUnderTrust: { S: session.createdUnder.trustId }, createdUnderSubject: { S: session.createdUnder.subject } } : {}),
+    ...(session.condition ? ('ifMatch' in session.condition ? { ifMatch: { S: session.condition.ifMatch } } : { ifNoneMatch: { S: session.condition.ifNoneMatch } }) : {}),
     createdAt: { S: session.createdAt },
     expiresAtIso: { S: session.expiresAt },
     [TTL]: { N: String(Math.ceil(Date.parse(session.expiresAt) / 1000)) },
@@ -76,6 +77,7 @@ export function fromSessionItem(item: Item): UploadSession {
     partCount: Number(item.partCount.N),
     ...(item.createdBy?.S ? { createdBy: item.createdBy.S } : {}),
     ...(item.createdUnderTrust?.S && item.createdUnderSubject?.S !== undefined ? { createdUnder: { trustId: item.createdUnderTrust.S, subject: item.createdUnderSubject.S } } : {}),
+    ...(item.ifMatch?.S ? { condition: { ifMatch: item.ifMatch.S } } : item.ifNoneMatch?.S === '*' ? { condition: { ifNoneMatch: '*' as const } } : {}),
     createdAt: item.createdAt.S!,
     expiresAt: item.expiresAtIso.S!,
   };

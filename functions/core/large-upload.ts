@@ -4,8 +4,8 @@ import { contentTypeFor } from './content-type';
 import { type Caller, withinPrefix } from './access';
 import { DriveError, conflict, invalid, notFound } from './errors';
 import { ROOT, nameOf, parentOf } from './paths';
-import type { FileNode, JobStore, MultipartStore, NodeStore, ObjectStore, StoredPart, UploadSession, UploadSessionStore } from './ports';
-import { RecordTaken, commitFiles } from './upload';
+import type { DriveNode, FileNode, JobStore, MultipartStore, NodeStore, ObjectStore, StoredPart, UploadSession, UploadSessionStore, WriteCondition } from './ports';
+import { RecordTaken, commitFiles, conditionFailed, holds } from './upload';
 import { FolderBeingMoved } from './folders';
 import { multipartEtag, partSizeFor, unquote } from './multipart-rules';
 
@@ -55,6 +55,11 @@ export interface LargeUploadRequest {
   createdBy?: string;
   /** A minted key's rule and subject: keys minted later under both may carry the session on (`sessionVisibleTo`). */
   createdUnder?: { trustId: string; subject: string };
+  /**
+   * The file's `if_match` / `if_none_match`, as `conditionOf` read it: checked now (a `412` before any part is
+   * sent), kept in the session, and held again by the completion (`completeUpload`).
+   */
+  condition?: WriteCondition;
 }
 
 /** Presigned URLs for a run of an upload's parts, from part `first` on, and the part the next run starts at. */
@@ -73,17 +78,18 @@ export interface StartedUpload {
 
 /**
  * Opens a multipart upload for a file of `request.size` bytes at `request.path`: refuses a file over the
- * limit (413) or a destination a folder or a file above it holds (409), then returns presigned URLs for
- * every part. Nothing is listed until `completeUpload`.
+ * limit (413), a destination a folder or a file above it holds (409), or one whose condition the file there
+ * already fails (412, nothing begun), then returns presigned URLs for the first parts. Nothing is listed
+ * until `completeUpload`.
  */
 export async function startUpload(deps: LargeUploadDeps, drive: string, request: LargeUploadRequest, limits: LargeUploadLimits): Promise<StartedUpload> {
   if (request.size > limits.maxFileBytes) {
     throw new DriveError('payload_too_large', `size ${request.size} is larger than ${limits.maxFileBytes} bytes, the largest file this drive accepts`);
   }
-  await checkDestination(deps.nodes, drive, request.path);
+  const fileId = randomUUID();
+  await checkDestination(deps.nodes, drive, request.path, request.condition, fileId);
 
   const now = new Date();
-  const fileId = randomUUID();
   const partSize = partSizeFor(request.size);
   const contentType = contentTypeFor(nameOf(request.path), request.contentType);
   const objectKey = `${drive}/${fileId}`;
@@ -102,6 +108,7 @@ export async function startUpload(deps: LargeUploadDeps, drive: string, request:
       partCount: Math.ceil(request.size / partSize),
       ...(request.createdBy ? { createdBy: request.createdBy } : {}),
       ...(request.createdUnder ? { createdUnder: request.createdUnder } : {}),
+      ...(request.condition ? { condition: request.condition } : {}),
       createdAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + limits.expirySeconds * 1000).toISOString(),
     };
@@ -157,6 +164,11 @@ export const CLAIM_LEASE_MS = 60_000;
  * the object, confirms its size, then writes the file's record as an upload does. The session ends only
  * when the file is stored or cannot be: a part list or destination the client can fix, or a failure after
  * the object is assembled, keep it, and `complete` may be called again.
+ *
+ * The session's condition (`if_match` / `if_none_match`) is checked with the destination before assembly and
+ * held by the record's write (`commitFiles`, `putFile`'s condition), so a file replaced or made at the path
+ * at any moment after the start fails it. A `412` ends the session and deletes its parts or the object
+ * assembled from them: nothing of the upload stays, and no retry could meet a condition the session fixes.
  */
 export async function completeUpload(
   deps: LargeUploadDeps,
@@ -169,6 +181,7 @@ export async function completeUpload(
   options: { replace?: boolean } = {},
 ): Promise<FileNode> {
   const session = await claimSession(deps.sessions, drive, id, visible);
+  const condition = conditionAt(session.condition, options.replace);
   let ended = false;
   /** Ends the session for good (its bytes already dealt with). */
   const end = async () => {
@@ -181,7 +194,14 @@ export async function completeUpload(
       await end();
       throw notFound(`upload session ${id} expired at ${session.expiresAt}; start a new one`);
     }
-    const assembled = await assemble(deps, session, sent);
+    const assembled = await assemble(deps, session, sent, condition).catch(async (error: unknown) => {
+      // Refused before assembly: the parts go with the session.
+      if (error instanceof DriveError && error.code === 'precondition_failed') {
+        await discardUpload(deps, session);
+        await end();
+      }
+      throw error;
+    });
     if (assembled === undefined) {
       await end();
       throw notFound(`upload session ${id} no longer exists in storage; start a new one`);
@@ -206,14 +226,15 @@ export async function completeUpload(
     };
     try {
       // The assembled bytes stay on a failure: the session still names them, and a retry commits them.
-      await commitFiles(deps, drive, [file], { keepBytes: true, replace: options.replace });
+      await commitFiles(deps, drive, [file], { keepBytes: true, replace: options.replace, conditions: [condition] });
     } catch (error) {
       // Another request took the record this completion wrote: the object is its to free (or to keep, for a
       // writer that may put the record back), and the session ends so that no retry records it again. A move
-      // of a folder above is waited out: the object and the session stay for the next try.
+      // of a folder above is waited out: the object and the session stay for the next try. A failed condition
+      // (the write refused it: no record of ours was written) ends it as a conflict does.
       if (error instanceof RecordTaken) {
         await end();
-      } else if (error instanceof DriveError && error.code === 'conflict' && !(error instanceof FolderBeingMoved)) {
+      } else if (error instanceof DriveError && (error.code === 'precondition_failed' || (error.code === 'conflict' && !(error instanceof FolderBeingMoved)))) {
         await cleanUp(() => deps.objects.deleteMany([session.objectKey]), () => ({ keys: [session.objectKey] }));
         await end();
       }
@@ -286,15 +307,30 @@ async function claimSession(sessions: UploadSessionStore, drive: string, id: str
 }
 
 /**
- * The size and content hash of the object `session` assembles: checks the client's list and the
- * destination, then has the store assemble the parts it holds (with its own ETags). If the upload is gone
- * from the store, an earlier attempt may have assembled it: that object's, or undefined if there is none.
+ * The condition a completion holds: the session's, but for a key that may not replace (`upload-only`), whose
+ * `if_none_match` asks nothing more than its writes always do (its refusal stays the `409` it was), as on
+ * `POST /drive/upload` (`conditionOf`).
  */
-async function assemble(deps: LargeUploadDeps, session: UploadSession, sent: readonly { number: number; etag: string }[]): Promise<{ size: number; etag: string } | undefined> {
+function conditionAt(condition: WriteCondition | undefined, replace: boolean | undefined): WriteCondition | undefined {
+  return replace === false && condition && 'ifNoneMatch' in condition ? undefined : condition;
+}
+
+/**
+ * The size and content hash of the object `session` assembles: checks the client's list and the
+ * destination (and `condition`), then has the store assemble the parts it holds (with its own ETags). If the
+ * upload is gone from the store, an earlier attempt may have assembled it: that object's, or undefined if
+ * there is none.
+ */
+async function assemble(
+  deps: LargeUploadDeps,
+  session: UploadSession,
+  sent: readonly { number: number; etag: string }[],
+  condition: WriteCondition | undefined,
+): Promise<{ size: number; etag: string } | undefined> {
   const stored = await deps.parts.listParts(session.objectKey, session.multipartId);
   if (!stored) return deps.parts.head(session.objectKey);
   const parts = checkParts(session, sent, stored);
-  await checkDestination(deps.nodes, session.drive, session.path);
+  await checkDestination(deps.nodes, session.drive, session.path, condition, session.fileId);
   const outcome = await deps.parts.complete(session.objectKey, session.multipartId, parts);
   if (outcome === 'rejected') throw invalid('storage refused the parts: one was uploaded again after this request checked them; complete again with its new ETag');
   const head = await deps.parts.head(session.objectKey);
@@ -323,17 +359,20 @@ function checkParts(session: UploadSession, sent: readonly { number: number; eta
 }
 
 /**
- * Refuses a destination that a folder holds or that lies below a file, reading upwards until a folder
- * (or the root) vouches for everything above it. The write at completion checks again.
+ * Refuses a destination that a folder holds (409) or that lies below a file (409), reading upwards until a
+ * folder (or the root) vouches for everything above it, then one whose file fails `condition` (412, as
+ * `POST /drive/upload` words it; the file with id `fileId`, the upload's own record, passes). No call is
+ * added for the condition: it is judged on the read of the destination. The write at completion checks again.
  */
-async function checkDestination(nodes: NodeStore, drive: string, path: string): Promise<void> {
-  const node = await nodes.get(drive, path);
+async function checkDestination(nodes: NodeStore, drive: string, path: string, condition?: WriteCondition, fileId = ''): Promise<void> {
+  const node: DriveNode | undefined = await nodes.get(drive, path);
   if (node?.kind === 'folder') throw conflict(`${path} is a folder, so a file cannot be stored there`, [path]);
   for (let folder = parentOf(path); folder !== ROOT; folder = parentOf(folder)) {
     const above = await nodes.get(drive, folder);
-    if (above?.kind === 'folder') return;
+    if (above?.kind === 'folder') break;
     if (above) throw conflict(`${folder} is a file, so nothing can be stored below it`, [folder]);
   }
+  if (!holds(condition, node, fileId)) throw conditionFailed([path], [condition], [0]);
 }
 
 function summarize(numbers: number[]): string {

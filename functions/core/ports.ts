@@ -362,6 +362,11 @@ export interface UploadSession {
    * under the same rule for the same subject (the job's next exchange) may carry the session on.
    */
   createdUnder?: { trustId: string; subject: string };
+  /**
+   * The start's `if_match` / `if_none_match`: checked at the start, again before assembly, and held by the
+   * record's write at completion (`putFile`'s condition). Absent: the file replaces whatever stands there.
+   */
+  condition?: WriteCondition;
   createdAt: string;
   expiresAt: string;
 }

@@ -189,8 +189,8 @@ export async function commitFiles(
         const blocked = files.find((file) => ensured.read.get(file.path)?.kind === 'folder' || (options.replace === false && ensured.read.has(file.path)));
         if (blocked) throw taken(blocked.path);
         // A condition the read already fails needs no write; one that holds here is held by the write.
-        const unmet = files.flatMap((file, i) => (holds(conditions[i], ensured.read.get(file.path)) ? [] : [i]));
-        if (unmet.length > 0) throw conditionFailed(files, conditions, unmet);
+        const unmet = files.flatMap((file, i) => (holds(conditions[i], ensured.read.get(file.path), file.id) ? [] : [i]));
+        if (unmet.length > 0) throw conditionFailed(files.map((file) => file.path), conditions, unmet);
         results = await settleLimit(files, WRITE_CONCURRENCY, (file, i) => writeRecord(nodes, drive, file, ensured.read.get(file.path), options.replace, conditions[i]));
         const refused: number[] = [];
         results.forEach((result, i) => {
@@ -199,7 +199,7 @@ export async function commitFiles(
           if (!result.value.ok && 'precondition' in result.value && result.value.precondition) refused.push(i);
           else if (!result.value.ok) throw taken(files[i].path);
         });
-        if (refused.length > 0) throw conditionFailed(files, conditions, refused);
+        if (refused.length > 0) throw conditionFailed(files.map((file) => file.path), conditions, refused);
       }
       const { missing, deleting, moving } = await recheckFolders(nodes, drive, parents);
       if (deleting.length > 0) throw beingDeleted(deleting[0]);
@@ -331,9 +331,13 @@ async function writeRecord(nodes: NodeStore, drive: string, file: FileNode, befo
   }
 }
 
-/** Whether `condition` holds of `node`, what stands at the file's path (none holds of a folder; a folder there is a 409 first). */
-function holds(condition: WriteCondition | undefined, node: DriveNode | undefined): boolean {
-  if (!condition) return true;
+/**
+ * Whether `condition` holds of `node`, what stands at the path of the file with id `id` (none holds of a
+ * folder; a folder there is a 409 first). The file's own record passes, as it does `putFile`'s condition: a
+ * large upload's completion tried again after its record was saved finds it there (its id is its session's).
+ */
+export function holds(condition: WriteCondition | undefined, node: DriveNode | undefined, id: string): boolean {
+  if (!condition || node?.id === id) return true;
   if ('ifMatch' in condition) return node?.kind === 'file' && node.etag === condition.ifMatch;
   return node === undefined;
 }
@@ -341,17 +345,16 @@ function holds(condition: WriteCondition | undefined, node: DriveNode | undefine
 /** Paths a 412's message names before it counts the rest. */
 const NAMED_PATHS = 20;
 
-/** The 412 for the files at `failed` (indexes into `files`), naming each path and what its condition asked. */
-function conditionFailed(files: readonly FileNode[], conditions: readonly (WriteCondition | undefined)[], failed: readonly number[]): DriveError {
+/** The 412 for the files at `failed` (indexes into `paths`), naming each path and what its condition asked. */
+export function conditionFailed(paths: readonly string[], conditions: readonly (WriteCondition | undefined)[], failed: readonly number[]): DriveError {
   const named = failed.slice(0, NAMED_PATHS).map((i) => {
     const condition = conditions[i]!;
     return 'ifMatch' in condition
-      ? `${files[i].path} (if_match "${condition.ifMatch}": no file with that ETag is there)`
-      : `${files[i].path} (if_none_match "*": a file is there)`;
+      ? `${paths[i]} (if_match "${condition.ifMatch}": no file with that ETag is there)`
+      : `${paths[i]} (if_none_match "*": a file is there)`;
   });
   const more = failed.length > NAMED_PATHS ? ` and ${failed.length - NAMED_PATHS} more` : '';
-  const paths = failed.map((i) => files[i].path);
-  return preconditionFailed(`the condition failed for ${named.join(', ')}${more}; nothing of this upload is stored`, paths);
+  return preconditionFailed(`the condition failed for ${named.join(', ')}${more}; nothing of this upload is stored`, failed.map((i) => paths[i]));
 }
 
 /**
@@ -361,16 +364,23 @@ function conditionFailed(files: readonly FileNode[], conditions: readonly (Write
  * which only a replacement could meet, is a 403.
  */
 export function conditionsOf(targets: readonly UploadTarget[] | undefined, replace?: boolean): (WriteCondition | undefined)[] {
-  return (targets ?? []).map((target, i) => {
-    if (target.ifMatch !== undefined && target.ifNoneMatch !== undefined) {
-      throw badRequest(`metadata[${i}] has both if_match and if_none_match; give one: if_match to replace only that version, if_none_match to store only where no file is`);
-    }
-    if (target.ifNoneMatch !== undefined) return replace === false ? undefined : { ifNoneMatch: '*' };
-    if (target.ifMatch === undefined) return undefined;
-    const etag = etagOf(target.ifMatch, `metadata[${i}].if_match`);
-    if (replace === false) throw forbidden(`metadata[${i}].if_match asks to replace a file, and this key may not replace files`);
-    return { ifMatch: etag };
-  });
+  return (targets ?? []).map((target, i) => conditionOf(target, replace, `metadata[${i}]`));
+}
+
+/**
+ * One file's condition, by `conditionsOf`'s rules; `at` names where it was given (`metadata[0]`), or is
+ * undefined for a body's own fields (a large upload's start), whose errors then name `if_match` alone.
+ */
+export function conditionOf(target: Pick<UploadTarget, 'ifMatch' | 'ifNoneMatch'>, replace: boolean | undefined, at?: string): WriteCondition | undefined {
+  const field = (name: string) => (at === undefined ? name : `${at}.${name}`);
+  if (target.ifMatch !== undefined && target.ifNoneMatch !== undefined) {
+    throw badRequest(`${at ?? 'the body'} has both if_match and if_none_match; give one: if_match to replace only that version, if_none_match to store only where no file is`);
+  }
+  if (target.ifNoneMatch !== undefined) return replace === false ? undefined : { ifNoneMatch: '*' };
+  if (target.ifMatch === undefined) return undefined;
+  const etag = etagOf(target.ifMatch, field('if_match'));
+  if (replace === false) throw forbidden(`${field('if_match')} asks to replace a file, and this key may not replace files`);
+  return { ifMatch: etag };
 }
 
 /**

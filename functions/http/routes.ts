@@ -383,7 +383,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
         expires_at: '2026-03-03T09:30:00.000Z',
       }),
     },
-    errors: [400, 409, 413, 422],
+    errors: [400, 409, 412, 413, 422],
   }),
   route({
     method: 'GET',
@@ -416,7 +416,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     parameters: [pathParam('upload_id', 'The session.')],
     requestBody: jsonBody(ref(S.CompleteUploadRequest), { parts: [{ number: 1, etag: '"a54357aff0632cce46d942af68356b38"' }, { number: 2, etag: '"0c78aef83f66abc1fa1e8477f296d394"' }] }),
     answers: { 200: ok('The stored file, now listed.', ref(S.File), { ...FILE, id: UPLOAD_ID, name: 'db.tar', path: '/backups/db.tar', url: `${BASE}/drive/download?path=/backups/db.tar`, size: 157286400 }) },
-    errors: [400, 404, 409, 422],
+    errors: [400, 404, 409, 412, 422],
   }),
   route({
     method: 'DELETE',

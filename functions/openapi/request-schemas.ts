@@ -76,6 +76,21 @@ export const StartUploadRequest = object({
   name: optional(nullMeansAbsent(string())),
   size: integer('The file\'s length in bytes.', { minimum: 1, maximum: SAFE }),
   content_type: optional(nullMeansAbsent(string('Its media type, like "application/zip".', { maxLength: 255, pattern: MEDIA_TYPE }))),
+  if_match: optional(
+    nullMeansAbsent(
+      IF_MATCH_FIELD(
+        'Store it only over the file with this ETag (quotes optional), as `POST /drive/upload`\'s `if_match`: checked here (a file with another ETag there, or none, is `412 precondition_failed` before any part is sent), kept in the session, and held by the record\'s write at completion (`412` there too; the session then ends and its parts are deleted). Not with `if_none_match` (400); not for an `upload-only` key (403).',
+      ),
+    ),
+  ),
+  if_none_match: optional(
+    nullMeansAbsent(
+      enumOf(
+        ['*'],
+        'Store it only where no file stands, as `POST /drive/upload`\'s `if_none_match`: a file there now is `412 precondition_failed`, and one stored there before completion makes the completion `412` (the session then ends and its parts are deleted).',
+      ),
+    ),
+  ),
 });
 export const CompleteUploadRequest = object({
   parts: array(object({ number: integer(undefined, { minimum: 1, maximum: SAFE }), etag: string('The ETag header the part\'s PUT returned.', { minLength: 1, maxLength: 1024 }) }), { minItems: 1, maxItems: 10000 }),

@@ -1,8 +1,10 @@
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { createHash } from 'node:crypto';
 import { DynamoNodeStore, toItem } from '../../functions/aws/dynamo-node-store';
+import { DynamoUploadSessions } from '../../functions/aws/dynamo-upload-sessions';
 import { DriveError } from '../../functions/core/errors';
-import type { FileNode, NodeStore, ObjectStore } from '../../functions/core/ports';
+import { completeUpload, startUpload } from '../../functions/core/large-upload';
+import type { FileNode, MultipartStore, NodeStore, ObjectStore, WriteCondition } from '../../functions/core/ports';
 import { uploadFiles } from '../../functions/core/upload';
 import { LOCAL_RESOURCES } from '../../lib/local/emulators';
 import { useEmbeddedDynamo } from '../support/embedded-dynamo';
@@ -87,6 +89,39 @@ describe('a condition held by the record write on DynamoDB', () => {
     expect(await store.get(drive, '/c/n')).toMatchObject({ id: 'id-rival' });
     expect([...objects.keys]).toEqual([]);
   });
+
+  it.each([
+    ['if_match', { ifMatch: md5('v0') }, `412 the condition failed for /c/big (if_match "${md5('v0')}": no file with that ETag is there); nothing of this upload is stored`],
+    ['if_none_match', { ifNoneMatch: '*' }, '412 the condition failed for /c/big (if_none_match "*": a file is there); nothing of this upload is stored'],
+  ] as [string, WriteCondition, string][])(
+    'refuses a large upload\'s completion (%s) when a file was stored after its check before assembly: 412, the assembled object deleted, the session ended',
+    async (name, condition, message) => {
+      if (name === 'if_match') await store.putFile(drive, file('/c/big', 'v0'));
+      else await store.createFolder(drive, { kind: 'folder', id: 'c', path: '/c', createdAt: '2026-11-27T00:00:00.000Z' });
+      // Storage in memory (one part, assembled on `complete`); the session in the uploads table, condition and all.
+      const held = new Set<string>();
+      const objects: ObjectStore = { put: async () => undefined, open: async () => undefined, deleteMany: async (keys) => keys.forEach((key) => held.delete(key)) };
+      let open = false;
+      const parts: MultipartStore = {
+        begin: async () => ((open = true), 'mp'),
+        partUrls: async (_key, _id, first, count) => Array.from({ length: count }, (_, i) => `https://s3.test/part${first + i}`),
+        listParts: async () => (open ? [{ number: 1, etag: '"e1"', size: 100 }] : undefined),
+        complete: async (key) => ((open = false), held.add(key), 'done'),
+        head: async (key) => (held.has(key) ? { size: 100, etag: 'e-1' } : undefined),
+        abort: async () => void (open = false),
+      };
+      const sessions = new DynamoUploadSessions(dynamo.client, LOCAL_RESOURCES.uploadsTable);
+      const { session } = await startUpload({ nodes: store, objects, parts, sessions }, drive, { path: '/c/big', size: 100, condition }, { maxFileBytes: 1000, expirySeconds: 3600 });
+      expect((await sessions.get(drive, session.id))?.condition).toEqual(condition);
+
+      const nodes = rivalBeforeWrite('/c/big', () => store.putFile(drive, file('/c/big', 'rival')));
+      const answer = await refusal(completeUpload({ nodes, objects, parts, sessions }, drive, session.id, [{ number: 1, etag: '"e1"' }]));
+      expect(answer).toBe(message);
+      expect(await store.get(drive, '/c/big')).toMatchObject({ id: 'id-rival' });
+      expect([...held]).toEqual([]);
+      expect(await sessions.get(drive, session.id)).toBeUndefined();
+    },
+  );
 
   it('lets a write through whose condition still holds, and an SDK retry of it find its own record', async () => {
     const v0 = file('/c/f', 'v0');

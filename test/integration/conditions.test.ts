@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { DriveClient, type ErrorJson, type FileEntryJson, type FileJson, json } from '../support/api-client';
 import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
 import { expectFsckClean, putFiles, textAt } from '../support/seeding';
@@ -143,6 +145,116 @@ describe('POST /drive/upload with a condition', () => {
     expect(res.body.error.message).toBe('metadata[0].if_match asks to replace a file, and this key may not replace files');
     expect((await upload(pusher, [{ path: '/c8/a.txt', data: 'x', if_none_match: '*' }])).status).toBe(200);
     expect((await upload(pusher, [{ path: '/c8/a.txt', data: 'y', if_none_match: '*' }])).status).toBe(409);
+  });
+});
+
+describe('POST /drive/uploads (large files) with a condition', () => {
+  interface Session {
+    upload_id: string;
+    part_size: number;
+    parts: { number: number; url: string }[];
+  }
+  const post = (client: DriveClient, route: string, body: unknown) =>
+    json<{ data: Session & FileJson } & ErrorJson>(client.request('POST', route, { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }));
+  const start = (body: Record<string, unknown>, client = drive) => post(client, '/drive/uploads', body);
+  const complete = (id: string, parts: unknown) => post(drive, `/drive/uploads/${id}/complete`, { parts });
+  /** PUTs `data` to the session's part URLs (one part: these files are smaller than a part) and returns the part list. */
+  async function sendParts(session: Session, data: Buffer): Promise<{ number: number; etag: string }[]> {
+    expect(session.parts).toHaveLength(1);
+    const res = await fetch(session.parts[0].url, { method: 'PUT', body: data });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    return [{ number: 1, etag: res.headers.get('etag')! }];
+  }
+  /** Multipart uploads the embedded S3 still holds parts for. */
+  const pendingUploads = () => readdir(join(host.dataDir, 's3', 'drive-files', '._S3rver_uploads')).catch(() => []);
+  const big = (fill: number) => Buffer.alloc(256 * 1024, fill);
+
+  it('a stale if_match is 412 at the start, before any part is sent: the message upload gives, no session, nothing stored', async () => {
+    await putFiles(drive, ['/l1/a.bin']);
+    const before = await stored();
+    const res = await start({ path: '/l1/a.bin', size: 256 * 1024, if_match: md5('stale') });
+    expect(res.status).toBe(412);
+    expect(res.body.error).toMatchObject({
+      code: 'precondition_failed',
+      message: `the condition failed for /l1/a.bin (if_match "${md5('stale')}": no file with that ETag is there); nothing of this upload is stored`,
+    });
+    const none = await start({ path: '/l1/a.bin', size: 256 * 1024, if_none_match: '*' });
+    expect(none.status).toBe(412);
+    expect(none.body.error.message).toBe('the condition failed for /l1/a.bin (if_none_match "*": a file is there); nothing of this upload is stored');
+    expect(await stored()).toEqual(before);
+    expect(await pendingUploads()).toEqual([]);
+  });
+
+  it('the current ETag (quoted) goes through: the file replaces the version it named', async () => {
+    await putFiles(drive, ['/l2/a.bin']);
+    const started = await start({ path: '/l2/a.bin', size: 256 * 1024, if_match: `"${seeded('/l2/a.bin')}"` });
+    expect(started.status).toBe(200);
+    const done = await complete(started.body.data.upload_id, await sendParts(started.body.data, big(2)));
+    expect(done.status).toBe(200);
+    expect(await textAt(drive, '/l2/a.bin')).toBe(big(2).toString());
+  });
+
+  it('a file replaced between the start and the completion: 412 at completion, nothing of the upload stored, the session ended', async () => {
+    await putFiles(drive, ['/l3/a.bin']);
+    const started = await start({ path: '/l3/a.bin', size: 256 * 1024, if_match: seeded('/l3/a.bin') });
+    expect(started.status).toBe(200);
+    const session = started.body.data;
+    const parts = await sendParts(session, big(3));
+    expect(await pendingUploads()).toHaveLength(1);
+    // Someone else replaces the file while the job sends its parts.
+    expect((await upload(drive, [{ path: '/l3/a.bin', data: 'someone else' }])).status).toBe(200);
+    const before = await stored();
+
+    const res = await complete(session.upload_id, parts);
+    expect(res.status).toBe(412);
+    expect(res.body.error).toMatchObject({
+      code: 'precondition_failed',
+      message: `the condition failed for /l3/a.bin (if_match "${seeded('/l3/a.bin')}": no file with that ETag is there); nothing of this upload is stored`,
+    });
+    expect(await stored()).toEqual(before);
+    expect(await textAt(drive, '/l3/a.bin')).toBe('someone else');
+    // Ended: its parts are gone and it completes no more.
+    expect(await pendingUploads()).toEqual([]);
+    expect((await complete(session.upload_id, parts)).status).toBe(404);
+  });
+
+  it('if_none_match: a file stored at the path after the start makes the completion 412, and the other file stays', async () => {
+    const started = await start({ path: '/l4/n.bin', size: 256 * 1024, if_none_match: '*' });
+    expect(started.status).toBe(200);
+    const session = started.body.data;
+    const parts = await sendParts(session, big(4));
+    expect((await upload(drive, [{ path: '/l4/n.bin', data: 'first here' }])).status).toBe(200);
+    const before = await stored();
+
+    const res = await complete(session.upload_id, parts);
+    expect(res.status).toBe(412);
+    expect(res.body.error.message).toBe('the condition failed for /l4/n.bin (if_none_match "*": a file is there); nothing of this upload is stored');
+    expect(await stored()).toEqual(before);
+    expect(await textAt(drive, '/l4/n.bin')).toBe('first here');
+    expect(await pendingUploads()).toEqual([]);
+
+    // Where nothing stands, it stores.
+    const fresh = await start({ path: '/l4/m.bin', size: 256 * 1024, if_none_match: '*' });
+    expect((await complete(fresh.body.data.upload_id, await sendParts(fresh.body.data, big(5)))).status).toBe(200);
+  });
+
+  it('refuses bad conditions as upload does, before any session: both 400, a weak or empty ETag 422, if_none_match other than * 422, if_match from an upload-only key 403', async () => {
+    const before = await stored();
+    const both = await start({ path: '/l5/a.bin', size: 10, if_match: 'abc', if_none_match: '*' });
+    expect(both.status).toBe(400);
+    expect(both.body.error).toMatchObject({ code: 'bad_request', message: 'the body has both if_match and if_none_match; give one: if_match to replace only that version, if_none_match to store only where no file is' });
+    const weak = await start({ path: '/l5/a.bin', size: 10, if_match: 'W/"abc"' });
+    expect(weak.status).toBe(422);
+    expect(weak.body.error.message).toBe('if_match must be a file\'s ETag, like "9e107d9d372bb6826bd81d3542a419d6" (quotes optional; no weak W/ tag), got "W/\\"abc\\""');
+    expect((await start({ path: '/l5/a.bin', size: 10, if_match: '' })).status).toBe(422);
+    expect((await start({ path: '/l5/a.bin', size: 10, if_none_match: 'abc' })).status).toBe(422);
+    const pusher = new DriveClient(host.url, PUSHER);
+    const forbidden = await start({ path: '/l5/a.bin', size: 10, if_match: 'abc' }, pusher);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.error.message).toBe('if_match asks to replace a file, and this key may not replace files');
+    expect(await stored()).toEqual(before);
+    expect(await pendingUploads()).toEqual([]);
   });
 });
 

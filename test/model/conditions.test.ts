@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { DriveError } from '../../functions/core/errors';
-import type { FileNode } from '../../functions/core/ports';
+import { completeUpload, startUpload } from '../../functions/core/large-upload';
+import type { FileNode, MultipartStore, UploadSession, UploadSessionStore, WriteCondition } from '../../functions/core/ports';
 import { type UploadTarget, uploadFiles } from '../../functions/core/upload';
 import { type MemoryPorts, gatePorts, memoryPorts } from './memory-ports';
 import { StepScheduler } from './step-scheduler';
@@ -109,4 +110,88 @@ describe('a condition checked against a concurrent replace', () => {
     expect(storedAt(ports, '/a/f')).toBe('v0');
     expect(bodies(ports)).toEqual(['v0']);
   });
+});
+
+// A large upload's completion writes its record on another path through `commitFiles` (its bytes kept for a
+// retry, the record `pending` on its session, no journal entry): the session's condition, held by the same
+// `putFile`, raced with a plain replace over every order of the port calls, assembly included.
+describe("a large upload's condition at completion, against a concurrent replace", () => {
+  /** The multipart store in memory: one part of one byte, assembled into `ports.objects` as `L`. */
+  function multipart(ports: MemoryPorts): MultipartStore & { open: Set<string> } {
+    const open = new Set<string>();
+    return {
+      open,
+      begin: async () => (open.add('mp'), 'mp'),
+      partUrls: async (_key, _id, first, count) => Array.from({ length: count }, (_, i) => `https://s3.test/${first + i}`),
+      listParts: async (_key, id) => (open.has(id) ? [{ number: 1, etag: '"p1"', size: 1 }] : undefined),
+      complete: async (key, id) => {
+        if (!open.delete(id)) return 'gone';
+        await ports.objects.put(key, Buffer.from('L'), 'application/octet-stream');
+        return 'done';
+      },
+      head: async (key) => {
+        const held = ports.objects.objects.get(key);
+        return held && { size: held.body.length, etag: 'e-1' };
+      },
+      abort: async (_key, id) => void open.delete(id),
+    };
+  }
+  function sessionStore(): UploadSessionStore & { held: Map<string, UploadSession> } {
+    const held = new Map<string, UploadSession>();
+    return {
+      held,
+      put: async (session) => void held.set(session.id, session),
+      get: async (_drive, id) => held.get(id),
+      claim: async (_drive, id) => held.get(id),
+      release: async () => undefined,
+      remove: async (id) => void held.delete(id),
+    };
+  }
+
+  it.each([
+    ['if_match', '/a/f', { ifMatch: md5('v0') }],
+    ['if_none_match', '/a/n', { ifNoneMatch: '*' }],
+  ] as [string, string, WriteCondition][])(
+    '%s: the completion never replaces the file the other upload wrote, and refused it leaves no record, no object, no parts, no session',
+    async (_name, path, condition) => {
+      const seen = new Set<string>();
+      await fc.assert(
+        fc.asyncProperty(fc.nat(), async (order) => {
+          const s = new StepScheduler(order);
+          const ports = memoryPorts();
+          await uploadFiles(ports, DRIVE, [{ filename: 'f', data: Buffer.from('v0') }], [{ path: '/a/f' }]);
+          const parts = multipart(ports);
+          const sessions = sessionStore();
+          const { session } = await startUpload({ nodes: ports.nodes, objects: ports.objects, parts, sessions }, DRIVE, { path, size: 1, condition }, { maxFileBytes: 10, expirySeconds: 3600 });
+          const gated = gatePorts({ nodes: ports.nodes, objects: ports.objects, parts }, (label) => s.gate(label));
+          const answers: Answer[] = [];
+          let ended = 0;
+          const settle = (i: number) => [
+            () => ((answers[i] = { ok: true }), ended++),
+            (error: unknown) => ((answers[i] = { ok: false, code: error instanceof DriveError ? error.code : String(error) }), ended++),
+          ];
+          void completeUpload({ ...gated, sessions }, DRIVE, session.id, [{ number: 1, etag: '"p1"' }]).then(...settle(0));
+          void uploadFiles(gated, DRIVE, [{ filename: 'x', data: Buffer.from('B') }], [{ path }]).then(...settle(1));
+          await s.run(() => ended === 2);
+
+          const [large, plain] = answers;
+          seen.add(`${large.ok ? 'ok' : large.code}/${plain.ok ? 'ok' : plain.code}`);
+          expect(plain).toEqual({ ok: true });
+          expect(storedAt(ports, path)).toBe('B');
+          if (large.ok) {
+            // It wrote first, and the plain upload replaced it (and freed its object).
+            expect(s.trace.filter((step) => step.startsWith(`nodes.putFile(d, ${path}`))).toHaveLength(2);
+          } else {
+            expect(large).toEqual({ ok: false, code: 'precondition_failed' });
+          }
+          // Either way nothing of the large upload stays: no object, no parts, no session.
+          expect(bodies(ports)).toEqual(path === '/a/f' ? ['B'] : ['B', 'v0']);
+          expect(parts.open.size).toBe(0);
+          expect(sessions.held.size).toBe(0);
+        }),
+        { numRuns: 300, seed: 26 },
+      );
+      expect([...seen].sort()).toEqual(['ok/ok', 'precondition_failed/ok']);
+    },
+  );
 });

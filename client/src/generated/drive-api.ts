@@ -1066,6 +1066,13 @@ export interface components {
             size: number;
             /** @description Its media type, like "application/zip". */
             content_type?: string;
+            /** @description Store it only over the file with this ETag (quotes optional), as `POST /drive/upload`'s `if_match`: checked here (a file with another ETag there, or none, is `412 precondition_failed` before any part is sent), kept in the session, and held by the record's write at completion (`412` there too; the session then ends and its parts are deleted). Not with `if_none_match` (400); not for an `upload-only` key (403). */
+            if_match?: string;
+            /**
+             * @description Store it only where no file stands, as `POST /drive/upload`'s `if_none_match`: a file there now is `412 precondition_failed`, and one stored there before completion makes the completion `412` (the session then ends and its parts are deleted).
+             * @enum {string}
+             */
+            if_none_match?: "*";
         };
         CompleteUploadRequest: {
             parts: {
@@ -2412,6 +2419,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
@@ -2546,6 +2554,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];

@@ -292,6 +292,46 @@ describe('drive sync against the local host', () => {
     expect(await new Response(changed.body).text()).toBe('written by someone else');
   });
 
+  it('sends a file over 4 MiB with its condition in the session: one replaced or made after the start is refused at completion (412), not overwritten', async () => {
+    const local = join(dir, 'race-big');
+    await writeTree(local, [
+      { relative: 'changed.bin', size: 5 * MiB },
+      { relative: 'new.bin', size: 5 * MiB },
+    ]);
+    await drive.upload({ path: '/race-big/changed.bin', data: 'the old content' });
+    const starts: unknown[] = [];
+    // Each session, once started (and so past any check before it), sees its path written by someone else
+    // before any part is sent: only a condition the session carries to its completion can refuse it there.
+    const racing: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (new URL(String(input)).pathname === '/drive/uploads' && init?.method === 'POST') {
+        starts.push(JSON.parse(String(init.body)));
+        const { path } = ((await response.clone().json()) as { data: { path: string } }).data;
+        await drive.upload({ path, data: `written by someone else at ${path}` });
+      }
+      return response;
+    };
+
+    const report = await new Drive({ baseUrl: host.url, apiKey: KEY, fetch: racing }).sync(local, 'drive:/race-big');
+
+    for (const name of ['changed.bin', 'new.bin']) {
+      const stored = await drive.download(`/race-big/${name}`);
+      expect(await new Response(stored.body).text()).toBe(`written by someone else at /race-big/${name}`);
+    }
+    expect(report.failed.map((f) => [f.relative, f.error?.status]).sort()).toEqual([
+      ['changed.bin', 412],
+      ['new.bin', 412],
+    ]);
+    // The conditions went with the starts, as small files' go in their metadata.
+    const oldEtag = createHash('md5').update('the old content').digest('hex');
+    expect(starts).toEqual(
+      expect.arrayContaining([
+        { path: '/race-big/changed.bin', size: 5 * MiB, if_match: oldEtag },
+        { path: '/race-big/new.bin', size: 5 * MiB, if_none_match: '*' },
+      ]),
+    );
+  });
+
   it('says each retry on stderr and names the URL when the host cannot be reached', async () => {
     // A port nothing listens on: one the system handed out and took back.
     const server = createServer();

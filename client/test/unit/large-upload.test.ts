@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Drive } from '../../src/drive';
 import { multipartEtag } from '../../src/content-etag';
+import { PreconditionFailedError } from '../../src/errors';
 import { FakeClock, type SeenRequest, fakeFetch, jsonResponse, networkFailure } from '../support/fakes';
 
 const BASE = 'http://drive.test';
@@ -178,6 +179,38 @@ describe('Class: Drive, large files', () => {
       'GET /drive/list': () => jsonResponse(200, { data: { folder: '/', files: [{ ...file, etag: 'ffffffffffffffffffffffffffffffff-3' }], folders: [] } }),
     });
     await expect(driveWith(fetcher).upload({ path: '/big.bin', data: new Blob([bytes]) })).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('sends ifMatch / ifNoneMatch with the session\'s start, as if_match / if_none_match, and asks nothing else first (no HEAD)', async () => {
+    const { fetcher } = fakeServer();
+    for (const condition of [{ ifMatch: '"abc"' }, { ifNoneMatch: '*' as const }]) {
+      const report = await driveWith(fetcher).uploadMany([{ path: '/big.bin', data: new Blob([bytes]), ...condition }]);
+      expect(report.uploaded).toHaveLength(1);
+    }
+    const starts = fetcher.requests.filter((r) => r.url.pathname === '/drive/uploads');
+    expect(await Promise.all(starts.map(async (r) => JSON.parse(await r.body!.text()) as unknown))).toEqual([
+      { path: '/big.bin', size: bytes.length, if_match: '"abc"' },
+      { path: '/big.bin', size: bytes.length, if_none_match: '*' },
+    ]);
+    expect(fetcher.requests.filter((r) => r.method === 'HEAD')).toEqual([]);
+  });
+
+  it('a 412 at the start fails the file with a PreconditionFailedError before any part is sent', async () => {
+    const message = '/big.bin (if_match "abc": no file with that ETag is there); nothing of this upload is stored';
+    const { fetcher, calls } = fakeServer({ 'POST /drive/uploads': () => jsonResponse(412, { error: { code: 'precondition_failed', message } }) });
+    const report = await driveWith(fetcher).uploadMany([{ path: '/big.bin', data: new Blob([bytes]), ifMatch: 'abc' }]);
+    expect(report.failed[0].error).toBeInstanceOf(PreconditionFailedError);
+    expect(report.failed[0].error).toMatchObject({ status: 412, message });
+    expect(calls['PUT part 1']).toBeUndefined();
+  });
+
+  it('a 412 at completion (the file replaced meanwhile) fails the file with a PreconditionFailedError; the session is not waited on', async () => {
+    const { fetcher, calls } = fakeServer({
+      'POST /drive/uploads/up-1/complete': () => jsonResponse(412, { error: { code: 'precondition_failed', message: 'the condition failed for /big.bin' } }),
+    });
+    const report = await driveWith(fetcher).uploadMany([{ path: '/big.bin', data: new Blob([bytes]), ifMatch: 'abc' }]);
+    expect(report.failed[0].error).toBeInstanceOf(PreconditionFailedError);
+    expect(calls['POST /drive/uploads/up-1/complete']).toBe(1);
   });
 
   it('aborts the session when the signal fires mid-upload, then rejects with the abort', async () => {

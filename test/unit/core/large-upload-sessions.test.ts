@@ -1,6 +1,6 @@
 import { CLAIM_LEASE_MS, type LargeUploadDeps, abortUpload, completeUpload, startUpload } from '../../../functions/core/large-upload';
 import { parentOf } from '../../../functions/core/paths';
-import type { DriveNode, FileNode, FolderNode, MultipartStore, NodeStore, ObjectStore, PutFileResult, StoredPart, UploadSession, UploadSessionStore } from '../../../functions/core/ports';
+import type { DriveNode, FileNode, FolderNode, MultipartStore, NodeStore, ObjectStore, PutFileResult, StoredPart, UploadSession, UploadSessionStore, WriteCondition } from '../../../functions/core/ports';
 
 // In-memory stores with S3's and DynamoDB's semantics for what completion relies on, so each failure can be
 // placed exactly. The real adapters are tested against the emulators in test/integration/large-uploads.test.ts.
@@ -8,6 +8,8 @@ import type { DriveNode, FileNode, FolderNode, MultipartStore, NodeStore, Object
 class MemoryNodes implements NodeStore {
   readonly items = new Map<string, DriveNode>();
   failPuts = 0;
+  /** Runs just before a record write is judged: another request's write landing between a read and this write. */
+  beforePut?: () => void;
   async get(_: string, path: string) {
     return this.items.get(path);
   }
@@ -26,12 +28,18 @@ class MemoryNodes implements NodeStore {
     this.items.set(folder.path, folder);
     return folder;
   }
-  async putFile(_: string, file: FileNode): Promise<PutFileResult> {
+  async putFile(_: string, file: FileNode, options: { condition?: WriteCondition } = {}): Promise<PutFileResult> {
     if (this.failPuts-- > 0) throw new Error('throttled');
+    this.beforePut?.();
     const held = this.items.get(file.path);
-    if (held?.kind === 'folder') return { ok: false };
+    // The DynamoDB adapter's condition: the request's, else no folder; the write's own record always passes.
+    const { condition } = options;
+    if (condition) {
+      const allowed = held?.id === file.id || ('ifMatch' in condition ? held?.kind === 'file' && held.etag === condition.ifMatch : !held);
+      if (!allowed) return { ok: false, precondition: true };
+    } else if (held?.kind === 'folder') return { ok: false };
     this.items.set(file.path, file);
-    return { ok: true, replaced: held };
+    return { ok: true, replaced: held?.kind === 'file' && held.id !== file.id ? held : undefined };
   }
   async removeIfSame(_: string, path: string, id: string) {
     if (this.items.get(path)?.id !== id) return false;
@@ -252,6 +260,125 @@ describe('Function: completeUpload, when something fails part-way', () => {
     await expect(abortUpload(deps, 'e', session.id)).rejects.toMatchObject({ code: 'not_found' });
     expect(sessions.sessions.get(session.id)?.claimedUntil).toBeUndefined();
     expect(storage.uploads.has(session.multipartId)).toBe(true);
+  });
+});
+
+describe('Functions: startUpload and completeUpload, with a condition (if_match, if_none_match)', () => {
+  const seed = (etag: string): FileNode => ({ kind: 'file', id: `seed-${etag}`, path: '/dir/big.bin', size: 3, contentType: 'x', createdAt: 'then', objectKey: `d/seed-${etag}`, etag });
+  const beforeStart = () => {
+    nodes.items.set('/dir', { kind: 'folder', id: 'dir', path: '/dir', createdAt: 'then' });
+    nodes.items.set('/dir/big.bin', seed('v0'));
+  };
+  const startWith = (condition: WriteCondition) => startUpload(deps, 'd', { path: '/dir/big.bin', size: 10 * MiB, condition }, limits);
+  /** Starts with `condition` and sends both parts. */
+  async function sentWith(condition: WriteCondition) {
+    const { session } = await startWith(condition);
+    const parts = [
+      { number: 1, etag: storage.putPart(session.multipartId, 1, 8 * MiB) },
+      { number: 2, etag: storage.putPart(session.multipartId, 2, 2 * MiB) },
+    ];
+    return { session, parts };
+  }
+
+  it('a condition the file there already fails is a 412 at the start, naming the path: no multipart upload, no session', async () => {
+    beforeStart();
+    await expect(startWith({ ifMatch: 'stale' })).rejects.toMatchObject({
+      code: 'precondition_failed',
+      paths: ['/dir/big.bin'],
+      message: 'the condition failed for /dir/big.bin (if_match "stale": no file with that ETag is there); nothing of this upload is stored',
+    });
+    await expect(startWith({ ifNoneMatch: '*' })).rejects.toMatchObject({ code: 'precondition_failed', message: 'the condition failed for /dir/big.bin (if_none_match "*": a file is there); nothing of this upload is stored' });
+    expect(storage.uploads.size).toBe(0);
+    expect(sessions.sessions.size).toBe(0);
+  });
+
+  it('adds no call: a conditional start and completion read and write the nodes as an unconditional one does', async () => {
+    const counted = async (condition?: WriteCondition) => {
+      nodes = new MemoryNodes();
+      deps = { ...deps, nodes };
+      beforeStart();
+      const get = jest.spyOn(nodes, 'get');
+      const getMany = jest.spyOn(nodes, 'getMany');
+      const putFile = jest.spyOn(nodes, 'putFile');
+      const { session } = await startUpload(deps, 'd', { path: '/dir/big.bin', size: 10 * MiB, ...(condition ? { condition } : {}) }, limits);
+      const parts = [
+        { number: 1, etag: storage.putPart(session.multipartId, 1, 8 * MiB) },
+        { number: 2, etag: storage.putPart(session.multipartId, 2, 2 * MiB) },
+      ];
+      await completeUpload(deps, 'd', session.id, parts);
+      return [get.mock.calls.length, getMany.mock.calls.length, putFile.mock.calls.length];
+    };
+    const plain = await counted();
+    expect(plain[2]).toBe(1);
+    expect(await counted({ ifMatch: 'v0' })).toEqual(plain);
+  });
+
+  it('a folder at the path stays the 409 it was, before the condition', async () => {
+    nodes.items.set('/dir/big.bin', { kind: 'folder', id: 'f', path: '/dir/big.bin', createdAt: 'then' });
+    await expect(startWith({ ifMatch: 'v0' })).rejects.toMatchObject({ code: 'conflict' });
+  });
+
+  it('keeps the condition in the session; met at completion, the file replaces the version it named', async () => {
+    beforeStart();
+    const { session, parts } = await sentWith({ ifMatch: 'v0' });
+    expect(sessions.sessions.get(session.id)?.session.condition).toEqual({ ifMatch: 'v0' });
+    await expect(completeUpload(deps, 'd', session.id, parts)).resolves.toMatchObject({ id: session.fileId });
+    expect(nodes.items.get('/dir/big.bin')?.id).toBe(session.fileId);
+  });
+
+  it('a file replaced after the start is a 412 before assembly: the parts are deleted and the session ends', async () => {
+    beforeStart();
+    const { session, parts } = await sentWith({ ifMatch: 'v0' });
+    nodes.items.set('/dir/big.bin', seed('v1'));
+
+    await expect(completeUpload(deps, 'd', session.id, parts)).rejects.toMatchObject({ code: 'precondition_failed', paths: ['/dir/big.bin'] });
+    expect(nodes.items.get('/dir/big.bin')?.id).toBe('seed-v1');
+    expect(storage.uploads.size).toBe(0);
+    expect(storage.objects.size).toBe(0);
+    expect(sessions.sessions.size).toBe(0);
+  });
+
+  it.each([
+    ['if_match', { ifMatch: 'v0' }, () => nodes.items.set('/dir/big.bin', seed('v1'))],
+    ['if_none_match', { ifNoneMatch: '*' }, () => nodes.items.set('/dir/big.bin', seed('v1'))],
+  ] as [string, WriteCondition, () => void][])(
+    '%s: a file written between the check before assembly and the record write is a 412 held by the write: the assembled object is deleted and the session ends',
+    async (_name, condition, rival) => {
+      if ('ifMatch' in condition) beforeStart();
+      else nodes.items.set('/dir', { kind: 'folder', id: 'dir', path: '/dir', createdAt: 'then' });
+      const { session, parts } = await sentWith(condition);
+      nodes.beforePut = () => {
+        nodes.beforePut = undefined;
+        rival();
+      };
+
+      await expect(completeUpload(deps, 'd', session.id, parts)).rejects.toMatchObject({ code: 'precondition_failed', paths: ['/dir/big.bin'] });
+      expect(nodes.items.get('/dir/big.bin')?.id).toBe('seed-v1');
+      expect(storage.objects.has(session.objectKey)).toBe(false);
+      expect(sessions.sessions.size).toBe(0);
+      // Ended: a retry finds no session.
+      await expect(completeUpload(deps, 'd', session.id, parts)).rejects.toMatchObject({ code: 'not_found' });
+    },
+  );
+
+  it('a retry after a failure past assembly is judged again, and finds a file written meanwhile', async () => {
+    beforeStart();
+    const { session, parts } = await sentWith({ ifMatch: 'v0' });
+    nodes.failPuts = 1; // the first record write fails; the object is assembled and kept for the retry
+    await expect(completeUpload(deps, 'd', session.id, parts)).rejects.toThrow('throttled');
+    expect(storage.objects.has(session.objectKey)).toBe(true);
+    nodes.items.set('/dir/big.bin', seed('v1'));
+
+    await expect(completeUpload(deps, 'd', session.id, parts)).rejects.toMatchObject({ code: 'precondition_failed' });
+    expect(storage.objects.has(session.objectKey)).toBe(false);
+    expect(sessions.sessions.size).toBe(0);
+  });
+
+  it('for a key that may not replace, an if_none_match completion refused by a file stays the 409 it always was', async () => {
+    nodes.items.set('/dir', { kind: 'folder', id: 'dir', path: '/dir', createdAt: 'then' });
+    const { session, parts } = await sentWith({ ifNoneMatch: '*' });
+    nodes.items.set('/dir/big.bin', seed('v1'));
+    await expect(completeUpload(deps, 'd', session.id, parts, () => true, { replace: false })).rejects.toMatchObject({ code: 'conflict' });
   });
 });
 

@@ -1,4 +1,4 @@
-import { conditionsOf, etagOf } from '../../../functions/core/upload';
+import { conditionOf, conditionsOf, etagOf, holds } from '../../../functions/core/upload';
 import { parseUploadForm } from '../../../functions/http/upload-form';
 import { documentChanges } from '../../../functions/openapi/document-changes';
 
@@ -48,6 +48,36 @@ describe('Function: conditionsOf', () => {
   it('for a key that may not replace: if_match is forbidden, if_none_match adds nothing to what it asks already', () => {
     expect(thrown(() => conditionsOf([{ ifMatch: ETAG }], false))).toEqual({ code: 'forbidden', message: 'metadata[0].if_match asks to replace a file, and this key may not replace files' });
     expect(conditionsOf([{ ifNoneMatch: '*' }], false)).toEqual([undefined]);
+  });
+});
+
+describe('Function: conditionOf, for a body\'s own fields (a large upload\'s start)', () => {
+  it('reads one condition as conditionsOf reads a target\'s, and names the body\'s fields in its errors', () => {
+    expect(conditionOf({ ifMatch: `"${ETAG}"` }, true)).toEqual({ ifMatch: ETAG });
+    expect(conditionOf({ ifNoneMatch: '*' }, undefined)).toEqual({ ifNoneMatch: '*' });
+    expect(conditionOf({}, true)).toBeUndefined();
+    expect(thrown(() => conditionOf({ ifMatch: ETAG, ifNoneMatch: '*' }, true))).toEqual({
+      code: 'bad_request',
+      message: 'the body has both if_match and if_none_match; give one: if_match to replace only that version, if_none_match to store only where no file is',
+    });
+    expect(thrown(() => conditionOf({ ifMatch: 'W/"x"' }, true))).toEqual({ code: 'validation_error', message: `if_match must be a file's ETag, like "${ETAG}" (quotes optional; no weak W/ tag), got "W/\\"x\\""` });
+    expect(thrown(() => conditionOf({ ifMatch: ETAG }, false))).toEqual({ code: 'forbidden', message: 'if_match asks to replace a file, and this key may not replace files' });
+    expect(conditionOf({ ifNoneMatch: '*' }, false)).toBeUndefined();
+  });
+});
+
+describe('Function: holds', () => {
+  const file = { kind: 'file' as const, id: 'other', path: '/a', size: 1, contentType: 'text/plain', createdAt: 'now', objectKey: 'd/other', etag: ETAG };
+  it('judges a condition on what stands at the path; the file\'s own record passes, as putFile\'s condition lets it', () => {
+    expect(holds({ ifMatch: ETAG }, file, 'mine')).toBe(true);
+    expect(holds({ ifMatch: 'stale' }, file, 'mine')).toBe(false);
+    expect(holds({ ifMatch: ETAG }, undefined, 'mine')).toBe(false);
+    expect(holds({ ifNoneMatch: '*' }, file, 'mine')).toBe(false);
+    expect(holds({ ifNoneMatch: '*' }, undefined, 'mine')).toBe(true);
+    // A completion tried again after its record was saved (its file id is its session's) finds its own record.
+    expect(holds({ ifMatch: 'stale' }, { ...file, id: 'mine', etag: 'new' }, 'mine')).toBe(true);
+    expect(holds({ ifNoneMatch: '*' }, { ...file, id: 'mine' }, 'mine')).toBe(true);
+    expect(holds(undefined, file, 'mine')).toBe(true);
   });
 });
 
