@@ -1,7 +1,5 @@
-import { request as httpRequest } from 'node:http';
-import type { ErrorJson } from '../support/api-client';
 import { DriveClient } from '../support/api-client';
-import { TestIssuer, unsignedToken } from '../support/oidc-issuer';
+import { TestIssuer, exchangeFrom, unsignedToken } from '../support/oidc-issuer';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
 // Review r2: the keyless exchange took the per-drive bucket first and it was as small as the per-address one, so
@@ -25,17 +23,7 @@ afterAll(async () => {
 });
 
 /** An exchange of `token` sent from `address` (on loopback) to `drive`. */
-const from = (address: string, drive: string, token: string) =>
-  new Promise<{ status: number; body: ErrorJson }>((resolve, reject) => {
-    const body = JSON.stringify({ drive, token });
-    const req = httpRequest(`${limited.url}/drive/token`, { method: 'POST', localAddress: address, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as ErrorJson }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+const from = (address: string, drive: string, token: string) => exchangeFrom(limited.url, address, { drive, token });
 
 describe('POST /drive/token: one address cannot lock a drive\'s jobs out', () => {
   it('lets another address through after junk from one address, more than its own bucket holds', async () => {
