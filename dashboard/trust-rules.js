@@ -11,15 +11,10 @@
  */
 
 /**
- * A trust rule. Its `claims` are strings (the route refuses any other value), which the document's open object
- * does not say: only that field is narrowed here.
- * @typedef {Omit<Wire['TrustRule'], 'claims'> & { claims: Record<string, string> }} TrustRule
- */
-
-/**
- * The body of `POST drive/trust`; `max_ttl_seconds` is sent as typed when it is not a whole number, so that the
- * API's own message says what it must be.
- * @typedef {Omit<Wire['CreateTrustRequest'], 'claims' | 'max_ttl_seconds'> & { claims?: Record<string, string>, max_ttl_seconds?: number | string }} NewTrustRule
+ * A trust rule, and the body of `POST drive/trust`; `max_ttl_seconds` is sent as typed when it is not a whole
+ * number, so that the API's own message says what it must be.
+ * @typedef {Wire['TrustRule']} TrustRule
+ * @typedef {Omit<Wire['CreateTrustRequest'], 'max_ttl_seconds'> & { max_ttl_seconds?: number | string }} NewTrustRule
  */
 
 /** The fields of `POST drive/trust`, as the API names them in its messages. */

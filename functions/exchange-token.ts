@@ -21,17 +21,19 @@ const MESSAGES: Messages = {
  * POST /drive/token, with no key: `{ drive, token, ttl_seconds? }` → a key of `drive` that lives until
  * `expires_at`, with the role and folder of the first trust rule that admits the token. 401 names the check
  * that failed (never echoing the token); 503 when the token's issuer does not answer. Rate-limited per source
- * address first, then per drive (a bucket PER_DRIVE_BUCKET_FACTOR times larger) once the token passed the checks
- * that ask no issuer.
+ * address first, every attempt before its body is read, then per drive (a bucket PER_DRIVE_BUCKET_FACTOR times
+ * larger) once the token passed the checks that ask no issuer.
  */
 export const handler = keylessJsonHandler({ stores: { trust, verifier } }, async (event, answered, seen, { stores }) => {
-  const request = jsonInput(bodyOf(event), TokenRequest, EXAMPLE, MESSAGES);
-  if (!DRIVE_ID.test(request.drive)) throw invalid(`drive must be a drive id: 1 to 64 letters, digits, "-" or "_" (got ${JSON.stringify(request.drive.slice(0, 64))})`);
   const limits = rateLimits;
+  // Every attempt costs its address, before the body is read: a body that is not JSON, names no token or no
+  // drive id is as much an attempt as a forged token, and none of them may come unlimited.
   if (limits) {
     const address = event.requestContext?.identity?.sourceIp ?? 'unknown';
     Object.assign(answered, await takeToken(rateLimiter, `token#address#${address}`, limits.token, 'token exchanges from this address'));
   }
+  const request = jsonInput(bodyOf(event), TokenRequest, EXAMPLE, MESSAGES);
+  if (!DRIVE_ID.test(request.drive)) throw invalid(`drive must be a drive id: 1 to 64 letters, digits, "-" or "_" (got ${JSON.stringify(request.drive.slice(0, 64))})`);
   // The answer's RateLimit-* headers stay the address's, the bucket a caller can run out of alone.
   const chargeDrive = async () => {
     if (limits) await takeToken(rateLimiter, `token#drive#${request.drive}`, limits.token * PER_DRIVE_BUCKET_FACTOR, 'token exchanges to this drive');

@@ -4,16 +4,13 @@ import {
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
-  QueryCommand,
-  type QueryCommandOutput,
   ScanCommand,
   type ScanCommandOutput,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { randomBytes } from 'node:crypto';
-import { type ApiKeyRecord, DEFAULT_ROLE, DRIVE_ID, type Role, accessProblem, hashSecret, newSecret } from '../core/access';
-import { callerOf, keyItem, keyItemKey } from './dynamo-access';
-import { KEYS_BY_DRIVE_INDEX, ACCESS_PARTITION_KEY as PK } from './schema';
+import { type ApiKeyRecord, DEFAULT_ROLE, DRIVE_ID, type Role, accessProblem, hashSecret, newKeyRecord, newSecret } from '../core/access';
+import { callerOf, keyItem, keyItemKey, keyItemPages, putNewKeyItem, revokeKeyItem } from './dynamo-access';
+import { ACCESS_PARTITION_KEY as PK } from './schema';
 
 /** Creating, listing and revoking API keys: the key tool, the local host and the admin routes. */
 export class DynamoKeyAdmin {
@@ -35,20 +32,9 @@ export class DynamoKeyAdmin {
     if (!DRIVE_ID.test(drive)) throw new Error(`drive must match ${DRIVE_ID}`);
     const problem = accessProblem(access.role ?? DEFAULT_ROLE, access.prefix ?? '/');
     if (problem) throw new Error(problem);
-    const record: ApiKeyRecord = {
-      keyId: randomBytes(8).toString('hex'),
-      drive,
-      role: access.role ?? DEFAULT_ROLE,
-      prefix: access.prefix ?? '/',
-      name,
-      createdAt: new Date().toISOString(),
-      last4: secret.slice(-4),
-    };
-    const item = keyItem(hashSecret(secret), record);
+    const record = newKeyRecord(secret, { drive, role: access.role ?? DEFAULT_ROLE, prefix: access.prefix ?? '/', name });
     try {
-      await this.client.send(
-        new PutItemCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PK } }),
-      );
+      await putNewKeyItem(this.client, this.table, keyItem(hashSecret(secret), record));
       // The key first, then the roster: a crash between leaves an admin the roster does not count, which only
       // makes the last-admin rule stricter, never an admin counted that does not exist.
       if (record.role === 'admin') await this.roster(drive, 'ADD', record.keyId);
@@ -126,14 +112,7 @@ export class DynamoKeyAdmin {
       if (!drive) await this.roster(record.drive, 'DELETE', record.keyId);
     }
     const revokedAt = new Date().toISOString();
-    await this.client.send(
-      new UpdateItemCommand({
-        TableName: this.table,
-        Key: { [PK]: item[PK] },
-        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
-        ExpressionAttributeValues: { ':now': { S: revokedAt } },
-      }),
-    );
+    await revokeKeyItem(this.client, this.table, item[PK], revokedAt);
     return { ...record, revokedAt };
   }
 
@@ -196,21 +175,7 @@ export class DynamoKeyAdmin {
   /** The key items of `drive`, oldest first, from the keys-by-drive index (all projected). */
   private async keysOf(drive: string): Promise<Record<string, AttributeValue>[]> {
     const items: Record<string, AttributeValue>[] = [];
-    let start: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const page: QueryCommandOutput = await this.client.send(
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: KEYS_BY_DRIVE_INDEX.name,
-          KeyConditionExpression: '#drive = :drive',
-          ExpressionAttributeNames: { '#drive': KEYS_BY_DRIVE_INDEX.partitionKey },
-          ExpressionAttributeValues: { ':drive': { S: drive } },
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    for await (const page of keyItemPages(this.client, this.table, drive)) items.push(...page);
     return items;
   }
 

@@ -3,10 +3,13 @@ import {
   ConditionalCheckFailedException,
   type DynamoDBClient,
   GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  type QueryCommandOutput,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { type ApiKeyRecord, type Caller, DEFAULT_ROLE, type KeyStore, ROLES, type RateDecision, type RateLimiter, type Role } from '../core/access';
-import { ACCESS_PARTITION_KEY as PK, ACCESS_TTL_ATTRIBUTE as TTL } from './schema';
+import { KEYS_BY_DRIVE_INDEX, ACCESS_PARTITION_KEY as PK, ACCESS_TTL_ATTRIBUTE as TTL } from './schema';
 
 /** The key of an API key's item: `key#<sha256 of the secret>`. */
 export const keyItemKey = (secretHash: string): Record<string, AttributeValue> => ({ [PK]: { S: `key#${secretHash}` } });
@@ -29,6 +32,59 @@ export function keyItem(secretHash: string, record: ApiKeyRecord): Record<string
     ...(record.subject !== undefined ? { subject: { S: record.subject } } : {}),
     ...(record.expiresAt !== undefined ? { keyExpiresAt: { S: record.expiresAt } } : {}),
   };
+}
+
+// The key items' writes and reads that the key admin (api-key-admin.ts) and the trust store (dynamo-trust.ts,
+// whose minted keys are key items too) share.
+
+/** Stores a new key's `item`; throws ConditionalCheckFailedException when its secret is a key already. */
+export async function putNewKeyItem(client: DynamoDBClient, table: string, item: Record<string, AttributeValue>): Promise<void> {
+  await client.send(new PutItemCommand({ TableName: table, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PK } }));
+}
+
+/**
+ * The key items of `drive`, a page at a time, oldest first, from the keys-by-drive index (every attribute
+ * projected; eventually consistent), narrowed by `filter` (an expression and its values) when given.
+ */
+export async function* keyItemPages(
+  client: DynamoDBClient,
+  table: string,
+  drive: string,
+  filter?: { expression: string; values: Record<string, AttributeValue> },
+): AsyncGenerator<Record<string, AttributeValue>[]> {
+  let start: QueryCommandOutput['LastEvaluatedKey'];
+  do {
+    const page: QueryCommandOutput = await client.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: KEYS_BY_DRIVE_INDEX.name,
+        KeyConditionExpression: '#drive = :drive',
+        FilterExpression: filter?.expression,
+        ExpressionAttributeNames: { '#drive': KEYS_BY_DRIVE_INDEX.partitionKey },
+        ExpressionAttributeValues: { ':drive': { S: drive }, ...filter?.values },
+        ExclusiveStartKey: start,
+      }),
+    );
+    yield page.Items ?? [];
+    start = page.LastEvaluatedKey;
+  } while (start);
+}
+
+/** Marks the key item under `key` revoked at `revokedAt`, unless it was already; never makes an item for a key gone meanwhile. */
+export async function revokeKeyItem(client: DynamoDBClient, table: string, key: AttributeValue, revokedAt: string): Promise<void> {
+  try {
+    await client.send(
+      new UpdateItemCommand({
+        TableName: table,
+        Key: { [PK]: key },
+        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
+        ConditionExpression: 'attribute_exists(keyId)',
+        ExpressionAttributeValues: { ':now': { S: revokedAt } },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
 }
 
 /** API keys in the access table, one item per key under `key#<sha256 of the secret>`. */

@@ -1,21 +1,10 @@
-import {
-  type AttributeValue,
-  ConditionalCheckFailedException,
-  type DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  type QueryCommandOutput,
-  ScanCommand,
-  type ScanCommandOutput,
-  UpdateItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, type DynamoDBClient, GetItemCommand, PutItemCommand, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
-import { type ApiKeyRecord, hashSecret, newSecret } from '../core/access';
+import { type ApiKeyRecord, hashSecret, newKeyRecord, newSecret } from '../core/access';
 import { mapLimit } from '../core/concurrency';
 import { MAX_RULES_PER_DRIVE, type TrustRule } from '../core/trust';
-import { keyItem, keyItemKey } from './dynamo-access';
-import { KEYS_BY_DRIVE_INDEX, ACCESS_PARTITION_KEY as PK, ACCESS_TTL_ATTRIBUTE as TTL } from './schema';
+import { keyItem, keyItemKey, keyItemPages, putNewKeyItem, revokeKeyItem } from './dynamo-access';
+import { ACCESS_PARTITION_KEY as PK, ACCESS_TTL_ATTRIBUTE as TTL } from './schema';
 
 /** How long an expired minted key's item stays (listed as expired) before DynamoDB's TTL may remove it. */
 const EXPIRED_KEY_KEPT_SECONDS = 7 * 24 * 3600;
@@ -107,23 +96,19 @@ export class DynamoTrustStore {
   /** Stores a new key for `minting`, as an ordinary key item that also names its rule, subject and expiry; returns it and its secret. */
   async mint(minting: Minting): Promise<{ record: ApiKeyRecord; secret: string }> {
     const secret = newSecret();
-    const record: ApiKeyRecord = {
-      keyId: randomBytes(8).toString('hex'),
+    const record = newKeyRecord(secret, {
       drive: minting.drive,
       role: minting.rule.role,
       prefix: minting.rule.prefix,
       name: `trust ${minting.rule.id}`,
-      createdAt: new Date().toISOString(),
-      last4: secret.slice(-4),
       trustId: minting.rule.id,
       subject: minting.subject,
       expiresAt: minting.expiresAt.toISOString(),
-    };
-    const item: Record<string, AttributeValue> = {
+    });
+    await putNewKeyItem(this.client, this.table, {
       ...keyItem(hashSecret(secret), record),
       [TTL]: { N: String(Math.ceil(minting.expiresAt.getTime() / 1000) + EXPIRED_KEY_KEPT_SECONDS) },
-    };
-    await this.client.send(new PutItemCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PK } }));
+    });
     return { record, secret };
   }
 
@@ -136,45 +121,18 @@ export class DynamoTrustStore {
   async revokeMinted(drive: string, trustId: string): Promise<number> {
     const now = new Date(Date.now()).toISOString();
     let count = 0;
-    let start: QueryCommandOutput['LastEvaluatedKey'];
-    do {
-      const page: QueryCommandOutput = await this.client.send(
-        new QueryCommand({
-          TableName: this.table,
-          IndexName: KEYS_BY_DRIVE_INDEX.name,
-          KeyConditionExpression: '#drive = :drive',
-          // ISO 8601 instants of one form compare as strings in time order.
-          FilterExpression: 'trustId = :trust AND attribute_not_exists(revokedAt) AND keyExpiresAt > :now',
-          ExpressionAttributeNames: { '#drive': KEYS_BY_DRIVE_INDEX.partitionKey },
-          ExpressionAttributeValues: { ':drive': { S: drive }, ':trust': { S: trustId }, ':now': { S: now } },
-          ExclusiveStartKey: start,
-        }),
-      );
-      const items = page.Items ?? [];
-      await mapLimit(items, MINTED_REVOKE_CONCURRENCY, (item) => this.revokeKeyItem(item[PK], now));
+    // ISO 8601 instants of one form compare as strings in time order.
+    const live = { expression: 'trustId = :trust AND attribute_not_exists(revokedAt) AND keyExpiresAt > :now', values: { ':trust': { S: trustId }, ':now': { S: now } } };
+    for await (const items of keyItemPages(this.client, this.table, drive, live)) {
+      await mapLimit(items, MINTED_REVOKE_CONCURRENCY, (item) => revokeKeyItem(this.client, this.table, item[PK], now));
       count += items.length;
-      start = page.LastEvaluatedKey;
-    } while (start);
+    }
     return count;
   }
 
   /** Revokes the key of `secret` (a key just minted under a rule revoked meanwhile). */
   async revokeSecret(secret: string): Promise<void> {
-    await this.revokeKeyItem(keyItemKey(hashSecret(secret))[PK], new Date().toISOString());
-  }
-
-  private async revokeKeyItem(key: AttributeValue, revokedAt: string): Promise<void> {
-    await this.client.send(
-      new UpdateItemCommand({
-        TableName: this.table,
-        Key: { [PK]: key },
-        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)',
-        ConditionExpression: 'attribute_exists(keyId)',
-        ExpressionAttributeValues: { ':now': { S: revokedAt } },
-      }),
-    ).catch((error: unknown) => {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    });
+    await revokeKeyItem(this.client, this.table, keyItemKey(hashSecret(secret))[PK], new Date().toISOString());
   }
 
   private async read(drive: string): Promise<{ rules: TrustRule[]; version: number | undefined }> {

@@ -146,6 +146,13 @@ export function newSecret(): string {
   return SECRET_PREFIX + randomBytes(32).toString('base64url');
 }
 
+/** The record of a new key of `secret`: a fresh id, made now, its secret's last four characters. */
+export function newKeyRecord(secret: string, fields: Omit<ApiKeyRecord, 'keyId' | 'createdAt' | 'last4'>): ApiKeyRecord {
+  // The fields in the order keys have always been written in, whatever else `fields` holds.
+  const { drive, role, prefix, name, ...minted } = fields;
+  return { keyId: randomBytes(8).toString('hex'), drive, role, prefix, name, createdAt: new Date().toISOString(), last4: secret.slice(-4), ...minted };
+}
+
 /** What is stored of a secret: its SHA-256, hex. */
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');

@@ -1,6 +1,6 @@
 import { ROLES } from '../core/access';
 import { TRUST_ROLES } from '../core/trust';
-import { array, boolean, enumOf, integer, nullMeansAbsent, object, openObject, optional, ref, string } from './schema-kit';
+import { array, boolean, enumOf, integer, map, nullMeansAbsent, object, openObject, optional, ref, string } from './schema-kit';
 
 /**
  * What the API takes: each route's JSON body and query, as JSON Schemas with their TypeScript types. The
@@ -106,7 +106,7 @@ export const CreateTrustRequest = object({
   issuer: string('The token issuer, exactly as its tokens\' `iss` claim says it: an https URL.', { minLength: 1, maxLength: 1000 }),
   audience: string('The `aud` the tokens must carry.', { minLength: 1, maxLength: 255 }),
   subject: string('The `sub` the tokens must carry: exact, or with `*` matching any run of characters within one `:`-separated segment.', { minLength: 1, maxLength: 255 }),
-  claims: optional(nullMeansAbsent(openObject({}))),
+  claims: optional(nullMeansAbsent(map(string('The value the claim must have, at most 255 characters; a number or boolean the token sends compares as its string.'), 'Other claims the tokens must carry, by name (at most 20, none of iss, aud, sub, exp, nbf, iat), each with exactly this value. A value that is not a string is refused with 422, as a value out of bounds is.'))),
   role: ref(TrustRole, 'TrustRole'),
   prefix: optional(nullMeansAbsent(string('The folder the minted keys are confined to (default "/").'))),
   max_ttl_seconds: optional(nullMeansAbsent(integer('The longest life of a minted key, in seconds (60 to 43,200; default 3,600).', { minimum: 60, maximum: 43_200 }))),

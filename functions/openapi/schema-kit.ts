@@ -58,6 +58,13 @@ export function openObject<P extends TProperties>(properties: P): TObject<P> {
   return { [KIND]: 'Object', type: 'object', ...(required.length > 0 ? { required } : {}), properties } as unknown as TObject<P>;
 }
 
+/**
+ * An object of any names, each holding a value of `values` (`additionalProperties`): a map, typed
+ * `Record<string, …>`. Its empty `properties` is the open object's it replaced: the document only gains.
+ */
+export const map = <T extends TSchema>(values: T, description?: string) =>
+  unsafe<Record<string, Static<T>>>({ type: 'object', ...described(description, {}), additionalProperties: values, properties: {} });
+
 /** `schema` as a property its object may lack. */
 export const optional = <T extends TSchema>(schema: T) => ({ ...schema, [OPTIONAL]: 'Optional' }) as TOptional<T>;
 

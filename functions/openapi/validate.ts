@@ -67,6 +67,9 @@ export function problemOf(schema: Schema, value: unknown, at = '', field = at): 
 
 function objectProblem(schema: Schema, value: Record<string, unknown>, at: string, field: string, problem: (kind: Problem['kind'], keyword: string, extra?: Partial<Problem>) => Problem): Problem | undefined {
   const properties = (schema.properties ?? {}) as Record<string, Schema>;
+  // A map's values (`additionalProperties` a schema) are left to the route: the one map, a trust rule's claims,
+  // has answered a value that is not a string with a 422 of its own since it shipped (functions/http/trust-request.ts),
+  // and after the shape checks of every later field; checked here, it would come first, as a 400.
   if (schema.additionalProperties === false) {
     const unknown = Object.keys(value).filter((name) => !Object.hasOwn(properties, name));
     if (unknown.length > 0) return problem('unknown', 'additionalProperties', { unknown });

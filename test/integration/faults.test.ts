@@ -1,6 +1,4 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { FaultRule } from '../support/fault-host';
+import { type FaultRule, faultControls } from '../support/fault-host';
 import { DriveClient, type DeletedJson, type ErrorJson, type ListingJson, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
@@ -9,11 +7,14 @@ const KEY = 'faults-key-29hVHaTbDrEgNFVFcigNCYZW';
 
 let host: RunningHost;
 let drive: DriveClient;
+/** Makes the next calls of each rule's command fail as it says. */
+let inject: (rules: FaultRule[]) => Promise<void>;
 
 beforeAll(async () => {
   // Keys cached, rate limits off: the only AWS calls are the operation's own.
   host = await startHost({ DRIVE_API_KEYS: `faults:${KEY}`, DRIVE_RATE_LIMITS: 'off', DRIVE_KEY_CACHE_SECONDS: '600' }, undefined, 'test/support/fault-host.ts');
   drive = new DriveClient(host.url, KEY);
+  inject = faultControls(host.dataDir).inject;
   await drive.list();
 });
 
@@ -22,13 +23,6 @@ afterEach(async () => {
 });
 
 afterAll(() => stopHost(host));
-
-/** Makes the next calls of each rule's command fail as it says. */
-async function inject(rules: FaultRule[]): Promise<void> {
-  await writeFile(join(host.dataDir, 'faults.json'), JSON.stringify(rules));
-  // The host notices the file by its modification time; let the clock move.
-  await new Promise((resolve) => setTimeout(resolve, 15));
-}
 
 async function expectClean(): Promise<void> {
   expect(await runFsck(host.dataDir)).toEqual({ code: 0, output: expect.stringContaining('clean') });

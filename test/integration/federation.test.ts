@@ -1,8 +1,7 @@
-import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { SignJWT } from 'jose';
 import { DriveClient, type ErrorJson, json } from '../support/api-client';
-import { TestIssuer, signingKey, unsignedToken } from '../support/oidc-issuer';
+import { TestIssuer, exchangeFrom, signingKey, unsignedToken } from '../support/oidc-issuer';
 import { type RunningHost, setKeyExpiry, startHost, stopHost } from '../support/local-host';
 
 // Issue 25: trust rules and the token exchange, against real issuers on loopback (their own key pairs,
@@ -369,17 +368,7 @@ describe('POST /drive/token rate limits', () => {
   });
 
   /** An exchange of `token` (junk unless given) sent from `address` (on loopback) to `drive`. */
-  const from = (address: string, drive: string, token = 'not-a-jwt') =>
-    new Promise<{ status: number; body: ErrorJson }>((resolve, reject) => {
-      const body = JSON.stringify({ drive, token });
-      const req = httpRequest(`${limited.url}/drive/token`, { method: 'POST', localAddress: address, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as ErrorJson }));
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
+  const from = (address: string, drive: string, token = 'not-a-jwt') => exchangeFrom(limited.url, address, { drive, token });
 
   it('keeps a bucket per source address, taken before the token is looked at, and charges no drive for junk', async () => {
     for (let i = 0; i < 3; i++) expect((await from('127.0.0.1', 'a')).status).toBe(401);

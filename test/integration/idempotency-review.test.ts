@@ -1,11 +1,11 @@
 import { type AttributeValue, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { localCredentials } from '../../lib/local/emulators';
-import { type FaultRule, HOLD_FILES } from '../support/fault-host';
+import { faultControls } from '../support/fault-host';
+import { idempotentRequests } from '../support/idempotent-requests';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
 // Review of issue 26 (Idempotency-Key) on the real host: what a kept answer holds at rest, and which answers
@@ -14,65 +14,18 @@ import { type RunningHost, startHost, stopHost } from '../support/local-host';
 const KEY = 'idem-review-key-4Rt8Kp3Wz6Nc7Hq2Lm9Vx';
 
 let host: RunningHost;
+let faults: ReturnType<typeof faultControls>;
 
 beforeAll(async () => {
   host = await startHost({ DRIVE_API_KEYS: `rev:${KEY}:admin`, DRIVE_RATE_LIMITS: 'off' }, undefined, 'test/support/fault-host.ts');
+  faults = faultControls(host.dataDir);
 });
 
-afterEach(async () => {
-  await inject([]);
-  await rm(join(host.dataDir, HOLD_FILES.held), { force: true });
-  await rm(join(host.dataDir, HOLD_FILES.release), { force: true });
-});
+afterEach(() => faults.reset());
 
 afterAll(() => stopHost(host));
 
-async function inject(rules: FaultRule[]): Promise<void> {
-  await writeFile(join(host.dataDir, 'faults.json'), JSON.stringify(rules));
-  // The host notices the file by its modification time; let the clock move.
-  await new Promise((resolve) => setTimeout(resolve, 15));
-}
-
-async function held(): Promise<void> {
-  while (!existsSync(join(host.dataDir, HOLD_FILES.held))) await new Promise((resolve) => setTimeout(resolve, 10));
-}
-
-const release = () => writeFile(join(host.dataDir, HOLD_FILES.release), '');
-
-interface Sent {
-  status: number;
-  headers: Headers;
-  text: string;
-}
-
-async function send(method: string, path: string, init: { body?: Buffer | string; contentType?: string; idempotencyKey?: string } = {}): Promise<Sent> {
-  const res = await fetch(`${host.url}${path}`, {
-    method,
-    body: init.body,
-    headers: {
-      Authorization: `Bearer ${KEY}`,
-      ...(init.contentType ? { 'Content-Type': init.contentType } : {}),
-      ...(init.idempotencyKey !== undefined ? { 'Idempotency-Key': init.idempotencyKey } : {}),
-    },
-  });
-  return { status: res.status, headers: res.headers, text: await res.text() };
-}
-
-const json = (method: string, path: string, body: unknown, idempotencyKey?: string) =>
-  send(method, path, { body: JSON.stringify(body), contentType: 'application/json', idempotencyKey });
-
-function uploadBody(files: { name: string; data: string }[], folder: string): { body: Buffer; contentType: string } {
-  const boundary = 'idempotency0review0boundary';
-  const parts: Buffer[] = [];
-  for (const file of files) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${file.name}"\r\nContent-Type: text/plain\r\n\r\n${file.data}\r\n`));
-  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n${JSON.stringify(files.map(() => ({ folder })))}\r\n--${boundary}--\r\n`));
-  return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
-}
-
-const upload = (files: { name: string; data: string }[], folder: string, idempotencyKey?: string) => {
-  const { body, contentType } = uploadBody(files, folder);
-  return send('POST', '/drive/upload', { body, contentType, idempotencyKey });
-};
+const { send, json, upload } = idempotentRequests(() => host.url, KEY);
 
 /** Every idempotency item of the host's access table (records and chunks), its kept body gunzipped to text. */
 async function keptAnswers(): Promise<{ pk: string; text: string }[]> {
@@ -130,7 +83,7 @@ describe('Idempotency-Key, reviewed on the local host', () => {
 
   it('does not keep a 409 that says "try again in a minute": the retry with the same key, after the minute, moves the file', async () => {
     // Prepare: an upload of two files held after its records are written (pending), before its journal closes
-    await inject([{ command: 'BatchWriteItem', times: 1, mode: 'hold' }]);
+    await faults.inject([{ command: 'BatchWriteItem', times: 1, mode: 'hold' }]);
     const uploading = upload(
       [
         { name: 'a.txt', data: 'a' },
@@ -138,13 +91,13 @@ describe('Idempotency-Key, reviewed on the local host', () => {
       ],
       '/review-pending',
     );
-    await held();
+    await faults.held();
     const idempotencyKey = randomUUID();
     const during = await json('POST', '/drive/move', { from: '/review-pending/a.txt', to: '/review-moved/a.txt' }, idempotencyKey);
 
     // Act: the upload ends; the client does as the 409 said, with the same key, as docs/api.md says a retry does
-    await inject([]);
-    await release();
+    await faults.inject([]);
+    await faults.release();
     expect((await uploading).status).toBe(200);
     const retry = await json('POST', '/drive/move', { from: '/review-pending/a.txt', to: '/review-moved/a.txt' }, idempotencyKey);
 

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
-import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { INLINE_ANSWER_BYTES } from '../../functions/aws/dynamo-idempotency';
 import { IDEMPOTENCY_TTL_MS } from '../../functions/core/idempotency';
-import { CLOCK_OFFSET_FILE, type FaultRule, HOLD_FILES } from '../support/fault-host';
+import { faultControls } from '../support/fault-host';
+import { type Sent, idempotentRequests, uploadBody } from '../support/idempotent-requests';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
 // Idempotency-Key on the real host (issue 26): the handlers' own adapters on the embedded DynamoDB, a first
@@ -17,6 +15,7 @@ const KEY = 'idem-key-one-7Hq2Lm9Vx4Rt8Kp3Wz6Nc';
 const OTHER_KEY = 'idem-key-two-5Jf8Dg2Qs7Bv4Xm9Lr3Ty';
 
 let host: RunningHost;
+let faults: ReturnType<typeof faultControls>;
 
 beforeAll(async () => {
   host = await startHost(
@@ -30,63 +29,14 @@ beforeAll(async () => {
     undefined,
     'test/support/fault-host.ts',
   );
+  faults = faultControls(host.dataDir);
 });
 
-afterEach(async () => {
-  await inject([]);
-  await rm(join(host.dataDir, HOLD_FILES.held), { force: true });
-  await rm(join(host.dataDir, HOLD_FILES.release), { force: true });
-  await rm(join(host.dataDir, CLOCK_OFFSET_FILE), { force: true });
-});
+afterEach(() => faults.reset());
 
 afterAll(() => stopHost(host));
 
-async function inject(rules: FaultRule[]): Promise<void> {
-  await writeFile(join(host.dataDir, 'faults.json'), JSON.stringify(rules));
-  // The host notices the file by its modification time; let the clock move.
-  await new Promise((resolve) => setTimeout(resolve, 15));
-}
-
-/** Resolves once the host holds a call (the fault host wrote its marker). */
-async function held(): Promise<void> {
-  while (!existsSync(join(host.dataDir, HOLD_FILES.held))) await new Promise((resolve) => setTimeout(resolve, 10));
-}
-
-const release = () => writeFile(join(host.dataDir, HOLD_FILES.release), '');
-const moveClock = (ms: number) => writeFile(join(host.dataDir, CLOCK_OFFSET_FILE), String(ms));
-
-/** A multipart upload body with a fixed boundary: the same files make the same bytes, as a retry sends them. */
-function uploadBody(files: { name: string; data: string }[], folder: string): { body: Buffer; contentType: string } {
-  const boundary = 'idempotency0test0boundary';
-  const parts: Buffer[] = [];
-  for (const file of files) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${file.name}"\r\nContent-Type: text/plain\r\n\r\n${file.data}\r\n`));
-  parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n${JSON.stringify(files.map(() => ({ folder })))}\r\n--${boundary}--\r\n`));
-  return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
-}
-
-interface Sent {
-  status: number;
-  headers: Headers;
-  text: string;
-}
-
-async function send(method: string, path: string, init: { body?: Buffer | string; contentType?: string; idempotencyKey?: string; key?: string } = {}): Promise<Sent> {
-  const res = await fetch(`${host.url}${path}`, {
-    method,
-    body: init.body,
-    headers: {
-      Authorization: `Bearer ${init.key ?? KEY}`,
-      ...(init.contentType ? { 'Content-Type': init.contentType } : {}),
-      ...(init.idempotencyKey !== undefined ? { 'Idempotency-Key': init.idempotencyKey } : {}),
-    },
-  });
-  return { status: res.status, headers: res.headers, text: await res.text() };
-}
-
-const upload = (files: { name: string; data: string }[], folder: string, idempotencyKey?: string, key?: string) => {
-  const { body, contentType } = uploadBody(files, folder);
-  return send('POST', '/drive/upload', { body, contentType, idempotencyKey, key });
-};
+const { send, upload } = idempotentRequests(() => host.url, KEY);
 
 /** Sends again while the answer is `409 idempotency_in_progress`, after its Retry-After, as the client does. */
 async function untilSettled(attempt: () => Promise<Sent>): Promise<Sent> {
@@ -107,19 +57,19 @@ describe('Idempotency-Key on the local host', () => {
     // Prepare: the first attempt held inside the handler, its client gone before the answer
     const idempotencyKey = randomUUID();
     const { body, contentType } = uploadBody([{ name: 'lost.txt', data: 'once' }], '/lost');
-    await inject([{ command: 'PutObject', times: 1, mode: 'hold' }]);
+    await faults.inject([{ command: 'PutObject', times: 1, mode: 'hold' }]);
     const first = httpRequest(`${host.url}/drive/upload`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': contentType, 'Content-Length': body.length, 'Idempotency-Key': idempotencyKey },
     });
     first.on('error', () => undefined);
     first.end(body);
-    await held();
+    await faults.held();
     first.destroy();
 
     // Act: the first goes on; the retry waits for it while it runs, then gets its answer
     const during = await upload([{ name: 'lost.txt', data: 'once' }], '/lost', idempotencyKey);
-    await release();
+    await faults.release();
     const retry = await untilSettled(() => upload([{ name: 'lost.txt', data: 'once' }], '/lost', idempotencyKey));
     const again = await upload([{ name: 'lost.txt', data: 'once' }], '/lost', idempotencyKey);
 
@@ -152,9 +102,9 @@ describe('Idempotency-Key on the local host', () => {
 
   it('does not remember a 5xx: a retry with the same key runs anew', async () => {
     const idempotencyKey = randomUUID();
-    await inject([{ command: 'PutObject', times: 1, mode: 'error' }]);
+    await faults.inject([{ command: 'PutObject', times: 1, mode: 'error' }]);
     const failed = await upload([{ name: 'five.txt', data: '5xx' }], '/five', idempotencyKey);
-    await inject([]);
+    await faults.inject([]);
     const retry = await upload([{ name: 'five.txt', data: '5xx' }], '/five', idempotencyKey);
 
     expect(failed.status).toBe(500);
@@ -174,20 +124,20 @@ describe('Idempotency-Key on the local host', () => {
   it('frees the key of a request that died once its lease lapses on the host clock, and forgets an answer after 24 hours', async () => {
     // Prepare: a first attempt held (as a killed function would hold its key)
     const idempotencyKey = randomUUID();
-    await inject([{ command: 'PutObject', times: 1, mode: 'hold' }]);
+    await faults.inject([{ command: 'PutObject', times: 1, mode: 'hold' }]);
     const first = upload([{ name: 'lease.txt', data: 'lease' }], '/lease', idempotencyKey);
-    await held();
+    await faults.held();
     const blocked = await upload([{ name: 'lease.txt', data: 'lease' }], '/lease', idempotencyKey);
 
     // Act: past any function's timeout and the margin, the key is free; the retry runs anew
-    await moveClock(15 * 60_000);
+    await faults.moveClock(15 * 60_000);
     const takeover = await upload([{ name: 'lease.txt', data: 'lease' }], '/lease', idempotencyKey);
-    await release();
+    await faults.release();
     const late = await first;
     const replay = await upload([{ name: 'lease.txt', data: 'lease' }], '/lease', idempotencyKey);
     // Past 24 hours by 2 s: the record's TTL is in whole seconds, rounded up, and compared with the time rounded down
     // (1 s of margin failed when the keep fell late in a second).
-    await moveClock(15 * 60_000 + IDEMPOTENCY_TTL_MS + 2000);
+    await faults.moveClock(15 * 60_000 + IDEMPOTENCY_TTL_MS + 2000);
     const dayLater = await upload([{ name: 'lease.txt', data: 'lease' }], '/lease', idempotencyKey);
 
     // Assess: the late first still answers its own client; the key keeps the takeover's answer

@@ -1,13 +1,13 @@
-import { request as httpRequest } from 'node:http';
-import type { ErrorJson } from '../support/api-client';
 import { DriveClient } from '../support/api-client';
-import { TestIssuer, unsignedToken } from '../support/oidc-issuer';
+import { TestIssuer, exchangeFrom, unsignedToken } from '../support/oidc-issuer';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
 // Review r2: the keyless exchange took the per-drive bucket first and it was as small as the per-address one, so
 // one source address sending junk drained its target drive's bucket: every real job of that drive, from any
 // address, got 429 for as long as the junk kept coming. Now the address's bucket comes first, the drive's is
 // taken only for a token that names an issuer of the drive's rules, and it holds ten times the address's.
+// Review c25: the address's bucket was taken only once the body had been read as a token request, so bodies
+// refused before (not JSON, no token, a drive that is no drive id) came from one address unlimited.
 
 const ADMIN = 'r2-admin-Vq8WzN3kR5tYp2Lx7HcJ0mB4dF6g';
 let limited: RunningHost;
@@ -25,17 +25,7 @@ afterAll(async () => {
 });
 
 /** An exchange of `token` sent from `address` (on loopback) to `drive`. */
-const from = (address: string, drive: string, token: string) =>
-  new Promise<{ status: number; body: ErrorJson }>((resolve, reject) => {
-    const body = JSON.stringify({ drive, token });
-    const req = httpRequest(`${limited.url}/drive/token`, { method: 'POST', localAddress: address, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as ErrorJson }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+const from = (address: string, drive: string, token: string) => exchangeFrom(limited.url, address, { drive, token });
 
 describe('POST /drive/token: one address cannot lock a drive\'s jobs out', () => {
   it('lets another address through after junk from one address, more than its own bucket holds', async () => {
@@ -58,5 +48,19 @@ describe('POST /drive/token: one address cannot lock a drive\'s jobs out', () =>
     expect(attacker).toEqual([401, 401, 401, 429, 429, 429]);
     const job = await from('127.0.0.5', 'default', await issuer.sign({}));
     expect(job.status).toBe(200);
+  });
+
+  it('charges the address for every attempt, one whose body it cannot read too, and no other address', async () => {
+    // Prepare: a well-formed token of an issuer no rule names.
+    const untrusted = unsignedToken({ alg: 'RS256', kid: 'k' }, { iss: 'https://issuer.example.com', aud: 'drive', sub: 'repo:acme/etl:ref:refs/heads/main' }, 'AAAA');
+    // Act: three attempts refused before any token is looked at (its bucket holds 3), then the token.
+    const refused = [];
+    for (const body of ['{', { drive: 'default' }, { drive: '../etc', token: 'x.y.z' }]) refused.push((await exchangeFrom(limited.url, '127.0.0.6', body)).status);
+    const limitedAnswer = await from('127.0.0.6', 'default', untrusted);
+    // Assess: the fourth attempt of the address is refused by its bucket; another address's same token is not.
+    expect(refused).toEqual([400, 400, 422]);
+    expect(limitedAnswer.status).toBe(429);
+    expect(limitedAnswer.body.error.message).toMatch(/^rate limit of 3 requests per minute for token exchanges from this address exceeded/);
+    expect((await from('127.0.0.7', 'default', untrusted)).status).toBe(401);
   });
 });

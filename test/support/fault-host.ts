@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startLocalHost } from '../../lib/local-host';
 
@@ -25,6 +26,32 @@ export interface FaultRule {
 export const HOLD_FILES = { held: 'held', release: 'release' } as const;
 /** Milliseconds the idempotency records' clock runs ahead of the machine's: the test writes it to lapse a lease or a record. */
 export const CLOCK_OFFSET_FILE = 'clock-offset-ms';
+
+/** The test's side of the fault host running on `dataDir`: its rules, the call it holds, and its records' clock. */
+export function faultControls(dataDir: string) {
+  /** Makes the next calls of each rule's command fail (or wait) as it says. */
+  const inject = async (rules: FaultRule[]): Promise<void> => {
+    await writeFile(join(dataDir, 'faults.json'), JSON.stringify(rules));
+    // The host notices the file by its modification time; let the clock move.
+    await new Promise((resolve) => setTimeout(resolve, 15));
+  };
+  return {
+    inject,
+    /** Resolves once the host holds a call (it wrote its marker). */
+    async held(): Promise<void> {
+      while (!existsSync(join(dataDir, HOLD_FILES.held))) await new Promise((resolve) => setTimeout(resolve, 10));
+    },
+    /** Lets the held call go on. */
+    release: () => writeFile(join(dataDir, HOLD_FILES.release), ''),
+    /** Runs the idempotency records' clock `ms` ahead of the machine's. */
+    moveClock: (ms: number) => writeFile(join(dataDir, CLOCK_OFFSET_FILE), String(ms)),
+    /** No rules, no call held, the records' clock the machine's: between tests. */
+    async reset(): Promise<void> {
+      await inject([]);
+      for (const file of [HOLD_FILES.held, HOLD_FILES.release, CLOCK_OFFSET_FILE]) await rm(join(dataDir, file), { force: true });
+    },
+  };
+}
 
 interface Args {
   input: Record<string, unknown>;

@@ -1,6 +1,7 @@
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { type CryptoKey, type JWK, type JWTPayload, SignJWT, exportJWK, generateKeyPair } from 'jose';
+import type { ErrorJson } from './api-client';
 
 /** How a test issuer answers its discovery document and JWKS. */
 export type IssuerBehaviour =
@@ -104,4 +105,22 @@ function send(res: ServerResponse, body: unknown): void {
 export function unsignedToken(header: Record<string, unknown>, claims: Record<string, unknown>, signature = ''): string {
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   return `${part(header)}.${part(claims)}.${signature}`;
+}
+
+/**
+ * `POST /drive/token` on the host at `url` with `body` (JSON, or sent as given when a string) from the loopback
+ * `address` (127.0.0.1, 127.0.0.2, …): the exchange's per-address bucket sees each address as a caller of its own.
+ */
+export function exchangeFrom(url: string, address: string, body: unknown): Promise<{ status: number; body: ErrorJson }> {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const headers = { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) };
+    const req = httpRequest(`${url}/drive/token`, { method: 'POST', localAddress: address, headers }, (res) => {
+      let answer = '';
+      res.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(answer) as ErrorJson }));
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
 }

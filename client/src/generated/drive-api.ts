@@ -923,7 +923,10 @@ export interface components {
             audience: string;
             /** @description The `sub` its tokens must carry; `*` matches any run of characters within one `:`-separated segment. */
             subject: string;
-            claims: Record<string, never>;
+            /** @description Other claims its tokens must carry, by name, each with exactly this value. */
+            claims: {
+                [key: string]: string;
+            };
             role: components["schemas"]["TrustRole"];
             /**
              * @description A canonical absolute path: "/" then names joined by "/", no trailing slash.
@@ -1101,7 +1104,10 @@ export interface components {
             audience: string;
             /** @description The `sub` the tokens must carry: exact, or with `*` matching any run of characters within one `:`-separated segment. */
             subject: string;
-            claims?: Record<string, never>;
+            /** @description Other claims the tokens must carry, by name (at most 20, none of iss, aud, sub, exp, nbf, iat), each with exactly this value. A value that is not a string is refused with 422, as a value out of bounds is. */
+            claims?: {
+                [key: string]: string;
+            };
             role: components["schemas"]["TrustRole"];
             /** @description The folder the minted keys are confined to (default "/"). */
             prefix?: string;

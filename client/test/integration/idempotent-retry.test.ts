@@ -1,7 +1,4 @@
-import { existsSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { type FaultRule, HOLD_FILES } from '../../../test/support/fault-host';
+import { faultControls } from '../../../test/support/fault-host';
 import { type RunningHost, startHost, stopHost } from '../../../test/support/local-host';
 import { Drive } from '../../src/drive';
 import type { RetryNotice } from '../../src/transport';
@@ -21,17 +18,12 @@ beforeAll(async () => {
 
 afterAll(() => stopHost(host));
 
-const inject = async (rules: FaultRule[]) => {
-  await writeFile(join(host.dataDir, 'faults.json'), JSON.stringify(rules));
-  // The host notices the file by its modification time; let the clock move.
-  await new Promise((resolve) => setTimeout(resolve, 15));
-};
-
 describe('Drive client: a retry after a lost answer', () => {
   it('stores the batch once and reports it uploaded, saying each retry', async () => {
     // Prepare: the first upload attempt reaches the host and is held there; its answer is "lost" (the
     // client's fetch fails as a reset socket would). The first retry's 409 lets the held attempt go on.
-    await inject([{ command: 'PutObject', times: 1, mode: 'hold' }]);
+    const faults = faultControls(host.dataDir);
+    await faults.inject([{ command: 'PutObject', times: 1, mode: 'hold' }]);
     let uploads = 0;
     const answers: { status: number; replayed: string | null }[] = [];
     const lost = new AbortController();
@@ -40,13 +32,13 @@ describe('Drive client: a retry after a lost answer', () => {
       const attempt = uploads++;
       if (attempt === 0) {
         void fetch(input, { ...init, signal: lost.signal }).catch(() => undefined);
-        while (!existsSync(join(host.dataDir, HOLD_FILES.held))) await new Promise((resolve) => setTimeout(resolve, 10));
+        await faults.held();
         lost.abort();
         throw networkFailure('ECONNRESET');
       }
       const response = await fetch(input, init);
       answers.push({ status: response.status, replayed: response.headers.get('idempotent-replayed') });
-      if (attempt === 1) await writeFile(join(host.dataDir, HOLD_FILES.release), '');
+      if (attempt === 1) await faults.release();
       return response;
     };
     const notices: RetryNotice[] = [];
@@ -68,6 +60,6 @@ describe('Drive client: a retry after a lost answer', () => {
     expect(answers.slice(0, -1).every((answer) => answer.status === 409)).toBe(true);
     expect(notices[0]).toMatchObject({ method: 'POST', path: '/drive/upload', attempt: 2, reason: 'no answer (ECONNRESET)' });
     expect(notices[1]).toMatchObject({ attempt: 3, reason: 'an earlier attempt is still running on the server (409)' });
-    await rm(join(host.dataDir, HOLD_FILES.held), { force: true });
+    await faults.reset();
   });
 });
