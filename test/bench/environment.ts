@@ -10,6 +10,7 @@ import type { Credentials } from '../../lib/local/signed-gateway';
 import { type LocalHost, startLocalHost } from '../../lib/local-host';
 import type { HostCpu } from '../../lib/local/host-cpu';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
+import { signWithContentMd5 } from '../../functions/aws/s3-object-store';
 import { QUIET_SDK_LOGGER } from '../../functions/aws/sdk-logger';
 import { BenchClient } from './http-client';
 import { removeDataDir } from '../support/local-host';
@@ -202,7 +203,7 @@ function storageClients(dynamodbEndpoint: string, s3Endpoint: string, credential
   // Tuned as the handlers' clients are: the floor is the least work that could do the job.
   const config = { region: LOCAL_REGION, credentials, cacheMiddleware: true, logger: QUIET_SDK_LOGGER };
   return {
-    s3: new S3Client({ ...config, endpoint: s3Endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }),
+    s3: signWithContentMd5(new S3Client({ ...config, endpoint: s3Endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' })),
     dynamodb: new DynamoDBClient({ ...config, endpoint: dynamodbEndpoint }),
   };
 }
