@@ -189,8 +189,11 @@ export type MoveOutcome = { moved: true; journal?: string } | { moved: false; ch
 
 /** The bytes of files, under opaque keys. */
 export interface ObjectStore {
-  /** Stores `body` under `key`. */
-  put(key: string, body: Buffer, contentType: string): Promise<void>;
+  /**
+   * Stores `body` under `key`. `md5`, the body's MD5 in hex when the caller has it (a file's etag), is how the
+   * store has the bytes checked on arrival instead of hashing them again (S3's `Content-MD5`).
+   */
+  put(key: string, body: Buffer, contentType: string, md5?: string): Promise<void>;
   /**
    * Opens the object (or only `range` of it, which must lie within the object) for reading, or undefined if
    * there is none under `key`. `size` is the number of bytes the body will yield.

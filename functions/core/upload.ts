@@ -84,7 +84,7 @@ export async function uploadFiles(
   const entries = deps.journal ? await deps.journal.open(drive, files, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS)) : [];
   // Each record names its entry until the entry closes: a move waits for that (FileRecords in ports.ts).
   entries.forEach((entry, i) => (files[i].pending = entry));
-  const stored = await settleLimit(files, WRITE_CONCURRENCY, (file, i) => objects.put(file.objectKey, parts[i].data, file.contentType));
+  const stored = await settleLimit(files, WRITE_CONCURRENCY, (file, i) => objects.put(file.objectKey, parts[i].data, file.contentType, file.etag));
   const putFailure = stored.find((result) => result.status === 'rejected');
   if (putFailure) {
     // A put that failed may still have stored its object (a lost reply): every key is named.
@@ -115,7 +115,7 @@ async function uploadOne(
   part: UploadPart,
   options: { replace?: boolean; conditions?: readonly (WriteCondition | undefined)[] },
 ): Promise<FileNode[]> {
-  const put = deps.objects.put(file.objectKey, part.data, file.contentType).then(
+  const put = deps.objects.put(file.objectKey, part.data, file.contentType, file.etag).then(
     () => undefined,
     (error: unknown) => ({ error }),
   );

@@ -40,10 +40,23 @@ export function booleanParam(event: APIGatewayProxyEvent, name: string): boolean
   throw invalid(`${name} must be "true" or "false" (got ${JSON.stringify(value)})`);
 }
 
-/** The request body as bytes, decoded by API Gateway's base64 flag (binary media types arrive encoded). */
+/** Each event's body as decoded, while the event lives: the same bytes are not decoded twice. */
+const decodedBodies = new WeakMap<APIGatewayProxyEvent, { from: string; base64: boolean; bytes: Buffer }>();
+
+/**
+ * The request body as bytes, decoded by API Gateway's base64 flag (binary media types arrive encoded). Decoded
+ * once per event: a request with an Idempotency-Key reads its body for the fingerprint and again for the
+ * operation (an upload's 1 MiB is 1.4 MB of base64, about 0.3 ms of CPU and a megabyte to collect each time).
+ * Callers only read the bytes.
+ */
 export function bodyOf(event: APIGatewayProxyEvent): Buffer {
   if (!event.body) return Buffer.alloc(0);
-  return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+  const base64 = Boolean(event.isBase64Encoded);
+  const held = decodedBodies.get(event);
+  if (held && held.from === event.body && held.base64 === base64) return held.bytes;
+  const bytes = Buffer.from(event.body, base64 ? 'base64' : 'utf8');
+  decodedBodies.set(event, { from: event.body, base64, bytes });
+  return bytes;
 }
 
 const HOST_NAME = /^[A-Za-z0-9.-]+(:[0-9]{1,5})?$/;

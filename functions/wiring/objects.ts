@@ -1,5 +1,5 @@
 import { S3Client } from '@aws-sdk/client-s3';
-import { S3ObjectStore } from '../aws/s3-object-store';
+import { S3ObjectStore, signWithContentMd5 } from '../aws/s3-object-store';
 import { QUIET_SDK_LOGGER } from '../aws/sdk-logger';
 import { setting } from '../config';
 import { countAwsCalls } from '../telemetry/aws-call-counter';
@@ -16,8 +16,8 @@ export function emulatorConfig() {
     : {};
 }
 
-/** The S3 client of this container, its middleware stack resolved once per command type. */
-export const s3 = countAwsCalls(new S3Client({ cacheMiddleware: true, logger: QUIET_SDK_LOGGER, ...emulatorConfig() }), 's3');
+/** The S3 client of this container, its middleware stack resolved once per command type; a PutObject with Content-MD5 is signed without hashing its body again. */
+export const s3 = countAwsCalls(signWithContentMd5(new S3Client({ cacheMiddleware: true, logger: QUIET_SDK_LOGGER, ...emulatorConfig() })), 's3');
 
 export const bucket = setting('bucket');
 

@@ -10,6 +10,7 @@ import type { Credentials } from '../../lib/local/signed-gateway';
 import { type LocalHost, startLocalHost } from '../../lib/local-host';
 import type { HostCpu } from '../../lib/local/host-cpu';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
+import { signWithContentMd5 } from '../../functions/aws/s3-object-store';
 import { QUIET_SDK_LOGGER } from '../../functions/aws/sdk-logger';
 import { BenchClient } from './http-client';
 import { removeDataDir } from '../support/local-host';
@@ -45,7 +46,9 @@ export async function startSeparated(): Promise<BenchEnvironment & { pids: { hos
     DRIVE_RATE_LIMITS: 'off',
     // A warm Lambda container trusts a verified key for 30 s; measure that, not the local default of 0.
     DRIVE_KEY_CACHE_SECONDS: '30',
-  }, /listening on (http:\/\/\S+)/, { ipc: true });
+    // The bench measures the host as it runs in production, never with the tests' contract checker.
+    DRIVE_CHECK_CONTRACT: '',
+  }, /listening on (http:\/\/\S+)/, { ipc: true, forwardErrors: 'host' });
   const clients = storageClients(endpoints.dynamodb, endpoints.s3, endpoints.credentials);
   const env = environment(host.match, clients);
   return {
@@ -69,7 +72,8 @@ export async function startNpmStart(): Promise<BenchEnvironment & { pids: { host
     DRIVE_API_KEYS: `${DRIVE}:${BENCH_KEY}`,
     DRIVE_RATE_LIMITS: 'off',
     DRIVE_KEY_CACHE_SECONDS: '30',
-  }, /listening on (http:\/\/\S+)/);
+    DRIVE_CHECK_CONTRACT: '',
+  }, /listening on (http:\/\/\S+)/, { forwardErrors: 'npm start' });
   const endpoints = JSON.parse(await readFile(join(dataDir, ENDPOINTS_FILE), 'utf8')) as { dynamodb: string; s3: string };
   const clients = storageClients(endpoints.dynamodb, endpoints.s3, await localCredentials(dataDir));
   const env = environment(host.match, clients);
@@ -105,8 +109,13 @@ export function benchDir(): string {
   return process.env.BENCH_DATA_DIR ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir());
 }
 
-/** Starts `node --import tsx <args>` and waits for a line of its output to match `pattern` (group 1). */
-export async function spawnUntil(args: string[], env: Record<string, string>, pattern: RegExp, options: { ipc?: boolean } = {}): Promise<{ child: ChildProcess; match: string }> {
+/**
+ * Starts `node --import tsx <args>` and waits for a line of its output to match `pattern` (group 1). Its output
+ * after that is read and dropped, except with `forwardErrors`: then each line of it at level ERROR (a 500's
+ * `unhandled error` and its request line) and everything on its stderr is copied to this process's stderr,
+ * prefixed with that name, so that a failure under load leaves its cause in the bench's output.
+ */
+export async function spawnUntil(args: string[], env: Record<string, string>, pattern: RegExp, options: { ipc?: boolean; forwardErrors?: string } = {}): Promise<{ child: ChildProcess; match: string }> {
   // BENCH_PROFILE_DIR=<dir> writes a CPU profile of each process there when it stops.
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
   const stdio = options.ipc ? (['ignore', 'pipe', 'pipe', 'ipc'] as const) : (['ignore', 'pipe', 'pipe'] as const);
@@ -119,8 +128,12 @@ export async function spawnUntil(args: string[], env: Record<string, string>, pa
       if (!match) return;
       clearTimeout(timer);
       child.stdout!.off('data', onData);
-      child.stdout!.resume();
-      child.stderr!.resume();
+      if (options.forwardErrors === undefined) {
+        child.stdout!.resume();
+        child.stderr!.resume();
+      } else {
+        forwardErrorLines(child, options.forwardErrors);
+      }
       resolve({ child, match: match[1] });
     };
     const onData = (chunk: Buffer) => {
@@ -131,6 +144,22 @@ export async function spawnUntil(args: string[], env: Record<string, string>, pa
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('exit', (code) => reject(new Error(`${args[0]} exited with ${code}:\n${output}`)));
   });
+}
+
+/** Copies `child`'s ERROR lines on stdout, and all of its stderr, to this process's stderr as `<name>: <line>`. */
+function forwardErrorLines(child: ChildProcess, name: string): void {
+  let partial = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => {
+    // Most chunks hold no error line: only those with one (or a line cut at the chunk's end) are split.
+    const text = partial + chunk;
+    const cut = text.lastIndexOf('\n');
+    partial = text.slice(cut + 1).slice(-64 * 1024);
+    if (!text.includes('"level":"ERROR"', 0)) return;
+    for (const line of text.slice(0, cut).split('\n')) if (line.includes('"level":"ERROR"')) process.stderr.write(`${name}: ${line}\n`);
+  });
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => process.stderr.write(chunk.replace(/^(?=.)/gm, `${name}: `)));
 }
 
 function stop(child: ChildProcess): Promise<void> {
@@ -174,7 +203,7 @@ function storageClients(dynamodbEndpoint: string, s3Endpoint: string, credential
   // Tuned as the handlers' clients are: the floor is the least work that could do the job.
   const config = { region: LOCAL_REGION, credentials, cacheMiddleware: true, logger: QUIET_SDK_LOGGER };
   return {
-    s3: new S3Client({ ...config, endpoint: s3Endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }),
+    s3: signWithContentMd5(new S3Client({ ...config, endpoint: s3Endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' })),
     dynamodb: new DynamoDBClient({ ...config, endpoint: dynamodbEndpoint }),
   };
 }

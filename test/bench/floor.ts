@@ -32,8 +32,11 @@ export class Floor {
       files.map(async ({ name, data }) => {
         const id = randomUUID();
         const objectKey = `${drive}/${id}`;
-        await this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: objectKey, Body: data, ContentLength: data.length, ContentType: 'application/octet-stream' }));
-        const node = { kind: 'file' as const, id, path: joinPath(folder, name), size: data.length, contentType: 'application/octet-stream', createdAt: new Date().toISOString(), objectKey, etag: createHash('md5').update(data).digest('hex') };
+        // The MD5 that becomes the etag, sent as Content-MD5: S3 checks the bytes by it, and a client made with
+        // `signWithContentMd5` (as the handlers' is) does not hash them again for the signature.
+        const md5 = createHash('md5').update(data).digest();
+        await this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: objectKey, Body: data, ContentLength: data.length, ContentType: 'application/octet-stream', ContentMD5: md5.toString('base64') }));
+        const node = { kind: 'file' as const, id, path: joinPath(folder, name), size: data.length, contentType: 'application/octet-stream', createdAt: new Date().toISOString(), objectKey, etag: md5.toString('hex') };
         await this.dynamodb.send(new PutItemCommand({ TableName: this.table, Item: toItem(drive, node) }));
       }),
     );

@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mkdtemp } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
+import { signWithContentMd5 } from '../../functions/aws/s3-object-store';
 import { QUIET_SDK_LOGGER } from '../../functions/aws/sdk-logger';
 import { LOCAL_REGION, LOCAL_RESOURCES } from '../../lib/local/emulators';
 import { deliver, isFailure } from '../../lib/local/invoke';
@@ -62,7 +63,7 @@ async function main(): Promise<void> {
       AWS_LAMBDA_FUNCTION_NAME: 'drive-handler-cpu',
     });
     const config = { region: LOCAL_REGION, credentials: endpoints.credentials, cacheMiddleware: true, logger: QUIET_SDK_LOGGER };
-    const s3 = new S3Client({ ...config, endpoint: endpoints.s3, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+    const s3 = signWithContentMd5(new S3Client({ ...config, endpoint: endpoints.s3, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }));
     const dynamodb = new DynamoDBClient({ ...config, endpoint: endpoints.dynamodb });
     const floor = new Floor(s3, dynamodb, LOCAL_RESOURCES.bucket, LOCAL_RESOURCES.nodesTable);
     const seeder = new Seeder(s3, dynamodb, LOCAL_RESOURCES.bucket, LOCAL_RESOURCES.nodesTable);

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { baseUrlOf, booleanParam, headerOf, queryParam } from '../../../functions/http/event';
+import { baseUrlOf, bodyOf, booleanParam, headerOf, queryParam } from '../../../functions/http/event';
 
 const event = (overrides: Partial<APIGatewayProxyEvent>) =>
   ({
@@ -45,5 +45,31 @@ describe('query and header helpers', () => {
     expect(() => booleanParam(event({ queryStringParameters: { recursive: '1' } }), 'recursive')).toThrow(/recursive must be "true" or "false"/);
     expect(booleanParam(event({ queryStringParameters: { recursive: 'true' } }), 'recursive')).toBe(true);
     expect(booleanParam(event({}), 'recursive')).toBe(false);
+  });
+});
+
+describe('Function: bodyOf', () => {
+  it('decodes base64 and text bodies, and an absent one as no bytes', () => {
+    expect(bodyOf(event({ body: Buffer.from([0, 255, 1]).toString('base64'), isBase64Encoded: true }))).toEqual(Buffer.from([0, 255, 1]));
+    expect(bodyOf(event({ body: 'héllo', isBase64Encoded: false }))).toEqual(Buffer.from('héllo', 'utf8'));
+    expect(bodyOf(event({ body: null }))).toEqual(Buffer.alloc(0));
+  });
+
+  it('decodes an event once: a second read (an Idempotency-Key fingerprint, then the operation) gets the same bytes', () => {
+    const e = event({ body: Buffer.from('the file').toString('base64'), isBase64Encoded: true });
+    const decode = jest.spyOn(Buffer, 'from');
+    const first = bodyOf(e);
+    expect(bodyOf(e)).toBe(first);
+    expect(decode).toHaveBeenCalledTimes(1);
+    decode.mockRestore();
+  });
+
+  it('decodes again when the event holds another body, or the same text under the other encoding', () => {
+    const e = event({ body: 'YWJj', isBase64Encoded: true });
+    expect(bodyOf(e).toString()).toBe('abc');
+    e.isBase64Encoded = false;
+    expect(bodyOf(e).toString()).toBe('YWJj');
+    e.body = 'other';
+    expect(bodyOf(e).toString()).toBe('other');
   });
 });
