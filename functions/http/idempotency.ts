@@ -28,9 +28,12 @@ export const REPLAYED_HEADER = 'Idempotent-Replayed';
 const KEPT_HEADERS = ['content-type', 'location'];
 
 /**
- * A kept body, sealed: AES-256-GCM under a key derived (HKDF-SHA256) from the caller's own bearer secret, which
- * Drive keeps only as a hash. An answer may hold a secret shown once (a new API key's, a share link's token)
- * and always holds the caller's paths; a copy of the table reads none of it, and only the same secret opens it.
+ * A kept body, sealed: AES-256-GCM under a key derived (HKDF-SHA256, salted by the record's scope) from
+ * `sealingSecretOf`. For an ordinary key that is its own bearer secret, which Drive keeps only as a hash: an
+ * answer may hold a secret shown once (a new API key's, a share link's token) and always holds the caller's
+ * paths, and a copy of the table reads none of it; only the same secret opens it. A minted key's records are
+ * its job's (`scopeOf`), which later keys of the job must open though each has a secret of its own: see
+ * `sealingSecretOf` for what that costs at rest.
  */
 const SEALED = 'sealed1:';
 
@@ -67,10 +70,39 @@ function secretOf(event: APIGatewayProxyEvent): string {
  * Whom a record belongs to: the API key's id, and what the key may reach (drive, role, prefix). A key whose
  * reach changes (the local host's DRIVE_API_KEYS can give one secret another drive or folder) never replays
  * an answer it got with its old reach.
+ *
+ * A key the token exchange minted is one of its job's keys: the job exchanges its token again when its key
+ * nears its end, and each exchange mints a new key id. Its records are the job's, named by what stays the
+ * same across the exchanges, the trust rule and the token's subject (as a large upload's session is carried
+ * on, `sessionVisibleTo`), so a retry sent with the renewed key gets the first attempt's answer instead of
+ * running again. Another subject, another rule, or an ordinary key never shares them. `job#` cannot be a key
+ * id (key ids are hex).
  */
-function scopeOf(caller: Caller): string {
+export function scopeOf(caller: Caller): string {
   const reach = createHash('sha256').update(JSON.stringify([caller.drive, caller.role, caller.prefix])).digest('hex').slice(0, 16);
+  const job = jobOf(caller);
+  if (job) return `job#${job.trustId}#${createHash('sha256').update(job.subject).digest('hex').slice(0, 32)}#${reach}`;
   return `${caller.keyId}#${reach}`;
+}
+
+/** The trust rule and subject of a minted key; undefined for an ordinary key. */
+function jobOf(caller: Caller): { trustId: string; subject: string } | undefined {
+  return caller.trustId !== undefined && caller.subject !== undefined ? { trustId: caller.trustId, subject: caller.subject } : undefined;
+}
+
+/**
+ * What a record's answer is sealed under. An ordinary key's own bearer secret. A minted key's job (its rule
+ * and subject, with its drive): every key of the job must open the answer, and no secret is common to them
+ * (each exchange mints a random one, and the exchange sees none of the job's earlier keys), so the seal is
+ * derived from what names the job. Against another caller that is as strong as the scope (a caller of
+ * another rule or subject never reads the record, and the scope salts the key). At rest it is weaker than an
+ * ordinary key's: the rule's id and the subject are in the table too, so whoever reads the table can open a
+ * minted key's answers (a rule never grants admin, so they hold no new API key's secret; they may hold paths
+ * and a share link's token). docs/design.md, "Idempotency keys", says so.
+ */
+function sealingSecretOf(caller: Caller, event: APIGatewayProxyEvent): string {
+  const job = jobOf(caller);
+  return job ? JSON.stringify(['minted key job', caller.drive, job.trustId, job.subject]) : secretOf(event);
 }
 
 /** The 400 of a header that breaks the rule; the message names the header. */
@@ -103,7 +135,7 @@ export function fingerprintOf(event: APIGatewayProxyEvent): string {
  * its answer (kept, or the key freed). A request without the header has no session and makes no call.
  */
 export class IdempotencySession {
-  private held?: { request: IdempotentRequest; owner: string };
+  private held?: { request: IdempotentRequest; owner: string; sealing: string };
   private found?: StoredAnswer;
 
   constructor(
@@ -123,13 +155,14 @@ export class IdempotencySession {
     // Checked once the key is known good: a request without a valid key is a 401 whatever its headers.
     if (!IDEMPOTENCY_KEY.test(this.key)) throw badKey();
     const request: IdempotentRequest = { scope: scopeOf(caller), key: this.key, fingerprint: fingerprintOf(this.event) };
+    const sealing = sealingSecretOf(caller, this.event);
     const outcome = await this.store.take(request, this.runMs + LEASE_MARGIN_MS);
     switch (outcome.kind) {
       case 'taken':
-        this.held = { request, owner: outcome.owner };
+        this.held = { request, owner: outcome.owner, sealing };
         return;
       case 'done': {
-        const body = unseal(outcome.answer.body, secretOf(this.event), request.scope);
+        const body = unseal(outcome.answer.body, sealing, request.scope);
         // Only the secret that sealed it opens it; a record that does not open is refused, never sent.
         if (body === undefined) throw new Error('an idempotency record did not open with its own key');
         this.found = { ...outcome.answer, body };
@@ -177,7 +210,7 @@ export class IdempotencySession {
       const all = answer.headers ?? {};
       if (!remembers({ statusCode: answer.statusCode, headers: all }, reason)) return await this.store.release(held.request, held.owner);
       const headers = Object.fromEntries(Object.entries(all).filter(([name]) => KEPT_HEADERS.includes(name.toLowerCase())).map(([name, value]) => [name, String(value)]));
-      const kept = await this.store.complete(held.request, held.owner, { statusCode: answer.statusCode, headers, body: seal(answer.body, secretOf(this.event), held.request.scope) });
+      const kept = await this.store.complete(held.request, held.owner, { statusCode: answer.statusCode, headers, body: seal(answer.body, held.sealing, held.request.scope) });
       if (!kept) log('WARN', 'idempotency key lost before its answer was kept', { idempotency_scope: held.request.scope });
     } catch (error) {
       log('ERROR', 'idempotency record not written', { idempotency_scope: held.request.scope, error: String(error) });

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { jsonHandler } from '../../../functions/http/api-handler';
 import { createGuard } from '../../../functions/http/guard';
-import { fingerprintOf } from '../../../functions/http/idempotency';
+import { fingerprintOf, scopeOf } from '../../../functions/http/idempotency';
 import { DriveError } from '../../../functions/core/errors';
 import {
   type IdempotencyStore,
@@ -220,6 +220,25 @@ describe('Function: fingerprintOf', () => {
     expect(fingerprintOf(eventOf({ query: { a: ['1'], b: ['3'] } }))).not.toBe(base);
     expect(fingerprintOf(eventOf({ query: { a: ['1'], b: ['2'] }, body: '{"path":"/b"}' }))).not.toBe(base);
     expect(fingerprintOf(eventOf({ query: { a: ['1'], b: ['2'] }, path: '/drive/files' }))).not.toBe(base);
+  });
+});
+
+describe('Function: scopeOf', () => {
+  const minted: Caller = { keyId: 'a1', drive: 'default', role: 'upload-only', prefix: '/ingest', trustId: 'f00d', subject: 'repo:acme/etl:ref:refs/heads/main' };
+
+  it('names a minted key\'s records by its rule and subject, so a key minted anew for the same job shares them', () => {
+    expect(scopeOf({ ...minted, keyId: 'b2' })).toBe(scopeOf(minted));
+    expect(scopeOf(minted)).toMatch(/^job#f00d#[0-9a-f]{32}#[0-9a-f]{16}$/);
+  });
+
+  it('never shares them with another subject, another rule, another reach, or an ordinary key of the same id', () => {
+    const others = [
+      { ...minted, subject: 'repo:acme/etl:ref:refs/heads/dev' },
+      { ...minted, trustId: 'beef' },
+      { ...minted, prefix: '/other' },
+      { keyId: 'a1', drive: 'default', role: 'upload-only' as const, prefix: '/ingest' },
+    ];
+    expect(new Set([minted, ...others].map(scopeOf)).size).toBe(5);
   });
 });
 
