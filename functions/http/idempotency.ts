@@ -105,6 +105,18 @@ function sealingSecretOf(caller: Caller, event: APIGatewayProxyEvent): string {
   return job ? JSON.stringify(['minted key job', caller.drive, job.trustId, job.subject]) : secretOf(event);
 }
 
+/**
+ * Times the answer of work done is written before it is given up: each a call the SDK itself retries (3
+ * attempts), so a throttled or briefly unreachable table gets 9 tries over about a second, well inside the
+ * lease's 10 s margin.
+ */
+export const ANSWER_WRITE_ATTEMPTS = 3;
+
+/** The wait before attempt `attempt + 1`, as the SDK's standard retry strategy waits: full jitter below 100 ms × 2^(attempt-1), at most 20 s. */
+export function backoffMs(attempt: number, random: () => number = Math.random): number {
+  return Math.floor(random() * Math.min(20_000, 100 * 2 ** (attempt - 1)));
+}
+
 /** The 400 of a header that breaks the rule; the message names the header. */
 const badKey = () => badRequest(`${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters`);
 
@@ -144,6 +156,8 @@ export class IdempotencySession {
     private readonly event: APIGatewayProxyEvent,
     /** How long the key is held: the function's remaining time, and a margin. */
     private readonly runMs: number,
+    /** Waits between attempts at keeping an answer (tests wait for nothing). */
+    private readonly wait: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   ) {}
 
   /**
@@ -199,8 +213,11 @@ export class IdempotencySession {
   }
 
   /**
-   * Keeps `answer` as the key's, or frees the key for an answer not to remember (a 5xx, a "try again"). A
-   * failure to write is logged, never sent: the work is done and its answer goes out either way.
+   * Keeps `answer` as the key's, or frees the key for an answer not to remember (a 5xx, a "try again"). The
+   * work is done, so keeping its answer is tried `ANSWER_WRITE_ATTEMPTS` times (each call with the SDK's own
+   * retries too), waiting between them as the SDK does; a failure after that is logged, never sent: the
+   * answer goes out either way, and a retry with the key after the lease runs the request anew
+   * (docs/api.md, "Retries and Idempotency-Key", says when that is safe).
    */
   async settle(answer: APIGatewayProxyResult, reason?: string): Promise<void> {
     const held = this.held;
@@ -210,8 +227,17 @@ export class IdempotencySession {
       const all = answer.headers ?? {};
       if (!remembers({ statusCode: answer.statusCode, headers: all }, reason)) return await this.store.release(held.request, held.owner);
       const headers = Object.fromEntries(Object.entries(all).filter(([name]) => KEPT_HEADERS.includes(name.toLowerCase())).map(([name, value]) => [name, String(value)]));
-      const kept = await this.store.complete(held.request, held.owner, { statusCode: answer.statusCode, headers, body: seal(answer.body, held.sealing, held.request.scope) });
-      if (!kept) log('WARN', 'idempotency key lost before its answer was kept', { idempotency_scope: held.request.scope });
+      const kept = { statusCode: answer.statusCode, headers, body: seal(answer.body, held.sealing, held.request.scope) };
+      for (let attempt = 1; ; attempt++) {
+        try {
+          if (!(await this.store.complete(held.request, held.owner, kept))) log('WARN', 'idempotency key lost before its answer was kept', { idempotency_scope: held.request.scope });
+          return;
+        } catch (error) {
+          if (attempt >= ANSWER_WRITE_ATTEMPTS) throw error;
+          log('WARN', 'idempotency record not written; trying again', { idempotency_scope: held.request.scope, attempt, error: String(error) });
+          await this.wait(backoffMs(attempt));
+        }
+      }
     } catch (error) {
       log('ERROR', 'idempotency record not written', { idempotency_scope: held.request.scope, error: String(error) });
     }

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { jsonHandler } from '../../../functions/http/api-handler';
 import { createGuard } from '../../../functions/http/guard';
-import { fingerprintOf, scopeOf } from '../../../functions/http/idempotency';
+import { ANSWER_WRITE_ATTEMPTS, backoffMs, fingerprintOf, scopeOf } from '../../../functions/http/idempotency';
 import { DriveError } from '../../../functions/core/errors';
 import {
   type IdempotencyStore,
@@ -187,6 +187,43 @@ describe('Function: jsonHandler with an idempotency store', () => {
     expect([retry.statusCode, ran.mock.calls.length]).toEqual([200, 1]);
   });
 
+  it('tries again to keep the answer of work done when the write fails, and replays it once kept', async () => {
+    // Prepare: the table refuses the first two writes of the answer (after the SDK's own retries)
+    const store = new MemoryIdempotencyStore();
+    const complete = jest.spyOn(store, 'complete');
+    complete.mockRejectedValueOnce(new Error('ProvisionedThroughputExceededException')).mockRejectedValueOnce(new Error('ProvisionedThroughputExceededException'));
+    const operation = jest.fn(async () => ({ made: true }));
+    const handler = jsonHandler({ permission: 'create-folder', guard: admitted, stores: {}, idempotency: store }, operation);
+
+    // Act
+    const first = await handler(eventOf({ key: 'k-w1' }));
+    const retry = await handler(eventOf({ key: 'k-w1' }));
+
+    // Assess: three writes, the third kept; the retry is the first answer and the work ran once
+    expect(complete).toHaveBeenCalledTimes(3);
+    expect({ status: retry.statusCode, body: retry.body, replayed: retry.headers?.['Idempotent-Replayed'] }).toEqual({ status: first.statusCode, body: first.body, replayed: 'true' });
+    expect(operation).toHaveBeenCalledTimes(1);
+  });
+
+  it('gives up after its attempts, answers the work\'s answer anyway, and a retry after the lease runs anew', async () => {
+    const store = new MemoryIdempotencyStore();
+    const complete = jest.spyOn(store, 'complete').mockRejectedValue(new Error('InternalServerError'));
+    const operation = jest.fn(async () => ({ made: true }));
+    const handler = jsonHandler({ permission: 'create-folder', guard: admitted, stores: {}, idempotency: store }, operation);
+
+    const first = await handler(eventOf({ key: 'k-w2' }), { getRemainingTimeInMillis: () => 29_000 } as never);
+    const writes = complete.mock.calls.length;
+    const during = await handler(eventOf({ key: 'k-w2' }));
+    store.now += 29_000 + LEASE_MARGIN_MS + 1;
+    const after = await handler(eventOf({ key: 'k-w2' }));
+
+    // The client of the first is told what was done; a retry within the lease waits; one after it runs again
+    expect(first.statusCode).toBe(200);
+    expect(writes).toBe(ANSWER_WRITE_ATTEMPTS);
+    expect([during.statusCode, JSON.parse(during.body).error.reason]).toEqual([409, 'idempotency_in_progress']);
+    expect([after.statusCode, operation.mock.calls.length]).toEqual([200, 2]);
+  });
+
   it('answers 400 naming the header for a key that is empty, too long or not printable ASCII', async () => {
     const handler = jsonHandler({ permission: 'create-folder', guard: admitted, stores: {}, idempotency: new MemoryIdempotencyStore() }, async () => ({}));
     for (const key of ['', 'x'.repeat(256), 'tab\tkey', 'clé']) {
@@ -239,6 +276,13 @@ describe('Function: scopeOf', () => {
       { keyId: 'a1', drive: 'default', role: 'upload-only' as const, prefix: '/ingest' },
     ];
     expect(new Set([minted, ...others].map(scopeOf)).size).toBe(5);
+  });
+});
+
+describe('Function: backoffMs', () => {
+  it('waits as the SDK\'s standard strategy does: full jitter below 100 ms doubling per attempt, at most 20 s', () => {
+    expect([1, 2, 3, 20].map((attempt) => backoffMs(attempt, () => 0.999_999))).toEqual([99, 199, 399, 19_999]);
+    expect(backoffMs(3, () => 0)).toBe(0);
   });
 });
 
