@@ -130,15 +130,48 @@ export function idempotencyKeyOf(event: APIGatewayProxyEvent): string | undefine
 
 /**
  * What makes two requests the same: the method, the path as called, the query (names and values sorted, each
- * value in order) and the SHA-256 of the body. Headers are not in it: a retry may differ in its key's
- * rotation or tracing, never in what it asks.
+ * value in order) and the SHA-256 of the body (`bodyDigestOf`). Headers are not in it: a retry may differ in
+ * its key's rotation or tracing, never in what it asks.
  */
 export function fingerprintOf(event: APIGatewayProxyEvent): string {
   const query = Object.entries(event.multiValueQueryStringParameters ?? Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).map(([k, v]) => [k, [v ?? '']])))
     .map(([name, values]) => [name, values ?? []] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const body = createHash('sha256').update(bodyOf(event)).digest('hex');
-  return createHash('sha256').update(JSON.stringify([event.httpMethod, event.path, query, body])).digest('hex');
+  return createHash('sha256').update(JSON.stringify([event.httpMethod, event.path, query, bodyDigestOf(event)])).digest('hex');
+}
+
+/**
+ * The SHA-256 of the body as sent; for a multipart body, of its parts without their boundary. A client picks
+ * a boundary of its own for each body it builds (a browser's or undici's FormData a random one each time), so
+ * a retry that builds its form again sends other bytes for the same parts, which would be another request
+ * (`422 idempotency_key_reused`). The parts are what the body is cut into at each delimiter line (`--` and the
+ * boundary, at the start of a line, as the upload's own count of parts finds them), hashed one by one with
+ * their lengths, so two bodies are the same exactly when their parts are, byte for byte (each part's headers
+ * and content, the preamble and the epilogue). One pass over the body, as the hash already makes.
+ */
+function bodyDigestOf(event: APIGatewayProxyEvent): string {
+  const body = bodyOf(event);
+  const delimiter = multipartDelimiter(headerOf(event, 'Content-Type'));
+  const hash = createHash('sha256');
+  if (!delimiter) return hash.update(body).digest('hex');
+  hash.update('multipart parts\0');
+  const part = (bytes: Buffer) => hash.update(`${bytes.length}:`).update(bytes);
+  let from = 0;
+  for (let at = body.indexOf(delimiter); at >= 0; at = body.indexOf(delimiter, at + delimiter.length)) {
+    if (at !== 0 && !(body[at - 1] === 0x0a && body[at - 2] === 0x0d)) continue;
+    part(body.subarray(from, at));
+    from = at + delimiter.length;
+  }
+  part(body.subarray(from));
+  return hash.digest('hex');
+}
+
+/** `--` and the boundary of a `multipart/*` Content-Type; undefined for any other body. */
+function multipartDelimiter(contentType: string | undefined): Buffer | undefined {
+  if (!contentType || !/^\s*multipart\//i.test(contentType)) return undefined;
+  const boundary = /;\s*boundary=(?:"([^"]+)"|([^\s;]+))/i.exec(contentType);
+  const value = boundary?.[1] ?? boundary?.[2];
+  return value ? Buffer.from(`--${value}`) : undefined;
 }
 
 /**

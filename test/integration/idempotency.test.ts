@@ -185,6 +185,24 @@ describe('Idempotency-Key on the local host', () => {
     expect({ status: replay.status, replayed: replay.headers.get('idempotent-replayed'), same: replay.text === first.text }).toEqual({ status: 200, replayed: 'true', same: true });
   }, 240_000);
 
+  it('replays a retry whose FormData was built again (another random boundary, the same parts), and stores one file', async () => {
+    const idempotencyKey = randomUUID();
+    const send = async () => {
+      // As a client that builds its request anew on each try: fetch gives each FormData a boundary of its own.
+      const form = new FormData();
+      form.append('files', new Blob(['formdata']), 'form.txt');
+      form.append('metadata', JSON.stringify([{ folder: '/formdata' }]));
+      const res = await fetch(`${host.url}/drive/upload`, { method: 'POST', body: form, headers: { Authorization: `Bearer ${KEY}`, 'Idempotency-Key': idempotencyKey } });
+      return { status: res.status, replayed: res.headers.get('idempotent-replayed'), text: await res.text() };
+    };
+    const first = await send();
+    const retry = await send();
+
+    expect(first.status).toBe(200);
+    expect(retry).toEqual({ status: 200, replayed: 'true', text: first.text });
+    expect(await filesIn('/formdata')).toEqual([expect.objectContaining({ name: 'form.txt', id: (JSON.parse(first.text) as { data: { id: string }[] }).data[0].id })]);
+  });
+
   it('refuses a malformed key with a 400 that names the header, and makes no record of it', async () => {
     const res = await send('POST', '/drive/folders', { body: JSON.stringify({ path: '/bad-key' }), contentType: 'application/json', idempotencyKey: 'x'.repeat(256) });
     expect({ status: res.status, error: JSON.parse(res.text).error }).toEqual({ status: 400, error: expect.objectContaining({ code: 'bad_request', message: expect.stringContaining('Idempotency-Key') }) });

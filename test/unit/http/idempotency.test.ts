@@ -258,6 +258,43 @@ describe('Function: fingerprintOf', () => {
     expect(fingerprintOf(eventOf({ query: { a: ['1'], b: ['2'] }, body: '{"path":"/b"}' }))).not.toBe(base);
     expect(fingerprintOf(eventOf({ query: { a: ['1'], b: ['2'] }, path: '/drive/files' }))).not.toBe(base);
   });
+
+  /** An upload's event: `parts` (name, filename, content) as multipart/form-data with `boundary`. */
+  function formEvent(boundary: string, parts: [string, string, string][], quoted = false): APIGatewayProxyEvent {
+    const body = parts.map(([name, filename, content]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\n\r\n${content}\r\n`).join('') + `--${boundary}--\r\n`;
+    const contentType = `multipart/form-data; boundary=${quoted ? `"${boundary}"` : boundary}`;
+    return { ...eventOf({ body }), path: '/drive/upload', headers: { 'Content-Type': contentType }, isBase64Encoded: false };
+  }
+
+  it('is the same for a multipart body whose parts are the same under another boundary (a FormData built again)', () => {
+    const parts: [string, string, string][] = [
+      ['files', 'a.txt', 'alpha'],
+      ['files', 'b.txt', 'beta\r\n--not-a-delimiter'],
+    ];
+    const base = fingerprintOf(formEvent('----formdata-undici-0123456789', parts));
+
+    expect(fingerprintOf(formEvent('----formdata-undici-9876543210', parts))).toBe(base);
+    expect(fingerprintOf(formEvent('x', parts, true))).toBe(base);
+  });
+
+  it('differs for a multipart body whose parts differ in any byte, their order or their number', () => {
+    const parts: [string, string, string][] = [
+      ['files', 'a.txt', 'alpha'],
+      ['files', 'b.txt', 'beta'],
+    ];
+    const base = fingerprintOf(formEvent('one', parts));
+    const others = [
+      [['files', 'a.txt', 'alphA'], parts[1]],
+      [parts[0], ['files', 'c.txt', 'beta']],
+      [parts[1], parts[0]],
+      [parts[0]],
+      [['files', 'a.txt', 'alphabeta']],
+    ] as [string, string, string][][];
+
+    expect(others.map((other) => fingerprintOf(formEvent('two', other)))).not.toContain(base);
+    // The same bytes sent as another type are another body: the raw bytes are hashed, not the parts.
+    expect(fingerprintOf({ ...formEvent('one', parts), headers: { 'Content-Type': 'application/octet-stream' } })).not.toBe(base);
+  });
 });
 
 describe('Function: scopeOf', () => {
