@@ -1,3 +1,4 @@
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { join } from 'node:path';
 import { DynamoKeyAdmin } from '../functions/aws/api-key-admin';
@@ -56,11 +57,37 @@ export const localDomain: LocalDomain = {
     const { rateLimiter } = await importModule<{ rateLimiter: { useClock(clock: () => number): void } }>(join(__dirname, '..', 'functions/wiring/guard.ts'));
     rateLimiter.useClock(() => stopped);
   },
+  async stopLateCalls(stopped) {
+    // The clients the handlers load (by the same paths), before any request resolves their middleware.
+    const root = join(__dirname, '..', 'functions/wiring');
+    const { dynamodb } = await importModule<{ dynamodb: { middlewareStack: MiddlewareStack } }>(join(root, 'dynamodb.ts'));
+    const { s3 } = await importModule<{ s3: { middlewareStack: MiddlewareStack } }>(join(root, 'objects.ts'));
+    for (const client of [dynamodb, s3]) client.middlewareStack.add(refusedWhen(stopped) as never, { step: 'initialize', name: 'stopPastTimeout' });
+  },
   async openApiDocument() {
     const { openApiDocument } = await import('../functions/openapi/document.js');
     return openApiDocument();
   },
 };
+
+type MiddlewareStack = S3Client['middlewareStack'];
+type Next = (args: unknown) => Promise<unknown>;
+
+/**
+ * A middleware that fails a call while `stopped` gives a reason, before it is sent and when its answer comes
+ * back: a function Lambda stopped sends nothing more, and reads no answer of what it had sent.
+ */
+function refusedWhen(stopped: () => string | undefined): (next: Next) => Next {
+  const refuse = (reason: string) => Object.assign(new Error(reason), { name: 'FunctionStopped' });
+  return (next) => async (args) => {
+    const before = stopped();
+    if (before) throw refuse(before);
+    const out = await next(args);
+    const after = stopped();
+    if (after) throw refuse(after);
+    return out;
+  };
+}
 
 /** Keys the host trusts at once, at most: past it, those whose trust ran out are forgotten (and, if none had, all). */
 const TRUSTED_KEYS = 10_000;

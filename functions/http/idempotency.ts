@@ -28,9 +28,12 @@ export const REPLAYED_HEADER = 'Idempotent-Replayed';
 const KEPT_HEADERS = ['content-type', 'location'];
 
 /**
- * A kept body, sealed: AES-256-GCM under a key derived (HKDF-SHA256) from the caller's own bearer secret, which
- * Drive keeps only as a hash. An answer may hold a secret shown once (a new API key's, a share link's token)
- * and always holds the caller's paths; a copy of the table reads none of it, and only the same secret opens it.
+ * A kept body, sealed: AES-256-GCM under a key derived (HKDF-SHA256, salted by the record's scope) from
+ * `sealingSecretOf`. For an ordinary key that is its own bearer secret, which Drive keeps only as a hash: an
+ * answer may hold a secret shown once (a new API key's, a share link's token) and always holds the caller's
+ * paths, and a copy of the table reads none of it; only the same secret opens it. A minted key's records are
+ * its job's (`scopeOf`), which later keys of the job must open though each has a secret of its own: see
+ * `sealingSecretOf` for what that costs at rest.
  */
 const SEALED = 'sealed1:';
 
@@ -67,10 +70,51 @@ function secretOf(event: APIGatewayProxyEvent): string {
  * Whom a record belongs to: the API key's id, and what the key may reach (drive, role, prefix). A key whose
  * reach changes (the local host's DRIVE_API_KEYS can give one secret another drive or folder) never replays
  * an answer it got with its old reach.
+ *
+ * A key the token exchange minted is one of its job's keys: the job exchanges its token again when its key
+ * nears its end, and each exchange mints a new key id. Its records are the job's, named by what stays the
+ * same across the exchanges, the trust rule and the token's subject (as a large upload's session is carried
+ * on, `sessionVisibleTo`), so a retry sent with the renewed key gets the first attempt's answer instead of
+ * running again. Another subject, another rule, or an ordinary key never shares them. `job#` cannot be a key
+ * id (key ids are hex).
  */
-function scopeOf(caller: Caller): string {
+export function scopeOf(caller: Caller): string {
   const reach = createHash('sha256').update(JSON.stringify([caller.drive, caller.role, caller.prefix])).digest('hex').slice(0, 16);
+  const job = jobOf(caller);
+  if (job) return `job#${job.trustId}#${createHash('sha256').update(job.subject).digest('hex').slice(0, 32)}#${reach}`;
   return `${caller.keyId}#${reach}`;
+}
+
+/** The trust rule and subject of a minted key; undefined for an ordinary key. */
+function jobOf(caller: Caller): { trustId: string; subject: string } | undefined {
+  return caller.trustId !== undefined && caller.subject !== undefined ? { trustId: caller.trustId, subject: caller.subject } : undefined;
+}
+
+/**
+ * What a record's answer is sealed under. An ordinary key's own bearer secret. A minted key's job (its rule
+ * and subject, with its drive): every key of the job must open the answer, and no secret is common to them
+ * (each exchange mints a random one, and the exchange sees none of the job's earlier keys), so the seal is
+ * derived from what names the job. Against another caller that is as strong as the scope (a caller of
+ * another rule or subject never reads the record, and the scope salts the key). At rest it is weaker than an
+ * ordinary key's: the rule's id and the subject are in the table too, so whoever reads the table can open a
+ * minted key's answers (a rule never grants admin, so they hold no new API key's secret; they may hold paths
+ * and a share link's token). docs/design.md, "Idempotency keys", says so.
+ */
+function sealingSecretOf(caller: Caller, event: APIGatewayProxyEvent): string {
+  const job = jobOf(caller);
+  return job ? JSON.stringify(['minted key job', caller.drive, job.trustId, job.subject]) : secretOf(event);
+}
+
+/**
+ * Times the answer of work done is written before it is given up: each a call the SDK itself retries (3
+ * attempts), so a throttled or briefly unreachable table gets 9 tries over about a second, well inside the
+ * lease's 10 s margin.
+ */
+export const ANSWER_WRITE_ATTEMPTS = 3;
+
+/** The wait before attempt `attempt + 1`, as the SDK's standard retry strategy waits: full jitter below 100 ms × 2^(attempt-1), at most 20 s. */
+export function backoffMs(attempt: number, random: () => number = Math.random): number {
+  return Math.floor(random() * Math.min(20_000, 100 * 2 ** (attempt - 1)));
 }
 
 /** The 400 of a header that breaks the rule; the message names the header. */
@@ -86,15 +130,48 @@ export function idempotencyKeyOf(event: APIGatewayProxyEvent): string | undefine
 
 /**
  * What makes two requests the same: the method, the path as called, the query (names and values sorted, each
- * value in order) and the SHA-256 of the body. Headers are not in it: a retry may differ in its key's
- * rotation or tracing, never in what it asks.
+ * value in order) and the SHA-256 of the body (`bodyDigestOf`). Headers are not in it: a retry may differ in
+ * its key's rotation or tracing, never in what it asks.
  */
 export function fingerprintOf(event: APIGatewayProxyEvent): string {
   const query = Object.entries(event.multiValueQueryStringParameters ?? Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).map(([k, v]) => [k, [v ?? '']])))
     .map(([name, values]) => [name, values ?? []] as const)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const body = createHash('sha256').update(bodyOf(event)).digest('hex');
-  return createHash('sha256').update(JSON.stringify([event.httpMethod, event.path, query, body])).digest('hex');
+  return createHash('sha256').update(JSON.stringify([event.httpMethod, event.path, query, bodyDigestOf(event)])).digest('hex');
+}
+
+/**
+ * The SHA-256 of the body as sent; for a multipart body, of its parts without their boundary. A client picks
+ * a boundary of its own for each body it builds (a browser's or undici's FormData a random one each time), so
+ * a retry that builds its form again sends other bytes for the same parts, which would be another request
+ * (`422 idempotency_key_reused`). The parts are what the body is cut into at each delimiter line (`--` and the
+ * boundary, at the start of a line, as the upload's own count of parts finds them), hashed one by one with
+ * their lengths, so two bodies are the same exactly when their parts are, byte for byte (each part's headers
+ * and content, the preamble and the epilogue). One pass over the body, as the hash already makes.
+ */
+function bodyDigestOf(event: APIGatewayProxyEvent): string {
+  const body = bodyOf(event);
+  const delimiter = multipartDelimiter(headerOf(event, 'Content-Type'));
+  const hash = createHash('sha256');
+  if (!delimiter) return hash.update(body).digest('hex');
+  hash.update('multipart parts\0');
+  const part = (bytes: Buffer) => hash.update(`${bytes.length}:`).update(bytes);
+  let from = 0;
+  for (let at = body.indexOf(delimiter); at >= 0; at = body.indexOf(delimiter, at + delimiter.length)) {
+    if (at !== 0 && !(body[at - 1] === 0x0a && body[at - 2] === 0x0d)) continue;
+    part(body.subarray(from, at));
+    from = at + delimiter.length;
+  }
+  part(body.subarray(from));
+  return hash.digest('hex');
+}
+
+/** `--` and the boundary of a `multipart/*` Content-Type; undefined for any other body. */
+function multipartDelimiter(contentType: string | undefined): Buffer | undefined {
+  if (!contentType || !/^\s*multipart\//i.test(contentType)) return undefined;
+  const boundary = /;\s*boundary=(?:"([^"]+)"|([^\s;]+))/i.exec(contentType);
+  const value = boundary?.[1] ?? boundary?.[2];
+  return value ? Buffer.from(`--${value}`) : undefined;
 }
 
 /**
@@ -103,7 +180,7 @@ export function fingerprintOf(event: APIGatewayProxyEvent): string {
  * its answer (kept, or the key freed). A request without the header has no session and makes no call.
  */
 export class IdempotencySession {
-  private held?: { request: IdempotentRequest; owner: string };
+  private held?: { request: IdempotentRequest; owner: string; sealing: string };
   private found?: StoredAnswer;
 
   constructor(
@@ -112,6 +189,8 @@ export class IdempotencySession {
     private readonly event: APIGatewayProxyEvent,
     /** How long the key is held: the function's remaining time, and a margin. */
     private readonly runMs: number,
+    /** Waits between attempts at keeping an answer (tests wait for nothing). */
+    private readonly wait: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   ) {}
 
   /**
@@ -123,13 +202,14 @@ export class IdempotencySession {
     // Checked once the key is known good: a request without a valid key is a 401 whatever its headers.
     if (!IDEMPOTENCY_KEY.test(this.key)) throw badKey();
     const request: IdempotentRequest = { scope: scopeOf(caller), key: this.key, fingerprint: fingerprintOf(this.event) };
+    const sealing = sealingSecretOf(caller, this.event);
     const outcome = await this.store.take(request, this.runMs + LEASE_MARGIN_MS);
     switch (outcome.kind) {
       case 'taken':
-        this.held = { request, owner: outcome.owner };
+        this.held = { request, owner: outcome.owner, sealing };
         return;
       case 'done': {
-        const body = unseal(outcome.answer.body, secretOf(this.event), request.scope);
+        const body = unseal(outcome.answer.body, sealing, request.scope);
         // Only the secret that sealed it opens it; a record that does not open is refused, never sent.
         if (body === undefined) throw new Error('an idempotency record did not open with its own key');
         this.found = { ...outcome.answer, body };
@@ -166,8 +246,11 @@ export class IdempotencySession {
   }
 
   /**
-   * Keeps `answer` as the key's, or frees the key for an answer not to remember (a 5xx, a "try again"). A
-   * failure to write is logged, never sent: the work is done and its answer goes out either way.
+   * Keeps `answer` as the key's, or frees the key for an answer not to remember (a 5xx, a "try again"). The
+   * work is done, so keeping its answer is tried `ANSWER_WRITE_ATTEMPTS` times (each call with the SDK's own
+   * retries too), waiting between them as the SDK does; a failure after that is logged, never sent: the
+   * answer goes out either way, and a retry with the key after the lease runs the request anew
+   * (docs/api.md, "Retries and Idempotency-Key", says when that is safe).
    */
   async settle(answer: APIGatewayProxyResult, reason?: string): Promise<void> {
     const held = this.held;
@@ -177,8 +260,17 @@ export class IdempotencySession {
       const all = answer.headers ?? {};
       if (!remembers({ statusCode: answer.statusCode, headers: all }, reason)) return await this.store.release(held.request, held.owner);
       const headers = Object.fromEntries(Object.entries(all).filter(([name]) => KEPT_HEADERS.includes(name.toLowerCase())).map(([name, value]) => [name, String(value)]));
-      const kept = await this.store.complete(held.request, held.owner, { statusCode: answer.statusCode, headers, body: seal(answer.body, secretOf(this.event), held.request.scope) });
-      if (!kept) log('WARN', 'idempotency key lost before its answer was kept', { idempotency_scope: held.request.scope });
+      const kept = { statusCode: answer.statusCode, headers, body: seal(answer.body, held.sealing, held.request.scope) };
+      for (let attempt = 1; ; attempt++) {
+        try {
+          if (!(await this.store.complete(held.request, held.owner, kept))) log('WARN', 'idempotency key lost before its answer was kept', { idempotency_scope: held.request.scope });
+          return;
+        } catch (error) {
+          if (attempt >= ANSWER_WRITE_ATTEMPTS) throw error;
+          log('WARN', 'idempotency record not written; trying again', { idempotency_scope: held.request.scope, attempt, error: String(error) });
+          await this.wait(backoffMs(attempt));
+        }
+      }
     } catch (error) {
       log('ERROR', 'idempotency record not written', { idempotency_scope: held.request.scope, error: String(error) });
     }

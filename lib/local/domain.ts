@@ -16,6 +16,11 @@ export interface LocalDomain {
   releaseJobClaims(dynamodb: DynamoDBClient, uploadsTable: string): Promise<void>;
   /** Tests only (`DRIVE_LOCAL_CLOCK`): the functions' rate-limit buckets never refill. */
   stopRateLimitClock(): Promise<void>;
+  /**
+   * Makes the handlers' AWS clients refuse a call while `stopped` gives a reason (the invocation it is part
+   * of passed its function's timeout: lib/local/invoke.ts), as Lambda would have stopped the function.
+   */
+  stopLateCalls(stopped: () => string | undefined): Promise<void>;
   /** The API's OpenAPI document, for the contract checker. */
   openApiDocument(): Promise<object>;
 }

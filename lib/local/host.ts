@@ -18,6 +18,7 @@ import { openDataDir, tightenedMessage } from './data-dir';
 import { installLambdaGlobals } from './lambda-runtime';
 import { importModule } from './preloaded';
 import { type MountedRoute, createLocalServer } from './server';
+import { stoppedInvocation } from './invoke';
 import type { TraceSampling } from './proxy-event';
 
 export interface LocalHostOptions {
@@ -30,6 +31,11 @@ export interface LocalHostOptions {
   storage?: { dynamodbEndpoint: string; s3Endpoint: string; credentials: Credentials };
   /** The embedded emulators on a thread of their own (`npm start`), not on the handlers' event loop. */
   storageThread?: boolean;
+  /**
+   * The clock a function's timeout is measured on (lib/local/server.ts `invocationClock`): a test drives it
+   * to have a function stopped at its timeout without waiting for it.
+   */
+  invocationClock?: () => number;
   /** Which requests are traced: every one by default (`npm run trace` shows each); the bench's host samples as the stack does. */
   tracing?: TraceSampling;
 }
@@ -138,6 +144,9 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
     mounted.push({ route, handler: module.handler });
   }
 
+  // Lambda stops a function at its timeout: past it, the host refuses the invocation's AWS calls.
+  await domain.stopLateCalls(stoppedInvocation);
+
   if (setting('localClock')) {
     // Tests only: rate-limit buckets never refill, so a burst's 429s are exact however slow the machine.
     await domain.stopRateLimitClock();
@@ -167,6 +176,7 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
     requestTimeoutMs: setting('localRequestTimeoutSeconds') * 1000,
     // Tests only (test/setup-env.ts): no answer is cut off at API Gateway's 29 s or a function's timeout.
     cutOffLateAnswers: setting('localCutOff'),
+    ...(options.invocationClock ? { invocationClock: options.invocationClock } : {}),
     // One line a request, the function's, unless DRIVE_LOCAL_ACCESS_LOG=1 asks for the host's too.
     accessLog: setting('localAccessLog'),
     // Key guessing from one address: 50 wrong keys, then 5 a second (off with the rate limits, for benchmarks).

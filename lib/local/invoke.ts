@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
 import { AWS_LIMITS, FUNCTION_SIZING, GATEWAY_REQUEST_ID_HEADER, type GATEWAY_ERRORS, gatewayErrorBody } from '../aws-limits';
 import { log } from '../../functions/telemetry/log';
@@ -20,6 +21,43 @@ export function invocationTimeout(handler: HandlerName, streaming: boolean): { m
   const gatewaySeconds = streaming ? AWS_LIMITS.streamedTimeoutSeconds : AWS_LIMITS.integrationTimeoutSeconds;
   // Whichever ends first answers: Lambda's own timeout is a failed invocation (502), API Gateway's a 504.
   return functionSeconds < gatewaySeconds ? { ms: functionSeconds * 1000, status: 502 } : { ms: gatewaySeconds * 1000, status: 504 };
+}
+
+/**
+ * One invocation as the host runs it. Lambda stops a function at its timeout (its `timeout` in the stack,
+ * FUNCTION_SIZING): nothing it would have done after that happens. The host cannot stop a promise, so it
+ * refuses the invocation's AWS calls from then on (`stoppedInvocation`, checked by the handlers' clients) and
+ * answers the gateway's failure instead of whatever the handler answers late. `clock` is the host's: the
+ * machine's by default, one a test drives (never the wall clock of a busy machine).
+ */
+export interface Invocation {
+  functionName: string;
+  timeoutSeconds: number;
+  /** On `clock`, when the function's timeout ends. */
+  deadline: number;
+  clock: () => number;
+}
+
+const invocations = new AsyncLocalStorage<Invocation>();
+
+/** Runs `work` as `invocation`: what it starts (its AWS calls included) knows which invocation it is part of. */
+export function runInvocation<T>(invocation: Invocation, work: () => T): T {
+  return invocations.run(invocation, work);
+}
+
+/** Whether `invocation`'s function has passed its timeout on the host's clock. */
+export function pastTimeout(invocation: Invocation): boolean {
+  return invocation.clock() >= invocation.deadline;
+}
+
+/**
+ * Why the invocation running now may do no more (its function passed its timeout, so Lambda would have
+ * stopped it), or undefined: outside an invocation, or within its time.
+ */
+export function stoppedInvocation(): string | undefined {
+  const invocation = invocations.getStore();
+  if (!invocation || !pastTimeout(invocation)) return undefined;
+  return `${invocation.functionName} ran past its timeout of ${invocation.timeoutSeconds} s; Lambda would have stopped it`;
 }
 
 /**
@@ -51,23 +89,26 @@ function bodyJsonBytes(body: string | null | undefined, isBase64Encoded: boolean
 /**
  * Invokes a buffered handler as API Gateway's proxy integration would, within `timeout`: a handler that
  * throws, answers late, answers a malformed result or one over Lambda's payload limit gets API Gateway's
- * failure instead. A late handler is not stopped (Lambda would freeze it); its answer is dropped.
+ * failure instead. Past its function's timeout on the host's clock (`invocation`) the handler's AWS calls are
+ * refused, as Lambda would have stopped it, and what it answers then is dropped for the same failure.
  */
 export async function invokeBuffered(
   handler: BufferedHandler,
   event: APIGatewayProxyEvent,
   context: Context,
   timeout: { ms: number; status: number },
+  invocation?: Invocation,
 ): Promise<APIGatewayProxyResult | GatewayFailure> {
   let timer: NodeJS.Timeout | undefined;
+  const lateFailure = (): GatewayFailure => ({ status: timeout.status, error: 'serverError', reason: `the handler did not answer within ${timeout.ms / 1000} s` });
   const late = new Promise<GatewayFailure>((resolve) => {
-    timer = setTimeout(() => resolve({ status: timeout.status, error: 'serverError', reason: `the handler did not answer within ${timeout.ms / 1000} s` }), timeout.ms);
+    timer = setTimeout(() => resolve(lateFailure()), timeout.ms);
   });
+  const run = () => handler(event, context).catch((error: unknown): GatewayFailure => ({ status: 502, error: 'serverError', reason: `the handler failed: ${String(error)}` }));
   try {
-    const result = await Promise.race([
-      handler(event, context).catch((error: unknown): GatewayFailure => ({ status: 502, error: 'serverError', reason: `the handler failed: ${String(error)}` })),
-      late,
-    ]);
+    const result = await Promise.race([invocation ? runInvocation(invocation, run) : run(), late]);
+    // Stopped at its timeout on the host's clock: the gateway's answer, whatever the handler said after.
+    if (invocation && pastTimeout(invocation)) return { ...lateFailure(), reason: `${invocation.functionName} ran past its timeout of ${invocation.timeoutSeconds} s and was stopped` };
     if (isFailure(result)) return result;
     return checkResult(result);
   } finally {

@@ -3,9 +3,9 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { Writable } from 'node:stream';
 import { CORS_ORIGINS, CORS_REQUEST_HEADERS } from '../../functions/http/cors';
-import { AWS_LIMITS, GATEWAY_REQUEST_ID_HEADER, gatewayErrorBody } from '../aws-limits';
+import { AWS_LIMITS, FUNCTION_SIZING, GATEWAY_REQUEST_ID_HEADER, gatewayErrorBody } from '../aws-limits';
 import { type Route, matchPath } from '../routes';
-import { type BufferedHandler, type GatewayFailure, deliver, invocationTimeout, invokeBuffered, isFailure, sendGatewayError } from './invoke';
+import { type BufferedHandler, type GatewayFailure, type Invocation, deliver, invocationTimeout, invokeBuffered, isFailure, runInvocation, sendGatewayError } from './invoke';
 import { cpuMicros, hostCpu } from './host-cpu';
 import { LocalResponseStream } from './lambda-runtime';
 import { type TraceSampling, lambdaContext, toProxyEvent, traceSampler } from './proxy-event';
@@ -56,12 +56,22 @@ export interface LocalServerOptions {
    */
   cutOffLateAnswers?: boolean;
   /**
+   * The clock a function's timeout is measured on: past it, the invocation's AWS calls are refused and its
+   * answer is the gateway's failure, as Lambda stops a function at its timeout (lib/local/invoke.ts). By
+   * default the machine's when answers are cut off, and one that stands still when they are not (tests, whose
+   * wall time says nothing of Lambda's); a test that needs a function stopped drives its own.
+   */
+  invocationClock?: () => number;
+  /**
    * The host's own line for every request (`GET /drive/list 200 12ms`), as API Gateway's access log would add
    * (`DRIVE_LOCAL_ACCESS_LOG=1`). By default only a request no function logged has it (the host's own answers:
    * no route, too large, an unknown key's 429, a function that failed): a request writes one line.
    */
   accessLog?: boolean;
 }
+
+/** The clock of a host whose answers are not cut off: a function's timeout never passes on it. */
+const standingClock = () => 0;
 
 /** Answers whose function wrote the request's line itself (api-handler.ts), so the host writes none. */
 const functionLogged = new WeakSet<ServerResponse>();
@@ -235,7 +245,7 @@ async function handle(
     return refuse(req, res, 429, { error: { code: 'rate_limited', message, request_id: requestId } }, { 'Retry-After': '1' });
   }
   try {
-    await answer(mounted, req, res, url, body, requestId, sampled() ? options.traces : 'unsampled', options.cutOffLateAnswers ?? true);
+    await answer(mounted, req, res, url, body, requestId, sampled() ? options.traces : 'unsampled', options.cutOffLateAnswers ?? true, options.invocationClock ?? (options.cutOffLateAnswers === false ? standingClock : Date.now));
   } finally {
     budget.buffered -= body.length;
   }
@@ -297,6 +307,7 @@ async function answer(
   requestId: string,
   traces: Pick<TraceCollector, 'keep'> | undefined | 'unsampled',
   cutOff: boolean,
+  clock: () => number,
 ): Promise<void> {
   const params = matchPath(mounted.route.path, url.pathname)!;
   let cpu = cpuMicros();
@@ -306,6 +317,8 @@ async function answer(
   const context = lambdaContext(`drive-${mounted.route.handler}`, limit.ms);
   // Not cut off: the handler still sees its function's timeout, but is given as long as it takes.
   const timeout = cutOff ? limit : { ...limit, ms: 2 ** 31 - 1 };
+  const timeoutSeconds = FUNCTION_SIZING[mounted.route.handler].timeoutSeconds;
+  const invocation: Invocation = { functionName: context.functionName, timeoutSeconds, deadline: clock() + timeoutSeconds * 1000, clock };
   const timer = stopwatch();
   const invoked = (status: number) => {
     const now = cpuMicros();
@@ -329,7 +342,7 @@ async function answer(
     // handler fails: then the host answers, and logs, itself).
     functionLogged.add(res);
     try {
-      await (mounted.handler as StreamingHandler)(event, stream, context);
+      await runInvocation(invocation, () => (mounted.handler as StreamingHandler)(event, stream, context));
       if (!stream.writableFinished) stream.end();
     } finally {
       clearTimeout(timer);
@@ -337,7 +350,7 @@ async function answer(
     }
     return;
   }
-  const result = await invokeBuffered(mounted.handler as BufferedHandler, event, context, timeout);
+  const result = await invokeBuffered(mounted.handler as BufferedHandler, event, context, timeout, invocation);
   invoked(isFailure(result) ? result.status : result.statusCode);
   if (isFailure(result)) return sendGatewayError(res, result, requestId);
   functionLogged.add(res);

@@ -303,6 +303,42 @@ describe('POST /drive/token', () => {
     }
   });
 
+  it('replays a job\'s answer to its retry sent with a key minted anew (same rule, same subject); no other key gets it', async () => {
+    const own = await TestIssuer.start();
+    try {
+      // Prepare: a rule for one repository's branches; the job uploads with an Idempotency-Key, and its reply is lost
+      const rule = await addRule({ issuer: own.url, audience: 'drive', subject: 'repo:acme/etl:ref:refs/heads/*', role: 'read-write', prefix: '/nightly' });
+      const mint = async (claims: Record<string, unknown> = {}) => {
+        const minted = await json<{ data: MintedJson }>(exchange({ drive: 'default', token: await own.sign(claims) }));
+        expect(minted.body.data.trust_id).toBe(rule.id);
+        return new DriveClient(host.url, minted.body.data.key);
+      };
+      // The same bytes on every try, as a client's retry sends them (a fixed multipart boundary).
+      const boundary = 'federation0idempotency0boundary';
+      const body = `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="run.csv"\r\nContent-Type: text/csv\r\n\r\na,b\r\n--${boundary}\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n[{"folder":"/nightly"}]\r\n--${boundary}--\r\n`;
+      const upload = async (client: DriveClient, key: string) => {
+        const res = await client.request('POST', '/drive/upload', { body, headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Idempotency-Key': key } });
+        return { status: res.status, replayed: res.headers.get('idempotent-replayed'), text: await res.text() };
+      };
+      const idempotencyKey = 'nightly-2026-11-27-batch-1';
+      const first = await upload(await mint(), idempotencyKey);
+
+      // Act: the job's key nears its end; it exchanges again and retries; a job of another branch, and an
+      // ordinary key of the drive, send the same Idempotency-Key
+      const retry = await upload(await mint(), idempotencyKey);
+      const otherBranch = await upload(await mint({ sub: 'repo:acme/etl:ref:refs/heads/dev' }), idempotencyKey);
+      const ordinary = await upload(new DriveClient(host.url, WRITER), idempotencyKey);
+
+      // Assess: the renewed key gets the first answer, replayed, and the upload ran once for the job
+      expect(first.status).toBe(200);
+      expect(retry).toEqual({ status: 200, replayed: 'true', text: first.text });
+      expect([otherBranch.status, otherBranch.replayed, ordinary.status, ordinary.replayed]).toEqual([200, null, 200, null]);
+      expect(otherBranch.text).not.toBe(first.text);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('fetches an issuer\'s keys once for a burst of exchanges, and uses them for each of its algorithms', async () => {
     const own = await TestIssuer.start();
     try {

@@ -140,12 +140,35 @@ describe('Idempotency-Key on the local host', () => {
     await faults.moveClock(15 * 60_000 + IDEMPOTENCY_TTL_MS + 2000);
     const dayLater = await upload([{ name: 'lease.txt', data: 'lease' }], '/lease', idempotencyKey);
 
-    // Assess: the late first still answers its own client; the key keeps the takeover's answer
+    // Assess: the late first was stopped at its function's timeout, as Lambda stops it (the gateway's 504);
+    // the key keeps the takeover's answer
     expect(blocked.status).toBe(409);
     expect({ status: takeover.status, replayed: takeover.headers.get('idempotent-replayed') }).toEqual({ status: 200, replayed: null });
-    expect(late.status).toBe(200);
+    expect(late.status).toBe(504);
     expect({ text: replay.text, replayed: replay.headers.get('idempotent-replayed') }).toEqual({ text: takeover.text, replayed: 'true' });
     expect({ status: dayLater.status, replayed: dayLater.headers.get('idempotent-replayed') }).toEqual({ status: 200, replayed: null });
+  });
+
+  it('stops a first request at its function\'s timeout on the host clock, as Lambda does: the work is done once, by the retry', async () => {
+    // Prepare: a first attempt held inside the handler, before it stores anything but its bytes
+    const idempotencyKey = randomUUID();
+    await faults.inject([{ command: 'PutObject', times: 1, mode: 'hold' }]);
+    const first = upload([{ name: 'once.txt', data: 'once' }], '/stopped', idempotencyKey);
+    await faults.held();
+
+    // Act: the host's clock passes the upload function's timeout (29 s) and the key's lease (39 s); the
+    // client's retry takes the key and runs; then the first's held call comes back
+    await faults.moveClock(40_000);
+    const retry = await upload([{ name: 'once.txt', data: 'once' }], '/stopped', idempotencyKey);
+    await faults.release();
+    const late = await first;
+
+    // Assess: the first was stopped (Lambda would have killed it at 29 s): it stored nothing after the retry,
+    // and its client got the gateway's 504, not an answer about work done twice
+    const stored = (JSON.parse(retry.text) as { data: { id: string }[] }).data;
+    expect({ status: retry.status, replayed: retry.headers.get('idempotent-replayed') }).toEqual({ status: 200, replayed: null });
+    expect({ status: late.status, error: JSON.parse(late.text).error?.code }).toEqual({ status: 504, error: 'internal_error' });
+    expect(await filesIn('/stopped')).toEqual([expect.objectContaining({ name: 'once.txt', id: stored[0].id })]);
   });
 
   it('keeps a 1,000-file upload\'s answer in chunk items and replays it byte for byte', async () => {
@@ -161,6 +184,24 @@ describe('Idempotency-Key on the local host', () => {
     expect(gzipSync(first.text).length).toBeLessThan(INLINE_ANSWER_BYTES);
     expect({ status: replay.status, replayed: replay.headers.get('idempotent-replayed'), same: replay.text === first.text }).toEqual({ status: 200, replayed: 'true', same: true });
   }, 240_000);
+
+  it('replays a retry whose FormData was built again (another random boundary, the same parts), and stores one file', async () => {
+    const idempotencyKey = randomUUID();
+    const send = async () => {
+      // As a client that builds its request anew on each try: fetch gives each FormData a boundary of its own.
+      const form = new FormData();
+      form.append('files', new Blob(['formdata']), 'form.txt');
+      form.append('metadata', JSON.stringify([{ folder: '/formdata' }]));
+      const res = await fetch(`${host.url}/drive/upload`, { method: 'POST', body: form, headers: { Authorization: `Bearer ${KEY}`, 'Idempotency-Key': idempotencyKey } });
+      return { status: res.status, replayed: res.headers.get('idempotent-replayed'), text: await res.text() };
+    };
+    const first = await send();
+    const retry = await send();
+
+    expect(first.status).toBe(200);
+    expect(retry).toEqual({ status: 200, replayed: 'true', text: first.text });
+    expect(await filesIn('/formdata')).toEqual([expect.objectContaining({ name: 'form.txt', id: (JSON.parse(first.text) as { data: { id: string }[] }).data[0].id })]);
+  });
 
   it('refuses a malformed key with a 400 that names the header, and makes no record of it', async () => {
     const res = await send('POST', '/drive/folders', { body: JSON.stringify({ path: '/bad-key' }), contentType: 'application/json', idempotencyKey: 'x'.repeat(256) });

@@ -24,7 +24,11 @@ export interface FaultRule {
 
 /** The file a held call waits for, and the one that says a call is held. */
 export const HOLD_FILES = { held: 'held', release: 'release' } as const;
-/** Milliseconds the idempotency records' clock runs ahead of the machine's: the test writes it to lapse a lease or a record. */
+/**
+ * Milliseconds the host's clock has been moved on: the idempotency records' clock runs this far ahead of the
+ * machine's (to lapse a lease or a record), and the functions' timeouts are measured on it alone (a function
+ * held past its timeout by moving it is stopped, as Lambda stops it; wall time never stops one).
+ */
 export const CLOCK_OFFSET_FILE = 'clock-offset-ms';
 
 /** The test's side of the fault host running on `dataDir`: its rules, the call it holds, and its records' clock. */
@@ -43,7 +47,7 @@ export function faultControls(dataDir: string) {
     },
     /** Lets the held call go on. */
     release: () => writeFile(join(dataDir, HOLD_FILES.release), ''),
-    /** Runs the idempotency records' clock `ms` ahead of the machine's. */
+    /** Moves the host's clock `ms` on: the idempotency records' runs that far ahead of the machine's, and a function held past its timeout on it is stopped. */
     moveClock: (ms: number) => writeFile(join(dataDir, CLOCK_OFFSET_FILE), String(ms)),
     /** No rules, no call held, the records' clock the machine's: between tests. */
     async reset(): Promise<void> {
@@ -60,7 +64,11 @@ type Next = (args: Args) => Promise<{ output: Record<string, unknown> }>;
 
 async function main(): Promise<void> {
   const dataDir = process.argv[2];
-  const host = await startLocalHost({ port: 0, dataDir, apiKeys: process.env.DRIVE_API_KEYS, log: () => undefined });
+  const offset = () => {
+    const file = join(dataDir, CLOCK_OFFSET_FILE);
+    return existsSync(file) ? Number(readFileSync(file, 'utf8')) : 0;
+  };
+  const host = await startLocalHost({ port: 0, dataDir, apiKeys: process.env.DRIVE_API_KEYS, log: () => undefined, invocationClock: offset });
   const planFile = join(dataDir, 'faults.json');
   let version = -1;
   let rules: (FaultRule & { seen: number; spoiled: number })[] = [];
@@ -110,10 +118,7 @@ async function main(): Promise<void> {
   dynamodb.middlewareStack.add(middleware as never, { step: 'initialize', name: 'injectFaults' });
   // The idempotency records' clock, moved by the test: a lease or a record's 24 hours lapse without waiting.
   const { idempotency } = await import('../../functions/wiring/idempotency.js');
-  idempotency.useClock(() => {
-    const file = join(dataDir, CLOCK_OFFSET_FILE);
-    return Date.now() + (existsSync(file) ? Number(readFileSync(file, 'utf8')) : 0);
-  });
+  idempotency.useClock(() => Date.now() + offset());
   s3.middlewareStack.add(middleware as never, { step: 'initialize', name: 'injectFaults' });
 
   console.log(`Drive API listening on ${host.url}`);

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { jsonHandler } from '../../../functions/http/api-handler';
 import { createGuard } from '../../../functions/http/guard';
-import { fingerprintOf } from '../../../functions/http/idempotency';
+import { ANSWER_WRITE_ATTEMPTS, backoffMs, fingerprintOf, scopeOf } from '../../../functions/http/idempotency';
 import { DriveError } from '../../../functions/core/errors';
 import {
   type IdempotencyStore,
@@ -187,6 +187,43 @@ describe('Function: jsonHandler with an idempotency store', () => {
     expect([retry.statusCode, ran.mock.calls.length]).toEqual([200, 1]);
   });
 
+  it('tries again to keep the answer of work done when the write fails, and replays it once kept', async () => {
+    // Prepare: the table refuses the first two writes of the answer (after the SDK's own retries)
+    const store = new MemoryIdempotencyStore();
+    const complete = jest.spyOn(store, 'complete');
+    complete.mockRejectedValueOnce(new Error('ProvisionedThroughputExceededException')).mockRejectedValueOnce(new Error('ProvisionedThroughputExceededException'));
+    const operation = jest.fn(async () => ({ made: true }));
+    const handler = jsonHandler({ permission: 'create-folder', guard: admitted, stores: {}, idempotency: store }, operation);
+
+    // Act
+    const first = await handler(eventOf({ key: 'k-w1' }));
+    const retry = await handler(eventOf({ key: 'k-w1' }));
+
+    // Assess: three writes, the third kept; the retry is the first answer and the work ran once
+    expect(complete).toHaveBeenCalledTimes(3);
+    expect({ status: retry.statusCode, body: retry.body, replayed: retry.headers?.['Idempotent-Replayed'] }).toEqual({ status: first.statusCode, body: first.body, replayed: 'true' });
+    expect(operation).toHaveBeenCalledTimes(1);
+  });
+
+  it('gives up after its attempts, answers the work\'s answer anyway, and a retry after the lease runs anew', async () => {
+    const store = new MemoryIdempotencyStore();
+    const complete = jest.spyOn(store, 'complete').mockRejectedValue(new Error('InternalServerError'));
+    const operation = jest.fn(async () => ({ made: true }));
+    const handler = jsonHandler({ permission: 'create-folder', guard: admitted, stores: {}, idempotency: store }, operation);
+
+    const first = await handler(eventOf({ key: 'k-w2' }), { getRemainingTimeInMillis: () => 29_000 } as never);
+    const writes = complete.mock.calls.length;
+    const during = await handler(eventOf({ key: 'k-w2' }));
+    store.now += 29_000 + LEASE_MARGIN_MS + 1;
+    const after = await handler(eventOf({ key: 'k-w2' }));
+
+    // The client of the first is told what was done; a retry within the lease waits; one after it runs again
+    expect(first.statusCode).toBe(200);
+    expect(writes).toBe(ANSWER_WRITE_ATTEMPTS);
+    expect([during.statusCode, JSON.parse(during.body).error.reason]).toEqual([409, 'idempotency_in_progress']);
+    expect([after.statusCode, operation.mock.calls.length]).toEqual([200, 2]);
+  });
+
   it('answers 400 naming the header for a key that is empty, too long or not printable ASCII', async () => {
     const handler = jsonHandler({ permission: 'create-folder', guard: admitted, stores: {}, idempotency: new MemoryIdempotencyStore() }, async () => ({}));
     for (const key of ['', 'x'.repeat(256), 'tab\tkey', 'clé']) {
@@ -220,6 +257,69 @@ describe('Function: fingerprintOf', () => {
     expect(fingerprintOf(eventOf({ query: { a: ['1'], b: ['3'] } }))).not.toBe(base);
     expect(fingerprintOf(eventOf({ query: { a: ['1'], b: ['2'] }, body: '{"path":"/b"}' }))).not.toBe(base);
     expect(fingerprintOf(eventOf({ query: { a: ['1'], b: ['2'] }, path: '/drive/files' }))).not.toBe(base);
+  });
+
+  /** An upload's event: `parts` (name, filename, content) as multipart/form-data with `boundary`. */
+  function formEvent(boundary: string, parts: [string, string, string][], quoted = false): APIGatewayProxyEvent {
+    const body = parts.map(([name, filename, content]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\n\r\n${content}\r\n`).join('') + `--${boundary}--\r\n`;
+    const contentType = `multipart/form-data; boundary=${quoted ? `"${boundary}"` : boundary}`;
+    return { ...eventOf({ body }), path: '/drive/upload', headers: { 'Content-Type': contentType }, isBase64Encoded: false };
+  }
+
+  it('is the same for a multipart body whose parts are the same under another boundary (a FormData built again)', () => {
+    const parts: [string, string, string][] = [
+      ['files', 'a.txt', 'alpha'],
+      ['files', 'b.txt', 'beta\r\n--not-a-delimiter'],
+    ];
+    const base = fingerprintOf(formEvent('----formdata-undici-0123456789', parts));
+
+    expect(fingerprintOf(formEvent('----formdata-undici-9876543210', parts))).toBe(base);
+    expect(fingerprintOf(formEvent('x', parts, true))).toBe(base);
+  });
+
+  it('differs for a multipart body whose parts differ in any byte, their order or their number', () => {
+    const parts: [string, string, string][] = [
+      ['files', 'a.txt', 'alpha'],
+      ['files', 'b.txt', 'beta'],
+    ];
+    const base = fingerprintOf(formEvent('one', parts));
+    const others = [
+      [['files', 'a.txt', 'alphA'], parts[1]],
+      [parts[0], ['files', 'c.txt', 'beta']],
+      [parts[1], parts[0]],
+      [parts[0]],
+      [['files', 'a.txt', 'alphabeta']],
+    ] as [string, string, string][][];
+
+    expect(others.map((other) => fingerprintOf(formEvent('two', other)))).not.toContain(base);
+    // The same bytes sent as another type are another body: the raw bytes are hashed, not the parts.
+    expect(fingerprintOf({ ...formEvent('one', parts), headers: { 'Content-Type': 'application/octet-stream' } })).not.toBe(base);
+  });
+});
+
+describe('Function: scopeOf', () => {
+  const minted: Caller = { keyId: 'a1', drive: 'default', role: 'upload-only', prefix: '/ingest', trustId: 'f00d', subject: 'repo:acme/etl:ref:refs/heads/main' };
+
+  it('names a minted key\'s records by its rule and subject, so a key minted anew for the same job shares them', () => {
+    expect(scopeOf({ ...minted, keyId: 'b2' })).toBe(scopeOf(minted));
+    expect(scopeOf(minted)).toMatch(/^job#f00d#[0-9a-f]{32}#[0-9a-f]{16}$/);
+  });
+
+  it('never shares them with another subject, another rule, another reach, or an ordinary key of the same id', () => {
+    const others = [
+      { ...minted, subject: 'repo:acme/etl:ref:refs/heads/dev' },
+      { ...minted, trustId: 'beef' },
+      { ...minted, prefix: '/other' },
+      { keyId: 'a1', drive: 'default', role: 'upload-only' as const, prefix: '/ingest' },
+    ];
+    expect(new Set([minted, ...others].map(scopeOf)).size).toBe(5);
+  });
+});
+
+describe('Function: backoffMs', () => {
+  it('waits as the SDK\'s standard strategy does: full jitter below 100 ms doubling per attempt, at most 20 s', () => {
+    expect([1, 2, 3, 20].map((attempt) => backoffMs(attempt, () => 0.999_999))).toEqual([99, 199, 399, 19_999]);
+    expect(backoffMs(3, () => 0)).toBe(0);
   });
 });
 

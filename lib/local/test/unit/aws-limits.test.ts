@@ -2,7 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { type IncomingMessage, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AWS_LIMITS, MAX_REQUEST_BODY_BYTES } from '../../../aws-limits';
-import { deliver, invocationTimeout, invokeBuffered } from '../../invoke';
+import { type Invocation, deliver, invocationTimeout, invokeBuffered, stoppedInvocation } from '../../invoke';
 import { LocalResponseStream } from '../../lambda-runtime';
 import { lambdaContext, toProxyEvent } from '../../proxy-event';
 import { ROUTES } from '../../../routes';
@@ -51,6 +51,33 @@ describe('Module: lib/local/invoke (the host plays API Gateway and Lambda)', () 
 
       expect(thrown).toEqual(expect.objectContaining({ status: 502 }));
       expect(malformed).toEqual(expect.objectContaining({ status: 502 }));
+    });
+
+    it('stops a handler past its function\'s timeout on the host\'s clock: its calls are refused from then on, and the gateway answers', async () => {
+      // Prepare: a clock the test moves, a handler that waits for the test, then asks whether it may go on
+      let now = 0;
+      const invocation: Invocation = { functionName: 'drive-upload', timeoutSeconds: 29, deadline: 29_000, clock: () => now };
+      let resume!: () => void;
+      const gate = new Promise<void>((resolve) => (resume = resolve));
+      const seen: (string | undefined)[] = [];
+      const handler = async () => {
+        seen.push(stoppedInvocation());
+        await gate;
+        seen.push(stoppedInvocation());
+        return { statusCode: 200, body: 'done late' };
+      };
+
+      // Act: the clock passes 29 s while the handler waits (the wall clock's timer is far off)
+      const answered = invokeBuffered(handler, event, context, { ms: 2 ** 31 - 1, status: 504 }, invocation);
+      await new Promise((resolve) => setImmediate(resolve));
+      now = 29_000;
+      resume();
+
+      // Assess: within its time it could go on; past it, it is stopped, and its answer is the gateway's 504
+      const result = await answered;
+      expect(seen).toEqual([undefined, 'drive-upload ran past its timeout of 29 s; Lambda would have stopped it']);
+      expect(result).toEqual(expect.objectContaining({ status: 504, error: 'serverError' }));
+      expect(stoppedInvocation()).toBeUndefined();
     });
 
     it('passes a response of exactly Lambda’s 6,291,556 bytes and answers 502 for one byte more', async () => {
