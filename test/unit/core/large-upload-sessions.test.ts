@@ -395,3 +395,28 @@ describe('Function: abortUpload', () => {
     expect(nodes.items.has('/dir/big.bin')).toBe(false);
   });
 });
+
+describe('Function: completeUpload, tried again after its record was saved', () => {
+  it('for a key that may not replace, a retry that finds its own record keeps the file\'s bytes', async () => {
+    // Prepare: an upload-only key's completion writes the record, then its function dies before it ends the
+    // session (the session's remove never happens); its claim lapses, and the client, which got no answer,
+    // completes again
+    const { session, parts } = await uploaded();
+    const remove = jest.spyOn(sessions, 'remove').mockRejectedValueOnce(new Error('function stopped'));
+    const first = await completeUpload(deps, 'd', session.id, parts, () => true, { replace: false });
+    remove.mockRestore();
+    sessions.sessions.get(session.id)!.claimedUntil = undefined; // the dead holder's claim lapsed
+    expect(nodes.items.get('/dir/big.bin')).toEqual(first);
+
+    // Act
+    const retry = await completeUpload(deps, 'd', session.id, parts, () => true, { replace: false }).then(
+      (file) => file.id,
+      (error: { code?: string }) => error.code,
+    );
+
+    // Assess: the record at the path is the upload's own (its id is the session's file id), which passes as
+    // `holds` lets it pass a condition: the retry answers the file, and the recorded file keeps its bytes
+    expect(nodes.items.get('/dir/big.bin')?.id).toBe(session.fileId);
+    expect({ retry, bytes: storage.objects.has(session.objectKey) }).toEqual({ retry: session.fileId, bytes: true });
+  });
+});
