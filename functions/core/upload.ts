@@ -186,7 +186,11 @@ export async function commitFiles(
       const ensured = attempt === 1 && first ? first : await ensureFolders(nodes, drive, parents, now, attempt === 1 ? files.map((file) => file.path) : [], { jobs: deps.jobs });
       created.push(...ensured.created);
       if (attempt === 1) {
-        const blocked = files.find((file) => ensured.read.get(file.path)?.kind === 'folder' || (options.replace === false && ensured.read.has(file.path)));
+        // A record of this very file (a completion tried again after its record was saved) is no rival.
+        const blocked = files.find((file) => {
+          const there = ensured.read.get(file.path);
+          return there?.kind === 'folder' || (options.replace === false && there !== undefined && there.id !== file.id);
+        });
         if (blocked) throw taken(blocked.path);
         // A condition the read already fails needs no write; one that holds here is held by the write.
         const unmet = files.flatMap((file, i) => (holds(conditions[i], ensured.read.get(file.path), file.id) ? [] : [i]));
