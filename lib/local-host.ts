@@ -62,7 +62,12 @@ export const localDomain: LocalDomain = {
     const root = join(__dirname, '..', 'functions/wiring');
     const { dynamodb } = await importModule<{ dynamodb: { middlewareStack: MiddlewareStack } }>(join(root, 'dynamodb.ts'));
     const { s3 } = await importModule<{ s3: { middlewareStack: MiddlewareStack } }>(join(root, 'objects.ts'));
-    for (const client of [dynamodb, s3]) client.middlewareStack.add(refusedWhen(stopped) as never, { step: 'initialize', name: 'stopPastTimeout' });
+    const { sqs } = await importModule<{ sqs: { middlewareStack: MiddlewareStack } }>(join(root, 'job-queue.ts'));
+    for (const client of [dynamodb, s3, sqs]) {
+      client.middlewareStack.add(refusedWhen(stopped) as never, { step: 'initialize', name: 'stopPastTimeout' });
+      // Inside the SDK's retries too (finalizeRequest, below its retry middleware): no attempt is sent late.
+      client.middlewareStack.add(refusedWhen(stopped) as never, { step: 'finalizeRequest', priority: 'low', name: 'stopAttemptPastTimeout' });
+    }
   },
   async openApiDocument() {
     const { openApiDocument } = await import('../functions/openapi/document.js');

@@ -5,13 +5,18 @@ import { SqsJobQueue } from '../aws/sqs';
 import { setting } from '../config';
 import { countAwsCalls } from '../telemetry/aws-call-counter';
 
-/** The queue of this container, its client built at the first send (the functions that never send need no URL). */
+/**
+ * The SQS client of this container, built at import as the other stores' clients are (the local host adds its
+ * stop past a function's timeout to it, lib/local-host.ts); `DRIVE_SQS_ENDPOINT` points it at the local host's
+ * embedded queue.
+ */
+export const sqs = countAwsCalls(new SQSClient({ logger: QUIET_SDK_LOGGER, ...(setting('sqsEndpoint') ? { endpoint: setting('sqsEndpoint') } : {}) }), 'sqs');
+
+/** The queue of this container, made at the first send (the functions that never send need no URL). */
 let queue: SqsJobQueue | undefined;
 export const jobQueue: JobQueue = {
   send: (job, options) => {
-    // `DRIVE_SQS_ENDPOINT` points the client at the local host's embedded queue.
-    const endpoint = setting('sqsEndpoint');
-    queue ??= new SqsJobQueue(countAwsCalls(new SQSClient({ logger: QUIET_SDK_LOGGER, ...(endpoint ? { endpoint } : {}) }), 'sqs'), setting('jobQueueUrl'));
+    queue ??= new SqsJobQueue(sqs, setting('jobQueueUrl'));
     return queue.send(job, options);
   },
 };

@@ -46,7 +46,7 @@ const packagesWhereTheyAre: Plugin = {
 /** Every module the host loads by path (lib/local/preloaded.ts), absolute path → a require the bundler follows. */
 function preloadedModules(): string {
   const entries = [...ROUTES, ...LINK_ROUTES, ...TOKEN_ROUTES, ...CONTRACT_ROUTES, ...DASHBOARD_ROUTES, ...QUEUE_WORKERS, ...SCHEDULED].map((route) => route.entry);
-  const paths = [...new Set([...entries, 'functions/wiring/guard.ts', 'functions/wiring/dynamodb.ts', 'functions/wiring/objects.ts'])].map((entry) => join(ROOT, entry));
+  const paths = [...new Set([...entries, 'functions/wiring/guard.ts', 'functions/wiring/dynamodb.ts', 'functions/wiring/objects.ts', 'functions/wiring/job-queue.ts'])].map((entry) => join(ROOT, entry));
   return paths.map((path) => `  ${JSON.stringify(path)}: () => require(${JSON.stringify(path)}),`).join('\n');
 }
 

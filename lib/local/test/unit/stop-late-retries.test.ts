@@ -40,10 +40,10 @@ describe('Local host: stopLateCalls, with a call the SDK retries', () => {
   });
 
   it('sends no retry of a write once the function has passed its timeout', async () => {
-    // (jest cannot import() a path, so the two modules the host loads by path are handed over as a bundle's are)
+    // (jest cannot import() a path, so the three modules the host loads by path are handed over as a bundle's are)
     const wiring = join(__dirname, '../../../../functions/wiring');
     (globalThis as Record<symbol, unknown>)[Symbol.for('drive.local.preloaded')] = {
-      modules: { [join(wiring, 'dynamodb.ts')]: () => require(join(wiring, 'dynamodb.ts')), [join(wiring, 'objects.ts')]: () => require(join(wiring, 'objects.ts')) },
+      modules: { [join(wiring, 'dynamodb.ts')]: () => require(join(wiring, 'dynamodb.ts')), [join(wiring, 'objects.ts')]: () => require(join(wiring, 'objects.ts')), [join(wiring, 'job-queue.ts')]: () => require(join(wiring, 'job-queue.ts')) },
     };
     const { localDomain } = require('../../../local-host') as typeof import('../../../local-host');
     await localDomain.stopLateCalls(() => stopped);
