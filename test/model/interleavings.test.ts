@@ -446,6 +446,12 @@ describe('the write-ordering protocol, over generated interleavings', () => {
     // place (by X's id, as X's own undo would), and X, finding its record taken, frees nothing of P but leaves
     // its bytes to its entry's sweep, which keeps them if a record at the path names them.
     ['gap 12, a withdrawing writer whose record was taken frees what it replaced (a seed file)', [{ kind: 'move', from: '/a/b', to: '/m', budget: BIG }, { kind: 'upload', paths: ['/a/f', '/a/b/u'] }, { kind: 'upload', paths: ['/a/f', '/a/b/u'] }]],
+    // Gap 14 (random seed -290553027, path 17089:4:5:5:5, found by the search after gap 12's fix; on the code
+    // before it too): two folder copies to one path; the second found the destination the first had made and
+    // copied into it without noting it `kept`; the first saw an empty-folder delete's mark above and withdrew,
+    // removing the folder it made: the second answered 200 with nothing at its destination. A copy now notes
+    // its destination `kept` as a mkdir does (`makeFolders` with `keep`).
+    ['gap 14, two copies to one path, the one that made it withdrawing', [{ kind: 'copy', from: '/a/b', to: '/d/c', budget: 0 }, { kind: 'copy', from: '/a', to: '/d/c', budget: 0 }, { kind: 'delete', path: '/d', recursive: false, budget: 0 }]],
     ['gap 12, a withdrawing writer whose record was taken frees what it replaced (an upload answered 200)', [{ kind: 'move', from: '/a/b', to: '/a/m', budget: BIG }, { kind: 'upload', paths: ['/a/b/u', '/a/b/c/u'] }, { kind: 'upload', paths: ['/a/b/u', '/a/b/c/u'] }, { kind: 'upload', paths: ['/a/b/u', '/a/b/c/u'] }]],
   ];
   it.each(fixed)('closed gap: %s', async (_name, ops) => {
