@@ -1,6 +1,6 @@
 import { type AttributeValue, BatchWriteItemCommand, ConditionalCheckFailedException, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
-import type { JournalEntry, UploadJournal } from '../core/ports';
+import type { FileNode, JournalEntry, UploadJournal, WithdrawnNote } from '../core/ports';
 import { BATCH_ATTEMPTS, backoff, chunk, scanAll } from './batches';
 import { UPLOADS_PARTITION_KEY as PK } from './schema';
 
@@ -8,10 +8,24 @@ type Item = Record<string, AttributeValue>;
 
 /** Entries share the upload sessions' table under ids of their own; a session id is a bare UUID. */
 const ID_PREFIX = 'journal#';
-/** Bytes of paths and keys one item holds, well under DynamoDB's 400 KB an item. */
-const ENTRY_BYTES = 256 * 1024;
+/**
+ * Bytes one item holds for its files' paths and keys and the room their note may take (`noteRoom`), under
+ * DynamoDB's 400 KB an item (the attribute names, the id and dates take the rest).
+ */
+const ENTRY_BYTES = 380 * 1024;
 /** The note a withdrawing writer leaves on its entries (`withdraw`): a boolean attribute, absent until then. */
 const WITHDRAWN = 'withdrawn';
+/** The note's records its own replaced (`WithdrawnNote.replaced`): a JSON array, set with `withdrawn`. */
+const REPLACED = 'replaced';
+/** Bytes of those records the writer left to the sweep (`leave`): a list of `{ path, objectKey }` maps. */
+const LEFT = 'left';
+/**
+ * Room an item keeps for each file's note, beyond a path and a key (an id, a size, a content type, dates, an
+ * ETag, a `pending` id, and the JSON around them: about 350 bytes with a short content type); a replaced
+ * record that would take more is left out of the note (what it replaced is then lost as before gap 12's fix,
+ * in the one race that gap needs).
+ */
+const NOTE_BYTES = 512;
 
 /**
  * The upload journal in the upload sessions' table: one item per entry (a long batch takes several), with
@@ -49,18 +63,19 @@ export class DynamoUploadJournal implements UploadJournal {
     return (await this.scan()).filter((entry) => Date.parse(entry.sweepAfter) <= now.getTime());
   }
 
-  async withdraw(ids: readonly string[]): Promise<void> {
+  async withdraw(ids: readonly string[], replaced: readonly (FileNode | undefined)[] = []): Promise<void> {
     for (const id of new Set(ids)) {
+      const records = ids.flatMap((other, i) => (other === id && replaced[i] && fitsNote(replaced[i]) ? [replaced[i]] : []));
       try {
         // Only on an entry still there: a note must never make an item the sweep would read as an entry.
         await this.client.send(
           new UpdateItemCommand({
             TableName: this.table,
             Key: { [PK]: { S: id } },
-            UpdateExpression: 'SET #withdrawn = :yes',
+            UpdateExpression: 'SET #withdrawn = :yes, #replaced = :replaced',
             ConditionExpression: 'attribute_exists(#pk)',
-            ExpressionAttributeNames: { '#pk': PK, '#withdrawn': WITHDRAWN },
-            ExpressionAttributeValues: { ':yes': { BOOL: true } },
+            ExpressionAttributeNames: { '#pk': PK, '#withdrawn': WITHDRAWN, '#replaced': REPLACED },
+            ExpressionAttributeValues: { ':yes': { BOOL: true }, ':replaced': { S: JSON.stringify(records) } },
           }),
         );
       } catch (error) {
@@ -69,17 +84,44 @@ export class DynamoUploadJournal implements UploadJournal {
     }
   }
 
-  async withdrew(id: string): Promise<boolean> {
+  async withdrew(id: string): Promise<WithdrawnNote | undefined> {
     // A session's id has no prefix: never an entry, never noted.
-    if (!id.startsWith(ID_PREFIX)) return false;
+    if (!id.startsWith(ID_PREFIX)) return undefined;
     const { Item } = await this.client.send(
-      new GetItemCommand({ TableName: this.table, Key: { [PK]: { S: id } }, ConsistentRead: true, ProjectionExpression: '#withdrawn', ExpressionAttributeNames: { '#withdrawn': WITHDRAWN } }),
+      new GetItemCommand({
+        TableName: this.table,
+        Key: { [PK]: { S: id } },
+        ConsistentRead: true,
+        ProjectionExpression: '#withdrawn, #replaced',
+        ExpressionAttributeNames: { '#withdrawn': WITHDRAWN, '#replaced': REPLACED },
+      }),
     );
-    return Item?.[WITHDRAWN]?.BOOL === true;
+    return Item?.[WITHDRAWN]?.BOOL === true ? { replaced: replacedOf(Item) } : undefined;
+  }
+
+  async leave(ids: readonly string[], files: readonly ({ path: string; objectKey: string } | undefined)[]): Promise<void> {
+    for (const id of new Set(ids)) {
+      const named = ids.flatMap((other, i) => (other === id && files[i] ? [{ M: { path: { S: files[i].path }, objectKey: { S: files[i].objectKey } } }] : []));
+      if (named.length === 0) continue;
+      try {
+        await this.client.send(
+          new UpdateItemCommand({
+            TableName: this.table,
+            Key: { [PK]: { S: id } },
+            UpdateExpression: 'SET #left = list_append(if_not_exists(#left, :none), :named)',
+            ConditionExpression: 'attribute_exists(#pk)',
+            ExpressionAttributeNames: { '#pk': PK, '#left': LEFT },
+            ExpressionAttributeValues: { ':none': { L: [] }, ':named': { L: named } },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }
   }
 
   async openKeys(): Promise<string[]> {
-    return (await this.scan()).flatMap((entry) => entry.files.map((file) => file.objectKey));
+    return (await this.scan()).flatMap((entry) => [...entry.files, ...(entry.left ?? [])].map((file) => file.objectKey));
   }
 
   /** Every open entry: the table holds only uploads in flight, so a scan stays small. */
@@ -108,7 +150,28 @@ export function journalItem(drive: string, files: readonly { path: string; objec
 function fromItem(item: Item): JournalEntry {
   const files = JSON.parse(item.files.S!) as [string, string][];
   const entry: JournalEntry = { id: item[PK].S!, drive: item.drive.S!, files: files.map(([path, objectKey]) => ({ path, objectKey })), sweepAfter: item.sweepAfter.S! };
-  return item[WITHDRAWN]?.BOOL === true ? { ...entry, withdrawn: true } : entry;
+  const left = leftOf(item);
+  return { ...entry, ...(item[WITHDRAWN]?.BOOL === true ? { withdrawn: true as const, replaced: replacedOf(item) } : {}), ...(left.length > 0 ? { left } : {}) };
+}
+
+/** The records a withdrawn entry's note names (none for a note written before gap 12's fix). */
+function replacedOf(item: Item): FileNode[] {
+  return item[REPLACED]?.S ? (JSON.parse(item[REPLACED].S) as FileNode[]) : [];
+}
+
+/** The bytes an entry's writer left to the sweep. */
+export function leftOf(item: Item): { path: string; objectKey: string }[] {
+  return (item[LEFT]?.L ?? []).map((named) => ({ path: named.M!.path.S!, objectKey: named.M!.objectKey.S! }));
+}
+
+/** Room a file's note takes at most: the replaced record's path (the file's) and key (one as long), and `NOTE_BYTES`. */
+function noteRoom(file: { path: string; objectKey: string }): number {
+  return Buffer.byteLength(file.path) + file.objectKey.length + NOTE_BYTES;
+}
+
+/** Whether a replaced record fits the room its file's entry kept for the note. */
+function fitsNote(record: FileNode): boolean {
+  return Buffer.byteLength(JSON.stringify(record)) <= noteRoom(record);
 }
 
 /** `files` in groups whose JSON fits one item. */
@@ -116,7 +179,8 @@ function bySize(files: readonly { path: string; objectKey: string }[]): { path: 
   const groups: { path: string; objectKey: string }[][] = [[]];
   let bytes = 0;
   for (const file of files) {
-    const size = Buffer.byteLength(file.path) + file.objectKey.length + 8;
+    // Room for the file as the entry names it, and for its note should its writer withdraw (gap 12).
+    const size = Buffer.byteLength(file.path) + file.objectKey.length + 8 + noteRoom(file);
     if (bytes + size > ENTRY_BYTES && groups.at(-1)!.length > 0) {
       groups.push([]);
       bytes = 0;

@@ -86,7 +86,7 @@ export async function acceptCopy(deps: JobDeps, drive: string, from: string, to:
   const now = new Date().toISOString();
   // Made as a writer makes folders, the folders above read again after (a delete may remove them meanwhile).
   // Refused here (a path above taken meanwhile), the job is never written: its place is given back at once.
-  const folders = await makeFolders(deps.nodes, drive, [to], now, () => foldersGone(to), { jobs: deps.jobs }).catch(async (error: unknown) => {
+  const folders = await makeFolders(deps.nodes, drive, [to], now, () => foldersGone(to), { keep: to, jobs: deps.jobs }).catch(async (error: unknown) => {
     await releaseJob(deps.jobs, { id, drive });
     throw error;
   });

@@ -1,5 +1,5 @@
 import { cleanUp } from './clean-up';
-import type { NodeStore, ObjectStore, UploadJournal } from './ports';
+import type { FileNode, NodeStore, ObjectStore, UploadJournal } from './ports';
 
 /**
  * How long after an upload starts it has surely ended (Lambda stops it at its 29 s timeout), with room for
@@ -11,33 +11,102 @@ export const JOURNAL_SWEEP_AFTER_MS = 5 * 60_000;
  * Deals with the bytes of journal entries left open by interrupted uploads: bytes a record points to stay
  * (the upload had written it), the rest are deleted, and the entry is closed. A path that holds another
  * record younger than `JOURNAL_SWEEP_AFTER_MS` waits for a later sweep: the upload that wrote it may yet fail
- * and put back the record it replaced, which may be the one this entry stored. Returns the entries closed.
+ * and put back the record it replaced, which may be the one this entry stored. An entry noted withdrawn: a
+ * record of its own still standing goes, what it replaced back in its place (gap 13, gap 12), and the bytes
+ * its writer left (`left`: what its records replaced, where it found them taken) stay only if a record at
+ * the path names them. Returns the entries closed.
  */
 export async function sweepJournal(deps: { nodes: NodeStore; objects: ObjectStore; journal: UploadJournal }, now = new Date()): Promise<number> {
   let closed = 0;
   for (const entry of await deps.journal.due(now)) {
-    const records = await deps.nodes.getMany(entry.drive, entry.files.map((file) => file.path));
+    const paths = [...new Set([...entry.files, ...(entry.left ?? [])].map((file) => file.path))];
+    const records = await deps.nodes.getMany(entry.drive, paths);
     let settled = true;
     const free: string[] = [];
+    // What stands at each path once the withdrawn records are dealt with: the key its record names, if any.
+    const standing = new Map([...records].flatMap(([path, node]) => (node.kind === 'file' ? [[path, node] as const] : [])));
     for (const file of entry.files) {
-      const record = records.get(file.path);
-      if (record?.kind === 'file' && record.objectKey === file.objectKey) {
-        // A withdrawn writer's record still standing was put back by a writer that died before it asked (gap
-        // 13): it goes, by its id, as that writer would have taken it. Changed since the read: a later sweep.
+      const record = standing.get(file.path);
+      if (record?.objectKey === file.objectKey) {
         if (!entry.withdrawn) continue;
-        if (await deps.nodes.removeIfSame(entry.drive, file.path, record.id)) free.push(file.objectKey);
-        else settled = false;
+        // A withdrawn writer's record still standing was put back by a writer that died before it asked (gap
+        // 13): it goes, by its id, and what it replaced comes back, as that writer would have done (gap 12).
+        // Changed since the read: a later sweep.
+        const walked = await putBackWithdrawn(deps, entry.drive, file.path, record);
+        if (!walked.first) settled = false;
+        else {
+          free.push(...walked.freed);
+          if (walked.now) standing.set(file.path, walked.now);
+          else standing.delete(file.path);
+        }
         continue;
       }
-      if (record?.kind === 'file' && now.getTime() - Date.parse(record.createdAt) < JOURNAL_SWEEP_AFTER_MS) settled = false;
+      if (record && isYoung(record, now)) settled = false;
+      else free.push(file.objectKey);
+    }
+    for (const file of entry.left ?? []) {
+      const record = standing.get(file.path);
+      if (record?.objectKey === file.objectKey) continue;
+      if (record && isYoung(record, now)) settled = false;
       else free.push(file.objectKey);
     }
     if (!settled) continue;
-    if (free.length > 0) await deps.objects.deleteMany(free);
+    if (free.length > 0) await deps.objects.deleteMany([...new Set(free)]);
     await deps.journal.close([entry.id]);
     closed++;
   }
   return closed;
+}
+
+/** A record written so lately that the upload that wrote it may still fail and put back what it replaced. */
+function isYoung(record: FileNode, now: Date): boolean {
+  return now.getTime() - Date.parse(record.createdAt) < JOURNAL_SWEEP_AFTER_MS;
+}
+
+/** Hops of one walk at most: each goes to an older writer of the path, so a longer chain is no real race. */
+const MAX_PUT_BACK_HOPS = 8;
+
+/**
+ * A record put back at `path` (`standing`, as the caller read it) is settled as its writer's note says
+ * (protocol/README.md, "Writers", step 6; gaps 11 and 12): while it is the own record of a writer that noted
+ * its journal entry withdrawn (its `pending` names that entry, and it is not what the note says that writer
+ * replaced), it goes by its id, what it replaced back in its place (naming that entry in `pending`, so that no
+ * move takes it from the path before the sweep of that entry reads it), and the same is asked of that record.
+ * A record the note says its writer replaced is asked of its own writer in turn. Stops at a record no noted
+ * entry names, or one taken since (by its writer's own undo, or another request). Returns the keys of the
+ * records it took away (their bytes are free), whether its first write was done (`first`: false when there
+ * was nothing to do, the read failed, or the record was taken), and the record it left at the path (`now`).
+ */
+export async function putBackWithdrawn(
+  deps: { nodes: NodeStore; journal: UploadJournal },
+  drive: string,
+  path: string,
+  standing: FileNode,
+): Promise<{ freed: string[]; first: boolean; now?: FileNode }> {
+  const freed: string[] = [];
+  let current = standing;
+  let now: FileNode | undefined = standing;
+  let first = false;
+  for (let hop = 0; hop < MAX_PUT_BACK_HOPS && current.pending !== undefined; hop++) {
+    // Unknown (the read failed): it stays, with its bytes.
+    const note = await deps.journal.withdrew(current.pending).catch(() => undefined);
+    if (!note) break;
+    const before = note.replaced.find((record) => record.path === path);
+    if (before !== undefined && before.objectKey === current.objectKey) {
+      // What that writer replaced, put back: its own writer (the `pending` it had then) is asked next.
+      current = before;
+      continue;
+    }
+    const back: FileNode | undefined = before && { ...before, pending: current.pending };
+    const done = back ? await deps.nodes.restoreIfSame(drive, path, current.id, back) : await deps.nodes.removeIfSame(drive, path, current.id);
+    if (!done) break;
+    first = true;
+    freed.push(current.objectKey);
+    now = back;
+    if (!before) break;
+    current = before;
+  }
+  return { freed, first, now };
 }
 
 /** Closes journal entries once their bytes are accounted for; an entry left open only costs a later sweep. */

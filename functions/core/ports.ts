@@ -221,6 +221,22 @@ export interface JournalEntry {
   sweepAfter: string;
   /** Noted by `UploadJournal.withdraw`: the writer that opened it withdrew, so no record of its may stand. */
   withdrawn?: true;
+  /** The note's records its own replaced (`WithdrawnNote`), each at its path: what goes back where its own goes. */
+  replaced?: FileNode[];
+  /**
+   * Bytes of records in `replaced` that the writer, finding its own record taken, left to the sweep
+   * (`UploadJournal.leave`): kept if a record at the path names them then, else deleted (gap 12).
+   */
+  left?: { path: string; objectKey: string }[];
+}
+
+/**
+ * What a writer noted on its journal entry as it withdrew (`UploadJournal.withdraw`): the record each of its own
+ * replaced, at that record's path (none where it replaced nothing). A writer that put one of its records back
+ * puts back, in its place, what it replaced (protocol/README.md, "Writers", step 6; gap 12).
+ */
+export interface WithdrawnNote {
+  replaced: FileNode[];
 }
 
 /**
@@ -235,23 +251,31 @@ export interface UploadJournal {
   close(ids: readonly string[]): Promise<void>;
   /** The open entries past their `sweepAfter`. */
   due(now: Date): Promise<JournalEntry[]>;
-  /** The object keys every open entry names (fsck counts them in flight, not orphaned). */
+  /** The object keys every open entry names, its `left` ones included (fsck counts them in flight, not orphaned). */
   openKeys(): Promise<string[]>;
   /**
    * Notes on the open entries `ids` that the writer that opened them withdrew (409) and leaves them to the
    * sweep: written before its undo, so that a writer that replaced one of its records and puts it back reads
-   * the note after (protocol/README.md, "Writers", step 6). Only for entries that one commit's records alone
-   * name (an upload of several files, a file copy); never a large upload's session. A closed entry is left
-   * closed. Failure paths only.
+   * the note after (protocol/README.md, "Writers", step 6). `replaced[i]` (parallel to `ids`): the record the
+   * commit's i-th record replaced, which the note carries (`WithdrawnNote`). Only for entries that one commit's
+   * records alone name (an upload of several files, a file copy); never a large upload's session. A closed
+   * entry is left closed. Failure paths only.
    */
-  withdraw(ids: readonly string[]): Promise<void>;
+  withdraw(ids: readonly string[], replaced?: readonly (FileNode | undefined)[]): Promise<void>;
   /**
-   * Whether the item under `id` (what a record's `pending` names) is an open journal entry noted withdrawn: a
-   * read (GetItem, consistent). An entry closed (its upload stored its files), one still open without the note
-   * (its upload has not withdrawn, and if it does it finds its record itself), or a large upload's session all
-   * answer false. Asked only on an upload's failure path, after it put the record back.
+   * The note on the item under `id` (what a record's `pending` names) if it is an open journal entry noted
+   * withdrawn: a read (GetItem, consistent). An entry closed (its upload stored its files), one still open
+   * without the note (its upload has not withdrawn, and if it does it finds its record itself), or a large
+   * upload's session all answer undefined. Asked only on an upload's failure path, after it put the record back.
    */
-  withdrew(id: string): Promise<boolean>;
+  withdrew(id: string): Promise<WithdrawnNote | undefined>;
+  /**
+   * Notes on the open entries `ids` (`ids[i]` the entry of `files[i]`; undefined: none) the bytes of records
+   * its note names that the sweep is to judge (`JournalEntry.left`): the writer found its own record taken, so
+   * whether what it replaced comes back is another request's doing. One conditional write an entry; a closed
+   * entry is left closed. Failure paths only (gap 12).
+   */
+  leave(ids: readonly string[], files: readonly ({ path: string; objectKey: string } | undefined)[]): Promise<void>;
 }
 
 /**

@@ -5,7 +5,7 @@ import { contentTypeFor } from './content-type';
 import { DriveError, badRequest, conflict, forbidden, invalid, preconditionFailed } from './errors';
 import { beingDeleted, beingMoved, ensureFolders, recheckFolders, removeUnused } from './folders';
 import { ROOT, ancestorsOf, childPath, joinPath, nameOf, parentOf, parseName, parsePath } from './paths';
-import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
+import { JOURNAL_SWEEP_AFTER_MS, closeJournal, putBackWithdrawn } from './journal';
 import type { DriveNode, FileNode, FolderNode, JobStore, NodeStore, ObjectStore, PutFileResult, UploadJournal, WriteCondition } from './ports';
 import { cleanUp } from './clean-up';
 
@@ -216,10 +216,12 @@ export async function commitFiles(
     // ours puts it back and then reads the note, so either it sees the note or our undo finds the record back.
     // None before a record was written: no writer can have replaced one.
     // Nor with a record whose write reply was lost: the undo leaves it, and a noted entry's sweep would not.
+    // The note carries what each record replaced: a writer that puts one back puts that back in its place (gap 12).
     const unknown = results.some((result) => result.status === 'fulfilled' && result.value.ok && result.value.replacedUnknown);
     const entries = results.length > 0 && !unknown ? (options.entries ?? []) : [];
-    const unnoted = deps.journal && entries.length > 0 ? await deps.journal.withdraw(entries).then(() => undefined, (failure: unknown) => ({ failure })) : undefined;
-    const taken = await undo(deps, drive, files, results, options);
+    const replaced = results.map((result) => (result.status === 'fulfilled' && result.value.ok ? result.value.replaced : undefined));
+    const unnoted = deps.journal && entries.length > 0 ? await deps.journal.withdraw(entries, replaced).then(() => undefined, (failure: unknown) => ({ failure })) : undefined;
+    const taken = await undo(deps, drive, files, results, { ...options, noted: deps.journal && entries.length > 0 && !unnoted ? entries : undefined });
     await removeUnused(deps, drive, created);
     // Unnoted, a record of ours that a writer puts back stays: a 409 would be false, so the request fails.
     if (unnoted) throw unnoted.failure;
@@ -257,7 +259,8 @@ async function undo(
   drive: string,
   files: readonly FileNode[],
   results: readonly PromiseSettledResult<WrittenRecord>[],
-  options: { keepBytes?: boolean },
+  /** `noted`: the entry of each file, when the commit noted them withdrawn, with what its records replaced. */
+  options: { keepBytes?: boolean; noted?: readonly string[] },
 ): Promise<string[]> {
   const { nodes, objects } = deps;
   const taken: string[] = [];
@@ -270,7 +273,12 @@ async function undo(
     // Unknown (the read failed): undo as if no delete had taken them; the delete finds what stays.
     const { recursive } = await recheckFolders(nodes, drive, [...new Set(files.map((file) => parentOf(file.path)))]).catch(() => ({ recursive: [] as string[] }));
     const doomed = (path: string) => recursive.some((folder) => path.startsWith(`${folder}/`));
-    const freed = await mapLimit(files, WRITE_CONCURRENCY, async (file, i): Promise<{ ours?: string; replaced?: string }> => {
+    // Ours taken by another request: what it replaced. Noted, a writer that took ours may withdraw, put ours
+    // back and, reading our note, put that back in its place (gap 12): its bytes are left to our entry's sweep,
+    // which keeps them if a record at the path names them. Not noted, none can: they are freed.
+    const takenFrom = (replaced: FileNode | undefined): { replaced?: string; left?: FileNode } =>
+      !replaced ? {} : options.noted ? { left: replaced } : { replaced: replaced.objectKey };
+    const freed = await mapLimit(files, WRITE_CONCURRENCY, async (file, i): Promise<{ ours?: string; replaced?: string; more?: string[]; left?: FileNode }> => {
       const result = results[i];
       const ours = file.objectKey;
       // No record was written: the commit failed at its folders.
@@ -279,32 +287,37 @@ async function undo(
       if (result.value.error !== undefined) return result.value.bytesFree ? { ours } : {};
       if (!result.value.ok) return { ours };
       const { replaced, replacedUnknown } = result.value;
-      // Once ours is gone, by our undo or by another's hand (a delete took it, or a writer replaced it and
-      // frees its bytes), what it replaced can never come back: only this undo could have put it back.
+      // Once ours is gone by our undo, what it replaced can never come back: only this undo could have put it
+      // back. Gone by another's hand (a delete took it, or a writer replaced it), it may: see `takenFrom`.
       if (doomed(file.path)) {
         if (await nodes.removeIfSame(drive, file.path, file.id)) return { ours, replaced: replaced?.objectKey };
         taken.push(file.path);
-        return { replaced: replaced?.objectKey };
+        return takenFrom(replaced);
       }
       // A record whose write reply was lost stays: undoing it would drop the file it replaced, which is unknown.
       if (replacedUnknown) return {};
       const undone = replaced ? await nodes.restoreIfSame(drive, file.path, file.id, replaced) : await nodes.removeIfSame(drive, file.path, file.id);
       if (!undone) {
         taken.push(file.path);
-        return { replaced: replaced?.objectKey };
+        return takenFrom(replaced);
       }
-      // Put back first, then asked (gap 11): a record still `pending` is an upload's (of several files, or a
-      // copy's) that may have withdrawn, finding it taken by ours and keeping its bytes for this very restore;
-      // such a writer notes it before its undo. Noted: it goes again, freed here, unless that writer's own undo
-      // took it first. Not noted: that writer stored it (or will, and answers 200), or withdraws later and finds
-      // it itself. Unknown (the read failed): it stays, with its bytes.
-      if (replaced?.pending !== undefined && deps.journal && (await deps.journal.withdrew(replaced.pending).catch(() => false))) {
-        if (await nodes.removeIfSame(drive, file.path, replaced.id)) return { ours, replaced: replaced.objectKey };
+      // Put back first, then asked (gaps 11 and 12): a record still `pending` is an upload's (of several files,
+      // or a copy's) that may have withdrawn, finding it taken by ours and keeping its bytes for this very
+      // restore; such a writer notes it, with what it replaced, before its undo. Noted: it goes again, what it
+      // replaced back in its place (and so on down the path's writers), freed here, unless that writer's own
+      // undo took it first. Not noted: that writer stored it (or will, and answers 200), or withdraws later and
+      // finds it itself. Unknown (the read failed): it stays, with its bytes.
+      if (replaced?.pending !== undefined && deps.journal) {
+        const walked = await putBackWithdrawn({ nodes, journal: deps.journal }, drive, file.path, replaced);
+        return { ours, more: walked.freed };
       }
       return { ours };
     });
-    const keys = freed.flatMap(({ ours, replaced }) => [...(ours && !options.keepBytes ? [ours] : []), ...(replaced ? [replaced] : [])]);
+    const keys = freed.flatMap(({ ours, replaced, more }) => [...(ours && !options.keepBytes ? [ours] : []), ...(replaced ? [replaced] : []), ...(more ?? [])]);
     freeing = keys;
+    const left = freed.map(({ left }) => left);
+    // Not freed either way: a note that failed leaves them to fsck (named by nothing once the entry closes).
+    if (options.noted && deps.journal && left.some((record) => record !== undefined)) await deps.journal.leave(options.noted, left).catch(() => undefined);
     if (keys.length > 0) await objects.deleteMany(keys);
   }, () => ({ keys: freeing }));
   return taken;

@@ -546,21 +546,28 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
     const [id] = await journal.open(drive, [{ path: '/j.txt', objectKey: `${drive}/j` }], new Date());
     const [other] = await journal.open(drive, [{ path: '/k.txt', objectKey: `${drive}/k` }], new Date());
-    expect(await journal.withdrew(id)).toBe(false);
-    await journal.withdraw([id, id]);
-    expect(await journal.withdrew(id)).toBe(true);
-    expect(await journal.withdrew(other)).toBe(false);
-    // The note leaves the entry's files as they were, and the sweep reads it (gap 13).
+    expect(await journal.withdrew(id)).toBeUndefined();
+    // The note carries what each record replaced (gap 12): here, one record over /j.txt's earlier file.
+    const earlier = { ...file('/j.txt', 'earlier'), pending: 'journal#older', movedAt: '2026-11-22T00:00:00.000Z' };
+    await journal.withdraw([id, id], [earlier, undefined]);
+    expect(await journal.withdrew(id)).toEqual({ replaced: [earlier] });
+    expect(await journal.withdrew(other)).toBeUndefined();
+    // Bytes left to the sweep (`leave`) are named by the entry until it closes: in flight for fsck too.
+    await journal.leave([id, id], [{ path: '/j.txt', objectKey: earlier.objectKey }, undefined]);
+    expect(await journal.openKeys()).toEqual(expect.arrayContaining([`${drive}/j`, earlier.objectKey]));
+    // The note leaves the entry's files as they were, and the sweep reads it (gaps 12 and 13).
     const due = await journal.due(new Date('9999-12-31T00:00:00.000Z'));
-    expect(due.find((entry) => entry.id === id)).toMatchObject({ files: [{ path: '/j.txt', objectKey: `${drive}/j` }], withdrawn: true });
+    expect(due.find((entry) => entry.id === id)).toMatchObject({ files: [{ path: '/j.txt', objectKey: `${drive}/j` }], withdrawn: true, replaced: [earlier], left: [{ path: '/j.txt', objectKey: earlier.objectKey }] });
     expect(due.find((entry) => entry.id === other)).not.toHaveProperty('withdrawn');
+    expect(due.find((entry) => entry.id === other)).not.toHaveProperty('left');
     await journal.close([id, other]);
-    expect(await journal.withdrew(id)).toBe(false);
-    // A closed entry stays closed: the note makes no item.
-    await journal.withdraw([id, 'journal#never']);
-    expect(await journal.withdrew(id)).toBe(false);
-    expect(await journal.withdrew('journal#never')).toBe(false);
-    expect((await journal.openKeys()).filter((key) => key === `${drive}/j`)).toEqual([]);
+    expect(await journal.withdrew(id)).toBeUndefined();
+    // A closed entry stays closed: neither note makes an item.
+    await journal.withdraw([id, 'journal#never'], [earlier, undefined]);
+    await journal.leave([id], [{ path: '/j.txt', objectKey: earlier.objectKey }]);
+    expect(await journal.withdrew(id)).toBeUndefined();
+    expect(await journal.withdrew('journal#never')).toBeUndefined();
+    expect((await journal.openKeys()).filter((key) => key === `${drive}/j` || key === earlier.objectKey)).toEqual([]);
   });
 
   // Uploads of several files (journaled): both answer 409 and leave nothing. Uploads of one file (the hot path,
@@ -671,6 +678,59 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     // The earlier answered 200: its files stand, with their bytes; the later one's went.
     for (const file of stored) expect(await store.get(drive, file.path)).toMatchObject({ id: file.id, objectKey: file.objectKey });
     expect([...objects.keys].sort()).toEqual(stored.map((file) => file.objectKey).sort());
+    await expectNothingOrphaned(objects);
+  });
+
+  // Gap 12 (functions/core/protocol/README.md): two uploads of two files over files already there. The first
+  // writes its records over them; the second writes over the first's; a move takes /t. The first withdraws,
+  // finds its records taken, and leaves what they replaced to its entry's sweep (it freed them before); the
+  // second withdraws, puts the first's records back, reads the first's note and puts back, in their place,
+  // the files that stood there before: both answer 409, and the path holds what it held before them.
+  it('two uploads of two files over files already there, both withdrawing: the files there before stay (gap 12)', async () => {
+    const objects = objectStore();
+    const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
+    await ensureFolders(store, drive, ['/t'], 'now');
+    const names = ['u.txt', 'v.txt'];
+    const part = (text: string) => names.map((filename) => ({ filename, data: Buffer.from(`${text} ${filename}`) }));
+    const targets = names.map((filename) => ({ path: `/t/${filename}` }));
+    const before = await uploadFiles({ nodes: store, objects, journal }, drive, part('before'), targets);
+    let secondAtRecheck!: () => void;
+    const secondWaits = new Promise<void>((resolve) => (secondAtRecheck = resolve));
+    let firstEnded!: () => void;
+    const firstDone = new Promise<void>((resolve) => (firstEnded = resolve));
+    let second: Promise<unknown> | undefined;
+    let firstReads = 0;
+    let secondReads = 0;
+    const secondNodes = interceptedStore(async (method) => {
+      if (method === 'getMany' && ++secondReads === 2) {
+        secondAtRecheck();
+        await firstDone;
+      }
+    });
+    const firstNodes = interceptedStore(async (method) => {
+      if (method === 'getMany' && ++firstReads === 2) {
+        second = uploadFiles({ nodes: secondNodes, objects, journal }, drive, part('second'), targets).then(
+          () => 'stored',
+          (error: { code: string }) => error.code,
+        );
+        await secondWaits;
+        await store.markMoving(drive, (await store.get(drive, '/t')) as FolderNode, 'job-x');
+      }
+    });
+    await expect(uploadFiles({ nodes: firstNodes, objects, journal }, drive, part('first'), targets)).rejects.toMatchObject({ code: 'conflict' });
+    firstEnded();
+    await expect(second).resolves.toBe('conflict');
+    await store.unmarkMoving(drive, (await store.get(drive, '/t')) as FolderNode, 'job-x');
+
+    // The files there before stand again, each with its bytes; the two uploads' bytes are gone.
+    for (const earlier of before) expect(await store.get(drive, earlier.path)).toMatchObject({ id: earlier.id, objectKey: earlier.objectKey });
+    expect([...objects.keys].sort()).toEqual(before.map((earlier) => earlier.objectKey).sort());
+    // The first's entry stays open (noted), naming those bytes, until the sweep, which keeps them.
+    expect(await journal.openKeys()).toEqual(expect.arrayContaining(before.map((earlier) => earlier.objectKey)));
+    await sweepJournal({ nodes: store, objects, journal }, new Date(Date.now() + 2 * JOURNAL_SWEEP_AFTER_MS));
+    for (const earlier of before) expect(await store.get(drive, earlier.path)).toMatchObject({ id: earlier.id, objectKey: earlier.objectKey });
+    expect([...objects.keys].sort()).toEqual(before.map((earlier) => earlier.objectKey).sort());
+    expect((await journal.openKeys()).filter((key) => key.startsWith(`${drive}/`))).toEqual([]);
     await expectNothingOrphaned(objects);
   });
 

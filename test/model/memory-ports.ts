@@ -23,6 +23,7 @@ import {
   type RemoveCondition,
   type WriteCondition,
   type UploadJournal,
+  type WithdrawnNote,
 } from '../../functions/core/ports';
 
 // The ports in memory, with the conditions of the DynamoDB and S3 adapters (functions/aws/), written as
@@ -197,8 +198,10 @@ export class MemoryNodeStore implements NodeStore {
 /** The upload journal: open entries by id (`journal#<uuid>`, as the adapter names them). */
 export class MemoryUploadJournal implements UploadJournal {
   readonly entries = new Map<string, JournalEntry>();
-  /** The open entries noted withdrawn (the adapter's `withdrawn` attribute). */
-  readonly withdrawn = new Set<string>();
+  /** The open entries noted withdrawn, with their notes (the adapter's `withdrawn` and `replaced` attributes). */
+  readonly withdrawn = new Map<string, WithdrawnNote>();
+  /** The bytes each open entry's writer left to the sweep (the adapter's `left` attribute). */
+  readonly left = new Map<string, { path: string; objectKey: string }[]>();
 
   /** Opens one entry naming `files` (what a `FileRecords` transaction puts); returns its id. */
   add(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date): string {
@@ -216,26 +219,43 @@ export class MemoryUploadJournal implements UploadJournal {
     for (const id of ids) {
       this.entries.delete(id);
       this.withdrawn.delete(id);
+      this.left.delete(id);
     }
   }
 
   async due(now: Date): Promise<JournalEntry[]> {
     return [...this.entries.values()]
       .filter((entry) => Date.parse(entry.sweepAfter) <= now.getTime())
-      .map((entry) => ({ ...entry, files: [...entry.files], ...(this.withdrawn.has(entry.id) ? { withdrawn: true as const } : {}) }));
+      .map((entry) => {
+        const note = this.withdrawn.get(entry.id);
+        const left = this.left.get(entry.id);
+        return { ...entry, files: [...entry.files], ...(note ? { withdrawn: true as const, replaced: [...note.replaced] } : {}), ...(left ? { left: [...left] } : {}) };
+      });
   }
 
   async openKeys(): Promise<string[]> {
-    return [...this.entries.values()].flatMap((entry) => entry.files.map((file) => file.objectKey));
+    return [...this.entries.values()].flatMap((entry) => [...entry.files, ...(this.left.get(entry.id) ?? [])].map((file) => file.objectKey));
   }
 
-  async withdraw(ids: readonly string[]): Promise<void> {
-    // Only on an entry still open, as the adapter's condition (attribute_exists) has it.
-    for (const id of ids) if (this.entries.has(id)) this.withdrawn.add(id);
+  async withdraw(ids: readonly string[], replaced: readonly (FileNode | undefined)[] = []): Promise<void> {
+    // Only on an entry still open, as the adapter's condition (attribute_exists) has it; the note is written whole.
+    for (const id of new Set(ids)) {
+      if (!this.entries.has(id)) continue;
+      this.withdrawn.set(id, { replaced: ids.flatMap((other, i) => (other === id && replaced[i] ? [{ ...replaced[i] }] : [])) });
+    }
   }
 
-  async withdrew(id: string): Promise<boolean> {
-    return this.entries.has(id) && this.withdrawn.has(id);
+  async withdrew(id: string): Promise<WithdrawnNote | undefined> {
+    const note = this.entries.has(id) ? this.withdrawn.get(id) : undefined;
+    return note && { replaced: note.replaced.map((record) => ({ ...record })) };
+  }
+
+  async leave(ids: readonly string[], files: readonly ({ path: string; objectKey: string } | undefined)[]): Promise<void> {
+    for (const id of new Set(ids)) {
+      const named = ids.flatMap((other, i) => (other === id && files[i] ? [{ path: files[i].path, objectKey: files[i].objectKey }] : []));
+      if (!this.entries.has(id) || named.length === 0) continue;
+      this.left.set(id, [...(this.left.get(id) ?? []), ...named]);
+    }
   }
 }
 

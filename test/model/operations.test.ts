@@ -5,6 +5,7 @@ import { acceptDelete } from '../../functions/core/delete-folder';
 import { DriveError } from '../../functions/core/errors';
 import { ensureFolders, recheckFolders, removeUnused } from '../../functions/core/folders';
 import { advanceJob, resumeStalledJobs } from '../../functions/core/jobs';
+import { JOURNAL_SWEEP_AFTER_MS, sweepJournal } from '../../functions/core/journal';
 import { acceptMove } from '../../functions/core/move';
 import type { FileNode, FolderNode, Job } from '../../functions/core/ports';
 import { folderState, jobState } from '../../functions/core/protocol/states';
@@ -290,5 +291,50 @@ describe('the hot path (docs/hot-path-design.md)', () => {
     expect(await ports.nodes.get(DRIVE, '/g')).toMatchObject({ id: file.id });
     expect(await bytesOf(file)).toBe('new');
     expect(ports.objects.objects.has(old.objectKey)).toBe(false);
+  });
+});
+
+describe('the journal sweep of an entry noted withdrawn (gaps 12 and 13)', () => {
+  const later = () => new Date(Date.now() + 2 * JOURNAL_SWEEP_AFTER_MS);
+  const record = (path: string, id: string, createdAt = '2026-11-20T00:00:00.000Z'): FileNode => ({ kind: 'file', id, path, size: 1, contentType: 'text/plain', createdAt, objectKey: `${DRIVE}/${id}`, etag: id });
+  /** Stores `file` (record and bytes) as it was before the withdrawn writer's. */
+  const store = async (file: FileNode) => {
+    await ports.nodes.putFile(DRIVE, file);
+    await ports.objects.put(file.objectKey, Buffer.from(file.id), 'text/plain');
+  };
+  /** A writer X of `/f` that replaced `earlier`, noted withdrawn: returns its entry and its own record. */
+  const withdrawn = async (earlier: FileNode) => {
+    const [entry] = await ports.journal.open(DRIVE, [{ path: '/f', objectKey: `${DRIVE}/x` }], new Date());
+    const own = { ...record('/f', 'x'), pending: entry };
+    await ports.objects.put(own.objectKey, Buffer.from('x'), 'text/plain');
+    await ports.journal.withdraw([entry], [earlier]);
+    return { entry, own };
+  };
+
+  it('puts back what a standing withdrawn record replaced, and frees that record\'s bytes', async () => {
+    const earlier = record('/f', 'p');
+    await store(earlier);
+    const { own } = await withdrawn(earlier);
+    // Another writer put X's record back and died before it read X's note.
+    await ports.nodes.putFile(DRIVE, own);
+    expect(await sweepJournal(ports, later())).toBe(1);
+    expect(await ports.nodes.get(DRIVE, '/f')).toMatchObject({ id: 'p', objectKey: earlier.objectKey });
+    expect([...ports.objects.objects.keys()]).toEqual([earlier.objectKey]);
+  });
+
+  it.each([
+    ['a record at the path names them: kept', 'p', true],
+    ['another record, old, stands there: deleted', 'q', false],
+  ])('judges the bytes its writer left (its record taken): %s', async (_name, standing, kept) => {
+    const earlier = record('/f', 'p');
+    await store(earlier);
+    const { entry } = await withdrawn(earlier);
+    if (standing !== 'p') await store(record('/f', standing));
+    await ports.journal.leave([entry], [{ path: '/f', objectKey: earlier.objectKey }]);
+    expect(await ports.journal.openKeys()).toContain(earlier.objectKey);
+    expect(await sweepJournal(ports, later())).toBe(1);
+    expect(ports.objects.objects.has(earlier.objectKey)).toBe(kept);
+    expect(await ports.nodes.get(DRIVE, '/f')).toMatchObject({ id: standing });
+    expect(ports.journal.entries.size).toBe(0);
   });
 });
