@@ -33,6 +33,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+async function mkdirp(path: string): Promise<string> {
+  await mkdir(path, { recursive: true });
+  return path;
+}
+
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /** Every file below `root` by relative path with its SHA-256, and every folder (`a/b/`). */
@@ -358,6 +363,24 @@ describe('drive sync against the local host', () => {
     ]);
     const changed = await drive.download('/race/changed.txt');
     expect(await new Response(changed.body).text()).toBe('written by someone else');
+  });
+
+  it('counts a file the drive came to hold with the local content after the plan as unchanged, not failed', async () => {
+    // As when a killed run's last request is stored only after the next run made its plan.
+    const local = join(dir, 'late');
+    await writeFile(join(await mkdirp(local), 'new.txt'), 'the new content');
+    await writeFile(join(local, 'changed.txt'), 'the changed content');
+    await drive.upload({ path: '/late/changed.txt', data: 'the old content' });
+
+    const report = await drive.sync(local, 'drive:/late', {
+      onPlan: async () => {
+        await drive.upload({ path: '/late/new.txt', data: 'the new content' });
+        await drive.upload({ path: '/late/changed.txt', data: 'the changed content' });
+      },
+    });
+
+    expect(report).toMatchObject({ failed: [], unchanged: 2, transferred: { files: 0 } });
+    expect(await driveTree('/late')).toEqual(await localTree(local));
   });
 
   it('says each retry on stderr and names the URL when the host cannot be reached', async () => {
