@@ -27,8 +27,11 @@ export interface RunningHost {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `npm start`'s entry point (or another host `entry`) with `env` and waits until it prints its address. */
-export async function startHost(env: Record<string, string>, dataDir?: string, entry = 'bin/local.ts'): Promise<RunningHost> {
+/**
+ * Starts `npm start`'s entry point (or another host `entry`) with `env` and waits until it prints its address,
+ * for at most `startMs` (a data dir of 100,000 objects takes longer than the default to open on a loaded machine).
+ */
+export async function startHost(env: Record<string, string>, dataDir?: string, entry = 'bin/local.ts', startMs = 30_000): Promise<RunningHost> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'drive-test-')));
   const child = spawn(process.execPath, [...nodeArgs(entry), ...(entry === 'bin/local.ts' ? [] : [dir])], {
     cwd: ROOT,
@@ -46,8 +49,8 @@ export async function startHost(env: Record<string, string>, dataDir?: string, e
     // A host given up on is killed: one that listened later would outlive its test and keep Jest from exiting.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      fail(new Error(`local host did not start within 30 s:\n${output}`));
-    }, 30_000);
+      fail(new Error(`local host did not start within ${startMs / 1000} s:\n${output}`));
+    }, startMs);
     const check = () => {
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (match) {
