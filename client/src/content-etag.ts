@@ -97,7 +97,11 @@ export async function contentEtag(bytes: AsyncIterable<Uint8Array>, size: number
   return hash.digest();
 }
 
-/** `contentEtag` of a local file. */
+/**
+ * `contentEtag` of a local file. Read in chunks of at most 1 MiB and at most the file's `size`: a file stream
+ * allocates a buffer of its chunk size for every read, and a 1 MiB one for each of 3,000 small files cost the
+ * sync more CPU in the garbage collector (2.7 s) than all its reading, hashing and listing.
+ */
 export function fileContentEtag(file: string, size: number, form: 'single' | 'multipart', parts?: number): Promise<string> {
-  return contentEtag(createReadStream(file, { highWaterMark: MiB }), size, form, parts);
+  return contentEtag(createReadStream(file, { highWaterMark: Math.max(1, Math.min(MiB, size)) }), size, form, parts);
 }

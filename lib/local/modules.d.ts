@@ -55,8 +55,20 @@ declare module 's3rver/lib/stores/filesystem' {
   /** s3rver's store of buckets and objects as files under `rootDirectory`. */
   class FilesystemStore {
     constructor(rootDirectory: string);
+    /** Makes the bucket's folder (test/support/local-host.ts seeds a data dir through the store). */
+    putBucket(bucket: string): Promise<void>;
+    /** Writes an object and its metadata, as its HTTP PUT does; resolves with its size and hex MD5. */
+    putObject(object: import('s3rver/lib/models/object')): Promise<{ size: number; md5: string }>;
   }
   export = FilesystemStore;
+}
+
+declare module 's3rver/lib/models/object' {
+  /** An object as s3rver's store takes it: its bytes and the metadata kept beside them (`content-type`, …). */
+  class S3Object {
+    constructor(bucket: string, key: string, content: Buffer, metadata: Record<string, string>);
+  }
+  export = S3Object;
 }
 
 declare module 'dynalite/db' {

@@ -8,7 +8,10 @@ import { join, resolve } from 'node:path';
 import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
 import { S3ObjectStore } from '../../functions/aws/s3-object-store';
 import { ancestorsOf } from '../../functions/core/paths';
-import { localCredentials } from '../../lib/local/emulators';
+import { mapLimit } from '../../functions/core/concurrency';
+import { LOCAL_REGION, LOCAL_RESOURCES, localCredentials, runningHost, startEmbeddedDynamo } from '../../lib/local/emulators';
+import S3Object from 's3rver/lib/models/object';
+import FilesystemStore from 's3rver/lib/stores/filesystem';
 import { CONTRACT_VIOLATIONS_FILE } from '../../lib/local/contract';
 import { noteHostCpu } from './cpu-log';
 import { nodeArgs } from './host-bundle-files';
@@ -24,8 +27,11 @@ export interface RunningHost {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `npm start`'s entry point (or another host `entry`) with `env` and waits until it prints its address. */
-export async function startHost(env: Record<string, string>, dataDir?: string, entry = 'bin/local.ts'): Promise<RunningHost> {
+/**
+ * Starts `npm start`'s entry point (or another host `entry`) with `env` and waits until it prints its address,
+ * for at most `startMs` (a data dir of 100,000 objects takes longer than the default to open on a loaded machine).
+ */
+export async function startHost(env: Record<string, string>, dataDir?: string, entry = 'bin/local.ts', startMs = 30_000): Promise<RunningHost> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'drive-test-')));
   const child = spawn(process.execPath, [...nodeArgs(entry), ...(entry === 'bin/local.ts' ? [] : [dir])], {
     cwd: ROOT,
@@ -43,8 +49,8 @@ export async function startHost(env: Record<string, string>, dataDir?: string, e
     // A host given up on is killed: one that listened later would outlive its test and keep Jest from exiting.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      fail(new Error(`local host did not start within 30 s:\n${output}`));
-    }, 30_000);
+      fail(new Error(`local host did not start within ${startMs / 1000} s:\n${output}`));
+    }, startMs);
     const check = () => {
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (match) {
@@ -239,5 +245,49 @@ export async function storeBehindTheApi(dataDir: string, drive: string, path: st
     await nodes.putFile(drive, { kind: 'file', id, path, size: bytes.length, contentType: 'text/plain', createdAt, objectKey: `${drive}/${id}`, etag });
   } finally {
     destroy();
+  }
+}
+
+/** A file to seed: its drive path and a way to read its bytes (called once, when it is stored). */
+export interface SeedFile {
+  path: string;
+  read: () => Promise<Buffer>;
+}
+
+/**
+ * Stores many files (and the folders above them) in the drive `drive` of the data dir `dataDir`, before a host
+ * runs on it, as the host's own stores keep them: each file's record through the DynamoDB adapter
+ * (`DynamoNodeStore`, with the hex MD5 ETag an upload gives) on the data dir's embedded DynamoDB, as the key
+ * tool opens it, and its bytes as an object of the data dir's embedded S3, written by s3rver's own store (the
+ * code behind its HTTP PUT) without the HTTP: on a loaded 2-core machine an object PUT through the SDK and the
+ * signing gateway cost about 8 ms of CPU, so 100,000 files would take many minutes more. For benchmarks that
+ * need a drive of 100,000 files without 100,000 uploads; `concurrency` files are written at once.
+ */
+export async function seedDataDir(dataDir: string, drive: string, files: readonly SeedFile[], options: { concurrency?: number; onProgress?: (done: number) => void } = {}): Promise<void> {
+  if (await runningHost(dataDir)) throw new Error(`a host runs on ${dataDir}: seed its data dir before starting it`);
+  const dynamo = await startEmbeddedDynamo(dataDir);
+  const dynamodb = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: dynamo.credentials });
+  try {
+    const objects = new FilesystemStore(join(dataDir, 's3'));
+    await objects.putBucket(LOCAL_RESOURCES.bucket);
+    const nodes = new DynamoNodeStore(dynamodb, LOCAL_RESOURCES.nodesTable);
+    const createdAt = new Date().toISOString();
+    const folders = [...new Set(files.flatMap((file) => ancestorsOf(file.path)))].sort();
+    await mapLimit(folders, options.concurrency ?? 16, async (folder) => {
+      await nodes.createFolder(drive, { kind: 'folder', id: randomUUID(), path: folder, createdAt });
+    });
+    let done = 0;
+    await mapLimit(files, options.concurrency ?? 16, async (file) => {
+      const bytes = await file.read();
+      const id = randomUUID();
+      const objectKey = `${drive}/${id}`;
+      const contentType = 'application/octet-stream';
+      const stored = await objects.putObject(new S3Object(LOCAL_RESOURCES.bucket, objectKey, bytes, { 'content-type': contentType }));
+      await nodes.putFile(drive, { kind: 'file', id, path: file.path, size: bytes.length, contentType, createdAt, objectKey, etag: stored.md5 });
+      options.onProgress?.(++done);
+    });
+  } finally {
+    dynamodb.destroy();
+    await dynamo.close();
   }
 }

@@ -78,7 +78,9 @@ export interface PlanOptions {
 export async function planSync(local: LocalIndex, remotePages: AsyncIterable<RemotePage>, options: PlanOptions): Promise<Plan> {
   const { direction, filter } = options;
   const plan: Plan = { direction, transfers: [], deletes: [], mkdirs: [], rmdirs: [], unchanged: 0, unchangedBytes: 0, failed: [] };
-  const seenFiles = new Set<string>();
+  // The local entries a drive file matched, held as the index's own objects: a set of the pages' path strings
+  // would keep a string (a slice of the page's whole path) per drive file, growing with the pages read.
+  const seenFiles = new Set<LocalEntry>();
   const seenFolders = new Set<string>();
   /** Drive folders missing locally: the ones to make (`down`) or to remove (`up` with delete). */
   const remoteOnlyFolders = new Set<string>();
@@ -113,7 +115,7 @@ export async function planSync(local: LocalIndex, remotePages: AsyncIterable<Rem
         else if (options.delete) plan.deletes.push({ relative: remote.relative, size: remote.size });
         continue;
       }
-      seenFiles.add(remote.relative);
+      seenFiles.add(entry);
       if (entry.size !== remote.size) plan.transfers.push(transferOf(direction, entry, remote));
       else if (options.sizeOnly) unchanged(plan, entry.size);
       else compared.push({ entry, remote });
@@ -145,7 +147,7 @@ export async function planSync(local: LocalIndex, remotePages: AsyncIterable<Rem
 
   // The index is read filtered (`readLocalIndex`); filtered here again, the plan holds for any index.
   for (const [relative, entry] of local.files) {
-    if (seenFiles.has(relative) || filter.excludesFile(relative)) continue;
+    if (seenFiles.has(entry) || filter.excludesFile(relative)) continue;
     if (direction === 'up') plan.transfers.push({ relative, reason: 'new', size: entry.size, local: entry });
     else if (options.delete) plan.deletes.push({ relative, size: entry.size });
   }

@@ -1,6 +1,6 @@
 import { lstat, mkdir, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { etagForm, fileContentEtag } from '../content-etag';
+import { etagForm, fileContentEtag, partsOf } from '../content-etag';
 import type { Drive, UploadItem, UploadProgress } from '../drive';
 import { DriveError, isAbortError } from '../errors';
 import { mapLimit } from '../pool';
@@ -122,7 +122,9 @@ function endpointOf(endpoint: SyncEndpoint): { local: string } | { drive: string
  * 3. Carries it out (unless `dryRun`): transfers first (uploads batched by `Drive.uploadMany`, downloads into
  *    temporary files renamed when whole), then deletions, then folders; one failed file fails alone. A local
  *    file that changes while it is read is read again once, then fails. Run again after an interruption, the
- *    files that made it compare equal, so only the files in flight are sent again.
+ *    files that made it compare equal, so only the files in flight are sent again; a file whose condition
+ *    fails because the drive came to hold its content after the plan (a killed run's request stored late)
+ *    counts as unchanged.
  */
 export async function sync(drive: Drive, src: SyncEndpoint, dst: SyncEndpoint, options: SyncOptions = {}): Promise<SyncReport> {
   const started = Date.now();
@@ -306,6 +308,7 @@ async function upload(c: Context): Promise<void> {
   for (let round = 1; pending.length > 0; round++) {
     const byPath = new Map(pending.map((t) => [joinDrive(c.remote, t.relative), t]));
     const again: Transfer[] = [];
+    const refused: { t: Transfer; path: string; error: unknown }[] = [];
     if (round > 1) for (const t of pending) t.size = (await stat(t.local!.path).catch(() => ({ size: t.size }))).size;
     await c.drive.uploadMany(pending.map(itemOf), {
       signal: c.options.signal,
@@ -316,23 +319,54 @@ async function upload(c: Context): Promise<void> {
           again.push(t);
           return;
         }
+        if (!outcome.ok && outcome.error.code === 'precondition_failed') {
+          refused.push({ t, path: outcome.item.path, error: outcome.error });
+          return;
+        }
         if (outcome.ok) {
           c.report.transferred.files++;
           c.report.transferred.bytes += outcome.file.size;
         }
-        c.emit({
-          action: 'upload',
-          path: outcome.item.path,
-          relative: t.relative,
-          source: t.local!.path,
-          reason: t.reason,
-          size: outcome.ok ? outcome.file.size : t.size,
-          ok: outcome.ok,
-          ...(outcome.ok ? {} : { error: errorOf(outcome.error, c.options.useConditions ?? true) }),
-        });
+        emitUpload(c, t, outcome.item.path, outcome.ok ? { size: outcome.file.size } : { error: outcome.error });
       },
     });
+    // A file whose condition failed because the drive now holds what it was to receive (a killed run's request
+    // that landed after this run's plan was made) is already synced: unchanged, not failed.
+    for (const { t, path, error } of refused) {
+      if (await holdsLocalContent(c, t, path)) {
+        c.report.unchanged++;
+        continue;
+      }
+      emitUpload(c, t, path, { error });
+    }
     pending = again;
+  }
+}
+
+function emitUpload(c: Context, t: Transfer, path: string, outcome: { size: number } | { error: unknown }): void {
+  const ok = 'size' in outcome;
+  c.emit({
+    action: 'upload',
+    path,
+    relative: t.relative,
+    source: t.local!.path,
+    reason: t.reason,
+    size: ok ? outcome.size : t.size,
+    ok,
+    ...(ok ? {} : { error: errorOf(outcome.error, c.options.useConditions ?? true) }),
+  });
+}
+
+/** Whether the drive file at `path` has the content of `t`'s local file now (its ETag, computed locally). */
+async function holdsLocalContent(c: Context, t: Transfer, path: string): Promise<boolean> {
+  try {
+    const head = await c.drive.stat(path, { signal: c.options.signal });
+    const form = etagForm(head.etag);
+    if (form === 'none' || head.size !== t.local!.size) return false;
+    return (await stableEtag(t.local!, form, partsOf(head.etag))) === head.etag;
+  } catch (error) {
+    if (isAbortError(error)) throw error;
+    return false;
   }
 }
 

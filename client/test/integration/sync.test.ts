@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { appendFile, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
-import { type AddressInfo, createServer } from 'node:net';
+import { createServer as createHttpServer, request } from 'node:http';
+import { type AddressInfo, type Socket, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningHost, startHost, stopHost } from '../../../test/support/local-host';
@@ -31,6 +32,11 @@ afterAll(async () => {
   await stopHost(host);
   await rm(dir, { recursive: true, force: true });
 });
+
+async function mkdirp(path: string): Promise<string> {
+  await mkdir(path, { recursive: true });
+  return path;
+}
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -85,6 +91,60 @@ function jsonLines(stdout: Buffer): { changes: (SyncChange & { type: string })[]
   const summary = lines.pop() as unknown as SummaryJson;
   expect(summary.type).toBe('summary');
   return { changes: lines as (SyncChange & { type: string })[], summary };
+}
+
+/**
+ * A proxy to the host for `POST /drive/upload`: the first `answered` requests go through; the next is stored
+ * by the host but its answer never reaches the client (a lost reply); any later one is held and never reaches
+ * the host. `reached` resolves once the lost reply's answer is in and a request is held: from then on, nothing
+ * more lands. Other requests pass.
+ */
+async function uploadGate(target: string, { answered }: { answered: number }): Promise<{ url: string; reached: Promise<void>; lostStatus(): number | undefined; close(): Promise<void> }> {
+  const upstream = new URL(target);
+  const open = new Set<Socket>();
+  let uploads = 0;
+  let lostStored = false;
+  let held = false;
+  let lostStatus: number | undefined;
+  let reach!: () => void;
+  const reached = new Promise<void>((resolve) => (reach = resolve));
+  const check = () => lostStored && held && reach();
+  const server = createHttpServer((req, res) => {
+    const upload = req.method === 'POST' && req.url?.split('?')[0] === '/drive/upload' ? ++uploads : 0;
+    if (upload > answered + 1) {
+      held = true;
+      return check();
+    }
+    const forwarded = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      if (upload === answered + 1) {
+        answer.resume();
+        answer.on('end', () => {
+          lostStatus = answer.statusCode;
+          lostStored = true;
+          check();
+        });
+        return;
+      }
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forwarded.on('error', () => res.destroy());
+    req.pipe(forwarded);
+  });
+  server.on('connection', (socket) => {
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    reached,
+    lostStatus: () => lostStatus,
+    close: () => {
+      for (const socket of open) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 describe('drive sync against the local host', () => {
@@ -205,24 +265,37 @@ describe('drive sync against the local host', () => {
     expect(del).toMatchObject({ deleted: 0, failed: [] });
   });
 
-  it('resumes an interrupted run with no duplicate work: only what had not landed is sent', async () => {
+  it('resumes an interrupted run with no duplicate work: only what had not landed is sent, the lost-reply batch included', async () => {
     const local = join(dir, 'resume');
-    await writeTree(local, smallFiles(120, 6, 500, 11));
-    // One request at a time, ten files each: the interruption comes between two requests, none in flight.
-    const oneAtATime = new Drive({ baseUrl: host.url, apiKey: KEY, concurrency: 1, maxFilesPerRequest: 10 });
+    const files = smallFiles(300, 12, 2000, 11);
+    await writeTree(local, files);
+    // Two requests of 25 files at once, through a gate: the first two requests are answered, the third is
+    // stored by the host but its answer is lost, the fourth never reaches the host. The run is aborted there,
+    // with two requests in flight, whatever the machine's speed.
+    const gate = await uploadGate(host.url, { answered: 2 });
+    const gated = new Drive({ baseUrl: gate.url, apiKey: KEY, concurrency: 2, maxFilesPerRequest: 25, batchTargetMs: Infinity });
     const controller = new AbortController();
-    const first = await oneAtATime.sync(local, 'drive:/resume', {
-      signal: controller.signal,
-      onChange: (change) => {
-        if (change.action === 'upload' && change.ok) controller.abort();
-      },
-    });
-    expect(first).toMatchObject({ interrupted: true, transferred: { files: 10 } });
+    void gate.reached.then(() => controller.abort());
+    let first;
+    try {
+      first = await gated.sync(local, 'drive:/resume', { signal: controller.signal });
+    } finally {
+      await gate.close();
+    }
+    const landed = (await drive.list('/resume', { recursive: true })).files.map((file) => file.path.slice('/resume/'.length));
+    // The two answered requests are reported; the lost reply's files landed unreported; the held ones did not.
+    expect(gate.lostStatus()).toBe(200);
+    expect(first).toMatchObject({ interrupted: true, transferred: { files: 50 }, failed: [] });
+    expect(landed.length).toBe(75);
 
-    const second = await oneAtATime.sync(local, 'drive:/resume');
+    const sent: string[] = [];
+    const second = await drive.sync(local, 'drive:/resume', { onChange: (change) => change.action === 'upload' && change.ok && sent.push(change.relative) });
 
-    expect(second).toMatchObject({ interrupted: false, failed: [], unchanged: 10, transferred: { files: 110 } });
-  });
+    // Everything that landed, reported or not, is found equal; only the rest is sent, each file once.
+    expect(second).toMatchObject({ interrupted: false, failed: [], unchanged: landed.length, transferred: { files: files.length - landed.length } });
+    expect([...sent, ...landed].sort()).toEqual(files.map((f) => f.relative).sort());
+    expect(await driveTree('/resume')).toEqual(await localTree(local));
+  }, TREE_TIMEOUT_MS);
 
   it('reports what it cannot sync (a name Drive refuses, a symlink loop) and syncs the rest, exit 1', async () => {
     const local = join(dir, 'bad');
@@ -330,6 +403,24 @@ describe('drive sync against the local host', () => {
         { path: '/race-big/new.bin', size: 5 * MiB, if_none_match: '*' },
       ]),
     );
+  });
+
+  it('counts a file the drive came to hold with the local content after the plan as unchanged, not failed', async () => {
+    // As when a killed run's last request is stored only after the next run made its plan.
+    const local = join(dir, 'late');
+    await writeFile(join(await mkdirp(local), 'new.txt'), 'the new content');
+    await writeFile(join(local, 'changed.txt'), 'the changed content');
+    await drive.upload({ path: '/late/changed.txt', data: 'the old content' });
+
+    const report = await drive.sync(local, 'drive:/late', {
+      onPlan: async () => {
+        await drive.upload({ path: '/late/new.txt', data: 'the new content' });
+        await drive.upload({ path: '/late/changed.txt', data: 'the changed content' });
+      },
+    });
+
+    expect(report).toMatchObject({ failed: [], unchanged: 2, transferred: { files: 0 } });
+    expect(await driveTree('/late')).toEqual(await localTree(local));
   });
 
   it('says each retry on stderr and names the URL when the host cannot be reached', async () => {
