@@ -30,6 +30,14 @@ export function noteHostCpu(pid: number | undefined): void {
   if (seconds !== undefined) append({ host: seconds });
 }
 
+/**
+ * Notes the CPU a worker's shared host (local-host.ts `sharedHost`) spent while the running file used it,
+ * `started` if the file started it (its start counted here, then).
+ */
+export function noteSharedHostCpu(seconds: number, started: boolean): void {
+  if (process.env.TEST_CPU_LOG) append({ host: seconds, shared: true, started });
+}
+
 /** Called once a test file (jest.config.js, setupFilesAfterEnv): notes the worker's CPU for the file when its tests end. */
 export function logFileCpu(): void {
   if (!process.env.TEST_CPU_LOG) return;
