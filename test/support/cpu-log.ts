@@ -3,8 +3,8 @@ import { appendFileSync, readFileSync } from 'node:fs';
 // Where a run's CPU goes, file by file (docs/testing.md, "Where the time goes"): with TEST_CPU_LOG=<file>,
 // each test file appends a JSON line with the CPU its Jest worker spent on it up to its last test (loading
 // its modules, running its tests), and one line for each host it started, with that host's CPU, read from
-// /proc as the host is stopped. Off otherwise. Processes a test runs itself (fsck, Chromium, esbuild) are not
-// counted.
+// /proc as the host is stopped (a worker's shared host: the CPU it spent while the file used it). Off
+// otherwise. Processes a test runs itself (fsck, Chromium, esbuild) are not counted.
 
 /** The CPU seconds (user + system) that process `pid` has used so far, or undefined where /proc has none. */
 export function cpuSecondsOf(pid: number | undefined): number | undefined {
