@@ -14,13 +14,14 @@ const projectOf = (file) =>
 const files = new Map();
 for (const line of readFileSync(log, 'utf8').split('\n')) {
   if (line === '') continue;
-  const { file, worker = 0, host } = JSON.parse(line);
+  const { file, worker = 0, host, started } = JSON.parse(line);
   const name = relative(root, file);
   const entry = files.get(name) ?? { name, project: projectOf(file), worker: 0, hosts: 0, starts: 0 };
   entry.worker += worker;
   if (host !== undefined) {
     entry.hosts += host;
-    entry.starts += 1;
+    // A worker's shared host is counted as a start by the file that started it only.
+    if (started !== false) entry.starts += 1;
   }
   files.set(name, entry);
 }

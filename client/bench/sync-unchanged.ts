@@ -120,7 +120,7 @@ async function measure(n: number): Promise<Record<string, unknown>> {
     console.log(`n=${n}: seeded the drive behind the API in ${seedSeconds.toFixed(1)} s`);
 
     started = Date.now();
-    const host = await startHost({ DRIVE_API_KEYS: `default:${KEY}` }, dataDir, undefined, 900_000);
+    const host = await startHost({ DRIVE_API_KEYS: `default:${KEY}` }, dataDir, undefined, 600);
     console.log(`n=${n}: the host started on it in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     try {
       const load = loadavg()[0];

@@ -1,5 +1,5 @@
 import { DriveClient, type ErrorJson, type FileJson, type ListingJson, json } from '../support/api-client';
-import { type RunningHost, startHost, stopHost } from '../support/local-host';
+import { type RunningHost, sharedHost, stopHost } from '../support/local-host';
 
 const ALPHA = 'alpha-key-f6UrpcrOhwuH2C8YgGgAiPrZeO';
 const ALPHA_TWO = 'alpha-second-key-ace963cW1zaYDEO7Y6';
@@ -8,7 +8,7 @@ const BETA = 'beta-key-R0usiepXdS8DWuMQlx8K9I5TJ8X';
 let host: RunningHost;
 
 beforeAll(async () => {
-  host = await startHost({ DRIVE_API_KEYS: `alpha:${ALPHA},alpha:${ALPHA_TWO},beta:${BETA}`, DRIVE_RATE_LIMITS: 'off' });
+  host = await sharedHost({ DRIVE_API_KEYS: `alpha:${ALPHA},alpha:${ALPHA_TWO},beta:${BETA}`, DRIVE_RATE_LIMITS: 'off' });
 });
 
 afterAll(() => stopHost(host));

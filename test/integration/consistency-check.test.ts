@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { localCredentials } from '../../lib/local/emulators';
 import { DriveClient, type FileJson, json } from '../support/api-client';
-import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
+import { type RunningHost, startHost, stopHost, storedState, untilHost } from '../support/local-host';
 
 // The scheduled consistency check as the local host runs it: the handler module on a timer of its own.
 
@@ -26,15 +26,21 @@ function jsonLines(host: RunningHost): Line[] {
   });
 }
 
-/** Polls the host's output until a line after the first `from` matches (a run each second, so 20 s is many); its index and the line after it. */
+/** Polls the host's output until a line after the first `from` matches (a run each second); its index and the line after it. */
 async function waitForLine(host: RunningHost, matches: (line: Line) => boolean, from = 0): Promise<{ line: Line; index: number; next?: Line }> {
-  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((done) => setTimeout(done, 100))) {
-    const lines = jsonLines(host);
-    const index = lines.findIndex((line, i) => i >= from && matches(line));
-    // The handler prints its metric line right after its log line.
-    if (index >= 0 && index + 1 < lines.length) return { line: lines[index], index, next: lines[index + 1] };
-  }
-  throw new Error(`no such line within 20 s:\n${host.output().slice(-4000)}`);
+  let found: { line: Line; index: number; next?: Line } | undefined;
+  await untilHost(
+    host,
+    () => {
+      const lines = jsonLines(host);
+      const index = lines.findIndex((line, i) => i >= from && matches(line));
+      // The handler prints its metric line right after its log line.
+      if (index >= 0 && index + 1 < lines.length) found = { line: lines[index], index, next: lines[index + 1] };
+      return found !== undefined;
+    },
+    'such a line',
+  );
+  return found!;
 }
 
 /** Puts an object into the running host's embedded S3 behind the API's back. */

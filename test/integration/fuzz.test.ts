@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { request } from 'node:http';
-import { type RunningHost, startHost, stopHost } from '../support/local-host';
+import { type RunningHost, sharedHost, stopHost } from '../support/local-host';
 
 const KEY = 'fuzz-key-R0usiepXdS8DWuMQlx8K9I5TJ8X';
 const RUNS = 150;
@@ -9,7 +9,7 @@ let host: RunningHost;
 
 beforeAll(async () => {
   // An admin key, so that the key routes are fuzzed past the role check too.
-  host = await startHost({ DRIVE_API_KEYS: `fuzz:${KEY}:admin`, DRIVE_RATE_LIMITS: 'off' });
+  host = await sharedHost({ DRIVE_API_KEYS: `fuzz:${KEY}:admin`, DRIVE_RATE_LIMITS: 'off' });
 });
 
 afterAll(() => stopHost(host));

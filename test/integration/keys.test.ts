@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DriveClient } from '../support/api-client';
 import { TestIssuer } from '../support/oidc-issuer';
+import { nodeArgs } from '../support/host-bundle-files';
 import { type RunningHost, removeDataDir, startHost } from '../support/local-host';
 
 const run = promisify(execFile);
@@ -12,7 +13,8 @@ const ROOT = resolve(__dirname, '..', '..');
 
 /** Runs `npm run keys -- …` (its entry point) on `dataDir` and returns stdout. */
 async function keys(dataDir: string, ...args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'bin/keys.ts', ...args], {
+  // This run's bundle of the key tool (test/support/host-bundle.ts), as fsck's: tsx would load it anew each time.
+  const { stdout } = await run(process.execPath, [...nodeArgs('bin/keys.ts'), ...args], {
     cwd: ROOT,
     env: { ...process.env, DRIVE_DATA_DIR: dataDir, DRIVE_ACCESS_TABLE: '' },
   });

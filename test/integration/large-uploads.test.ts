@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { mapLimit } from '../../functions/core/concurrency';
 import { DriveClient, type ErrorJson, type FileJson, type ListingJson, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
-import { type RunningHost, setUploadExpiry, startHost, stopHost, storedState } from '../support/local-host';
+import { type RunningHost, setUploadExpiry, startHost, stopHost, storedState, untilHost } from '../support/local-host';
 import { localCredentials } from '../../lib/local/emulators';
 
 const KEY_A = 'large-a-key-29hVHaTbDrEgNFVFcigNCYZW';
@@ -428,7 +428,7 @@ describe('large uploads that nobody finishes', () => {
     await setUploadExpiry(expiring.dataDir, body.data.upload_id, new Date(Date.now() - 1000));
 
     const swept = () => expiring.output().includes('TTL removed 1 expired item of the uploads table');
-    for (let waited = 0; !swept() && waited < 20_000; waited += 250) await new Promise((r) => setTimeout(r, 250));
+    await untilHost(expiring, swept, 'the sweep');
 
     expect(expiring.output()).toContain('TTL removed 1 expired item of the uploads table');
     expect((await complete(client, body.data.upload_id, parts)).status).toBe(404);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DriveClient, type ErrorJson, json } from '../support/api-client';
-import { type RunningHost, setLinkExpiry, startHost, stopHost } from '../support/local-host';
+import { type RunningHost, setLinkExpiry, startHost, stopHost, untilHost } from '../support/local-host';
 
 // Share links (an extension of the spec): made, listed and revoked with a key; opened by anyone holding the
 // URL, with no key, until they expire, are revoked, or their file is gone.
@@ -363,7 +363,7 @@ describe('share links and keys', () => {
     // The function logs the request as its answer starts (the request's one line: the host adds none of its
     // own unless DRIVE_LOCAL_ACCESS_LOG asks), so the line may come just after the answer.
     const line = '"status":200,"route":"/s/{token}","method":"GET"';
-    for (let waited = 0; !host.output().includes(line) && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    await untilHost(host, () => host.output().includes(line), 'the request logged');
     const log = host.output();
     expect(log).toContain(line);
     expect(log).not.toContain(made.url.slice(made.url.lastIndexOf('/') + 1));

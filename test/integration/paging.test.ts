@@ -1,5 +1,5 @@
 import { DriveClient, type ErrorJson, type ListingJson, json } from '../support/api-client';
-import { type RunningHost, startHost, stopHost } from '../support/local-host';
+import { type RunningHost, sharedHost, stopHost } from '../support/local-host';
 
 // Paged listing (an extension of the spec): GET /drive/list?limit=&cursor= answers the spec's data and
 // next_cursor; following the cursors returns each entry once, in path byte order.
@@ -12,7 +12,7 @@ let drive: DriveClient;
 type Page = ListingJson & { next_cursor: string | null };
 
 beforeAll(async () => {
-  host = await startHost({ DRIVE_API_KEYS: `paging:${KEY}`, DRIVE_RATE_LIMITS: 'off' });
+  host = await sharedHost({ DRIVE_API_KEYS: `paging:${KEY}`, DRIVE_RATE_LIMITS: 'off' });
   drive = new DriveClient(host.url, KEY);
   const names = Array.from({ length: 25 }, (_, i) => `f${String(i).padStart(2, '0')}.txt`);
   expect((await drive.upload(names.map((filename) => ({ data: filename, filename })), names.map(() => ({ folder: '/paged' })))).status).toBe(200);

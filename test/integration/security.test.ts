@@ -1,5 +1,5 @@
 import { DriveClient, type ErrorJson, type ListingJson, json } from '../support/api-client';
-import { type RunningHost, startHost, stopHost } from '../support/local-host';
+import { type RunningHost, sharedHost, stopHost } from '../support/local-host';
 
 const A = 'security-a-key-HUjHPIBAxHnYhF53JE196';
 const B = 'security-b-key-HUjHPIBAxHnYhF53JE196';
@@ -8,7 +8,7 @@ const WRONG = 'security-wrong-key-oFGRbyvwuP5fmk1g';
 let host: RunningHost;
 
 beforeAll(async () => {
-  host = await startHost({ DRIVE_API_KEYS: `a:${A},b:${B}`, DRIVE_RATE_LIMITS: 'off' });
+  host = await sharedHost({ DRIVE_API_KEYS: `a:${A},b:${B}`, DRIVE_RATE_LIMITS: 'off' });
 });
 
 afterAll(() => stopHost(host));

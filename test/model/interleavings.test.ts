@@ -369,9 +369,17 @@ function byPathOf(nodes: readonly DriveNode[], path: string): DriveNode | undefi
   return nodes.find((node) => node.path === path);
 }
 
-/** The property: `ops` run in the order `order` picks, then the invariants and promises checked. */
-const protocolHolds = (opsArb: fc.Arbitrary<Op[]>, deathsArb: fc.Arbitrary<(number | undefined)[]> = fc.constant([])) =>
-  fc.asyncProperty(opsArb, budget, fc.nat(), deathsArb, async (ops, workerBudget, order, dies) => {
+/**
+ * The property: `ops` run in the order `order` picks, then the invariants and promises checked. A run is
+ * wholly decided by its values (the scheduler is seeded by `order`, the ports are in memory), and fast-check,
+ * which favours small numbers, draws some values again under one seed (569 of a fixed-seed race's 3,000 runs
+ * at seed 23 repeat an earlier run): a run whose values already passed in this property is not run again. Every distinct run of the seed still runs; a failing one is never skipped, and shrinks as before.
+ */
+const protocolHolds = (opsArb: fc.Arbitrary<Op[]>, deathsArb: fc.Arbitrary<(number | undefined)[]> = fc.constant([])) => {
+  const passed = new Set<string>();
+  return fc.asyncProperty(opsArb, budget, fc.nat(), deathsArb, async (ops, workerBudget, order, dies) => {
+    const values = JSON.stringify([ops, workerBudget, order, dies]);
+    if (passed.has(values)) return;
     const s = new StepScheduler(order);
     const { answers, ports, violations, deaths } = await scenario(s, ops, workerBudget, dies);
     const problems = [...violations, ...checkOutcomes(ops, answers, ports, deaths)];
@@ -379,7 +387,9 @@ const protocolHolds = (opsArb: fc.Arbitrary<Op[]>, deathsArb: fc.Arbitrary<(numb
       const tree = ports.nodes.all(DRIVE).map((node) => `${node.path} ${node.kind} ${node.id}${node.kind === 'folder' ? ` ${node.deleting ?? ''}${node.moving ?? ''}` : ` ${node.pending ?? ''}`}`);
       throw new Error(`${problems.join('\n')}\nanswers: ${JSON.stringify(answers.map((a) => (a.ok ? 'ok' : a.code)))}\nnodes:\n${tree.sort().join('\n')}\njournal: ${[...ports.journal.entries.keys()].join(', ')}\nsteps:\n${s.trace.join('\n')}`);
     }
+    passed.add(values);
   });
+};
 
 describe('the write-ordering protocol, over generated interleavings', () => {
   it(`keeps its invariants and each answer's promise (${RUNS} runs)`, async () => {

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 
 // Where this run's prebuilt hosts are (test/support/host-bundle.ts builds them; local-host.ts runs them).
 
-/** The entries a test starts (local-host.ts `startHost`'s `entry`, fsck.ts's fsck), each bundled. */
-export const BUNDLED_ENTRIES = ['bin/local.ts', 'test/support/fault-host.ts', 'bin/fsck.ts'];
+/** The entries a test starts (local-host.ts `startHost`'s `entry`, fsck.ts's fsck, keys.test.ts's key tool), each bundled. */
+export const BUNDLED_ENTRIES = ['bin/local.ts', 'test/support/fault-host.ts', 'bin/fsck.ts', 'bin/keys.ts'];
 
 /** Names the folder of this run's bundles: Jest's globalSetup sets it, and its workers inherit it. */
 export const HOST_BUNDLE_ENV = 'TEST_HOST_BUNDLE';

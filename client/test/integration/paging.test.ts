@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type RunningHost, startHost, stopHost } from '../../../test/support/local-host';
+import { type RunningHost, sharedHost, stopHost } from '../../../test/support/local-host';
 import { splitExisting } from '../../src/cli/skip-existing';
 import { Drive } from '../../src/drive';
 
@@ -13,7 +13,7 @@ let host: RunningHost;
 let drive: Drive;
 
 beforeAll(async () => {
-  host = await startHost({ DRIVE_API_KEYS: `default:${KEY}`, DRIVE_RATE_LIMITS: 'off' });
+  host = await sharedHost({ DRIVE_API_KEYS: `default:${KEY}`, DRIVE_RATE_LIMITS: 'off' });
   drive = new Drive({ baseUrl: host.url, apiKey: KEY });
   const report = await drive.uploadMany(Array.from({ length: 5 }, (_, i) => ({ path: `/pages/f${i}.txt`, data: `${i}` })));
   expect(report.failed).toEqual([]);
