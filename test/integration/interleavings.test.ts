@@ -570,13 +570,13 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
     expect((await journal.openKeys()).filter((key) => key === `${drive}/j` || key === earlier.objectKey)).toEqual([]);
   });
 
-  // Uploads of several files (journaled): both answer 409 and leave nothing. Uploads of one file (the hot path,
-  // docs/hot-path-design.md): the earlier finds its record taken by the later one and answers as stored (200);
-  // the later one withdraws and puts the earlier one's record back, which is what that 200 promised.
-  it.each([
-    ['of two files each: both answer 409, and the later one does not put back the earlier one\'s records', ['u.txt', 'v.txt']],
-    ['of one file each: the earlier answers 200, its record taken; the later 409 puts it back', ['u.txt']],
-  ])('two uploads to one path that both fail, %s', async (_name, names) => {
+  /**
+   * Two uploads of `names` to /t, staged: the first has written its records and, before it reads the folders
+   * above again, the second writes over them and waits before its own second read while a move marks /t.
+   * `first()` starts the first; `firstEnded()` lets the second go on; `second()` is its outcome ('stored' or
+   * the error's code).
+   */
+  async function twoUploadsMeetingAMove(names: readonly string[]) {
     const objects = objectStore();
     const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
     await ensureFolders(store, drive, ['/t'], 'now');
@@ -608,11 +608,30 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
         await store.markMoving(drive, (await store.get(drive, '/t')) as FolderNode, 'job-x');
       }
     });
-    const first = uploadFiles({ nodes: firstNodes, objects, journal }, drive, part('first'), targets);
+    return {
+      objects,
+      journal,
+      part,
+      targets,
+      first: () => uploadFiles({ nodes: firstNodes, objects, journal }, drive, part('first'), targets),
+      firstEnded: () => firstEnded(),
+      second: () => second,
+    };
+  }
+
+  // Uploads of several files (journaled): both answer 409 and leave nothing. Uploads of one file (the hot path,
+  // docs/hot-path-design.md): the earlier finds its record taken by the later one and answers as stored (200);
+  // the later one withdraws and puts the earlier one's record back, which is what that 200 promised.
+  it.each([
+    ['of two files each: both answer 409, and the later one does not put back the earlier one\'s records', ['u.txt', 'v.txt']],
+    ['of one file each: the earlier answers 200, its record taken; the later 409 puts it back', ['u.txt']],
+  ])('two uploads to one path that both fail, %s', async (_name, names) => {
+    const { objects, targets, first: start, firstEnded, second } = await twoUploadsMeetingAMove(names);
+    const first = start();
     if (names.length > 1) await expect(first).rejects.toMatchObject({ code: 'conflict' });
     const stored = names.length > 1 ? undefined : await first;
     firstEnded();
-    await expect(second).resolves.toBe('conflict');
+    await expect(second()).resolves.toBe('conflict');
     await store.unmarkMoving(drive, (await store.get(drive, '/t')) as FolderNode, 'job-x');
 
     if (stored) {
@@ -687,39 +706,11 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
   // second withdraws, puts the first's records back, reads the first's note and puts back, in their place,
   // the files that stood there before: both answer 409, and the path holds what it held before them.
   it('two uploads of two files over files already there, both withdrawing: the files there before stay (gap 12)', async () => {
-    const objects = objectStore();
-    const journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
-    await ensureFolders(store, drive, ['/t'], 'now');
-    const names = ['u.txt', 'v.txt'];
-    const part = (text: string) => names.map((filename) => ({ filename, data: Buffer.from(`${text} ${filename}`) }));
-    const targets = names.map((filename) => ({ path: `/t/${filename}` }));
+    const { objects, journal, part, targets, first, firstEnded, second } = await twoUploadsMeetingAMove(['u.txt', 'v.txt']);
     const before = await uploadFiles({ nodes: store, objects, journal }, drive, part('before'), targets);
-    let secondAtRecheck!: () => void;
-    const secondWaits = new Promise<void>((resolve) => (secondAtRecheck = resolve));
-    let firstEnded!: () => void;
-    const firstDone = new Promise<void>((resolve) => (firstEnded = resolve));
-    let second: Promise<unknown> | undefined;
-    let firstReads = 0;
-    let secondReads = 0;
-    const secondNodes = interceptedStore(async (method) => {
-      if (method === 'getMany' && ++secondReads === 2) {
-        secondAtRecheck();
-        await firstDone;
-      }
-    });
-    const firstNodes = interceptedStore(async (method) => {
-      if (method === 'getMany' && ++firstReads === 2) {
-        second = uploadFiles({ nodes: secondNodes, objects, journal }, drive, part('second'), targets).then(
-          () => 'stored',
-          (error: { code: string }) => error.code,
-        );
-        await secondWaits;
-        await store.markMoving(drive, (await store.get(drive, '/t')) as FolderNode, 'job-x');
-      }
-    });
-    await expect(uploadFiles({ nodes: firstNodes, objects, journal }, drive, part('first'), targets)).rejects.toMatchObject({ code: 'conflict' });
+    await expect(first()).rejects.toMatchObject({ code: 'conflict' });
     firstEnded();
-    await expect(second).resolves.toBe('conflict');
+    await expect(second()).resolves.toBe('conflict');
     await store.unmarkMoving(drive, (await store.get(drive, '/t')) as FolderNode, 'job-x');
 
     // The files there before stand again, each with its bytes; the two uploads' bytes are gone.
