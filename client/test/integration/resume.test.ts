@@ -1,6 +1,4 @@
 import { spawn } from 'node:child_process';
-import { createServer, request } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -8,6 +6,7 @@ import { type RunningHost, startHost, stopHost } from '../../../test/support/loc
 import { Drive } from '../../src/drive';
 import { driveEnv, runCli } from '../support/cli-process';
 import { type TreeFile, etagMismatches, smallFiles, writeTree } from '../support/trees';
+import { uploadGate } from '../support/upload-gate';
 
 const KEY = 'client-resume-key-oFGRbyvwuP5fmk1g';
 const MiB = 1024 * 1024;
@@ -32,64 +31,12 @@ async function pendingMultipartUploads(): Promise<string[]> {
 }
 
 /**
- * A proxy to the host that lets the first small-file batch (`POST /drive/upload`) through and holds every
- * later one unanswered, and says when the run it serves has stored that batch and sent the next: the run
- * stops there, however fast or slow the machine.
- */
-async function batchGate(target: string): Promise<{ url: string; nextBatchHeld: Promise<void>; close(): Promise<void> }> {
-  const upstream = new URL(target);
-  const open = new Set<Socket>();
-  let batches = 0;
-  let firstAnswered = false;
-  let secondArrived = false;
-  let reached!: () => void;
-  const nextBatchHeld = new Promise<void>((resolve) => (reached = resolve));
-  const check = () => {
-    if (firstAnswered && secondArrived) reached();
-  };
-  const server = createServer((req, res) => {
-    const batch = req.method === 'POST' && req.url?.split('?')[0] === '/drive/upload' ? ++batches : 0;
-    if (batch >= 2) {
-      // Held: never reaches the host, so the run stores nothing more.
-      secondArrived = true;
-      return check();
-    }
-    const forwarded = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-      if (batch === 1) {
-        answer.on('end', () => {
-          firstAnswered = true;
-          check();
-        });
-      }
-    });
-    forwarded.on('error', () => res.destroy());
-    req.pipe(forwarded);
-  });
-  server.on('connection', (socket) => {
-    open.add(socket);
-    socket.on('close', () => open.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    nextBatchHeld,
-    close: () => {
-      for (const socket of open) socket.destroy();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-/**
- * Starts `drive upload` through `batchGate` and kills it (SIGKILL, no chance to clean up) once it has stored
+ * Starts `drive upload` through an upload gate and kills it (SIGKILL, no chance to clean up) once it has stored
  * the large file (sent first) and a first batch, with the next batch on its way: the gate holds that one, so
  * the run is killed mid-way whatever the machine's speed.
  */
 async function uploadUntilFirstBatchThenKill(source: string, to: string): Promise<string> {
-  const gate = await batchGate(host.url);
+  const gate = await uploadGate(host.url, { answered: 1 });
   try {
     return await new Promise((done, fail) => {
       const child = spawn(process.execPath, [BIN, 'upload', source, '--to', to, '--concurrency', '1'], {
@@ -99,7 +46,7 @@ async function uploadUntilFirstBatchThenKill(source: string, to: string): Promis
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      void gate.nextBatchHeld.then(() => child.kill('SIGKILL'));
+      void gate.reached.then(() => child.kill('SIGKILL'));
       child.on('error', fail);
       child.on('close', (code, signal) => (signal === 'SIGKILL' ? done(output) : fail(new Error(`drive upload ended (${code}) before it was killed:\n${output}`))));
     });

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { appendFile, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
-import { createServer as createHttpServer, request } from 'node:http';
-import { type AddressInfo, type Socket, createServer } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningHost, startHost, stopHost } from '../../../test/support/local-host';
@@ -9,6 +8,7 @@ import { Drive } from '../../src/drive';
 import type { SyncChange } from '../../src/sync/sync';
 import { driveEnv, runCli } from '../support/cli-process';
 import { countingFetch, smallFiles, writeTree } from '../support/trees';
+import { uploadGate } from '../support/upload-gate';
 
 const KEY = 'client-sync-key-9fK2qLw8ZrT4mXc7';
 const READ_ONLY_KEY = 'client-sync-ro-key-Qa7Vn3Lp0Ws5Ye2';
@@ -91,60 +91,6 @@ function jsonLines(stdout: Buffer): { changes: (SyncChange & { type: string })[]
   const summary = lines.pop() as unknown as SummaryJson;
   expect(summary.type).toBe('summary');
   return { changes: lines as (SyncChange & { type: string })[], summary };
-}
-
-/**
- * A proxy to the host for `POST /drive/upload`: the first `answered` requests go through; the next is stored
- * by the host but its answer never reaches the client (a lost reply); any later one is held and never reaches
- * the host. `reached` resolves once the lost reply's answer is in and a request is held: from then on, nothing
- * more lands. Other requests pass.
- */
-async function uploadGate(target: string, { answered }: { answered: number }): Promise<{ url: string; reached: Promise<void>; lostStatus(): number | undefined; close(): Promise<void> }> {
-  const upstream = new URL(target);
-  const open = new Set<Socket>();
-  let uploads = 0;
-  let lostStored = false;
-  let held = false;
-  let lostStatus: number | undefined;
-  let reach!: () => void;
-  const reached = new Promise<void>((resolve) => (reach = resolve));
-  const check = () => lostStored && held && reach();
-  const server = createHttpServer((req, res) => {
-    const upload = req.method === 'POST' && req.url?.split('?')[0] === '/drive/upload' ? ++uploads : 0;
-    if (upload > answered + 1) {
-      held = true;
-      return check();
-    }
-    const forwarded = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      if (upload === answered + 1) {
-        answer.resume();
-        answer.on('end', () => {
-          lostStatus = answer.statusCode;
-          lostStored = true;
-          check();
-        });
-        return;
-      }
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    forwarded.on('error', () => res.destroy());
-    req.pipe(forwarded);
-  });
-  server.on('connection', (socket) => {
-    open.add(socket);
-    socket.on('close', () => open.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    reached,
-    lostStatus: () => lostStatus,
-    close: () => {
-      for (const socket of open) socket.destroy();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 describe('drive sync against the local host', () => {
@@ -272,7 +218,7 @@ describe('drive sync against the local host', () => {
     // Two requests of 25 files at once, through a gate: the first two requests are answered, the third is
     // stored by the host but its answer is lost, the fourth never reaches the host. The run is aborted there,
     // with two requests in flight, whatever the machine's speed.
-    const gate = await uploadGate(host.url, { answered: 2 });
+    const gate = await uploadGate(host.url, { answered: 2, loseNext: true });
     const gated = new Drive({ baseUrl: gate.url, apiKey: KEY, concurrency: 2, maxFilesPerRequest: 25, batchTargetMs: Infinity });
     const controller = new AbortController();
     void gate.reached.then(() => controller.abort());
