@@ -10,11 +10,20 @@ import { useEmbeddedDynamo } from '../support/embedded-dynamo';
 const dynamo = useEmbeddedDynamo('journal-room');
 const DRIVE = 'room';
 
-/** A path of `bytes` bytes (segments of 200, within the 255-byte segment and 1,024-byte path limits). */
-function longPath(i: number, bytes: number): string {
+/**
+ * A path of `bytes` bytes (segments of 200, within the 255-byte segment and 1,024-byte path limits), its first
+ * `escaped` characters backslashes (a valid name character that JSON writes as two bytes).
+ */
+function longPath(i: number, bytes: number, escaped = 0): string {
   const tail = `/f${String(i).padStart(5, '0')}`;
+  const body = `${'\\'.repeat(escaped)}${'d'.repeat(bytes)}`;
   let path = '';
-  while (path.length + tail.length < bytes) path += `/${'d'.repeat(Math.min(199, bytes - tail.length - path.length - 1))}`;
+  let used = 0;
+  while (path.length + tail.length < bytes) {
+    const n = Math.min(199, bytes - tail.length - path.length - 1);
+    path += `/${body.slice(used, used + n)}`;
+    used += n;
+  }
   return `${path}${tail}`;
 }
 
@@ -53,5 +62,27 @@ describe('DynamoUploadJournal: an item with its note and its left bytes', () => 
     expect(left).toBeUndefined();
     const entries = (await journal.due(new Date())).filter((entry) => ids.includes(entry.id));
     expect(entries.flatMap((entry) => entry.left ?? []).length).toBe(1000);
+  });
+
+  it('notes what each record replaced on a withdrawal of 1,000 files whose 1 KB paths hold backslashes', async () => {
+    // Prepare: as above, each path with 250 backslashes (JSON doubles them in `files` and in the note; the
+    // room each file keeps counts them once).
+    const journal = new DynamoUploadJournal(dynamo.client, LOCAL_RESOURCES.uploadsTable);
+    const replaced = Array.from({ length: 1000 }, (_, i) => recordAt(longPath(i, 1024, 250), i));
+    expect(Buffer.byteLength(replaced[0].path)).toBe(1024);
+    const files = replaced.map((record, i) => ({ path: record.path, objectKey: `${DRIVE}/33333333-3333-4333-8333-${String(i).padStart(12, '0')}` }));
+    const ids = await journal.open(DRIVE, files, new Date(0));
+
+    // Act: the writer withdraws, its note carrying what each record replaced.
+    const noted = await journal.withdraw(ids, replaced).then(
+      () => undefined,
+      (error: Error) => error.message,
+    );
+
+    // Assess: the note stood (a failed note fails the request with a 500, and a record of its own that another
+    // writer puts back then stays), and the entries read back noted.
+    expect(noted).toBeUndefined();
+    const entries = (await journal.due(new Date())).filter((entry) => ids.includes(entry.id));
+    expect(entries.every((entry) => entry.withdrawn)).toBe(true);
   });
 });
