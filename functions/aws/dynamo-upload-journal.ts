@@ -9,7 +9,7 @@ type Item = Record<string, AttributeValue>;
 /** Entries share the upload sessions' table under ids of their own; a session id is a bare UUID. */
 const ID_PREFIX = 'journal#';
 /**
- * Bytes one item holds for its files' paths and keys and the room their note may take (`noteRoom`), under
+ * Bytes one item holds for its files' paths and keys and the room their note and `left` names may take, under
  * DynamoDB's 400 KB an item (the attribute names, the id and dates take the rest).
  */
 const ENTRY_BYTES = 380 * 1024;
@@ -26,6 +26,8 @@ const LEFT = 'left';
  * in the one race that gap needs).
  */
 const NOTE_BYTES = 512;
+/** Bytes a `left` entry takes beyond its path and key: the attribute names `path` and `objectKey`, and a map's and a list element's overhead. */
+const LEFT_ENTRY_BYTES = 32;
 
 /**
  * The upload journal in the upload sessions' table: one item per entry (a long batch takes several), with
@@ -164,9 +166,17 @@ export function leftOf(item: Item): { path: string; objectKey: string }[] {
   return (item[LEFT]?.L ?? []).map((named) => ({ path: named.M!.path.S!, objectKey: named.M!.objectKey.S! }));
 }
 
-/** Room a file's note takes at most: the replaced record's path (the file's) and key (one as long), and `NOTE_BYTES`. */
+/**
+ * Room a file's note takes at most: the replaced record's path (the file's, as JSON writes it: a `\\` or `"`
+ * takes two bytes) and key (one as long), and `NOTE_BYTES`.
+ */
 function noteRoom(file: { path: string; objectKey: string }): number {
-  return Buffer.byteLength(file.path) + file.objectKey.length + NOTE_BYTES;
+  return Buffer.byteLength(JSON.stringify(file.path)) + file.objectKey.length + NOTE_BYTES;
+}
+
+/** Room a file's name in the `left` list takes should its writer leave what it replaced: a map of path and key. */
+function leftRoom(file: { path: string; objectKey: string }): number {
+  return Buffer.byteLength(file.path) + file.objectKey.length + LEFT_ENTRY_BYTES;
 }
 
 /** Whether a replaced record fits the room its file's entry kept for the note. */
@@ -179,8 +189,9 @@ function bySize(files: readonly { path: string; objectKey: string }[]): { path: 
   const groups: { path: string; objectKey: string }[][] = [[]];
   let bytes = 0;
   for (const file of files) {
-    // Room for the file as the entry names it, and for its note should its writer withdraw (gap 12).
-    const size = Buffer.byteLength(file.path) + file.objectKey.length + 8 + noteRoom(file);
+    // Room for the file as the entry names it (JSON), and for its note and its name in `left` should its
+    // writer withdraw (gap 12).
+    const size = Buffer.byteLength(JSON.stringify([file.path, file.objectKey])) + 1 + noteRoom(file) + leftRoom(file);
     if (bytes + size > ENTRY_BYTES && groups.at(-1)!.length > 0) {
       groups.push([]);
       bytes = 0;
