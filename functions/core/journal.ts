@@ -31,8 +31,10 @@ export async function sweepJournal(deps: { nodes: NodeStore; objects: ObjectStor
         if (!entry.withdrawn) continue;
         // A withdrawn writer's record still standing was put back by a writer that died before it asked (gap
         // 13): it goes, by its id, and what it replaced comes back, as that writer would have done (gap 12).
-        // Changed since the read: a later sweep.
-        const walked = await putBackWithdrawn(deps, entry.drive, file.path, record);
+        // Changed since the read: a later sweep. Its key is this entry's, so this entry's note is its writer's,
+        // whatever its `pending` names: another writer's walk may have put it back naming that writer's entry,
+        // which may be swept first (and then no walk from it would find a note).
+        const walked = await putBackWithdrawn(deps, entry.drive, file.path, { ...record, pending: entry.id });
         if (!walked.first) settled = false;
         else {
           free.push(...walked.freed);
