@@ -160,7 +160,8 @@ function alive(pid: number): boolean {
  */
 async function until(done: () => boolean, hopeless: () => boolean, why: () => string): Promise<void> {
   while (!done()) {
-    if (hopeless()) throw new Error(why());
+    // Asked again once hopeless: a process that exited between the two reads is done, not hopeless.
+    if (hopeless() && !done()) throw new Error(why());
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
