@@ -224,7 +224,10 @@ export class MemoryUploadJournal implements UploadJournal {
   }
 
   async due(now: Date): Promise<JournalEntry[]> {
+    // Newest first: a DynamoDB Scan returns items in its hash order, not the order they were opened in, so the
+    // sweep must not rely on that (and the model stays deterministic, which random ids in hash order are not).
     return [...this.entries.values()]
+      .reverse()
       .filter((entry) => Date.parse(entry.sweepAfter) <= now.getTime())
       .map((entry) => {
         const note = this.withdrawn.get(entry.id);
