@@ -44,6 +44,20 @@ async function main(): Promise<void> {
   await client.send(new PutItemCommand({ TableName, Item: { pk: { S: 'd#trash' }, sk: { S: '2026-11-26T10:00:00.000Z#t2' } } }));
   const newest = await client.send(new QueryCommand({ TableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: 'd#trash' } }, ScanIndexForward: false, Limit: 1 }));
   console.log(`newest row first: ${newest.Items?.[0]?.sk.S}`);
+  // The same index made with a new table, for comparison: dynalite serves it, sparse.
+  const fresh = 'nodes-fresh';
+  await client.send(new CreateTableCommand({
+    TableName: fresh,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }, ...AttributeDefinitions],
+    KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
+    GlobalSecondaryIndexes: [create],
+  }));
+  await client.send(new PutItemCommand({ TableName: fresh, Item: { pk: { S: 'd#trash' }, sk: { S: 't1' }, purgeDay: { S: '2026-11-27#3' }, purgeKey: { S: '2026-11-27T10:00:00.000Z#d#t1' } } }));
+  await client.send(new PutItemCommand({ TableName: fresh, Item: { pk: { S: 'd#/' }, sk: { S: 'a.txt' }, kind: { S: 'file' } } }));
+  const viaIndex = await client.send(new QueryCommand({ TableName: fresh, IndexName: 'trash-due', KeyConditionExpression: 'purgeDay = :day AND purgeKey <= :now', ExpressionAttributeValues: { ':day': { S: '2026-11-27#3' }, ':now': { S: '2026-11-27T11:00:00.000Z' } } }));
+  const status = (await client.send(new DescribeTableCommand({ TableName: fresh }))).Table?.GlobalSecondaryIndexes?.map((index) => `${index.IndexName} ${index.IndexStatus}`).join(', ');
+  console.log(`GSI made with a new table: ${status}; due via the index: ${(viaIndex.Items ?? []).map((item) => `${item.pk.S}/${item.sk.S}`).join(', ') || 'none'}`);
   server.close();
 }
 
