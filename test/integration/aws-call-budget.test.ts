@@ -3,16 +3,18 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROUTE_SPECS } from '../../functions/http/routes';
 import { PINNED_CALLS, totalCalls } from '../support/aws-call-budget';
+import { nodeArgs } from '../support/host-bundle-files';
 import { LOG_LINE_BYTES } from '../support/cost-model';
 import type { Measured } from '../support/route-calls';
 
 const ROOT = join(__dirname, '..', '..');
 
-// The measurement runs in a process of its own (tsx, as `npm start` runs the handlers): it loads the handler
-// modules with a key cache and rate limits of its own, and reads the SDK clients they made.
+// The measurement runs in a process of its own (this run's bundle of it, test/support/host-bundle.ts, as the
+// hosts run; tsx where there is none): it loads the handler modules with a key cache and rate limits of its
+// own, and reads the SDK clients they made.
 let measured: Record<string, Measured>;
 beforeAll(async () => {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'test/support/route-calls.ts'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024, timeout: 120_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, nodeArgs('test/support/route-calls.ts'), { cwd: ROOT, maxBuffer: 16 * 1024 * 1024, timeout: 120_000 });
   measured = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, Measured>;
 }, 150_000);
 

@@ -1,5 +1,5 @@
 import { DriveClient, type ListingJson } from '../support/api-client';
-import { type RunningHost, startHost, stopHost } from '../support/local-host';
+import { type RunningHost, sharedHost, stopHost } from '../support/local-host';
 
 // An unpaged listing of a folder past one page of 1,000 children, with long paths: the host streams it, and
 // it arrives whole, in order, in the spec shape. The same past Lambda's 6 MB buffered limit (5,000 files) is
@@ -10,7 +10,9 @@ const KEY = 'biglist-key-f6UrpcrOhwuH2C8YgGgAiPrZeO';
 let host: RunningHost;
 
 beforeAll(async () => {
-  host = await startHost({ DRIVE_API_KEYS: `big:${KEY}`, DRIVE_RATE_LIMITS: 'off' });
+  // The worker's host for files without rate limits (`sharedHost`); the drive is this file's own, and the
+  // listing is of a folder of it.
+  host = await sharedHost({ DRIVE_API_KEYS: `big:${KEY}`, DRIVE_RATE_LIMITS: 'off' });
 });
 
 afterAll(() => stopHost(host));

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { resolve as resolve_ } from 'node:path';
 import { DriveClient } from '../support/api-client';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
+import { nodeArgs } from '../support/host-bundle-files';
 
 // Every answer names its request (X-Request-Id, and request_id in every error body), and the host's output
 // has one JSON line for it: the id, the route's template, the status, the drive and key id, the time taken,
@@ -195,10 +196,10 @@ it('continues a trace the client started, as API Gateway does, and never takes i
   expect(invocation?.id).not.toBe('aaaaaaaaaaaaaaaa');
 });
 
-/** `npm run trace` against this host's data. */
+/** `npm run trace` against this host's data (this run's bundle of it, as keys.test.ts runs the key tool). */
 function traceCommand(args: string[]): Promise<{ code: number | null; stdout: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/trace.ts', ...args], { cwd: resolve_(__dirname, '..', '..'), env: { ...process.env, DRIVE_DATA_DIR: host.dataDir } });
+    const child = spawn(process.execPath, [...nodeArgs('bin/trace.ts'), ...args], { cwd: resolve_(__dirname, '..', '..'), env: { ...process.env, DRIVE_DATA_DIR: host.dataDir } });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.on('close', (code) => resolve({ code, stdout }));

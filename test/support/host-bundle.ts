@@ -2,7 +2,7 @@ import { build, type Plugin } from 'esbuild';
 import { mkdir, readFile } from 'node:fs/promises';
 import { isBuiltin, createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { BUNDLED_ENTRIES, bundleFile } from './host-bundle-files';
+import { BUNDLED_ENTRIES, PLAIN_ENTRIES, bundleFile } from './host-bundle-files';
 import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED, TOKEN_ROUTES } from '../../lib/routes';
 
 // The local host as the suite runs it: one esbuild bundle of each entry a test starts (`bin/local.ts`, the fault
@@ -50,8 +50,8 @@ function preloadedModules(): string {
   return paths.map((path) => `  ${JSON.stringify(path)}: () => require(${JSON.stringify(path)}),`).join('\n');
 }
 
-/** Builds the bundles into `dir` (made if missing); resolves once every file is in place. */
-export async function buildHostBundle(dir: string): Promise<void> {
+/** Builds the bundles of `entries` into `dir` (made if missing); resolves once every file is in place. */
+export async function buildHostBundle(dir: string, entries: readonly string[] = BUNDLED_ENTRIES): Promise<void> {
   await mkdir(dir, { recursive: true });
   const common = {
     bundle: true,
@@ -67,11 +67,13 @@ export async function buildHostBundle(dir: string): Promise<void> {
   const worker = bundleFile(dir, 'lib/local/storage-worker.ts');
   await build({ ...common, entryPoints: [join(ROOT, 'lib/local/storage-worker.ts')], outfile: worker });
   const registry = `globalThis[Symbol.for('drive.local.preloaded')] = {\n storageWorker: ${JSON.stringify(worker)},\n modules: {\n${preloadedModules()}\n },\n};\n`;
-  for (const entry of BUNDLED_ENTRIES) {
+  for (const entry of entries) {
+    // An entry's `require.main === module` holds in its bundle too: esbuild leaves `module` the bundle's own.
+    const run = `require(${JSON.stringify(join(ROOT, entry))});\n`;
     await build({
       ...common,
-      // The registry first, then the entry itself, as `node --import tsx <entry>` would run it.
-      stdin: { contents: `${registry}require(${JSON.stringify(join(ROOT, entry))});\n`, resolveDir: ROOT, sourcefile: `bundle-of-${entry}`, loader: 'js' },
+      // The registry first (but for a plain entry), then the entry itself, as `node --import tsx <entry>` would run it.
+      stdin: { contents: `${PLAIN_ENTRIES.includes(entry) ? '' : registry}${run}`, resolveDir: ROOT, sourcefile: `bundle-of-${entry}`, loader: 'js' },
       outfile: bundleFile(dir, entry),
     });
   }

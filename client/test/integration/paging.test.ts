@@ -13,7 +13,7 @@ let host: RunningHost;
 let drive: Drive;
 
 beforeAll(async () => {
-  host = await sharedHost({ DRIVE_API_KEYS: `default:${KEY}`, DRIVE_RATE_LIMITS: 'off' });
+  host = await sharedHost({ DRIVE_API_KEYS: `client-paging:${KEY}`, DRIVE_RATE_LIMITS: 'off' });
   drive = new Drive({ baseUrl: host.url, apiKey: KEY });
   const report = await drive.uploadMany(Array.from({ length: 5 }, (_, i) => ({ path: `/pages/f${i}.txt`, data: `${i}` })));
   expect(report.failed).toEqual([]);
