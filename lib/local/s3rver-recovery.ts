@@ -13,6 +13,7 @@ export interface WritingStore {
   putObject(object: { bucket: string; key: string }): Promise<unknown>;
   copyObject(srcBucket: string, srcKey: string, destBucket: string, destKey: string, replacementMetadata: unknown): Promise<unknown>;
   putMetadata(bucket: string, key: string, metadata: Record<string, unknown>, md5?: string): Promise<void>;
+  getMetadata(bucket: string, key: string): Promise<Record<string, unknown>>;
 }
 
 /**
@@ -20,7 +21,9 @@ export interface WritingStore {
  * fails), so a start after a kill looks only at the objects being written then, not at every object
  * (29-54 s for 100,000). Makes each object's MD5 and metadata file appear whole or not at all (written
  * beside the journal, then renamed into place): s3rver rewrites them in place, and a listing that read one
- * half-written failed with `InternalError`.
+ * half-written failed with `InternalError`. Makes an object appear once its metadata is down, as S3 shows an
+ * object once its write is done: s3rver listed one mid-write and wrote the MD5 of the bytes it found so far,
+ * which could land after the write's own and stay.
  */
 export function journalWrites(store: WritingStore, journalDir: string): void {
   const noted = async <T>(bucket: string, key: string, write: () => Promise<T>): Promise<T> => {
@@ -40,6 +43,12 @@ export function journalWrites(store: WritingStore, journalDir: string): void {
     const staged = join(journalDir, randomBytes(12).toString('hex'));
     await writeFile(staged, data);
     await rename(staged, file);
+  };
+  const getMetadata = store.getMetadata.bind(store);
+  store.getMetadata = async (bucket, key) => {
+    // MD5 first, metadata last (below): no metadata, no write done. ENOENT is what s3rver reads as "no such key".
+    await stat(store.getResourcePath(bucket, key, 'metadata.json'));
+    return getMetadata(bucket, key);
   };
   // s3rver's own putMetadata, with its writes whole.
   store.putMetadata = async (bucket, key, metadata, md5) => {

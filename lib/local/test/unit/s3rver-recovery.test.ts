@@ -116,6 +116,20 @@ describe('Function: journalWrites', () => {
     expect(await readdir(journal)).toEqual([]);
   });
 
+  it('shows no object whose write is still running, and leaves its MD5 to the write', async () => {
+    await markJournalInUse(journal);
+    journalWrites(store, journal);
+    await put('drive/done', Buffer.from('done'));
+    // The bytes of a write under way, its MD5 and metadata not yet down.
+    await writeFile(store.getResourcePath(bucket, 'drive/writing', 'object'), 'the first half');
+
+    const listed = (await store.listObjects(bucket, {})) as { objects: { key: string }[] };
+
+    expect(listed.objects.map((object) => object.key)).toEqual(['drive/done']);
+    await expect(store.getMetadata(bucket, 'drive/writing')).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await exists(store.getResourcePath(bucket, 'drive/writing', 'object.md5'))).toBe(false);
+  });
+
   // The reported failure: a listing read a metadata file s3rver was rewriting in place and answered InternalError.
   it('lets listings run while objects are overwritten, never reading half a metadata file', async () => {
     await markJournalInUse(journal);
