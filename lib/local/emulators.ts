@@ -21,7 +21,8 @@ import { type Credentials, type GatewayError, startGateway } from './signed-gate
 import { type MultipartEtagStore, checkPartEtags, multipartGaps, multipartObjectEtags } from './s3rver-multipart';
 import { type DeletingStore, deleteInConstantTime } from './s3rver-deletes';
 import S3Error from 's3rver/lib/models/error';
-import { removeInterruptedWrites } from './s3rver-recovery';
+import { type WritingStore, journalWrites, recoverInterruptedWrites } from './s3rver-recovery';
+import { type ListingStore, listingsThroughDeletes } from './s3rver-listing';
 import { type CopyingStore, faithfulCopies, uploadPartCopy } from './s3rver-copy';
 import { type MetadataStore, conditionalReads } from './s3rver-conditional';
 import { dynamoTransactions, recoverTransactions } from './dynamo-transactions';
@@ -38,6 +39,8 @@ export const LOCAL_REGION = 'us-east-1';
 export const ENDPOINTS_FILE = 'endpoints.json';
 /** The emulators' credentials, made at random for each data dir and readable by its owner only. */
 export const CREDENTIALS_FILE = 'credentials.json';
+/** The folder of the embedded S3's writes in progress (lib/local/s3rver-recovery.ts), beside its `s3` folder. */
+export const S3_WRITES_DIR = 's3-writes';
 
 export interface Emulators {
   dynamodbEndpoint: string;
@@ -78,9 +81,10 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
   const dynamo = await startEmbeddedDynamo(dataDir);
   try {
     await mkdir(join(dataDir, 's3'), { recursive: true });
-    // A host killed mid-write leaves half-written files that s3rver would fail every listing on.
-    await removeInterruptedWrites(join(dataDir, 's3', LOCAL_RESOURCES.bucket));
     const s3 = new S3rver({ directory: join(dataDir, 's3'), silent: true, configureBuckets: [{ name: LOCAL_RESOURCES.bucket, configs: [] }] });
+    // A host killed mid-write leaves half-written objects that S3 would never show: the journal names them.
+    const journalDir = join(dataDir, S3_WRITES_DIR);
+    await recoverInterruptedWrites(s3.store as unknown as WritingStore, LOCAL_RESOURCES.bucket, join(dataDir, 's3', LOCAL_RESOURCES.bucket), journalDir);
     s3.middleware.unshift(multipartGaps(join(dataDir, 's3')));
     s3.middleware.unshift(uploadPartCopy(s3.store as unknown as CopyingStore, join(dataDir, 's3')));
     s3.middleware.unshift(conditionalReads(s3.store as unknown as MetadataStore));
@@ -88,6 +92,8 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
     checkPartEtags(s3.store, join(dataDir, 's3'), (message) => new S3Error('InvalidPart', message));
     multipartObjectEtags(s3.store as unknown as MultipartEtagStore, join(dataDir, 's3'));
     deleteInConstantTime(s3.store as unknown as DeletingStore);
+    journalWrites(s3.store as unknown as WritingStore, journalDir);
+    listingsThroughDeletes(s3.store as unknown as ListingStore);
     // s3rver looks the signing key up by its id (it checks no V4 signature itself; the gateway does).
     DUMMY_ACCOUNT.createKeyPair(dynamo.credentials.accessKeyId, dynamo.credentials.secretAccessKey);
     await s3.configureBuckets();

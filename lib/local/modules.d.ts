@@ -67,6 +67,8 @@ declare module 's3rver/lib/models/object' {
   /** An object as s3rver's store takes it: its bytes and the metadata kept beside them (`content-type`, …). */
   class S3Object {
     constructor(bucket: string, key: string, content: Buffer, metadata: Record<string, string>);
+    /** The headers the store keeps with an object, beside every `x-amz-meta-*`. */
+    static ALLOWED_METADATA: readonly string[];
   }
   export = S3Object;
 }

@@ -13,7 +13,8 @@ import { SETTINGS } from '../../functions/config';
 import type { Role } from '../../functions/core/access';
 import { ancestorsOf } from '../../functions/core/paths';
 import { mapLimit } from '../../functions/core/concurrency';
-import { LOCAL_REGION, LOCAL_RESOURCES, localCredentials, runningHost, startEmbeddedDynamo } from '../../lib/local/emulators';
+import { LOCAL_REGION, LOCAL_RESOURCES, S3_WRITES_DIR, localCredentials, runningHost, startEmbeddedDynamo } from '../../lib/local/emulators';
+import { markJournalInUse } from '../../lib/local/s3rver-recovery';
 import S3Object from 's3rver/lib/models/object';
 import FilesystemStore from 's3rver/lib/stores/filesystem';
 import { CONTRACT_VIOLATIONS_FILE } from '../../lib/local/contract';
@@ -413,6 +414,8 @@ export async function seedDataDir(dataDir: string, drive: string, files: readonl
   try {
     const objects = new FilesystemStore(join(dataDir, 's3'));
     await objects.putBucket(LOCAL_RESOURCES.bucket);
+    // Whole objects only, written before any host runs: its start need not look at them.
+    await markJournalInUse(join(dataDir, S3_WRITES_DIR));
     const nodes = new DynamoNodeStore(dynamodb, LOCAL_RESOURCES.nodesTable);
     const createdAt = new Date().toISOString();
     const folders = [...new Set(files.flatMap((file) => ancestorsOf(file.path)))].sort();
