@@ -26,7 +26,7 @@ beforeAll(async () => {
     { relative: 'large/nested/12-and-a-half.bin', size: 12.5 * MiB },
     { relative: 'large/17-mib-and-change.bin', size: 17 * MiB + 123 },
   ]);
-}, 60_000);
+});
 
 afterAll(async () => {
   await stopHost(host);
@@ -95,5 +95,5 @@ describe('Drive client against the local host, default rate limits', () => {
         `  verified by download: ${verified.checked} files, ${(verified.bytes / MiB).toFixed(1)} MiB in ${(verifyMs / 1000).toFixed(2)} s (5 keys)`,
       ].join('\n'),
     );
-  }, 180_000);
+  });
 });

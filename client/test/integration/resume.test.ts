@@ -18,7 +18,7 @@ let dir: string;
 beforeAll(async () => {
   host = await startHost({ DRIVE_API_KEYS: `default:${KEY}` });
   dir = await mkdtemp(join(tmpdir(), 'drive-client-resume-'));
-}, 60_000);
+});
 
 afterAll(async () => {
   await stopHost(host);
@@ -96,7 +96,7 @@ describe('Drive client: interrupted runs', () => {
     expect(result.skipped.map((file) => file.path)).toEqual(['/edited/a.bin']);
     expect(result.uploaded.map((file) => file.path)).toEqual(['/edited/b.bin']);
     expect(await etagMismatches(new Drive({ baseUrl: host.url, apiKey: KEY }), tree, '/edited')).toEqual([]);
-  }, 60_000);
+  });
 
   it('on an AbortSignal, stops, aborts the large upload in flight (no parts left in storage) and rejects with the abort', async () => {
     // Prepare: a 40 MiB file sent one part at a time, with small files.
@@ -124,5 +124,5 @@ describe('Drive client: interrupted runs', () => {
     expect(await pendingAtAbort).toHaveLength(1);
     expect(await pendingMultipartUploads()).toEqual([]);
     await expect(drive.list('/aborted')).rejects.toMatchObject({ code: 'not_found' });
-  }, 60_000);
+  });
 });
