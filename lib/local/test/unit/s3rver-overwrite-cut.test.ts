@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -7,6 +7,7 @@ import { text } from 'node:stream/consumers';
 import S3Object from 's3rver/lib/models/object';
 import FilesystemStore from 's3rver/lib/stores/filesystem';
 import { type WritingStore, journalWrites, markJournalInUse, recoverInterruptedWrites } from '../../s3rver-recovery';
+import { heldOnDisk } from './held-on-disk';
 
 // An overwrite (PUT of a key that exists) goes through the journal like any write, but s3rver truncates the
 // old object's bytes in place and leaves its old MD5 and metadata whole until the new bytes are down. S3
@@ -45,8 +46,7 @@ async function overwriteUnderWay(): Promise<void> {
   const first = 'NEW, first half';
   void store.putObject(new S3Object(bucket, key, body as unknown as Buffer, { 'content-type': 'text/plain' }) as unknown as { bucket: string; key: string }).catch(() => undefined);
   body.write(first);
-  const object = store.getResourcePath(bucket, key, 'object');
-  while ((await stat(object)).size !== first.length) await new Promise((resolve) => setImmediate(resolve));
+  await heldOnDisk(root, first);
 }
 
 /** The object as a read serves it: its ETag and its bytes, or undefined if it is not there. */
@@ -79,16 +79,12 @@ it('serves the old object whole while an overwrite of it runs', async () => {
 });
 
 it('keeps one whole write of two PUTs of one key that overlap', async () => {
-  const object = store.getResourcePath(bucket, key, 'object');
-  const onDisk = async (size: number) => {
-    while ((await stat(object)).size !== size) await new Promise((resolve) => setImmediate(resolve));
-  };
   const put = (from: PassThrough) => store.putObject(new S3Object(bucket, key, from as unknown as Buffer, { 'content-type': 'text/plain' }) as unknown as { bucket: string; key: string });
   const a = new PassThrough();
   const b = new PassThrough();
   const first = put(a);
   a.write('A'.repeat(8));
-  await onDisk(8);
+  await heldOnDisk(root, 'A'.repeat(8));
   const second = put(b);
   b.end('B'.repeat(4));
   await second;
@@ -99,4 +95,5 @@ it('keeps one whole write of two PUTs of one key that overlap', async () => {
 
   // S3: the write that finished last, whole ('A' * 16), never a mix of the two.
   expect(kept?.md5).toBe(kept?.etag);
+  expect(kept?.bytes).toBe(16);
 });

@@ -93,6 +93,34 @@ describe('Function: recoverInterruptedWrites', () => {
     expect(await readdir(journal)).toEqual([]);
   });
 
+  it('finishes at start a write whose files were all staged when the kill came', async () => {
+    await markJournalInUse(journal);
+    journalWrites(store, journal);
+    await put('drive/x', Buffer.from('old'));
+    // The kill came between two renames: the new bytes in place, their MD5 and metadata still staged.
+    await writeFile(store.getResourcePath(bucket, 'drive/x', 'object'), 'new');
+    await writeFile(join(journal, 'feed._S3rver_object.md5'), '22af645d1859cb5ca6da0c484f1f37ea');
+    await writeFile(join(journal, 'feed._S3rver_metadata.json'), '{"content-type":"text/csv"}');
+    await writeFile(join(journal, 'feed.write.json'), JSON.stringify({ bucket, key: 'drive/x', id: 'feed', staged: true }));
+
+    expect(await recover()).toEqual([]);
+    expect(await readFile(store.getResourcePath(bucket, 'drive/x', 'object.md5'), 'utf8')).toBe('22af645d1859cb5ca6da0c484f1f37ea');
+    expect(JSON.parse(await readFile(store.getResourcePath(bucket, 'drive/x', 'metadata.json'), 'utf8'))).toEqual({ 'content-type': 'text/csv' });
+    expect(await readdir(journal)).toEqual([]);
+  });
+
+  it('drops at start a write whose files were not all staged, and keeps the object it would have replaced', async () => {
+    await markJournalInUse(journal);
+    journalWrites(store, journal);
+    await put('drive/x', Buffer.from('old'));
+    await writeFile(join(journal, 'feed._S3rver_object'), 'ne');
+    await writeFile(join(journal, 'feed.write.json'), JSON.stringify({ bucket, key: 'drive/x', id: 'feed' }));
+
+    expect(await recover()).toEqual([]);
+    expect(await readFile(store.getResourcePath(bucket, 'drive/x', 'object'), 'utf8')).toBe('old');
+    expect(await readdir(journal)).toEqual([]);
+  });
+
   it('forgets a note cut short and a metadata file staged when the kill came', async () => {
     await markJournalInUse(journal);
     await writeFile(join(journal, 'a.write.json'), '{"bucket":"buck');
