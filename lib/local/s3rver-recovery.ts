@@ -1,7 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { copyFile, mkdir, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import S3Object from 's3rver/lib/models/object';
 
 const OBJECT_SUFFIX = '._S3rver_object';
@@ -38,13 +40,12 @@ interface Staging {
 }
 
 /**
- * Makes every PUT of `store` stage the object's bytes, MD5 and metadata in `journalDir` and rename them into
- * place once all are whole, metadata last, with a note there for as long as it runs. A reader then gets the
- * old object whole or the new one whole, never a mix (s3rver wrote over the old bytes in place, under the old
- * MD5); of two writes of one key the last done wins whole; an object is listed only once its metadata is
- * down; and a start after a kill looks only at the noted writes, not at every object (29-54 s for 100,000):
- * it finishes those whose files were all staged, and drops the rest. A CopyObject is only noted (s3rver
- * copies its files in place).
+ * Makes every object write of `store`, PUT and CopyObject, stage the object's bytes, MD5 and metadata in
+ * `journalDir` and rename them into place once all are whole, metadata last, with a note there for as long as
+ * it runs. A reader then gets the old object whole or the new one whole, never a mix (s3rver wrote over the
+ * old bytes in place, under the old MD5); of two writes of one key the last done wins whole; an object is
+ * listed only once its metadata is down; and a start after a kill looks only at the noted writes, not at
+ * every object (29-54 s for 100,000): it finishes those whose files were all staged, and drops the rest.
  */
 export function journalWrites(store: WritingStore, journalDir: string): void {
   const locks = new KeyLocks();
@@ -84,14 +85,23 @@ export function journalWrites(store: WritingStore, journalDir: string): void {
   const putObject = store.putObject.bind(store);
   store.putObject = (object) => journaled(object.bucket, object.key, () => putObject(object));
   const copyObject = store.copyObject.bind(store);
-  // s3rver copies the files in place: noted only.
-  store.copyObject = async (srcBucket, srcKey, destBucket, destKey, replacementMetadata) => {
-    const entry = join(journalDir, `${randomBytes(12).toString('hex')}${ENTRY_SUFFIX}`);
-    await writeFile(entry, JSON.stringify({ bucket: destBucket, key: destKey } satisfies Note));
-    const result = await copyObject(srcBucket, srcKey, destBucket, destKey, replacementMetadata);
-    await unlink(entry);
-    return result;
-  };
+  store.copyObject = (srcBucket, srcKey, destBucket, destKey, replacementMetadata) =>
+    journaled(destBucket, destKey, async (id) => {
+      // A copy onto itself (new metadata) reads the object it writes: its staged files start as the object's own.
+      if (srcBucket === destBucket && srcKey === destKey) {
+        await locks.read(lockOf(srcBucket, srcKey), () =>
+          Promise.all(
+            OBJECT_FILES.map((resource) =>
+              copyFile(placeOf(srcBucket, srcKey, resource), staged(id, resource)).catch((error: NodeJS.ErrnoException) => {
+                // An object without its MD5 file: s3rver computes it.
+                if (error.code !== 'ENOENT' || resource !== 'object.md5') throw error;
+              }),
+            ),
+          ),
+        );
+      }
+      return copyObject(srcBucket, srcKey, destBucket, destKey, replacementMetadata);
+    });
 
   const putMetadata = store.putMetadata.bind(store);
   store.putMetadata = async (bucket, key, metadata, md5) => {
@@ -218,9 +228,17 @@ function isObjectFile(resource: string): boolean {
   return (OBJECT_FILES as readonly string[]).includes(resource);
 }
 
-/** Checks that the write staged as `id` staged all its files, so all are put in place. */
+/**
+ * Checks that the write staged as `id` staged its bytes and metadata, and stages the MD5 of its bytes if it
+ * staged none (s3rver's copy with new metadata leaves the MD5 file to its next read), so all three are put in place.
+ */
 async function completeStaged(journalDir: string, id: string): Promise<void> {
-  await Promise.all(OBJECT_FILES.map((resource) => stat(stagedPath(journalDir, id, resource))));
+  const bytes = stagedPath(journalDir, id, 'object');
+  await Promise.all([stat(bytes), stat(stagedPath(journalDir, id, 'metadata.json'))]);
+  if (await exists(stagedPath(journalDir, id, 'object.md5'))) return;
+  const md5 = createHash('md5');
+  await pipeline(createReadStream(bytes), md5);
+  await writeFile(stagedPath(journalDir, id, 'object.md5'), md5.digest('hex'));
 }
 
 /** How long a staged file may stay short of the size its write answered, not growing, before the write fails. */

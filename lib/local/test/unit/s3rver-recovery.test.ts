@@ -158,6 +158,22 @@ describe('Function: journalWrites', () => {
     expect(await exists(store.getResourcePath(bucket, 'drive/writing', 'object.md5'))).toBe(false);
   });
 
+  it('copies an object with new metadata, onto itself or to a new key, under the MD5 of its bytes', async () => {
+    await markJournalInUse(journal);
+    journalWrites(store, journal);
+    const { md5 } = (await put('drive/x', Buffer.from('hello'))) as { md5: string };
+
+    await store.copyObject(bucket, 'drive/x', bucket, 'drive/x', { 'content-type': 'text/csv' });
+    await store.copyObject(bucket, 'drive/x', bucket, 'drive/y', { 'content-type': 'text/html' });
+
+    for (const [key, type] of [['drive/x', 'text/csv'], ['drive/y', 'text/html']]) {
+      expect(await readFile(store.getResourcePath(bucket, key, 'object'), 'utf8')).toBe('hello');
+      expect(await readFile(store.getResourcePath(bucket, key, 'object.md5'), 'utf8')).toBe(md5);
+      expect(JSON.parse(await readFile(store.getResourcePath(bucket, key, 'metadata.json'), 'utf8'))).toEqual({ 'content-type': type });
+    }
+    expect(await readdir(journal)).toEqual([]);
+  });
+
   // The reported failure: a listing read a metadata file s3rver was rewriting in place and answered InternalError.
   it('lets listings run while objects are overwritten, never reading half a metadata file', async () => {
     await markJournalInUse(journal);
