@@ -96,3 +96,20 @@ it('never leaves an assembled object without its multipart ETag when a kill come
   // S3 has the assembled object with its `<md5 of md5s>-<parts>` ETag, or no object.
   if (large) expect(large.etag).toBe(s3Etag);
 });
+
+it('keeps the upload when a kill comes at the multipart ETag write, so its completion can be sent again', async () => {
+  const uploadId = 'def456';
+  const parts = [Buffer.alloc(1024, 3), Buffer.alloc(256, 4)];
+  await store.initiateUpload(bucket, 'drive/retried', uploadId, { 'content-type': 'application/octet-stream' });
+  const digests: string[] = [];
+  for (const [i, part] of parts.entries()) digests.push((await store.putPart(bucket, uploadId, i + 1, Readable.from([part]))).md5);
+  const s3Etag = `${createHash('md5').update(Buffer.concat(digests.map((d) => Buffer.from(d, 'hex')))).digest('hex')}-2`;
+  const complete = () => store.putObjectMultipart(bucket, uploadId, digests.map((etag, i) => ({ number: i + 1, etag })));
+  kill = 'before';
+  await expect(complete()).rejects.toThrow('killed');
+  await recoverInterruptedWrites(store, bucket, join(root, 's3', bucket), journal);
+
+  // S3 completes an upload whole or not at all: not completed, it can be completed again.
+  await expect(complete()).resolves.toMatchObject({ md5: s3Etag });
+  expect(await afterRestart('drive/retried')).toEqual({ etag: s3Etag, md5: createHash('md5').update(Buffer.concat(parts)).digest('hex') });
+});
