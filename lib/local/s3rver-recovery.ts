@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { copyFile, mkdir, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import S3Object from 's3rver/lib/models/object';
 
@@ -18,6 +19,7 @@ export interface WritingStore {
   putObject(object: { bucket: string; key: string }): Promise<unknown>;
   copyObject(srcBucket: string, srcKey: string, destBucket: string, destKey: string, replacementMetadata: unknown): Promise<unknown>;
   putObjectMultipart(bucket: string, uploadId: string, parts: { number: number; etag: string }[]): Promise<unknown>;
+  putPart(bucket: string, uploadId: string, partNumber: number, content: NodeJS.ReadableStream): Promise<{ size: number; md5: string }>;
   putMetadata(bucket: string, key: string, metadata: Record<string, unknown>, md5?: string): Promise<void>;
   getMetadata(bucket: string, key: string): Promise<Record<string, unknown>>;
   getObject(bucket: string, key: string, options?: unknown): Promise<unknown>;
@@ -47,7 +49,7 @@ interface Staging {
  * (s3rver wrote over the old bytes in place, under the old MD5); of two writes of one key the last done wins
  * whole; an object is listed only once its metadata is down; and a start after a kill looks only at the noted
  * writes, not at every object (29-54 s for 100,000): it finishes those whose files were all staged, and drops
- * the rest.
+ * the rest. Each part of a multipart upload is staged the same way.
  */
 export function journalWrites(store: WritingStore, journalDir: string): void {
   const locks = new KeyLocks();
@@ -145,6 +147,36 @@ export function journalWrites(store: WritingStore, journalDir: string): void {
   // A read's metadata and the bytes it opens are of one version: a write puts its files in place between reads.
   const getObject = store.getObject.bind(store);
   store.getObject = (bucket, key, options) => locks.read(lockOf(bucket, key), () => getObject(bucket, key, options));
+
+  // s3rver truncated a part sent again and wrote its bytes in place, its MD5 after them.
+  store.putPart = async (bucket, uploadId, partNumber, content) => {
+    const part = join(placeOf(bucket, undefined, 'uploads'), uploadId, String(partNumber));
+    const file = join(journalDir, `${randomBytes(12).toString('hex')}.part`);
+    const md5 = createHash('md5');
+    let size = 0;
+    const counted = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        md5.update(chunk);
+        size += chunk.length;
+        done(null, chunk);
+      },
+    });
+    try {
+      await mkdir(dirname(part), { recursive: true });
+      await pipeline(content, counted, createWriteStream(file));
+      const digest = md5.digest('hex');
+      await writeFile(`${file}.md5`, digest);
+      // MD5 first: a kill between the two leaves the old bytes under an ETag no client was given (InvalidPart at
+      // CompleteMultipartUpload), never new bytes under the ETag a client holds.
+      await locks.write(part, async () => {
+        await rename(`${file}.md5`, `${part}.md5`);
+        await rename(file, part);
+      });
+      return { size, md5: digest };
+    } finally {
+      await Promise.all([file, `${file}.md5`].map((staged) => rm(staged, { force: true })));
+    }
+  };
 }
 
 /**

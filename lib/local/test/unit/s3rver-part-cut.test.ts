@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import FilesystemStore from 's3rver/lib/stores/filesystem';
 import { type MultipartEtagStore, checkPartEtags, multipartObjectEtags } from '../../s3rver-multipart';
 import { type WritingStore, journalWrites, markJournalInUse, recoverInterruptedWrites } from '../../s3rver-recovery';
+import { heldOnDisk } from './held-on-disk';
 
 // A part's bytes are written in place and its MD5 file after them, outside the journal. An UploadPart sent
 // again (an SDK retry of a part whose reply was lost) truncates the part whole and acknowledged before; if a
@@ -45,8 +46,7 @@ it('never assembles a part that a kill cut short under the ETag of its whole upl
   body = new PassThrough();
   void store.putPart(bucket, uploadId, 1, body).catch(() => undefined);
   body.write(part.subarray(0, 1000));
-  const partFile = join(root, 's3', bucket, '._S3rver_uploads', uploadId, '1');
-  while ((await stat(partFile)).size !== 1000) await new Promise((resolve) => setImmediate(resolve));
+  await heldOnDisk(root, part.subarray(0, 1000));
 
   const restarted = wrap(new FilesystemStore(join(root, 's3')) as unknown as Store);
   await recoverInterruptedWrites(restarted, bucket, join(root, 's3', bucket), journal);
