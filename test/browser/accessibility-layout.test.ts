@@ -43,6 +43,8 @@ declare const document: {
   readonly activeElement: PageElement | null;
   readonly body: PageElement;
   readonly documentElement: { readonly scrollWidth: number };
+  getElementById(id: string): { readonly textContent: string | null } | null;
+  addEventListener(type: string, listener: () => void): void;
   elementFromPoint(x: number, y: number): PageElement | null;
   createRange(): { setStart(node: PageNode, offset: number): void; setEnd(node: PageNode, offset: number): void; getBoundingClientRect(): { readonly top: number } };
 };
@@ -54,6 +56,12 @@ declare function requestAnimationFrame(callback: () => void): number;
 declare const layoutSweepStart: PageElement | null;
 /** axe-core, once its script has been evaluated in the page. */
 declare const axe: { run(context: unknown, options: { resultTypes: string[] }): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } | undefined;
+/** What the page said in its status and alert regions, in order (recorded by the context's init script). */
+declare const driveMessages: string[];
+declare class MutationObserver {
+  constructor(callback: () => void);
+  observe(target: unknown, options: { childList: boolean; characterData: boolean; subtree: boolean }): void;
+}
 /** A node of the page, as far as the line-break check reads it (3: a text node). */
 interface PageNode {
   readonly nodeType: number;
@@ -107,6 +115,23 @@ describe.each(SIZES)('the dashboard on $name', (size) => {
     expect((await api('/drive/folders', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path: `${folder}/${FOLDER}` }) })).status).toBe(200);
     await uploadTo(folder, [FILE, GONE, ...FILLERS]);
     const context = await browser.newContext({ viewport: size.viewport, deviceScaleFactor: size.deviceScaleFactor, colorScheme: scheme, reducedMotion: 'reduce', acceptDownloads: true });
+    // Each message of the status and alert regions is recorded as it appears (as test/browser/dashboard.test.ts
+    // does): a step waits for a message to have been said, not to be on screen still.
+    await context.addInitScript(() => {
+      const messages: string[] = [];
+      Object.assign(globalThis, { driveMessages: messages });
+      document.addEventListener('DOMContentLoaded', () => {
+        for (const id of ['status', 'alert']) {
+          const region = document.getElementById(id);
+          if (!region) continue;
+          const record = () => {
+            const text = region.textContent;
+            if (text && messages.at(-1) !== text) messages.push(text);
+          };
+          new MutationObserver(record).observe(region, { childList: true, characterData: true, subtree: true });
+        }
+      });
+    });
     const tab = await context.newPage();
     tab.setDefaultTimeout(50_000);
     const pageErrors: string[] = [];
@@ -136,6 +161,9 @@ describe.each(SIZES)('the dashboard on $name', (size) => {
       expect((await api(`/drive/files?path=${encodeURIComponent(`${folder}/${GONE}`)}`, { method: 'DELETE' })).status).toBe(200);
       await tab.getByRole('button', { name: `Download ${GONE}` }).click();
       await tab.locator('#alert', { hasText: `Could not download ${GONE}` }).waitFor();
+      // The status message the download began with, shown a moment after it: from here on messages only go,
+      // and what they cover only shrinks, while Tab goes round.
+      await tab.waitForFunction((text) => driveMessages.some((said) => said.includes(text)), `Downloading ${GONE}`);
       await shot('files');
 
       const files = await tabThrough(tab);
