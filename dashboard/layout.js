@@ -10,7 +10,7 @@
  *   under its content (the last control can always be scrolled clear of them), and it is the root's
  *   scroll-padding, so the browser scrolls a control focused by Tab above them rather than under them.
  * A focused control still under them after the browser's own scroll (a browser that ignores scroll-padding
- * for focus) is scrolled up here, in the next frame.
+ * for focus; Chromium honours it) is scrolled up here, in the next frame.
  */
 
 const root = document.documentElement;
