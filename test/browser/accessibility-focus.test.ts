@@ -105,6 +105,9 @@ beforeAll(async () => {
   });
   page = await context.newPage();
   page.setDefaultTimeout(50_000);
+  // DRIVE_BROWSER_CPU_SLOWDOWN=8, as in dashboard.test.ts: the page's CPU slowed, to find a step that races it.
+  const slowdown = Number(process.env.DRIVE_BROWSER_CPU_SLOWDOWN ?? 1);
+  if (slowdown > 1) await (await context.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate: slowdown });
   page.on('pageerror', (error) => pageErrors.push(error.message));
   page.on('console', (message) => {
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageErrors.push(message.text());
