@@ -84,7 +84,8 @@ function keyRow(key, reload) {
     h('td', { class: 'when' }, timeElement(key.created_at)),
     h('td', { class: 'when' }, timeElement(key.last_used_at, 'Never')),
     // Said as "ending in 1a2b" by every reader: an aria-label on <code> is not (ARIA prohibits naming a code element).
-    h('td', {}, h('code', { class: 'last4' }, h('span', { class: 'visually-hidden' }, 'ending in '), h('span', { 'aria-hidden': 'true' }, '…'), key.last4)),
+    // A no-break space: the hidden text's last space would be dropped, and "ending in1a2b" read.
+    h('td', {}, h('code', { class: 'last4' }, h('span', { class: 'visually-hidden' }, 'ending in\u00a0'), h('span', { 'aria-hidden': 'true' }, '…'), key.last4)),
     h('td', { class: 'actions' },
       key.revoked_at
         ? h('span', { class: 'muted' }, 'Revoked ', timeElement(key.revoked_at))
