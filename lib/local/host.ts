@@ -164,7 +164,8 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
   // The change feed's sequencer, fed the nodes table's stream (the embedded DynamoDB's tap) as Lambda's event
   // source mapping feeds it in AWS: in order, a batch of up to 100 at a time, from where it got to.
   const sequencer = await importModule<{ handler: Parameters<typeof feedStream>[2] }>(join(PROJECT_ROOT, SEQUENCER.entry));
-  started.push(feedStream(streamFile(join(dataDir, STREAM_DIR), LOCAL_RESOURCES.nodesTable), join(dataDir, STREAM_DIR, `${LOCAL_RESOURCES.nodesTable}.checkpoint`), sequencer.handler, log));
+  const stopFeed = feedStream(streamFile(join(dataDir, STREAM_DIR), LOCAL_RESOURCES.nodesTable), join(dataDir, STREAM_DIR, `${LOCAL_RESOURCES.nodesTable}.checkpoint`), sequencer.handler, log);
+  started.push(stopFeed);
 
   // Scheduled functions (EventBridge in AWS) run on the sweep timer, or on a timer of their own, from the same modules.
   const scheduled: (() => Promise<unknown>)[] = [];
@@ -224,6 +225,7 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
       });
       await rm(endpointsFile, { force: true });
       keyReader.destroy();
+      await stopFeed();
       await queues.close();
       await emulators.close();
       await traces.close();
