@@ -1,12 +1,10 @@
 import { setting } from './config';
-import { type LoggedChange } from './core/changes/change-log';
 import { decodeCursor, encodeCursor, latestCursor, readFeed } from './core/changes/feed';
 import { ROOT, parsePath } from './core/paths';
 import { jsonHandler } from './http/api-handler';
 import { queryInput } from './http/request-input';
-import { fileEntryView, folderEntryView } from './http/views';
+import { changeView } from './http/views';
 import { ChangesLatestQuery, ChangesQuery } from './openapi/request-schemas';
-import type { Wire } from './openapi/schemas';
 import { changeLog } from './wiring/change-log';
 import { guard } from './wiring/guard';
 
@@ -35,15 +33,3 @@ export const handler = jsonHandler({ permission: 'changes', guard, stores: { cha
   });
   return { changes: page.changes.map(changeView), next_cursor: encodeCursor(page.next), has_more: page.hasMore };
 });
-
-/** A change as the feed sends it: the file as GET /drive/list gives it (with `etag`), or the folder. */
-export function changeView(change: LoggedChange): Wire<'Change'> {
-  return {
-    id: String(change.position),
-    type: change.type,
-    path: change.path,
-    at: change.at,
-    ...(change.from !== undefined ? { from: change.from } : {}),
-    ...(change.node.kind === 'file' ? { file: fileEntryView(change.node, { etag: true }) } : { folder: folderEntryView(change.node) }),
-  };
-}
