@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Browser, Page, Route } from 'playwright-core';
 import { launchChromium } from '../support/browser';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
+import { recordPageMessages } from '../support/page-checks';
 
 /**
  * The dashboard by keyboard and screen reader (issue 29): where focus goes after each action, which messages
@@ -35,10 +36,6 @@ declare const document: {
 declare function getComputedStyle(element: PageElement): { readonly outlineColor: string; readonly outlineStyle: string; readonly outlineWidth: string; readonly backgroundColor: string };
 /** What the page said in its status and alert regions, in order (recorded by the context's init script). */
 declare const driveMessages: string[];
-declare class MutationObserver {
-  constructor(callback: () => void);
-  observe(target: unknown, options: { childList: boolean; characterData: boolean; subtree: boolean }): void;
-}
 declare const axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; help: string; nodes: { target: unknown[] }[] }[] }> };
 
 // A step waits for states, never for time: on a busy machine one may take minutes, as a whole step may.
@@ -88,21 +85,7 @@ beforeAll(async () => {
   // The page's clock runs as the real one, but a step can stop it, so that a message stays shown while it is read
   // (a status message goes after 8 s of the page's time, however long this machine takes to look).
   await context.clock.install();
-  await context.addInitScript(() => {
-    const messages: string[] = [];
-    Object.assign(globalThis, { driveMessages: messages });
-    document.addEventListener('DOMContentLoaded', () => {
-      for (const id of ['status', 'alert']) {
-        const region = document.getElementById(id);
-        if (!region) continue;
-        const record = () => {
-          const text = region.textContent;
-          if (text && messages.at(-1) !== text) messages.push(text);
-        };
-        new MutationObserver(record).observe(region, { childList: true, characterData: true, subtree: true });
-      }
-    });
-  });
+  await recordPageMessages(context);
   page = await context.newPage();
   page.setDefaultTimeout(50_000);
   // DRIVE_BROWSER_CPU_SLOWDOWN=8, as in dashboard.test.ts: the page's CPU slowed, to find a step that races it.

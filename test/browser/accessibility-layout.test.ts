@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
+import { midWordBreaks, recordPageMessages } from '../support/page-checks';
 
 /**
  * The dashboard on a phone and at 200 % zoom (issue 29, items 4 and 5), in Chromium against a local host: at
@@ -46,7 +47,6 @@ declare const document: {
   getElementById(id: string): { readonly textContent: string | null } | null;
   addEventListener(type: string, listener: () => void): void;
   elementFromPoint(x: number, y: number): PageElement | null;
-  createRange(): { setStart(node: PageNode, offset: number): void; setEnd(node: PageNode, offset: number): void; getBoundingClientRect(): { readonly top: number } };
 };
 declare const innerWidth: number;
 declare const innerHeight: number;
@@ -58,16 +58,6 @@ declare const layoutSweepStart: PageElement | null;
 declare const axe: { run(context: unknown, options: { resultTypes: string[] }): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } | undefined;
 /** What the page said in its status and alert regions, in order (recorded by the context's init script). */
 declare const driveMessages: string[];
-declare class MutationObserver {
-  constructor(callback: () => void);
-  observe(target: unknown, options: { childList: boolean; characterData: boolean; subtree: boolean }): void;
-}
-/** A node of the page, as far as the line-break check reads it (3: a text node). */
-interface PageNode {
-  readonly nodeType: number;
-  readonly data?: string;
-  readonly childNodes: ArrayLike<PageNode>;
-}
 
 const SCREENSHOTS = resolve(__dirname, '..', '..', 'test-results', 'screenshots');
 const ADMIN = `drv_admin_${randomBytes(16).toString('hex')}`;
@@ -117,21 +107,7 @@ describe.each(SIZES)('the dashboard on $name', (size) => {
     const context = await browser.newContext({ viewport: size.viewport, deviceScaleFactor: size.deviceScaleFactor, colorScheme: scheme, reducedMotion: 'reduce', acceptDownloads: true });
     // Each message of the status and alert regions is recorded as it appears (as test/browser/dashboard.test.ts
     // does): a step waits for a message to have been said, not to be on screen still.
-    await context.addInitScript(() => {
-      const messages: string[] = [];
-      Object.assign(globalThis, { driveMessages: messages });
-      document.addEventListener('DOMContentLoaded', () => {
-        for (const id of ['status', 'alert']) {
-          const region = document.getElementById(id);
-          if (!region) continue;
-          const record = () => {
-            const text = region.textContent;
-            if (text && messages.at(-1) !== text) messages.push(text);
-          };
-          new MutationObserver(record).observe(region, { childList: true, characterData: true, subtree: true });
-        }
-      });
-    });
+    await recordPageMessages(context);
     const tab = await context.newPage();
     tab.setDefaultTimeout(50_000);
     const pageErrors: string[] = [];
@@ -319,33 +295,3 @@ async function axeViolations(tab: Page): Promise<string[]> {
   return tab.evaluate(async () => (await axe!.run(document, { resultTypes: ['violations'] })).violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`));
 }
 
-/**
- * Where the text of `element` goes onto a new line other than at a space or after `_`, `.` or `-`: each as
- * the text with `|` at the break (as test/browser/dashboard.test.ts measures it).
- */
-function midWordBreaks(element: Locator): Promise<string[]> {
-  return element.evaluate((root) => {
-    const chars: { node: PageNode; offset: number; char: string }[] = [];
-    const walk = (node: PageNode) => {
-      if (node.nodeType === 3) for (let offset = 0; offset < (node.data ?? '').length; offset++) chars.push({ node, offset, char: node.data![offset] });
-      else for (const child of Array.from(node.childNodes)) walk(child);
-    };
-    walk(root as PageNode);
-    const top = (i: number) => {
-      const range = document.createRange();
-      range.setStart(chars[i].node, chars[i].offset);
-      range.setEnd(chars[i].node, chars[i].offset + 1);
-      return range.getBoundingClientRect().top;
-    };
-    const text = chars.map(({ char }) => char).join('');
-    const breaks: string[] = [];
-    let last = -1;
-    for (let i = 0; i < chars.length; i++) {
-      if (/\s/.test(chars[i].char)) continue;
-      const wraps = last >= 0 && top(i) > top(last) + 1;
-      if (wraps && i === last + 1 && !'_.-'.includes(chars[last].char)) breaks.push(`${text.slice(0, i)}|${text.slice(i)}`);
-      last = i;
-    }
-    return breaks;
-  });
-}
