@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page, Route } from 'playwright-core';
-import { launchChromium } from '../support/browser';
+import { PAGE_TIMEOUT_MS, launchChromium } from '../support/browser';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 import { recordPageMessages } from '../support/page-checks';
 
@@ -87,7 +87,7 @@ beforeAll(async () => {
   await context.clock.install();
   await recordPageMessages(context);
   page = await context.newPage();
-  page.setDefaultTimeout(50_000);
+  page.setDefaultTimeout(PAGE_TIMEOUT_MS);
   // DRIVE_BROWSER_CPU_SLOWDOWN=8, as in dashboard.test.ts: the page's CPU slowed, to find a step that races it.
   const slowdown = Number(process.env.DRIVE_BROWSER_CPU_SLOWDOWN ?? 1);
   if (slowdown > 1) await (await context.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate: slowdown });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { launchChromium } from '../support/browser';
+import { PAGE_TIMEOUT_MS, launchChromium } from '../support/browser';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 import { midWordBreaks, recordPageMessages } from '../support/page-checks';
 
@@ -109,7 +109,7 @@ describe.each(SIZES)('the dashboard on $name', (size) => {
     // does): a step waits for a message to have been said, not to be on screen still.
     await recordPageMessages(context);
     const tab = await context.newPage();
-    tab.setDefaultTimeout(50_000);
+    tab.setDefaultTimeout(PAGE_TIMEOUT_MS);
     const pageErrors: string[] = [];
     tab.on('pageerror', (error) => pageErrors.push(error.message));
     const shot = (name: string) => tab.screenshot({ path: join(SCREENSHOTS, `layout-${size.viewport.width}-${scheme}-${name}.png`), fullPage: true });

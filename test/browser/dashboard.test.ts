@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { APIResponse, Browser, Locator, Page, Route } from 'playwright-core';
-import { launchChromium } from '../support/browser';
+import { PAGE_TIMEOUT_MS, launchChromium } from '../support/browser';
 import { TestIssuer } from '../support/oidc-issuer';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 import { midWordBreaks, recordPageMessages } from '../support/page-checks';
@@ -129,7 +129,7 @@ beforeAll(async () => {
  * failure (at 15 s, a new tab's first listing missed it with the CPU slowed 8 times at load 19).
  */
 function watched(tab: Page): Page {
-  tab.setDefaultTimeout(50_000);
+  tab.setDefaultTimeout(PAGE_TIMEOUT_MS);
   // DRIVE_BROWSER_CPU_SLOWDOWN=8 runs the page's CPU eight times slower, as on a busy machine, to find a step that
   // races the page rather than waiting for it.
   const slowdown = Number(process.env.DRIVE_BROWSER_CPU_SLOWDOWN ?? 1);

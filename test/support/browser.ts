@@ -24,3 +24,10 @@ export function chromiumPath(): string {
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_FLAGS, timeout: 0 });
 }
+
+/**
+ * How long a page action or wait may take before Playwright fails it naming its locator (`setDefaultTimeout`):
+ * a guard against a page that never gets there, not a pace. Under Jest's 600 s a test; long enough that a
+ * machine loaded tenfold (a second suite beside this one) is slow, not failed.
+ */
+export const PAGE_TIMEOUT_MS = 300_000;
