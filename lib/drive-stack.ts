@@ -25,7 +25,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, KEYS_BY_DRIVE_INDEX, LINKS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../functions/aws/schema';
+import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, CHANGES_PARTITION_KEY, CHANGES_SORT_KEY, CHANGES_TTL_ATTRIBUTE, KEYS_BY_DRIVE_INDEX, LINKS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../functions/aws/schema';
 import { environmentOf } from '../functions/config';
 import { CORS_REQUEST_HEADERS } from '../functions/http/cors';
 import { DEFAULT_TRACING, FUNCTION_SIZING, type GATEWAY_ERRORS, gatewayErrorBody } from './aws-limits';
@@ -105,6 +105,9 @@ export class DriveStack extends Stack {
   readonly alarms: Alarm[] = [];
   /** Delete-job messages the worker failed five times; the alarm `JobsDeadLettered` watches it. */
   readonly deadLetters: Queue;
+  /** Webhook deliveries (FIFO, one message group a webhook), and those the worker crashed on 100 times (`DeliveriesDeadLettered`). */
+  readonly deliveries: Queue;
+  readonly deliveryDeadLetters: Queue;
   readonly functions: Record<HandlerName, DriveFunction>;
   /** The topic every alarm of the stack notifies, alarms added after this constructor included (lib/alarm-topic.ts). */
   readonly alarmTopic: Topic;
@@ -179,6 +182,13 @@ export class DriveStack extends Stack {
       partitionKey: { name: UPLOADS_PARTITION_KEY, type: AttributeType.STRING },
       timeToLiveAttribute: UPLOADS_TTL_ATTRIBUTE,
     });
+    // Issue 27 (docs/change-feed-design.md): each drive's log of changes, and the webhooks beside it.
+    const changes = new Table(this, 'Changes', {
+      ...tableDefaults,
+      partitionKey: { name: CHANGES_PARTITION_KEY, type: AttributeType.STRING },
+      sortKey: { name: CHANGES_SORT_KEY, type: AttributeType.STRING },
+      timeToLiveAttribute: CHANGES_TTL_ATTRIBUTE,
+    });
 
     // Delete jobs: the queue feeding the worker, and where a message goes after the worker failed it five times.
     const worker = QUEUE_WORKERS[0];
@@ -191,6 +201,21 @@ export class DriveStack extends Stack {
       deadLetterQueue: { queue: deadLetters, maxReceiveCount: worker.maxReceives },
     });
     this.deadLetters = deadLetters;
+
+    // Webhook deliveries: FIFO, one message group a webhook (its deliveries one at a time, in the feed's order),
+    // deduplicated by delivery id. A failed delivery is hidden for its backoff by the worker itself
+    // (ChangeMessageVisibility) for 24 hours, within the queue's 2 days; the dead-letter queue only catches a
+    // worker that crashes on a message.
+    const deliveryWorker = QUEUE_WORKERS.find((w) => w.handler === 'webhook-worker')!;
+    this.deliveryDeadLetters = new Queue(this, 'DeliveriesDeadLetters', { fifo: true, encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    this.deliveries = new Queue(this, 'Deliveries', {
+      fifo: true,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(2),
+      visibilityTimeout: Duration.seconds(6 * FUNCTION_SIZING[deliveryWorker.handler].timeoutSeconds),
+      deadLetterQueue: { queue: this.deliveryDeadLetters, maxReceiveCount: deliveryWorker.maxReceives },
+    });
 
     // The functions' environment, named through the one table of settings (functions/config.ts).
     const metricsEnvironment = environmentOf({ metricsNamespace: this.metrics.namespace, metricsService: this.metrics.service });
@@ -205,6 +230,8 @@ export class DriveStack extends Stack {
         keyCacheSeconds: '30',
         corsOrigins: corsOrigins.length > 0 ? corsOrigins.join(',') : undefined,
         jobQueueUrl: jobsQueue.queueUrl,
+        changesTable: changes.tableName,
+        deliveryQueueUrl: this.deliveries.queueUrl,
       }),
       ...metricsEnvironment,
     };
@@ -360,6 +387,21 @@ export class DriveStack extends Stack {
       'revoke-link': make('revoke-link').allowTable(access, 'Query', 'DeleteItem'),
       // The link read by its key (GetItem) and its bucket updated (UpdateItem); then a download's reads.
       'open-link': make('open-link').allowTable(nodes, 'GetItem', 'BatchGetItem').allowObjects(bucket, 'GetObject').allowBucket(bucket, 'ListBucket'),
+      // Webhooks (issue 27): the drive's items in the changes table. Registering reads the log's head (Query),
+      // stores the webhook (PutItem) and notes its drive (UpdateItem, beside the guard's bucket update).
+      'create-webhook': make('create-webhook').allowTable(changes, 'Query', 'PutItem'),
+      'list-webhooks': make('list-webhooks').allowTable(changes, 'Query'),
+      // The webhook deleted (DeleteItem), then its failed deliveries found (Query) and deleted (BatchWriteItem).
+      'delete-webhook': make('delete-webhook').allowTable(changes, 'DeleteItem', 'Query', 'BatchWriteItem'),
+      'list-deliveries': make('list-deliveries').allowTable(changes, 'GetItem', 'Query'),
+      // A delivery: the webhook read (GetItem), a failure written off (PutItem); its backoff is the event
+      // source's ChangeMessageVisibility. It reaches receivers over the internet: Lambda's own egress, no VPC.
+      'webhook-worker': this.queueWorker(deliveryWorker, this.deliveries, environment, logRetention, { logLevel, platformLogs }).allowTable(changes, 'GetItem', 'PutItem'),
+      // The drives with webhooks and each drive's webhooks and position read (GetItem, Query), the log read
+      // (Query), the position advanced (PutItem), the deliveries sent.
+      'webhook-dispatcher': this.scheduled(SCHEDULED.find((fn) => fn.handler === 'webhook-dispatcher')!, environment, logRetention, { logLevel, platformLogs })
+        .allowTable(changes, 'GetItem', 'Query', 'PutItem')
+        .allowSend(this.deliveries),
       dashboard,
       openapi,
       // The journal (Scan, BatchWriteItem) and the stalled jobs (the same Scan), sent again.
@@ -575,6 +617,16 @@ export class DriveStack extends Stack {
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
         alarmDescription: 'A delete job step failed five times; its job stays running and the sweep sends it again, but something keeps failing it',
+      }),
+    );
+    this.alarms.push(
+      new Alarm(this, 'DeliveriesDeadLettered', {
+        metric: this.deliveryDeadLetters.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: 'The webhook worker crashed on a delivery 100 times (a receiver that fails is retried and written off by the worker itself, not here); that webhook\'s later deliveries went on without it',
       }),
     );
     this.alarms.push(

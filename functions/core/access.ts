@@ -5,9 +5,10 @@ import { DriveError, conflict, forbidden } from './errors';
  * What a route asks of a key, and the family of routes that shares one rate-limit bucket per key: move, copy
  * and deleting files are all `files`. `keys` (the admin routes), `jobs` (reading a job), `files`, `links`
  * (making, listing and revoking share links) and `whoami` (what the caller's key may do) are extensions, and
- * so is `token`, the bucket of the keyless token exchange, which no role holds.
+ * so is `token`, the bucket of the keyless token exchange, which no role holds; `webhooks` (registering,
+ * listing and deleting webhooks and reading their failed deliveries) is issue 27's, admin only.
  */
-export type Permission = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links' | 'whoami' | 'token';
+export type Permission = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links' | 'whoami' | 'token' | 'webhooks';
 
 /**
  * Requests per minute per API key (spec section 8; `keys`, `jobs`, `links` and `whoami` are ours: a client
@@ -27,6 +28,7 @@ export const SPEC_RATE_LIMITS: Readonly<Record<Permission, number>> = {
   links: 100,
   whoami: 60,
   token: 60,
+  webhooks: 60,
 };
 
 /** What a key may do (an extension of the spec): each role's permissions are in `ROLE_PERMISSIONS`. */
@@ -34,7 +36,8 @@ export type Role = 'admin' | 'read-write' | 'read-only' | 'upload-only';
 
 // Every role may ask what it may do (`whoami`): the answer tells a key only of itself.
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
-  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'keys', 'jobs', 'links', 'whoami'],
+  // Webhooks are admin only: a webhook is sent every change of its subtree, whichever key made it.
+  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'keys', 'jobs', 'links', 'whoami', 'webhooks'],
   'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'jobs', 'links', 'whoami'],
   // A link hands out what the key may read, so the roles that may read may share.
   'read-only': ['download', 'list', 'links', 'whoami'],

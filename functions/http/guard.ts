@@ -46,6 +46,7 @@ const ACTION: Record<Permission, string> = {
   links: 'share files by link',
   whoami: 'say what it may do',
   token: 'exchange identity tokens',
+  webhooks: 'manage webhooks',
 };
 
 /** How often a warm container records a key's use: "last used" is accurate to about this. */

@@ -11,6 +11,7 @@ import {
   nullable,
   object,
   oneOf,
+  openObject,
   optional,
   ref,
   string,
@@ -250,6 +251,52 @@ export const RevokedLinks = component(
   }),
 );
 
+export const ChangeType = component('ChangeType', R.ChangeType);
+export const Change = component(
+  'Change',
+  object(
+    {
+      id: string('Its position in the drive\'s log, as a string: unique in the drive, rising.'),
+      type: ref(ChangeType),
+      path: PATH,
+      at: timestamp('When the write happened.'),
+      from: optional(string('A move\'s old path.')),
+      file: optional(openObject({})),
+      folder: optional(openObject({})),
+    },
+    'One change of the drive: a file or folder created, replaced, deleted or moved. `file` is the File as GET /drive/list gives it, `folder` the folder, as they stand after the change.',
+  ),
+);
+const WEBHOOK_ID = { pattern: '^[0-9a-f]{16}$' };
+export const Webhook = component(
+  'Webhook',
+  object({
+    id: string('The webhook\'s id.', WEBHOOK_ID),
+    url: string('Where each change is POSTed.', { format: 'uri' }),
+    path: PATH,
+    types: array(ref(ChangeType)),
+    created_at: timestamp('When it was made.'),
+  }),
+);
+export const CreatedWebhook = component('CreatedWebhook', object({ webhook: ref(Webhook), secret: string('The signing secret (`whsec_…`): shown this once.') }));
+export const WebhookList = component('WebhookList', object({ webhooks: array(ref(Webhook)) }));
+export const DeletedWebhook = component('DeletedWebhook', object({ id: string(undefined, WEBHOOK_ID), deleted: constant(true) }));
+export const Delivery = component(
+  'Delivery',
+  object({
+    id: string('The delivery\'s id, `<webhook id>.<change id>`: the `Drive-Delivery-Id` of each of its attempts.'),
+    webhook_id: string(undefined, WEBHOOK_ID),
+    status: constant('failed'),
+    change: ref(Change),
+    attempts: integer('How many times it was POSTed.', { minimum: 1 }),
+    last_status: nullable(integer('The last attempt\'s HTTP status (null when it got none).')),
+    last_error: string('What went wrong with the last attempt.'),
+    first_attempt_at: timestamp('When it was first POSTed.'),
+    failed_at: timestamp('When it was given up: its last attempt, 24 hours or more after the first.'),
+  }),
+);
+export const DeliveryList = component('DeliveryList', object({ deliveries: array(ref(Delivery)) }));
+
 // Requests: declared here, in the document's order; written in request-schemas.ts, which the handlers load.
 export const UploadTarget = component('UploadTarget', R.UploadTarget);
 export const UploadForm = component('UploadForm', R.UploadForm);
@@ -262,6 +309,7 @@ export const CreateKeyRequest = component('CreateKeyRequest', R.CreateKeyRequest
 export const CreateLinkRequest = component('CreateLinkRequest', R.CreateLinkRequest);
 export const CreateTrustRequest = component('CreateTrustRequest', R.CreateTrustRequest);
 export const TokenRequest = component('TokenRequest', R.TokenRequest);
+export const CreateWebhookRequest = component('CreateWebhookRequest', R.CreateWebhookRequest);
 
 /** The TypeScript type of each wire shape, by its component name in the document. */
 export type Wire<K extends keyof typeof SHAPES> = Static<(typeof SHAPES)[K]>;
@@ -269,4 +317,5 @@ const SHAPES = {
   ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, Job, JobAnswer, Role, Whoami, PartUrl, DirectDownload,
   UploadSession, PartUrlPage, AbortedUpload, ApiKey, KeyList, CreatedKey, RevokedKey, CreatedLink, Link, LinkList, RevokedLink, RevokedLinks, UploadTarget, UploadForm, CreateFolderRequest, DeleteFilesRequest, TransferRequest,
   StartUploadRequest, CompleteUploadRequest, CreateKeyRequest, CreateLinkRequest, TrustRole, TrustRule, TrustAnswer, TrustList, MintedKey, CreateTrustRequest, TokenRequest,
+  ChangeType, Change, Webhook, CreatedWebhook, WebhookList, DeletedWebhook, Delivery, DeliveryList, CreateWebhookRequest,
 };
