@@ -1,4 +1,5 @@
 import type { Change } from '../../../functions/core/change-source';
+import { workDeliveries } from '../../../functions/core/delivery-worker';
 import { dispatch, registerWebhook } from '../../../functions/core/webhooks';
 import { MemoryChangeSource, MemoryFifoQueue, MemoryWebhookStore } from '../../support/webhook-ports';
 
@@ -46,5 +47,67 @@ describe('Webhooks review: a webhook made while the dispatcher runs', () => {
 
     // Assess: B was made after /before-b and before /after-b: it is owed /after-b.
     expect(queuedFor(w.queue, b!)).toEqual(['/after-b']);
+  });
+});
+
+/**
+ * The memory FIFO queue with SQS's retention period: a message older than it (counted from its send) is
+ * deleted by SQS whether it waits or is in flight. The stack keeps deliveries 2 days (lib/drive-stack.ts,
+ * `Deliveries`, retentionPeriod: Duration.days(2)).
+ */
+class RetainingFifoQueue extends MemoryFifoQueue {
+  private readonly sentAt = new Map<string, number>();
+
+  constructor(
+    private readonly clockOf: { now: () => number },
+    private readonly retentionMs: number,
+  ) {
+    super(clockOf);
+  }
+
+  override async send(messages: readonly Parameters<MemoryFifoQueue['send']>[0][number][]): Promise<void> {
+    for (const message of messages) if (!this.sentAt.has(`${message.webhookId}.${message.change.id}`)) this.sentAt.set(`${message.webhookId}.${message.change.id}`, this.clockOf.now());
+    await super.send(messages);
+  }
+
+  override receive() {
+    const now = this.clockOf.now();
+    for (const held of [...this.messages]) if (now - this.sentAt.get(held.id)! >= this.retentionMs) this.delete(held.id);
+    return super.receive();
+  }
+}
+
+describe('Webhooks review: a receiver that is down for good', () => {
+  it('has every undelivered change listed as a failed delivery, the later ones of its group included', async () => {
+    // Prepare: three changes queued at once for one webhook whose receiver always answers 503; the queue
+    // keeps messages 2 days, as the stack's does; the default retry policy (24 hours).
+    let now = START;
+    const clock = { now: () => now };
+    const source = new MemoryChangeSource();
+    const store = new MemoryWebhookStore();
+    const queue = new RetainingFifoQueue(clock, 2 * 24 * 60 * 60 * 1000);
+    const hook = await registerWebhook({ store, source, resolve: async () => [{ address: '127.0.0.1', family: 4 }] }, { drive: DRIVE, prefix: '/' }, { url: 'http://127.0.0.1:9/down', path: '/' }, { now: new Date(now), allowLoopback: true });
+    for (const path of ['/one', '/two', '/three']) source.append(DRIVE, { type: 'folder.created', path, at: AT });
+    await dispatch({ source, store, queue }, DRIVE, { now: new Date(now) });
+    const post = async () => ({ status: 503 });
+
+    // Act: Lambda's event source, the clock jumping to the next visible message.
+    for (let round = 0; round < 1000; round++) {
+      const records = queue.receive();
+      if (records.length === 0) {
+        const next = queue.nextVisibleAt();
+        if (next === undefined) break;
+        now = Math.max(now, next);
+        continue;
+      }
+      for (const record of records) {
+        const failed = await workDeliveries({ store, post, hide: (handle, seconds) => queue.hide(handle, seconds) }, [record], { now: () => new Date(now) });
+        if (!failed.includes(record.messageId)) queue.delete(record.messageId);
+      }
+    }
+
+    // Assess: none acknowledged, so each is written off and listed, none lost unrecorded.
+    expect(queue.messages).toEqual([]);
+    expect((await store.failures(DRIVE, hook.id, 100)).map((f) => f.change.path)).toEqual(['/one', '/two', '/three']);
   });
 });
