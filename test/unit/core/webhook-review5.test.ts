@@ -111,3 +111,18 @@ describe('Webhooks review: a receiver that is down for good', () => {
     expect((await store.failures(DRIVE, hook.id, 100)).map((f) => f.change.path)).toEqual(['/one', '/two', '/three']);
   });
 });
+
+describe('Webhooks review: the limit of webhooks a drive', () => {
+  it('holds when two registrations race for the last place', async () => {
+    // Prepare: 19 webhooks, one place left.
+    const w = world();
+    for (let i = 0; i < 19; i++) await w.register(`http://127.0.0.1:9/${i}`);
+
+    // Act: two registrations at once (two Lambdas).
+    const outcomes = await Promise.allSettled([w.register('http://127.0.0.1:9/x'), w.register('http://127.0.0.1:9/y')]);
+
+    // Assess: one made, one refused; never more than 20.
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    expect(await w.store.list(DRIVE)).toHaveLength(20);
+  });
+});
