@@ -388,8 +388,9 @@ export class DriveStack extends Stack {
       // The link read by its key (GetItem) and its bucket updated (UpdateItem); then a download's reads.
       'open-link': make('open-link').allowTable(nodes, 'GetItem', 'BatchGetItem').allowObjects(bucket, 'GetObject').allowBucket(bucket, 'ListBucket'),
       // Webhooks (issue 27): the drive's items in the changes table. Registering reads the log's head (Query),
-      // stores the webhook (PutItem) and notes its drive (UpdateItem, beside the guard's bucket update).
-      'create-webhook': make('create-webhook').allowTable(changes, 'Query', 'PutItem'),
+      // stores the webhook (PutItem) and notes its drive in the hookdrives item (UpdateItem ADD); the base
+      // UpdateItem is on the access table only (the guard's bucket).
+      'create-webhook': make('create-webhook').allowTable(changes, 'Query', 'PutItem', 'UpdateItem'),
       'list-webhooks': make('list-webhooks').allowTable(changes, 'Query'),
       // The webhook deleted (DeleteItem), then its failed deliveries found (Query) and deleted (BatchWriteItem).
       'delete-webhook': make('delete-webhook').allowTable(changes, 'DeleteItem', 'Query', 'BatchWriteItem'),
