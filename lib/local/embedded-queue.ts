@@ -26,9 +26,13 @@ interface StoredMessage {
   firstReceivedAt?: number;
 }
 
-/** A message's place in the order of sends: its time, then a counter within the millisecond. */
-let sends = 0;
-const nextSequence = () => Date.now() * 1000 + (sends++ % 1000);
+/**
+ * A message's place in the order of sends: a number that only grows, at least the send's time × 1000, so
+ * that any number of sends within one millisecond (or a clock that steps back) keeps their order. Raised at
+ * start past the stored messages' highest, so that a restarted host queues after them.
+ */
+let lastSequence = 0;
+const nextSequence = () => (lastSequence = Math.max(lastSequence + 1, Date.now() * 1000));
 
 export interface EmbeddedQueues {
   /** Where SQS clients send (the gateway in front of the queues). */
@@ -68,7 +72,10 @@ export async function startEmbeddedQueues(dataDir: string, names: readonly strin
   for (const name of names) {
     await mkdir(join(root, name), { recursive: true });
     await mkdir(join(root, `${name}-dead-letters`), { recursive: true });
-    for (const message of await readMessages(join(root, name))) await store(join(root, name), { ...message, visibleAt: 0 });
+    for (const message of await readMessages(join(root, name))) {
+      if (message.sequence !== undefined) lastSequence = Math.max(lastSequence, message.sequence);
+      await store(join(root, name), { ...message, visibleAt: 0 });
+    }
   }
   const wake = new Map<string, () => void>();
   const windows = new Map<string, DeduplicationWindow>(fifo.map((name) => [name, new DeduplicationWindow()]));
