@@ -172,7 +172,7 @@ export async function dispatch(
   drive: string,
   options: { now: Date; maxPages?: number },
 ): Promise<number> {
-  const hooks = await ports.store.list(drive);
+  let hooks = await ports.store.list(drive);
   if (hooks.length === 0) return 0;
   const stored = await ports.store.position(drive);
   // A drive's first dispatch starts where its oldest webhook began: nothing before it was asked for.
@@ -182,6 +182,9 @@ export async function dispatch(
   for (let page = 0; page < (options.maxPages ?? 10); page++) {
     const read = await ports.source.read(drive, position, DISPATCH_PAGE);
     if (read.position <= position) break;
+    // The webhooks listed again after the read: one made before it (its `since` below the page's end) is in
+    // this list and gets its changes; one made after it has a `since` at or past what the read saw.
+    hooks = await ports.store.list(drive);
     const messages: DeliveryMessage[] = [];
     for (const change of read.changes) {
       const at = Number(change.id);
