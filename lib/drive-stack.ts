@@ -204,15 +204,16 @@ export class DriveStack extends Stack {
 
     // Webhook deliveries: FIFO, one message group a webhook (its deliveries one at a time, in the feed's order),
     // deduplicated by delivery id. A failed delivery is hidden for its backoff by the worker itself
-    // (ChangeMessageVisibility) for 24 hours, within the queue's 2 days; the dead-letter queue only catches a
-    // worker that crashes on a message.
+    // (ChangeMessageVisibility) for 24 hours from when it was queued (SentTimestamp), so a group behind a dead
+    // receiver is written off in turn; the queue keeps messages SQS's longest (14 days) so that none expires
+    // unrecorded. The dead-letter queue only catches a worker that crashes on a message.
     const deliveryWorker = QUEUE_WORKERS.find((w) => w.handler === 'webhook-worker')!;
     this.deliveryDeadLetters = new Queue(this, 'DeliveriesDeadLetters', { fifo: true, encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
     this.deliveries = new Queue(this, 'Deliveries', {
       fifo: true,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      retentionPeriod: Duration.days(2),
+      retentionPeriod: Duration.days(14),
       visibilityTimeout: Duration.seconds(6 * FUNCTION_SIZING[deliveryWorker.handler].timeoutSeconds),
       deadLetterQueue: { queue: this.deliveryDeadLetters, maxReceiveCount: deliveryWorker.maxReceives },
     });

@@ -5,7 +5,7 @@ export interface DeliveryRecord {
   messageId: string;
   receiptHandle: string;
   body: string;
-  attributes: { ApproximateReceiveCount: string; ApproximateFirstReceiveTimestamp: string };
+  attributes: { ApproximateReceiveCount: string; ApproximateFirstReceiveTimestamp: string; SentTimestamp: string };
 }
 
 /** Hides a received message for `seconds` (SQS's `ChangeMessageVisibility`): the backoff before its next attempt. */
@@ -53,7 +53,13 @@ export async function workDeliveries(
     }
     const now = options.now();
     const first = Number(record.attributes.ApproximateFirstReceiveTimestamp);
-    const attempt = { number: Number(record.attributes.ApproximateReceiveCount) || 1, firstAt: new Date(Number.isFinite(first) && first > 0 ? first : now.getTime()), now };
+    const sent = Number(record.attributes.SentTimestamp);
+    const attempt = {
+      number: Number(record.attributes.ApproximateReceiveCount) || 1,
+      firstAt: new Date(Number.isFinite(first) && first > 0 ? first : now.getTime()),
+      ...(Number.isFinite(sent) && sent > 0 ? { queuedAt: new Date(sent) } : {}),
+      now,
+    };
     const result = await attemptDelivery(ports, message, attempt, options.policy);
     if (result.kind === 'retry') {
       const seconds = Math.min(MAX_VISIBILITY_SECONDS, Math.ceil(result.afterMs / 1000));

@@ -208,7 +208,7 @@ export interface RetryPolicy {
   /** The wait after the first failure; each next one three times the last, up to `capMs`. */
   baseMs: number;
   capMs: number;
-  /** A delivery that fails this long after its first attempt is written off. */
+  /** A delivery that fails this long after it was queued is written off. */
   forMs: number;
 }
 
@@ -228,11 +228,17 @@ export type PostDelivery = (url: string, body: string, headers: Record<string, s
 /** How long a receiver has to acknowledge. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
-/** One attempt, as the queue's record tells it (SQS's `ApproximateReceiveCount`, `ApproximateFirstReceiveTimestamp`). */
+/** One attempt, as the queue's record tells it (SQS's `ApproximateReceiveCount`, `ApproximateFirstReceiveTimestamp`, `SentTimestamp`). */
 export interface Attempt {
   /** 1 for the first attempt. */
   number: number;
   firstAt: Date;
+  /**
+   * When the delivery was queued: the retry period counts from it, so that the deliveries waiting in a group
+   * behind one being retried are not each given their own 24 hours (the queue would drop them first).
+   * Undefined: from the first attempt.
+   */
+  queuedAt?: Date;
   now: Date;
 }
 
@@ -245,7 +251,8 @@ export type AttemptResult = { kind: 'delivered' } | { kind: 'dropped' } | { kind
 
 /**
  * Attempts one delivery: signed anew (`Drive-Signature` at this attempt's time), POSTed; a 2xx acknowledges.
- * Anything else is retried after the policy's backoff, until an attempt made `forMs` after the first fails:
+ * Anything else is retried after the policy's backoff, until an attempt made `forMs` after the delivery was
+ * queued (or, not knowing that, after the first attempt) fails:
  * then the delivery is written off as failed (listed by `GET /drive/webhooks/{id}/deliveries?status=failed`).
  */
 export async function attemptDelivery(
@@ -268,7 +275,7 @@ export async function attemptDelivery(
   const outcome = await ports.post(hook.url, body, headers, DELIVERY_TIMEOUT_MS);
   if ('status' in outcome && outcome.status >= 200 && outcome.status < 300) return { kind: 'delivered' };
   const reason = 'status' in outcome ? `answered ${outcome.status}` : outcome.error;
-  if (attempt.now.getTime() - attempt.firstAt.getTime() >= policy.forMs) {
+  if (attempt.now.getTime() - (attempt.queuedAt ?? attempt.firstAt).getTime() >= policy.forMs) {
     await ports.store.fail(message.drive, {
       id,
       webhookId: hook.id,

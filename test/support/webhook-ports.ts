@@ -97,6 +97,7 @@ interface Held {
   visibleAt: number;
   body: string;
   receiveCount: number;
+  sentAt: number;
   firstReceivedAt?: number;
 }
 
@@ -122,7 +123,7 @@ export class MemoryFifoQueue implements DeliveryQueue {
       this.sends++;
       const id = deliveryId(message);
       if (this.window.duplicate(id, this.clock.now())) continue;
-      this.messages.push({ id, groupId: message.webhookId, sequence: this.sequence++, visibleAt: this.clock.now(), body: JSON.stringify(message), receiveCount: 0 });
+      this.messages.push({ id, groupId: message.webhookId, sequence: this.sequence++, visibleAt: this.clock.now(), body: JSON.stringify(message), receiveCount: 0, sentAt: this.clock.now() });
     }
   }
 
@@ -137,7 +138,7 @@ export class MemoryFifoQueue implements DeliveryQueue {
         messageId: held.id,
         receiptHandle: `${held.id}#${held.receiveCount}`,
         body: held.body,
-        attributes: { ApproximateReceiveCount: String(held.receiveCount), ApproximateFirstReceiveTimestamp: String(held.firstReceivedAt) },
+        attributes: { ApproximateReceiveCount: String(held.receiveCount), ApproximateFirstReceiveTimestamp: String(held.firstReceivedAt), SentTimestamp: String(held.sentAt) },
       };
     });
   }
