@@ -389,12 +389,13 @@ export class DriveStack extends Stack {
       // The link read by its key (GetItem) and its bucket updated (UpdateItem); then a download's reads.
       'open-link': make('open-link').allowTable(nodes, 'GetItem', 'BatchGetItem').allowObjects(bucket, 'GetObject').allowBucket(bucket, 'ListBucket'),
       // Webhooks (issue 27): the drive's items in the changes table. Registering reads the log's head (Query),
-      // stores the webhook (PutItem) and notes its drive in the hookdrives item (UpdateItem ADD); the base
-      // UpdateItem is on the access table only (the guard's bucket).
+      // then in one transaction raises the drive's webhook count (UpdateItem), stores the webhook (PutItem) and
+      // notes its drive in the hookdrives item (UpdateItem ADD); the base UpdateItem is on the access table only.
       'create-webhook': make('create-webhook').allowTable(changes, 'Query', 'PutItem', 'UpdateItem'),
       'list-webhooks': make('list-webhooks').allowTable(changes, 'Query'),
-      // The webhook deleted (DeleteItem), then its failed deliveries found (Query) and deleted (BatchWriteItem).
-      'delete-webhook': make('delete-webhook').allowTable(changes, 'DeleteItem', 'Query', 'BatchWriteItem'),
+      // The webhook deleted (DeleteItem) and its drive's count lowered (UpdateItem) in one transaction, then its
+      // failed deliveries found (Query) and deleted (BatchWriteItem).
+      'delete-webhook': make('delete-webhook').allowTable(changes, 'DeleteItem', 'UpdateItem', 'Query', 'BatchWriteItem'),
       'list-deliveries': make('list-deliveries').allowTable(changes, 'GetItem', 'Query'),
       // A delivery: the webhook read (GetItem), a failure written off (PutItem); its backoff is the event
       // source's ChangeMessageVisibility. It reaches receivers over the internet: Lambda's own egress, no VPC.

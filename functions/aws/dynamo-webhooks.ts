@@ -2,13 +2,15 @@ import {
   type AttributeValue,
   BatchWriteItemCommand,
   ConditionalCheckFailedException,
-  DeleteItemCommand,
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
-  UpdateItemCommand,
+  TransactWriteItemsCommand,
+  TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { BATCH_ATTEMPTS, backoff } from './batches';
 import type { ChangeType } from '../core/change-source';
 import type { FailedDelivery, WebhookRecord, WebhookStore } from '../core/webhooks';
 import { CHANGES_PARTITION_KEY as PK, CHANGES_SORT_KEY as SK, CHANGES_TTL_ATTRIBUTE as TTL } from './schema';
@@ -22,10 +24,17 @@ const positionKey = (position: number) => String(position).padStart(16, '0');
 const key = (pk: string, sk: string): Record<string, AttributeValue> => ({ [PK]: { S: pk }, [SK]: { S: sk } });
 /** The one item that lists the drives that have had a webhook (`hookdrives`): the dispatcher's schedule reads it. */
 const DRIVES_KEY = key('hookdrives', '-');
+/** A transaction's cancellations that another try may get past. */
+const RETRIED = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
+/**
+ * How many webhooks the drive has (`count`), beside its webhooks rather than in the sequencer's `state#<drive>`
+ * item, which the sequencer writes whole: registering and deleting change it in the same transaction.
+ */
+const countKey = (drive: string) => key(`hookcount#${drive}`, '-');
 
 /**
  * The webhooks in the `changes` table (docs/change-feed-design.md, "Sequencing"): a drive's webhooks under
- * `hook#<drive>` by id, its dispatcher's position at `hookpos#<drive>`, each webhook's failed deliveries under
+ * `hook#<drive>` by id, how many at `hookcount#<drive>`, its dispatcher's position at `hookpos#<drive>`, each webhook's failed deliveries under
  * `dlv#<drive>#<webhook id>` by position, removed by TTL with the feed's changes.
  */
 export class DynamoWebhookStore implements WebhookStore {
@@ -34,26 +43,62 @@ export class DynamoWebhookStore implements WebhookStore {
     private readonly table: string,
   ) {}
 
-  async create(record: WebhookRecord): Promise<void> {
-    await this.client.send(
-      new PutItemCommand({
-        TableName: this.table,
-        Item: {
-          ...key(`hook#${record.drive}`, record.id),
-          url: { S: record.url },
-          path: { S: record.path },
-          types: { L: record.types.map((type) => ({ S: type })) },
-          secret: { S: record.secret },
-          createdAt: { S: record.createdAt },
-          since: { N: String(record.since) },
+  async create(record: WebhookRecord, max: number): Promise<boolean> {
+    // One transaction: the drive's count raised below `max`, the webhook put, its drive noted among those
+    // with webhooks. Registrations racing for the last place: one commits, the other's count check fails.
+    const command = new TransactWriteItemsCommand({
+      ClientRequestToken: randomUUID(),
+      TransactItems: [
+        {
+          Update: {
+            TableName: this.table,
+            Key: countKey(record.drive),
+            UpdateExpression: 'ADD #count :one',
+            ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
+            ExpressionAttributeNames: { '#count': 'count' },
+            ExpressionAttributeValues: { ':one': { N: '1' }, ':max': { N: String(max) } },
+          },
         },
-        ConditionExpression: 'attribute_not_exists(#pk)',
-        ExpressionAttributeNames: { '#pk': PK },
-      }),
-    );
-    await this.client.send(
-      new UpdateItemCommand({ TableName: this.table, Key: DRIVES_KEY, UpdateExpression: 'ADD #drives :drive', ExpressionAttributeNames: { '#drives': 'drives' }, ExpressionAttributeValues: { ':drive': { SS: [record.drive] } } }),
-    );
+        {
+          Put: {
+            TableName: this.table,
+            Item: {
+              ...key(`hook#${record.drive}`, record.id),
+              url: { S: record.url },
+              path: { S: record.path },
+              types: { L: record.types.map((type) => ({ S: type })) },
+              secret: { S: record.secret },
+              createdAt: { S: record.createdAt },
+              since: { N: String(record.since) },
+            },
+            ConditionExpression: 'attribute_not_exists(#pk)',
+            ExpressionAttributeNames: { '#pk': PK },
+          },
+        },
+        { Update: { TableName: this.table, Key: DRIVES_KEY, UpdateExpression: 'ADD #drives :drive', ExpressionAttributeNames: { '#drives': 'drives' }, ExpressionAttributeValues: { ':drive': { SS: [record.drive] } } } },
+      ],
+    });
+    return this.transact(command);
+  }
+
+  /**
+   * Runs a transaction whose first item is the one its caller's answer depends on: false when that item's
+   * condition failed. One cancelled by another transaction on its items meanwhile (registrations racing for a
+   * drive's count) or throttled is tried again, under the same token (the first try made nothing).
+   */
+  private async transact(command: TransactWriteItemsCommand): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.client.send(command);
+        return true;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const reasons = error.CancellationReasons ?? [];
+        if (reasons[0]?.Code === 'ConditionalCheckFailed') return false;
+        if (attempt === BATCH_ATTEMPTS || !reasons.some((reason) => RETRIED.has(reason.Code ?? ''))) throw error;
+        await backoff(attempt);
+      }
+    }
   }
 
   async drives(): Promise<string[]> {
@@ -87,14 +132,16 @@ export class DynamoWebhookStore implements WebhookStore {
   }
 
   async remove(drive: string, id: string): Promise<boolean> {
-    try {
-      await this.client.send(
-        new DeleteItemCommand({ TableName: this.table, Key: key(`hook#${drive}`, id), ConditionExpression: 'attribute_exists(#pk)', ExpressionAttributeNames: { '#pk': PK } }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    const deleted = await this.transact(
+      new TransactWriteItemsCommand({
+        ClientRequestToken: randomUUID(),
+        TransactItems: [
+          { Delete: { TableName: this.table, Key: key(`hook#${drive}`, id), ConditionExpression: 'attribute_exists(#pk)', ExpressionAttributeNames: { '#pk': PK } } },
+          { Update: { TableName: this.table, Key: countKey(drive), UpdateExpression: 'ADD #count :less', ExpressionAttributeNames: { '#count': 'count' }, ExpressionAttributeValues: { ':less': { N: '-1' } } } },
+        ],
+      }),
+    );
+    if (!deleted) return false;
     // Its failed deliveries go with it; any left by a failure here are taken by TTL.
     let start: Record<string, AttributeValue> | undefined;
     do {

@@ -47,15 +47,19 @@ export interface FailedDelivery {
 
 /** The webhooks of each drive, the dispatcher's position in its log, and the failed deliveries. */
 export interface WebhookStore {
-  /** Stores a new webhook (its id is fresh: no condition beyond it not being there), and notes its drive among those with webhooks. */
-  create(record: WebhookRecord): Promise<void>;
+  /**
+   * Stores a new webhook (its id is fresh: no condition beyond it not being there) and notes its drive among
+   * those with webhooks, only if the drive has fewer than `max` webhooks: the count and the check one atomic
+   * step, so that registrations racing for the last place cannot both store. False when the drive has `max`.
+   */
+  create(record: WebhookRecord, max: number): Promise<boolean>;
   /** The drives that have had a webhook: what the dispatcher's schedule follows when no nudge names a drive. */
   drives(): Promise<string[]>;
   /** The drive's webhooks, oldest first. */
   list(drive: string): Promise<WebhookRecord[]>;
   /** One webhook of the drive, or undefined. */
   get(drive: string, id: string): Promise<WebhookRecord | undefined>;
-  /** Deletes the webhook (and its failed deliveries); false if the drive had none by that id. */
+  /** Deletes the webhook (and its failed deliveries), its drive's count with it; false if the drive had none by that id. */
   remove(drive: string, id: string): Promise<boolean>;
   /** The last log position the dispatcher queued deliveries for, or undefined if it never ran on the drive. */
   position(drive: string): Promise<number | undefined>;
@@ -142,8 +146,6 @@ export async function registerWebhook(
     if (error instanceof RefusedAddressError) throw invalid(`url is refused: ${error.message}`);
     throw invalid(`url's host ${new URL(input.url).hostname} could not be resolved`);
   }
-  const existing = await ports.store.list(caller.drive);
-  if (existing.length >= MAX_WEBHOOKS_PER_DRIVE) throw invalid(`a drive may have at most ${MAX_WEBHOOKS_PER_DRIVE} webhooks; delete one first`);
   const record: WebhookRecord = {
     id: randomBytes(8).toString('hex'),
     drive: caller.drive,
@@ -154,7 +156,7 @@ export async function registerWebhook(
     createdAt: options.now.toISOString(),
     since: await ports.source.head(caller.drive),
   };
-  await ports.store.create(record);
+  if (!(await ports.store.create(record, MAX_WEBHOOKS_PER_DRIVE))) throw invalid(`a drive may have at most ${MAX_WEBHOOKS_PER_DRIVE} webhooks; delete one first`);
   return record;
 }
 

@@ -176,10 +176,10 @@ describe('DriveStack', () => {
       'create-link': ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
       'list-links': ['dynamodb:BatchGetItem', 'dynamodb:Query'],
       'revoke-link': ['dynamodb:DeleteItem', 'dynamodb:Query'],
-      // Webhooks, in the changes table: the log's head read and the webhook stored (its drive noted by the base UpdateItem).
-      'create-webhook': ['dynamodb:PutItem', 'dynamodb:Query'],
+      // Webhooks, in the changes table: the log's head read; the count raised, the webhook stored and its drive noted.
+      'create-webhook': ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
       'list-webhooks': ['dynamodb:Query'],
-      'delete-webhook': ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:Query'],
+      'delete-webhook': ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
       'list-deliveries': ['dynamodb:GetItem', 'dynamodb:Query'],
       // The link and its rate-limit bucket (the base grant), then what a download reads.
       'open-link': ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 's3:GetObject', 's3:ListBucket'],
@@ -216,10 +216,10 @@ describe('DriveStack', () => {
     for (const fn of functions) expect(Object.keys(fn.Properties.Environment?.Variables ?? {})).not.toContain('DRIVE_TRUST_LOOPBACK_ISSUERS');
   });
 
-  it('feeds webhook deliveries to their worker from an encrypted FIFO queue, a message at a time, kept 2 days, with a FIFO dead-letter queue', () => {
+  it('feeds webhook deliveries to their worker from an encrypted FIFO queue, a message at a time, kept 14 days, the most SQS keeps, with a FIFO dead-letter queue', () => {
     template.hasResourceProperties('AWS::SQS::Queue', {
       FifoQueue: true,
-      MessageRetentionPeriod: 2 * 24 * 60 * 60,
+      MessageRetentionPeriod: 14 * 24 * 60 * 60,
       VisibilityTimeout: 6 * 30,
       SqsManagedSseEnabled: true,
       RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 100 },

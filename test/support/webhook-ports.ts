@@ -46,10 +46,12 @@ export class MemoryWebhookStore implements WebhookStore {
   readonly positions = new Map<string, number>();
   readonly failed: FailedDelivery[] = [];
 
-  async create(record: WebhookRecord): Promise<void> {
+  async create(record: WebhookRecord, max: number): Promise<boolean> {
     const key = `${record.drive}#${record.id}`;
     if (this.hooks.has(key)) throw new Error('condition failed: the webhook exists');
+    if ([...this.hooks.values()].filter((hook) => hook.drive === record.drive).length >= max) return false;
     this.hooks.set(key, structuredClone(record));
+    return true;
   }
 
   async drives(): Promise<string[]> {
