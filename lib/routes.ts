@@ -5,7 +5,7 @@ import { ROUTE_SPECS, type RouteHandler, type RouteSpec } from '../functions/htt
  * The Lambda functions, one per handler module: those behind the routes (a handler may serve more than one),
  * and those a queue or a schedule runs.
  */
-export type HandlerName = RouteHandler | 'job-worker' | 'sweep' | 'consistency-check' | 'webhook-worker' | 'webhook-dispatcher';
+export type HandlerName = RouteHandler | 'job-worker' | 'sweep' | 'consistency-check' | 'sequencer' | 'webhook-worker' | 'webhook-dispatcher';
 
 /**
  * One route and the handler module behind it; the CDK stack and the local host both read this. Each is taken
@@ -129,6 +129,12 @@ export const QUEUE_WORKERS: readonly QueueWorker[] = [
   // crashes on a message, not a receiver that fails.
   { handler: 'webhook-worker', entry: 'functions/webhook-worker.ts', queue: 'deliveries', maxReceives: 100, fifo: true },
 ];
+
+/**
+ * The change feed's sequencer (docs/change-feed-design.md): fed the nodes table's stream, by an event source
+ * mapping in AWS and by the local host's tap of its embedded DynamoDB.
+ */
+export const SEQUENCER = { handler: 'sequencer', entry: 'functions/sequencer.ts' } as const;
 
 /** Request types API Gateway passes to the function base64-encoded, bytes intact. */
 export const BINARY_MEDIA_TYPES: readonly string[] = ['multipart/form-data', 'application/octet-stream'];

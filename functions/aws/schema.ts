@@ -19,7 +19,8 @@ export const UPLOADS_PARTITION_KEY = 'id';
 export const UPLOADS_TTL_ATTRIBUTE = 'expiresAt';
 /**
  * The `changes` table (issue 27; docs/change-feed-design.md, "Sequencing"): a drive's log under `<drive>`, its
- * sequencer state, move marks, and the webhooks' items (`hook#<drive>`, `hookpos#<drive>`, `dlv#<drive>#<id>`).
+ * sequencer state, move marks, and the webhooks' items (`hook#<drive>`, `hookcount#<drive>`, `hookpos#<drive>`,
+ * `dlv#<drive>#<id>`).
  */
 export const CHANGES_PARTITION_KEY = 'pk';
 export const CHANGES_SORT_KEY = 'sk';

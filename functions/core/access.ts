@@ -8,7 +8,7 @@ import { DriveError, conflict, forbidden } from './errors';
  * so is `token`, the bucket of the keyless token exchange, which no role holds; `webhooks` (registering,
  * listing and deleting webhooks and reading their failed deliveries) is issue 27's, admin only.
  */
-export type Permission = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links' | 'whoami' | 'token' | 'webhooks';
+export type Permission = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links' | 'whoami' | 'token' | 'changes' | 'webhooks';
 
 /**
  * Requests per minute per API key (spec section 8; `keys`, `jobs`, `links` and `whoami` are ours: a client
@@ -28,6 +28,9 @@ export const SPEC_RATE_LIMITS: Readonly<Record<Permission, number>> = {
   links: 100,
   whoami: 60,
   token: 60,
+  // The change feed: a follower long-polling is answered at most four times a second while changes trickle in
+  // (a wait that found one lingers 250 ms for more), about 240 a minute; one fits, with room for a second.
+  changes: 300,
   webhooks: 60,
 };
 
@@ -37,10 +40,10 @@ export type Role = 'admin' | 'read-write' | 'read-only' | 'upload-only';
 // Every role may ask what it may do (`whoami`): the answer tells a key only of itself.
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
   // Webhooks are admin only: a webhook is sent every change of its subtree, whichever key made it.
-  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'keys', 'jobs', 'links', 'whoami', 'webhooks'],
-  'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'jobs', 'links', 'whoami'],
-  // A link hands out what the key may read, so the roles that may read may share.
-  'read-only': ['download', 'list', 'links', 'whoami'],
+  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'keys', 'jobs', 'links', 'whoami', 'changes', 'webhooks'],
+  'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'jobs', 'links', 'whoami', 'changes'],
+  // A link hands out what the key may read, so the roles that may read may share; and follow the change feed.
+  'read-only': ['download', 'list', 'links', 'whoami', 'changes'],
   // A job that pushes files: it may make the folders its uploads make anyway, and nothing it cannot undo.
   'upload-only': ['upload', 'create-folder', 'whoami'],
 };

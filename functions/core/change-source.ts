@@ -5,9 +5,10 @@
  * `MemoryChangeSource` (test/support/webhook-ports.ts).
  */
 
-/** The seven kinds of change, as the contract names them. */
-export const CHANGE_TYPES = ['file.created', 'file.replaced', 'file.deleted', 'file.moved', 'folder.created', 'folder.deleted', 'folder.moved'] as const;
-export type ChangeType = (typeof CHANGE_TYPES)[number];
+import { CHANGE_TYPES, type ChangeType } from './changes/change-log';
+
+/** The seven kinds of change, as the contract names them: the feed's (functions/core/changes/change-log.ts). */
+export { CHANGE_TYPES, type ChangeType };
 
 /**
  * One change as the contract renders it: `id` is its position in the drive's log (as a string), `at` when the
@@ -51,8 +52,9 @@ export function within(subtree: string, path: string): boolean {
 
 /**
  * The change as a follower of `subtree` sees it, or undefined if it lies outside: a move into the subtree
- * from outside is a creation at `path`, a move out a deletion at `from` (so that the follower learns no path
- * outside the subtree and its state stays right), as the feed renders them (docs/change-feed-design.md, "Scope").
+ * from outside is a creation at `path`, a move out a deletion at `from` whose entry stands at `from` too (so
+ * that the follower learns no path outside the subtree and its state stays right), exactly as the feed
+ * renders them (functions/core/changes/feed.ts, `inSubtree`; docs/change-feed-design.md, "Scope").
  */
 export function inScope(change: Change, subtree: string): Change | undefined {
   const here = within(subtree, change.path);
@@ -64,8 +66,9 @@ export function inScope(change: Change, subtree: string): Change | undefined {
   const { from: _from, ...rest } = change;
   if (here) return { ...rest, type: `${kind}.created` };
   if (there) {
-    const { file: _file, folder: _folder, ...bare } = rest;
-    return { ...bare, type: `${kind}.deleted`, path: from };
+    const { file, folder, ...bare } = rest;
+    const at = (entry: Record<string, unknown>) => ({ ...entry, ...('name' in entry ? { name: from.slice(from.lastIndexOf('/') + 1) } : {}), ...('path' in entry ? { path: from } : {}) });
+    return { ...bare, type: `${kind}.deleted`, path: from, ...(file ? { file: at(file) } : {}), ...(folder ? { folder: at(folder) } : {}) };
   }
   return undefined;
 }

@@ -3,6 +3,7 @@ import {
   ERROR_CODES,
   type Static,
   array,
+  boolean,
   component,
   constant,
   enumOf,
@@ -11,7 +12,6 @@ import {
   nullable,
   object,
   oneOf,
-  openObject,
   optional,
   ref,
   string,
@@ -131,6 +131,31 @@ export const Job = component(
   }),
 );
 export const JobAnswer = component('JobAnswer', object({ job: ref(Job) }));
+export const ChangeType = component('ChangeType', R.ChangeType);
+export const Change = component(
+  'Change',
+  object(
+    {
+      id: string('The change\'s place in the drive\'s feed (unique in the drive).'),
+      type: ref(ChangeType),
+      path: PATH,
+      at: timestamp('When the write was made (a delete: to the second).'),
+      from: optional(string('The old path of a move.')),
+      file: optional(ref(FileEntry)),
+      folder: optional(ref(FolderEntry)),
+    },
+    'One change in the drive: a file\'s (with `file` as GET /drive/list gives it, `etag` included) or a folder\'s (with `folder`); a move with `from`.',
+  ),
+);
+export const ChangesPage = component(
+  'ChangesPage',
+  object({
+    changes: array(ref(Change)),
+    next_cursor: string('Pass as `cursor` for the changes after these (the same position when there were none).'),
+    has_more: boolean('More changes wait: ask again at once.'),
+  }),
+);
+export const ChangesCursor = component('ChangesCursor', object({ cursor: string('A cursor at the feed\'s present position, for GET /drive/changes.') }));
 export const Role = component('Role', R.Role);
 export const Whoami = component('Whoami', object({ role: ref(Role), prefix: PATH, drive: string('The drive the key belongs to.'), key_id: string('The key\'s id (never its secret).') }));
 export const PartUrl = component('PartUrl', object({ number: integer('The part number, from 1.', { minimum: 1 }), url: string('A presigned S3 URL to PUT the part\'s bytes to.', { format: 'uri' }) }));
@@ -251,22 +276,6 @@ export const RevokedLinks = component(
   }),
 );
 
-export const ChangeType = component('ChangeType', R.ChangeType);
-export const Change = component(
-  'Change',
-  object(
-    {
-      id: string('Its position in the drive\'s log, as a string: unique in the drive, rising.'),
-      type: ref(ChangeType),
-      path: PATH,
-      at: timestamp('When the write happened.'),
-      from: optional(string('A move\'s old path.')),
-      file: optional(openObject({})),
-      folder: optional(openObject({})),
-    },
-    'One change of the drive: a file or folder created, replaced, deleted or moved. `file` is the File as GET /drive/list gives it, `folder` the folder, as they stand after the change.',
-  ),
-);
 const WEBHOOK_ID = { pattern: '^[0-9a-f]{16}$' };
 export const Webhook = component(
   'Webhook',
@@ -292,7 +301,7 @@ export const Delivery = component(
     last_status: nullable(integer('The last attempt\'s HTTP status (null when it got none).')),
     last_error: string('What went wrong with the last attempt.'),
     first_attempt_at: timestamp('When it was first POSTed.'),
-    failed_at: timestamp('When it was given up: its last attempt, 24 hours or more after the first.'),
+    failed_at: timestamp('When it was given up: its last attempt, 24 hours or more after the delivery was queued.'),
   }),
 );
 export const DeliveryList = component('DeliveryList', object({ deliveries: array(ref(Delivery)) }));
@@ -314,8 +323,8 @@ export const CreateWebhookRequest = component('CreateWebhookRequest', R.CreateWe
 /** The TypeScript type of each wire shape, by its component name in the document. */
 export type Wire<K extends keyof typeof SHAPES> = Static<(typeof SHAPES)[K]>;
 const SHAPES = {
-  ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, Job, JobAnswer, Role, Whoami, PartUrl, DirectDownload,
+  ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, Job, JobAnswer, ChangeType, Change, ChangesPage, ChangesCursor, Role, Whoami, PartUrl, DirectDownload,
   UploadSession, PartUrlPage, AbortedUpload, ApiKey, KeyList, CreatedKey, RevokedKey, CreatedLink, Link, LinkList, RevokedLink, RevokedLinks, UploadTarget, UploadForm, CreateFolderRequest, DeleteFilesRequest, TransferRequest,
   StartUploadRequest, CompleteUploadRequest, CreateKeyRequest, CreateLinkRequest, TrustRole, TrustRule, TrustAnswer, TrustList, MintedKey, CreateTrustRequest, TokenRequest,
-  ChangeType, Change, Webhook, CreatedWebhook, WebhookList, DeletedWebhook, Delivery, DeliveryList, CreateWebhookRequest,
+  Webhook, CreatedWebhook, WebhookList, DeletedWebhook, Delivery, DeliveryList, CreateWebhookRequest,
 };

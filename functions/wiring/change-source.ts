@@ -1,39 +1,27 @@
-import { QueryCommand } from '@aws-sdk/client-dynamodb';
-import { CHANGES_PARTITION_KEY as PK, CHANGES_SORT_KEY as SK } from '../aws/schema';
-import { setting } from '../config';
+import { readChanges } from '../core/changes/change-log';
+import { encodeCursor } from '../core/changes/feed';
 import type { ChangeSource } from '../core/change-source';
+import { changeView } from '../http/views';
 import { log } from '../telemetry/log';
-import { dynamodb } from './dynamodb';
+import { changeLog } from './change-log';
 
 /**
- * The drive's log as the webhooks read it (functions/core/change-source.ts). `head` and `cursor` follow the
- * design's layout (a change under `<drive>`, its position a 16-digit sort key; the cursor base64url JSON);
- * `read` is the change feed's own reader, which this wiring hands on once the feed (branch c27-feed) is
- * merged: until then the dispatcher has nothing to follow, and says so once a container.
+ * The drive's log as the webhooks read it (functions/core/change-source.ts): the change feed's own reader
+ * (`readChanges` over the `changes` table, contiguous, a change in flight ending the read), its changes
+ * rendered as GET /drive/changes renders them (`changeView`), and its cursors.
  */
-let warned = false;
 export const changeSource: ChangeSource = {
-  async head(drive) {
-    const page = await dynamodb.send(
-      new QueryCommand({
-        TableName: setting('changesTable'),
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': PK },
-        ExpressionAttributeValues: { ':pk': { S: drive } },
-        ScanIndexForward: false,
-        Limit: 1,
-        ConsistentRead: true,
-      }),
-    );
-    const last = page.Items?.[0]?.[SK]?.S;
-    return last === undefined ? 0 : Number(last);
+  head: (drive) => changeLog.newest(drive),
+  async read(drive, after, limit) {
+    const found = await readChanges(changeLog, drive, after, limit);
+    if (found.expired) {
+      // The dispatcher fell further behind than the log keeps (it was down for days): the changes after `after`
+      // are gone. It goes on from the oldest change held rather than stop there for good.
+      const [oldest] = await changeLog.read(drive, after, 1);
+      log('ERROR', 'webhook changes expired before they were dispatched; skipped to the oldest change kept', { drive, after, next: oldest?.position });
+      return { changes: [], position: oldest ? oldest.position - 1 : after };
+    }
+    return { changes: found.changes.map(changeView), position: found.position };
   },
-  async read(_drive, after) {
-    if (!warned) log('WARN', 'the change feed is not wired to the webhooks yet (functions/wiring/change-source.ts): nothing is dispatched');
-    warned = true;
-    return { changes: [], position: after };
-  },
-  cursor(drive, subtree, position, now) {
-    return Buffer.from(JSON.stringify({ v: 1, d: drive, p: subtree, s: position, t: Math.floor(now.getTime() / 1000) })).toString('base64url');
-  },
+  cursor: (drive, subtree, position, now) => encodeCursor({ drive, subtree, position, at: Math.floor(now.getTime() / 1000) }),
 };

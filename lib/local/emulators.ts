@@ -26,10 +26,13 @@ import { type ListingStore, listingsThroughDeletes } from './s3rver-listing';
 import { type CopyingStore, faithfulCopies, uploadPartCopy } from './s3rver-copy';
 import { type MetadataStore, conditionalReads } from './s3rver-conditional';
 import { dynamoTransactions, recoverTransactions } from './dynamo-transactions';
+import { streamTap } from './dynamo-stream';
 import { openDataDir } from './data-dir';
 import { makeSocketDir } from './socket-dir';
 import { ACCESS_PARTITION_KEY, CHANGES_PARTITION_KEY, CHANGES_SORT_KEY, KEYS_BY_DRIVE_INDEX, LINKS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY } from '../../functions/aws/schema';
 
+/** Where the embedded DynamoDB's streams are appended, in the data dir (lib/local/dynamo-stream.ts). */
+export const STREAM_DIR = 'dynamodb-stream';
 /** Names the local host gives its tables and bucket. */
 export const LOCAL_RESOURCES = { nodesTable: 'drive-nodes', accessTable: 'drive-access', uploadsTable: 'drive-uploads', changesTable: 'drive-changes', bucket: 'drive-files' } as const;
 
@@ -193,7 +196,9 @@ export async function startEmbeddedDynamo(dataDir: string): Promise<{ endpoint: 
   // Before any request: a host killed mid-transaction left its writes half-applied.
   const walDir = join(dataDir, 'dynamodb-transactions');
   await recoverTransactions(socketPath, walDir);
-  const gateway = await startGateway({ service: 'dynamodb', socketPath, region: LOCAL_REGION, credentials, transactions: dynamoTransactions(socketPath, walDir) });
+  // The nodes table's stream, as the stack's (lib/local/dynamo-stream.ts): the change feed's source.
+  const tap = streamTap(join(dataDir, STREAM_DIR), [LOCAL_RESOURCES.nodesTable]);
+  const gateway = await startGateway({ service: 'dynamodb', socketPath, region: LOCAL_REGION, credentials, transactions: dynamoTransactions(socketPath, walDir, tap) });
   const close = async () => {
     await gateway.close();
     await new Promise<void>((resolve) => dynamo.close(() => resolve()));

@@ -186,11 +186,12 @@ describe('Webhooks: delivery to a receiver on loopback', () => {
       await dispatch(w, DRIVE, { now: new Date(w.clock.now()) });
       await w.pump();
 
-      // Assess: the move in is a creation at /a/x, the move out a deletion at /a/x; nothing else.
+      // Assess: the move in is a creation at /a/x, the move out a deletion at /a/x whose file stands at /a/x, as
+      // the feed renders it for a follower of /a (functions/core/changes/feed.ts, inSubtree); nothing else.
       const got = r.arrivals.map((a) => (JSON.parse(a.rawBody) as { change: Change }).change);
       expect(got).toEqual([
         { id: '2', type: 'file.created', path: '/a/x', at, file: file('/a/x') },
-        { id: '4', type: 'file.deleted', path: '/a/x', at },
+        { id: '4', type: 'file.deleted', path: '/a/x', at, file: { ...file('/c/x'), name: 'x', path: '/a/x' } },
       ]);
     } finally {
       await r.close();
