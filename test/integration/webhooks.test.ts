@@ -11,8 +11,9 @@ import { type RunningHost, startHost, stopHost, untilHost } from '../support/loc
 // Webhooks on the local host (issue 27): the routes (admin only; https or loopback URLs; an address that is
 // not public refused), and a delivery handed to the embedded FIFO queue as the dispatcher queues it, POSTed
 // signed by the worker to a receiver on loopback, retried, and written off after the retry period (1 s here,
-// 24 hours by default) into GET /drive/webhooks/{id}/deliveries?status=failed. The dispatcher's own following
-// of the log is tested on memory ports (test/unit/core/webhook-delivery.test.ts) until the change feed is wired.
+// 24 hours by default) into GET /drive/webhooks/{id}/deliveries?status=failed. The dispatcher following the
+// change feed's log end to end: test/integration/webhooks-feed.test.ts; its rules on memory ports:
+// test/unit/core/webhook-delivery.test.ts.
 
 const ADMIN = 'hooks-admin-29hVHaTbDrEgNFVFcigNCYZW';
 const WRITER = 'hooks-writer-H2WYbhMyZ9SZaRESTDG4FsW';
