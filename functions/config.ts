@@ -93,7 +93,7 @@ export const SETTINGS = {
   }),
   changesTable: entry({
     name: 'DRIVE_CHANGES_TABLE', type: 'table name', default: 'required', readBy: ['handler', 'stack', 'local host'],
-    description: "the change feed's log: each drive's changes, its sequencer's state and the marks of file moves",
+    description: "the change feed's log: each drive's changes, its sequencer's state and the marks of file moves; and the webhooks, their dispatcher's position and their failed deliveries",
     parse: required,
   }),
   bucket: entry({
@@ -104,6 +104,11 @@ export const SETTINGS = {
   jobQueueUrl: entry({
     name: 'DRIVE_JOB_QUEUE_URL', type: 'URL', default: 'required to send a job', readBy: ['handler', 'stack', 'local host'],
     description: 'the queue that feeds the job worker; read at the first send, so functions that never send need none',
+    parse: required,
+  }),
+  deliveryQueueUrl: entry({
+    name: 'DRIVE_DELIVERY_QUEUE_URL', type: 'URL', default: 'required to dispatch webhooks', readBy: ['handler', 'stack', 'local host'],
+    description: "the FIFO queue of webhook deliveries, one message group a webhook; read at the first send",
     parse: required,
   }),
   dynamodbEndpoint: entry({
@@ -142,6 +147,21 @@ export const SETTINGS = {
     name: 'DRIVE_TRUST_LOOPBACK_ISSUERS', type: '`1` or unset', default: 'unset (the local host sets `1`; the stack never does)', readBy: ['handler', 'local host', 'keys tool'],
     description: 'lets trust rules name http://127.0.0.1:<port> and http://localhost:<port> issuers besides https ones, so that an issuer on the same machine can be trusted',
     parse: (raw: string | undefined): boolean => raw === '1',
+  }),
+  webhookAllowLoopback: entry({
+    name: 'DRIVE_WEBHOOK_ALLOW_LOOPBACK', type: '`1` or unset', default: 'unset (the local host sets `1`; the stack never does)', readBy: ['handler', 'local host'],
+    description: 'lets webhooks name http://127.0.0.1:<port> and http://localhost:<port> (delivered to loopback only) besides https URLs with public addresses',
+    parse: (raw: string | undefined): boolean => raw === '1',
+  }),
+  webhookRetryBaseMs: entry({
+    name: 'DRIVE_WEBHOOK_RETRY_BASE_MS', type: 'positive whole number', default: '10000', unit: 'milliseconds', readBy: ['handler'],
+    description: "the wait before a failed webhook delivery's second attempt; each next wait is three times the last, up to 2 hours",
+    parse: positiveWholeNumber,
+  }),
+  webhookRetryForSeconds: entry({
+    name: 'DRIVE_WEBHOOK_RETRY_FOR_SECONDS', type: 'positive whole number', default: '86400', unit: 'seconds', readBy: ['handler'],
+    description: 'how long after its first attempt a webhook delivery that keeps failing is written off as failed (listed by GET /drive/webhooks/{id}/deliveries?status=failed)',
+    parse: positiveWholeNumber,
   }),
   apiScheme: entry({
     name: 'DRIVE_API_SCHEME', type: '`https` or `http`', default: 'https', readBy: ['handler', 'local host'],

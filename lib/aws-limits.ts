@@ -92,6 +92,15 @@ export const FUNCTION_SIZING: Record<HandlerName, { memorySize: number; timeoutS
   'revoke-link': { memorySize: 256, timeoutSeconds: 29 },
   // Streams a file as download does, for up to a stream's 15 minutes.
   'open-link': { memorySize: 512, timeoutSeconds: AWS_LIMITS.streamedTimeoutSeconds },
+  // Webhooks: one item each, or a Query of a drive's; registering resolves the URL's host once.
+  'create-webhook': { memorySize: 256, timeoutSeconds: 29 },
+  'list-webhooks': { memorySize: 256, timeoutSeconds: 29 },
+  'delete-webhook': { memorySize: 256, timeoutSeconds: 29 },
+  'list-deliveries': { memorySize: 256, timeoutSeconds: 29 },
+  // One delivery a message: a POST the receiver has 10 s to answer, and the webhook's item read.
+  'webhook-worker': { memorySize: 256, timeoutSeconds: 30 },
+  // Reads up to 10 pages of 100 changes a drive and queues their deliveries.
+  'webhook-dispatcher': { memorySize: 256, timeoutSeconds: 60 },
   // Answers from files held in memory.
   dashboard: { memorySize: 256, timeoutSeconds: 10 },
   // Renders a document of about 60 KB from constants.

@@ -108,6 +108,9 @@ export class DriveStack extends Stack {
   readonly alarms: Alarm[] = [];
   /** Delete-job messages the worker failed five times; the alarm `JobsDeadLettered` watches it. */
   readonly deadLetters: Queue;
+  /** Webhook deliveries (FIFO, one message group a webhook), and those the worker crashed on 100 times (`DeliveriesDeadLettered`). */
+  readonly deliveries: Queue;
+  readonly deliveryDeadLetters: Queue;
   readonly functions: Record<HandlerName, DriveFunction>;
   /** The topic every alarm of the stack notifies, alarms added after this constructor included (lib/alarm-topic.ts). */
   readonly alarmTopic: Topic;
@@ -161,7 +164,8 @@ export class DriveStack extends Stack {
       // Every write of a record or folder, by anyone, once and in order per item: the change feed's source.
       stream: StreamViewType.NEW_AND_OLD_IMAGES,
     });
-    // The change feed's log: each drive's changes by position, its sequencer's state, the marks of file moves.
+    // The change feed's log (docs/change-feed-design.md): each drive's changes by position, its sequencer's state,
+    // the marks of file moves; and the webhooks beside it (their count, dispatcher position, failed deliveries).
     const changes = new Table(this, 'Changes', {
       ...tableDefaults,
       partitionKey: { name: CHANGES_PARTITION_KEY, type: AttributeType.STRING },
@@ -204,6 +208,22 @@ export class DriveStack extends Stack {
     });
     this.deadLetters = deadLetters;
 
+    // Webhook deliveries: FIFO, one message group a webhook (its deliveries one at a time, in the feed's order),
+    // deduplicated by delivery id. A failed delivery is hidden for its backoff by the worker itself
+    // (ChangeMessageVisibility) for 24 hours from when it was queued (SentTimestamp), so a group behind a dead
+    // receiver is written off in turn; the queue keeps messages SQS's longest (14 days) so that none expires
+    // unrecorded. The dead-letter queue only catches a worker that crashes on a message.
+    const deliveryWorker = QUEUE_WORKERS.find((w) => w.handler === 'webhook-worker')!;
+    this.deliveryDeadLetters = new Queue(this, 'DeliveriesDeadLetters', { fifo: true, encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    this.deliveries = new Queue(this, 'Deliveries', {
+      fifo: true,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      visibilityTimeout: Duration.seconds(6 * FUNCTION_SIZING[deliveryWorker.handler].timeoutSeconds),
+      deadLetterQueue: { queue: this.deliveryDeadLetters, maxReceiveCount: deliveryWorker.maxReceives },
+    });
+
     // The functions' environment, named through the one table of settings (functions/config.ts).
     const metricsEnvironment = environmentOf({ metricsNamespace: this.metrics.namespace, metricsService: this.metrics.service });
     const environment = {
@@ -219,6 +239,7 @@ export class DriveStack extends Stack {
         keyCacheSeconds: '30',
         corsOrigins: corsOrigins.length > 0 ? corsOrigins.join(',') : undefined,
         jobQueueUrl: jobsQueue.queueUrl,
+        deliveryQueueUrl: this.deliveries.queueUrl,
       }),
       ...metricsEnvironment,
     };
@@ -379,6 +400,23 @@ export class DriveStack extends Stack {
       'revoke-link': make('revoke-link').allowTable(access, 'Query', 'DeleteItem'),
       // The link read by its key (GetItem) and its bucket updated (UpdateItem); then a download's reads.
       'open-link': make('open-link').allowTable(nodes, 'GetItem', 'BatchGetItem').allowObjects(bucket, 'GetObject').allowBucket(bucket, 'ListBucket'),
+      // Webhooks (issue 27): the drive's items in the changes table. Registering reads the log's head (Query),
+      // then in one transaction raises the drive's webhook count (UpdateItem), stores the webhook (PutItem) and
+      // notes its drive in the hookdrives item (UpdateItem ADD); the base UpdateItem is on the access table only.
+      'create-webhook': make('create-webhook').allowTable(changes, 'Query', 'PutItem', 'UpdateItem'),
+      'list-webhooks': make('list-webhooks').allowTable(changes, 'Query'),
+      // The webhook deleted (DeleteItem) and its drive's count lowered (UpdateItem) in one transaction, then its
+      // failed deliveries found (Query) and deleted (BatchWriteItem).
+      'delete-webhook': make('delete-webhook').allowTable(changes, 'DeleteItem', 'UpdateItem', 'Query', 'BatchWriteItem'),
+      'list-deliveries': make('list-deliveries').allowTable(changes, 'GetItem', 'Query'),
+      // A delivery: the webhook read (GetItem), a failure written off (PutItem); its backoff is the event
+      // source's ChangeMessageVisibility. It reaches receivers over the internet: Lambda's own egress, no VPC.
+      'webhook-worker': this.queueWorker(deliveryWorker, this.deliveries, environment, logRetention, { logLevel, platformLogs }).allowTable(changes, 'GetItem', 'PutItem'),
+      // The drives with webhooks and each drive's webhooks and position read (GetItem, Query), the log read
+      // (Query), the position advanced (PutItem), the deliveries sent.
+      'webhook-dispatcher': this.scheduled(SCHEDULED.find((fn) => fn.handler === 'webhook-dispatcher')!, environment, logRetention, { logLevel, platformLogs })
+        .allowTable(changes, 'GetItem', 'Query', 'PutItem')
+        .allowSend(this.deliveries),
       dashboard,
       openapi,
       // The journal (Scan, BatchWriteItem) and the stalled jobs (the same Scan), sent again.
@@ -609,6 +647,16 @@ export class DriveStack extends Stack {
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
         alarmDescription: 'A delete job step failed five times; its job stays running and the sweep sends it again, but something keeps failing it',
+      }),
+    );
+    this.alarms.push(
+      new Alarm(this, 'DeliveriesDeadLettered', {
+        metric: this.deliveryDeadLetters.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: 'The webhook worker crashed on a delivery 100 times (a receiver that fails is retried and written off by the worker itself, not here); that webhook\'s later deliveries went on without it',
       }),
     );
     this.alarms.push(

@@ -5,7 +5,7 @@ import { ROUTE_SPECS, type RouteHandler, type RouteSpec } from '../functions/htt
  * The Lambda functions, one per handler module: those behind the routes (a handler may serve more than one),
  * and those a queue or a schedule runs.
  */
-export type HandlerName = RouteHandler | 'job-worker' | 'sweep' | 'consistency-check' | 'sequencer';
+export type HandlerName = RouteHandler | 'job-worker' | 'sweep' | 'consistency-check' | 'sequencer' | 'webhook-worker' | 'webhook-dispatcher';
 
 /**
  * One route and the handler module behind it; the CDK stack and the local host both read this. Each is taken
@@ -99,6 +99,8 @@ export const SCHEDULED: readonly ScheduledFunction[] = [
   { handler: 'sweep', entry: 'functions/sweep.ts', everyMinutes: 5 },
   // A slice of fsck a run (functions/core/consistency-check.ts); the stack's rate comes from cdk context.
   { handler: 'consistency-check', entry: 'functions/consistency-check.ts', everyMinutes: 24 * 60, localTimer: 'localFsckSeconds' },
+  // Queues webhook deliveries for changes whose nudge from the sequencer was lost (functions/core/webhooks.ts).
+  { handler: 'webhook-dispatcher', entry: 'functions/webhook-dispatcher.ts', everyMinutes: 1 },
 ];
 
 /**
@@ -112,11 +114,20 @@ export interface QueueWorker {
   queue: string;
   /** Deliveries of one message before it goes to the dead-letter queue. */
   maxReceives: number;
+  /**
+   * A FIFO queue: messages of one group go one at a time, in order, and a deduplication id is remembered for
+   * 5 minutes (SQS FIFO in the stack; the embedded queue keeps the same rules, lib/local/fifo.ts).
+   */
+  fifo?: true;
 }
 
 export const QUEUE_WORKERS: readonly QueueWorker[] = [
   // Finishes recursive deletes too big for one request (functions/core/delete-folder.ts).
   { handler: 'job-worker', entry: 'functions/job-worker.ts', queue: 'jobs', maxReceives: 5 },
+  // Delivers webhooks (functions/core/delivery-worker.ts), one message group a webhook. Its own retries are
+  // by ChangeMessageVisibility for 24 hours, about 20 receives; the dead-letter queue catches a worker that
+  // crashes on a message, not a receiver that fails.
+  { handler: 'webhook-worker', entry: 'functions/webhook-worker.ts', queue: 'deliveries', maxReceives: 100, fifo: true },
 ];
 
 /**

@@ -13,3 +13,4 @@ export { ContentEtagHash, contentEtag, etagForm, fileContentEtag, multipartEtag,
 export type { Clock } from './rate-limit-pacer';
 export { githubActionsToken, tokenFile } from './oidc';
 export type { OidcOptions, TokenProvider } from './oidc';
+export { verify as verifyWebhook } from './webhook-verify';

@@ -17,8 +17,12 @@ export const ACCESS_TTL_ATTRIBUTE = 'expiresAt';
 export const UPLOADS_PARTITION_KEY = 'id';
 /** Epoch seconds after which DynamoDB's TTL may remove an upload session. */
 export const UPLOADS_TTL_ATTRIBUTE = 'expiresAt';
-/** The change log (docs/change-feed-design.md): a drive's changes, its sequencer's state, move marks. */
+/**
+ * The `changes` table (issue 27; docs/change-feed-design.md, "Sequencing"): a drive's log under `<drive>`, its
+ * sequencer state, move marks, and the webhooks' items (`hook#<drive>`, `hookcount#<drive>`, `hookpos#<drive>`,
+ * `dlv#<drive>#<id>`).
+ */
 export const CHANGES_PARTITION_KEY = 'pk';
 export const CHANGES_SORT_KEY = 'sk';
-/** Epoch seconds after which DynamoDB's TTL may remove a change or a move mark. */
+/** Epoch seconds after which DynamoDB's TTL may remove a change, a move mark or a failed delivery. */
 export const CHANGES_TTL_ATTRIBUTE = 'expiresAt';

@@ -5,9 +5,10 @@ import { DriveError, conflict, forbidden } from './errors';
  * What a route asks of a key, and the family of routes that shares one rate-limit bucket per key: move, copy
  * and deleting files are all `files`. `keys` (the admin routes), `jobs` (reading a job), `files`, `links`
  * (making, listing and revoking share links) and `whoami` (what the caller's key may do) are extensions, and
- * so is `token`, the bucket of the keyless token exchange, which no role holds.
+ * so is `token`, the bucket of the keyless token exchange, which no role holds; `webhooks` (registering,
+ * listing and deleting webhooks and reading their failed deliveries) is issue 27's, admin only.
  */
-export type Permission = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links' | 'whoami' | 'token' | 'changes';
+export type Permission = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links' | 'whoami' | 'token' | 'changes' | 'webhooks';
 
 /**
  * Requests per minute per API key (spec section 8; `keys`, `jobs`, `links` and `whoami` are ours: a client
@@ -30,6 +31,7 @@ export const SPEC_RATE_LIMITS: Readonly<Record<Permission, number>> = {
   // The change feed: a follower long-polling is answered at most four times a second while changes trickle in
   // (a wait that found one lingers 250 ms for more), about 240 a minute; one fits, with room for a second.
   changes: 300,
+  webhooks: 60,
 };
 
 /** What a key may do (an extension of the spec): each role's permissions are in `ROLE_PERMISSIONS`. */
@@ -37,7 +39,8 @@ export type Role = 'admin' | 'read-write' | 'read-only' | 'upload-only';
 
 // Every role may ask what it may do (`whoami`): the answer tells a key only of itself.
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
-  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'keys', 'jobs', 'links', 'whoami', 'changes'],
+  // Webhooks are admin only: a webhook is sent every change of its subtree, whichever key made it.
+  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'keys', 'jobs', 'links', 'whoami', 'changes', 'webhooks'],
   'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'jobs', 'links', 'whoami', 'changes'],
   // A link hands out what the key may read, so the roles that may read may share; and follow the change feed.
   'read-only': ['download', 'list', 'links', 'whoami', 'changes'],

@@ -47,6 +47,7 @@ const ACTION: Record<Permission, string> = {
   whoami: 'say what it may do',
   token: 'exchange identity tokens',
   changes: 'follow the change feed',
+  webhooks: 'manage webhooks',
 };
 
 /** How often a warm container records a key's use: "last used" is accurate to about this. */

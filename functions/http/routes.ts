@@ -45,6 +45,10 @@ export type RouteHandler =
   | 'list-links'
   | 'revoke-link'
   | 'open-link'
+  | 'create-webhook'
+  | 'list-webhooks'
+  | 'delete-webhook'
+  | 'list-deliveries'
   | 'dashboard'
   | 'openapi'
   | 'changes';
@@ -136,6 +140,10 @@ const PARTS = [
   { number: 2, url: 'https://drive-bucket.s3.amazonaws.com/u/2c4e6a8b?partNumber=2&uploadId=abc&X-Amz-Signature=5d2e8f' },
 ];
 const LINK: Static<typeof S.Link> = { id: LINK_ID, path: '/reports/q3.pdf', created_at: AT, expires_at: '2026-03-09T09:30:00.000Z', created_by: KEY_ID };
+
+const WEBHOOK_ID = '7d3f5b1a9c2e4680';
+const WEBHOOK: Static<typeof S.Webhook> = { id: WEBHOOK_ID, url: 'https://hooks.example.com/drive', path: '/reports', types: ['file.created', 'file.replaced'], created_at: AT };
+const CHANGE: Static<typeof S.Change> = { id: '1042', type: 'file.created', path: '/reports/q3.pdf', at: AT, file: { ...FILE_ENTRY, etag: 'a3f5c7e9b1d3f5a7c9e1b3d5f7a9c1e3' } };
 
 const DIRECT: Static<typeof S.DirectDownload> = {
   url: 'https://drive-bucket.s3.us-east-1.amazonaws.com/default/6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f?response-content-disposition=attachment%3B%20filename%3D%22q3.pdf%22&X-Amz-Expires=300&X-Amz-Signature=5d2e8f',
@@ -645,6 +653,81 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     parameters: queryParameters(R.RevokeLinksQuery),
     answers: { 200: ok('How many links the page revoked, and where the next starts.', ref(S.RevokedLinks), { created_by: KEY_ID, revoked: 3, next_cursor: null }) },
     errors: [400, 422],
+  }),
+  // Webhooks (issue 27; docs/change-feed-design.md, "Webhooks"): admin keys register URLs that are POSTed each
+  // change of a subtree, signed, retried for 24 hours, in the feed's order.
+  route({
+    method: 'POST',
+    path: '/drive/webhooks',
+    idempotent: true,
+    handler: 'create-webhook',
+    permission: 'webhooks',
+    streaming: false,
+    operationId: 'createWebhook',
+    summary: 'Register a webhook (admin)',
+    description:
+      'Each change in `path` (default the whole drive) of one of `types` (default all) is POSTed to `url` as JSON `{"id", "webhook_id", "change", "cursor"}` with `Drive-Webhook-Id`, `Drive-Delivery-Id` (the same on every retry) and `Drive-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the secret>`. A 2xx within 10 s acknowledges; anything else is retried with exponential backoff for 24 hours, then listed by GET /drive/webhooks/{webhook_id}/deliveries?status=failed. A webhook\'s deliveries come one at a time, in the feed\'s order. `url` must be https, and its host must resolve to public addresses only (422). The secret is in this answer only.',
+    tags: ['webhooks'],
+    requestBody: jsonBody(ref(S.CreateWebhookRequest), { url: 'https://hooks.example.com/drive', path: '/reports', types: ['file.created', 'file.replaced'] }),
+    answers: { 200: ok('The webhook and its signing secret, shown this once.', ref(S.CreatedWebhook), { webhook: WEBHOOK, secret: 'whsec_q2Vx7LmN8rT5yB1cD4fG7hJ0sA6Zk3pQv7Qe4bT9qLx' }) },
+    errors: [400, 422],
+  }),
+  route({
+    method: 'GET',
+    path: '/drive/webhooks',
+    handler: 'list-webhooks',
+    permission: 'webhooks',
+    streaming: false,
+    operationId: 'listWebhooks',
+    summary: 'List the drive\'s webhooks (admin)',
+    description: 'Oldest first; never a secret.',
+    tags: ['webhooks'],
+    answers: { 200: ok('Every webhook of the drive, oldest first.', ref(S.WebhookList), { webhooks: [WEBHOOK] }) },
+    errors: [],
+  }),
+  route({
+    method: 'DELETE',
+    path: '/drive/webhooks/{webhook_id}',
+    handler: 'delete-webhook',
+    permission: 'webhooks',
+    streaming: false,
+    operationId: 'deleteWebhook',
+    summary: 'Delete a webhook (admin)',
+    description: 'Nothing more is sent to it, deliveries already queued and their retries included; its failed deliveries go with it.',
+    tags: ['webhooks'],
+    parameters: [pathParam('webhook_id', 'The webhook\'s id.')],
+    answers: { 200: ok('The webhook, deleted.', ref(S.DeletedWebhook), { id: WEBHOOK_ID, deleted: true }) },
+    errors: [404],
+  }),
+  route({
+    method: 'GET',
+    path: '/drive/webhooks/{webhook_id}/deliveries',
+    handler: 'list-deliveries',
+    permission: 'webhooks',
+    streaming: false,
+    operationId: 'listDeliveries',
+    summary: 'List a webhook\'s failed deliveries (admin)',
+    description: 'The deliveries not acknowledged within 24 hours of being queued, oldest change first, kept as long as the feed keeps its changes.',
+    tags: ['webhooks'],
+    parameters: [pathParam('webhook_id', 'The webhook\'s id.'), ...queryParameters(R.DeliveriesQuery)],
+    answers: {
+      200: ok('The failed deliveries.', ref(S.DeliveryList), {
+        deliveries: [
+          {
+            id: `${WEBHOOK_ID}.1042`,
+            webhook_id: WEBHOOK_ID,
+            status: 'failed',
+            change: CHANGE,
+            attempts: 19,
+            last_status: 503,
+            last_error: 'answered 503',
+            first_attempt_at: AT,
+            failed_at: '2026-03-03T10:30:40.000Z',
+          },
+        ],
+      }),
+    },
+    errors: [404, 422],
   }),
   // What a share link's URL opens: the file, to anyone holding the token, with no key (the token is checked in
   // the function). Under `/s/`, clear of the API's `/drive/…` and of the dashboard's one-segment `/{file}`;

@@ -32,6 +32,10 @@ export function documentChanges(before: unknown, after: unknown, pointer = ''): 
   if (pointer.endsWith('/enum') && Array.isArray(before) && Array.isArray(after) && after.length > before.length && isKeptInOrder(before, after)) {
     return after.filter((value) => !before.some((kept) => JSON.stringify(kept) === JSON.stringify(value))).map((value) => ({ kind: 'added' as const, pointer: `${pointer}/${segment(String(value))}` }));
   }
+  // The tags likewise: a tag appended (a new family of routes) names operations; it changes none.
+  if (pointer === '/tags' && Array.isArray(before) && Array.isArray(after) && after.length > before.length && isKeptInOrder(before, after.slice(0, before.length))) {
+    return after.slice(before.length).map((tag) => ({ kind: 'added' as const, pointer: `${pointer}/${segment(String((tag as { name?: unknown }).name))}` }));
+  }
   if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) return before.flatMap((value, i) => documentChanges(value, after[i], `${pointer}/${i}`));
   return JSON.stringify(before) === JSON.stringify(after) ? [] : [{ kind: 'changed', pointer: pointer || '/' }];
 }

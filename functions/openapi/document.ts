@@ -147,7 +147,7 @@ export function openApiDocument(servers: { url: string; description?: string }[]
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers,
-    tags: ['files', 'folders', 'jobs', 'large uploads', 'keys', 'links', 'dashboard', 'contract'].map((name) => ({ name })),
+    tags: ['files', 'folders', 'jobs', 'large uploads', 'keys', 'links', 'dashboard', 'contract', 'webhooks'].map((name) => ({ name })),
     paths,
     components: {
       schemas: plainSchema(components()),

@@ -1,4 +1,5 @@
 import { ROLES } from '../core/access';
+import { CHANGE_TYPES } from '../core/change-source';
 import { TRUST_ROLES } from '../core/trust';
 import { array, boolean, enumOf, integer, map, nullMeansAbsent, object, openObject, optional, ref, string } from './schema-kit';
 
@@ -120,6 +121,13 @@ export const CreateLinkRequest = object({
   path: string('The file to share.'),
   expires_in: optional(nullMeansAbsent(integer('Seconds until it stops opening (default a day, at most 30 days).', { minimum: 1, maximum: 2_592_000 }))),
 });
+/** The kinds of change (issue 27), the component `ChangeType`. */
+export const ChangeType = enumOf(CHANGE_TYPES);
+export const CreateWebhookRequest = object({
+  url: string('Where each change is POSTed: an https URL (the local host also takes http://127.0.0.1 and http://localhost). Its host must resolve to public addresses only.', { minLength: 1, maxLength: 2048 }),
+  path: optional(nullMeansAbsent(string('The folder whose changes it is sent, everything below it included (default "/").'))),
+  types: optional(nullMeansAbsent(array(ref(ChangeType, 'ChangeType'), { description: 'The kinds of change it is sent (default: all seven).', minItems: 1, maxItems: 7 }))),
+});
 
 // Queries: each property a query parameter of the route (functions/http/routes.ts), with its description.
 const FOLDER = string('The folder (default "/").');
@@ -171,5 +179,9 @@ export const RevokeLinksQuery = object({
   created_by: optional(string('The id of the key whose links to revoke (required).', KEY_ID)),
   limit: optional(integer('Links read a page (1 to 100).', { minimum: 1, maximum: 100 })),
   cursor: optional(CURSOR),
+});
+export const DeliveriesQuery = object({
+  status: optional(enumOf(['failed'], 'Which deliveries: `failed`, those not acknowledged within 24 hours of their first attempt (the only status kept).')),
+  limit: optional(integer('Deliveries a page (1 to 100, default 100).', { minimum: 1, maximum: 100 })),
 });
 export const OpenLinkQuery = object({ download: optional(enumOf(['0', '1'], '"0" to show the file in the browser, "1" (default) to save it.')) });

@@ -131,12 +131,13 @@ export const Job = component(
   }),
 );
 export const JobAnswer = component('JobAnswer', object({ job: ref(Job) }));
+export const ChangeType = component('ChangeType', R.ChangeType);
 export const Change = component(
   'Change',
   object(
     {
       id: string('The change\'s place in the drive\'s feed (unique in the drive).'),
-      type: enumOf(['file.created', 'file.replaced', 'file.deleted', 'file.moved', 'folder.created', 'folder.deleted', 'folder.moved']),
+      type: ref(ChangeType),
       path: PATH,
       at: timestamp('When the write was made (a delete: to the second).'),
       from: optional(string('The old path of a move.')),
@@ -275,6 +276,36 @@ export const RevokedLinks = component(
   }),
 );
 
+const WEBHOOK_ID = { pattern: '^[0-9a-f]{16}$' };
+export const Webhook = component(
+  'Webhook',
+  object({
+    id: string('The webhook\'s id.', WEBHOOK_ID),
+    url: string('Where each change is POSTed.', { format: 'uri' }),
+    path: PATH,
+    types: array(ref(ChangeType)),
+    created_at: timestamp('When it was made.'),
+  }),
+);
+export const CreatedWebhook = component('CreatedWebhook', object({ webhook: ref(Webhook), secret: string('The signing secret (`whsec_…`): shown this once.') }));
+export const WebhookList = component('WebhookList', object({ webhooks: array(ref(Webhook)) }));
+export const DeletedWebhook = component('DeletedWebhook', object({ id: string(undefined, WEBHOOK_ID), deleted: constant(true) }));
+export const Delivery = component(
+  'Delivery',
+  object({
+    id: string('The delivery\'s id, `<webhook id>.<change id>`: the `Drive-Delivery-Id` of each of its attempts.'),
+    webhook_id: string(undefined, WEBHOOK_ID),
+    status: constant('failed'),
+    change: ref(Change),
+    attempts: integer('How many times it was POSTed.', { minimum: 1 }),
+    last_status: nullable(integer('The last attempt\'s HTTP status (null when it got none).')),
+    last_error: string('What went wrong with the last attempt.'),
+    first_attempt_at: timestamp('When it was first POSTed.'),
+    failed_at: timestamp('When it was given up: its last attempt, 24 hours or more after the delivery was queued.'),
+  }),
+);
+export const DeliveryList = component('DeliveryList', object({ deliveries: array(ref(Delivery)) }));
+
 // Requests: declared here, in the document's order; written in request-schemas.ts, which the handlers load.
 export const UploadTarget = component('UploadTarget', R.UploadTarget);
 export const UploadForm = component('UploadForm', R.UploadForm);
@@ -287,11 +318,13 @@ export const CreateKeyRequest = component('CreateKeyRequest', R.CreateKeyRequest
 export const CreateLinkRequest = component('CreateLinkRequest', R.CreateLinkRequest);
 export const CreateTrustRequest = component('CreateTrustRequest', R.CreateTrustRequest);
 export const TokenRequest = component('TokenRequest', R.TokenRequest);
+export const CreateWebhookRequest = component('CreateWebhookRequest', R.CreateWebhookRequest);
 
 /** The TypeScript type of each wire shape, by its component name in the document. */
 export type Wire<K extends keyof typeof SHAPES> = Static<(typeof SHAPES)[K]>;
 const SHAPES = {
-  ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, Job, JobAnswer, Change, ChangesPage, ChangesCursor, Role, Whoami, PartUrl, DirectDownload,
+  ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, Job, JobAnswer, ChangeType, Change, ChangesPage, ChangesCursor, Role, Whoami, PartUrl, DirectDownload,
   UploadSession, PartUrlPage, AbortedUpload, ApiKey, KeyList, CreatedKey, RevokedKey, CreatedLink, Link, LinkList, RevokedLink, RevokedLinks, UploadTarget, UploadForm, CreateFolderRequest, DeleteFilesRequest, TransferRequest,
   StartUploadRequest, CompleteUploadRequest, CreateKeyRequest, CreateLinkRequest, TrustRole, TrustRule, TrustAnswer, TrustList, MintedKey, CreateTrustRequest, TokenRequest,
+  Webhook, CreatedWebhook, WebhookList, DeletedWebhook, Delivery, DeliveryList, CreateWebhookRequest,
 };

@@ -31,9 +31,9 @@ import { openDataDir } from './data-dir';
 import { makeSocketDir } from './socket-dir';
 import { ACCESS_PARTITION_KEY, CHANGES_PARTITION_KEY, CHANGES_SORT_KEY, KEYS_BY_DRIVE_INDEX, LINKS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY } from '../../functions/aws/schema';
 
-/** Names the local host gives its tables and bucket. */
 /** Where the embedded DynamoDB's streams are appended, in the data dir (lib/local/dynamo-stream.ts). */
 export const STREAM_DIR = 'dynamodb-stream';
+/** Names the local host gives its tables and bucket. */
 export const LOCAL_RESOURCES = { nodesTable: 'drive-nodes', accessTable: 'drive-access', uploadsTable: 'drive-uploads', changesTable: 'drive-changes', bucket: 'drive-files' } as const;
 
 export const LOCAL_REGION = 'us-east-1';
@@ -294,7 +294,7 @@ async function waitFor(client: DynamoDBClient, name: string, state: 'ACTIVE' | '
   }
 }
 
-/** Creates Drive's three tables at `endpoint` if missing (exported for tests that make them in another DynamoDB). */
+/** Creates Drive's four tables at `endpoint` if missing (exported for tests that make them in another DynamoDB). */
 export async function createTables(endpoint: string, credentials: Credentials): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials });
   const tables = [
@@ -343,6 +343,7 @@ export async function createTables(endpoint: string, credentials: Credentials): 
       KeySchema: [{ AttributeName: UPLOADS_PARTITION_KEY, KeyType: 'HASH' as const }],
       AttributeDefinitions: [{ AttributeName: UPLOADS_PARTITION_KEY, AttributeType: 'S' as const }],
     },
+    // Issue 27: the drives' logs of changes and the webhooks (a data dir from before gets it at its next start).
     {
       TableName: LOCAL_RESOURCES.changesTable,
       KeySchema: [

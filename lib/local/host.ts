@@ -84,7 +84,13 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
       : await startEmulators(dataDir);
   started.push(() => emulators.close());
   // SQS for the queue workers, as the stack has it; the host delivers its messages as Lambda's event source would.
-  const queues = await startEmbeddedQueues(dataDir, QUEUE_WORKERS.map((worker) => worker.queue), LOCAL_REGION, emulators.credentials);
+  const queues = await startEmbeddedQueues(
+    dataDir,
+    QUEUE_WORKERS.map((worker) => worker.queue),
+    LOCAL_REGION,
+    emulators.credentials,
+    QUEUE_WORKERS.filter((worker) => worker.fifo).map((worker) => worker.queue),
+  );
   started.push(() => queues.close());
   // X-Ray's daemon, as Lambda has one when the function traces: the functions send their calls' subsegments to it.
   const traces = await startTraceCollector(dataDir);
@@ -116,6 +122,9 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
       trustLoopbackIssuers: '1',
       sqsEndpoint: queues.endpoint,
       jobQueueUrl: queues.queueUrl('jobs'),
+      deliveryQueueUrl: queues.queueUrl('deliveries'),
+      // Webhooks may name receivers on this machine over plain http (delivered to loopback only); the stack never sets it.
+      webhookAllowLoopback: '1',
     }),
   });
   delete process.env.AWS_SESSION_TOKEN;

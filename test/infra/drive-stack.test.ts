@@ -44,16 +44,16 @@ describe('DriveStack', () => {
       });
     }
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod);
-    // The API's twenty-seven (three of them trust rules, two the change feed's), a share link's GET and HEAD, the
-    // token exchange's POST, GET /openapi.json, and the dashboard's GET / and GET /{file}.
+    // The API's thirty-one (three of them trust rules, four webhooks, two the change feed's), a share link's GET
+    // and HEAD, the token exchange's POST, GET /openapi.json, and the dashboard's GET / and GET /{file}.
     expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual([
-      ...['DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE'],
-      ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
+      ...['DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE'],
+      ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
       ...['HEAD', 'HEAD'],
-      ...['POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST'],
+      ...['POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST'],
     ]);
     const resources = Object.values(template.findResources('AWS::ApiGateway::Resource')).map((r) => (r as { Properties: { PathPart: string } }).Properties.PathPart);
-    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'parts', 'keys', '{key_id}', 'jobs', '{job_id}', '{file}', 'links', '{link_id}', 's', '{token}', 'whoami', 'openapi.json', 'trust', '{trust_id}', 'token']));
+    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'parts', 'keys', '{key_id}', 'jobs', '{job_id}', '{file}', 'links', '{link_id}', 's', '{token}', 'whoami', 'openapi.json', 'trust', '{trust_id}', 'token', 'webhooks', '{webhook_id}', 'deliveries']));
   });
 
   it('streams GET and HEAD of downloads from the one download function, of share links from the open-link function, and listings from the list function; buffers the rest', () => {
@@ -70,10 +70,10 @@ describe('DriveStack', () => {
     expect(methods.filter((m) => JSON.stringify(m.Properties.Integration).includes(linkFunction)).map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'HEAD']);
     // Both download methods sit on the one /drive/download resource.
     expect(new Set(downloads.map((m) => JSON.stringify((m.Properties as unknown as { ResourceId: unknown }).ResourceId))).size).toBe(1);
-    // One function serves both methods: one function per handler, twenty-six for the API (the token exchange's
-    // and the change feed's among them), the dashboard's, the OpenAPI document's, the sweep, the delete worker,
-    // the consistency check and the change feed's sequencer.
-    template.resourceCountIs('AWS::Lambda::Function', 32);
+    // One function serves both methods: one function per handler, thirty for the API (the token exchange's, the
+    // change feed's and four of webhooks among them), the dashboard's, the OpenAPI document's, the sweep, the
+    // delete worker, the consistency check, the change feed's sequencer, and the webhooks' worker and dispatcher.
+    template.resourceCountIs('AWS::Lambda::Function', 38);
   });
 
   it('passes multipart bodies as binary', () => {
@@ -102,12 +102,12 @@ describe('DriveStack', () => {
 
   it('runs every handler on ARM64 with the newest Node.js runtime, with its own log group', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(32);
+    expect(Object.keys(functions)).toHaveLength(38);
     for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
     }
     // One a function (the API's access logs only when asked for).
-    template.resourceCountIs('AWS::Logs::LogGroup', 32);
+    template.resourceCountIs('AWS::Logs::LogGroup', 38);
   });
 
   it('sizes list and delete from the scale bench: deletes get a whole vCPU (1,769 MB), list 1,024 MB and a stream\'s 15 minutes', () => {
@@ -125,7 +125,7 @@ describe('DriveStack', () => {
     // Its logs, and its X-Ray segments (active tracing).
     const logs = ['logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
     const base = ['dynamodb:GetItem', 'dynamodb:UpdateItem', ...logs];
-    const expected: Record<Exclude<keyof DriveStack['functions'], 'dashboard' | 'openapi' | 'sweep' | 'job-worker' | 'consistency-check' | 'sequencer'>, string[]> = {
+    const expected: Record<Exclude<keyof DriveStack['functions'], 'dashboard' | 'openapi' | 'sweep' | 'job-worker' | 'consistency-check' | 'sequencer' | 'webhook-worker' | 'webhook-dispatcher'>, string[]> = {
       upload: [
         ...['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records
         ...['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], // the journal, a failure's empty-folder jobs
@@ -179,6 +179,11 @@ describe('DriveStack', () => {
       'create-link': ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
       'list-links': ['dynamodb:BatchGetItem', 'dynamodb:Query'],
       'revoke-link': ['dynamodb:DeleteItem', 'dynamodb:Query'],
+      // Webhooks, in the changes table: the log's head read; the count raised, the webhook stored and its drive noted.
+      'create-webhook': ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+      'list-webhooks': ['dynamodb:Query'],
+      'delete-webhook': ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+      'list-deliveries': ['dynamodb:GetItem', 'dynamodb:Query'],
       // The link and its rate-limit bucket (the base grant), then what a download reads.
       'open-link': ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 's3:GetObject', 's3:ListBucket'],
     };
@@ -216,8 +221,33 @@ describe('DriveStack', () => {
     for (const fn of functions) expect(Object.keys(fn.Properties.Environment?.Variables ?? {})).not.toContain('DRIVE_TRUST_LOOPBACK_ISSUERS');
   });
 
+  it('feeds webhook deliveries to their worker from an encrypted FIFO queue, a message at a time, kept 14 days, the most SQS keeps, with a FIFO dead-letter queue', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      FifoQueue: true,
+      MessageRetentionPeriod: 14 * 24 * 60 * 60,
+      VisibilityTimeout: 6 * 30,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 100 },
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', { FifoQueue: true, MessageRetentionPeriod: 14 * 24 * 60 * 60 });
+    const worker = stack.getLogicalId(stack.functions['webhook-worker'].node.defaultChild as never);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionName: { Ref: worker }, BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    // The worker reads its webhook and writes a failure off; the queue's receive, delete and visibility are the event source's.
+    expect(actionsOf('webhook-worker')).toEqual(
+      ['dynamodb:GetItem', 'dynamodb:PutItem', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'].sort(),
+    );
+    // The dispatcher follows the log on a 1-minute schedule (and the sequencer's nudges) and sends deliveries.
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' });
+    expect(actionsOf('webhook-dispatcher')).toEqual(
+      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', ...SEND, 'logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'].sort(),
+    );
+    // Neither may deliver to loopback: that setting is the local host's alone.
+    const functions = Object.values(template.findResources('AWS::Lambda::Function')) as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }[];
+    for (const fn of functions) expect(Object.keys(fn.Properties.Environment?.Variables ?? {})).not.toContain('DRIVE_WEBHOOK_ALLOW_LOOPBACK');
+  });
+
   it('feeds delete jobs to their worker from an encrypted queue, a message at a time, with a dead-letter queue after 5 failures', () => {
-    template.resourceCountIs('AWS::SQS::Queue', 2);
+    template.resourceCountIs('AWS::SQS::Queue', 4);
     template.hasResourceProperties('AWS::SQS::Queue', {
       VisibilityTimeout: 6 * 300,
       SqsManagedSseEnabled: true,
@@ -451,6 +481,14 @@ describe('DriveStack', () => {
     const withTtl = template.findResources('AWS::DynamoDB::Table', { Properties: { TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true } } });
     expect(Object.keys(withTtl)).toHaveLength(3);
     template.hasResourceProperties('AWS::DynamoDB::Table', { KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], TimeToLiveSpecification: Match.anyValue() });
+    // The changes table: a drive's log by position, the webhooks' items beside it (docs/change-feed-design.md).
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+    });
   });
 
   it("lets browsers PUT large-upload parts to the bucket from the configured origins and the API's own, and read their ETags", () => {
@@ -511,8 +549,8 @@ describe('DriveStack', () => {
   });
 
   it('alarms on the API 5xx rate and on errors and throttles of every function', () => {
-    // API 5xx, jobs dead-lettered, orphaned objects and the 429 rate; errors and throttles of each function; and the consistency check's two: findings, and no finished run.
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 3 + 32 * 2 + 2);
+    // API 5xx, jobs and deliveries dead-lettered, orphaned objects and the 429 rate; errors and throttles of each function; and the consistency check's two: findings, and no finished run.
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 1 + 3 + 38 * 2 + 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('errors') })]) });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
   });
@@ -520,9 +558,9 @@ describe('DriveStack', () => {
   it('answers CORS preflight for the configured origins on every resource, and on API Gateway\'s own errors', () => {
     const options = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
     // /, /drive, the four resources of the spec, /drive/files, /drive/move, /drive/copy, /drive/whoami, four of large
-    // uploads, two of keys, two of trust rules, /drive/token, two of jobs, two of links, two of the change feed, /s
-    // and /s/{token}, /openapi.json, the dashboard's /{file}
-    expect(options).toHaveLength(29);
+    // uploads, two of keys, two of trust rules, /drive/token, two of jobs, two of links, three of webhooks, two of
+    // the change feed, /s and /s/{token}, /openapi.json, the dashboard's /{file}
+    expect(options).toHaveLength(32);
     for (const method of options) expect(JSON.stringify(method)).toContain('https://app.example.com');
     // Preflights allow HEAD and the request headers of ranged and conditional downloads.
     for (const method of options) {
@@ -561,7 +599,7 @@ describe('DriveStack', () => {
 
     it("runs every function in JSON log format at the INFO level, without Lambda's start and report lines, traced by X-Ray, with its metrics namespace and service", () => {
       const functions = Object.values(template.findResources('AWS::Lambda::Function')) as { Properties: Record<string, unknown> }[];
-      expect(functions).toHaveLength(32);
+      expect(functions).toHaveLength(38);
       for (const fn of functions) {
         expect(fn.Properties).toMatchObject({
           // Lambda writes its platform.start and platform.report at INFO: WARN leaves the request's own line alone.
@@ -608,7 +646,7 @@ describe('DriveStack', () => {
 
     it("adds API Gateway's access lines and Lambda's platform lines when asked (cdk context accessLogs, platformLogs)", () => {
       verbose.hasResourceProperties('AWS::ApiGateway::Stage', { AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }) });
-      verbose.resourceCountIs('AWS::Logs::LogGroup', 32 + 1);
+      verbose.resourceCountIs('AWS::Logs::LogGroup', 38 + 1);
       verbose.allResourcesProperties('AWS::Lambda::Function', { LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' } });
     });
 

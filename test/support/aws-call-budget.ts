@@ -106,6 +106,10 @@ export const PINNED_CALLS: readonly PinnedRequest[] = [
   { request: 'list keys', route: 'GET /drive/keys', status: 200, dynamodb: { Query: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 0.5, wru: 1 },
   { request: 'create a key', route: 'POST /drive/keys', status: 200, dynamodb: { PutItem: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 0, wru: 2 },
   { request: 'revoke a key', route: 'DELETE /drive/keys/{key_id}', status: 200, dynamodb: { Query: 1, UpdateItem: 2 }, s3: {}, sqs: {}, sequential: 3, rru: 0.5, wru: 2 },
+  { request: 'register a webhook', route: 'POST /drive/webhooks', status: 200, dynamodb: { Query: 1, TransactWriteItems: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 3, rru: 1, wru: 7 },
+  { request: 'list webhooks', route: 'GET /drive/webhooks', status: 200, dynamodb: { Query: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 1, wru: 1 },
+  { request: "list a webhook's failed deliveries", route: 'GET /drive/webhooks/{webhook_id}/deliveries', status: 200, dynamodb: { GetItem: 1, Query: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 3, rru: 2, wru: 1 },
+  { request: 'delete a webhook', route: 'DELETE /drive/webhooks/{webhook_id}', status: 200, dynamodb: { Query: 1, TransactWriteItems: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 3, rru: 0.5, wru: 5 },
   // The drive's rules are one item: read, then written whole on its version.
   { request: 'create a trust rule', route: 'POST /drive/trust', status: 200, dynamodb: { GetItem: 1, PutItem: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 3, rru: 1, wru: 2 },
   { request: 'list trust rules', route: 'GET /drive/trust', status: 200, dynamodb: { GetItem: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 1, wru: 1 },

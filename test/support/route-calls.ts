@@ -388,6 +388,17 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
     });
     await measure('revoke a key', () => ok(send('DELETE', `/drive/keys/${keyId}`)));
 
+    // Webhooks (issue 27): a receiver on loopback, which registering does not call.
+    let webhookId = '';
+    await measure('register a webhook', async () => {
+      const res = await ok(send('POST', '/drive/webhooks', { url: 'http://127.0.0.1:9/hooks' }));
+      webhookId = (((res.json?.data ?? res.json) as Json).webhook?.id ?? '') as string;
+      return res;
+    });
+    await measure('list webhooks', () => ok(send('GET', '/drive/webhooks')));
+    await measure("list a webhook's failed deliveries", () => ok(send('GET', `/drive/webhooks/${webhookId}/deliveries?status=failed`)));
+    await measure('delete a webhook', () => ok(send('DELETE', `/drive/webhooks/${webhookId}`)));
+
     // Federation: an issuer on loopback, its keys fetched by a first exchange (a warm container's cache).
     const issuer = await TestIssuer.start();
     try {

@@ -468,6 +468,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/drive/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the drive's webhooks (admin)
+         * @description Oldest first; never a secret.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook (admin)
+         * @description Each change in `path` (default the whole drive) of one of `types` (default all) is POSTed to `url` as JSON `{"id", "webhook_id", "change", "cursor"}` with `Drive-Webhook-Id`, `Drive-Delivery-Id` (the same on every retry) and `Drive-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the secret>`. A 2xx within 10 s acknowledges; anything else is retried with exponential backoff for 24 hours, then listed by GET /drive/webhooks/{webhook_id}/deliveries?status=failed. A webhook's deliveries come one at a time, in the feed's order. `url` must be https, and its host must resolve to public addresses only (422). The secret is in this answer only.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/drive/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook (admin)
+         * @description Nothing more is sent to it, deliveries already queued and their retries included; its failed deliveries go with it.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/drive/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a webhook's failed deliveries (admin)
+         * @description The deliveries not acknowledged within 24 hours of being queued, oldest change first, kept as long as the feed keeps its changes.
+         */
+        get: operations["listDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/s/{token}": {
         parameters: {
             query?: never;
@@ -819,12 +883,13 @@ export interface components {
         JobAnswer: {
             job: components["schemas"]["Job"];
         };
+        /** @enum {string} */
+        ChangeType: "file.created" | "file.replaced" | "file.deleted" | "file.moved" | "folder.created" | "folder.deleted" | "folder.moved";
         /** @description One change in the drive: a file's (with `file` as GET /drive/list gives it, `etag` included) or a folder's (with `folder`); a move with `from`. */
         Change: {
             /** @description The change's place in the drive's feed (unique in the drive). */
             id: string;
-            /** @enum {string} */
-            type: "file.created" | "file.replaced" | "file.deleted" | "file.moved" | "folder.created" | "folder.deleted" | "folder.moved";
+            type: components["schemas"]["ChangeType"];
             /**
              * @description A canonical absolute path: "/" then names joined by "/", no trailing slash.
              * @example /reports/q3.pdf
@@ -1093,6 +1158,65 @@ export interface components {
             revoked: number;
             next_cursor: string | null;
         };
+        Webhook: {
+            /** @description The webhook's id. */
+            id: string;
+            /**
+             * Format: uri
+             * @description Where each change is POSTed.
+             */
+            url: string;
+            /**
+             * @description A canonical absolute path: "/" then names joined by "/", no trailing slash.
+             * @example /reports/q3.pdf
+             */
+            path: string;
+            types: components["schemas"]["ChangeType"][];
+            /**
+             * Format: date-time
+             * @description When it was made.
+             */
+            created_at: string;
+        };
+        CreatedWebhook: {
+            webhook: components["schemas"]["Webhook"];
+            /** @description The signing secret (`whsec_…`): shown this once. */
+            secret: string;
+        };
+        WebhookList: {
+            webhooks: components["schemas"]["Webhook"][];
+        };
+        DeletedWebhook: {
+            id: string;
+            /** @constant */
+            deleted: true;
+        };
+        Delivery: {
+            /** @description The delivery's id, `<webhook id>.<change id>`: the `Drive-Delivery-Id` of each of its attempts. */
+            id: string;
+            webhook_id: string;
+            /** @constant */
+            status: "failed";
+            change: components["schemas"]["Change"];
+            /** @description How many times it was POSTed. */
+            attempts: number;
+            last_status: number | null;
+            /** @description What went wrong with the last attempt. */
+            last_error: string;
+            /**
+             * Format: date-time
+             * @description When it was first POSTed.
+             */
+            first_attempt_at: string;
+            /**
+             * Format: date-time
+             * @description When it was given up: its last attempt, 24 hours or more after the delivery was queued.
+             */
+            failed_at: string;
+        };
+        DeliveryList: {
+            deliveries: components["schemas"]["Delivery"][];
+        };
         /** @description Where one file of an upload goes: `path`, or `folder` and `name`, or one of them alone; with none, the root under its filename. */
         UploadTarget: {
             /** @description Where to store the file; wins over `folder` and `name`. */
@@ -1193,6 +1317,14 @@ export interface components {
             token: string;
             /** @description The key's life in seconds: 60 or more; more than the rule's `max_ttl_seconds` is cut to it (default: that cap). */
             ttl_seconds?: number;
+        };
+        CreateWebhookRequest: {
+            /** @description Where each change is POSTed: an https URL (the local host also takes http://127.0.0.1 and http://localhost). Its host must resolve to public addresses only. */
+            url: string;
+            /** @description The folder whose changes it is sent, everything below it included (default "/"). */
+            path?: string;
+            /** @description The kinds of change it is sent (default: all seven). */
+            types?: components["schemas"]["ChangeType"][];
         };
     };
     responses: {
@@ -3474,6 +3606,248 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every webhook of the drive, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "webhooks": [
+                     *           {
+                     *             "id": "7d3f5b1a9c2e4680",
+                     *             "url": "https://hooks.example.com/drive",
+                     *             "path": "/reports",
+                     *             "types": [
+                     *               "file.created",
+                     *               "file.replaced"
+                     *             ],
+                     *             "created_at": "2026-03-02T09:30:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["WebhookList"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429, 409 or one that says to retry is not kept: a retry runs anew. Keys are scoped to the API key and its reach (drive, role, folder); a kept answer is sealed under the caller's own secret. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/drive",
+                 *       "path": "/reports",
+                 *       "types": [
+                 *         "file.created",
+                 *         "file.replaced"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The webhook and its signing secret, shown this once. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "webhook": {
+                     *           "id": "7d3f5b1a9c2e4680",
+                     *           "url": "https://hooks.example.com/drive",
+                     *           "path": "/reports",
+                     *           "types": [
+                     *             "file.created",
+                     *             "file.replaced"
+                     *           ],
+                     *           "created_at": "2026-03-02T09:30:00.000Z"
+                     *         },
+                     *         "secret": "whsec_q2Vx7LmN8rT5yB1cD4fG7hJ0sA6Zk3pQv7Qe4bT9qLx"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["CreatedWebhook"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook, deleted. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "7d3f5b1a9c2e4680",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["DeletedWebhook"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Which deliveries: `failed`, those not acknowledged within 24 hours of their first attempt (the only status kept). */
+                status?: "failed";
+                /** @description Deliveries a page (1 to 100, default 100). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The webhook's id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The failed deliveries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "deliveries": [
+                     *           {
+                     *             "id": "7d3f5b1a9c2e4680.1042",
+                     *             "webhook_id": "7d3f5b1a9c2e4680",
+                     *             "status": "failed",
+                     *             "change": {
+                     *               "id": "1042",
+                     *               "type": "file.created",
+                     *               "path": "/reports/q3.pdf",
+                     *               "at": "2026-03-02T09:30:00.000Z",
+                     *               "file": {
+                     *                 "id": "6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f",
+                     *                 "name": "q3.pdf",
+                     *                 "path": "/reports/q3.pdf",
+                     *                 "size": 48213,
+                     *                 "created_at": "2026-03-02T09:30:00.000Z",
+                     *                 "etag": "a3f5c7e9b1d3f5a7c9e1b3d5f7a9c1e3"
+                     *               }
+                     *             },
+                     *             "attempts": 19,
+                     *             "last_status": 503,
+                     *             "last_error": "answered 503",
+                     *             "first_attempt_at": "2026-03-02T09:30:00.000Z",
+                     *             "failed_at": "2026-03-03T10:30:40.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["DeliveryList"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];

@@ -1,7 +1,8 @@
 import type { DriveNode } from '../ports';
 
-/** The kinds of change the feed gives (the contract). */
-export type ChangeType = 'file.created' | 'file.replaced' | 'file.deleted' | 'file.moved' | 'folder.created' | 'folder.deleted' | 'folder.moved';
+/** The kinds of change the feed gives (the contract), which a webhook may pick among. */
+export const CHANGE_TYPES = ['file.created', 'file.replaced', 'file.deleted', 'file.moved', 'folder.created', 'folder.deleted', 'folder.moved'] as const;
+export type ChangeType = (typeof CHANGE_TYPES)[number];
 
 /**
  * A change as the log holds it: its place in the drive's log (1, 2, 3… without gaps), what happened, where,

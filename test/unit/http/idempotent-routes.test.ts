@@ -16,6 +16,8 @@ const ISSUE_26_ROUTES = [
   'POST /drive/uploads',
   'POST /drive/uploads/{upload_id}/complete',
   'POST /drive/keys',
+  // Issue 27: registering a webhook, as every mutating route (docs/change-feed-design.md, "Routes, roles, limits").
+  'POST /drive/webhooks',
 ];
 
 const savedEnv = { ...process.env };

@@ -132,6 +132,13 @@ describe('Function: documentChanges (bin/openapi-diff.ts)', () => {
     ]);
   });
 
+  it('sees a tag appended to the document\'s tags as an addition, and tags reordered or removed as a change', () => {
+    const before = { tags: [{ name: 'files' }, { name: 'keys' }] };
+    expect(documentChanges(before, { tags: [{ name: 'files' }, { name: 'keys' }, { name: 'webhooks' }] })).toEqual([{ kind: 'added', pointer: '/tags/webhooks' }]);
+    expect(documentChanges(before, { tags: [{ name: 'keys' }, { name: 'files' }, { name: 'webhooks' }] })).toEqual([{ kind: 'changed', pointer: '/tags' }]);
+    expect(documentChanges(before, { tags: [{ name: 'files' }] })).toEqual([{ kind: 'changed', pointer: '/tags' }]);
+  });
+
   it('reads an operation\'s parameters as a set by location and name: an optional one is an addition, a required one or a removal a change', () => {
     const path = { in: 'query', name: 'path', required: false, schema: { type: 'string' } };
     const range = { in: 'header', name: 'Range', required: false, schema: { type: 'string' } };
