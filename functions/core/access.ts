@@ -7,7 +7,7 @@ import { DriveError, conflict, forbidden } from './errors';
  * (making, listing and revoking share links) and `whoami` (what the caller's key may do) are extensions, and
  * so is `token`, the bucket of the keyless token exchange, which no role holds.
  */
-export type Permission = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links' | 'whoami' | 'token';
+export type Permission = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links' | 'whoami' | 'token' | 'trash' | 'restore' | 'purge' | 'empty-trash';
 
 /**
  * Requests per minute per API key (spec section 8; `keys`, `jobs`, `links` and `whoami` are ours: a client
@@ -27,6 +27,11 @@ export const SPEC_RATE_LIMITS: Readonly<Record<Permission, number>> = {
   links: 100,
   whoami: 60,
   token: 60,
+  // The trash (issue 28): listing as a folder listing; restores and purges as folder deletes.
+  trash: 300,
+  restore: 50,
+  purge: 50,
+  'empty-trash': 50,
 };
 
 /** What a key may do (an extension of the spec): each role's permissions are in `ROLE_PERMISSIONS`. */
@@ -34,10 +39,10 @@ export type Role = 'admin' | 'read-write' | 'read-only' | 'upload-only';
 
 // Every role may ask what it may do (`whoami`): the answer tells a key only of itself.
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
-  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'keys', 'jobs', 'links', 'whoami'],
-  'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'jobs', 'links', 'whoami'],
-  // A link hands out what the key may read, so the roles that may read may share.
-  'read-only': ['download', 'list', 'links', 'whoami'],
+  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'keys', 'jobs', 'links', 'whoami', 'trash', 'restore', 'purge', 'empty-trash'],
+  'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'jobs', 'links', 'whoami', 'trash', 'restore', 'purge'],
+  // A link hands out what the key may read, so the roles that may read may share. It may list the trash, not restore nor purge.
+  'read-only': ['download', 'list', 'links', 'whoami', 'trash'],
   // A job that pushes files: it may make the folders its uploads make anyway, and nothing it cannot undo.
   'upload-only': ['upload', 'create-folder', 'whoami'],
 };

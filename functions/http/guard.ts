@@ -46,6 +46,10 @@ const ACTION: Record<Permission, string> = {
   links: 'share files by link',
   whoami: 'say what it may do',
   token: 'exchange identity tokens',
+  trash: 'list the trash',
+  restore: 'restore from the trash',
+  purge: 'purge the trash',
+  'empty-trash': 'empty the trash',
 };
 
 /** How often a warm container records a key's use: "last used" is accurate to about this. */

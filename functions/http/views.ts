@@ -2,7 +2,7 @@ import type { ApiKeyRecord } from '../core/access';
 import type { PartUrls } from '../core/large-upload';
 import type { ShareLink } from '../core/links';
 import type { TrustRule } from '../core/trust';
-import type { Job, FileNode, FolderNode } from '../core/ports';
+import type { Job, FileNode, FolderNode, TrashRow } from '../core/ports';
 import { nameOf } from '../core/paths';
 import type { Wire } from '../openapi/schemas';
 
@@ -130,5 +130,23 @@ export function trustView(rule: TrustRule): Wire<'TrustRule'> {
     max_ttl_seconds: rule.maxTtlSeconds,
     created_at: rule.createdAt,
     revoked_at: rule.revokedAt ?? null,
+  };
+}
+
+/** A trash row as GET /drive/trash lists it (docs/trash-design.md, "Listing"). */
+export function trashItemView(row: TrashRow): Wire<'TrashItem'> {
+  const state = row.state === 'filling' ? 'deleting' : row.purging !== undefined ? 'purging' : row.restoring !== undefined ? 'restoring' : 'trashed';
+  return {
+    id: row.id,
+    type: row.type,
+    path: row.path,
+    size: row.bytes,
+    ...(row.type === 'folder' ? { files: row.files } : {}),
+    ...(row.file ? { etag: row.file.etag } : {}),
+    deleted_at: row.deletedAt,
+    purge_at: row.purgeAt,
+    deleted_by: row.deletedBy ?? null,
+    reason: row.reason,
+    state,
   };
 }

@@ -137,10 +137,10 @@ describe('DriveStack', () => {
         ...['dynamodb:PutItem', 'dynamodb:UpdateItem'], // a failure's empty-folder jobs
       ],
       'delete-folder': [
-        ...['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'], // the tree
+        ...['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'], // the tree, and its trash row
         ...['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem', ...SEND], // the job, and the drive's background jobs
       ],
-      'delete-files': ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:BatchWriteItem', 'dynamodb:PutItem', 's3:DeleteObject'],
+      'delete-files': ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem', 'dynamodb:PutItem', 's3:DeleteObject'],
       move: [
         ...['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records and folders
         ...['dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem', ...SEND], // the journal and the job
@@ -152,6 +152,14 @@ describe('DriveStack', () => {
         ...['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'],
       ],
       'get-job': ['dynamodb:GetItem'],
+      // The trash (issue 28): rows read; a restore as a writer; a purge's claim, bytes and items.
+      'trash-list': ['dynamodb:Query'],
+      'trash-restore': [
+        ...['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+        ...['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      ],
+      'trash-purge': ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'],
+      'trash-empty': ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'],
       // The guard's own reads and writes (the base grant), nothing more.
       whoami: [],
       'start-upload': ['dynamodb:GetItem', 'dynamodb:PutItem', 's3:AbortMultipartUpload', 's3:PutObject'],
@@ -186,7 +194,16 @@ describe('DriveStack', () => {
     expect(actionsOf('openapi')).toEqual(logs);
     // The sweep reads the journal and the records it names, and deletes what no record points to.
     // and sends stalled delete jobs to the worker again.
-    expect(actionsOf('sweep')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Scan', 'dynamodb:UpdateItem', ...logs, 's3:DeleteObject', ...SEND].sort());
+    // It purges the trash's due rows too (their due entries and rows, the trash notes of the journal's keys).
+    expect(actionsOf('sweep')).toEqual(
+      [
+        ...['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Scan', 'dynamodb:UpdateItem'],
+        ...['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+        ...logs,
+        's3:DeleteObject',
+        ...SEND,
+      ].sort(),
+    );
     // The worker reads its queue (the event source), and deletes as the request does.
     expect(actionsOf('job-worker')).toEqual(
       [

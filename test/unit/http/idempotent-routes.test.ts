@@ -16,6 +16,10 @@ const ISSUE_26_ROUTES = [
   'POST /drive/uploads',
   'POST /drive/uploads/{upload_id}/complete',
   'POST /drive/keys',
+  // The trash's mutating routes (issue 28), as every mutating route since issue 26.
+  'POST /drive/trash/restore',
+  'DELETE /drive/trash/{item_id}',
+  'DELETE /drive/trash',
 ];
 
 const savedEnv = { ...process.env };
