@@ -12,7 +12,7 @@ import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, ROUTES, TOKEN_ROUTES } 
 
 // Every app that bundles writes to this one folder: the CDK keeps each bundle it made in this process under
 // a key that includes the output folder, so the second and third app reuse the first one's bundles instead
-// of running esbuild over the 30 handlers again.
+// of running esbuild over the 34 handlers again.
 const outdir = mkdtempSync(join(tmpdir(), 'drive-stack-test-'));
 
 // One synthesis shared by every assertion.
@@ -44,13 +44,13 @@ describe('DriveStack', () => {
       });
     }
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod);
-    // The API's twenty-five (three of them trust rules), a share link's GET and HEAD, the token exchange's POST,
-    // GET /openapi.json, and the dashboard's GET / and GET /{file}.
+    // The API's twenty-nine (three of them trust rules, four the trash's), a share link's GET and HEAD, the token
+    // exchange's POST, GET /openapi.json, and the dashboard's GET / and GET /{file}.
     expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual([
-      ...['DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE'],
-      ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
+      ...['DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE'],
+      ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
       ...['HEAD', 'HEAD'],
-      ...['POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST'],
+      ...['POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST'],
     ]);
     const resources = Object.values(template.findResources('AWS::ApiGateway::Resource')).map((r) => (r as { Properties: { PathPart: string } }).Properties.PathPart);
     expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'parts', 'keys', '{key_id}', 'jobs', '{job_id}', '{file}', 'links', '{link_id}', 's', '{token}', 'whoami', 'openapi.json', 'trust', '{trust_id}', 'token']));
@@ -70,9 +70,10 @@ describe('DriveStack', () => {
     expect(methods.filter((m) => JSON.stringify(m.Properties.Integration).includes(linkFunction)).map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'HEAD']);
     // Both download methods sit on the one /drive/download resource.
     expect(new Set(downloads.map((m) => JSON.stringify((m.Properties as unknown as { ResourceId: unknown }).ResourceId))).size).toBe(1);
-    // One function serves both methods: one function per handler, twenty-five for the API (the token exchange's
-    // among them), the dashboard's, the OpenAPI document's, the sweep, the delete worker and the consistency check.
-    template.resourceCountIs('AWS::Lambda::Function', 30);
+    // One function serves both methods: one function per handler, twenty-nine for the API (the token exchange's
+    // and the trash's four among them), the dashboard's, the OpenAPI document's, the sweep, the delete worker and
+    // the consistency check.
+    template.resourceCountIs('AWS::Lambda::Function', 34);
   });
 
   it('passes multipart bodies as binary', () => {
@@ -101,12 +102,12 @@ describe('DriveStack', () => {
 
   it('runs every handler on ARM64 with the newest Node.js runtime, with its own log group', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(30);
+    expect(Object.keys(functions)).toHaveLength(34);
     for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
     }
     // One a function (the API's access logs only when asked for).
-    template.resourceCountIs('AWS::Logs::LogGroup', 30);
+    template.resourceCountIs('AWS::Logs::LogGroup', 34);
   });
 
   it('sizes list and delete from the scale bench: deletes get a whole vCPU (1,769 MB), list 1,024 MB and a stream\'s 15 minutes', () => {
@@ -491,7 +492,7 @@ describe('DriveStack', () => {
 
   it('alarms on the API 5xx rate and on errors and throttles of every function', () => {
     // API 5xx, jobs dead-lettered, orphaned objects and the 429 rate; errors and throttles of each function; and the consistency check's two: findings, and no finished run.
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 3 + 30 * 2 + 2);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 3 + 34 * 2 + 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('errors') })]) });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
   });
@@ -500,8 +501,8 @@ describe('DriveStack', () => {
     const options = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
     // /, /drive, the four resources of the spec, /drive/files, /drive/move, /drive/copy, /drive/whoami, four of large
     // uploads, two of keys, two of trust rules, /drive/token, two of jobs, two of links, /s and /s/{token}, /openapi.json,
-    // the dashboard's /{file}
-    expect(options).toHaveLength(27);
+    // the dashboard's /{file}, and the trash's three (/drive/trash, its /restore and /{item_id})
+    expect(options).toHaveLength(30);
     for (const method of options) expect(JSON.stringify(method)).toContain('https://app.example.com');
     // Preflights allow HEAD and the request headers of ranged and conditional downloads.
     for (const method of options) {
@@ -540,7 +541,7 @@ describe('DriveStack', () => {
 
     it("runs every function in JSON log format at the INFO level, without Lambda's start and report lines, traced by X-Ray, with its metrics namespace and service", () => {
       const functions = Object.values(template.findResources('AWS::Lambda::Function')) as { Properties: Record<string, unknown> }[];
-      expect(functions).toHaveLength(30);
+      expect(functions).toHaveLength(34);
       for (const fn of functions) {
         expect(fn.Properties).toMatchObject({
           // Lambda writes its platform.start and platform.report at INFO: WARN leaves the request's own line alone.
@@ -587,7 +588,7 @@ describe('DriveStack', () => {
 
     it("adds API Gateway's access lines and Lambda's platform lines when asked (cdk context accessLogs, platformLogs)", () => {
       verbose.hasResourceProperties('AWS::ApiGateway::Stage', { AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }) });
-      verbose.resourceCountIs('AWS::Logs::LogGroup', 30 + 1);
+      verbose.resourceCountIs('AWS::Logs::LogGroup', 34 + 1);
       verbose.allResourcesProperties('AWS::Lambda::Function', { LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' } });
     });
 
