@@ -3,4 +3,4 @@ const { projects } = require('./jest.config.js');
 
 const integration = projects.find((project) => project.displayName === 'integration');
 
-module.exports = { ...integration, displayName: 'chaos', roots: ['<rootDir>/test/chaos'], testTimeout: 300_000, maxWorkers: 1 };
+module.exports = { ...integration, displayName: 'chaos', roots: ['<rootDir>/test/chaos'], testTimeout: 600_000, maxWorkers: 1 };

@@ -15,6 +15,6 @@ module.exports = {
   maxWorkers: 1,
   // Each comparison by name, and a skipped tier's reason in its describe's name.
   verbose: true,
-  testTimeout: 120_000,
+  testTimeout: 600_000,
   setupFiles: ['<rootDir>/test/setup-env.ts'],
 };

@@ -9,7 +9,7 @@ import { folderHref, renderFiles, resetFilesView } from './files-view.js';
 import { renderKeys } from './keys-view.js';
 import { renderTrust } from './trust-view.js';
 import { abilities, forgetKey, readAccess, readKey, storeAccess, storeKey } from './session.js';
-import { alertError, announce, byId, clearDialogs, clearMessages, find, fromTemplate, h, messageOf, showFormError, wireDialogCloseButtons } from './ui.js';
+import { alertError, announce, byId, clearDialogs, clearMessages, find, fromTemplate, h, messageOf, showFormError, wireDialogCloseButtons, wireFocusAndMessages } from './ui.js';
 import { resetUploads, uploadsRunning, wireUploadsPanel } from './uploads.js';
 
 /** @typedef {{ view: 'files', folder: string } | { view: 'keys' } | { view: 'trust' }} Route */
@@ -159,6 +159,7 @@ function signOut() {
 
 /** The wiring that lives as long as the page. */
 function start() {
+  wireFocusAndMessages();
   wireDialogCloseButtons();
   wireUploadsPanel();
   byId('sign-out', HTMLButtonElement).addEventListener('click', signOut);

@@ -7,7 +7,7 @@
 import { ApiError, createLink, deleteFile, followJob, listLinks, listPage, moveOrCopy, revokeLink } from './api.js';
 import { destinationOf, isWithin, nameOf, parentOf, stemRange } from './paths.js';
 import { sessionSignal } from './session.js';
-import { alertError, announce, byId, confirmAction, find, h, isAbort, messageOf, openDialog, setBusy, showFormError, timeElement } from './ui.js';
+import { alertError, announce, byId, confirmAction, find, focusFirst, h, isAbort, messageOf, openDialog, setBusy, setUnavailable, showFormError, timeElement } from './ui.js';
 
 /** @typedef {{ path: string, kind: 'file' | 'folder' }} Entry */
 /** @typedef {import('./api.js').Job} Job */
@@ -40,7 +40,7 @@ export function moreMenu(label, items) {
       run();
     } }, text));
   const menu = h('div', { id, popover: 'auto', class: 'row-menu', role: 'group', 'aria-label': label }, ...buttons);
-  const opener = h('button', { type: 'button', class: 'quiet small', popovertarget: id, 'aria-label': label, 'data-more': true }, 'More', h('span', { 'aria-hidden': 'true' }, ' ▾'));
+  const opener = h('button', { type: 'button', class: 'quiet small', popovertarget: id, 'aria-label': label, 'data-more': true, 'data-control': 'more' }, 'More', h('span', { 'aria-hidden': 'true' }, ' ▾'));
   menu.addEventListener('beforetoggle', (event) => {
     if (/** @type {ToggleEvent} */ (event).newState !== 'open') return;
     // Beside its button, or above it near the bottom of the window (the top layer ignores the table's box).
@@ -56,10 +56,18 @@ export function moreMenu(label, items) {
   });
   menu.addEventListener('keydown', (event) => {
     const at = buttons.indexOf(/** @type {HTMLButtonElement} */ (document.activeElement));
-    const step = { ArrowDown: 1, ArrowUp: -1 }[event.key];
-    if (step === undefined || at < 0) return;
+    if (at < 0) return;
+    // Home and End go to the first and last item, as in any menu, rather than scrolling the page under it.
+    const to = { ArrowDown: (at + 1) % buttons.length, ArrowUp: (at - 1 + buttons.length) % buttons.length, Home: 0, End: buttons.length - 1 }[event.key];
+    if (to === undefined) return;
     event.preventDefault();
-    buttons[(at + step + buttons.length) % buttons.length].focus();
+    buttons[to].focus();
+  });
+  // Focus leaving the menu (Tab, Shift+Tab) closes it: left open, it would cover the next button focused.
+  menu.addEventListener('focusout', (event) => {
+    if (event.relatedTarget instanceof Node && menu.contains(event.relatedTarget)) return;
+    if (event.relatedTarget === null && !document.hasFocus()) return;
+    if (menu.matches(':popover-open')) menu.hidePopover();
   });
   return [opener, menu];
 }
@@ -85,7 +93,15 @@ export function renameInPlace(row, entry, onChanged) {
     cell.replaceChildren(...before);
     row.querySelector('[data-more]')?.closest('button')?.focus();
   };
+  let running = false;
+  /** The form is read-only while the move runs, with focus kept where it is (a disabled control would drop it). */
+  const setRunning = (/** @type {boolean} */ on) => {
+    running = on;
+    input.readOnly = on;
+    for (const control of [save, cancel, replace]) setUnavailable(control, on);
+  };
   const run = async (/** @type {boolean} */ overwrite) => {
+    if (running) return;
     const wanted = input.value.trim();
     if (wanted === name) return restore();
     const target = destinationOf(entry, parentOf(entry.path), wanted);
@@ -93,17 +109,18 @@ export function renameInPlace(row, entry, onChanged) {
       showFormError(error, target.problem);
       return input.focus();
     }
-    for (const control of [input, save, cancel, replace]) control.disabled = true;
+    setRunning(true);
     try {
       const result = await moveOrCopy('move', { from: entry.path, to: target.to, overwrite });
-      cell.replaceChildren(...before);
+      // The row stands for its new name from now on: once the rows are drawn again, focus goes to that row's.
+      row.setAttribute('data-row', target.to);
+      restore();
       await finish('move', entry, target.to, result, onChanged);
     } catch (failure) {
+      setRunning(false);
       replace.hidden = !(isConflict(failure) && entry.kind === 'file') || overwrite;
       showFormError(error, conflictMessage(failure, target.to, entry));
       input.focus();
-    } finally {
-      for (const control of [input, save, cancel, replace]) control.disabled = false;
     }
   };
   form.addEventListener('submit', (event) => {
@@ -200,8 +217,11 @@ export async function moveOrCopyDialog(kind, entry, onChanged) {
   const drawCrumbs = () => {
     const segments = picked.split('/').filter((segment) => segment !== '');
     const trail = [{ name: 'All files', path: '/' }, ...segments.map((segment, i) => ({ name: segment, path: `/${segments.slice(0, i + 1).join('/')}` }))];
+    // A crumb or folder clicked is about to be replaced: focus goes to the crumb of the folder now picked.
+    const hadFocus = crumbs.contains(document.activeElement) || list.contains(document.activeElement);
     crumbs.replaceChildren(...trail.map((crumb, i) =>
       h('li', {}, h('button', { type: 'button', class: 'quiet small', 'aria-current': i === trail.length - 1 ? 'location' : undefined, onclick: () => browse(crumb.path) }, crumb.name))));
+    if (hadFocus) focusFirst(crumbs.querySelector('[aria-current]'));
   };
   const run = async (/** @type {boolean} */ overwrite) => {
     const destination = destinationOf(entry, picked, nameInput.value.trim());
@@ -358,16 +378,19 @@ export async function shareDialog(path) {
           link.created_at && h('span', { class: 'muted' }, ' · made ', timeElement(link.created_at)),
           revoke);
         revoke.addEventListener('click', async () => {
-          revoke.disabled = true;
+          setUnavailable(revoke, true);
           try {
             await revokeLink(link.id);
+            // Focus goes to the next link's Revoke, or the one before, or Copy (or Copy link, when no link was made here).
+            const next = item.nextElementSibling ?? item.previousElementSibling;
             item.remove();
             if (links.childElementCount === 0) linksStatus.textContent = 'No live links.';
             announce('Link revoked: it no longer opens the file.');
-            copy.focus();
+            focusFirst(next?.querySelector('button'), copy, find(form, 'button[type=submit]', HTMLButtonElement));
           } catch (failure) {
             showFormError(error, failure);
-            revoke.disabled = false;
+          } finally {
+            setUnavailable(revoke, false);
           }
         });
         return item;

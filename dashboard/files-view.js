@@ -10,8 +10,8 @@ import { confirmDeleteFile, entryActions, moreMenu } from './entry-actions.js';
 import { nextOrder, sortRows } from './listing-order.js';
 import { childPath, nameOf, parentOf } from './paths.js';
 import { abilities, sessionSignal } from './session.js';
-import { alertError, announce, breakable, byId, confirmAction, find, formatBytes, fromTemplate, h, isAbort, messageOf, openDialog, plural, setBusy, showFormError, timeElement } from './ui.js';
-import { enqueueUploads } from './uploads.js';
+import { alertError, announce, breakable, byId, confirmAction, find, focusFirst, focusLost, formatBytes, fromTemplate, h, isAbort, messageOf, openDialog, plural, replaceRows, setBusy, setUnavailable, showFormError, timeElement, trackRowFocus } from './ui.js';
+import { enqueueUploads, focusTray } from './uploads.js';
 
 /** @typedef {import('./api.js').Listing} Listing */
 /** @typedef {import('./api.js').FileEntry} FileEntry */
@@ -67,6 +67,16 @@ export async function renderFiles(main, folder, signal) {
   find(view, '[data-drop-hint]', HTMLElement).hidden = !may.upload;
   find(view, '[data-empty-upload]', HTMLElement).hidden = !may.upload;
   wireGoToFolder(view);
+  const toUploads = find(view, '[data-to-uploads]', HTMLAnchorElement);
+  toUploads.hidden = !may.upload || byId('uploads', HTMLElement).hidden;
+  toUploads.addEventListener('click', (event) => {
+    // The fragment names views: the link moves focus itself.
+    event.preventDefault();
+    focusTray();
+  });
+  // After a row's action (rename, move, delete) or an upload landing redraws the rows, focus goes back to that row
+  // or one beside it; with no row left, to the heading.
+  trackRowFocus(find(view, 'tbody', HTMLElement), () => [find(view, 'h1', HTMLElement)], signal);
 
   /** The page shown: uploads over a file of the same name ask first. */
   /** @type {(Listing & { next_cursor: string | null }) | undefined} */
@@ -275,8 +285,13 @@ async function loadListing(view, folder, signal, reload, cursors) {
   pager.hidden = cursors.length === 1 && !listing.next_cursor;
   const first = (cursors.length - 1) * PAGE_SIZE;
   find(pager, '[data-page-label]', HTMLElement).textContent = count === 0 ? `Page ${cursors.length}` : `Items ${first + 1}–${first + count}`;
-  find(pager, '[data-action="previous-page"]', HTMLButtonElement).disabled = cursors.length === 1;
-  find(pager, '[data-action="next-page"]', HTMLButtonElement).disabled = !listing.next_cursor;
+  const previous = find(pager, '[data-action="previous-page"]', HTMLButtonElement);
+  const next = find(pager, '[data-action="next-page"]', HTMLButtonElement);
+  const hadFocus = pager.contains(document.activeElement);
+  previous.disabled = cursors.length === 1;
+  next.disabled = !listing.next_cursor;
+  // On the first or last page, the button pressed is disabled: focus goes to the other one rather than the body.
+  if (hadFocus && focusLost()) focusFirst(next, previous);
   return listing;
 }
 
@@ -294,7 +309,7 @@ function drawRows(view, listing, reload) {
     ...listing.files.map((file) => ({ ...file, kind: /** @type {const} */ ('file'), file })),
   ], order);
   const rows = entries.map((entry) => (entry.file ? fileRow(entry.file, may, reload) : folderRow(entry.path, may, reload)));
-  find(view, 'tbody', HTMLElement).replaceChildren(...rows);
+  replaceRows(find(view, 'tbody', HTMLElement), rows);
   return rows.length;
 }
 
@@ -305,14 +320,14 @@ function drawRows(view, listing, reload) {
  */
 function folderRow(path, may, reload) {
   const name = nameOf(path);
-  const row = h('tr', { 'data-kind': 'folder' },
-    h('th', { scope: 'row', class: 'name' }, h('a', { href: folderHref(path), class: 'entry folder' }, h('span', { class: 'icon', 'aria-hidden': 'true' }), entryName(name))),
+  const row = h('tr', { 'data-kind': 'folder', 'data-row': path },
+    h('th', { scope: 'row', class: 'name' }, h('a', { href: folderHref(path), class: 'entry folder', 'data-control': 'open' }, h('span', { class: 'icon', 'aria-hidden': 'true' }), entryName(name))),
     h('td', { class: 'num muted' }, h('span', { class: 'visually-hidden' }, 'Folder')),
     h('td', { class: 'when muted' }, ''),
   );
   const items = entryActions(row, { path, kind: 'folder' }, may, reload);
   row.append(h('td', { class: 'actions' },
-    may.modify && h('button', { type: 'button', class: 'danger-quiet small', 'aria-label': `Delete folder ${name}`, onclick: () => confirmDeleteFolder(path, reload) }, 'Delete…'),
+    may.modify && h('button', { type: 'button', class: 'danger-quiet small', 'aria-label': `Delete folder ${name}`, 'data-control': 'delete', onclick: () => confirmDeleteFolder(path, reload) }, 'Delete…'),
     items.length > 0 && moreMenu(`More actions for ${name}`, items),
   ));
   return row;
@@ -324,9 +339,9 @@ function folderRow(path, may, reload) {
  * @param {() => Promise<void>} reload
  */
 function fileRow(file, may, reload) {
-  const button = h('button', { type: 'button', class: 'secondary small', 'aria-label': `Download ${file.name}` }, 'Download');
+  const button = h('button', { type: 'button', class: 'secondary small', 'aria-label': `Download ${file.name}`, 'data-control': 'download' }, 'Download');
   button.addEventListener('click', () => download(file, button));
-  const row = h('tr', { 'data-kind': 'file' },
+  const row = h('tr', { 'data-kind': 'file', 'data-row': file.path },
     h('th', { scope: 'row', class: 'name' }, h('span', { class: 'entry file' }, h('span', { class: 'icon', 'aria-hidden': 'true' }), entryName(file.name))),
     h('td', { class: 'num' }, formatBytes(file.size)),
     h('td', { class: 'when' }, timeElement(file.created_at)),
@@ -334,7 +349,7 @@ function fileRow(file, may, reload) {
   const items = entryActions(row, { path: file.path, kind: 'file' }, may, reload);
   row.append(h('td', { class: 'actions' },
     may.download && button,
-    may.modify && h('button', { type: 'button', class: 'danger-quiet small', 'aria-label': `Delete ${file.name}`, onclick: () => confirmDeleteFile(file.path, reload) }, 'Delete…'),
+    may.modify && h('button', { type: 'button', class: 'danger-quiet small', 'aria-label': `Delete ${file.name}`, 'data-control': 'delete', onclick: () => confirmDeleteFile(file.path, reload) }, 'Delete…'),
     items.length > 0 && moreMenu(`More actions for ${file.name}`, items),
   ));
   return row;
@@ -356,7 +371,8 @@ function entryName(name) {
  */
 async function download(file, button) {
   const session = sessionSignal();
-  button.disabled = true;
+  // Unavailable while it runs, not disabled: a disabled button would drop the focus it has.
+  setUnavailable(button, true);
   announce(`Downloading ${file.name}…`);
   try {
     const blob = await downloadFile(file.path, (loaded, total) => {
@@ -374,7 +390,7 @@ async function download(file, button) {
     if (isAbort(failure)) return;
     alertError(`Could not download ${file.name}: ${messageOf(failure)}`);
   } finally {
-    button.disabled = false;
+    setUnavailable(button, false);
     button.textContent = 'Download';
   }
 }

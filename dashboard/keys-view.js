@@ -4,7 +4,7 @@
  * revoking one after confirmation.
  */
 import { createKey, listKeys, revokeKey } from './api.js';
-import { announce, byId, confirmAction, find, fromTemplate, h, openDialog, setBusy, showFormError, timeElement } from './ui.js';
+import { announce, byId, confirmAction, find, fromTemplate, h, openDialog, replaceRows, setBusy, showFormError, timeElement, trackRowFocus } from './ui.js';
 import { readKey } from './session.js';
 
 /** @typedef {import('./api.js').ApiKey} ApiKey */
@@ -47,7 +47,10 @@ export async function renderKeys(main, signal) {
     }
   };
   showRevoked.addEventListener('change', draw);
-  find(view, '[data-action="create-key"]', HTMLButtonElement).addEventListener('click', () => createKeyDialog(reload));
+  const create = find(view, '[data-action="create-key"]', HTMLButtonElement);
+  create.addEventListener('click', () => createKeyDialog(reload));
+  // After a revoke redraws the rows, focus goes to the next key's Revoke (or the one before), else to Create.
+  trackRowFocus(find(view, 'tbody', HTMLElement), () => [create], signal);
   await reload();
 }
 
@@ -62,7 +65,7 @@ function drawKeys(view, keys, showRevoked, reload) {
   showFormError(find(view, '[data-error]', HTMLElement));
   const shown = keys.filter((key) => showRevoked || !key.revoked_at);
   const table = find(view, 'table', HTMLTableElement);
-  find(table, 'tbody', HTMLElement).replaceChildren(...shown.map((key) => keyRow(key, reload)));
+  replaceRows(find(table, 'tbody', HTMLElement), shown.map((key) => keyRow(key, reload)));
   table.hidden = shown.length === 0;
   find(view, '[data-empty]', HTMLElement).hidden = shown.length !== 0;
 }
@@ -74,17 +77,19 @@ function drawKeys(view, keys, showRevoked, reload) {
 function keyRow(key, reload) {
   // The key this tab signed in with, as far as the last four characters tell: revoking it signs the tab out.
   const ours = !key.revoked_at && key.role === 'admin' && readKey()?.endsWith(key.last4);
-  return h('tr', { 'data-key-id': key.id, class: key.revoked_at ? 'revoked' : undefined },
+  return h('tr', { 'data-key-id': key.id, 'data-row': key.id, class: key.revoked_at ? 'revoked' : undefined },
     h('th', { scope: 'row' }, key.name, ours && h('span', { class: 'badge' }, 'this tab')),
     h('td', {}, h('span', { class: `role role-${key.role}`, title: ROLES[key.role].does }, ROLES[key.role].label)),
     h('td', {}, key.prefix === '/' ? h('span', { class: 'muted' }, 'Whole drive') : h('code', {}, key.prefix)),
     h('td', { class: 'when' }, timeElement(key.created_at)),
     h('td', { class: 'when' }, timeElement(key.last_used_at, 'Never')),
-    h('td', {}, h('code', { class: 'last4', 'aria-label': `ending in ${key.last4}` }, `…${key.last4}`)),
+    // Said as "ending in 1a2b" by every reader: an aria-label on <code> is not (ARIA prohibits naming a code element).
+    // A no-break space: the hidden text's last space would be dropped, and "ending in1a2b" read.
+    h('td', {}, h('code', { class: 'last4' }, h('span', { class: 'visually-hidden' }, 'ending in\u00a0'), h('span', { 'aria-hidden': 'true' }, '…'), key.last4)),
     h('td', { class: 'actions' },
       key.revoked_at
         ? h('span', { class: 'muted' }, 'Revoked ', timeElement(key.revoked_at))
-        : h('button', { type: 'button', class: 'danger-quiet small', 'aria-label': `Revoke ${key.name}`, onclick: () => confirmRevoke(key, Boolean(ours), reload) }, 'Revoke…')),
+        : h('button', { type: 'button', class: 'danger-quiet small', 'aria-label': `Revoke ${key.name}`, 'data-control': 'revoke', onclick: () => confirmRevoke(key, Boolean(ours), reload) }, 'Revoke…')),
   );
 }
 

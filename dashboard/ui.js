@@ -98,7 +98,13 @@ export function announce(message) {
  */
 export function alertError(message) {
   const alert = byId('alert', HTMLElement);
-  alert.replaceChildren(h('span', {}, message), h('button', { type: 'button', class: 'quiet', onclick: () => alert.replaceChildren() }, 'Dismiss'));
+  const dismiss = () => {
+    const had = alert.contains(document.activeElement);
+    alert.replaceChildren();
+    // Focus goes back where it was before it came to the message, rather than to the body.
+    if (had) focusFirst(beforeMessages, ...mainTargets());
+  };
+  alert.replaceChildren(h('span', {}, message), h('button', { type: 'button', class: 'quiet', onclick: dismiss }, 'Dismiss'));
 }
 
 export function clearError() {
@@ -157,6 +163,7 @@ export function openDialog(dialog) {
   const opener = document.activeElement;
   dialog.returnValue = '';
   dialog.showModal();
+  placeMessages();
   return new Promise((resolve) => {
     const settle = (/** @type {string} */ value) => {
       dialog.removeEventListener('close', onClose);
@@ -165,7 +172,9 @@ export function openDialog(dialog) {
     };
     const onClose = () => {
       if (dialog.open) return;
-      if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
+      // The opener, or the button of the menu it was in (a menu item is hidden by now); failing both (its row was
+      // drawn again meanwhile), the row that had focus, or one near it.
+      if (focusLost() && !focusFirst(opener, invokerOf(opener))) returnFocusToRows();
       settle(dialog.returnValue);
     };
     dialog.addEventListener('close', onClose);
@@ -180,6 +189,7 @@ export function openDialog(dialog) {
 export function clearDialogs() {
   for (const dialog of document.querySelectorAll('dialog')) {
     dialog.close();
+    placeMessages();
     for (const form of dialog.querySelectorAll('form')) form.reset();
     for (const field of dialog.querySelectorAll('input')) field.value = field.defaultValue;
     for (const filled of dialog.querySelectorAll('[data-filled]')) filled.replaceChildren();
@@ -196,13 +206,27 @@ export function wireDialogCloseButtons() {
 }
 
 /**
- * Disables a dialog's buttons while its action runs, so a double click cannot send it twice.
+ * Marks a dialog's buttons unavailable while its action runs, so a double click cannot send it twice. They are
+ * `aria-disabled`, not disabled: a disabled button loses the focus to the body, and the next Tab starts over.
  * @param {HTMLElement} dialog
  * @param {boolean} busy
  */
 export function setBusy(dialog, busy) {
   dialog.setAttribute('aria-busy', String(busy));
-  for (const button of dialog.querySelectorAll('button:not([data-close])')) /** @type {HTMLButtonElement} */ (button).disabled = busy;
+  for (const button of dialog.querySelectorAll('button:not([data-close])')) {
+    // The message regions may be in the dialog (placeMessages): their Dismiss is not the dialog's.
+    if (!button.closest('.toasts')) setUnavailable(/** @type {HTMLElement} */ (button), busy);
+  }
+}
+
+/**
+ * Makes `button` refuse clicks (and so the Enter that submits its form) while keeping the focus it has.
+ * @param {HTMLElement} button
+ * @param {boolean} unavailable
+ */
+export function setUnavailable(button, unavailable) {
+  if (unavailable) button.setAttribute('aria-disabled', 'true');
+  else button.removeAttribute('aria-disabled');
 }
 
 /**
@@ -274,4 +298,150 @@ export function timeElement(iso, none = '—') {
  */
 export function plural(count, noun) {
   return `${count.toLocaleString()} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** What can take the focus in a row, in the order tried when its own control is gone. */
+const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])';
+
+/**
+ * Whether keyboard focus has fallen to nowhere: the body, or an element since removed, hidden, disabled or left in
+ * a closed dialog. The next Tab would then start over from the top of the page.
+ */
+export function focusLost() {
+  const active = document.activeElement;
+  if (!(active instanceof HTMLElement) || active === document.body) return true;
+  return !active.isConnected || active.matches(':disabled') || !active.checkVisibility() || active.closest('dialog:not([open])') !== null;
+}
+
+/**
+ * Focuses the first of `candidates` that takes it (one removed, hidden or disabled does not); says whether one did.
+ * @param {...(Element | null | undefined | false)} candidates
+ */
+export function focusFirst(...candidates) {
+  for (const candidate of candidates) {
+    if (!(candidate instanceof HTMLElement) || !candidate.isConnected || candidate === document.body) continue;
+    candidate.focus();
+    if (document.activeElement === candidate) return true;
+  }
+  return false;
+}
+
+/** The view's heading, then `<main>` itself: where focus goes when nothing nearer is left. */
+function mainTargets() {
+  const main = document.getElementById('main');
+  return [main?.querySelector('h1'), main];
+}
+
+/**
+ * The button that opens the popover `element` is in (a row's More menu), if it is in one.
+ * @param {Element | null} element
+ */
+function invokerOf(element) {
+  const popover = element?.closest('[popover]');
+  return popover?.id ? document.querySelector(`[popovertarget="${CSS.escape(popover.id)}"]`) : null;
+}
+
+/**
+ * @typedef {{ key: string, control: string | undefined, keys: string[], fallback: () => (Element | null | undefined)[] }} RowFocus
+ * @type {Map<HTMLElement, RowFocus | undefined>} each list of rows shown, and the row of it that last had focus
+ */
+const rowLists = new Map();
+
+/**
+ * Remembers, until `signal` aborts, which row of `list` (its children, marked `data-row`; their controls marked
+ * `data-control`) last had focus, so that focus can go back to it, or near it, when the rows are drawn anew or a
+ * dialog opened from a row closes (`replaceRows`, `returnFocusToRows`).
+ * @param {HTMLElement} list
+ * @param {() => (Element | null | undefined)[]} fallback where focus goes when no row is left
+ * @param {AbortSignal} signal
+ */
+export function trackRowFocus(list, fallback, signal) {
+  rowLists.set(list, undefined);
+  signal.addEventListener('abort', () => rowLists.delete(list), { once: true });
+  document.addEventListener('focusin', (event) => {
+    const target = event.target instanceof Element ? event.target : null;
+    const row = target?.closest('[data-row]');
+    if (target && row && row.parentElement === list) {
+      // A menu's items act for the row's More button.
+      const control = target.closest('[data-control], [popover]');
+      rowLists.set(list, {
+        key: row.getAttribute('data-row') ?? '',
+        control: control?.hasAttribute('popover') ? 'more' : control?.getAttribute('data-control') ?? undefined,
+        keys: [...list.children].map((child) => child.getAttribute('data-row') ?? ''),
+        fallback,
+      });
+    } else if (target && !target.closest('dialog, .toasts')) {
+      // Focus went elsewhere in the page: it is no row's to take back.
+      rowLists.set(list, undefined);
+    }
+  }, { signal });
+}
+
+/**
+ * Replaces the rows of `list` (see `trackRowFocus`); if that took the focus with them, it goes to the same row
+ * drawn anew, else the one that came after it, else the one before, else the list's fallback.
+ * @param {HTMLElement} list
+ * @param {Node[]} rows
+ */
+export function replaceRows(list, rows) {
+  list.replaceChildren(...rows);
+  if (focusLost()) focusRowOf(list);
+}
+
+/** Puts lost focus back on the row that last had it, in whichever list shown it was (see `replaceRows`). */
+export function returnFocusToRows() {
+  for (const list of rowLists.keys()) if (list.isConnected && focusRowOf(list)) return;
+  focusFirst(...mainTargets());
+}
+
+/**
+ * @param {HTMLElement} list
+ * @returns {boolean} whether focus went somewhere
+ */
+function focusRowOf(list) {
+  const last = rowLists.get(list);
+  if (!last) return false;
+  const at = Math.max(0, last.keys.indexOf(last.key));
+  const order = [last.key, ...last.keys.slice(at + 1), ...last.keys.slice(0, at).reverse()];
+  const rows = [...list.children];
+  for (const key of order) {
+    const row = rows.find((child) => child.getAttribute('data-row') === key);
+    if (!row) continue;
+    const own = last.control === undefined ? null : row.querySelector(`[data-control="${CSS.escape(last.control)}"]`);
+    if (focusFirst(own, ...row.querySelectorAll(FOCUSABLE))) return true;
+  }
+  return focusFirst(...last.fallback());
+}
+
+/** Focus, as it last was outside the message regions: where Dismiss sends it back. */
+/** @type {Element | null} */
+let beforeMessages = null;
+
+/**
+ * Puts the message regions into the modal dialog open on top, if one is, else back at the end of the page. Outside
+ * an open modal dialog they are inert: left out of the accessibility tree, so unheard, and drawn under its backdrop.
+ */
+function placeMessages() {
+  const toasts = document.querySelector('.toasts');
+  if (!toasts) return;
+  const modal = [...document.querySelectorAll('dialog[open]')].filter((dialog) => dialog.matches(':modal')).at(-1);
+  const home = modal ?? document.body;
+  if (toasts.parentElement !== home) home.append(toasts);
+}
+
+/**
+ * The page-wide wiring of focus and messages: buttons marked unavailable refuse clicks; the message regions follow
+ * modal dialogs; Dismiss knows where focus came from.
+ */
+export function wireFocusAndMessages() {
+  document.addEventListener('click', (event) => {
+    if (!(event.target instanceof Element) || !event.target.closest('button[aria-disabled="true"]')) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+  }, { capture: true });
+  document.addEventListener('focusin', (event) => {
+    if (event.target instanceof Element && !event.target.closest('.toasts')) beforeMessages = event.target;
+  });
+  // A dialog closes in many ways (a button, Escape, a sign-out): each shows as its open attribute going.
+  new MutationObserver(placeMessages).observe(document.body, { attributes: true, attributeFilter: ['open'], subtree: true });
 }

@@ -7,7 +7,7 @@
 import { ApiError, abortUpload, completeUpload, partUrls, sendWithProgress, startUpload, uploadSmallFile } from './api.js';
 import { mapLimit } from './map-limit.js';
 import { readKey } from './session.js';
-import { alertError, announce, byId, formatBytes, h, messageOf, plural } from './ui.js';
+import { alertError, announce, byId, focusFirst, focusLost, formatBytes, h, messageOf, plural } from './ui.js';
 
 /**
  * Above this, a file goes in parts: one API request carries at most 4,500,000 bytes, its multipart framing
@@ -42,7 +42,7 @@ export function enqueueUploads(files, folder) {
     uploads.push(upload);
     list.append(upload.row);
   }
-  byId('uploads', HTMLElement).hidden = false;
+  showTray(true);
   announce(`Uploading ${plural(files.length, 'file')} to ${folder}.`);
   summarize();
   pump();
@@ -64,7 +64,22 @@ export function resetUploads() {
   running = 0;
   byId('uploads-list', HTMLUListElement).replaceChildren();
   byId('uploads-summary', HTMLElement).textContent = '';
-  byId('uploads', HTMLElement).hidden = true;
+  showTray(false);
+}
+
+/**
+ * Shows or hides the tray, and with it the files view's "Go to uploads" link (the tray comes last in the page,
+ * many Tab stops after the upload button).
+ * @param {boolean} shown
+ */
+export function showTray(shown) {
+  byId('uploads', HTMLElement).hidden = !shown;
+  for (const link of document.querySelectorAll('[data-to-uploads]')) /** @type {HTMLElement} */ (link).hidden = !shown;
+}
+
+/** Focus on the tray's heading, from "Go to uploads". */
+export function focusTray() {
+  byId('uploads-title', HTMLElement).focus();
 }
 
 /** The tray's "Clear finished" button. */
@@ -74,8 +89,11 @@ export function wireUploadsPanel() {
       upload.row.remove();
       uploads.splice(uploads.indexOf(upload), 1);
     }
-    byId('uploads', HTMLElement).hidden = uploads.length === 0;
+    showTray(uploads.length > 0);
     summarize();
+    // The tray went with its last row: focus goes to the upload button, or the view's heading, not the body.
+    const main = byId('main', HTMLElement);
+    if (focusLost()) focusFirst(main.querySelector('[data-input="upload"]'), main.querySelector('h1'), main);
   });
 }
 
@@ -113,8 +131,13 @@ function setState(upload, state, text) {
   upload.state = state;
   upload.row.dataset.state = state;
   upload.status.textContent = text;
+  const hadFocus = document.activeElement === upload.cancel;
   upload.cancel.hidden = state !== 'queued' && state !== 'running';
   summarize();
+  if (!hadFocus || !upload.cancel.hidden) return;
+  // Its Cancel is gone: focus goes to the next upload's Cancel, or the one before, or Clear finished.
+  const at = uploads.indexOf(upload);
+  focusFirst(...uploads.slice(at + 1).map((other) => other.cancel), ...uploads.slice(0, Math.max(at, 0)).reverse().map((other) => other.cancel), byId('uploads-clear', HTMLButtonElement));
 }
 
 /** Starts queued uploads while fewer than FILES_AT_ONCE run. */
@@ -138,9 +161,16 @@ async function run(upload) {
   const { file, folder, key, controller } = upload;
   const started = generation;
   setState(upload, 'running', `0 B of ${formatBytes(file.size)}`);
+  let quarterSaid = 0;
   const onProgress = (/** @type {number} */ loaded) => {
     upload.bar.value = loaded;
     upload.status.textContent = `${formatBytes(loaded)} of ${formatBytes(file.size)}`;
+    // A large file's progress is said at each quarter it passes, the furthest only (a bar alone is silent).
+    const quarter = Math.floor((loaded / Math.max(file.size, 1)) * 4);
+    if (file.size > LARGE_FILE_BYTES && quarter > quarterSaid && quarter < 4) {
+      quarterSaid = quarter;
+      announce(`${file.name}: ${quarter * 25} % uploaded.`);
+    }
   };
   try {
     const stored = file.size > LARGE_FILE_BYTES
@@ -149,6 +179,8 @@ async function run(upload) {
     if (started !== generation) return;
     upload.bar.value = upload.bar.max;
     setState(upload, 'done', `Uploaded, ${formatBytes(stored.size)}`);
+    // Each file that lands is said while others still run (the last is said by "Uploads finished").
+    if (uploadsRunning()) announce(`Uploaded ${file.name}: ${byId('uploads-summary', HTMLElement).textContent}.`);
     document.dispatchEvent(new CustomEvent('drive:uploaded', { detail: { folder, path: stored.path } }));
   } catch (error) {
     if (started !== generation) return;

@@ -91,6 +91,11 @@ export const SETTINGS = {
     description: 'the table of large-upload sessions, the upload journal and background jobs',
     parse: required,
   }),
+  changesTable: entry({
+    name: 'DRIVE_CHANGES_TABLE', type: 'table name', default: 'required', readBy: ['handler', 'stack', 'local host'],
+    description: "the change feed's log: each drive's changes, its sequencer's state and the marks of file moves",
+    parse: required,
+  }),
   bucket: entry({
     name: 'DRIVE_BUCKET', type: 'bucket name', default: 'required', readBy: ['handler', 'stack', 'local host', 'fsck'],
     description: "the bucket of the files' bytes",
@@ -159,6 +164,18 @@ export const SETTINGS = {
     name: 'DRIVE_SINGLE_COPY_MAX_BYTES', type: 'positive whole number', default: "5368709120 (S3's 5 GiB)", unit: 'bytes', readBy: ['handler'],
     description: 'the size above which a copy goes in parts (UploadPartCopy); tests lower it to reach that path with small files',
     parse: positiveWholeNumber,
+  }),
+
+  // The change feed (docs/change-feed-design.md).
+  changesRetentionDays: entry({
+    name: 'DRIVE_CHANGES_RETENTION_DAYS', type: 'positive whole number', default: '7', unit: 'days', readBy: ['handler', 'stack'],
+    description: 'how long changes are kept: a cursor older than this is 410 cursor_expired',
+    parse: (raw: string | undefined, name: string) => positiveWholeNumber(raw, name) ?? 7,
+  }),
+  changesPairWaitSeconds: entry({
+    name: 'DRIVE_CHANGES_PAIR_WAIT_SECONDS', type: 'positive whole number', default: '60', unit: 'seconds', readBy: ['handler'],
+    description: "how long the sequencer holds one half of a file or folder move for the other (from another stream shard) before it shows each alone, as a delete and a create",
+    parse: (raw: string | undefined, name: string) => positiveWholeNumber(raw, name) ?? 60,
   }),
 
   // The trash (issue 28).

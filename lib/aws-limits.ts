@@ -104,6 +104,10 @@ export const FUNCTION_SIZING: Record<HandlerName, { memorySize: number; timeoutS
   openapi: { memorySize: 256, timeoutSeconds: 10 },
   // Reads the journal of uploads in flight and deletes what interrupted ones left.
   sweep: { memorySize: 256, timeoutSeconds: 300 },
+  // The change feed: a Query every 250 ms while a long poll waits (up to 25 s, under the gateway's 29 s).
+  changes: { memorySize: 256, timeoutSeconds: 29 },
+  // A batch of at most 100 stream records: a state read, a mark read and a transaction a drive in it.
+  sequencer: { memorySize: 256, timeoutSeconds: 60 },
   // A slice of up to 100,000 objects in memory beside every folder record, and one full scan of the nodes
   // table (four segments at a time) a run, within Lambda's 15 minutes; memory buys the CPU that parses the scan.
   'consistency-check': { memorySize: 1024, timeoutSeconds: 900 },

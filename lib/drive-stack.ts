@@ -17,15 +17,16 @@ import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { AttributeType, BillingMode, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { CfnSamplingRule } from 'aws-cdk-lib/aws-xray';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, KEYS_BY_DRIVE_INDEX, LINKS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../functions/aws/schema';
+import { ACCESS_PARTITION_KEY, ACCESS_TTL_ATTRIBUTE, CHANGES_PARTITION_KEY, CHANGES_SORT_KEY, CHANGES_TTL_ATTRIBUTE, KEYS_BY_DRIVE_INDEX, LINKS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../functions/aws/schema';
 import { environmentOf } from '../functions/config';
 import { CORS_REQUEST_HEADERS } from '../functions/http/cors';
 import { DEFAULT_TRACING, FUNCTION_SIZING, type GATEWAY_ERRORS, gatewayErrorBody } from './aws-limits';
@@ -34,7 +35,7 @@ import { ConsistencyCheck } from './consistency-check';
 import type { RepairMode } from '../functions/core/consistency-check';
 import { DriveDashboard, type DriveMetricsScope, driveMetric } from './drive-dashboard';
 import { DriveFunction, type LogLevel } from './drive-function';
-import { BINARY_MEDIA_TYPES, CONTRACT_ROUTES, DASHBOARD_ROUTES, type HandlerName, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED, TOKEN_ROUTES, type ScheduledFunction } from './routes';
+import { BINARY_MEDIA_TYPES, CONTRACT_ROUTES, DASHBOARD_ROUTES, type HandlerName, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED, SEQUENCER, TOKEN_ROUTES, type ScheduledFunction } from './routes';
 
 export interface DriveStackProps extends StackProps {
   /** API Gateway stage, the first segment of every URL. @default 'v1' */
@@ -47,6 +48,8 @@ export interface DriveStackProps extends StackProps {
   deletionProtection?: boolean;
   /** Keep earlier versions of every object in S3 (an undo for deletes, billed as storage). @default false */
   bucketVersioning?: boolean;
+  /** How many days the change feed keeps changes (`DRIVE_CHANGES_RETENTION_DAYS`). @default 7 */
+  changesRetentionDays?: number;
   /** Days a deleted or replaced file stays in the drive's trash (cdk context `trashDays`; `0` deletes at once). Default 7. */
   trashDays?: number;
   /**
@@ -157,6 +160,15 @@ export class DriveStack extends Stack {
       ...tableDefaults,
       partitionKey: { name: NODES_PARTITION_KEY, type: AttributeType.STRING },
       sortKey: { name: NODES_SORT_KEY, type: AttributeType.STRING },
+      // Every write of a record or folder, by anyone, once and in order per item: the change feed's source.
+      stream: StreamViewType.NEW_AND_OLD_IMAGES,
+    });
+    // The change feed's log: each drive's changes by position, its sequencer's state, the marks of file moves.
+    const changes = new Table(this, 'Changes', {
+      ...tableDefaults,
+      partitionKey: { name: CHANGES_PARTITION_KEY, type: AttributeType.STRING },
+      sortKey: { name: CHANGES_SORT_KEY, type: AttributeType.STRING },
+      timeToLiveAttribute: CHANGES_TTL_ATTRIBUTE,
     });
     const access = new Table(this, 'Access', {
       ...tableDefaults,
@@ -202,6 +214,8 @@ export class DriveStack extends Stack {
         accessTable: access.tableName,
         bucket: bucket.bucketName,
         uploadsTable: uploads.tableName,
+        changesTable: changes.tableName,
+        changesRetentionDays: props.changesRetentionDays === undefined ? undefined : String(props.changesRetentionDays),
         maxFileBytes: props.largeUploads?.maxFileBytes ? String(props.largeUploads.maxFileBytes) : undefined,
         uploadExpirySeconds: props.largeUploads?.expiry ? String(props.largeUploads.expiry.toSeconds()) : undefined,
         keyCacheSeconds: '30',
@@ -302,6 +316,8 @@ export class DriveStack extends Stack {
       move: make('move')
         .allowTable(nodes, 'BatchGetItem', 'GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem')
         .allowTable(uploads, 'ConditionCheckItem', 'PutItem', 'UpdateItem', 'BatchWriteItem', 'GetItem')
+        // A file move's mark, in its transaction (docs/change-feed-design.md).
+        .allowTable(changes, 'PutItem')
         .allowObjects(bucket, 'DeleteObject')
         .allowSend(jobsQueue),
       // A copy is an upload whose bytes S3 copies: the journal first (PutItem, then BatchWriteItem to close), the
@@ -313,6 +329,8 @@ export class DriveStack extends Stack {
         .allowTable(uploads, 'PutItem', 'BatchWriteItem', 'UpdateItem', 'GetItem')
         .allowObjects(bucket, 'GetObject', 'PutObject', 'DeleteObject', 'AbortMultipartUpload')
         .allowSend(jobsQueue),
+      // The log read (Query: the changes after a position, the newest and oldest position).
+      changes: make('changes').allowTable(changes, 'Query'),
       'get-job': make('get-job').allowTable(uploads, 'GetItem'),
       // The trash (issue 28): its rows read newest first (Query).
       'trash-list': make('trash-list').allowTable(nodes, 'Query'),
@@ -334,6 +352,7 @@ export class DriveStack extends Stack {
       'job-worker': this.queueWorker(worker, jobsQueue, environment, logRetention, { logLevel, platformLogs })
         .allowTable(uploads, 'GetItem', 'UpdateItem', 'ConditionCheckItem', 'PutItem', 'BatchWriteItem')
         .allowTable(nodes, 'BatchGetItem', 'GetItem', 'Query', 'PutItem', 'DeleteItem', 'UpdateItem', 'ConditionCheckItem')
+        .allowTable(changes, 'PutItem')
         .allowObjects(bucket, 'DeleteObject', 'GetObject', 'PutObject', 'AbortMultipartUpload')
         .allowSend(jobsQueue),
       // PutObject covers CreateMultipartUpload and the UploadPart URLs it signs; abort undoes a failed start.
@@ -389,6 +408,10 @@ export class DriveStack extends Stack {
         .allowObjects(bucket, 'DeleteObject')
         .allowSend(jobsQueue),
       'consistency-check': consistencyCheck.function,
+      sequencer: this.sequencer(nodes, environment, logRetention, { logLevel, platformLogs })
+        // The drive's state read (GetItem), the marks (BatchGetItem), then one transaction: the state put, each
+        // change put, the paired marks deleted.
+        .allowTable(changes, 'GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'ConditionCheckItem'),
     };
     for (const fn of [this.functions.upload, this.functions.download, this.functions['open-link'], this.functions['delete-folder'], this.functions['delete-files'], this.functions.move, this.functions.copy, this.functions['job-worker'], this.functions['start-upload'], this.functions['upload-parts'], this.functions['complete-upload'], this.functions['abort-upload'], this.functions.sweep, this.functions['trash-purge'], this.functions['trash-empty']]) {
       Validations.of(fn.role!).acknowledge({
@@ -510,6 +533,17 @@ export class DriveStack extends Stack {
     const handler = new DriveFunction(this, fnId(fn.handler), { entry: fn.entry, ...SIZING(fn.handler), logRetention, logRemovalPolicy: RemovalPolicy.DESTROY, environment, ...logs });
     new Rule(this, `${fnId(fn.handler)}Schedule`, { schedule: Schedule.rate(Duration.minutes(fn.everyMinutes)), targets: [new LambdaFunction(handler, { retryAttempts: 0 })] });
     return handler;
+  }
+
+  /**
+   * The change feed's sequencer on the nodes table's stream: batches of up to 100 records of one shard, one
+   * batch a shard at a time (the per-item order it relies on), from the oldest record kept, retried until the
+   * records expire, resuming from the record it hands back (a move's half waiting for its pair).
+   */
+  private sequencer(nodes: Table, environment: Record<string, string>, logRetention: RetentionDays, logs: { logLevel: LogLevel; platformLogs: boolean }): DriveFunction {
+    const fn = new DriveFunction(this, fnId(SEQUENCER.handler), { entry: SEQUENCER.entry, ...SIZING(SEQUENCER.handler), logRetention, logRemovalPolicy: RemovalPolicy.DESTROY, environment, ...logs });
+    fn.addEventSource(new DynamoEventSource(nodes, { startingPosition: StartingPosition.TRIM_HORIZON, batchSize: 100, parallelizationFactor: 1, reportBatchItemFailures: true }));
+    return fn;
   }
 
   /** A function that a queue feeds, a message at a time, reporting the messages it failed (retried, then dead-lettered). */

@@ -5,7 +5,7 @@ import { ROUTE_SPECS, type RouteHandler, type RouteSpec } from '../functions/htt
  * The Lambda functions, one per handler module: those behind the routes (a handler may serve more than one),
  * and those a queue or a schedule runs.
  */
-export type HandlerName = RouteHandler | 'job-worker' | 'sweep' | 'consistency-check';
+export type HandlerName = RouteHandler | 'job-worker' | 'sweep' | 'consistency-check' | 'sequencer';
 
 /**
  * One route and the handler module behind it; the CDK stack and the local host both read this. Each is taken
@@ -118,6 +118,12 @@ export const QUEUE_WORKERS: readonly QueueWorker[] = [
   // Finishes recursive deletes too big for one request (functions/core/delete-folder.ts).
   { handler: 'job-worker', entry: 'functions/job-worker.ts', queue: 'jobs', maxReceives: 5 },
 ];
+
+/**
+ * The change feed's sequencer (docs/change-feed-design.md): fed the nodes table's stream, by an event source
+ * mapping in AWS and by the local host's tap of its embedded DynamoDB.
+ */
+export const SEQUENCER = { handler: 'sequencer', entry: 'functions/sequencer.ts' } as const;
 
 /** Request types API Gateway passes to the function base64-encoded, bytes intact. */
 export const BINARY_MEDIA_TYPES: readonly string[] = ['multipart/form-data', 'application/octet-stream'];

@@ -12,7 +12,7 @@ import { type OidcOptions, OidcKeySource } from './oidc';
 import { mapLimit } from './pool';
 import type { Clock } from './rate-limit-pacer';
 import { DEFAULT_RETRY, type RetryNotice, type RetryOptions, Transport, type TransportStats, discard } from './transport';
-import type { CopyJob, DeleteJob, DirectDownload, DriveEntry, DriveFile, DriveFolder, DriveJob, FileHead, KeyIdentity, FilesDeletion, FolderDeletion, Listing, MoveJob, ShareLink, ShareLinkEntry } from './types';
+import type { CopyJob, DeleteJob, DirectDownload, DriveChange, DriveEntry, DriveFile, DriveFolder, DriveJob, FileHead, KeyIdentity, FilesDeletion, FolderDeletion, Listing, MoveJob, ShareLink, ShareLinkEntry } from './types';
 import { type SyncEndpoint, type SyncOptions, type SyncReport, sync as runSync } from './sync/sync';
 import { type FormFile, METADATA_FIXED_BYTES, REQUEST_FIXED_BYTES, fileCost, uploadForm } from './upload-form';
 
@@ -294,6 +294,29 @@ export class Drive {
   async list(folder = '/', options: { recursive?: boolean; etags?: boolean; signal?: AbortSignal } = {}): Promise<Listing> {
     const url = this.transport.url('/drive/list', { folder, recursive: options.recursive ? 'true' : undefined, include: options.etags ? 'etag' : undefined });
     return this.json<Listing>({ method: 'GET', url, bucket: 'list', signal: options.signal }, `GET /drive/list of ${folder}`);
+  }
+
+  /**
+   * The changes below `path` as they are made, oldest first, for as long as the caller iterates (or until
+   * `signal` aborts): from `cursor` (one `onCursor` gave before, to resume without missing a change) or from
+   * now. Long-polls, so a change comes within about 2 seconds. After each page's changes are yielded,
+   * `onCursor` gets the cursor after them: kept, it resumes there. An expired cursor throws `cursor_expired`
+   * (410): list again and follow from a new cursor.
+   */
+  async *changes(path = '/', options: { cursor?: string; signal?: AbortSignal; onCursor?: (cursor: string) => void | Promise<void> } = {}): AsyncGenerator<DriveChange> {
+    let cursor = options.cursor;
+    if (cursor === undefined) {
+      const url = this.transport.url('/drive/changes/latest', { path });
+      cursor = (await this.json<{ cursor: string }>({ method: 'GET', url, bucket: 'changes', signal: options.signal }, `GET /drive/changes/latest of ${path}`)).cursor;
+      await options.onCursor?.(cursor);
+    }
+    for (;;) {
+      const url = this.transport.url('/drive/changes', { cursor, limit: '1000', timeout: '25' });
+      const page = await this.json<{ changes: DriveChange[]; next_cursor: string; has_more: boolean }>({ method: 'GET', url, bucket: 'changes', signal: options.signal }, `GET /drive/changes of ${path}`);
+      for (const change of page.changes) yield change;
+      cursor = page.next_cursor;
+      await options.onCursor?.(cursor);
+    }
   }
 
   /** Creates a folder and its missing parents; a folder that exists is returned as it is, so a retry is harmless. */

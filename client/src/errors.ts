@@ -13,6 +13,8 @@ export type DriveErrorCode =
   | 'precondition_failed'
   | 'payload_too_large'
   | 'range_not_satisfiable'
+  /** A change feed cursor older than the changes kept: list again and follow from a new cursor. */
+  | 'cursor_expired'
   | 'validation_error'
   | 'rate_limited'
   | 'internal_error'
@@ -93,6 +95,7 @@ export const CODE_OF_STATUS: Record<number, DriveErrorCode> = {
   412: 'precondition_failed',
   413: 'payload_too_large',
   416: 'range_not_satisfiable',
+  410: 'cursor_expired',
   422: 'validation_error',
   429: 'rate_limited',
   500: 'internal_error',

@@ -8,7 +8,7 @@ import { type Clock, RateLimitPacer, systemClock } from './rate-limit-pacer';
  * The API's rate-limit buckets (one per endpoint and key); the large-upload routes take `upload` tokens.
  * `token` is the keyless exchange's (`POST /drive/token`, kept per source address): paced, sent with no key.
  */
-export type Bucket = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'jobs' | 'links' | 'whoami' | 'token';
+export type Bucket = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'jobs' | 'links' | 'whoami' | 'token' | 'changes';
 
 /** How failed attempts are retried. */
 export interface RetryOptions {

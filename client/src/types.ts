@@ -22,6 +22,9 @@ export type DriveFolderEntry = Wire['FolderEntry'];
 /** The contents of a folder (with `recursive`, at every depth). */
 export type Listing = Wire['Listing'];
 
+/** One change in the drive, as the change feed gives it (GET /drive/changes). */
+export type DriveChange = Wire['Change'];
+
 /** A folder, as creating it returns it. */
 export type DriveFolder = Wire['Folder'];
 

@@ -18,6 +18,7 @@ import { fileMember, fileRow } from '../core/trash';
 import { BATCH_ATTEMPTS, backoff } from './batches';
 import { keyOf, toItem } from './dynamo-node-store';
 import { dueItem, dueKey, memberItem, rowItem, rowKey, restorableCondition } from './dynamo-trash';
+import { markItem } from './dynamo-change-log';
 import { journalItem, trashNoteItem } from './dynamo-upload-journal';
 import { UPLOADS_PARTITION_KEY } from './schema';
 
@@ -27,31 +28,38 @@ type Item = Record<string, AttributeValue>;
 const RETRIED = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
 
 /**
- * `FileRecords` as DynamoDB transactions across the nodes table and the uploads table (the journal's and
- * the sessions'). The SDK gives each transaction an idempotency token and keeps it across its retries, so a
- * retry after a lost reply is answered as the first try was.
+ * `FileRecords` as DynamoDB transactions across the nodes table, the uploads table (the journal's and the
+ * sessions') and, for a move's mark, the changes table. The SDK gives each transaction an idempotency token and
+ * keeps it across its retries, so a retry after a lost reply is answered as the first try was.
  */
 export class DynamoFileRecords implements FileRecords {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly nodesTable: string,
     private readonly uploadsTable: string,
+    private readonly changesTable: string,
   ) {}
 
   async move(drive: string, file: FileNode, to: string, expected: MoveExpectation): Promise<MoveOutcome> {
     const { pending: _, ...moved } = { ...file, path: to, movedAt: new Date().toISOString() };
+    // The change feed pairs the move's two stream records by its mark (docs/change-feed-design.md): the mark
+    // names this departure of the file from its path by how it arrived there (its `movedAt`, if it moved).
+    const mark = { id: file.id, from: file.path, arrival: file.movedAt ?? '', to, moveId: randomUUID() };
+    const record = { ...toItem(drive, moved), movedFrom: { S: file.path }, moveId: { S: mark.moveId }, ...(file.movedAt ? { moveArrival: { S: file.movedAt } } : {}) };
     const items: { item: TransactWriteItem; changed: 'source' | 'destination' | 'folders' | 'pending' }[] = [
       {
         changed: 'destination',
         item: {
           Put: {
             TableName: this.nodesTable,
-            Item: toItem(drive, moved),
+            Item: record,
             ...(expected.replacing ? sameId(expected.replacing.id) : { ConditionExpression: 'attribute_not_exists(#id)', ExpressionAttributeNames: { '#id': 'id' } }),
           },
         },
       },
       { changed: 'source', item: { Delete: { TableName: this.nodesTable, Key: keyOf(drive, file.path), ...sameId(file.id) } } },
+      // Unconditional: in the move's transaction, it is written with the move or not at all.
+      { changed: 'destination', item: { Put: { TableName: this.changesTable, Item: markItem(drive, mark) } } },
     ];
     // One check a folder: a transaction may name an item once (a rename has one parent at both ends).
     const parents = new Map([expected.sourceParent, expected.destinationParent].filter((folder) => folder !== undefined).map((folder) => [folder.path, folder]));

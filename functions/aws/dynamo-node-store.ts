@@ -132,7 +132,8 @@ export class DynamoNodeStore implements NodeStore {
   private async createMarked(drive: string, folder: FolderNode): Promise<FolderNode | undefined> {
     try {
       await this.client.send(new PutItemCommand({ TableName: this.table, Item: toItem(drive, folder), ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': PK } }));
-      return folder;
+      const { movedFrom: _, ...made } = folder;
+      return made;
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const held = await this.get(drive, folder.path);
@@ -218,15 +219,15 @@ export class DynamoNodeStore implements NodeStore {
     }
   }
 
-  async unmarkMoving(drive: string, folder: FolderNode, job: string): Promise<boolean> {
+  async unmarkMoving(drive: string, folder: FolderNode, job: string, ended?: 'stopped'): Promise<boolean> {
     return this.conditionally(() =>
       this.client.send(new UpdateItemCommand({
         TableName: this.table,
         Key: keyOf(drive, folder.path),
-        UpdateExpression: 'REMOVE #moving',
+        UpdateExpression: ended ? 'REMOVE #moving SET #ended = :ended' : 'REMOVE #moving',
         ConditionExpression: '#id = :id AND #moving = :job',
-        ExpressionAttributeNames: { '#id': 'id', '#moving': 'moving' },
-        ExpressionAttributeValues: { ':id': { S: folder.id }, ':job': { S: job } },
+        ExpressionAttributeNames: { '#id': 'id', '#moving': 'moving', ...(ended ? { '#ended': 'ended' } : {}) },
+        ExpressionAttributeValues: { ':id': { S: folder.id }, ':job': { S: job }, ...(ended ? { ':ended': { S: ended } } : {}) },
       })),
     );
   }
@@ -300,6 +301,8 @@ export function toItem(drive: string, node: DriveNode): Item {
   };
   if (node.kind === 'folder' && node.deleting) item.deleting = { S: node.deleting };
   if (node.kind === 'folder' && node.moving) item.moving = { S: node.moving };
+  // What the change feed tells a folder move's end by: the job's own mark cleared from the folder it made.
+  if (node.kind === 'folder' && node.moving && node.movedFrom !== undefined) Object.assign(item, { moveJob: { S: node.moving }, movedFrom: { S: node.movedFrom } });
   if (node.kind === 'folder' && node.kept) item.kept = { BOOL: true };
   if (node.kind === 'file') {
     item.size = { N: String(node.size) };

@@ -17,3 +17,8 @@ export const ACCESS_TTL_ATTRIBUTE = 'expiresAt';
 export const UPLOADS_PARTITION_KEY = 'id';
 /** Epoch seconds after which DynamoDB's TTL may remove an upload session. */
 export const UPLOADS_TTL_ATTRIBUTE = 'expiresAt';
+/** The change log (docs/change-feed-design.md): a drive's changes, its sequencer's state, move marks. */
+export const CHANGES_PARTITION_KEY = 'pk';
+export const CHANGES_SORT_KEY = 'sk';
+/** Epoch seconds after which DynamoDB's TTL may remove a change or a move mark. */
+export const CHANGES_TTL_ATTRIBUTE = 'expiresAt';

@@ -7,7 +7,7 @@ import { DriveError, conflict, forbidden } from './errors';
  * (making, listing and revoking share links) and `whoami` (what the caller's key may do) are extensions, and
  * so is `token`, the bucket of the keyless token exchange, which no role holds.
  */
-export type Permission = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links' | 'whoami' | 'token' | 'trash' | 'restore' | 'purge' | 'empty-trash';
+export type Permission = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links' | 'whoami' | 'token' | 'changes' | 'trash' | 'restore' | 'purge' | 'empty-trash';
 
 /**
  * Requests per minute per API key (spec section 8; `keys`, `jobs`, `links` and `whoami` are ours: a client
@@ -27,6 +27,9 @@ export const SPEC_RATE_LIMITS: Readonly<Record<Permission, number>> = {
   links: 100,
   whoami: 60,
   token: 60,
+  // The change feed: a follower long-polling is answered at most four times a second while changes trickle in
+  // (a wait that found one lingers 250 ms for more), about 240 a minute; one fits, with room for a second.
+  changes: 300,
   // The trash (issue 28): listing as a folder listing; restores and purges as folder deletes.
   trash: 300,
   restore: 50,
@@ -39,10 +42,11 @@ export type Role = 'admin' | 'read-write' | 'read-only' | 'upload-only';
 
 // Every role may ask what it may do (`whoami`): the answer tells a key only of itself.
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
-  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'keys', 'jobs', 'links', 'whoami', 'trash', 'restore', 'purge', 'empty-trash'],
-  'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'jobs', 'links', 'whoami', 'trash', 'restore', 'purge'],
-  // A link hands out what the key may read, so the roles that may read may share. It may list the trash, not restore nor purge.
-  'read-only': ['download', 'list', 'links', 'whoami', 'trash'],
+  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'keys', 'jobs', 'links', 'whoami', 'changes', 'trash', 'restore', 'purge', 'empty-trash'],
+  'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'jobs', 'links', 'whoami', 'changes', 'trash', 'restore', 'purge'],
+  // A link hands out what the key may read, so the roles that may read may share; and follow the change feed.
+  // It may list the trash, not restore nor purge.
+  'read-only': ['download', 'list', 'links', 'whoami', 'changes', 'trash'],
   // A job that pushes files: it may make the folders its uploads make anyway, and nothing it cannot undo.
   'upload-only': ['upload', 'create-folder', 'whoami'],
 };

@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   precondition_failed: 412,
   payload_too_large: 413,
   range_not_satisfiable: 416,
+  // The change feed's: a cursor older than the changes kept (list again and take a new cursor).
+  cursor_expired: 410,
   validation_error: 422,
   rate_limited: 429,
   internal_error: 500,
@@ -62,6 +64,7 @@ export const conflict = (message: string, paths: readonly string[]) => new Drive
  */
 export const preconditionFailed = (message: string, paths: readonly string[]) => new DriveError('precondition_failed', message, {}, undefined, paths);
 export const forbidden = (message: string) => new DriveError('forbidden', message);
+export const cursorExpired = (message: string) => new DriveError('cursor_expired', message);
 export const unauthorized = (message: string) => new DriveError('unauthorized', message);
 
 /**

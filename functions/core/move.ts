@@ -152,7 +152,7 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
   };
   const marked = await deps.nodes.markMoving(drive, source, job.id);
   if (!marked) return refuse(conflict(`${from} changed while the move began (deleted, moved, or being deleted); try again`, [from]));
-  const destination = await deps.nodes.createFolder(drive, { kind: 'folder', id: source.id, path: to, createdAt: source.createdAt, moving: job.id });
+  const destination = await deps.nodes.createFolder(drive, { kind: 'folder', id: source.id, path: to, createdAt: source.createdAt, moving: job.id, movedFrom: from });
   if (destination?.id !== source.id || destination.moving !== job.id) return refuse(conflict(`${to} is taken; a folder replaces nothing, so move it to a path where nothing stands`, [to]));
   // Marked, then read (the protocol in ports.ts): a delete or move that took a folder above either end
   // meanwhile is seen here, or sees these marks.
@@ -206,7 +206,7 @@ export async function moveStep(deps: MoveDeps & { jobs: JobStore }, job: Job, bu
     // the destination's first. So a destination still under this job's mark is the refused request's, and
     // nothing was moved into it: it goes (or, were anything in it, is unmarked).
     if (destination?.kind === 'folder' && destination.id === job.folderId && destination.moving === job.id) {
-      if (await nodes.hasChildren(job.drive, destination.path)) await unmarkTree(nodes, job, destination);
+      if (await nodes.hasChildren(job.drive, destination.path)) await unmarkTree(nodes, job, destination, 'stopped');
       else await nodes.removeIfSame(job.drive, destination.path, job.folderId, { movingJob: job.id });
     }
     return 'stopped';
@@ -221,7 +221,7 @@ export async function moveStep(deps: MoveDeps & { jobs: JobStore }, job: Job, bu
     // that stand, and read again after (a delete above may have removed them meanwhile).
     const above = await nodes.getMany(job.drive, ancestorsOf(job.to!));
     if (ancestorsOf(job.to!).some((folder) => above.get(folder)?.kind !== 'folder' || (above.get(folder) as FolderNode).deleting || (above.get(folder) as FolderNode).moving)) return stop();
-    destination = await nodes.createFolder(job.drive, { kind: 'folder', id: job.folderId, path: job.to!, createdAt: source.createdAt, moving: job.id });
+    destination = await nodes.createFolder(job.drive, { kind: 'folder', id: job.folderId, path: job.to!, createdAt: source.createdAt, moving: job.id, movedFrom: job.path });
     if (destination?.kind === 'folder' && destination.id === job.folderId) {
       const again = await recheckFolders(nodes, job.drive, [parentOf(job.to!)]);
       if (again.missing.length + again.deleting.length + again.moving.length > 0) {
@@ -239,7 +239,7 @@ export async function moveStep(deps: MoveDeps & { jobs: JobStore }, job: Job, bu
     // destination goes (unmarked, were anything in it), then the source's mark.
     const above = await recheckFolders(nodes, job.drive, [parentOf(job.path), parentOf(job.to!)]);
     if (above.missing.length + above.deleting.length + above.moving.length > 0) {
-      if (await nodes.hasChildren(job.drive, destination.path)) await unmarkTree(nodes, job, destination);
+      if (await nodes.hasChildren(job.drive, destination.path)) await unmarkTree(nodes, job, destination, 'stopped');
       else await nodes.removeIfSame(job.drive, destination.path, job.folderId, { movingJob: job.id });
       return stop();
     }
@@ -278,7 +278,7 @@ async function stopMove(deps: { nodes: NodeStore; jobs: JobStore }, job: Job, so
  * step then stops at once (`moveStep`), clearing the source.
  */
 async function clearMarks(nodes: NodeStore, job: Job, source: FolderNode, destination: FolderNode): Promise<void> {
-  await unmarkTree(nodes, job, destination);
+  await unmarkTree(nodes, job, destination, 'stopped');
   await unmarkTree(nodes, job, source);
 }
 
@@ -288,9 +288,9 @@ async function clearMarks(nodes: NodeStore, job: Job, source: FolderNode, destin
  * is not read. The deepest go first and `top` last: a step that dies midway leaves marks only where the next
  * walk from `top` finds them again.
  */
-async function unmarkTree(nodes: NodeStore, job: Job, top: FolderNode): Promise<void> {
+async function unmarkTree(nodes: NodeStore, job: Job, top: FolderNode, ended?: 'stopped'): Promise<void> {
   const found = await foldersWithin(nodes, job.drive, top, (child) => child.moving === job.id);
-  for (const folder of found.reverse()) await nodes.unmarkMoving(job.drive, folder, job.id);
+  for (const folder of found.reverse()) await nodes.unmarkMoving(job.drive, folder, job.id, ended);
 }
 
 /** A folder of the source a move has entered, with its copy at the destination. */
@@ -341,7 +341,7 @@ async function drainMove(deps: MoveDeps, job: Job, top: FolderNode, destination:
           held = true;
           continue;
         }
-        let made = await nodes.createFolder(job.drive, { kind: 'folder', id: sub.id, path: joinPath(into.path, nameOf(sub.path)), createdAt: sub.createdAt, moving: job.id });
+        let made = await nodes.createFolder(job.drive, { kind: 'folder', id: sub.id, path: joinPath(into.path, nameOf(sub.path)), createdAt: sub.createdAt, moving: job.id, movedFrom: sub.path });
         // A copy an earlier step made and a stop it did not finish unmarked: marked again before it is entered,
         // so that every mark of the job stays below another (`unmarkTree` finds them that way).
         if (made?.id === sub.id && made.moving !== job.id) made = await nodes.markMoving(job.drive, made, job.id);

@@ -47,6 +47,12 @@ export interface FolderNode {
    * the mkdir promised it is there.
    */
   kept?: true;
+  /**
+   * Given to `createFolder` with `moving` by a folder move making a folder at its destination: the path of the
+   * folder it stands for. Stored with the job as the item's `moveJob`, for the change feed to tell the move's
+   * end (docs/change-feed-design.md); never read back.
+   */
+  movedFrom?: string;
 }
 
 export type DeleteMark = 'recursive' | 'empty';
@@ -142,8 +148,11 @@ export interface NodeStore {
    * returns it as marked, or undefined.
    */
   markMoving(drive: string, folder: FolderNode, job: string): Promise<FolderNode | undefined>;
-  /** Clears the move `job`'s mark from the folder `folder` (by id); false if it does not hold it. */
-  unmarkMoving(drive: string, folder: FolderNode, job: string): Promise<boolean>;
+  /**
+   * Clears the move `job`'s mark from the folder `folder` (by id); false if it does not hold it. `stopped`: the
+   * move stopped, and the folder stays where it was made (the change feed shows it made, not moved).
+   */
+  unmarkMoving(drive: string, folder: FolderNode, job: string, ended?: 'stopped'): Promise<boolean>;
   /** Clears an `empty` mark of the folder `folder` (by id): the delete gave up; false if it is not there. */
   unmarkDeleting(drive: string, folder: FolderNode): Promise<boolean>;
   /** Removes the folder `folder` if it is still there with its id and a delete mark; false otherwise. */

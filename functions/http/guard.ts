@@ -46,6 +46,7 @@ const ACTION: Record<Permission, string> = {
   links: 'share files by link',
   whoami: 'say what it may do',
   token: 'exchange identity tokens',
+  changes: 'follow the change feed',
   trash: 'list the trash',
   restore: 'restore from the trash',
   purge: 'purge the trash',

@@ -50,7 +50,8 @@ export type RouteHandler =
   | 'revoke-link'
   | 'open-link'
   | 'dashboard'
-  | 'openapi';
+  | 'openapi'
+  | 'changes';
 
 /**
  * One route of the HTTP API, whole: where it is and what serves it (read by the CDK stack and the local host
@@ -319,6 +320,45 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
       }),
     },
     errors: [400, 404, 409, 412, 413, 422],
+  }),
+  // The change feed (issue 27): a cursor at "now", then the changes after a cursor, waiting for them if asked.
+  route({
+    method: 'GET',
+    path: '/drive/changes/latest',
+    handler: 'changes',
+    permission: 'changes',
+    streaming: false,
+    operationId: 'latestChangesCursor',
+    summary: 'Take a cursor at the change feed\'s present',
+    description: 'A cursor at "now" for `path` and what is below it: GET /drive/changes with it gives every change made after it. To mirror a folder, take a cursor, then list, then follow the cursor (a change made just before the cursor was taken may come again; none is missed).',
+    tags: ['files', 'folders'],
+    parameters: queryParameters(R.ChangesLatestQuery),
+    answers: { 200: ok('The cursor.', ref(S.ChangesCursor), { cursor: 'eyJ2IjoxLCJkIjoiZHJpdmUiLCJwIjoiL3JlcG9ydHMiLCJzIjo0MiwidCI6MTc3MjQ0MzgwMH0' }) },
+    errors: [400, 422],
+  }),
+  route({
+    method: 'GET',
+    path: '/drive/changes',
+    handler: 'changes',
+    permission: 'changes',
+    streaming: false,
+    operationId: 'listChanges',
+    summary: 'Read the changes after a cursor',
+    description:
+      'The changes made after `cursor` in its folder, oldest first: every change once, each path\'s in the order made, a change within about 2 seconds of its request\'s answer. With none waiting and `timeout` > 0, the request waits up to that many seconds and answers as soon as one comes (a long poll), else an empty list with the same position. A recursive delete, move or copy gives one change a file and folder as its job reaches them; a move into the cursor\'s folder from outside is a `created`, out of it a `deleted`. A write withdrawn with a 409 (it raced a folder\'s delete or move) shows as its pair of changes. A cursor older than the changes kept (7 days by default) is 410 `cursor_expired`: list again and take a new cursor.',
+    tags: ['files', 'folders'],
+    parameters: queryParameters(R.ChangesQuery),
+    answers: {
+      200: ok('The changes, the cursor after them, and whether more wait.', ref(S.ChangesPage), {
+        changes: [
+          { id: '43', type: 'file.created', path: '/reports/q3.pdf', at: AT, file: { ...FILE_ENTRY, etag: 'a3f5c7e9b1d3f5a7c9e1b3d5f7a9c1e3' } },
+          { id: '44', type: 'file.moved', path: '/reports/2025/q3.pdf', from: '/reports/q3.pdf', at: LATER, file: { ...FILE_ENTRY, path: '/reports/2025/q3.pdf', etag: 'a3f5c7e9b1d3f5a7c9e1b3d5f7a9c1e3' } },
+        ],
+        next_cursor: 'eyJ2IjoxLCJkIjoiZHJpdmUiLCJwIjoiL3JlcG9ydHMiLCJzIjo0NCwidCI6MTc3MjQ0MzgwNH0',
+        has_more: false,
+      }),
+    },
+    errors: [400, 410, 422],
   }),
   // A delete or move too big for one request answers 202 with a job (an extension); its client reads the job here.
   route({

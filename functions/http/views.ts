@@ -3,6 +3,7 @@ import type { PartUrls } from '../core/large-upload';
 import type { ShareLink } from '../core/links';
 import type { TrustRule } from '../core/trust';
 import type { Job, FileNode, FolderNode, TrashRow } from '../core/ports';
+import type { LoggedChange } from '../core/changes/change-log';
 import { nameOf } from '../core/paths';
 import type { Wire } from '../openapi/schemas';
 
@@ -130,6 +131,18 @@ export function trustView(rule: TrustRule): Wire<'TrustRule'> {
     max_ttl_seconds: rule.maxTtlSeconds,
     created_at: rule.createdAt,
     revoked_at: rule.revokedAt ?? null,
+  };
+}
+
+/** A change as the feed sends it: the file as GET /drive/list gives it (with `etag`), or the folder. */
+export function changeView(change: LoggedChange): Wire<'Change'> {
+  return {
+    id: String(change.position),
+    type: change.type,
+    path: change.path,
+    at: change.at,
+    ...(change.from !== undefined ? { from: change.from } : {}),
+    ...(change.node.kind === 'file' ? { file: fileEntryView(change.node, { etag: true }) } : { folder: folderEntryView(change.node) }),
   };
 }
 

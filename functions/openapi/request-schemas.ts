@@ -148,6 +148,12 @@ export const ListQuery = object({
   limit: optional(integer('Entries a page (1 to 1,000): pages the listing.', { minimum: 1, maximum: 1000 })),
   cursor: optional(CURSOR),
 });
+export const ChangesLatestQuery = object({ path: optional(string('The folder whose changes to follow (default "/"); within the key\'s folder.')) });
+export const ChangesQuery = object({
+  cursor: string('A cursor from GET /drive/changes/latest or the `next_cursor` of the answer before.', { minLength: 1 }),
+  limit: optional(integer('Changes an answer (1 to 1,000; default 100).', { minimum: 1, maximum: 1000 })),
+  timeout: optional(integer('Seconds to wait for a change when none is waiting (0 to 25; default 0): a long poll.', { minimum: 0, maximum: 25 })),
+});
 export const DeleteFolderQuery = object({ path: string('The folder.', { minLength: 1 }), recursive: optional(enumOf(['true', 'false'], 'Delete what it holds too.')) });
 export const DeleteFilesQuery = object({ path: optional(array(string(), { description: 'A file to delete (repeat for more).', maxItems: 1000 })) });
 export const PartUrlsQuery = object({

@@ -3,6 +3,7 @@ import {
   ERROR_CODES,
   type Static,
   array,
+  boolean,
   component,
   constant,
   enumOf,
@@ -130,6 +131,30 @@ export const Job = component(
   }),
 );
 export const JobAnswer = component('JobAnswer', object({ job: ref(Job) }));
+export const Change = component(
+  'Change',
+  object(
+    {
+      id: string('The change\'s place in the drive\'s feed (unique in the drive).'),
+      type: enumOf(['file.created', 'file.replaced', 'file.deleted', 'file.moved', 'folder.created', 'folder.deleted', 'folder.moved']),
+      path: PATH,
+      at: timestamp('When the write was made (a delete: to the second).'),
+      from: optional(string('The old path of a move.')),
+      file: optional(ref(FileEntry)),
+      folder: optional(ref(FolderEntry)),
+    },
+    'One change in the drive: a file\'s (with `file` as GET /drive/list gives it, `etag` included) or a folder\'s (with `folder`); a move with `from`.',
+  ),
+);
+export const ChangesPage = component(
+  'ChangesPage',
+  object({
+    changes: array(ref(Change)),
+    next_cursor: string('Pass as `cursor` for the changes after these (the same position when there were none).'),
+    has_more: boolean('More changes wait: ask again at once.'),
+  }),
+);
+export const ChangesCursor = component('ChangesCursor', object({ cursor: string('A cursor at the feed\'s present position, for GET /drive/changes.') }));
 export const TrashItem = component(
   'TrashItem',
   object(
@@ -303,7 +328,7 @@ export const RestoreRequest = component('RestoreRequest', R.RestoreRequest);
 /** The TypeScript type of each wire shape, by its component name in the document. */
 export type Wire<K extends keyof typeof SHAPES> = Static<(typeof SHAPES)[K]>;
 const SHAPES = {
-  ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, Job, JobAnswer, Role, Whoami, PartUrl, DirectDownload,
+  ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, Job, JobAnswer, Change, ChangesPage, ChangesCursor, Role, Whoami, PartUrl, DirectDownload,
   UploadSession, PartUrlPage, AbortedUpload, ApiKey, KeyList, CreatedKey, RevokedKey, CreatedLink, Link, LinkList, RevokedLink, RevokedLinks, UploadTarget, UploadForm, CreateFolderRequest, DeleteFilesRequest, TransferRequest,
   StartUploadRequest, CompleteUploadRequest, CreateKeyRequest, CreateLinkRequest, TrustRole, TrustRule, TrustAnswer, TrustList, MintedKey, CreateTrustRequest, TokenRequest,
   TrashItem, TrashUsage, TrashPage, PurgedItem, EmptiedTrash, RestoreRequest,

@@ -3,6 +3,7 @@ import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { batchGet } from './dynamo-batch-get';
+import type { StreamTap } from './dynamo-stream';
 
 /**
  * DynamoDB's `TransactWriteItems`, which dynalite lacks, made of its single-item writes: all of a
@@ -28,6 +29,11 @@ import { batchGet } from './dynamo-batch-get';
  * - `ReturnValuesOnConditionCheckFailure: ALL_OLD` on PutItem, UpdateItem and DeleteItem, which dynalite
  *   ignores: a refused write's item is read under the exclusive lock and returned with the refusal.
  * - `BatchGetItem` answers up to AWS's 16 MB, where dynalite stops at 1.4 MB (lib/local/dynamo-batch-get.ts).
+ *
+ * - Streams (`tap`): each write that changed an item of a streamed table is appended to its stream with the
+ *   item's old and new images (lib/local/dynamo-stream.ts), in the order of the item's writes: a single-item
+ *   write holds a lock on its key from its read of the old image to its record's append, a batch write and a
+ *   transaction the exclusive lock. A refused write or one that changes nothing appends nothing, as in AWS.
  *
  * Not emulated: `ReturnConsumedCapacity`, and the 4 MB size limit.
  */
@@ -87,8 +93,9 @@ interface Image {
   before?: Attributes;
 }
 
-export function dynamoTransactions(socketPath: string, walDir: string): Transactions {
+export function dynamoTransactions(socketPath: string, walDir: string, tap?: StreamTap): Transactions {
   const lock = new SharedLock();
+  const keyLocks = new KeyLocks();
   const call = caller(socketPath);
   const keyNames = new Map<string, string[]>();
   /** The transactions made in the last `TOKEN_MS`, by token: their request, without the token. */
@@ -164,10 +171,85 @@ export function dynamoTransactions(socketPath: string, walDir: string): Transact
       }
     });
 
+  /** The streamed table a request names, if any (found without parsing a body that names none). */
+  const streamed = (body: Buffer): string | undefined => {
+    if (!tap) return undefined;
+    for (const table of tap.tables) if (body.includes(`"${table}"`)) return table;
+    return undefined;
+  };
+
+  /**
+   * A single-item write to a streamed table: under its key's lock, the old image read, the write made (with
+   * `ReturnValuesOnConditionCheckFailure: ALL_OLD` answered from that image), the new image read, and the
+   * record appended if the item changed.
+   */
+  const tappedWrite = (action: string, table: string, input: Record<string, unknown>, headers: Record<string, string>) =>
+    lock.shared(async (): Promise<Answer> => {
+      const { ReturnValuesOnConditionCheckFailure: wanted, ...write } = input as unknown as Operation & { Item?: Attributes };
+      try {
+        const key = await keyOf(table, action === 'PutItem' ? (write.Item ?? {}) : (write.Key ?? {}), headers);
+        return await keyLocks.run(`${table}\u0000${JSON.stringify(key)}`, async () => {
+          const before = await call('GetItem', { TableName: table, Key: key, ConsistentRead: true }, headers);
+          if (before.status !== 200) return refusedAnswer(before);
+          const answer = await call(action, write, headers);
+          if (answer.status !== 200) {
+            if (wanted !== 'ALL_OLD' || !isConditionFailure(answer)) return refusedAnswer(answer);
+            const old = before.json.Item as Attributes | undefined;
+            return { status: answer.status, errorType: String(answer.json.__type ?? ''), body: JSON.stringify({ ...answer.json, ...(old ? { Item: old } : {}) }) };
+          }
+          const after = await call('GetItem', { TableName: table, Key: key, ConsistentRead: true }, headers);
+          if (after.status !== 200) throw new Refused(after);
+          await tap!.append(table, key, before.json.Item as Attributes | undefined, after.json.Item as Attributes | undefined);
+          return refusedAnswer(answer);
+        });
+      } catch (thrown) {
+        if (thrown instanceof Refused) return refusedAnswer(thrown.reply);
+        throw thrown;
+      }
+    });
+
+  /** A `BatchWriteItem` naming a streamed table: under the exclusive lock, each streamed item read before and after. */
+  const tappedBatch = (body: Buffer, headers: Record<string, string>) =>
+    lock.exclusive(async (): Promise<Answer> => {
+      const parsed = parseObject(body);
+      if ('refused' in parsed) return parsed.refused;
+      const requests = (parsed.input.RequestItems ?? {}) as Record<string, { PutRequest?: { Item: Attributes }; DeleteRequest?: { Key: Attributes } }[]>;
+      try {
+        const touched: { table: string; key: Attributes; before?: Attributes }[] = [];
+        for (const [table, writes] of Object.entries(requests)) {
+          if (!tap!.tables.has(table) || !Array.isArray(writes)) continue;
+          for (const write of writes) {
+            const key = await keyOf(table, write.PutRequest?.Item ?? write.DeleteRequest?.Key ?? {}, headers);
+            const read = await call('GetItem', { TableName: table, Key: key, ConsistentRead: true }, headers);
+            if (read.status !== 200) throw new Refused(read);
+            touched.push({ table, key, before: read.json.Item as Attributes | undefined });
+          }
+        }
+        const answer = await call('BatchWriteItem', parsed.input, headers);
+        if (answer.status === 200) {
+          for (const { table, key, before } of touched) {
+            const read = await call('GetItem', { TableName: table, Key: key, ConsistentRead: true }, headers);
+            if (read.status !== 200) throw new Refused(read);
+            await tap!.append(table, key, before, read.json.Item as Attributes | undefined);
+          }
+        }
+        return refusedAnswer(answer);
+      } catch (thrown) {
+        if (thrown instanceof Refused) return refusedAnswer(thrown.reply);
+        throw thrown;
+      }
+    });
+
   return {
     shared: (work) => lock.shared(work),
     answer(action, body, headers) {
       if (action === 'TransactWriteItems') return this.transactWrite(body, headers);
+      const table = CONDITIONAL_WRITES.has(action) || action === 'BatchWriteItem' ? streamed(body) : undefined;
+      if (table !== undefined && action === 'BatchWriteItem') return tappedBatch(body, headers);
+      if (table !== undefined) {
+        const parsed = parseObject(body);
+        if ('input' in parsed && parsed.input.TableName === table) return tappedWrite(action, table, parsed.input, headers);
+      }
       if (action === 'TransactGetItems') return transactGet(body, headers);
       if (action === 'BatchGetItem') return lock.shared(() => batchGet(call, body, headers));
       // Only a write that names the parameter (most do not) waits for the exclusive lock.
@@ -243,6 +325,16 @@ export function dynamoTransactions(socketPath: string, walDir: string): Transact
           const undo = failure ? applied : images.filter((_, i) => (ops[i] as Op).kind === 'ConditionCheck');
           await restore(call, undo, headers);
           if (!failure) {
+            // Each item the transaction changed, in its order, to its table's stream (still under the lock).
+            if (tap) {
+              for (let i = 0; i < ops.length; i++) {
+                const op = ops[i] as Op;
+                if (op.kind === 'ConditionCheck' || !tap.tables.has(images[i].table)) continue;
+                const read = await call('GetItem', { TableName: images[i].table, Key: images[i].key, ConsistentRead: true }, headers);
+                if (read.status !== 200) throw new Refused(read);
+                await tap.append(images[i].table, images[i].key, images[i].before, read.json.Item as Attributes | undefined);
+              }
+            }
             await rm(wal, { force: true });
             if (token !== undefined) made.set(token, { request: JSON.stringify(request), at: now });
             return { status: 200, body: '{}' };
@@ -449,6 +541,26 @@ function refusedAnswer(reply: Reply): Answer {
 
 function error(type: string, message: string): { status: number; body: string; errorType: string } {
   return { status: 400, errorType: type, body: JSON.stringify({ __type: `com.amazon.coral.validate#${type}`, message }) };
+}
+
+/** Locks by name: one holder of a name at a time, the others in turn. */
+class KeyLocks {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  async run<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const before = this.tails.get(name) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const tail = before.then(() => mine);
+    this.tails.set(name, tail);
+    await before;
+    try {
+      return await work();
+    } finally {
+      release();
+      if (this.tails.get(name) === tail) this.tails.delete(name);
+    }
+  }
 }
 
 /**

@@ -26,12 +26,15 @@ import { type ListingStore, listingsThroughDeletes } from './s3rver-listing';
 import { type CopyingStore, faithfulCopies, uploadPartCopy } from './s3rver-copy';
 import { type MetadataStore, conditionalReads } from './s3rver-conditional';
 import { dynamoTransactions, recoverTransactions } from './dynamo-transactions';
+import { streamTap } from './dynamo-stream';
 import { openDataDir } from './data-dir';
 import { makeSocketDir } from './socket-dir';
-import { ACCESS_PARTITION_KEY, KEYS_BY_DRIVE_INDEX, LINKS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY } from '../../functions/aws/schema';
+import { ACCESS_PARTITION_KEY, CHANGES_PARTITION_KEY, CHANGES_SORT_KEY, KEYS_BY_DRIVE_INDEX, LINKS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY } from '../../functions/aws/schema';
 
 /** Names the local host gives its tables and bucket. */
-export const LOCAL_RESOURCES = { nodesTable: 'drive-nodes', accessTable: 'drive-access', uploadsTable: 'drive-uploads', bucket: 'drive-files' } as const;
+/** Where the embedded DynamoDB's streams are appended, in the data dir (lib/local/dynamo-stream.ts). */
+export const STREAM_DIR = 'dynamodb-stream';
+export const LOCAL_RESOURCES = { nodesTable: 'drive-nodes', accessTable: 'drive-access', uploadsTable: 'drive-uploads', changesTable: 'drive-changes', bucket: 'drive-files' } as const;
 
 export const LOCAL_REGION = 'us-east-1';
 
@@ -193,7 +196,9 @@ export async function startEmbeddedDynamo(dataDir: string): Promise<{ endpoint: 
   // Before any request: a host killed mid-transaction left its writes half-applied.
   const walDir = join(dataDir, 'dynamodb-transactions');
   await recoverTransactions(socketPath, walDir);
-  const gateway = await startGateway({ service: 'dynamodb', socketPath, region: LOCAL_REGION, credentials, transactions: dynamoTransactions(socketPath, walDir) });
+  // The nodes table's stream, as the stack's (lib/local/dynamo-stream.ts): the change feed's source.
+  const tap = streamTap(join(dataDir, STREAM_DIR), [LOCAL_RESOURCES.nodesTable]);
+  const gateway = await startGateway({ service: 'dynamodb', socketPath, region: LOCAL_REGION, credentials, transactions: dynamoTransactions(socketPath, walDir, tap) });
   const close = async () => {
     await gateway.close();
     await new Promise<void>((resolve) => dynamo.close(() => resolve()));
@@ -337,6 +342,17 @@ export async function createTables(endpoint: string, credentials: Credentials): 
       TableName: LOCAL_RESOURCES.uploadsTable,
       KeySchema: [{ AttributeName: UPLOADS_PARTITION_KEY, KeyType: 'HASH' as const }],
       AttributeDefinitions: [{ AttributeName: UPLOADS_PARTITION_KEY, AttributeType: 'S' as const }],
+    },
+    {
+      TableName: LOCAL_RESOURCES.changesTable,
+      KeySchema: [
+        { AttributeName: CHANGES_PARTITION_KEY, KeyType: 'HASH' as const },
+        { AttributeName: CHANGES_SORT_KEY, KeyType: 'RANGE' as const },
+      ],
+      AttributeDefinitions: [
+        { AttributeName: CHANGES_PARTITION_KEY, AttributeType: 'S' as const },
+        { AttributeName: CHANGES_SORT_KEY, AttributeType: 'S' as const },
+      ],
     },
   ];
   try {

@@ -5,12 +5,13 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { SETTINGS, environmentOf, rawSetting, setting } from '../../functions/config';
 import { UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from '../../functions/aws/schema';
-import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED, TOKEN_ROUTES } from '../routes';
+import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED, SEQUENCER, TOKEN_ROUTES } from '../routes';
 import { FUNCTION_SIZING } from '../aws-limits';
 import type { ApiKeyEntry, KeyAdmin, LocalDomain } from './domain';
 import { type QueueFeed, startEmbeddedQueues } from './embedded-queue';
 import { startTraceCollector } from './trace-collector';
-import { ENDPOINTS_FILE, LOCAL_REGION, LOCAL_RESOURCES, allowBrowserUploads, runningHost, startEmulators } from './emulators';
+import { ENDPOINTS_FILE, LOCAL_REGION, LOCAL_RESOURCES, STREAM_DIR, allowBrowserUploads, runningHost, startEmulators } from './emulators';
+import { feedStream, streamFile } from './dynamo-stream';
 import type { Credentials } from './signed-gateway';
 import { startEmulatorsThread } from './storage-thread';
 import { LIFECYCLE_ABORT_AFTER_MS, abortStaleUploads, expireItems } from './expiry';
@@ -103,6 +104,7 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
       accessTable: LOCAL_RESOURCES.accessTable,
       bucket: LOCAL_RESOURCES.bucket,
       uploadsTable: LOCAL_RESOURCES.uploadsTable,
+      changesTable: LOCAL_RESOURCES.changesTable,
       // Locally a revoked key fails at once; Lambda caches verified keys for 30 s.
       keyCacheSeconds: rawSetting('keyCacheSeconds') ?? '0',
       // The dashboard is served from the source folder, and its page may send large-upload parts to the emulator.
@@ -158,6 +160,12 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
     const timeoutMs = FUNCTION_SIZING[worker.handler].timeoutSeconds * 1000;
     queues.feed(worker.queue, { handler: module.handler, timeoutMs, visibilityMs: 6 * timeoutMs, maxReceives: worker.maxReceives, concurrency: 4, log });
   }
+
+  // The change feed's sequencer, fed the nodes table's stream (the embedded DynamoDB's tap) as Lambda's event
+  // source mapping feeds it in AWS: in order, a batch of up to 100 at a time, from where it got to.
+  const sequencer = await importModule<{ handler: Parameters<typeof feedStream>[2] }>(join(PROJECT_ROOT, SEQUENCER.entry));
+  const stopFeed = feedStream(streamFile(join(dataDir, STREAM_DIR), LOCAL_RESOURCES.nodesTable), join(dataDir, STREAM_DIR, `${LOCAL_RESOURCES.nodesTable}.checkpoint`), sequencer.handler, log);
+  started.push(stopFeed);
 
   // Scheduled functions (EventBridge in AWS) run on the sweep timer, or on a timer of their own, from the same modules.
   const scheduled: (() => Promise<unknown>)[] = [];
@@ -217,6 +225,7 @@ async function startServing(options: LocalHostOptions, domain: LocalDomain, data
       });
       await rm(endpointsFile, { force: true });
       keyReader.destroy();
+      await stopFeed();
       await queues.close();
       await emulators.close();
       await traces.close();

@@ -18,7 +18,8 @@ export interface CopyingStore {
 /**
  * Makes s3rver's CopyObject answer as S3's does: refused above 5 GiB (`InvalidRequest`, where S3 asks for
  * a multipart copy), and with the copy's own ETag, the MD5 of its bytes. s3rver copies the source's ETag,
- * which for an object assembled from parts is `<md5 of md5s>-<parts>`; S3 computes a new one.
+ * which for an object assembled from parts is `<md5 of md5s>-<parts>`; S3 computes a new one. The MD5 file is
+ * the copy's own: staged with its other files, and put in place with them, when `journalWrites` wraps the store.
  */
 export function faithfulCopies(store: CopyingStore, invalidRequest: (message: string) => Error): void {
   const copy = store.copyObject.bind(store);

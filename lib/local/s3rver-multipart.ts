@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -85,26 +86,37 @@ export function checkPartEtags(store: MultipartAssembler, directory: string, inv
   };
 }
 
-/** The part of s3rver's store that assembles a multipart upload and names an object's files. */
+/** The part of s3rver's store that assembles a multipart upload, names an object's files and writes its metadata. */
 export interface MultipartEtagStore extends MultipartAssembler {
   getResourcePath(bucket: string, key: string | undefined, resource: string): string;
+  putMetadata(bucket: string, key: string, metadata: Record<string, unknown>, md5?: string): Promise<void>;
 }
 
 /**
  * Gives an object assembled from parts S3's ETag, `<MD5 of the parts' MD5s>-<parts>`, where s3rver keeps the
  * MD5 of the whole: reads (`ETag`, `If-Match`) and listings then answer what S3 answers, and what Drive's
- * record of a large upload holds. Wraps whatever `putObjectMultipart` is there (`checkPartEtags` first).
+ * record of a large upload holds. The ETag is the MD5 file the assembly's own write puts down (staged with
+ * the object's other files when `journalWrites` wraps the store), so the object never shows another.
+ * Wraps whatever `putObjectMultipart` is there (`checkPartEtags` first).
  */
 export function multipartObjectEtags(store: MultipartEtagStore, directory: string): void {
+  const assembling = new AsyncLocalStorage<{ bucket: string; key: string; etag: string }>();
+  const putMetadata = store.putMetadata.bind(store);
+  store.putMetadata = async (bucket, key, metadata, md5) => {
+    const assembled = assembling.getStore();
+    if (md5 === undefined || assembled?.bucket !== bucket || assembled.key !== key) return putMetadata(bucket, key, metadata, md5);
+    // Where, and when, s3rver writes the MD5 of the whole: before the metadata.
+    await writeFile(store.getResourcePath(bucket, key, 'object.md5'), assembled.etag);
+    return putMetadata(bucket, key, metadata);
+  };
   const assemble = store.putObjectMultipart.bind(store);
   store.putObjectMultipart = async (bucket, uploadId, parts) => {
     const folder = join(directory, bucket, '._S3rver_uploads', uploadId.replace(/[^0-9a-f]/g, ''));
     const key = await readFile(join(folder, 'key'), 'utf8').catch(() => undefined);
+    if (key === undefined) return assemble(bucket, uploadId, parts);
     const digests = await Promise.all(parts.map((part) => readFile(join(folder, `${part.number}.md5`), 'utf8').catch(() => '')));
-    const result = (await assemble(bucket, uploadId, parts)) as { md5: string; size: number };
-    if (key === undefined) return result;
     const etag = `${createHash('md5').update(Buffer.concat(digests.map((md5) => Buffer.from(md5.trim(), 'hex')))).digest('hex')}-${parts.length}`;
-    await writeFile(`${store.getResourcePath(bucket, key, 'object')}.md5`, etag);
+    const result = (await assembling.run({ bucket, key, etag }, () => assemble(bucket, uploadId, parts))) as { md5: string; size: number };
     return { ...result, md5: etag };
   };
 }

@@ -70,7 +70,7 @@ function esbuildOptions() {
 // What the Lambda runtime gives a module before it is imported: its globals and the stack's environment.
 const PRELUDE = `
 globalThis.awslambda = { streamifyResponse: (f) => f, HttpResponseStream: { from: (s) => s } };
-Object.assign(process.env, { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x', DRIVE_NODES_TABLE: 'n', DRIVE_ACCESS_TABLE: 'a', DRIVE_BUCKET: 'b', DRIVE_UPLOADS_TABLE: 'u', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+Object.assign(process.env, { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x', DRIVE_NODES_TABLE: 'n', DRIVE_ACCESS_TABLE: 'a', DRIVE_BUCKET: 'b', DRIVE_UPLOADS_TABLE: 'u', DRIVE_CHANGES_TABLE: 'c', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
 `;
 
 /** The median import time of each file, each in fresh processes, the files taking turns so that a change in the machine's load falls on all alike. */

@@ -56,6 +56,7 @@ async function main(): Promise<void> {
       DRIVE_ACCESS_TABLE: LOCAL_RESOURCES.accessTable,
       DRIVE_BUCKET: LOCAL_RESOURCES.bucket,
       DRIVE_UPLOADS_TABLE: LOCAL_RESOURCES.uploadsTable,
+      DRIVE_CHANGES_TABLE: LOCAL_RESOURCES.changesTable,
       DRIVE_KEY_CACHE_SECONDS: '30',
       DRIVE_RATE_LIMITS: 'off',
       DRIVE_API_SCHEME: 'http',

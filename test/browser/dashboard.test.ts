@@ -6,6 +6,7 @@ import type { APIResponse, Browser, Locator, Page, Route } from 'playwright-core
 import { launchChromium } from '../support/browser';
 import { TestIssuer } from '../support/oidc-issuer';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
+import { midWordBreaks, recordPageMessages } from '../support/page-checks';
 
 /**
  * The dashboard in a real browser: Chromium, driven by playwright-core, against a local host. The steps
@@ -23,22 +24,11 @@ declare const document: {
   getElementById(id: string): { readonly value?: string; readonly hidden?: boolean; readonly textContent: string | null } | null;
   addEventListener(type: string, listener: () => void): void;
   querySelectorAll(selector: string): ArrayLike<{ readonly value?: string; readonly textContent: string | null }>;
-  createRange(): { setStart(node: PageNode, offset: number): void; setEnd(node: PageNode, offset: number): void; getBoundingClientRect(): { readonly top: number } };
 };
 declare const location: { readonly href: string };
 /** What the page said in its status and alert regions, in order (recorded by the context's init script). */
 declare const driveMessages: string[];
-declare class MutationObserver {
-  constructor(callback: () => void);
-  observe(target: unknown, options: { childList: boolean; characterData: boolean; subtree: boolean }): void;
-}
 declare const innerWidth: number;
-/** A node of the page, as far as the line-break check reads it (3: a text node). */
-interface PageNode {
-  readonly nodeType: number;
-  readonly data?: string;
-  readonly childNodes: ArrayLike<PageNode>;
-}
 declare const sessionStorage: { readonly length: number; getItem(key: string): string | null };
 declare const localStorage: { readonly length: number };
 declare const navigator: { readonly clipboard: { readText(): Promise<string> } };
@@ -129,21 +119,7 @@ beforeAll(async () => {
   // Each message the page shows in its status and alert regions is recorded as it appears: a step waits for a
   // message to have been said, not to be on screen still (a status message goes after 8 s, or when the next
   // one comes), which a busy machine may not reach in time.
-  await context.addInitScript(() => {
-    const messages: string[] = [];
-    Object.assign(globalThis, { driveMessages: messages });
-    document.addEventListener('DOMContentLoaded', () => {
-      for (const id of ['status', 'alert']) {
-        const region = document.getElementById(id);
-        if (!region) continue;
-        const record = () => {
-          const text = region.textContent;
-          if (text && messages.at(-1) !== text) messages.push(text);
-        };
-        new MutationObserver(record).observe(region, { childList: true, characterData: true, subtree: true });
-      }
-    });
-  });
+  await recordPageMessages(context);
   page = watched(await context.newPage());
 }, 10 * 60_000);
 
@@ -407,6 +383,8 @@ describe('the dashboard, in Chromium', () => {
     await page.locator('.upload[data-state="done"]').nth(1).waitFor();
     await page.locator('tr', { hasText: 'big.bin' }).waitFor();
     await screenshot('09-uploaded');
+    // The large file's progress was said as it passed a quarter (its first 8 MiB part alone is 89 %), not only at its start and end.
+    expect((await page.evaluate(() => driveMessages)).filter((message) => message.startsWith('big.bin: '))).toContainEqual(expect.stringMatching(/^big\.bin: (25|50|75) % uploaded\.$/));
 
     const calls = requested.slice(firstUpload);
     expect(calls.filter((url) => url === `${host.url}/drive/upload`)).toHaveLength(1);
@@ -976,36 +954,6 @@ function tracesIn(tab: Page): Promise<{ names: string[]; stored: number; tray: {
   });
 }
 
-/**
- * Where the text of `element` goes onto a new line other than at a space or after `_`, `.` or `-`: each as
- * the text with `|` at the break.
- */
-function midWordBreaks(element: Locator): Promise<string[]> {
-  return element.evaluate((root) => {
-    const chars: { node: PageNode; offset: number; char: string }[] = [];
-    const walk = (node: PageNode) => {
-      if (node.nodeType === 3) for (let offset = 0; offset < (node.data ?? '').length; offset++) chars.push({ node, offset, char: node.data![offset] });
-      else for (const child of Array.from(node.childNodes)) walk(child);
-    };
-    walk(root as PageNode);
-    const top = (i: number) => {
-      const range = document.createRange();
-      range.setStart(chars[i].node, chars[i].offset);
-      range.setEnd(chars[i].node, chars[i].offset + 1);
-      return range.getBoundingClientRect().top;
-    };
-    const text = chars.map(({ char }) => char).join('');
-    const breaks: string[] = [];
-    let last = -1;
-    for (let i = 0; i < chars.length; i++) {
-      if (/\s/.test(chars[i].char)) continue;
-      const wraps = last >= 0 && top(i) > top(last) + 1;
-      if (wraps && i === last + 1 && !'_.-'.includes(chars[last].char)) breaks.push(`${text.slice(0, i)}|${text.slice(i)}`);
-      last = i;
-    }
-    return breaks;
-  });
-}
 
 /**
  * Clicks `button`, which deletes a folder by a job (the host has no budget for a request's deletes), and

@@ -51,7 +51,7 @@ describe('a delete job across a crash', () => {
     } finally {
       await removeDataDir(dataDir);
     }
-  }, 150_000);
+  });
 
   it('goes on at once after a host killed in the middle of a long step starts again: the dead step\'s claim goes with it', async () => {
     const long = { ...env, DRIVE_JOB_STEP_MS: '600000' };
@@ -82,7 +82,7 @@ describe('a delete job across a crash', () => {
     } finally {
       await removeDataDir(dataDir);
     }
-  }, 150_000);
+  });
 
   it('is sent again by the sweep when the request died before handing it to the queue', async () => {
     // The request's budget outlasts the kill: it dies deleting, with its job noted and no message sent.
@@ -115,7 +115,7 @@ describe('a delete job across a crash', () => {
       await running.stop();
       await removeDataDir(dataDir);
     }
-  }, 150_000);
+  });
 });
 
 /** A marker that the delete has started: the folder's mark, read from the stored records. */

@@ -61,7 +61,7 @@ describe('a folder move past the request budget', () => {
     } finally {
       await removeDataDir(dataDir);
     }
-  }, 150_000);
+  });
 });
 
 describe('POST /drive/copy of a folder', () => {
@@ -95,5 +95,5 @@ describe('POST /drive/copy of a folder', () => {
     } finally {
       await removeDataDir(dataDir);
     }
-  }, 150_000);
+  });
 });

@@ -136,7 +136,7 @@ describeBoth("Drive's DynamoDB adapters do the same on the embedded DynamoDB and
   test('file records: moves and removals with the journal, as transactions', async () => {
     await same(async (client, step) => {
       const nodes = new DynamoNodeStore(client, TABLES.nodesTable);
-      const records = new DynamoFileRecords(client, TABLES.nodesTable, TABLES.uploadsTable);
+      const records = new DynamoFileRecords(client, TABLES.nodesTable, TABLES.uploadsTable, TABLES.changesTable);
       const sweepAfter = new Date(CREATED);
       const [src, dst] = [folder('/src'), folder('/dst')];
       for (const made of [src, dst]) await step(`create ${made.path}`, () => nodes.createFolder(DRIVE, made));

@@ -44,11 +44,11 @@ describe('DriveStack', () => {
       });
     }
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod);
-    // The API's twenty-nine (three of them trust rules, four the trash's), a share link's GET and HEAD, the token
-    // exchange's POST, GET /openapi.json, and the dashboard's GET / and GET /{file}.
+    // The API's thirty-one (three of them trust rules, two the change feed's, four the trash's), a share link's GET
+    // and HEAD, the token exchange's POST, GET /openapi.json, and the dashboard's GET / and GET /{file}.
     expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual([
       ...['DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE'],
-      ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
+      ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
       ...['HEAD', 'HEAD'],
       ...['POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST'],
     ]);
@@ -70,10 +70,10 @@ describe('DriveStack', () => {
     expect(methods.filter((m) => JSON.stringify(m.Properties.Integration).includes(linkFunction)).map((m) => m.Properties.HttpMethod).sort()).toEqual(['GET', 'HEAD']);
     // Both download methods sit on the one /drive/download resource.
     expect(new Set(downloads.map((m) => JSON.stringify((m.Properties as unknown as { ResourceId: unknown }).ResourceId))).size).toBe(1);
-    // One function serves both methods: one function per handler, twenty-nine for the API (the token exchange's
-    // and the trash's four among them), the dashboard's, the OpenAPI document's, the sweep, the delete worker and
-    // the consistency check.
-    template.resourceCountIs('AWS::Lambda::Function', 34);
+    // One function serves both methods: one function per handler, thirty for the API (the token exchange's, the
+    // change feed's and the trash's four among them), the dashboard's, the OpenAPI document's, the sweep, the
+    // delete worker, the consistency check and the change feed's sequencer.
+    template.resourceCountIs('AWS::Lambda::Function', 36);
   });
 
   it('passes multipart bodies as binary', () => {
@@ -102,12 +102,12 @@ describe('DriveStack', () => {
 
   it('runs every handler on ARM64 with the newest Node.js runtime, with its own log group', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(34);
+    expect(Object.keys(functions)).toHaveLength(36);
     for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
     }
     // One a function (the API's access logs only when asked for).
-    template.resourceCountIs('AWS::Logs::LogGroup', 34);
+    template.resourceCountIs('AWS::Logs::LogGroup', 36);
   });
 
   it('sizes list and delete from the scale bench: deletes get a whole vCPU (1,769 MB), list 1,024 MB and a stream\'s 15 minutes', () => {
@@ -125,7 +125,7 @@ describe('DriveStack', () => {
     // Its logs, and its X-Ray segments (active tracing).
     const logs = ['logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
     const base = ['dynamodb:GetItem', 'dynamodb:UpdateItem', ...logs];
-    const expected: Record<Exclude<keyof DriveStack['functions'], 'dashboard' | 'openapi' | 'sweep' | 'job-worker' | 'consistency-check'>, string[]> = {
+    const expected: Record<Exclude<keyof DriveStack['functions'], 'dashboard' | 'openapi' | 'sweep' | 'job-worker' | 'consistency-check' | 'sequencer'>, string[]> = {
       upload: [
         ...['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records
         ...['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'], // the journal, a failure's empty-folder jobs
@@ -145,6 +145,7 @@ describe('DriveStack', () => {
       move: [
         ...['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records and folders
         ...['dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem', ...SEND], // the journal and the job
+        'dynamodb:PutItem', // a file move's mark, for the change feed
         's3:DeleteObject',
       ],
       copy: [
@@ -153,6 +154,8 @@ describe('DriveStack', () => {
         ...['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'],
       ],
       'get-job': ['dynamodb:GetItem'],
+      // The change log, read only.
+      changes: ['dynamodb:Query'],
       // The trash (issue 28): rows read; a restore as a writer; a purge's claim, bytes and items.
       'trash-list': ['dynamodb:Query'],
       'trash-restore': [
@@ -210,16 +213,18 @@ describe('DriveStack', () => {
       [
         ...['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem'], // the job, a moved file's upload, a copy's journal
         ...['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // the tree
+        'dynamodb:PutItem', // a moved file's mark, for the change feed
         ...['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject'],
         ...['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'],
         ...SEND,
         ...logs,
       ].sort(),
     );
-    // No statement on every resource but X-Ray's, whose actions take no other.
+    // No statement on every resource but X-Ray's and DynamoDB's ListStreams (the sequencer's stream mapping), whose
+    // actions take no other.
     const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) => (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement);
     const onEverything = statements.filter((s) => s.Resource === '*').flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
-    expect([...new Set(onEverything)].sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+    expect([...new Set(onEverything)].sort()).toEqual(['dynamodb:ListStreams', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
   });
 
   it('never lets a function trust a loopback token issuer: DRIVE_TRUST_LOOPBACK_ISSUERS is the local host\'s alone', () => {
@@ -264,6 +269,38 @@ describe('DriveStack', () => {
     });
     expect(actionsOf('list-keys')).not.toContain('dynamodb:Scan');
     expect(actionsOf('list-links')).not.toContain('dynamodb:Scan');
+  });
+
+  it('streams the nodes table to the change feed\'s sequencer, a batch of 100 a shard at a time from the oldest record, and keeps changes in a table with TTL', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    });
+    template.hasResourceProperties('AWS::DynamoDB::Table', { TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true }, KeySchema: Match.arrayWith([{ AttributeName: 'sk', KeyType: 'RANGE' }]) });
+    const sequencer = stack.getLogicalId(stack.functions.sequencer.node.defaultChild as never);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: sequencer },
+      BatchSize: 100,
+      ParallelizationFactor: 1,
+      StartingPosition: 'TRIM_HORIZON',
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      EventSourceArn: Match.anyValue(),
+    });
+    // Retried until the records expire: no attempt or age limit.
+    const mapping = Object.values(template.findResources('AWS::Lambda::EventSourceMapping', { Properties: { FunctionName: { Ref: sequencer } } }))[0] as { Properties: Record<string, unknown> };
+    expect(mapping.Properties.MaximumRetryAttempts).toBeUndefined();
+    expect(mapping.Properties.MaximumRecordAgeInSeconds).toBeUndefined();
+    // The stream's reads, and the log's: its state, the move marks, and one transaction.
+    expect(actionsOf('sequencer')).toEqual(
+      [
+        ...['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+        ...['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
+        ...['logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'],
+      ].sort(),
+    );
   });
 
   it('runs the sweep of interrupted uploads every 5 minutes', () => {
@@ -417,8 +454,8 @@ describe('DriveStack', () => {
     });
   });
 
-  it('keeps the three tables on demand, recoverable and protected, with TTL on rate-limit items and upload sessions', () => {
-    template.resourceCountIs('AWS::DynamoDB::Table', 3);
+  it('keeps the four tables on demand, recoverable and protected, with TTL on rate-limit items, upload sessions and changes', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 4);
     const tables = Object.values(template.findResources('AWS::DynamoDB::Table')) as { Properties: Record<string, unknown>; DeletionPolicy: string }[];
     for (const table of tables) {
       expect(table.DeletionPolicy).toBe('Retain');
@@ -429,7 +466,7 @@ describe('DriveStack', () => {
       });
     }
     const withTtl = template.findResources('AWS::DynamoDB::Table', { Properties: { TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true } } });
-    expect(Object.keys(withTtl)).toHaveLength(2);
+    expect(Object.keys(withTtl)).toHaveLength(3);
     template.hasResourceProperties('AWS::DynamoDB::Table', { KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], TimeToLiveSpecification: Match.anyValue() });
   });
 
@@ -492,7 +529,7 @@ describe('DriveStack', () => {
 
   it('alarms on the API 5xx rate and on errors and throttles of every function', () => {
     // API 5xx, jobs dead-lettered, orphaned objects and the 429 rate; errors and throttles of each function; and the consistency check's two: findings, and no finished run.
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 3 + 34 * 2 + 2);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 3 + 36 * 2 + 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('errors') })]) });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
   });
@@ -500,9 +537,10 @@ describe('DriveStack', () => {
   it('answers CORS preflight for the configured origins on every resource, and on API Gateway\'s own errors', () => {
     const options = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
     // /, /drive, the four resources of the spec, /drive/files, /drive/move, /drive/copy, /drive/whoami, four of large
-    // uploads, two of keys, two of trust rules, /drive/token, two of jobs, two of links, /s and /s/{token}, /openapi.json,
-    // the dashboard's /{file}, and the trash's three (/drive/trash, its /restore and /{item_id})
-    expect(options).toHaveLength(30);
+    // uploads, two of keys, two of trust rules, /drive/token, two of jobs, two of links, two of the change feed, /s
+    // and /s/{token}, /openapi.json, the dashboard's /{file}, and the trash's three (/drive/trash, its /restore and
+    // /{item_id})
+    expect(options).toHaveLength(32);
     for (const method of options) expect(JSON.stringify(method)).toContain('https://app.example.com');
     // Preflights allow HEAD and the request headers of ranged and conditional downloads.
     for (const method of options) {
@@ -541,7 +579,7 @@ describe('DriveStack', () => {
 
     it("runs every function in JSON log format at the INFO level, without Lambda's start and report lines, traced by X-Ray, with its metrics namespace and service", () => {
       const functions = Object.values(template.findResources('AWS::Lambda::Function')) as { Properties: Record<string, unknown> }[];
-      expect(functions).toHaveLength(34);
+      expect(functions).toHaveLength(36);
       for (const fn of functions) {
         expect(fn.Properties).toMatchObject({
           // Lambda writes its platform.start and platform.report at INFO: WARN leaves the request's own line alone.
@@ -588,7 +626,7 @@ describe('DriveStack', () => {
 
     it("adds API Gateway's access lines and Lambda's platform lines when asked (cdk context accessLogs, platformLogs)", () => {
       verbose.hasResourceProperties('AWS::ApiGateway::Stage', { AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }) });
-      verbose.resourceCountIs('AWS::Logs::LogGroup', 34 + 1);
+      verbose.resourceCountIs('AWS::Logs::LogGroup', 36 + 1);
       verbose.allResourcesProperties('AWS::Lambda::Function', { LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' } });
     });
 

@@ -14,9 +14,9 @@ const ROOT = join(__dirname, '..', '..');
 // own, and reads the SDK clients they made.
 let measured: Record<string, Measured>;
 beforeAll(async () => {
-  const { stdout } = await promisify(execFile)(process.execPath, nodeArgs('test/support/route-calls.ts'), { cwd: ROOT, maxBuffer: 16 * 1024 * 1024, timeout: 120_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, nodeArgs('test/support/route-calls.ts'), { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
   measured = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, Measured>;
-}, 150_000);
+});
 
 describe('the AWS calls of each route (test/support/aws-call-budget.ts)', () => {
   it('are the pinned ones, by command: a call more fails, and a call fewer asks for the pin to come down', () => {

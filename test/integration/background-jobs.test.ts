@@ -39,7 +39,7 @@ const deps = () => ({ nodes: store, records, objects, journal, jobs, queue: hold
 beforeAll(async () => {
   client = dynamo.client;
   store = new DynamoNodeStore(client, LOCAL_RESOURCES.nodesTable);
-  records = new DynamoFileRecords(client, LOCAL_RESOURCES.nodesTable, LOCAL_RESOURCES.uploadsTable);
+  records = new DynamoFileRecords(client, LOCAL_RESOURCES.nodesTable, LOCAL_RESOURCES.uploadsTable, LOCAL_RESOURCES.changesTable);
   journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
   jobs = new DynamoJobStore(client, LOCAL_RESOURCES.uploadsTable);
 });

@@ -69,7 +69,7 @@ describe('Idempotency-Key of a key whose drive or prefix changed', () => {
     expect(first.status).toBe(200);
     // Today: 200 replayed, and beta has no /moved (404): the client is told its file is stored where it is not.
     expect({ retry, listed: await listStatus(beta, '/moved') }).toEqual({ retry: { status: 200, replayed: null }, listed: 200 });
-  }, 120_000);
+  });
 
   it('does not replay an answer the key may no longer get: confined to /team, an upload outside it is 403', async () => {
     const idempotencyKey = randomUUID();
@@ -82,5 +82,5 @@ describe('Idempotency-Key of a key whose drive or prefix changed', () => {
     expect([first.status, fresh.status]).toEqual([200, 403]);
     // Today: 200 replayed, an answer about a folder this key may no longer reach.
     expect(retry).toEqual({ status: 403, replayed: null });
-  }, 120_000);
+  });
 });

@@ -32,7 +32,7 @@ let driveCount = 0;
 beforeAll(async () => {
   client = dynamo.client;
   store = new DynamoNodeStore(client, LOCAL_RESOURCES.nodesTable);
-  records = new DynamoFileRecords(client, LOCAL_RESOURCES.nodesTable, LOCAL_RESOURCES.uploadsTable);
+  records = new DynamoFileRecords(client, LOCAL_RESOURCES.nodesTable, LOCAL_RESOURCES.uploadsTable, LOCAL_RESOURCES.changesTable);
 });
 
 beforeEach(() => {
@@ -794,7 +794,7 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
       { step: 'deserialize', name: 'loseFirstReply' },
     );
     try {
-      const lossyRecords = new DynamoFileRecords(lossy, LOCAL_RESOURCES.nodesTable, LOCAL_RESOURCES.uploadsTable);
+      const lossyRecords = new DynamoFileRecords(lossy, LOCAL_RESOURCES.nodesTable, LOCAL_RESOURCES.uploadsTable, LOCAL_RESOURCES.changesTable);
       await expect(deleteFiles({ nodes: store, objects, journal, records: lossyRecords }, drive, ['/lost/a.txt'])).resolves.toEqual({ deleted: ['/lost/a.txt'], notFound: [] });
     } finally {
       lossy.destroy();

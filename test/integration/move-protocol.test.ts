@@ -33,7 +33,7 @@ const queue = { send: async () => undefined };
 beforeAll(async () => {
   client = dynamo.client;
   store = new DynamoNodeStore(client, LOCAL_RESOURCES.nodesTable);
-  records = new DynamoFileRecords(client, LOCAL_RESOURCES.nodesTable, LOCAL_RESOURCES.uploadsTable);
+  records = new DynamoFileRecords(client, LOCAL_RESOURCES.nodesTable, LOCAL_RESOURCES.uploadsTable, LOCAL_RESOURCES.changesTable);
   journal = new DynamoUploadJournal(client, LOCAL_RESOURCES.uploadsTable);
   jobs = new DynamoJobStore(client, LOCAL_RESOURCES.uploadsTable);
 });

@@ -116,8 +116,10 @@ export class MemoryNodeStore implements NodeStore {
     const held = this.peek(drive, folder.path);
     // A marked folder only where nothing stands; an unmarked one leaves a folder there as it is.
     if (folder.moving) {
-      if (!held) this.write(drive, folder);
-      return held ? (held.kind === 'folder' ? copy(held) : undefined) : copy(folder);
+      // `movedFrom` is the DynamoDB item's note for the change feed, never read back.
+      const { movedFrom: _, ...stored } = folder;
+      if (!held) this.write(drive, stored);
+      return held ? (held.kind === 'folder' ? copy(held) : undefined) : copy(stored);
     }
     if (held?.kind === 'file') return undefined;
     if (held) return copy(held);
@@ -183,7 +185,7 @@ export class MemoryNodeStore implements NodeStore {
     return copy(held);
   }
 
-  async unmarkMoving(drive: string, folder: FolderNode, job: string): Promise<boolean> {
+  async unmarkMoving(drive: string, folder: FolderNode, job: string, _ended?: 'stopped'): Promise<boolean> {
     const held = this.peek(drive, folder.path);
     if (held?.id !== folder.id || held.kind !== 'folder' || held.moving !== job) return false;
     delete held.moving;

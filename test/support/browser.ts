@@ -22,5 +22,5 @@ export function chromiumPath(): string {
 
 /** A headless Chromium; each launch gets a fresh profile (Playwright makes a temporary user-data-dir). */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_FLAGS, timeout: 60_000 });
+  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: CHROMIUM_FLAGS, timeout: 0 });
 }

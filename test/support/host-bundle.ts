@@ -3,7 +3,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { isBuiltin, createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { BUNDLED_ENTRIES, PLAIN_ENTRIES, bundleFile } from './host-bundle-files';
-import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED, TOKEN_ROUTES } from '../../lib/routes';
+import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, QUEUE_WORKERS, ROUTES, SCHEDULED, SEQUENCER, TOKEN_ROUTES } from '../../lib/routes';
 
 // The local host as the suite runs it: one esbuild bundle of each entry a test starts (`bin/local.ts`, the fault
 // host) and one of the storage thread, built once a run (Jest's globalSetup, test/host-bundle-setup.ts), instead
@@ -45,7 +45,7 @@ const packagesWhereTheyAre: Plugin = {
 
 /** Every module the host loads by path (lib/local/preloaded.ts), absolute path → a require the bundler follows. */
 function preloadedModules(): string {
-  const entries = [...ROUTES, ...LINK_ROUTES, ...TOKEN_ROUTES, ...CONTRACT_ROUTES, ...DASHBOARD_ROUTES, ...QUEUE_WORKERS, ...SCHEDULED].map((route) => route.entry);
+  const entries = [...ROUTES, ...LINK_ROUTES, ...TOKEN_ROUTES, ...CONTRACT_ROUTES, ...DASHBOARD_ROUTES, ...QUEUE_WORKERS, ...SCHEDULED, SEQUENCER].map((route) => route.entry);
   const paths = [...new Set([...entries, 'functions/wiring/guard.ts', 'functions/wiring/dynamodb.ts', 'functions/wiring/objects.ts', 'functions/wiring/job-queue.ts'])].map((entry) => join(ROOT, entry));
   return paths.map((path) => `  ${JSON.stringify(path)}: () => require(${JSON.stringify(path)}),`).join('\n');
 }

@@ -42,7 +42,8 @@ export type Command =
   | ({ name: 'rm'; paths: string[]; recursive: boolean } & Globals)
   | ({ name: 'mv' | 'cp'; from: string; to: string; overwrite: boolean } & Globals)
   | ({ name: 'link' } & LinkAction & Globals)
-  | ({ name: 'sync' } & SyncArgs & Globals);
+  | ({ name: 'sync' } & SyncArgs & Globals)
+  | ({ name: 'watch'; folder: string; cursorFile?: string } & Globals);
 
 /** `drive sync <src> <dst>`: the sides (exactly one a drive folder) and the flags. */
 export interface SyncArgs {
@@ -85,6 +86,7 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   mv: { overwrite: { type: 'boolean', short: 'f' } },
   cp: { overwrite: { type: 'boolean', short: 'f' } },
   link: { expires: { type: 'string', short: 'e' }, list: { type: 'boolean', short: 'l' }, revoke: { type: 'string' } },
+  watch: { 'cursor-file': { type: 'string' } },
   sync: {
     delete: { type: 'boolean' },
     'max-delete': { type: 'string' },
@@ -147,6 +149,8 @@ export function parseCommand(argv: readonly string[]): Command {
       return { name, ...globals, ...fromTo(positionals, name), overwrite: values.overwrite === true };
     case 'sync':
       return { name, ...globals, ...syncArgs(positionals, values, parsed.tokens ?? []) };
+    case 'watch':
+      return { name, ...globals, folder: driveFolder(single(positionals, 'watch', 'folder', '/'), 'folder'), cursorFile: str(values['cursor-file']) };
     default:
       if (positionals.length === 0) throw new UsageError('rm needs at least one path: a file, or a folder (with -r, everything in it)');
       return { name: 'rm', ...globals, paths: positionals.map((path) => drivePath(path, 'path')), recursive: values.recursive === true };
@@ -306,6 +310,7 @@ Usage:
   drive mv [-f] /from /to       |  drive cp [-f] /from /to
   drive link /path [--expires 7d]  |  drive link --list [/path]  |  drive link --revoke <id>
   drive sync <local folder> /folder  |  drive sync /folder <local folder>   [--delete] [--dry-run] …
+  drive watch [/folder] [--cursor-file file]
 
 Options everywhere:
   --url <url>        the API's base URL (default: $DRIVE_URL)
@@ -352,6 +357,11 @@ sync:   makes the destination folder equal the source folder; one side local, th
   -c, --concurrency <n>   downloads in flight (default 4)
         One line per change, then a summary; exit 0 when equal, 1 when any file failed (the rest synced),
         2 for bad usage or a refused plan (nothing changed).
+
+watch:  prints the folder's changes as they are made, a line each (--json: one JSON object a line), until
+        interrupted
+  --cursor-file <file>    resume from the cursor kept in <file>, and keep the cursor there after each page
+                          printed: a watch stopped and started again misses nothing (repeats at most a page)
 
 Exit codes: 0 done; 1 a file or the operation failed (a summary says which); 2 bad usage;
 130 interrupted (SIGINT/SIGTERM; what finished is reported).

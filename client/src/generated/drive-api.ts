@@ -152,6 +152,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/drive/changes/latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Take a cursor at the change feed's present
+         * @description A cursor at "now" for `path` and what is below it: GET /drive/changes with it gives every change made after it. To mirror a folder, take a cursor, then list, then follow the cursor (a change made just before the cursor was taken may come again; none is missed).
+         */
+        get: operations["latestChangesCursor"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/drive/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the changes after a cursor
+         * @description The changes made after `cursor` in its folder, oldest first: every change once, each path's in the order made, a change within about 2 seconds of its request's answer. With none waiting and `timeout` > 0, the request waits up to that many seconds and answers as soon as one comes (a long poll), else an empty list with the same position. A recursive delete, move or copy gives one change a file and folder as its job reaches them; a move into the cursor's folder from outside is a `created`, out of it a `deleted`. A write withdrawn with a 409 (it raced a folder's delete or move) shows as its pair of changes. A cursor older than the changes kept (7 days by default) is 410 `cursor_expired`: list again and take a new cursor.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/drive/jobs/{job_id}": {
         parameters: {
             query?: never;
@@ -584,7 +624,7 @@ export interface components {
          * @description The error codes of the API and, in ERROR_STATUS order, the status each is sent with.
          * @enum {string}
          */
-        ErrorCode: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "precondition_failed" | "payload_too_large" | "range_not_satisfiable" | "validation_error" | "rate_limited" | "internal_error";
+        ErrorCode: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "precondition_failed" | "payload_too_large" | "range_not_satisfiable" | "cursor_expired" | "validation_error" | "rate_limited" | "internal_error";
         /**
          * @description What a client may act on beyond the code: `upload_busy` (409) is a large upload being completed or aborted by another request; wait and retry. `idempotency_in_progress` (409, with `Retry-After`) is the first request with the request's `Idempotency-Key` still running; retry with the same key after the wait for its answer. `idempotency_key_reused` (422) is a key already used for another request (another method, path, query or body); send a new key.
          * @enum {string}
@@ -842,6 +882,38 @@ export interface components {
         Job: components["schemas"]["DeleteJob"] | components["schemas"]["MoveJob"] | components["schemas"]["CopyJob"];
         JobAnswer: {
             job: components["schemas"]["Job"];
+        };
+        /** @description One change in the drive: a file's (with `file` as GET /drive/list gives it, `etag` included) or a folder's (with `folder`); a move with `from`. */
+        Change: {
+            /** @description The change's place in the drive's feed (unique in the drive). */
+            id: string;
+            /** @enum {string} */
+            type: "file.created" | "file.replaced" | "file.deleted" | "file.moved" | "folder.created" | "folder.deleted" | "folder.moved";
+            /**
+             * @description A canonical absolute path: "/" then names joined by "/", no trailing slash.
+             * @example /reports/q3.pdf
+             */
+            path: string;
+            /**
+             * Format: date-time
+             * @description When the write was made (a delete: to the second).
+             */
+            at: string;
+            /** @description The old path of a move. */
+            from?: string;
+            file?: components["schemas"]["FileEntry"];
+            folder?: components["schemas"]["FolderEntry"];
+        };
+        ChangesPage: {
+            changes: components["schemas"]["Change"][];
+            /** @description Pass as `cursor` for the changes after these (the same position when there were none). */
+            next_cursor: string;
+            /** @description More changes wait: ask again at once. */
+            has_more: boolean;
+        };
+        ChangesCursor: {
+            /** @description A cursor at the feed's present position, for GET /drive/changes. */
+            cursor: string;
         };
         /** @description Something a delete or a replacement put in the trash. */
         TrashItem: {
@@ -1386,6 +1458,31 @@ export interface components {
                     error?: {
                         /** @constant */
                         code?: "conflict";
+                    };
+                };
+            };
+        };
+        /** @description The change feed cursor is older than the changes kept (`cursor_expired`): list again and take a new cursor. Code `cursor_expired`. */
+        Error410: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "cursor_expired",
+                 *         "message": "the cursor is older than the 7 days of changes kept; list the folder again and take a new cursor from GET /drive/changes/latest",
+                 *         "request_id": "c0ffee00-1234-4abc-9def-0123456789ab"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    error?: {
+                        /** @constant */
+                        code?: "cursor_expired";
                     };
                 };
             };
@@ -2391,6 +2488,133 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    latestChangesCursor: {
+        parameters: {
+            query?: {
+                /** @description The folder whose changes to follow (default "/"); within the key's folder. */
+                path?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cursor. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "cursor": "eyJ2IjoxLCJkIjoiZHJpdmUiLCJwIjoiL3JlcG9ydHMiLCJzIjo0MiwidCI6MTc3MjQ0MzgwMH0"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ChangesCursor"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listChanges: {
+        parameters: {
+            query: {
+                /** @description A cursor from GET /drive/changes/latest or the `next_cursor` of the answer before. */
+                cursor: string;
+                /** @description Changes an answer (1 to 1,000; default 100). */
+                limit?: number;
+                /** @description Seconds to wait for a change when none is waiting (0 to 25; default 0): a long poll. */
+                timeout?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes, the cursor after them, and whether more wait. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "changes": [
+                     *           {
+                     *             "id": "43",
+                     *             "type": "file.created",
+                     *             "path": "/reports/q3.pdf",
+                     *             "at": "2026-03-02T09:30:00.000Z",
+                     *             "file": {
+                     *               "id": "6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f",
+                     *               "name": "q3.pdf",
+                     *               "path": "/reports/q3.pdf",
+                     *               "size": 48213,
+                     *               "created_at": "2026-03-02T09:30:00.000Z",
+                     *               "etag": "a3f5c7e9b1d3f5a7c9e1b3d5f7a9c1e3"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": "44",
+                     *             "type": "file.moved",
+                     *             "path": "/reports/2025/q3.pdf",
+                     *             "from": "/reports/q3.pdf",
+                     *             "at": "2026-03-02T09:30:04.000Z",
+                     *             "file": {
+                     *               "id": "6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f",
+                     *               "name": "q3.pdf",
+                     *               "path": "/reports/2025/q3.pdf",
+                     *               "size": 48213,
+                     *               "created_at": "2026-03-02T09:30:00.000Z",
+                     *               "etag": "a3f5c7e9b1d3f5a7c9e1b3d5f7a9c1e3"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "next_cursor": "eyJ2IjoxLCJkIjoiZHJpdmUiLCJwIjoiL3JlcG9ydHMiLCJzIjo0NCwidCI6MTc3MjQ0MzgwNH0",
+                     *         "has_more": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ChangesPage"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            410: components["responses"]["Error410"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];

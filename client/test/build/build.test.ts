@@ -25,7 +25,7 @@ describe('npm run build -w client', () => {
     await node(CLIENT, 'scripts/build.mjs', join(installed, 'dist'));
     await cp(join(CLIENT, 'package.json'), join(installed, 'package.json'));
     await cp(join(CLIENT, 'bin'), join(installed, 'bin'), { recursive: true });
-  }, 60_000);
+  });
 
   afterAll(() => rm(app, { recursive: true, force: true }));
 
@@ -61,7 +61,7 @@ describe('npm run build -w client', () => {
     // Assess: it is this package, at this version.
     expect(version.trim()).toBe(JSON.parse(await readFile(join(CLIENT, 'package.json'), 'utf8')).version);
     expect(JSON.parse(await readFile(join(prefix, 'lib', 'node_modules', '@drive', 'client', 'package.json'), 'utf8')).name).toBe('@drive/client');
-  }, 60_000);
+  });
 
   it('runs the built CLI from the bin, with no tsx to fall back on', async () => {
     expect((await node(app, join(installed, 'bin', 'drive.cjs'), '--version')).trim()).toBe(JSON.parse(await readFile(join(CLIENT, 'package.json'), 'utf8')).version);

@@ -15,7 +15,7 @@ beforeAll(async () => {
   host = await startHost({ DRIVE_API_KEYS: `default:${KEY}`, DRIVE_RATE_LIMITS: 'off', DRIVE_MOVE_BUDGET_MS: '0', DRIVE_JOB_STEP_MS: '0' });
   env = driveEnv(host.url, KEY);
   drive = new Drive({ baseUrl: host.url, apiKey: KEY });
-}, 60_000);
+});
 
 afterAll(() => stopHost(host));
 

@@ -29,7 +29,7 @@ beforeAll(async () => {
     { relative: '2026/01/b.bin', size: 0 },
     { relative: '2026/02/c.bin', size: 70_000 },
   ]);
-}, 60_000);
+});
 
 afterAll(async () => {
   await stopHost(host);

@@ -61,7 +61,7 @@ beforeAll(async () => {
   // there either). Drive `default`, the CLI's when DRIVE_OIDC_DRIVE is unset, is this file's alone among them.
   host = await sharedHost({ DRIVE_RATE_LIMITS: 'off', DRIVE_API_KEYS: `default:${ADMIN}:admin` });
   dir = await mkdtemp(join(tmpdir(), 'drive-oidc-'));
-}, 60_000);
+});
 
 afterAll(async () => {
   await stopHost(host);
@@ -156,7 +156,7 @@ describe('drive CLI with an OIDC token instead of a key', () => {
     expect(minted).toHaveLength(2);
     expect(minted.map((key) => key.id)).toContain(expired);
     expect(minted.filter((key) => Date.parse(key.expires_at!) > Date.now())).toHaveLength(1);
-  }, 60_000);
+  });
 });
 
 /** A GitHub Actions runner's ID-token endpoint: `GET <url>&audience=…` with `Authorization: bearer <request token>`. */

@@ -17,7 +17,7 @@ let dir: string;
 beforeAll(async () => {
   host = await startHost({ DRIVE_API_KEYS: `default:${SHARED},default:${LONE}`, DRIVE_RATE_LIMITS: `upload=${UPLOAD_LIMIT},list=${LIST_LIMIT}` });
   dir = await mkdtemp(join(tmpdir(), 'drive-client-storm-'));
-}, 60_000);
+});
 
 afterAll(async () => {
   await stopHost(host);
@@ -62,7 +62,7 @@ describe('Drive client: rate limits', () => {
       `Client report: 429 storm (upload=${UPLOAD_LIMIT}/min, bucket drained, 4 jobs x 4 requests on one key): ` +
         `${refused} answers were 429, 0 failures, ${drives.reduce((sum, drive) => sum + drive.stats.requests, 0)} requests, done in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
-  }, 120_000);
+  });
 
   it('paces a lone client by the RateLimit headers, so that it waits instead of being refused', async () => {
     // Prepare: 6 lists more than the bucket holds. It refills 2 a second, and the first 120 take well under a
@@ -78,5 +78,5 @@ describe('Drive client: rate limits', () => {
     expect(drive.stats.requests).toBe(LIST_LIMIT + 6);
     expect(drive.stats.pacedMs).toBeGreaterThan(1000);
     console.log(`Client report: pacing (list=${LIST_LIMIT}/min): ${drive.stats.requests} lists, 0 refused, ${((Date.now() - started) / 1000).toFixed(1)} s, ${drive.stats.pacedMs} ms waited for tokens (summed over requests)`);
-  }, 60_000);
+  });
 });

@@ -1,16 +1,15 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { type RunningHost, startHost, stopHost } from '../../../test/support/local-host';
 import { Drive } from '../../src/drive';
-import { driveEnv, runCli } from '../support/cli-process';
+import { cliArgs, driveEnv, runCli } from '../support/cli-process';
 import { type TreeFile, etagMismatches, smallFiles, writeTree } from '../support/trees';
 import { uploadGate } from '../support/upload-gate';
 
 const KEY = 'client-resume-key-oFGRbyvwuP5fmk1g';
 const MiB = 1024 * 1024;
-const BIN = resolve(__dirname, '..', '..', 'bin', 'drive.cjs');
 
 let host: RunningHost;
 let dir: string;
@@ -18,7 +17,7 @@ let dir: string;
 beforeAll(async () => {
   host = await startHost({ DRIVE_API_KEYS: `default:${KEY}` });
   dir = await mkdtemp(join(tmpdir(), 'drive-client-resume-'));
-}, 60_000);
+});
 
 afterAll(async () => {
   await stopHost(host);
@@ -39,7 +38,7 @@ async function uploadUntilFirstBatchThenKill(source: string, to: string): Promis
   const gate = await uploadGate(host.url, { answered: 1 });
   try {
     return await new Promise((done, fail) => {
-      const child = spawn(process.execPath, [BIN, 'upload', source, '--to', to, '--concurrency', '1'], {
+      const child = spawn(process.execPath, [...cliArgs(), 'upload', source, '--to', to, '--concurrency', '1'], {
         env: { ...process.env, DRIVE_CLI_SOURCE: '1', ...driveEnv(gate.url, KEY) },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -57,10 +56,10 @@ async function uploadUntilFirstBatchThenKill(source: string, to: string): Promis
 
 describe('Drive client: interrupted runs', () => {
   it('resumes a killed `drive upload` with --skip-existing, uploading only what is missing', async () => {
-    // Prepare: 300 files of up to 40 KiB (two requests of at most 4.5 MB: the gate lets the first through and
-    // holds the second) and one of 9 MiB (two parts).
+    // Prepare: 150 files of up to 40 KiB (two requests: the client's first takes 100 files; the gate lets it
+    // through and holds the second) and one of 9 MiB (two parts).
     const root = join(dir, 'killed');
-    const tree = await writeTree(root, [...smallFiles(300, 20, 40 * 1024, 11), { relative: 'large/nine.bin', size: 9 * MiB }]);
+    const tree = await writeTree(root, [...smallFiles(150, 20, 40 * 1024, 11), { relative: 'large/nine.bin', size: 9 * MiB }]);
     const drive = new Drive({ baseUrl: host.url, apiKey: KEY });
 
     // Act: kill the first run mid-way, see what it left, then run again with --skip-existing.
@@ -96,12 +95,13 @@ describe('Drive client: interrupted runs', () => {
     expect(result.skipped.map((file) => file.path)).toEqual(['/edited/a.bin']);
     expect(result.uploaded.map((file) => file.path)).toEqual(['/edited/b.bin']);
     expect(await etagMismatches(new Drive({ baseUrl: host.url, apiKey: KEY }), tree, '/edited')).toEqual([]);
-  }, 60_000);
+  });
 
   it('on an AbortSignal, stops, aborts the large upload in flight (no parts left in storage) and rejects with the abort', async () => {
-    // Prepare: a 40 MiB file sent one part at a time, with small files.
+    // Prepare: a file of three parts (8, 8 and 1 MiB) sent one part at a time, with small files: the abort
+    // comes after the first part, with the others still to send.
     const root = join(dir, 'aborted');
-    const tree = await writeTree(root, [{ relative: 'forty.bin', size: 40 * MiB }, ...smallFiles(50, 5, 1024, 3)]);
+    const tree = await writeTree(root, [{ relative: 'three-parts.bin', size: 17 * MiB }, ...smallFiles(50, 5, 1024, 3)]);
     const drive = new Drive({ baseUrl: host.url, apiKey: KEY, partConcurrency: 1, concurrency: 1 });
     const controller = new AbortController();
     let pendingAtAbort: Promise<string[]> | undefined;
@@ -124,5 +124,5 @@ describe('Drive client: interrupted runs', () => {
     expect(await pendingAtAbort).toHaveLength(1);
     expect(await pendingMultipartUploads()).toEqual([]);
     await expect(drive.list('/aborted')).rejects.toMatchObject({ code: 'not_found' });
-  }, 60_000);
+  });
 });

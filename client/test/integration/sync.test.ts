@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { appendFile, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningHost, sharedHost, stopHost } from '../../../test/support/local-host';
+import { etagForm, fileContentEtag, partsOf } from '../../src/content-etag';
 import { Drive } from '../../src/drive';
 import type { SyncChange } from '../../src/sync/sync';
 import { driveEnv, runCli } from '../support/cli-process';
@@ -13,8 +14,16 @@ import { uploadGate } from '../support/upload-gate';
 const KEY = 'client-sync-key-9fK2qLw8ZrT4mXc7';
 const READ_ONLY_KEY = 'client-sync-ro-key-Qa7Vn3Lp0Ws5Ye2';
 const MiB = 1024 * 1024;
-/** The tests that move the few-hundred-file tree: generous, so a loaded machine is slow, not failed. */
-const TREE_TIMEOUT_MS = 300_000;
+/**
+ * The tree's small files: past the 100 files the client's first upload request takes (`BatchSizer`), so a run
+ * sends several requests, and no more, since the tree is synced up and down several times.
+ */
+const SMALL_FILES = 120;
+/**
+ * The big file: over the client's 4 MiB `largeFileBytes` (a large-upload session), over the server's 8 MiB part
+ * (two parts), and over the client's 10,000,000-byte `directDownloadBytes` (fetched from S3 by a presigned URL).
+ */
+const BIG_FILE_BYTES = 10 * MiB;
 
 let host: RunningHost;
 let dir: string;
@@ -27,7 +36,7 @@ beforeAll(async () => {
   env = driveEnv(host.url, KEY);
   drive = new Drive({ baseUrl: host.url, apiKey: KEY });
   dir = await mkdtemp(join(tmpdir(), 'drive-sync-'));
-}, 60_000);
+});
 
 afterAll(async () => {
   await stopHost(host);
@@ -57,16 +66,41 @@ async function localTree(root: string): Promise<Record<string, string>> {
   return out;
 }
 
-/** The drive folder as the same record: files by their content SHA-256 (downloaded), folders as `folder`. */
-async function driveTree(folder: string): Promise<Record<string, string>> {
-  const listing = await drive.list(folder, { recursive: true });
-  const out: Record<string, string> = {};
-  for (const f of listing.folders) out[`${f.path.slice(folder.length + 1)}/`] = 'folder';
-  for (const f of listing.files) {
-    const download = await drive.download(f.path);
-    out[f.path.slice(folder.length + 1)] = sha256(Buffer.from(await new Response(download.body).arrayBuffer()));
-  }
-  return out;
+/**
+ * The drive folder against the local folder `root`, as two records of one shape: every file by its content
+ * ETag and every folder (`a/b/`) as `folder`. The drive's side is one listing: each file's ETag is S3's hash of
+ * the bytes it stored (hex MD5, or the multipart form of a file sent in parts); the local side is the same hash
+ * of each local file, in the form the drive's copy of that path has. Equal records: the same tree, byte for
+ * byte, without downloading it (the downloads themselves are the sync down's, compared with `localTree`).
+ */
+async function driveAndLocal(folder: string, root: string): Promise<{ drive: Record<string, string>; local: Record<string, string> }> {
+  const listing = await drive.list(folder, { recursive: true, etags: true });
+  const onDrive: Record<string, string> = {};
+  for (const f of listing.folders) onDrive[`${f.path.slice(folder.length + 1)}/`] = 'folder';
+  for (const f of listing.files) onDrive[f.path.slice(folder.length + 1)] = f.etag ?? '(no etag)';
+  const local: Record<string, string> = {};
+  const walk = async (at: string, prefix: string) => {
+    for (const entry of await readdir(at, { withFileTypes: true })) {
+      const relative = `${prefix}${entry.name}`;
+      const path = join(at, entry.name);
+      if (entry.isDirectory()) {
+        local[`${relative}/`] = 'folder';
+        await walk(path, `${relative}/`);
+      } else {
+        const theirs = onDrive[relative];
+        const multipart = theirs !== undefined && etagForm(theirs) === 'multipart';
+        local[relative] = await fileContentEtag(path, (await stat(path)).size, multipart ? 'multipart' : 'single', multipart ? partsOf(theirs) : undefined);
+      }
+    }
+  };
+  await walk(root, '');
+  return { drive: onDrive, local };
+}
+
+/** Asserts that the drive folder holds exactly the local folder's tree, byte for byte (`driveAndLocal`). */
+async function expectSameTree(folder: string, root: string): Promise<void> {
+  const { drive: onDrive, local } = await driveAndLocal(folder, root);
+  expect(onDrive).toEqual(local);
 }
 
 /** The drive folder's files with their ETags: what changes if anything is written. */
@@ -101,17 +135,17 @@ describe('drive sync against the local host', () => {
   beforeAll(async () => {
     src = join(dir, 'src');
     files = [
-      ...smallFiles(300, 30, 3000),
+      ...smallFiles(SMALL_FILES, 30, 3000),
       { relative: 'names/with spaces/a file.txt', size: 100 },
       { relative: 'names/non-ascii/café ünïcødé 日本.txt', size: 200 },
-      { relative: 'big/twenty.bin', size: 20 * MiB },
+      { relative: 'big/two-parts.bin', size: BIG_FILE_BYTES },
     ];
     await writeTree(src, files);
     await mkdir(join(src, 'empty'), { recursive: true });
     await mkdir(join(src, 'nested/empty/deeper'), { recursive: true });
   });
 
-  it('syncs a tree up (nested, empty folders, a 20 MB file, spaces and non-ASCII), then again with no upload', async () => {
+  it('syncs a tree up (nested, empty folders, several requests, a file in parts, spaces and non-ASCII), then again with no upload', async () => {
     // Act
     const first = await runCli(['sync', src, '/up', '--json'], env);
 
@@ -122,7 +156,7 @@ describe('drive sync against the local host', () => {
     expect(summary).toMatchObject({ ok: true, transferred: files.length, deleted: 0, unchanged: 0, failed: 0 });
     expect(changes.filter((c) => c.action === 'upload').length).toBe(files.length);
     expect(changes.filter((c) => c.action === 'mkdir').map((c) => c.path).sort()).toEqual(['/up/empty', '/up/nested/empty/deeper']);
-    expect(await driveTree('/up')).toEqual(await localTree(src));
+    await expectSameTree('/up', src);
 
     // Act: again, through the library, counting what it sends.
     const fetch = countingFetch();
@@ -131,13 +165,13 @@ describe('drive sync against the local host', () => {
     // Assess: nothing sent, everything compared equal.
     expect(again).toMatchObject({ transferred: { files: 0, bytes: 0 }, deleted: 0, foldersCreated: 0, unchanged: files.length, failed: [] });
     expect(Object.keys(fetch.byKind).filter((kind) => kind.startsWith('POST'))).toEqual([]);
-  }, TREE_TIMEOUT_MS);
+  });
 
   it('--dry-run --delete prints exactly the six changes and changes nothing; --max-delete 1 refuses; --delete applies them', async () => {
     // Prepare: three changed, two deleted, one added.
     await appendFile(join(src, files[0].relative), 'changed');
     await writeFile(join(src, files[1].relative), 'replaced, other size');
-    await writeFile(join(src, 'big/twenty.bin'), Buffer.alloc(20 * MiB, 7)); // same size, other bytes
+    await writeFile(join(src, 'big/two-parts.bin'), Buffer.alloc(BIG_FILE_BYTES, 7)); // same size, other bytes
     await rm(join(src, files[2].relative));
     await rm(join(src, files[3].relative));
     await writeFile(join(src, 'names/added.txt'), 'new');
@@ -153,14 +187,14 @@ describe('drive sync against the local host', () => {
       [
         `would upload /up/${files[0].relative} (changed, ${files[0].size + 7} B)`,
         `would upload /up/${files[1].relative} (changed, 20 B)`,
-        'would upload /up/big/twenty.bin (changed, 20.0 MiB)',
+        'would upload /up/big/two-parts.bin (changed, 10.0 MiB)',
         `would delete /up/${files[2].relative}`,
         `would delete /up/${files[3].relative}`,
         'would upload /up/names/added.txt (new, 3 B)',
       ].sort(),
     );
     expect(lines.length).toBe(7);
-    expect(lines[6]).toMatch(/^dry run: would have uploaded 4 \(20\.0 MiB\), deleted 2, unchanged 298, failed 0 in \d+\.\d s$/);
+    expect(lines[6]).toMatch(new RegExp(`^dry run: would have uploaded 4 \\(10\\.0 MiB\\), deleted 2, unchanged ${files.length - 5}, failed 0 in \\d+\\.\\d s$`));
     expect(await driveState('/up')).toEqual(before);
 
     // Act: two deletions against --max-delete 1.
@@ -177,9 +211,9 @@ describe('drive sync against the local host', () => {
     // Assess
     expect(applied.stderr).toBe('');
     expect(applied.code).toBe(0);
-    expect(String(applied.stdout).trim().split('\n').pop()).toMatch(/^uploaded 4 \(20\.0 MiB\), deleted 2, unchanged 298, failed 0 in \d+\.\d s$/);
-    expect(await driveTree('/up')).toEqual(await localTree(src));
-  }, TREE_TIMEOUT_MS);
+    expect(String(applied.stdout).trim().split('\n').pop()).toMatch(new RegExp(`^uploaded 4 \\(10\\.0 MiB\\), deleted 2, unchanged ${files.length - 5}, failed 0 in \\d+\\.\\d s$`));
+    await expectSameTree('/up', src);
+  });
 
   it('syncs down into an empty folder: an identical tree, then nothing to do', async () => {
     const down = join(dir, 'down');
@@ -191,7 +225,7 @@ describe('drive sync against the local host', () => {
     expect(await localTree(down)).toEqual(await localTree(src));
     const again = await drive.sync({ drive: '/up' }, { local: down }, { delete: true });
     expect(again).toMatchObject({ transferred: { files: 0 }, deleted: 0, failed: [] });
-  }, TREE_TIMEOUT_MS);
+  });
 
   it('leaves out what --exclude names on both sides, and keeps what --include takes back', async () => {
     const local = join(dir, 'filtered');
@@ -214,7 +248,8 @@ describe('drive sync against the local host', () => {
 
   it('resumes an interrupted run with no duplicate work: only what had not landed is sent, the lost-reply batch included', async () => {
     const local = join(dir, 'resume');
-    const files = smallFiles(300, 12, 2000, 11);
+    // Five requests' worth: two answered, one lost, one held, one never sent.
+    const files = smallFiles(125, 12, 2000, 11);
     await writeTree(local, files);
     // Two requests of 25 files at once, through a gate: the first two requests are answered, the third is
     // stored by the host but its answer is lost, the fourth never reaches the host. The run is aborted there,
@@ -241,8 +276,8 @@ describe('drive sync against the local host', () => {
     // Everything that landed, reported or not, is found equal; only the rest is sent, each file once.
     expect(second).toMatchObject({ interrupted: false, failed: [], unchanged: landed.length, transferred: { files: files.length - landed.length } });
     expect([...sent, ...landed].sort()).toEqual(files.map((f) => f.relative).sort());
-    expect(await driveTree('/resume')).toEqual(await localTree(local));
-  }, TREE_TIMEOUT_MS);
+    await expectSameTree('/resume', local);
+  });
 
   it('reports what it cannot sync (a name Drive refuses, a symlink loop) and syncs the rest, exit 1', async () => {
     const local = join(dir, 'bad');
@@ -367,7 +402,7 @@ describe('drive sync against the local host', () => {
     });
 
     expect(report).toMatchObject({ failed: [], unchanged: 2, transferred: { files: 0 } });
-    expect(await driveTree('/late')).toEqual(await localTree(local));
+    await expectSameTree('/late', local);
   });
 
   it('says each retry on stderr and names the URL when the host cannot be reached', async () => {
@@ -387,5 +422,5 @@ describe('drive sync against the local host', () => {
 
     const quiet = await runCli(['ls', '/', '--quiet'], driveEnv(url, KEY));
     expect(quiet.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^drive ls: cannot reach /)]);
-  }, 60_000);
+  });
 });

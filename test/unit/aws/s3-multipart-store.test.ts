@@ -49,7 +49,7 @@ describe('Class: S3MultipartStore', () => {
 
 describe('the deployed wiring of large uploads (functions/wiring/large-uploads.ts)', () => {
   it('signs part URLs that carry no checksum of their own, which no part could match', async () => {
-    Object.assign(process.env, { DRIVE_NODES_TABLE: 'n', DRIVE_ACCESS_TABLE: 'a', DRIVE_UPLOADS_TABLE: 'u', DRIVE_BUCKET: 'b', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 'b' });
+    Object.assign(process.env, { DRIVE_NODES_TABLE: 'n', DRIVE_ACCESS_TABLE: 'a', DRIVE_UPLOADS_TABLE: 'u', DRIVE_CHANGES_TABLE: 'c', DRIVE_BUCKET: 'b', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 'b' });
     delete process.env.DRIVE_S3_ENDPOINT; // as in AWS: the SDK's default checksum settings
     let wiring!: typeof import('../../../functions/wiring/large-uploads');
     jest.isolateModules(() => {

@@ -24,7 +24,7 @@ describe('Class: S3ObjectUrls', () => {
 
 describe('the deployed wiring of direct downloads (functions/wiring/object-urls.ts)', () => {
   it('signs read URLs that ask S3 for no checksum mode, with only host signed: any HTTP client can follow them', async () => {
-    Object.assign(process.env, { DRIVE_NODES_TABLE: 'n', DRIVE_ACCESS_TABLE: 'a', DRIVE_UPLOADS_TABLE: 'u', DRIVE_BUCKET: 'drive-bucket', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 'b' });
+    Object.assign(process.env, { DRIVE_NODES_TABLE: 'n', DRIVE_ACCESS_TABLE: 'a', DRIVE_UPLOADS_TABLE: 'u', DRIVE_CHANGES_TABLE: 'c', DRIVE_BUCKET: 'drive-bucket', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 'b' });
     delete process.env.DRIVE_S3_ENDPOINT; // as in AWS: the SDK's default checksum settings
     let wiring!: typeof import('../../../functions/wiring/object-urls');
     jest.isolateModules(() => {

@@ -18,7 +18,7 @@ const s3 = mockClient(S3Client);
 const client = new DynamoDBClient({ region: 'us-east-1' });
 const deps = {
   nodes: new DynamoNodeStore(client, 'nodes'),
-  records: new DynamoFileRecords(client, 'nodes', 'uploads'),
+  records: new DynamoFileRecords(client, 'nodes', 'uploads', 'changes'),
   journal: new DynamoUploadJournal(client, 'uploads'),
   objects: new S3ObjectStore(new S3Client({ region: 'us-east-1' }), 'bucket'),
 };

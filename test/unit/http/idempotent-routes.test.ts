@@ -35,7 +35,7 @@ describe('the routes marked idempotent (functions/http/routes.ts)', () => {
 
   it('are served by handlers that keep keys, and only they', () => {
     // The handler modules build their clients at load, from the environment a function gets.
-    for (const name of ['nodesTable', 'accessTable', 'uploadsTable', 'bucket', 'jobQueueUrl'] as const) process.env[SETTINGS[name].name] ??= `test-${name}`;
+    for (const name of ['nodesTable', 'accessTable', 'uploadsTable', 'changesTable', 'bucket', 'jobQueueUrl'] as const) process.env[SETTINGS[name].name] ??= `test-${name}`;
     const handlers = [...new Set(ROUTE_SPECS.filter((spec) => spec.permission !== undefined && !spec.streaming).map((spec) => spec.handler))];
     for (const name of handlers) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports

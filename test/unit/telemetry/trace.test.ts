@@ -4,7 +4,7 @@ import dgram, { type Socket, createSocket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
 import { countAwsCalls } from '../../../functions/telemetry/aws-call-counter';
 import { withRequestContext } from '../../../functions/telemetry/request-context';
-import { MAX_SUBSEGMENTS, type sendSubsegment, traceContextOf } from '../../../functions/telemetry/trace';
+import { MAX_SUBSEGMENTS, sendSubsegment, traceContextOf } from '../../../functions/telemetry/trace';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Role } from '../../../functions/core/access';
 import { jsonHandler } from '../../../functions/http/api-handler';
@@ -50,15 +50,33 @@ afterEach(async () => {
   await new Promise<void>((resolve) => daemon.close(() => resolve()));
 });
 
-/** Waits until `count` datagrams have come (UDP is asynchronous), then a little longer for any extra. */
-async function datagrams(count: number): Promise<Record<string, unknown>[]> {
-  for (let i = 0; i < 200 && received.length < count; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  return received.map((text) => {
-    const [header, document] = text.split('\n');
-    expect(JSON.parse(header)).toEqual({ format: 'json', version: 1 });
-    return JSON.parse(document) as Record<string, unknown>;
+/** The operation of the marker `datagrams` sends after a test's own sends: a name no call of the code has. */
+const MARKER = 'TestEndMarker';
+
+/**
+ * Every datagram the code under test sent so far, without waiting on a clock: a marker goes out after them
+ * through the same module's socket (`send`, the module's `sendSubsegment`), and datagrams from one socket to
+ * one socket on loopback arrive in order, so once the marker is here everything sent before it is too, and a
+ * datagram that was never sent is known missing at once rather than after a fixed wait.
+ */
+async function datagrams(send: typeof sendSubsegment = sendSubsegment): Promise<Record<string, unknown>[]> {
+  const arrived = new Promise<void>((resolve) => {
+    const onMessage = (message: Buffer) => {
+      if (!message.toString('utf8').includes(MARKER)) return;
+      daemon.off('message', onMessage);
+      resolve();
+    };
+    daemon.on('message', onMessage);
   });
+  send({ root: ROOT, parent: PARENT, sampled: true }, { service: 'marker', operation: MARKER, start: Date.now(), end: Date.now() });
+  await arrived;
+  return received
+    .filter((text) => !text.includes(MARKER))
+    .map((text) => {
+      const [header, document] = text.split('\n');
+      expect(JSON.parse(header)).toEqual({ format: 'json', version: 1 });
+      return JSON.parse(document) as Record<string, unknown>;
+    });
 }
 
 describe('Function: traceContextOf', () => {
@@ -89,7 +107,7 @@ describe('Function: countAwsCalls, in a traced request', () => {
     }, SAMPLED);
     const after = Date.now() / 1000;
 
-    const documents = await datagrams(2);
+    const documents = await datagrams();
     expect(documents).toHaveLength(2);
     for (const document of documents) {
       expect(document).toMatchObject({
@@ -122,7 +140,7 @@ describe('Function: countAwsCalls, in a traced request', () => {
 
     await withRequestContext('r1', () => dynamodb.send(getItem()).catch(() => undefined), SAMPLED);
 
-    const [document] = await datagrams(1);
+    const [document] = await datagrams();
     expect(document).toMatchObject({ ...flags, http: { response: { status } } });
   });
 
@@ -133,7 +151,7 @@ describe('Function: countAwsCalls, in a traced request', () => {
       for (let i = 0; i < MAX_SUBSEGMENTS + 50; i++) await dynamodb.send(getItem());
     }, SAMPLED);
 
-    expect(await datagrams(MAX_SUBSEGMENTS + 50)).toHaveLength(MAX_SUBSEGMENTS);
+    expect(await datagrams()).toHaveLength(MAX_SUBSEGMENTS);
   });
 
   it('sends nothing for a request not sampled, one with no trace, or calls outside a request', async () => {
@@ -143,7 +161,7 @@ describe('Function: countAwsCalls, in a traced request', () => {
     await withRequestContext('r2', () => dynamodb.send(getItem()));
     await dynamodb.send(getItem());
 
-    expect(await datagrams(1)).toEqual([]);
+    expect(await datagrams()).toEqual([]);
   });
 
   it("prefers Lambda's own trace (its Parent is the function's segment) to the request's header", async () => {
@@ -155,7 +173,7 @@ describe('Function: countAwsCalls, in a traced request', () => {
       delete process.env._X_AMZN_TRACE_ID;
     }
 
-    const [document] = await datagrams(1);
+    const [document] = await datagrams();
     expect(document).toMatchObject({ trace_id: ROOT, parent_id: '1111222233334444' });
   });
 
@@ -184,7 +202,7 @@ describe('Function: sendSubsegment', () => {
       });
       send({ root: ROOT, parent: PARENT, sampled: true }, { service: 'dynamodb', operation: 'GetItem', start: Date.now(), end: Date.now() });
 
-      expect(await datagrams(1)).toHaveLength(1);
+      expect(await datagrams(send)).toHaveLength(1);
       expect(made).toHaveLength(1);
       expect((made[0].address() as AddressInfo).address).toBe('127.0.0.1');
     } finally {
@@ -221,7 +239,7 @@ describe('X-Drive-Trace: a trace the sampling rule did not give', () => {
   it("traces an admin key's request that asks: its calls under a segment of its own, in the request's trace", async () => {
     await call('admin', { 'X-Drive-Trace': '1' });
 
-    const documents = await datagrams(2);
+    const documents = await datagrams();
     expect(documents).toHaveLength(2);
     const segment = documents.find((d) => d.type === undefined)!;
     const subsegment = documents.find((d) => d.type === 'subsegment')!;
@@ -236,7 +254,7 @@ describe('X-Drive-Trace: a trace the sampling rule did not give', () => {
   it('makes a trace of its own for a request that has none', async () => {
     await call('admin', { 'x-drive-trace': '1' }, '');
 
-    const documents = await datagrams(2);
+    const documents = await datagrams();
     expect(documents).toHaveLength(2);
     expect(documents[0].trace_id).toMatch(/^1-[0-9a-f]{8}-[0-9a-f]{24}$/);
     expect(documents[1].trace_id).toBe(documents[0].trace_id);
@@ -250,14 +268,14 @@ describe('X-Drive-Trace: a trace the sampling rule did not give', () => {
   ] as const)('traces nothing for %s', async (_name, role, headers) => {
     await call(role, headers);
 
-    expect(await datagrams(1)).toEqual([]);
+    expect(await datagrams()).toEqual([]);
     expect(lines.at(-1)).not.toHaveProperty('trace_forced');
   });
 
   it('leaves a sampled request as it is: no second segment', async () => {
     await call('admin', { 'X-Drive-Trace': '1' }, SAMPLED);
 
-    const documents = await datagrams(1);
+    const documents = await datagrams();
     expect(documents).toHaveLength(1);
     expect(documents[0]).toMatchObject({ type: 'subsegment', parent_id: PARENT });
     expect(lines.at(-1)).not.toHaveProperty('trace_forced');

@@ -93,6 +93,34 @@ describe('Function: recoverInterruptedWrites', () => {
     expect(await readdir(journal)).toEqual([]);
   });
 
+  it('finishes at start a write whose files were all staged when the kill came', async () => {
+    await markJournalInUse(journal);
+    journalWrites(store, journal);
+    await put('drive/x', Buffer.from('old'));
+    // The kill came between two renames: the new bytes in place, their MD5 and metadata still staged.
+    await writeFile(store.getResourcePath(bucket, 'drive/x', 'object'), 'new');
+    await writeFile(join(journal, 'feed._S3rver_object.md5'), '22af645d1859cb5ca6da0c484f1f37ea');
+    await writeFile(join(journal, 'feed._S3rver_metadata.json'), '{"content-type":"text/csv"}');
+    await writeFile(join(journal, 'feed.write.json'), JSON.stringify({ bucket, key: 'drive/x', id: 'feed', staged: true }));
+
+    expect(await recover()).toEqual([]);
+    expect(await readFile(store.getResourcePath(bucket, 'drive/x', 'object.md5'), 'utf8')).toBe('22af645d1859cb5ca6da0c484f1f37ea');
+    expect(JSON.parse(await readFile(store.getResourcePath(bucket, 'drive/x', 'metadata.json'), 'utf8'))).toEqual({ 'content-type': 'text/csv' });
+    expect(await readdir(journal)).toEqual([]);
+  });
+
+  it('drops at start a write whose files were not all staged, and keeps the object it would have replaced', async () => {
+    await markJournalInUse(journal);
+    journalWrites(store, journal);
+    await put('drive/x', Buffer.from('old'));
+    await writeFile(join(journal, 'feed._S3rver_object'), 'ne');
+    await writeFile(join(journal, 'feed.write.json'), JSON.stringify({ bucket, key: 'drive/x', id: 'feed' }));
+
+    expect(await recover()).toEqual([]);
+    expect(await readFile(store.getResourcePath(bucket, 'drive/x', 'object'), 'utf8')).toBe('old');
+    expect(await readdir(journal)).toEqual([]);
+  });
+
   it('forgets a note cut short and a metadata file staged when the kill came', async () => {
     await markJournalInUse(journal);
     await writeFile(join(journal, 'a.write.json'), '{"bucket":"buck');
@@ -128,6 +156,22 @@ describe('Function: journalWrites', () => {
     expect(listed.objects.map((object) => object.key)).toEqual(['drive/done']);
     await expect(store.getMetadata(bucket, 'drive/writing')).rejects.toMatchObject({ code: 'ENOENT' });
     expect(await exists(store.getResourcePath(bucket, 'drive/writing', 'object.md5'))).toBe(false);
+  });
+
+  it('copies an object with new metadata, onto itself or to a new key, under the MD5 of its bytes', async () => {
+    await markJournalInUse(journal);
+    journalWrites(store, journal);
+    const { md5 } = (await put('drive/x', Buffer.from('hello'))) as { md5: string };
+
+    await store.copyObject(bucket, 'drive/x', bucket, 'drive/x', { 'content-type': 'text/csv' });
+    await store.copyObject(bucket, 'drive/x', bucket, 'drive/y', { 'content-type': 'text/html' });
+
+    for (const [key, type] of [['drive/x', 'text/csv'], ['drive/y', 'text/html']]) {
+      expect(await readFile(store.getResourcePath(bucket, key, 'object'), 'utf8')).toBe('hello');
+      expect(await readFile(store.getResourcePath(bucket, key, 'object.md5'), 'utf8')).toBe(md5);
+      expect(JSON.parse(await readFile(store.getResourcePath(bucket, key, 'metadata.json'), 'utf8'))).toEqual({ 'content-type': type });
+    }
+    expect(await readdir(journal)).toEqual([]);
   });
 
   // The reported failure: a listing read a metadata file s3rver was rewriting in place and answered InternalError.

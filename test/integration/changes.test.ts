@@ -1,0 +1,212 @@
+import { DriveClient, json } from '../support/api-client';
+import { type RunningHost, startHost, stopHost } from '../support/local-host';
+import { putFiles, seedFolders, untilDone } from '../support/seeding';
+
+// The change feed (issue 27) on the local host: the embedded DynamoDB's stream tap feeds the sequencer, and
+// GET /drive/changes reads its log. Waits are for changes, bounded by a count of requests, never by the clock.
+
+const ADMIN = 'changes-admin-x8GkP2vQ9mWz4LtR7nYb3cJd';
+const TEAM = 'changes-team-Qm4Wz8Lt2RvP7nYb9cJdx3Gk';
+const UPLOADER = 'changes-upload-Lt2Rv7nYbP9cJdx3GkQm4Wz8';
+
+const env = {
+  DRIVE_API_KEYS: [`feed:${ADMIN}:admin`, `feed:${TEAM}:read-only:/team`, `feed:${UPLOADER}:upload-only`].join(','),
+  DRIVE_RATE_LIMITS: 'off',
+  DRIVE_DELETE_BUDGET_MS: '0',
+  DRIVE_MOVE_BUDGET_MS: '0',
+  DRIVE_COPY_BUDGET_MS: '0',
+};
+
+interface ChangeJson {
+  id: string;
+  type: string;
+  path: string;
+  from?: string;
+  at: string;
+  file?: { id: string; path: string; etag?: string };
+  folder?: { id: string; path: string };
+}
+interface PageJson {
+  data: { changes: ChangeJson[]; next_cursor: string; has_more: boolean };
+}
+
+let host: RunningHost;
+let admin: DriveClient;
+
+beforeAll(async () => {
+  host = await startHost(env);
+  admin = new DriveClient(host.url, ADMIN);
+});
+
+afterAll(() => stopHost(host));
+
+async function latest(client: DriveClient, path = '/'): Promise<string> {
+  const res = await json<{ data: { cursor: string } }>(client.request('GET', `/drive/changes/latest?${new URLSearchParams({ path })}`));
+  expect(res.status).toBe(200);
+  return res.body.data.cursor;
+}
+
+/** Every file and folder below `folder` (and it), as `file <path>` and `folder <path>`, sorted. */
+async function tree(folder: string): Promise<string[]> {
+  const res = await json<{ data: { files: { path: string }[]; folders: { path: string }[] } }>(admin.list({ folder, recursive: 'true' }));
+  expect(res.status).toBe(200);
+  return [`folder ${folder}`, ...res.body.data.files.map((file) => `file ${file.path}`), ...res.body.data.folders.map((entry) => `folder ${entry.path}`)].sort();
+}
+
+/** `state` with the changes applied as a follower would: a file's folders made as it arrives (mkdir -p). */
+function apply(state: string[], changes: ChangeJson[]): string[] {
+  const held = new Set(state);
+  const mkdirs = (path: string) => {
+    for (let at = path.lastIndexOf('/'); at > 0; at = path.lastIndexOf('/', at - 1)) held.add(`folder ${path.slice(0, at)}`);
+  };
+  for (const change of changes) {
+    const kind = change.type.startsWith('file.') ? 'file' : 'folder';
+    if (change.from !== undefined) held.delete(`${kind} ${change.from}`);
+    if (change.type.endsWith('.deleted')) held.delete(`${kind} ${change.path}`);
+    else {
+      mkdirs(change.path);
+      held.add(`${kind} ${change.path}`);
+    }
+  }
+  return [...held].sort();
+}
+
+/** Long-polls from `cursor` until `want` changes came (at most `requests` requests), then checks nothing more waits. */
+async function follow(client: DriveClient, cursor: string, want: number, requests = 60): Promise<{ changes: ChangeJson[]; cursor: string }> {
+  const changes: ChangeJson[] = [];
+  for (let i = 0; i < requests && changes.length < want; i++) {
+    const res = await json<PageJson>(client.request('GET', `/drive/changes?${new URLSearchParams({ cursor, limit: '1000', timeout: '25' })}`));
+    expect(res.status).toBe(200);
+    changes.push(...res.body.data.changes);
+    cursor = res.body.data.next_cursor;
+  }
+  const after = await json<PageJson>(client.request('GET', `/drive/changes?${new URLSearchParams({ cursor, timeout: '0' })}`));
+  expect(after.body.data.changes).toEqual([]);
+  return { changes, cursor };
+}
+
+describe('GET /drive/changes', () => {
+  it('gives 8 concurrent writers\' uploads, moves and deletes each once, in per-path order', async () => {
+    const cursor = await latest(admin);
+    const folders = ['/w/a', '/w/b', '/w/c'];
+    for (const folder of folders) expect((await admin.createFolder({ path: folder })).status).toBe(200);
+    const paths = folders.flatMap((folder) => Array.from({ length: 8 }, (_, i) => `${folder}/f${i}.txt`));
+    type Done = { key: string; paths: string[]; start: number; end: number };
+    const done: Done[] = [];
+    let clock = 0;
+    const writer = async (w: number) => {
+      let seed = w * 7919 + 1;
+      const pick = <T>(values: readonly T[]) => values[(seed = (seed * 48271) % 2147483647) % values.length];
+      for (let i = 0; i < 30; i++) {
+        const what = pick(['upload', 'upload', 'move', 'delete']);
+        const path = pick(paths);
+        const start = ++clock;
+        if (what === 'upload') {
+          const res = await json<{ data: { id: string }[] }>(admin.upload([{ data: `${w}-${i}`, filename: 'x' }], [{ path }]));
+          if (res.status === 200) done.push({ key: `write ${path} ${res.body.data[0].id}`, paths: [path], start, end: ++clock });
+        } else if (what === 'move') {
+          const to = pick(paths);
+          const res = await json<{ data: { id: string } }>(admin.request('POST', '/drive/move', { body: JSON.stringify({ from: path, to, overwrite: true }), headers: { 'Content-Type': 'application/json' } }));
+          if (res.status === 200 && to !== path) done.push({ key: `file.moved ${path}>${to} ${res.body.data.id}`, paths: [path, to], start, end: ++clock });
+        } else {
+          const res = await json<{ data: { deleted: string[] } }>(admin.request('DELETE', `/drive/files?${new URLSearchParams({ path })}`));
+          if (res.status === 200 && res.body.data.deleted.length === 1) done.push({ key: `file.deleted ${path}`, paths: [path], start, end: ++clock });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, (_, w) => writer(w)));
+
+    const { changes } = await follow(admin, cursor, 4 + done.length);
+    const keyOf = (change: ChangeJson) =>
+      change.type === 'file.created' || change.type === 'file.replaced'
+        ? `write ${change.path} ${change.file!.id}`
+        : change.type === 'file.moved'
+          ? `file.moved ${change.from}>${change.path} ${change.file!.id}`
+          : `${change.type} ${change.path}`;
+    const got = changes.map(keyOf);
+    expect(got.filter((key) => key.startsWith('folder.')).sort()).toEqual(['folder.created /w', ...folders.map((folder) => `folder.created ${folder}`)].sort());
+    const files = got.filter((key) => !key.startsWith('folder.'));
+    expect([...files].sort()).toEqual(done.map((op) => op.key).sort());
+    expect(new Set(changes.map((change) => change.id)).size).toBe(changes.length);
+    // Per path: an operation that answered before another began comes first in the feed.
+    const used = new Set<number>();
+    const placeOf = (op: Done) => {
+      const index = got.findIndex((key, i) => key === op.key && !used.has(i));
+      used.add(index);
+      return index;
+    };
+    const placed = [...done].sort((a, b) => a.end - b.end).map((op) => ({ ...op, place: placeOf(op) }));
+    for (const a of placed) for (const b of placed) if (a.end < b.start && a.paths.some((path) => b.paths.includes(path))) expect([a.key, a.place < b.place]).toEqual([a.key, true]);
+    // 240 requests by 8 writers, then a follower: more than the default minute on a busy machine.
+  }, 180_000);
+
+  it('gives a folder move and a folder copy, as jobs, a change a file and folder: applied, they make the tree', async () => {
+    // Taken first: a cursor taken after writes may come before some of them (the sequencer runs a moment behind).
+    const cursor = await latest(admin, '/m');
+    await seedFolders(admin, '/m/src', 12, 2);
+    const transfer = async (kind: 'move' | 'copy', from: string, to: string) => {
+      const res = await json<{ data: { job: { url: string } } }>(admin.request('POST', `/drive/${kind}`, { body: JSON.stringify({ from, to }), headers: { 'Content-Type': 'application/json' } }));
+      expect(res.status).toBe(202);
+      await untilDone(res.body.data.job.url, admin);
+    };
+    await transfer('move', '/m/src', '/m/dst');
+    await transfer('copy', '/m/dst', '/m/cp');
+    // Seeded: 10 folders (/m, /m/src, d0 and d1, three e's in each) and 12 files; then the 12 files and 9 folders
+    // below /m moved, then copied.
+    const { changes } = await follow(admin, cursor, 22 + 21 + 21);
+    expect(changes.filter((change) => change.type === 'file.moved')).toHaveLength(12);
+    expect(changes.filter((change) => change.type === 'folder.moved')).toHaveLength(9);
+    expect(changes.filter((change) => change.type === 'file.created')).toHaveLength(12 + 12);
+    expect(changes.filter((change) => change.type === 'folder.created')).toHaveLength(10 + 9);
+    expect(changes.filter((change) => change.type === 'folder.moved').at(-1)).toMatchObject({ from: '/m/src', path: '/m/dst' });
+    expect(apply([], changes)).toEqual(await tree('/m'));
+  });
+
+  it('gives a recursive delete of 1,000 files as a job 1,001 changes, the folder last', async () => {
+    const cursor = await latest(admin, '/big');
+    await putFiles(admin, Array.from({ length: 1000 }, (_, i) => `/big/f${String(i).padStart(4, '0')}.txt`));
+    const res = await json<{ data: { job: { url: string } } }>(admin.deleteFolder({ path: '/big', recursive: 'true' }));
+    expect(res.status).toBe(202);
+    await untilDone(res.body.data.job.url, admin);
+    // The upload's 1,001 (the folder, then its files), then the delete's.
+    const all = (await follow(admin, cursor, 2002)).changes;
+    expect(all).toHaveLength(2002);
+    expect(all.slice(0, 1001).filter((change) => change.type.endsWith('.created'))).toHaveLength(1001);
+    const changes = all.slice(1001);
+    expect(changes.slice(0, 1000).every((change) => change.type === 'file.deleted')).toBe(true);
+    expect(new Set(changes.slice(0, 1000).map((change) => change.path)).size).toBe(1000);
+    expect(changes[1000]).toMatchObject({ type: 'folder.deleted', path: '/big', folder: { path: '/big' } });
+    // 2,002 changes and 1,000 files written and deleted: more than the default minute on a busy machine.
+  }, 300_000);
+
+  it('shows a /team key only /team: a move in as created, a move out as deleted; an upload-only key none', async () => {
+    const team = new DriveClient(host.url, TEAM);
+    const cursor = await latest(team, '/team');
+    await putFiles(admin, ['/team/in.txt', '/other/x.txt', '/other/later.txt']);
+    const move = (from: string, to: string) => admin.request('POST', '/drive/move', { body: JSON.stringify({ from, to }), headers: { 'Content-Type': 'application/json' } });
+    expect((await move('/other/x.txt', '/team/x.txt')).status).toBe(200);
+    expect((await move('/team/in.txt', '/other/in.txt')).status).toBe(200);
+    const { changes } = await follow(team, cursor, 4);
+    expect(changes.map((change) => [change.type, change.path, change.from])).toEqual([
+      ['folder.created', '/team', undefined],
+      ['file.created', '/team/in.txt', undefined],
+      ['file.created', '/team/x.txt', undefined],
+      ['file.deleted', '/team/in.txt', undefined],
+    ]);
+    expect(JSON.stringify(changes)).not.toContain('/other');
+    expect((await team.request('GET', '/drive/changes/latest?path=/other')).status).toBe(403);
+    const uploader = new DriveClient(host.url, UPLOADER);
+    expect((await uploader.request('GET', '/drive/changes/latest')).status).toBe(403);
+    expect((await uploader.request('GET', `/drive/changes?${new URLSearchParams({ cursor })}`)).status).toBe(403);
+  });
+
+  it('answers a cursor older than the retention 410 cursor_expired, and a forged one 422', async () => {
+    const cursor = await latest(admin);
+    const held = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { t: number };
+    const old = Buffer.from(JSON.stringify({ ...held, t: held.t - 7 * 86400 - 1 })).toString('base64url');
+    const res = await json<{ error: { code: string; message: string } }>(admin.request('GET', `/drive/changes?${new URLSearchParams({ cursor: old })}`));
+    expect(res.status).toBe(410);
+    expect(res.body.error.code).toBe('cursor_expired');
+    expect((await admin.request('GET', '/drive/changes?cursor=garbage')).status).toBe(422);
+  });
+});
