@@ -28,6 +28,7 @@ new DriveStack(app, context('stackName') ?? 'Drive', {
   stageName: context('stageName'),
   logRetention: context('logRetentionDays') ? (Number(context('logRetentionDays')) as RetentionDays) : undefined,
   bucketVersioning: context('bucketVersioning') === 'true',
+  trashDays: context('trashDays') === undefined ? undefined : setting('trashDays', { DRIVE_TRASH_DAYS: context('trashDays') }),
   ...(context('destroyData') === 'true' ? { dataRemovalPolicy: RemovalPolicy.DESTROY, deletionProtection: false } : {}),
   corsOrigins: context('corsOrigins')?.split(',').filter(Boolean),
   largeUploads: {

@@ -93,6 +93,8 @@ function report(where: string, findings: Findings): void {
     ['folders whose parent is missing', findings.missingParents.map(({ drive, path, children }) => `${drive}:${path} (holds ${children.length})`)],
     ['nodes below a file', findings.belowFiles.map(({ drive, node }) => `${drive}:${node.path}`)],
     ['interrupted deletes', findings.interruptedDeletes.map(({ drive, node }) => `${drive}:${node.path}`)],
+    ['trash items whose object is missing', findings.trashWithoutObject.map(({ drive, node, trash }) => `${drive}:${node.path} (trash ${trash?.row ?? ''})`)],
+    ['trash items more than a day past their purge time', findings.trashOverdue.map(({ drive, node, trash }) => `${drive}:${node.path} (trash ${trash?.row ?? ''})`)],
   ];
   console.log(`fsck of ${where}: ${isClean(findings) ? 'clean' : 'problems found'}`);
   for (const [label, items] of lines) {

@@ -1,4 +1,6 @@
 import { guard } from './wiring/guard';
+import { records } from './wiring/records';
+import { trashPolicy } from './wiring/trash';
 import { idempotency } from './wiring/idempotency';
 import { jobs } from './wiring/jobs';
 import { journal } from './wiring/journal';
@@ -22,10 +24,10 @@ const EXAMPLE = '{"from": "/templates/invoice.docx", "to": "/clients/acme/invoic
  * bytes copied in S3); or, for a folder too big to copy within the request's budget, `202 Accepted` with the
  * job that finishes it.
  */
-export const handler = jsonHandler({ permission: 'files', guard, idempotency, stores: { nodes, objects, journal, jobs, queue: jobQueue } }, async (event, { caller, drive, stores }) => {
+export const handler = jsonHandler({ permission: 'files', guard, idempotency, stores: { nodes, objects, journal, jobs, records, queue: jobQueue } }, async (event, { caller, drive, stores }) => {
   const { from, to, overwrite, ifMatch } = transferRequest(event, caller, EXAMPLE);
   try {
-    return transferAnswer(event, await acceptCopy(stores, drive, from, to, { overwrite, ifMatch }, budgetMs));
+    return transferAnswer(event, await acceptCopy({ ...stores, trashPolicy: trashPolicy(caller) }, drive, from, to, { overwrite, ifMatch }, budgetMs));
   } catch (error) {
     throw conflictFor(caller, error);
   }

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { guard } from './wiring/guard';
+import { trashPolicy } from './wiring/trash';
 import { idempotency } from './wiring/idempotency';
 import { journal } from './wiring/journal';
 import { records } from './wiring/records';
@@ -25,7 +26,7 @@ export const handler = jsonHandler({ permission: 'files', guard, idempotency, st
   const paths = pathsOf(event, bodyOf(event));
   paths.forEach((path, i) => confine(caller, path, `path[${i}]`));
   try {
-    const { deleted, notFound } = await deleteFiles(stores, drive, paths);
+    const { deleted, notFound } = await deleteFiles({ ...stores, trashPolicy: trashPolicy(caller) }, drive, paths);
     return { deleted, not_found: notFound };
   } catch (error) {
     throw conflictFor(caller, error);

@@ -1,4 +1,6 @@
 import { guard } from './wiring/guard';
+import { records } from './wiring/records';
+import { trash, trashPolicy } from './wiring/trash';
 import { idempotency } from './wiring/idempotency';
 import { jobs } from './wiring/jobs';
 import { nodes } from './wiring/nodes';
@@ -24,11 +26,11 @@ const NO_PATH = () => 'path is required: the folder to delete, e.g. ?path=/repor
  * DELETE /drive/folders?path=&recursive= → what was deleted; or, for a tree too big to delete within the
  * request's budget, `202 Accepted` with the job that finishes it and a `Location` to read it at.
  */
-export const handler = jsonHandler({ permission: 'delete-folder', guard, idempotency, stores: { nodes, objects, jobs, queue: jobQueue } }, async (event, { caller, drive, stores }) => {
+export const handler = jsonHandler({ permission: 'delete-folder', guard, idempotency, stores: { nodes, objects, jobs, records, trash, queue: jobQueue } }, async (event, { caller, drive, stores }) => {
   const query = queryInput(event, DeleteFolderQuery, { path: { required: NO_PATH, value: NO_PATH } });
   const path = parsePath(query.path, 'path', { allowTrailingSlash: true, existing: true });
   confine(caller, path, 'path');
-  const outcome = await acceptDelete(stores, drive, path, query.recursive === 'true', budgetMs);
+  const outcome = await acceptDelete({ ...stores, trashPolicy: trashPolicy(caller) }, drive, path, query.recursive === 'true', budgetMs);
   if (outcome.done) return deleteResult(path, outcome.filesDeleted);
   const baseUrl = baseUrlOf(event);
   return new Reply(202, { job: jobView(outcome.job, baseUrl) }, { Location: jobUrl(outcome.job, baseUrl) });

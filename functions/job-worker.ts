@@ -2,6 +2,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { jobs } from './wiring/jobs';
 import { journal } from './wiring/journal';
 import { records } from './wiring/records';
+import { trash, trashPolicy } from './wiring/trash';
 import { nodes } from './wiring/nodes';
 import { objects } from './wiring/objects';
 import { parseJobMessage } from './aws/sqs';
@@ -32,7 +33,7 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
     // Each message a context of its own, named by its id: its line counts its AWS calls as a request's does.
     await withRequestContext(record.messageId, async (context) => {
       try {
-        const job = await advanceJob({ nodes, objects, jobs, journal, records, queue: jobQueue }, message.job, message.drive, budgetMs);
+        const job = await advanceJob({ nodes, objects, jobs, journal, records, trash, trashPolicy: trashPolicy(), queue: jobQueue }, message.job, message.drive, budgetMs);
         log('INFO', 'advanced a job', { message_id: record.messageId, job: message.job, status: job?.status ?? 'unknown', files: job?.files, aws_calls: context.awsCalls });
       } catch (error) {
         log('ERROR', 'a job step failed', { message_id: record.messageId, job: message.job, error: describeError(error), aws_calls: context.awsCalls });

@@ -1,4 +1,5 @@
 import { guard } from './wiring/guard';
+import { trashPolicy } from './wiring/trash';
 import { idempotency } from './wiring/idempotency';
 import { jobs } from './wiring/jobs';
 import { journal } from './wiring/journal';
@@ -25,7 +26,7 @@ const EXAMPLE = '{"from": "/inbox/report.pdf", "to": "/archive/2026/report.pdf"}
 export const handler = jsonHandler({ permission: 'files', guard, idempotency, stores: { nodes, records, objects, journal, jobs, queue: jobQueue } }, async (event, { caller, drive, stores }) => {
   const { from, to, overwrite, ifMatch } = transferRequest(event, caller, EXAMPLE);
   try {
-    return transferAnswer(event, await acceptMove(stores, drive, from, to, { overwrite, ifMatch }, budgetMs));
+    return transferAnswer(event, await acceptMove({ ...stores, trashPolicy: trashPolicy(caller) }, drive, from, to, { overwrite, ifMatch }, budgetMs));
   } catch (error) {
     throw conflictFor(caller, error);
   }

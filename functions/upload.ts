@@ -1,4 +1,6 @@
 import { guard } from './wiring/guard';
+import { records } from './wiring/records';
+import { trashPolicy } from './wiring/trash';
 import { idempotency } from './wiring/idempotency';
 import { jobs } from './wiring/jobs';
 import { journal } from './wiring/journal';
@@ -12,9 +14,9 @@ import { parseUploadForm } from './http/upload-form';
 import { fileView } from './http/views';
 
 /** POST /drive/upload: multipart `files` (+ optional `metadata`) → the stored Files. */
-export const handler = jsonHandler({ permission: 'upload', guard, idempotency, stores: { nodes, objects, journal, jobs } }, async (event, { caller, drive, stores }) => {
+export const handler = jsonHandler({ permission: 'upload', guard, idempotency, stores: { nodes, objects, journal, jobs, records } }, async (event, { caller, drive, stores }) => {
   const form = await parseUploadForm(bodyOf(event), headerOf(event, 'content-type'));
-  const files = await uploadFiles(stores, drive, form.parts, form.targets, (path, i) => confine(caller, path, `files[${i}] destination`), {
+  const files = await uploadFiles({ ...stores, trashPolicy: trashPolicy(caller) }, drive, form.parts, form.targets, (path, i) => confine(caller, path, `files[${i}] destination`), {
     replace: mayReplace(caller),
   });
   const baseUrl = baseUrlOf(event);

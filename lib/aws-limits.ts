@@ -69,6 +69,12 @@ export const FUNCTION_SIZING: Record<HandlerName, { memorySize: number; timeoutS
   // One CopyObject (or, above 5 GiB, parts copied eight at a time, all in S3) and an upload's record writes.
   copy: { memorySize: 512, timeoutSeconds: 29 },
   'get-job': { memorySize: 256, timeoutSeconds: 29 },
+  // The trash: a listing reads up to 10,000 rows; a restore is one file's writer; a purge deletes a folder's
+  // objects a page at a time, as a delete request does.
+  'trash-list': { memorySize: 512, timeoutSeconds: 29 },
+  'trash-restore': { memorySize: 512, timeoutSeconds: 29 },
+  'trash-purge': { memorySize: 512, timeoutSeconds: 29 },
+  'trash-empty': { memorySize: 512, timeoutSeconds: 29 },
   // Answers from the guard's read of the key.
   whoami: { memorySize: 256, timeoutSeconds: 29 },
   // Signs the first 100 part URLs.

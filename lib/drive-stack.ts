@@ -50,6 +50,8 @@ export interface DriveStackProps extends StackProps {
   bucketVersioning?: boolean;
   /** How many days the change feed keeps changes (`DRIVE_CHANGES_RETENTION_DAYS`). @default 7 */
   changesRetentionDays?: number;
+  /** Days a deleted or replaced file stays in the drive's trash (cdk context `trashDays`; `0` deletes at once). @default 0 (off until folder restore lands; then 7) */
+  trashDays?: number;
   /**
    * Origins allowed to call the API from a browser (CORS, preflight included), and to PUT large-upload parts
    * to the bucket; `['*']` for any. The dashboard, served by the API itself, needs none. @default none
@@ -240,6 +242,7 @@ export class DriveStack extends Stack {
         corsOrigins: corsOrigins.length > 0 ? corsOrigins.join(',') : undefined,
         jobQueueUrl: jobsQueue.queueUrl,
         deliveryQueueUrl: this.deliveries.queueUrl,
+        trashDays: props.trashDays === undefined ? undefined : String(props.trashDays),
       }),
       ...metricsEnvironment,
     };
@@ -311,16 +314,20 @@ export class DriveStack extends Stack {
       // replaced meanwhile is read again (BatchGetItem).
       // The job is noted (PutItem), advanced and ended (UpdateItem) in the uploads table, and sent on to the worker;
       // the drive's list of background jobs is read first (GetItem, and its jobs when full) and noted at hand-off.
+      // With trash on, the folder's row and members are written (PutItem), files go into it by transaction
+      // (DeleteItem, PutItem, ConditionCheckItem; a pending record's note in the uploads table), and the row is
+      // filled (UpdateItem, PutItem of its due entry).
       'delete-folder': make('delete-folder')
-        .allowTable(nodes, 'GetItem', 'Query', 'DeleteItem', 'UpdateItem')
+        .allowTable(nodes, 'GetItem', 'Query', 'DeleteItem', 'UpdateItem', 'PutItem', 'ConditionCheckItem')
         .allowTable(uploads, 'PutItem', 'UpdateItem', 'GetItem')
         .allowObjects(bucket, 'DeleteObject')
         .allowSend(jobsQueue),
       // Files and the folders above them read in batches (BatchGetItem), each record removed conditionally on its
       // id with a journal entry for its bytes, in one transaction (DeleteItem, PutItem), one replaced meanwhile
       // read again (GetItem); the journal is closed after (BatchWriteItem).
+      // With trash on, the records become trash rows and due entries in that transaction (PutItem).
       'delete-files': make('delete-files')
-        .allowTable(nodes, 'BatchGetItem', 'GetItem', 'DeleteItem')
+        .allowTable(nodes, 'BatchGetItem', 'GetItem', 'DeleteItem', 'PutItem')
         .allowTable(uploads, 'PutItem', 'BatchWriteItem')
         .allowObjects(bucket, 'DeleteObject'),
       // A file moves in one transaction (its items: PutItem, DeleteItem, ConditionCheckItem) across the nodes and
@@ -346,6 +353,18 @@ export class DriveStack extends Stack {
       // The log read (Query: the changes after a position, the newest and oldest position).
       changes: make('changes').allowTable(changes, 'Query'),
       'get-job': make('get-job').allowTable(uploads, 'GetItem'),
+      // The trash (issue 28): its rows read newest first (Query).
+      'trash-list': make('trash-list').allowTable(nodes, 'Query'),
+      // A restore is a writer: the row read (GetItem), the folders above and the destination (BatchGetItem),
+      // missing folders made (UpdateItem; a failure removes them as a writer does: Query, DeleteItem, and its
+      // jobs in the uploads table), one transaction (PutItem, DeleteItem, ConditionCheckItem; a note PutItem).
+      'trash-restore': make('trash-restore')
+        .allowTable(nodes, 'GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem')
+        .allowTable(uploads, 'PutItem', 'UpdateItem', 'GetItem'),
+      // A purge: the row read and claimed (GetItem, UpdateItem, PutItem of a due entry), the bytes deleted, the
+      // members (Query, BatchWriteItem) and the row with its due entry (DeleteItem) removed.
+      'trash-purge': make('trash-purge').allowTable(nodes, 'GetItem', 'UpdateItem', 'PutItem', 'Query', 'BatchWriteItem', 'DeleteItem').allowObjects(bucket, 'DeleteObject'),
+      'trash-empty': make('trash-empty').allowTable(nodes, 'GetItem', 'UpdateItem', 'PutItem', 'Query', 'BatchWriteItem', 'DeleteItem').allowObjects(bucket, 'DeleteObject'),
       // Nothing but what the guard reads and writes: the key (GetItem) and its rate-limit bucket (UpdateItem).
       whoami: make('whoami'),
       // A step: the job read (GetItem) and advanced (UpdateItem), the tree deleted as the request does, moved
@@ -420,9 +439,10 @@ export class DriveStack extends Stack {
       dashboard,
       openapi,
       // The journal (Scan, BatchWriteItem) and the stalled jobs (the same Scan), sent again.
+      // The trash's due entries and rows (GetItem, Query, PutItem of its cursor), each purged as a purge does.
       sweep: this.scheduled(SCHEDULED[0], environment, logRetention, { logLevel, platformLogs })
-        .allowTable(uploads, 'Scan', 'BatchWriteItem', 'UpdateItem')
-        .allowTable(nodes, 'BatchGetItem')
+        .allowTable(uploads, 'Scan', 'BatchWriteItem', 'UpdateItem', 'BatchGetItem')
+        .allowTable(nodes, 'BatchGetItem', 'GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem')
         .allowObjects(bucket, 'DeleteObject')
         .allowSend(jobsQueue),
       'consistency-check': consistencyCheck.function,
@@ -431,7 +451,7 @@ export class DriveStack extends Stack {
         // change put, the paired marks deleted.
         .allowTable(changes, 'GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'ConditionCheckItem'),
     };
-    for (const fn of [this.functions.upload, this.functions.download, this.functions['open-link'], this.functions['delete-folder'], this.functions['delete-files'], this.functions.move, this.functions.copy, this.functions['job-worker'], this.functions['start-upload'], this.functions['upload-parts'], this.functions['complete-upload'], this.functions['abort-upload'], this.functions.sweep]) {
+    for (const fn of [this.functions.upload, this.functions.download, this.functions['open-link'], this.functions['delete-folder'], this.functions['delete-files'], this.functions.move, this.functions.copy, this.functions['job-worker'], this.functions['start-upload'], this.functions['upload-parts'], this.functions['complete-upload'], this.functions['abort-upload'], this.functions.sweep, this.functions['trash-purge'], this.functions['trash-empty']]) {
       Validations.of(fn.role!).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${this.getLogicalId(bucket.node.defaultChild as never)}.Arn>/*]`,
         reason: 'Objects are named by file id, unknown until upload; the statement is limited to this bucket and to the actions the handler calls.',

@@ -1,11 +1,12 @@
-import { BatchWriteItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand, ScanCommand, type ScanCommandOutput, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, BatchWriteItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand, ScanCommand, type ScanCommandOutput, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import { HeadObjectCommand, ListObjectsCommand, type ListObjectsCommandOutput, NotFound, type S3Client } from '@aws-sdk/client-s3';
 import type { StoredNode, StoredObject } from '../core/consistency';
 import type { CheckCursor, ConsistencySource, CursorStore, OrphanCandidates } from '../core/consistency-check';
 import { scanAll } from './batches';
 import { leftOf } from './dynamo-upload-journal';
 import { fromItem } from './dynamo-node-store';
-import { NODES_PARTITION_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from './schema';
+import { TRASH_ATTRIBUTE, fromMemberItem, fromRowItem } from './dynamo-trash';
+import { NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY, UPLOADS_TTL_ATTRIBUTE } from './schema';
 
 /** The uploads-table item that holds the scheduled check's cursor; its role may write this item and no other. */
 export const CHECK_CURSOR_ID = 'fsck#cursor';
@@ -63,8 +64,8 @@ export class AwsConsistencySource implements ConsistencySource, CursorStore, Orp
             new ScanCommand({ TableName: this.names.nodesTable, ConsistentRead: true, Segment: segment, TotalSegments: SCAN_SEGMENTS, ExclusiveStartKey: start }),
           );
           for (const item of page.Items ?? []) {
-            const entry = { drive: item[NODES_PARTITION_KEY].S!.split('#')[0], node: fromItem(item) };
-            if (keep(entry)) kept.push(entry);
+            const entry = item[TRASH_ATTRIBUTE] ? trashEntry(item) : { drive: item[NODES_PARTITION_KEY].S!.split('#')[0], node: fromItem(item) };
+            if (entry && keep(entry)) kept.push(entry);
           }
           start = page.LastEvaluatedKey;
         } while (start);
@@ -167,4 +168,24 @@ export async function pendingObjectKeys(dynamodb: DynamoDBClient, uploadsTable: 
 
 function storedObject(key: string, lastModified: Date | undefined, size: number | undefined, etag: string | undefined): StoredObject {
   return { key, lastModified: lastModified ?? new Date(0), size: size ?? 0, etag: etag?.replace(/"/g, '') };
+}
+
+/**
+ * A trash item as fsck reads it (protocol/README.md, "Trash"): a row (a file's record, or its folder) or a
+ * member (its file's record); due entries and the sweep's cursor are none. Their keys are owned, not orphans.
+ */
+export function trashEntry(item: Record<string, AttributeValue>): StoredNode | undefined {
+  const drive = item[NODES_PARTITION_KEY].S!.split('#')[0];
+  if (item[TRASH_ATTRIBUTE].S === 'row') {
+    const row = fromRowItem(item);
+    const trash = { row: row.id, purgeAt: row.purgeAt, ...(row.purging !== undefined ? { purging: true } : {}) };
+    if (row.file) return { drive, node: row.file, trash };
+    return { drive, node: { kind: 'folder', id: row.folderId ?? row.id, path: row.path, createdAt: row.folderCreatedAt ?? row.deletedAt }, trash };
+  }
+  if (item[TRASH_ATTRIBUTE].S === 'member') {
+    const member = fromMemberItem(item);
+    const row = item[NODES_PARTITION_KEY].S!.split('#')[2];
+    if (member.file) return { drive, node: member.file, trash: { row, member: item[NODES_SORT_KEY].S! } };
+  }
+  return undefined;
 }

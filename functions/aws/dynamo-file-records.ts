@@ -1,10 +1,25 @@
 import { type AttributeValue, type DynamoDBClient, TransactWriteItemsCommand, TransactionCanceledException, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { type FileNode, type FileRecords, type FolderNode, MAX_FILES_PER_REMOVE, type MoveExpectation, type MoveOutcome } from '../core/ports';
+import {
+  type FileNode,
+  type FileRecords,
+  type FolderNode,
+  MAX_FILES_PER_REMOVE,
+  MAX_FILES_PER_TRASH,
+  type MoveExpectation,
+  type MoveOutcome,
+  type RestoreExpectation,
+  type RestoreOutcome,
+  type TrashInto,
+  type TrashRow,
+  type TrashStamp,
+} from '../core/ports';
+import { fileMember, fileRow } from '../core/trash';
 import { BATCH_ATTEMPTS, backoff } from './batches';
 import { keyOf, toItem } from './dynamo-node-store';
+import { dueItem, dueKey, memberItem, rowItem, rowKey, restorableCondition } from './dynamo-trash';
 import { markItem } from './dynamo-change-log';
-import { journalItem } from './dynamo-upload-journal';
+import { journalItem, trashNoteItem } from './dynamo-upload-journal';
 import { UPLOADS_PARTITION_KEY } from './schema';
 
 type Item = Record<string, AttributeValue>;
@@ -58,13 +73,18 @@ export class DynamoFileRecords implements FileRecords {
       });
     }
     let journal: string | undefined;
-    if (expected.replacing) {
+    let trashed: TrashRow | undefined;
+    if (expected.replacing && expected.trash) {
+      // With trash on, the replaced record becomes a row (and its due entry) where the journal entry was.
+      trashed = fileRow(expected.replacing, expected.trash);
+      for (const item of this.rowItems(drive, expected.replacing, trashed)) items.push({ changed: 'destination', item });
+    } else if (expected.replacing) {
       const entry = journalItem(drive, [expected.replacing], expected.sweepAfter);
       journal = entry[UPLOADS_PARTITION_KEY].S!;
       items.push({ changed: 'destination', item: { Put: { TableName: this.uploadsTable, Item: entry } } });
     }
     const failed = await this.transact(items.map(({ item }) => item));
-    if (failed === undefined) return { moved: true, ...(journal ? { journal } : {}) };
+    if (failed === undefined) return { moved: true, ...(journal ? { journal } : {}), ...(trashed ? { trashed } : {}) };
     return { moved: false, changed: items[failed[0]].changed };
   }
 
@@ -76,6 +96,85 @@ export class DynamoFileRecords implements FileRecords {
       { Put: { TableName: this.uploadsTable, Item: entry } },
     ]);
     return failed === undefined ? { entry: entry[UPLOADS_PARTITION_KEY].S! } : { changed: failed.map((i) => files[i]) };
+  }
+
+  async trashMany(drive: string, files: readonly FileNode[], into: TrashInto): Promise<{ trashed: TrashRow[] } | { changed: FileNode[] }> {
+    if (files.length < 1 || files.length > MAX_FILES_PER_TRASH) throw new RangeError(`trashMany takes 1 to ${MAX_FILES_PER_TRASH} files (got ${files.length})`);
+    const items: TransactWriteItem[] = files.map((file) => ({ Delete: { TableName: this.nodesTable, Key: keyOf(drive, file.path), ...sameId(file.id) } }));
+    const trashed: TrashRow[] = [];
+    if ('back' in into) {
+      // A withdrawing restore: the row as it was, unclaimed, and its due entry.
+      const { restoring: _, purging: __, claimedAt: ___, ...row } = into.back;
+      items.push({ Put: { TableName: this.nodesTable, Item: rowItem(drive, row) } }, { Put: { TableName: this.nodesTable, Item: dueItem(drive, row.id, row.purgeAt) } });
+      trashed.push(row);
+    } else if ('rows' in into) {
+      for (const file of files) {
+        const row = fileRow(file, into.rows);
+        items.push(...this.rowItems(drive, file, row));
+        trashed.push(row);
+      }
+    } else {
+      const row = into.folder;
+      for (const file of files) {
+        const member = fileMember(row, file);
+        items.push({ Put: { TableName: this.nodesTable, Item: memberItem(drive, row.id, member) } });
+        if (file.pending) items.push({ Put: { TableName: this.uploadsTable, Item: trashNoteItem(file.pending, file.objectKey, { drive, id: row.id, relative: member.relative }, row.purgeAt) } });
+      }
+      // Members only into a row still filling (a purge of a row never meets its delete).
+      items.push({
+        ConditionCheck: { TableName: this.nodesTable, Key: rowKey(drive, row.id), ConditionExpression: '#state = :filling', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':filling': { S: 'filling' } } },
+      });
+    }
+    const failed = await this.transact(items);
+    if (failed === undefined) return { trashed };
+    const changed = failed.flatMap((i) => (i < files.length ? [files[i]] : []));
+    return { changed: changed.length > 0 ? changed : [...files] };
+  }
+
+  async restore(drive: string, row: TrashRow, to: string, expected: RestoreExpectation): Promise<RestoreOutcome> {
+    if (!row.file) return { restored: false, changed: 'item' };
+    const movedAt = to === row.path ? row.file.movedAt : expected.now.toISOString();
+    const { movedAt: _, ...record } = row.file;
+    const file: FileNode = { ...record, path: to, ...(movedAt ? { movedAt } : {}) };
+    const items: { item: TransactWriteItem; changed: 'destination' | 'folders' | 'item' }[] = [
+      {
+        changed: 'destination',
+        item: {
+          Put: {
+            TableName: this.nodesTable,
+            Item: toItem(drive, file),
+            ...(expected.replacing ? sameId(expected.replacing.id) : { ConditionExpression: 'attribute_not_exists(#id)', ExpressionAttributeNames: { '#id': 'id' } }),
+          },
+        },
+      },
+      { changed: 'item', item: { Delete: { TableName: this.nodesTable, Key: rowKey(drive, row.id), ...restorableCondition(expected.now, expected.job) } } },
+      { changed: 'item', item: { Delete: { TableName: this.nodesTable, Key: dueKey(drive, row.id, row.purgeAt) } } },
+    ];
+    if (expected.parent) items.push({ changed: 'folders', item: { ConditionCheck: { TableName: this.nodesTable, Key: keyOf(drive, expected.parent.path), ...standing(expected.parent) } } });
+    let replaced: TrashRow | undefined;
+    if (expected.replacing) {
+      replaced = fileRow(expected.replacing, expected.stamp ?? { reason: 'replaced', deletedAt: expected.now.toISOString(), purgeAt: row.purgeAt });
+      for (const item of this.rowItems(drive, expected.replacing, replaced)) items.push({ changed: 'destination', item });
+    }
+    const failed = await this.transact(items.map(({ item }) => item));
+    if (failed === undefined) return { restored: true, file, ...(replaced ? { replaced } : {}) };
+    return { restored: false, changed: items[failed[0]].changed };
+  }
+
+  async keepReplaced(drive: string, files: readonly FileNode[], stamp: TrashStamp): Promise<TrashRow[]> {
+    if (files.length < 1 || files.length > MAX_FILES_PER_TRASH) throw new RangeError(`keepReplaced takes 1 to ${MAX_FILES_PER_TRASH} files (got ${files.length})`);
+    const rows = files.map((file) => fileRow(file, stamp));
+    await this.transact(files.flatMap((file, i) => this.rowItems(drive, file, rows[i])));
+    return rows;
+  }
+
+  /** A file's row, its due entry, and (a pending record) its note: the items that make a file a trash row. */
+  private rowItems(drive: string, file: FileNode, row: TrashRow): TransactWriteItem[] {
+    return [
+      { Put: { TableName: this.nodesTable, Item: rowItem(drive, row) } },
+      { Put: { TableName: this.nodesTable, Item: dueItem(drive, row.id, row.purgeAt) } },
+      ...(file.pending ? [{ Put: { TableName: this.uploadsTable, Item: trashNoteItem(file.pending, file.objectKey, { drive, id: row.id }, row.purgeAt) } }] : []),
+    ];
   }
 
   /**

@@ -1,8 +1,8 @@
-import { type AttributeValue, BatchWriteItemCommand, ConditionalCheckFailedException, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, BatchGetItemCommand, BatchWriteItemCommand, ConditionalCheckFailedException, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
-import type { FileNode, JournalEntry, UploadJournal, WithdrawnNote } from '../core/ports';
+import type { FileNode, JournalEntry, TrashNote, UploadJournal, WithdrawnNote } from '../core/ports';
 import { BATCH_ATTEMPTS, backoff, chunk, scanAll } from './batches';
-import { UPLOADS_PARTITION_KEY as PK } from './schema';
+import { UPLOADS_PARTITION_KEY as PK, UPLOADS_TTL_ATTRIBUTE } from './schema';
 
 type Item = Record<string, AttributeValue>;
 
@@ -122,6 +122,24 @@ export class DynamoUploadJournal implements UploadJournal {
     }
   }
 
+  async trashNotes(entry: string, keys: readonly string[]): Promise<Map<string, TrashNote>> {
+    const found = new Map<string, TrashNote>();
+    for (const batch of chunk([...new Set(keys)], 100)) {
+      let wanted: Item[] = batch.map((key) => ({ [PK]: { S: noteId(entry, key) } }));
+      for (let attempt = 0; wanted.length > 0; attempt++) {
+        if (attempt === BATCH_ATTEMPTS) throw new Error(`BatchGetItem left ${wanted.length} trash notes unread after ${attempt} attempts`);
+        if (attempt > 0) await backoff(attempt);
+        const out = await this.client.send(new BatchGetItemCommand({ RequestItems: { [this.table]: { Keys: wanted, ConsistentRead: true } } }));
+        for (const item of out.Responses?.[this.table] ?? []) {
+          const key = item[PK].S!.slice(noteId(entry, '').length);
+          found.set(key, { drive: item.drive.S!, id: item.trashId.S!, ...(item.relative?.S !== undefined ? { relative: item.relative.S } : {}) });
+        }
+        wanted = (out.UnprocessedKeys?.[this.table]?.Keys ?? []) as Item[];
+      }
+    }
+    return found;
+  }
+
   async openKeys(): Promise<string[]> {
     return (await this.scan()).flatMap((entry) => [...entry.files, ...(entry.left ?? [])].map((file) => file.objectKey));
   }
@@ -200,4 +218,23 @@ function bySize(files: readonly { path: string; objectKey: string }[]): { path: 
     bytes += size;
   }
   return groups;
+}
+
+/** The id of the trash note on `objectKey` of the entry `entry`: never `journal#…`, so no scan reads it as an entry. */
+function noteId(entry: string, objectKey: string): string {
+  return `trashnote#${entry}#${objectKey}`;
+}
+
+/**
+ * The item of a trash note (`TrashNote`): written in the transaction that makes a trash item of a record whose
+ * `pending` names `entry`, kept (TTL) a day past the item's `purgeAt`.
+ */
+export function trashNoteItem(entry: string, objectKey: string, note: TrashNote, purgeAt: string): Item {
+  return {
+    [PK]: { S: noteId(entry, objectKey) },
+    drive: { S: note.drive },
+    trashId: { S: note.id },
+    ...(note.relative !== undefined ? { relative: { S: note.relative } } : {}),
+    [UPLOADS_TTL_ATTRIBUTE]: { N: String(Math.ceil(Date.parse(purgeAt) / 1000) + 86_400) },
+  };
 }

@@ -8,7 +8,7 @@ import { DriveError, conflict, forbidden } from './errors';
  * so is `token`, the bucket of the keyless token exchange, which no role holds; `webhooks` (registering,
  * listing and deleting webhooks and reading their failed deliveries) is issue 27's, admin only.
  */
-export type Permission = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links' | 'whoami' | 'token' | 'changes' | 'webhooks';
+export type Permission = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'keys' | 'jobs' | 'links' | 'whoami' | 'token' | 'changes' | 'trash' | 'restore' | 'purge' | 'empty-trash' | 'webhooks';
 
 /**
  * Requests per minute per API key (spec section 8; `keys`, `jobs`, `links` and `whoami` are ours: a client
@@ -32,6 +32,11 @@ export const SPEC_RATE_LIMITS: Readonly<Record<Permission, number>> = {
   // (a wait that found one lingers 250 ms for more), about 240 a minute; one fits, with room for a second.
   changes: 300,
   webhooks: 60,
+  // The trash (issue 28): listing as a folder listing; restores and purges as folder deletes.
+  trash: 300,
+  restore: 50,
+  purge: 50,
+  'empty-trash': 50,
 };
 
 /** What a key may do (an extension of the spec): each role's permissions are in `ROLE_PERMISSIONS`. */
@@ -40,10 +45,11 @@ export type Role = 'admin' | 'read-write' | 'read-only' | 'upload-only';
 // Every role may ask what it may do (`whoami`): the answer tells a key only of itself.
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
   // Webhooks are admin only: a webhook is sent every change of its subtree, whichever key made it.
-  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'keys', 'jobs', 'links', 'whoami', 'changes', 'webhooks'],
-  'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'jobs', 'links', 'whoami', 'changes'],
+  admin: ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'keys', 'jobs', 'links', 'whoami', 'changes', 'trash', 'restore', 'purge', 'empty-trash', 'webhooks'],
+  'read-write': ['upload', 'download', 'list', 'create-folder', 'delete-folder', 'files', 'jobs', 'links', 'whoami', 'changes', 'trash', 'restore', 'purge'],
   // A link hands out what the key may read, so the roles that may read may share; and follow the change feed.
-  'read-only': ['download', 'list', 'links', 'whoami', 'changes'],
+  // It may list the trash, not restore nor purge.
+  'read-only': ['download', 'list', 'links', 'whoami', 'changes', 'trash'],
   // A job that pushes files: it may make the folders its uploads make anyway, and nothing it cannot undo.
   'upload-only': ['upload', 'create-folder', 'whoami'],
 };

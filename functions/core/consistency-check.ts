@@ -153,7 +153,7 @@ export async function checkSlice(
     return node.kind === 'folder' || inSlice(node.objectKey);
   }, options.deadline);
 
-  const raw = check(nodes, objects, pending);
+  const raw = check(nodes, objects, pending, now);
   const cutoff = now.getTime() - options.graceMs;
   const unreferenced = raw.orphanedObjects.filter((object) => object.lastModified.getTime() < cutoff);
   const findings: SliceReport['findings'] = {
@@ -162,6 +162,8 @@ export async function checkSlice(
     orphanedObjects: await confirmOrphans(deps.source, unreferenced, options.deadline),
     ...(await confirmParents(deps.nodes, raw.missingParents, raw.belowFiles)),
     interruptedDeletes: raw.interruptedDeletes,
+    trashWithoutObject: await confirmMissingTrash(deps.source, raw.trashWithoutObject),
+    trashOverdue: raw.trashOverdue,
   };
 
   const report: SliceReport = {
@@ -216,6 +218,13 @@ async function confirmMissingObjects(deps: { source: ConsistencySource; nodes: N
     if (await deps.source.headObject(record.objectKey)) continue;
     confirmed.push({ drive: entry.drive, node: record });
   }
+  return confirmed;
+}
+
+/** Trash items whose object a HEAD finds missing too (one trashed after the listing named bytes stored before it). */
+async function confirmMissingTrash(source: ConsistencySource, candidates: StoredNode[]): Promise<StoredNode[]> {
+  const confirmed: StoredNode[] = [];
+  for (const entry of candidates) if (entry.node.kind === 'file' && !(await source.headObject(entry.node.objectKey))) confirmed.push(entry);
   return confirmed;
 }
 

@@ -18,6 +18,8 @@ export function logLine(report: SliceReport, milliseconds: number, repair: Repai
     missingParents: findings.missingParents.map(({ drive, path, children }) => `${drive}:${path} (holds ${children.length})`),
     belowFiles: findings.belowFiles.map(({ drive, node }) => `${drive}:${node.path}`),
     interruptedDeletes: findings.interruptedDeletes.map(({ drive, node }) => `${drive}:${node.path}`),
+    trashWithoutObject: findings.trashWithoutObject.map(({ drive, node, trash }) => `${drive}:${node.path} (trash ${trash?.row ?? ''})`),
+    trashOverdue: findings.trashOverdue.map(({ drive, node, trash }) => `${drive}:${node.path} (trash ${trash?.row ?? ''}, purge at ${trash?.purgeAt ?? ''})`),
   };
   const count = findingsCount(findings);
   return {
@@ -62,6 +64,8 @@ export function metricsLine(report: SliceReport, milliseconds: number, bucketNam
     MissingParents: [findings.missingParents.length, 'Count'],
     NodesBelowFiles: [findings.belowFiles.length, 'Count'],
     InterruptedDeletes: [findings.interruptedDeletes.length, 'Count'],
+    TrashWithoutObject: [findings.trashWithoutObject.length, 'Count'],
+    TrashOverdue: [findings.trashOverdue.length, 'Count'],
     ObjectsChecked: [report.objects, 'Count'],
     // Orphans deleted (a killed upload's bytes): repaired, so counted here and not in ConsistencyFindings.
     RepairedObjects: [report.repaired?.deletedObjects.length ?? 0, 'Count'],

@@ -5,6 +5,12 @@ import type { DriveNode, FileNode } from './ports';
 export interface StoredNode {
   drive: string;
   node: DriveNode;
+  /**
+   * Set for a trash item, which is no node (protocol/README.md, "Trash"): a file's row or a member (`node` its
+   * record, at the path it was taken from), or a folder's row (`node` the folder). Its key is owned; it takes
+   * no part in the tree's checks.
+   */
+  trash?: { row: string; purgeAt?: string; purging?: boolean; member?: string };
 }
 
 /** An object in the bucket: its size, and its ETag (unquoted) where the listing gives one. */
@@ -30,16 +36,27 @@ export interface Findings {
   inFlight: StoredObject[];
   /** Folders a delete took and did not finish (the topmost of each tree): the same delete again, or --repair, finishes it. */
   interruptedDeletes: StoredNode[];
+  /** Trash items (rows and members, not under a row a purge holds) whose object is missing: they cannot be restored. */
+  trashWithoutObject: StoredNode[];
+  /** Trash rows more than a day past their `purgeAt`: the sweep is not purging. */
+  trashOverdue: StoredNode[];
 }
+
+/** How long past its `purgeAt` a trash row may stand before fsck reports it: the sweep may lag by a day of outages. */
+export const TRASH_OVERDUE_MS = 86_400_000;
 
 /**
  * Compares the records of every drive with the objects of the bucket. Objects that open large-upload
  * sessions or the upload journal name (`pending`) are not orphans: an upload in flight stores its bytes
  * before its record, and the sweep deletes those an interrupted one left.
  */
-export function check(nodes: readonly StoredNode[], objects: readonly StoredObject[], pending: readonly string[] = []): Findings {
+export function check(scanned: readonly StoredNode[], objects: readonly StoredObject[], pending: readonly string[] = [], now = new Date()): Findings {
+  const nodes = scanned.filter((entry) => entry.trash === undefined);
+  const trashed = scanned.filter((entry) => entry.trash !== undefined);
   const byPath = new Map<string, DriveNode>();
   const referenced = new Set<string>();
+  for (const { node } of trashed) if (node.kind === 'file') referenced.add(node.objectKey);
+  const purgingRows = new Set(trashed.flatMap(({ drive, trash }) => (trash?.purging && trash.member === undefined ? [`${drive}#${trash.row}`] : [])));
   for (const { drive, node } of nodes) {
     byPath.set(`${drive}#${node.path}`, node);
     if (node.kind === 'file') referenced.add(node.objectKey);
@@ -81,6 +98,8 @@ export function check(nodes: readonly StoredNode[], objects: readonly StoredObje
     missingParents: [...missing.values()],
     belowFiles,
     interruptedDeletes: marked.filter((entry) => !underMark(entry)),
+    trashWithoutObject: trashed.filter(({ drive, node, trash }) => node.kind === 'file' && !byKey.has(node.objectKey) && !trash?.purging && !purgingRows.has(`${drive}#${trash?.row}`)),
+    trashOverdue: trashed.filter(({ trash }) => trash?.member === undefined && trash?.purgeAt !== undefined && Date.parse(trash.purgeAt) + TRASH_OVERDUE_MS < now.getTime()),
   };
 }
 

@@ -6,14 +6,15 @@ import { listPage } from './list-folder';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
 import { checkAbove, checkSourceEtag, folderHasNoEtag } from './move';
 import { ROOT, ancestorsOf, comparePaths } from './paths';
-import type { FileNode, FolderNode, Job, JobQueue, JobStore, NodeStore, ObjectCopier, ObjectStore, UploadJournal } from './ports';
+import type { FileNode, FileRecords, FolderNode, Job, JobQueue, JobStore, NodeStore, ObjectCopier, ObjectStore, UploadJournal } from './ports';
+import type { TrashPolicy } from './trash';
 import { commitFiles } from './upload';
 import { reachableIn } from './visibility';
 import { type JobKind, MOVE_WAIT_SECONDS, admitJob, handOff, releaseJob } from './background-jobs';
 import { type StepOutcome, outOfTimeIn } from './tree-walk';
 
 /** `jobs`: where a failure notes the jobs that remove the folders it made (`removeUnused`). */
-export type CopyDeps = { nodes: NodeStore; objects: ObjectStore & ObjectCopier; journal: UploadJournal; jobs?: JobStore };
+export type CopyDeps = { nodes: NodeStore; objects: ObjectStore & ObjectCopier; journal: UploadJournal; jobs?: JobStore; records?: FileRecords; trashPolicy?: TrashPolicy };
 
 /**
  * `POST /drive/copy` of a file: a new file at `to` (a new id, the same bytes copied in S3, server-side),

@@ -4,6 +4,7 @@ import { ancestorsOf } from './paths';
 import type { DriveNode, FileNode, FileRecords, FolderNode, NodeStore, ObjectStore, UploadJournal } from './ports';
 import { beingMoved } from './folders';
 import { reachableIn } from './visibility';
+import { type TrashPolicy, stampOf, trashOn } from './trash';
 
 /** Paths one request may delete: a bounded request, as an upload's files are. */
 export const MAX_FILES_PER_DELETE = 1000;
@@ -36,9 +37,15 @@ export interface DeletedFiles {
  * between them): each record is removed conditionally on the id read, with a journal entry for the bytes in
  * the same write (`FileRecords.removeMany`; a file replaced meanwhile is read again and deleted in a later
  * write), and the bytes of the records removed are deleted. A crash anywhere leaves either a record with its
- * bytes or bytes the journal names for the sweep, never a record without bytes.
+ * bytes or bytes the journal names for the sweep, never a record without bytes. With trash on (`deps.trashPolicy`),
+ * each record goes into the trash instead, as a row of its own, in the same one write
+ * (`FileRecords.trashMany`): nothing is deleted, and nothing follows the writes.
  */
-export async function deleteFiles(deps: { nodes: NodeStore; objects: ObjectStore; journal: UploadJournal; records: FileRecords }, drive: string, paths: readonly string[]): Promise<DeletedFiles> {
+export async function deleteFiles(
+  deps: { nodes: NodeStore; objects: ObjectStore; journal: UploadJournal; records: FileRecords; trashPolicy?: TrashPolicy },
+  drive: string,
+  paths: readonly string[],
+): Promise<DeletedFiles> {
   const { nodes } = deps;
   const found = await visibleNodes(nodes, drive, paths);
   const folder = paths.find((path) => found.get(path)?.kind === 'folder');
@@ -52,8 +59,15 @@ export async function deleteFiles(deps: { nodes: NodeStore; objects: ObjectStore
   while (pending.length > 0) {
     const batch = pending.slice(0, FILES_PER_TRANSACTION);
     pending = pending.slice(batch.length);
-    // The records go and the journal notes their bytes in one write (FileRecords in ports.ts).
-    const outcome = await deps.records.removeMany(drive, batch, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS));
+    // The records go and the journal notes their bytes in one write (FileRecords in ports.ts); or, with
+    // trash on, they become trash rows in that write.
+    const outcome = trashOn(deps.trashPolicy)
+      ? await deps.records.trashMany(drive, batch, { rows: stampOf(deps.trashPolicy, 'deleted') })
+      : await deps.records.removeMany(drive, batch, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS));
+    if ('trashed' in outcome) {
+      for (const file of batch) gone.add(file.path);
+      continue;
+    }
     if ('entry' in outcome) {
       for (const file of batch) {
         gone.add(file.path);

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mapLimit } from './concurrency';
 import { conflict, invalid, notFound } from './errors';
 import { ROOT, ancestorsOf } from './paths';
-import type { Job, FileNode, FolderNode, JobQueue, JobStore, NodeStore, ObjectStore } from './ports';
+import { type Job, type FileNode, type FileRecords, type FolderNode, type JobQueue, type JobStore, MAX_FILES_PER_TRASH, type NodeStore, type ObjectStore, type TrashRow, type TrashStore } from './ports';
+import { type TrashPolicy, relativeTo, stampOf, trashOn, trashIdOf } from './trash';
 import { WALK_CONCURRENCY } from './tree';
 import { type EmptyDeps, beingMoved, deleteIfEmpty } from './folders';
 import { reachableIn } from './visibility';
@@ -16,7 +17,11 @@ const DELETE_CONCURRENCY = 32;
 // The handlers import these from here.
 export { JOB_STALL_MS, REQUEST_DELETE_BUDGET_MS, STEP_DELETE_BUDGET_MS } from './background-jobs';
 
-type Stores = { nodes: NodeStore; objects: ObjectStore };
+/**
+ * `records`, `trash` and `trashPolicy`: with trash on, a recursive delete moves the tree into one folder row of
+ * the trash (docs/trash-design.md, "A recursive delete into the trash") instead of deleting it.
+ */
+type Stores = { nodes: NodeStore; objects: ObjectStore; records?: FileRecords; trash?: TrashStore; trashPolicy?: TrashPolicy };
 type JobDeps = Stores & { jobs: JobStore; queue: JobQueue };
 
 /** What a delete request gets: the spec's answer, or a job that goes on after it (`202`). */
@@ -55,8 +60,13 @@ export async function acceptDelete(deps: JobDeps, drive: string, path: string, r
   const now = new Date().toISOString();
   const job: Job = { id, drive, kind: 'delete', path, folderId: found.id, status: 'running', files: 0, createdAt: now, updatedAt: now };
   await deps.jobs.create(job);
+  // With trash on, the folder's row is written before the mark (filling), so that every file the walk takes
+  // has a row to go into.
+  const row = trashOn(deps.trashPolicy) && deps.trash && deps.records ? folderRow(job, found, deps.trashPolicy) : undefined;
+  if (row) await deps.trash!.begin(drive, row);
   const root = await deps.nodes.markDeleting(drive, found, 'recursive');
   if (!root || root.deleting !== 'recursive') {
+    if (row) await deps.trash!.abandon(drive, row.id);
     await deps.jobs.finish(job.id, 0);
     await releaseJob(deps.jobs, job);
     throw root ? beingMoved(path) : notFound(`folder ${path} does not exist`);
@@ -64,14 +74,21 @@ export async function acceptDelete(deps: JobDeps, drive: string, path: string, r
   const outOfTime = outOfTimeIn(budgetMs);
   let filesDeleted = 0;
   // Counted into the job as each page goes, as the worker counts: a request that dies keeps its count.
-  const drained = await drainTree(deps, drive, root, {
-    outOfTime,
-    counted: async (files) => {
-      filesDeleted += files;
-      await deps.jobs.advanced(job.id, files);
+  const drained = await drainTree(
+    deps,
+    drive,
+    root,
+    {
+      outOfTime,
+      counted: async (files) => {
+        filesDeleted += files;
+        await deps.jobs.advanced(job.id, files);
+      },
     },
-  });
+    row,
+  );
   if (drained === 'done') {
+    if (row) await fillRow(deps, drive, row);
     await deps.jobs.finish(job.id, 0);
     await releaseJob(deps.jobs, job);
     return { done: true, filesDeleted };
@@ -86,18 +103,60 @@ export async function acceptDelete(deps: JobDeps, drive: string, path: string, r
  * followed by one that goes on from what is left, and counts each file once.
  */
 export async function deleteStep(deps: Stores & { jobs: JobStore }, job: Job, budgetMs: number): Promise<Drained> {
+  // With trash on, the row the request wrote for this job (its id is the job's): filling, the walk goes on into it.
+  const stored = trashOn(deps.trashPolicy) && deps.trash && deps.records ? await deps.trash.get(job.drive, trashIdOf(job)) : undefined;
+  const row = stored?.state === 'filling' ? stored : undefined;
   const found = await deps.nodes.get(job.drive, job.path);
   // The folder the request took, marked now if the request died before it could; gone if another delete of
   // the same folder (fsck's repair) finished it.
   const root = found?.kind === 'folder' && found.id === job.folderId ? (found.deleting === 'recursive' ? found : await deps.nodes.markDeleting(job.drive, found, 'recursive')) : undefined;
-  if (!root) return 'done';
+  if (!root) {
+    // Gone: the walk ended (a step that died before it filled the row fills it now).
+    if (row) await fillRow(deps, job.drive, row);
+    return 'done';
+  }
   // A move took it between the request's note and its mark: the delete goes on once the move is done.
   if (root.deleting !== 'recursive') return 'waiting';
-  return drainTree(deps, job.drive, root, {
-    outOfTime: outOfTimeIn(budgetMs),
-    mustProgress: true,
-    counted: (files) => deps.jobs.advanced(job.id, files),
-  });
+  const drained = await drainTree(
+    deps,
+    job.drive,
+    root,
+    {
+      outOfTime: outOfTimeIn(budgetMs),
+      mustProgress: true,
+      counted: (files) => deps.jobs.advanced(job.id, files),
+    },
+    row,
+  );
+  if (drained === 'done' && row) await fillRow(deps, job.drive, row);
+  return drained;
+}
+
+/** The folder row a recursive delete's job fills (its id derived from the job's, so every step finds it). */
+function folderRow(job: Job, folder: FolderNode, policy: TrashPolicy): TrashRow {
+  const stamp = stampOf(policy, 'deleted');
+  return { id: trashIdOf(job), type: 'folder', path: job.path, bytes: 0, files: 0, ...stamp, folderId: folder.id, folderCreatedAt: folder.createdAt, state: 'filling', job: job.id };
+}
+
+/** Members counted a page at a time when a folder row is filled. */
+const COUNT_PAGE = 1000;
+
+/** Ends a folder row's filling: its files and bytes counted from its members, its purge time from its delete's, its due entry written. */
+async function fillRow(deps: Stores, drive: string, row: TrashRow): Promise<void> {
+  const trash = deps.trash!;
+  let files = 0;
+  let bytes = 0;
+  let after: string | undefined;
+  do {
+    const page = await trash.members(drive, row.id, COUNT_PAGE, after);
+    for (const member of page.members) {
+      if (!member.file) continue;
+      files++;
+      bytes += member.file.size;
+    }
+    after = page.last;
+  } while (after !== undefined);
+  await trash.filled(drive, row.id, { files, bytes, purgeAt: row.purgeAt });
 }
 
 /** Recursive deletes as the worker runs them: a delete notes no end of its own. */
@@ -143,7 +202,7 @@ async function deleteEmpty(deps: EmptyDeps, drive: string, folder: FolderNode): 
  * empty is removed. Returns `waiting` when what is left lies in a folder a move has taken (the delete goes on
  * once the move is done).
  */
-async function drainTree(deps: Stores, drive: string, root: FolderNode, progress: Progress): Promise<Drained> {
+async function drainTree(deps: Stores, drive: string, root: FolderNode, progress: Progress, row?: TrashRow): Promise<Drained> {
   const work: FolderWork<Entered, never> = {
     heartbeat: true,
     emptied: async ({ folder }, pacer) => {
@@ -158,9 +217,11 @@ async function drainTree(deps: Stores, drive: string, root: FolderNode, progress
       const still = await deps.nodes.get(drive, folder.path);
       if (still?.kind !== 'folder' || still.id !== folder.id || still.deleting !== 'recursive') return 'gone';
       const files = page.filter((node): node is FileNode => node.kind === 'file');
-      const deleted = files.length > 0 ? await deleteFiles(deps, drive, files, pacer) : 0;
+      const deleted = files.length === 0 ? 0 : row ? await trashFiles(deps, drive, files, row, pacer) : await deleteFiles(deps, drive, files, pacer);
       const subfolders = page.filter((node): node is FolderNode => node.kind === 'folder');
       const marked = await mapLimit(subfolders, WALK_CONCURRENCY, async (sub) => {
+        // With trash on, a member for the subfolder before its mark (idempotent): a restore makes it again with its id.
+        if (row) await deps.trash!.putMember(drive, row.id, { relative: relativeTo(row, sub.path), folder: { id: sub.id, createdAt: sub.createdAt } });
         if (sub.deleting === 'recursive') return sub;
         await pacer.take();
         return deps.nodes.markDeleting(drive, sub, 'recursive');
@@ -191,6 +252,32 @@ async function deleteFiles(deps: Stores, drive: string, files: readonly FileNode
     return deps.nodes.removeIfSame(drive, file.path, file.id);
   });
   return gone.filter(Boolean).length;
+}
+
+/**
+ * Moves the records of `files` (one folder's) into the folder row `row`, `MAX_FILES_PER_TRASH` a transaction
+ * (`FileRecords.trashMany`: each record out, its member in, all or nothing): nothing is deleted. A batch with a
+ * record changed since the read (a withdrawing writer's undo) writes nothing; its other files are tried again
+ * without it, and the changed path is read on the next page. Returns how many records it moved.
+ */
+async function trashFiles(deps: Stores, drive: string, files: readonly FileNode[], row: TrashRow, pacer: PartitionPacer): Promise<number> {
+  let moved = 0;
+  for (let i = 0; i < files.length; i += MAX_FILES_PER_TRASH) {
+    let batch = files.slice(i, i + MAX_FILES_PER_TRASH);
+    while (batch.length > 0) {
+      await pacer.take();
+      const outcome = await deps.records!.trashMany(drive, batch, { folder: row });
+      if ('trashed' in outcome) {
+        moved += batch.length;
+        break;
+      }
+      const changed = new Set(outcome.changed.map((file) => file.id));
+      // Every file failed (the row is no longer filling): nothing of this page is this delete's any more.
+      if (changed.size === batch.length) break;
+      batch = batch.filter((file) => !changed.has(file.id));
+    }
+  }
+  return moved;
 }
 
 /** The spec's answer for a finished delete. */

@@ -3,10 +3,10 @@ import { copyJob } from './copy';
 import { deleteJob } from './delete-folder';
 import { emptyJob } from './folders';
 import { type MoveDeps, moveJob } from './move';
-import type { Job, JobStore, ObjectCopier } from './ports';
+import type { Job, JobStore, ObjectCopier, TrashStore } from './ports';
 
 /** What a step of any kind of job may use. */
-export type JobStepDeps = MoveDeps & { objects: ObjectCopier; jobs: JobStore };
+export type JobStepDeps = MoveDeps & { objects: ObjectCopier; jobs: JobStore; trash?: TrashStore };
 
 /** Every kind of job, by the kind a job notes: `advanceJob` runs a job's step through it. */
 export const JOB_KINDS: Record<Job['kind'], JobKind<JobStepDeps>> = {

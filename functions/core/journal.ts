@@ -1,5 +1,7 @@
 import { cleanUp } from './clean-up';
-import type { FileNode, NodeStore, ObjectStore, UploadJournal } from './ports';
+import type { FileNode, JournalEntry, NodeStore, ObjectStore, TrashStore, UploadJournal } from './ports';
+import { purgeClaimed } from './purge';
+import { PURGE_LEASE_MS } from './trash';
 
 /**
  * How long after an upload starts it has surely ended (Lambda stops it at its 29 s timeout), with room for
@@ -14,9 +16,11 @@ export const JOURNAL_SWEEP_AFTER_MS = 5 * 60_000;
  * and put back the record it replaced, which may be the one this entry stored. An entry noted withdrawn: a
  * record of its own still standing goes, what it replaced back in its place (gap 13, gap 12), and the bytes
  * its writer left (`left`: what its records replaced, where it found them taken) stay only if a record at
- * the path names them. Returns the entries closed.
+ * the path names them. A key a trash item holds now (its note, `TrashNote`: a pending record trashed) is the
+ * trash's, not freed; unless the entry is noted withdrawn, when that trash item is purged (what a write
+ * answered 409 for survives neither in the tree nor in the trash). Returns the entries closed.
  */
-export async function sweepJournal(deps: { nodes: NodeStore; objects: ObjectStore; journal: UploadJournal }, now = new Date()): Promise<number> {
+export async function sweepJournal(deps: { nodes: NodeStore; objects: ObjectStore; journal: UploadJournal; trash?: TrashStore }, now = new Date()): Promise<number> {
   let closed = 0;
   for (const entry of await deps.journal.due(now)) {
     const paths = [...new Set([...entry.files, ...(entry.left ?? [])].map((file) => file.path))];
@@ -53,7 +57,8 @@ export async function sweepJournal(deps: { nodes: NodeStore; objects: ObjectStor
       else free.push(file.objectKey);
     }
     if (!settled) continue;
-    if (free.length > 0) await deps.objects.deleteMany([...new Set(free)]);
+    const keys = deps.trash && free.length > 0 ? await keptInTrash({ ...deps, trash: deps.trash }, entry, [...new Set(free)], now) : [...new Set(free)];
+    if (keys.length > 0) await deps.objects.deleteMany(keys);
     await deps.journal.close([entry.id]);
     closed++;
   }
@@ -114,4 +119,27 @@ export async function putBackWithdrawn(
 /** Closes journal entries once their bytes are accounted for; an entry left open only costs a later sweep. */
 export async function closeJournal(journal: UploadJournal, ids: readonly string[]): Promise<void> {
   await cleanUp(() => journal.close(ids));
+}
+
+/**
+ * Of `keys` the sweep of `entry` is about to free, those no trash item holds (protocol/README.md, "Trash": a
+ * pending record made a trash item leaves a note). A noted key stays; under a withdrawn entry its trash item is
+ * purged now (a file's row: claimed, bytes, row; a member: its bytes, then it).
+ */
+async function keptInTrash(deps: { objects: ObjectStore; journal: UploadJournal; trash: TrashStore }, entry: JournalEntry, keys: readonly string[], now: Date): Promise<string[]> {
+  const notes = await deps.journal.trashNotes(entry.id, keys);
+  if (notes.size === 0) return [...keys];
+  if (entry.withdrawn) {
+    for (const [key, note] of notes) {
+      if (note.relative !== undefined) {
+        await deps.objects.deleteMany([key]);
+        await deps.trash.removeMembers(note.drive, note.id, [note.relative]);
+        continue;
+      }
+      const by = `journal:${entry.id}`;
+      const claimed = await deps.trash.claim(note.drive, note.id, 'purge', by, now, PURGE_LEASE_MS);
+      if (claimed?.file?.objectKey === key) await purgeClaimed(deps, note.drive, claimed, by);
+    }
+  }
+  return keys.filter((key) => !notes.has(key));
 }

@@ -3,6 +3,7 @@ import { mapLimit } from './concurrency';
 import { badRequest, conflict, invalid, notFound, preconditionFailed } from './errors';
 import { beingDeleted, beingMoved, ensureFolders, recheckFolders, removeUnused } from './folders';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
+import { type TrashPolicy, stampOf, trashOn } from './trash';
 import { ROOT, ancestorsOf, joinPath, nameOf, parentOf } from './paths';
 import type { DriveNode, FileNode, FileRecords, FolderNode, Job, JobQueue, JobStore, NodeStore, ObjectStore, UploadJournal } from './ports';
 import { reachableIn } from './visibility';
@@ -16,7 +17,7 @@ const ATTEMPTS = 3;
 const MOVE_CONCURRENCY = 16;
 
 /** `jobs`: where a failure notes the jobs that remove the folders it made (`removeUnused`). */
-export type MoveDeps = { nodes: NodeStore; records: FileRecords; objects: ObjectStore; journal: UploadJournal; jobs?: JobStore };
+export type MoveDeps = { nodes: NodeStore; records: FileRecords; objects: ObjectStore; journal: UploadJournal; jobs?: JobStore; trashPolicy?: TrashPolicy };
 type JobDeps = MoveDeps & { jobs: JobStore; queue: JobQueue };
 
 /** What a move request gets: the node at its new path, or a job that goes on after it (`202`). */
@@ -98,6 +99,8 @@ async function moveFile(deps: MoveDeps, drive: string, from: string, to: string,
       destinationParent: folders.get(parentOf(to)),
       replacing: target,
       sweepAfter: new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS),
+      // With trash on, the replaced file becomes a trash row in the move's own write: nothing follows it.
+      ...(target && trashOn(deps.trashPolicy) ? { trash: stampOf(deps.trashPolicy, 'replaced') } : {}),
     });
     if (outcome.moved) {
       // The replaced file's record is gone, and the journal names its bytes until they are.

@@ -176,6 +176,138 @@ export interface FileRecords {
    * returns the entry's id; or, if any record changed, removes nothing and returns the files whose record did.
    */
   removeMany(drive: string, files: readonly FileNode[], sweepAfter: Date): Promise<{ entry: string } | { changed: FileNode[] }>;
+  /**
+   * Moves the records of `files` (distinct paths, at most `MAX_FILES_PER_TRASH`) into the trash if each still
+   * holds its id, all in one write (protocol/README.md, "Trash"): with `rows`, each becomes a row of its own
+   * (with its due entry); with `folder`, each becomes a member of that folder row (its path relative to the
+   * row's). A record still `pending` gets its note in the same write. Returns the rows written (none for
+   * members); or, if any record changed, writes nothing and returns the files whose record did.
+   */
+  trashMany(drive: string, files: readonly FileNode[], into: TrashInto): Promise<{ trashed: TrashRow[] } | { changed: FileNode[] }>;
+  /**
+   * Puts the file of the trash row `row` back as a record at `to` (the same id, key, ETag, size and creation
+   * time; `movedAt` set when `to` is not where it was taken from) and removes the row and its due entry, in
+   * one write, if: at `to` stands nothing (or `expected.replacing`, which becomes a row of its own, `replaced`);
+   * the parent (`expected.parent`, none for the root) stands unmarked; the row stands unclaimed (or claimed by
+   * `expected.job`) and before its `purgeAt` at `expected.now`.
+   */
+  restore(drive: string, row: TrashRow, to: string, expected: RestoreExpectation): Promise<RestoreOutcome>;
+  /**
+   * Writes a row (stamped `stamp`) and its due entry for each of `files`, records a write has just replaced
+   * (an upload's step 7, in place of deleting their bytes), with each pending record's note, in one write
+   * (at most `MAX_FILES_PER_TRASH`). Unconditional: the records are gone already, and their keys are named by
+   * nothing else.
+   */
+  keepReplaced(drive: string, files: readonly FileNode[], stamp: TrashStamp): Promise<TrashRow[]>;
+}
+
+/** Records one `FileRecords.trashMany` takes: with a row and a due entry each, 75 of a transaction's 100 items. */
+export const MAX_FILES_PER_TRASH = 25;
+
+/** Why a trash item was made: a delete, or a write that replaced the file. */
+export type TrashReason = 'deleted' | 'replaced';
+
+/** What every row made by one write shares: why, when, by which key, and when it is purged. */
+export interface TrashStamp {
+  reason: TrashReason;
+  deletedAt: string;
+  purgeAt: string;
+  /** The id of the key whose request trashed it. */
+  deletedBy?: string;
+}
+
+/**
+ * Where `trashMany` puts the records: rows of their own, members of a folder row, or (one record, a restore
+ * withdrawing) back into the row it was restored from, as that row was.
+ */
+export type TrashInto = { rows: TrashStamp } | { folder: TrashRow } | { back: TrashRow };
+
+/**
+ * An item the trash lists (protocol/README.md, "Trash"): a file deleted or replaced (its record kept whole), or
+ * a folder deleted (its files and folders are its members). Never a node: no path can produce its key.
+ */
+export interface TrashRow extends TrashStamp {
+  /** A UUIDv7: ids sort by the time they were made. */
+  id: string;
+  type: 'file' | 'folder';
+  /** Where it was taken from. */
+  path: string;
+  /** Its bytes (a folder: its files' sum). */
+  bytes: number;
+  /** 1 for a file; a folder's file count. */
+  files: number;
+  /** A file's record, as it stood. */
+  file?: FileNode;
+  /** A folder's id and creation time. */
+  folderId?: string;
+  folderCreatedAt?: string;
+  /** A folder's row is `filling` while its delete job runs, `trashed` after; a file's is `trashed`. */
+  state: 'filling' | 'trashed';
+  /** The delete job filling a folder's row. */
+  job?: string;
+  /** A claim: the restore job, or the purge (request or job id), that holds the row; when it was taken. */
+  restoring?: string;
+  purging?: string;
+  claimedAt?: string;
+}
+
+/** A file or folder inside a trashed folder: `relative` is its path below the row's (no leading slash). */
+export interface TrashMember {
+  relative: string;
+  file?: FileNode;
+  folder?: { id: string; createdAt: string };
+}
+
+/** What a restore expects: the parent it read at the destination, the file it replaces there, its clock. */
+export interface RestoreExpectation {
+  parent?: FolderNode;
+  /** The file at `to` the restore overwrites, made a row (`stamp`, `replaced`) in the same write. */
+  replacing?: FileNode;
+  stamp?: TrashStamp;
+  /** When the restore is made: a row at or past its `purgeAt` is no longer restorable. */
+  now: Date;
+  /** A restore job holding the row's claim. */
+  job?: string;
+}
+
+/** A restore done (the record written, and the row made of what it replaced), or which expectation failed. */
+export type RestoreOutcome = { restored: true; file: FileNode; replaced?: TrashRow } | { restored: false; changed: 'destination' | 'folders' | 'item' };
+
+/**
+ * The trash's own items (rows, members, due entries) in the nodes table, beside the records; the writes that
+ * move a record into or out of the trash are `FileRecords`' (one transaction each).
+ */
+export interface TrashStore {
+  /** The row `id` of `drive` (read consistently), or undefined. */
+  get(drive: string, id: string): Promise<TrashRow | undefined>;
+  /** At most `limit` rows of `drive`, newest first, after the row id `after`; `last` when more may follow. */
+  list(drive: string, limit: number, after?: string): Promise<{ rows: TrashRow[]; last?: string }>;
+  /** At most `limit` members of the row `id`, in path order (parents first), after `after`. */
+  members(drive: string, id: string, limit: number, after?: string): Promise<{ members: TrashMember[]; last?: string }>;
+  /** Writes a folder's row as its delete begins (`filling`, no due entry yet). */
+  begin(drive: string, row: TrashRow): Promise<void>;
+  /** Puts a member of the folder row `id` (a folder, before its walk descends; idempotent). */
+  putMember(drive: string, id: string, member: TrashMember): Promise<void>;
+  /** Removes a folder's row still `filling` with no member (its delete was refused before its mark); false otherwise. */
+  abandon(drive: string, id: string): Promise<boolean>;
+  /** Ends a folder row's filling: `trashed`, with its counts and `purgeAt`, and its due entry written (one write); false if not filling. */
+  filled(drive: string, id: string, counts: { files: number; bytes: number; purgeAt: string }): Promise<boolean>;
+  /**
+   * Claims the row for a purge or a restore by `by` at `now`: the row stands `trashed` with no claim, or a
+   * claim of its own kind by `by`, or (a purge) a purge's claim older than `leaseMs`. Returns the row as
+   * claimed, or undefined (nothing written).
+   */
+  claim(drive: string, id: string, kind: 'purge' | 'restore', by: string, now: Date, leaseMs: number): Promise<TrashRow | undefined>;
+  /** Gives up a restore's claim `by` (the row stays, with what is left of it: `counts`). */
+  release(drive: string, id: string, by: string, counts?: { files: number; bytes: number }): Promise<boolean>;
+  /** Removes members of the row `id` (a purge's, after their bytes). */
+  removeMembers(drive: string, id: string, relatives: readonly string[]): Promise<void>;
+  /** Removes the row and its due entry if claimed by `by` (a purge after the bytes, a restore that emptied it); false otherwise. */
+  remove(drive: string, id: string, by: string): Promise<boolean>;
+  /** Rows due by `now` (their `purgeAt` passed), oldest first, at most `limit`: the sweep's index. */
+  due(now: Date, limit: number): Promise<{ drive: string; id: string; purgeAt: string }[]>;
+  /** Drops a due entry whose row is gone (the sweep). */
+  dropDue(entry: { drive: string; id: string; purgeAt: string }): Promise<void>;
 }
 
 /** Records one `FileRecords.removeMany` takes: a DynamoDB transaction holds 100 items, the journal entry one of them. */
@@ -189,12 +321,14 @@ export interface MoveExpectation {
   replacing?: FileNode;
   /** When the journal entry for replaced bytes may be swept. */
   sweepAfter: Date;
+  /** With trash on: the replaced file becomes a row (this stamp, `replaced`) in the move's write instead of a journal entry. */
+  trash?: TrashStamp;
   /** The folder move making this move, whose marks the parents may carry; any other move's mark refuses it. */
   job?: string;
 }
 
 /** A move done (with the journal entry naming the bytes it replaced), or which expectation failed. */
-export type MoveOutcome = { moved: true; journal?: string } | { moved: false; changed: 'source' | 'destination' | 'folders' | 'pending' };
+export type MoveOutcome = { moved: true; journal?: string; trashed?: TrashRow } | { moved: false; changed: 'source' | 'destination' | 'folders' | 'pending' };
 
 /** The bytes of files, under opaque keys. */
 export interface ObjectStore {
@@ -285,6 +419,21 @@ export interface UploadJournal {
    * entry is left closed. Failure paths only (gap 12).
    */
   leave(ids: readonly string[], files: readonly ({ path: string; objectKey: string } | undefined)[]): Promise<void>;
+  /**
+   * The trash notes on keys of the entry `entry` (`TrashNote`), by key: which trash item now holds bytes the
+   * entry names, so that the sweep keeps them (or, the entry noted withdrawn, purges that item). One batched read.
+   */
+  trashNotes(entry: string, keys: readonly string[]): Promise<Map<string, TrashNote>>;
+}
+
+/**
+ * Written with every trash item made of a record still `pending` (protocol/README.md, "Trash"): the item that
+ * holds the bytes its journal entry names. `relative`: a member of the folder row `id`.
+ */
+export interface TrashNote {
+  drive: string;
+  id: string;
+  relative?: string;
 }
 
 /**

@@ -6,8 +6,9 @@ import { DriveError, badRequest, conflict, forbidden, invalid, preconditionFaile
 import { beingDeleted, beingMoved, ensureFolders, recheckFolders, removeUnused } from './folders';
 import { ROOT, ancestorsOf, childPath, joinPath, nameOf, parentOf, parseName, parsePath } from './paths';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal, putBackWithdrawn } from './journal';
-import type { DriveNode, FileNode, FolderNode, JobStore, NodeStore, ObjectStore, PutFileResult, UploadJournal, WriteCondition } from './ports';
+import { type DriveNode, type FileNode, type FileRecords, type FolderNode, type JobStore, MAX_FILES_PER_TRASH, type NodeStore, type ObjectStore, type PutFileResult, type UploadJournal, type WriteCondition } from './ports';
 import { cleanUp } from './clean-up';
+import { type TrashPolicy, stampOf, trashOn } from './trash';
 
 /** One `files` part of an upload. */
 export interface UploadPart {
@@ -47,9 +48,10 @@ export async function uploadFiles(
    * notes none: docs/hot-path-design.md); bytes an interrupted upload leaves that no entry names are orphans
    * until the scheduled consistency check deletes them, past its grace period. `jobs`: where a failed upload
    * notes the jobs that remove the folders it made (`removeUnused`); without one, a request dying as it
-   * removes them leaves a folder marked until fsck --repair.
+   * removes them leaves a folder marked until fsck --repair. `records` and `trashPolicy`: with trash on, the
+   * files replaced go into the trash (`FileRecords.keepReplaced`) where their bytes were deleted.
    */
-  deps: { nodes: NodeStore; objects: ObjectStore; journal?: UploadJournal; jobs?: JobStore },
+  deps: { nodes: NodeStore; objects: ObjectStore; journal?: UploadJournal; jobs?: JobStore; records?: FileRecords; trashPolicy?: TrashPolicy },
   drive: string,
   parts: readonly UploadPart[],
   targets: readonly UploadTarget[] | undefined,
@@ -109,7 +111,7 @@ export async function uploadFiles(
  * path (`takenIsStored`).
  */
 async function uploadOne(
-  deps: { nodes: NodeStore; objects: ObjectStore; journal?: UploadJournal; jobs?: JobStore },
+  deps: { nodes: NodeStore; objects: ObjectStore; journal?: UploadJournal; jobs?: JobStore; records?: FileRecords; trashPolicy?: TrashPolicy },
   drive: string,
   file: FileNode,
   part: UploadPart,
@@ -155,7 +157,7 @@ export async function commitFiles(
    * `journal`: on a failure only, notes `entries` withdrawn before the undo, and asks whether the writer of a
    * record this one replaced and puts back withdrew (see `undo`).
    */
-  deps: { nodes: NodeStore; objects: ObjectStore; jobs?: JobStore; journal?: UploadJournal },
+  deps: { nodes: NodeStore; objects: ObjectStore; jobs?: JobStore; journal?: UploadJournal; records?: FileRecords; trashPolicy?: TrashPolicy },
   drive: string,
   files: readonly FileNode[],
   /**
@@ -232,8 +234,19 @@ export async function commitFiles(
     throw error;
   }
 
-  const replacedKeys = results.flatMap((r) => (r.status === 'fulfilled' && r.value.ok && r.value.replaced ? [r.value.replaced.objectKey] : []));
-  if (replacedKeys.length > 0) await cleanUp(() => deps.objects.deleteMany(replacedKeys), () => ({ keys: replacedKeys }));
+  // Step 7: what the records replaced is deleted; with trash on, it goes into the trash instead (a row and its
+  // due entry each, one write: the call that deleted them). A failed write leaves bytes named by nothing, for
+  // the scheduled check, as a failed delete leaves them today.
+  const replaced = results.flatMap((r) => (r.status === 'fulfilled' && r.value.ok && r.value.replaced ? [r.value.replaced] : []));
+  const replacedKeys = replaced.map((file) => file.objectKey);
+  if (replaced.length > 0 && deps.records && trashOn(deps.trashPolicy)) {
+    const { records } = deps;
+    const stamp = stampOf(deps.trashPolicy, 'replaced');
+    for (let i = 0; i < replaced.length; i += MAX_FILES_PER_TRASH) {
+      const group = replaced.slice(i, i + MAX_FILES_PER_TRASH);
+      await cleanUp(() => records.keepReplaced(drive, group, stamp), () => ({ keys: group.map((file) => file.objectKey) }));
+    }
+  } else if (replacedKeys.length > 0) await cleanUp(() => deps.objects.deleteMany(replacedKeys), () => ({ keys: replacedKeys }));
   return [...files];
 }
 

@@ -48,6 +48,10 @@ const ACTION: Record<Permission, string> = {
   token: 'exchange identity tokens',
   changes: 'follow the change feed',
   webhooks: 'manage webhooks',
+  trash: 'list the trash',
+  restore: 'restore from the trash',
+  purge: 'purge the trash',
+  'empty-trash': 'empty the trash',
 };
 
 /** How often a warm container records a key's use: "last used" is accurate to about this. */

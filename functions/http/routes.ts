@@ -29,6 +29,10 @@ export type RouteHandler =
   | 'move'
   | 'copy'
   | 'get-job'
+  | 'trash-list'
+  | 'trash-restore'
+  | 'trash-purge'
+  | 'trash-empty'
   | 'whoami'
   | 'start-upload'
   | 'upload-parts'
@@ -109,6 +113,7 @@ const FILE: Static<typeof S.File> = {
 const { url: _fileUrl, ...FILE_ENTRY } = FILE;
 const FOLDER_ENTRY: Static<typeof S.FolderEntry> = { id: '0b7d9e2f-4a6c-4d8e-a1b3-c5d7e9f1a3b5', name: 'reports', path: '/reports' };
 const JOB_ID = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
+const TRASH_ID = '0193a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b';
 const UPLOAD_ID = '2c4e6a8b-0d1f-4e3a-9b5c-7d9e1f3a5b7c';
 const KEY_ID = '3f9a1c7e5b2d8046';
 const LINK_ID = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
@@ -391,6 +396,87 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
       }),
     },
     errors: [404],
+  }),
+  // The trash (issue 28): what deletes and replacements removed, kept for DRIVE_TRASH_DAYS days.
+  route({
+    method: 'GET',
+    path: '/drive/trash',
+    handler: 'trash-list',
+    permission: 'trash',
+    streaming: false,
+    operationId: 'listTrash',
+    summary: 'List the trash',
+    description:
+      'What deletes and replacements put in the trash, newest first: the items in the key\'s folder (with `path`, at or below it, and a deleted folder above it that held it), until their `purge_at`. `usage` is what the trash holds in that scope. Empty when the trash is off (`DRIVE_TRASH_DAYS=0`).',
+    tags: ['trash'],
+    parameters: queryParameters(R.TrashQuery),
+    answers: {
+      200: ok('One page of the trash, and its usage.', ref(S.TrashPage), {
+        items: [
+          {
+            id: TRASH_ID,
+            type: 'file',
+            path: '/reports/q3.pdf',
+            size: 48213,
+            etag: '9b2cf535f27731c974343645a3985328',
+            deleted_at: AT,
+            purge_at: '2026-03-09T09:30:00.000Z',
+            deleted_by: KEY_ID,
+            reason: 'deleted',
+            state: 'trashed',
+          },
+        ],
+        next_cursor: null,
+        usage: { items: 1, files: 1, bytes: 48213 },
+      }),
+    },
+    errors: [403, 422],
+  }),
+  route({
+    method: 'POST',
+    path: '/drive/trash/restore',
+    idempotent: true,
+    handler: 'trash-restore',
+    permission: 'restore',
+    streaming: false,
+    operationId: 'restoreFromTrash',
+    summary: 'Restore a trash item',
+    description:
+      'Puts the trashed file back where it was taken from (or at `to`), with its id, bytes and ETag; missing folders above are made. Something at the destination is a 409 unless `overwrite` is true (a file there then goes to the trash in turn). An item outside the key\'s folder, or past its `purge_at`, is a 404.',
+    tags: ['trash'],
+    requestBody: jsonBody(ref(S.RestoreRequest), { id: TRASH_ID }),
+    answers: { 200: ok('The restored file.', ref(S.File), FILE) },
+    errors: [400, 403, 404, 409, 422],
+  }),
+  route({
+    method: 'DELETE',
+    path: '/drive/trash/{item_id}',
+    idempotent: true,
+    handler: 'trash-purge',
+    permission: 'purge',
+    streaming: false,
+    operationId: 'purgeTrashItem',
+    summary: 'Purge a trash item now',
+    description: 'Deletes the item\'s bytes and records for good, before its `purge_at`. An item outside the key\'s folder is a 404; one being restored or purged, a 409.',
+    tags: ['trash'],
+    parameters: [pathParam('item_id', 'The trash item\'s id.')],
+    answers: { 200: ok('What was purged.', ref(S.PurgedItem), { purged: true, id: TRASH_ID, files: 1, bytes: 48213 }) },
+    errors: [404, 409],
+  }),
+  route({
+    method: 'DELETE',
+    path: '/drive/trash',
+    idempotent: true,
+    handler: 'trash-empty',
+    permission: 'empty-trash',
+    streaming: false,
+    operationId: 'emptyTrash',
+    summary: 'Empty the trash of a folder',
+    description: 'Purges now every trash item taken from `path` or below it (`/`: all of them), oldest first. Items being restored or purged are left.',
+    tags: ['trash'],
+    parameters: queryParameters(R.EmptyTrashQuery),
+    answers: { 200: ok('What was purged.', ref(S.EmptiedTrash), { purged: true, path: '/reports', items: 3, files: 122, bytes: 1050000 }) },
+    errors: [422],
   }),
   // What the caller's key may do (an extension): the dashboard asks at sign-in, to offer only what the role allows.
   route({

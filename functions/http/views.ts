@@ -2,7 +2,7 @@ import type { ApiKeyRecord } from '../core/access';
 import type { PartUrls } from '../core/large-upload';
 import type { ShareLink } from '../core/links';
 import type { TrustRule } from '../core/trust';
-import type { Job, FileNode, FolderNode } from '../core/ports';
+import type { Job, FileNode, FolderNode, TrashRow } from '../core/ports';
 import type { LoggedChange } from '../core/changes/change-log';
 import { nameOf } from '../core/paths';
 import type { Wire } from '../openapi/schemas';
@@ -143,5 +143,23 @@ export function changeView(change: LoggedChange): Wire<'Change'> {
     at: change.at,
     ...(change.from !== undefined ? { from: change.from } : {}),
     ...(change.node.kind === 'file' ? { file: fileEntryView(change.node, { etag: true }) } : { folder: folderEntryView(change.node) }),
+  };
+}
+
+/** A trash row as GET /drive/trash lists it (docs/trash-design.md, "Listing"). */
+export function trashItemView(row: TrashRow): Wire<'TrashItem'> {
+  const state = row.state === 'filling' ? 'deleting' : row.purging !== undefined ? 'purging' : row.restoring !== undefined ? 'restoring' : 'trashed';
+  return {
+    id: row.id,
+    type: row.type,
+    path: row.path,
+    size: row.bytes,
+    ...(row.type === 'folder' ? { files: row.files } : {}),
+    ...(row.file ? { etag: row.file.etag } : {}),
+    deleted_at: row.deletedAt,
+    purge_at: row.purgeAt,
+    deleted_by: row.deletedBy ?? null,
+    reason: row.reason,
+    state,
   };
 }

@@ -185,3 +185,16 @@ export const DeliveriesQuery = object({
   limit: optional(integer('Deliveries a page (1 to 100, default 100).', { minimum: 1, maximum: 100 })),
 });
 export const OpenLinkQuery = object({ download: optional(enumOf(['0', '1'], '"0" to show the file in the browser, "1" (default) to save it.')) });
+
+// The trash (issue 28).
+export const TrashQuery = object({
+  path: optional(string('Only what was taken from this folder or below it (and a deleted folder above it that held it).')),
+  limit: optional(integer('Items a page (1 to 1,000; default 100).', { minimum: 1, maximum: 1000 })),
+  cursor: optional(string('The `next_cursor` of the page before.', { minLength: 1 })),
+});
+export const EmptyTrashQuery = object({ path: string('The folder whose trashed items (at or below it) are purged; `/` for the whole trash.', { minLength: 1 }) });
+export const RestoreRequest = object({
+  id: string('The trash item\'s id, as GET /drive/trash lists it.', { minLength: 1, maxLength: 64 }),
+  to: optional(nullMeansAbsent(string('Where to restore it; by default where it was taken from.'))),
+  overwrite: optional(boolean('Replace a file at the destination (which goes to the trash in turn). Default false.')),
+});

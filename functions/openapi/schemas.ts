@@ -156,6 +156,42 @@ export const ChangesPage = component(
   }),
 );
 export const ChangesCursor = component('ChangesCursor', object({ cursor: string('A cursor at the feed\'s present position, for GET /drive/changes.') }));
+export const TrashItem = component(
+  'TrashItem',
+  object(
+    {
+      id: string('The item\'s id (a UUIDv7: ids sort by the time they were made).'),
+      type: enumOf(['file', 'folder']),
+      path: PATH,
+      size: integer('Bytes (a folder: its files\' sum).', { minimum: 0 }),
+      files: optional(integer('For a folder: how many files it held.', { minimum: 0 })),
+      etag: optional(string('A file\'s content hash, as its download\'s ETag gives it.')),
+      deleted_at: timestamp('When it was deleted or replaced.'),
+      purge_at: timestamp('When it is purged for good (then it is no longer listed nor restorable).'),
+      deleted_by: nullable(string('The id of the key whose request deleted or replaced it.')),
+      reason: enumOf(['deleted', 'replaced']),
+      state: enumOf(['trashed', 'deleting', 'restoring', 'purging'], '`deleting` while a folder\'s delete job runs (not restorable yet).'),
+    },
+    'Something a delete or a replacement put in the trash.',
+  ),
+);
+export const TrashUsage = component(
+  'TrashUsage',
+  object(
+    {
+      items: integer('Items in the trash in the scope asked.', { minimum: 0 }),
+      files: integer('Files they hold.', { minimum: 0 }),
+      bytes: integer('Bytes they hold (billed until purged).', { minimum: 0 }),
+    },
+    'What the trash holds in the scope asked (`path`, else the key\'s folder): summed from the rows the request read.',
+  ),
+);
+export const TrashPage = component(
+  'TrashPage',
+  object({ items: array(ref(TrashItem)), next_cursor: nullable(string('Pass as `cursor` for the next page; null after the last.')), usage: ref(TrashUsage) }),
+);
+export const PurgedItem = component('PurgedItem', object({ purged: constant(true), id: string(), files: integer(undefined, { minimum: 0 }), bytes: integer(undefined, { minimum: 0 }) }));
+export const EmptiedTrash = component('EmptiedTrash', object({ purged: constant(true), path: PATH, items: integer(undefined, { minimum: 0 }), files: integer(undefined, { minimum: 0 }), bytes: integer(undefined, { minimum: 0 }) }));
 export const Role = component('Role', R.Role);
 export const Whoami = component('Whoami', object({ role: ref(Role), prefix: PATH, drive: string('The drive the key belongs to.'), key_id: string('The key\'s id (never its secret).') }));
 export const PartUrl = component('PartUrl', object({ number: integer('The part number, from 1.', { minimum: 1 }), url: string('A presigned S3 URL to PUT the part\'s bytes to.', { format: 'uri' }) }));
@@ -319,6 +355,7 @@ export const CreateLinkRequest = component('CreateLinkRequest', R.CreateLinkRequ
 export const CreateTrustRequest = component('CreateTrustRequest', R.CreateTrustRequest);
 export const TokenRequest = component('TokenRequest', R.TokenRequest);
 export const CreateWebhookRequest = component('CreateWebhookRequest', R.CreateWebhookRequest);
+export const RestoreRequest = component('RestoreRequest', R.RestoreRequest);
 
 /** The TypeScript type of each wire shape, by its component name in the document. */
 export type Wire<K extends keyof typeof SHAPES> = Static<(typeof SHAPES)[K]>;
@@ -327,4 +364,5 @@ const SHAPES = {
   UploadSession, PartUrlPage, AbortedUpload, ApiKey, KeyList, CreatedKey, RevokedKey, CreatedLink, Link, LinkList, RevokedLink, RevokedLinks, UploadTarget, UploadForm, CreateFolderRequest, DeleteFilesRequest, TransferRequest,
   StartUploadRequest, CompleteUploadRequest, CreateKeyRequest, CreateLinkRequest, TrustRole, TrustRule, TrustAnswer, TrustList, MintedKey, CreateTrustRequest, TokenRequest,
   Webhook, CreatedWebhook, WebhookList, DeletedWebhook, Delivery, DeliveryList, CreateWebhookRequest,
+  TrashItem, TrashUsage, TrashPage, PurgedItem, EmptiedTrash, RestoreRequest,
 };

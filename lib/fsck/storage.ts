@@ -1,6 +1,7 @@
 import { DynamoDBClient, ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectsCommand, ListObjectsCommand, type ListObjectsCommandOutput, S3Client } from '@aws-sdk/client-s3';
-import { pendingObjectKeys } from '../../functions/aws/consistency-source';
+import { pendingObjectKeys, trashEntry } from '../../functions/aws/consistency-source';
+import { TRASH_ATTRIBUTE } from '../../functions/aws/dynamo-trash';
 import { DynamoNodeStore, fromItem } from '../../functions/aws/dynamo-node-store';
 import { S3ObjectStore } from '../../functions/aws/s3-object-store';
 import { NODES_PARTITION_KEY } from '../../functions/aws/schema';
@@ -62,7 +63,11 @@ function storage(
       let start: ScanCommandOutput['LastEvaluatedKey'];
       do {
         const page: ScanCommandOutput = await dynamodb.send(new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey: start }));
-        for (const item of page.Items ?? []) nodes.push({ drive: item[NODES_PARTITION_KEY].S!.split('#')[0], node: fromItem(item) });
+        for (const item of page.Items ?? []) {
+          // A trash item is no node (protocol/README.md, "Trash"): its key is owned; due entries are skipped.
+          const entry = item[TRASH_ATTRIBUTE] ? trashEntry(item) : { drive: item[NODES_PARTITION_KEY].S!.split('#')[0], node: fromItem(item) };
+          if (entry) nodes.push(entry);
+        }
         start = page.LastEvaluatedKey;
       } while (start);
       return nodes;

@@ -12,7 +12,7 @@ import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, ROUTES, TOKEN_ROUTES } 
 
 // Every app that bundles writes to this one folder: the CDK keeps each bundle it made in this process under
 // a key that includes the output folder, so the second and third app reuse the first one's bundles instead
-// of running esbuild over the 30 handlers again.
+// of running esbuild over the 34 handlers again.
 const outdir = mkdtempSync(join(tmpdir(), 'drive-stack-test-'));
 
 // One synthesis shared by every assertion.
@@ -44,16 +44,16 @@ describe('DriveStack', () => {
       });
     }
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod);
-    // The API's thirty-one (three of them trust rules, four webhooks, two the change feed's), a share link's GET
-    // and HEAD, the token exchange's POST, GET /openapi.json, and the dashboard's GET / and GET /{file}.
+    // The API's thirty-five (three of them trust rules, four webhooks, two the change feed's, four the trash's), a
+    // share link's GET and HEAD, the token exchange's POST, GET /openapi.json, and the dashboard's GET / and GET /{file}.
     expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual([
-      ...['DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE'],
-      ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
+      ...['DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE'],
+      ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
       ...['HEAD', 'HEAD'],
-      ...['POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST'],
+      ...['POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST'],
     ]);
     const resources = Object.values(template.findResources('AWS::ApiGateway::Resource')).map((r) => (r as { Properties: { PathPart: string } }).Properties.PathPart);
-    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'parts', 'keys', '{key_id}', 'jobs', '{job_id}', '{file}', 'links', '{link_id}', 's', '{token}', 'whoami', 'openapi.json', 'trust', '{trust_id}', 'token', 'webhooks', '{webhook_id}', 'deliveries']));
+    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'parts', 'keys', '{key_id}', 'jobs', '{job_id}', '{file}', 'links', '{link_id}', 's', '{token}', 'whoami', 'openapi.json', 'trust', '{trust_id}', 'token', 'webhooks', '{webhook_id}', 'deliveries', 'trash', 'restore', '{item_id}']));
   });
 
   it('streams GET and HEAD of downloads from the one download function, of share links from the open-link function, and listings from the list function; buffers the rest', () => {
@@ -71,9 +71,10 @@ describe('DriveStack', () => {
     // Both download methods sit on the one /drive/download resource.
     expect(new Set(downloads.map((m) => JSON.stringify((m.Properties as unknown as { ResourceId: unknown }).ResourceId))).size).toBe(1);
     // One function serves both methods: one function per handler, thirty for the API (the token exchange's, the
-    // change feed's and four of webhooks among them), the dashboard's, the OpenAPI document's, the sweep, the
-    // delete worker, the consistency check, the change feed's sequencer, and the webhooks' worker and dispatcher.
-    template.resourceCountIs('AWS::Lambda::Function', 38);
+    // change feed's, four of webhooks and the trash's four among them), the dashboard's, the OpenAPI document's,
+    // the sweep, the delete worker, the consistency check, the change feed's sequencer, and the webhooks' worker
+    // and dispatcher.
+    template.resourceCountIs('AWS::Lambda::Function', 42);
   });
 
   it('passes multipart bodies as binary', () => {
@@ -102,12 +103,12 @@ describe('DriveStack', () => {
 
   it('runs every handler on ARM64 with the newest Node.js runtime, with its own log group', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(38);
+    expect(Object.keys(functions)).toHaveLength(42);
     for (const fn of Object.values(functions) as { Properties: Record<string, unknown> }[]) {
       expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], LoggingConfig: { LogGroup: expect.anything() } });
     }
     // One a function (the API's access logs only when asked for).
-    template.resourceCountIs('AWS::Logs::LogGroup', 38);
+    template.resourceCountIs('AWS::Logs::LogGroup', 42);
   });
 
   it('sizes list and delete from the scale bench: deletes get a whole vCPU (1,769 MB), list 1,024 MB and a stream\'s 15 minutes', () => {
@@ -138,10 +139,10 @@ describe('DriveStack', () => {
         ...['dynamodb:PutItem', 'dynamodb:UpdateItem'], // a failure's empty-folder jobs
       ],
       'delete-folder': [
-        ...['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'], // the tree
+        ...['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'], // the tree, and its trash row
         ...['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem', ...SEND], // the job, and the drive's background jobs
       ],
-      'delete-files': ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:BatchWriteItem', 'dynamodb:PutItem', 's3:DeleteObject'],
+      'delete-files': ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem', 'dynamodb:PutItem', 's3:DeleteObject'],
       move: [
         ...['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records and folders
         ...['dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem', ...SEND], // the journal and the job
@@ -156,6 +157,14 @@ describe('DriveStack', () => {
       'get-job': ['dynamodb:GetItem'],
       // The change log, read only.
       changes: ['dynamodb:Query'],
+      // The trash (issue 28): rows read; a restore as a writer; a purge's claim, bytes and items.
+      'trash-list': ['dynamodb:Query'],
+      'trash-restore': [
+        ...['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+        ...['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      ],
+      'trash-purge': ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'],
+      'trash-empty': ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 's3:DeleteObject'],
       // The guard's own reads and writes (the base grant), nothing more.
       whoami: [],
       'start-upload': ['dynamodb:GetItem', 'dynamodb:PutItem', 's3:AbortMultipartUpload', 's3:PutObject'],
@@ -195,7 +204,16 @@ describe('DriveStack', () => {
     expect(actionsOf('openapi')).toEqual(logs);
     // The sweep reads the journal and the records it names, and deletes what no record points to.
     // and sends stalled delete jobs to the worker again.
-    expect(actionsOf('sweep')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Scan', 'dynamodb:UpdateItem', ...logs, 's3:DeleteObject', ...SEND].sort());
+    // It purges the trash's due rows too (their due entries and rows, the trash notes of the journal's keys).
+    expect(actionsOf('sweep')).toEqual(
+      [
+        ...['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Scan', 'dynamodb:UpdateItem'],
+        ...['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+        ...logs,
+        's3:DeleteObject',
+        ...SEND,
+      ].sort(),
+    );
     // The worker reads its queue (the event source), and deletes as the request does.
     expect(actionsOf('job-worker')).toEqual(
       [
@@ -550,7 +568,7 @@ describe('DriveStack', () => {
 
   it('alarms on the API 5xx rate and on errors and throttles of every function', () => {
     // API 5xx, jobs and deliveries dead-lettered, orphaned objects and the 429 rate; errors and throttles of each function; and the consistency check's two: findings, and no finished run.
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 1 + 3 + 38 * 2 + 2);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 1 + 1 + 1 + 3 + 42 * 2 + 2);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { Metrics: Match.arrayWith([Match.objectLike({ Expression: Match.stringLikeRegexp('errors') })]) });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Throttles', Namespace: 'AWS/Lambda' });
   });
@@ -559,8 +577,9 @@ describe('DriveStack', () => {
     const options = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
     // /, /drive, the four resources of the spec, /drive/files, /drive/move, /drive/copy, /drive/whoami, four of large
     // uploads, two of keys, two of trust rules, /drive/token, two of jobs, two of links, three of webhooks, two of
-    // the change feed, /s and /s/{token}, /openapi.json, the dashboard's /{file}
-    expect(options).toHaveLength(32);
+    // the change feed, /s and /s/{token}, /openapi.json, the dashboard's /{file}, and the trash's three
+    // (/drive/trash, its /restore and /{item_id})
+    expect(options).toHaveLength(35);
     for (const method of options) expect(JSON.stringify(method)).toContain('https://app.example.com');
     // Preflights allow HEAD and the request headers of ranged and conditional downloads.
     for (const method of options) {
@@ -599,7 +618,7 @@ describe('DriveStack', () => {
 
     it("runs every function in JSON log format at the INFO level, without Lambda's start and report lines, traced by X-Ray, with its metrics namespace and service", () => {
       const functions = Object.values(template.findResources('AWS::Lambda::Function')) as { Properties: Record<string, unknown> }[];
-      expect(functions).toHaveLength(38);
+      expect(functions).toHaveLength(42);
       for (const fn of functions) {
         expect(fn.Properties).toMatchObject({
           // Lambda writes its platform.start and platform.report at INFO: WARN leaves the request's own line alone.
@@ -646,7 +665,7 @@ describe('DriveStack', () => {
 
     it("adds API Gateway's access lines and Lambda's platform lines when asked (cdk context accessLogs, platformLogs)", () => {
       verbose.hasResourceProperties('AWS::ApiGateway::Stage', { AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }) });
-      verbose.resourceCountIs('AWS::Logs::LogGroup', 38 + 1);
+      verbose.resourceCountIs('AWS::Logs::LogGroup', 42 + 1);
       verbose.allResourcesProperties('AWS::Lambda::Function', { LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' } });
     });
 

@@ -1,6 +1,7 @@
 import { DriveClient, type ErrorJson, type FileEntryJson, type FolderEntryJson, type ListingJson, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
 import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
+import { FINAL_DELETES } from '../support/trash';
 
 // POST /drive/copy (an extension of the spec): a new file, its bytes copied in S3, made as an upload is.
 // DRIVE_SINGLE_COPY_MAX_BYTES lowers the size above which an object is copied in parts (S3's 5 GiB), so
@@ -16,6 +17,7 @@ let drive: DriveClient;
 
 beforeAll(async () => {
   host = await startHost({
+    ...FINAL_DELETES,
     DRIVE_API_KEYS: [`c:${ADMIN}:admin`, `c:${READER}:read-only`, `c:${CONFINED}:read-write:/team`, `d:${OTHER}`].join(','),
     DRIVE_RATE_LIMITS: 'off',
     DRIVE_SINGLE_COPY_MAX_BYTES: String(64 * 1024),
@@ -178,7 +180,7 @@ describe('POST /drive/copy of a folder', () => {
   it('past the request budget, answers 202 with a job the worker finishes', async () => {
     // DRIVE_JOB_STEP_MS=0: each step copies one page and sends the job on, whatever the machine's speed. A
     // host killed mid-copy is in test/chaos/move-copy-crash.test.ts.
-    const env = { DRIVE_API_KEYS: `c:${ADMIN}:admin`, DRIVE_RATE_LIMITS: 'off', DRIVE_COPY_BUDGET_MS: '0', DRIVE_JOB_STEP_MS: '0' };
+    const env = { ...FINAL_DELETES, DRIVE_API_KEYS: `c:${ADMIN}:admin`, DRIVE_RATE_LIMITS: 'off', DRIVE_COPY_BUDGET_MS: '0', DRIVE_JOB_STEP_MS: '0' };
     const paths = Array.from({ length: 24 }, (_, i) => `/src/d${i % 3}/f${i}.txt`);
     const running = await startHost(env);
     try {

@@ -1,6 +1,7 @@
 import { DriveClient, type ErrorJson, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
 import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
+import { FINAL_DELETES } from '../support/trash';
 
 // DELETE /drive/files (an extension of the spec): files by path, their records and bytes, up to 1,000 a request.
 
@@ -17,6 +18,7 @@ type Deleted = { data: { deleted: string[]; not_found: string[] } };
 
 beforeAll(async () => {
   host = await startHost({
+    ...FINAL_DELETES,
     DRIVE_API_KEYS: [`f:${ADMIN}:admin`, `f:${READER}:read-only`, `f:${PUSHER}:upload-only`, `f:${CONFINED}:read-write:/team`, `g:${OTHER}`].join(','),
     DRIVE_RATE_LIMITS: 'off',
   });

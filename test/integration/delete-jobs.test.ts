@@ -1,6 +1,7 @@
 import type { DeleteJob } from '../../client/src/types';
 import { DriveClient, type ErrorJson, json } from '../support/api-client';
 import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
+import { FINAL_DELETES } from '../support/trash';
 import { seedFolders, untilDone } from '../support/seeding';
 
 // Deletes of any size (an extension): a recursive delete answers the spec's 200 when the tree goes within
@@ -20,6 +21,7 @@ type JobJson = DeleteJob;
 const env = {
   DRIVE_API_KEYS: [`jobs:${ADMIN}:admin`, `jobs:${READER}:read-only`, `jobs:${CONFINED}:read-write:/mine`, `other:${STRANGER}:admin`].join(','),
   DRIVE_RATE_LIMITS: 'off',
+  ...FINAL_DELETES,
   DRIVE_DELETE_BUDGET_MS: '0',
   DRIVE_JOB_STEP_MS: '0',
   // Every folder copy a job too: a copy's job has two ends, which a confined key must both reach.
@@ -139,7 +141,7 @@ describe('DELETE /drive/folders?recursive=true past the request budget', () => {
   });
 
   it('answers the spec 200 within the budget when there is one (the default, 10 s)', async () => {
-    const quick = await startHost({ DRIVE_API_KEYS: `quick:${ADMIN}`, DRIVE_RATE_LIMITS: 'off' });
+    const quick = await startHost({ DRIVE_API_KEYS: `quick:${ADMIN}`, DRIVE_RATE_LIMITS: 'off', ...FINAL_DELETES });
     try {
       const client = new DriveClient(quick.url, ADMIN);
       await seedFolders(client, '/small', 20, 2);

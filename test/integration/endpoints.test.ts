@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DriveClient, type DeletedJson, type ErrorJson, type FileJson, type FolderJson, type ListingJson, json } from '../support/api-client';
 import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
+import { FINAL_DELETES } from '../support/trash';
 
 const KEY = 'endpoints-test-key-oFGRbyvwuP5fmk1g';
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
@@ -9,7 +10,7 @@ let host: RunningHost;
 let drive: DriveClient;
 
 beforeAll(async () => {
-  host = await startHost({ DRIVE_API_KEYS: `endpoints:${KEY}`, DRIVE_RATE_LIMITS: 'off' });
+  host = await startHost({ DRIVE_API_KEYS: `endpoints:${KEY}`, DRIVE_RATE_LIMITS: 'off', ...FINAL_DELETES });
   drive = new DriveClient(host.url, KEY);
 });
 

@@ -1,5 +1,6 @@
 import { DriveClient, type ErrorJson, type FileEntryJson, type FolderEntryJson, type ListingJson, json } from '../support/api-client';
 import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
+import { FINAL_DELETES } from '../support/trash';
 import { expectFsckClean, putFiles, textAt, treeOf, untilDone } from '../support/seeding';
 
 // POST /drive/move (an extension of the spec): a file in one transaction, keeping its id and bytes; a folder
@@ -28,7 +29,7 @@ let host: RunningHost;
 let drive: DriveClient;
 
 beforeAll(async () => {
-  host = await startHost({ DRIVE_API_KEYS: KEYS, DRIVE_RATE_LIMITS: 'off' });
+  host = await startHost({ DRIVE_API_KEYS: KEYS, DRIVE_RATE_LIMITS: 'off', ...FINAL_DELETES });
   drive = new DriveClient(host.url, ADMIN);
 });
 
@@ -142,7 +143,7 @@ describe('a folder move past the request budget', () => {
   // or a folder) and send the job on, so the job crosses a step per folder whatever the machine's speed; 48
   // files in 12 folders cross as many steps as 240 did. A host killed mid-move is in
   // test/chaos/move-copy-crash.test.ts.
-  const env = { DRIVE_API_KEYS: KEYS, DRIVE_RATE_LIMITS: 'off', DRIVE_MOVE_BUDGET_MS: '0', DRIVE_DELETE_BUDGET_MS: '0', DRIVE_JOB_STEP_MS: '0' };
+  const env = { ...FINAL_DELETES, DRIVE_API_KEYS: KEYS, DRIVE_RATE_LIMITS: 'off', DRIVE_MOVE_BUDGET_MS: '0', DRIVE_DELETE_BUDGET_MS: '0', DRIVE_JOB_STEP_MS: '0' };
   const paths = Array.from({ length: 48 }, (_, i) => `/big/d${i % 4}/e${i % 3}/f${i}.txt`);
   let jobs: RunningHost;
 

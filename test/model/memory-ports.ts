@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { ROOT, nameOf, parentOf } from '../../functions/core/paths';
+import { fileMember, fileRow, restorable } from '../../functions/core/trash';
 import {
   type BackgroundEntry,
   type ByteRange,
@@ -21,6 +22,15 @@ import {
   type ObjectStore,
   type PutFileResult,
   type RemoveCondition,
+  type RestoreExpectation,
+  type RestoreOutcome,
+  MAX_FILES_PER_TRASH,
+  type TrashInto,
+  type TrashMember,
+  type TrashNote,
+  type TrashRow,
+  type TrashStamp,
+  type TrashStore,
   type WriteCondition,
   type UploadJournal,
   type WithdrawnNote,
@@ -204,6 +214,22 @@ export class MemoryUploadJournal implements UploadJournal {
   readonly withdrawn = new Map<string, WithdrawnNote>();
   /** The bytes each open entry's writer left to the sweep (the adapter's `left` attribute). */
   readonly left = new Map<string, { path: string; objectKey: string }[]>();
+  /** Trash notes (`trashnote#<entry>#<key>` items): which trash item holds a key an entry names. */
+  readonly notes = new Map<string, TrashNote>();
+
+  /** Notes that the trash item `note` holds `objectKey`, which the entry `entry` names (a write into the trash of a pending record). */
+  note(entry: string, objectKey: string, note: TrashNote): void {
+    this.notes.set(`${entry}#${objectKey}`, { ...note });
+  }
+
+  async trashNotes(entry: string, keys: readonly string[]): Promise<Map<string, TrashNote>> {
+    const found = new Map<string, TrashNote>();
+    for (const key of keys) {
+      const note = this.notes.get(`${entry}#${key}`);
+      if (note) found.set(key, { ...note });
+    }
+    return found;
+  }
 
   /** Opens one entry naming `files` (what a `FileRecords` transaction puts); returns its id. */
   add(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date): string {
@@ -275,6 +301,7 @@ export class MemoryFileRecords implements FileRecords {
     private readonly nodes: MemoryNodeStore,
     private readonly journal: MemoryUploadJournal,
     private readonly otherItems: (id: string) => boolean = () => false,
+    private readonly trash: MemoryTrashStore = new MemoryTrashStore(),
   ) {}
 
   async move(drive: string, file: FileNode, to: string, expected: MoveExpectation): Promise<MoveOutcome> {
@@ -283,15 +310,14 @@ export class MemoryFileRecords implements FileRecords {
     if (this.nodes.peek(drive, file.path)?.id !== file.id) return { moved: false, changed: 'source' };
     const parents = new Map([expected.sourceParent, expected.destinationParent].filter((folder) => folder !== undefined).map((folder) => [folder.path, folder]));
     for (const folder of parents.values()) {
-      const held = this.nodes.peek(drive, folder.path);
-      const standing = held?.kind === 'folder' && held.id === folder.id && held.deleting === undefined && (held.moving === undefined || (expected.job !== undefined && held.moving === expected.job));
-      if (!standing) return { moved: false, changed: 'folders' };
+      if (!this.standing(drive, folder, expected.job)) return { moved: false, changed: 'folders' };
     }
     if (file.pending && (this.journal.entries.has(file.pending) || this.otherItems(file.pending))) return { moved: false, changed: 'pending' };
     const { pending: _, ...moved } = { ...file, path: to, movedAt: new Date().toISOString() };
     this.nodes.write(drive, moved);
     this.nodes.remove(drive, file.path);
     if (!expected.replacing) return { moved: true };
+    if (expected.trash) return { moved: true, trashed: this.trashRow(drive, expected.replacing, expected.trash) };
     return { moved: true, journal: this.journal.add(drive, [expected.replacing], expected.sweepAfter) };
   }
 
@@ -301,6 +327,215 @@ export class MemoryFileRecords implements FileRecords {
     if (changed.length > 0) return { changed };
     for (const file of files) this.nodes.remove(drive, file.path);
     return { entry: this.journal.add(drive, files, sweepAfter) };
+  }
+
+  async trashMany(drive: string, files: readonly FileNode[], into: TrashInto): Promise<{ trashed: TrashRow[] } | { changed: FileNode[] }> {
+    if (files.length < 1 || files.length > MAX_FILES_PER_TRASH) throw new RangeError(`trashMany takes 1 to ${MAX_FILES_PER_TRASH} files (got ${files.length})`);
+    const changed = files.filter((file) => this.nodes.peek(drive, file.path)?.id !== file.id);
+    if (changed.length > 0) return { changed };
+    // A folder's members go into a row that stands filling (the adapter's ConditionCheck on the row).
+    if ('folder' in into && this.trash.peek(drive, into.folder.id)?.state !== 'filling') return { changed: [...files] };
+    const trashed: TrashRow[] = [];
+    if ('back' in into) {
+      // A withdrawing restore: the row as it was, unclaimed, with its due entry (the adapter's Put, unconditional: its id was removed by the restore).
+      const { restoring: _, purging: __, claimedAt: ___, ...row } = into.back;
+      this.nodes.remove(drive, files[0].path);
+      this.trash.writeRow(drive, row, true);
+      if (row.file?.pending) this.journal.note(row.file.pending, row.file.objectKey, { drive, id: row.id });
+      return { trashed: [{ ...row }] };
+    }
+    for (const file of files) {
+      this.nodes.remove(drive, file.path);
+      if ('rows' in into) trashed.push(this.trashRow(drive, file, into.rows));
+      else {
+        const member = fileMember(into.folder, file);
+        this.trash.writeMember(drive, into.folder.id, member);
+        if (file.pending) this.journal.note(file.pending, file.objectKey, { drive, id: into.folder.id, relative: member.relative });
+      }
+    }
+    return { trashed };
+  }
+
+  async restore(drive: string, row: TrashRow, to: string, expected: RestoreExpectation): Promise<RestoreOutcome> {
+    const atDestination = this.nodes.peek(drive, to);
+    if (expected.replacing ? atDestination?.id !== expected.replacing.id : atDestination !== undefined) return { restored: false, changed: 'destination' };
+    if (expected.parent && !this.standing(drive, expected.parent)) return { restored: false, changed: 'folders' };
+    const held = this.trash.peek(drive, row.id);
+    const claimOk = held !== undefined && held.purging === undefined && (held.restoring === undefined || held.restoring === expected.job);
+    if (!held || !claimOk || held.state !== 'trashed' || !restorable(held, expected.now) || !held.file) return { restored: false, changed: 'item' };
+    const movedAt = to === held.path ? held.file.movedAt : expected.now.toISOString();
+    const { movedAt: _, ...record } = held.file;
+    const file: FileNode = { ...record, path: to, ...(movedAt ? { movedAt } : {}) };
+    this.nodes.write(drive, file);
+    this.trash.drop(drive, row.id);
+    if (!expected.replacing) return { restored: true, file };
+    return { restored: true, file, replaced: this.trashRow(drive, expected.replacing, expected.stamp ?? { ...row, reason: 'replaced' }) };
+  }
+
+  async keepReplaced(drive: string, files: readonly FileNode[], stamp: TrashStamp): Promise<TrashRow[]> {
+    if (files.length < 1 || files.length > MAX_FILES_PER_TRASH) throw new RangeError(`keepReplaced takes 1 to ${MAX_FILES_PER_TRASH} files (got ${files.length})`);
+    return files.map((file) => this.trashRow(drive, file, stamp));
+  }
+
+  /** A row (and due entry) for `file`, with its pending record's note: a part of the caller's write. */
+  private trashRow(drive: string, file: FileNode, stamp: Parameters<typeof fileRow>[1]): TrashRow {
+    const row = fileRow(file, { reason: stamp.reason, deletedAt: stamp.deletedAt, purgeAt: stamp.purgeAt, ...(stamp.deletedBy ? { deletedBy: stamp.deletedBy } : {}) });
+    this.trash.writeRow(drive, row, true);
+    if (file.pending) this.journal.note(file.pending, file.objectKey, { drive, id: row.id });
+    return { ...row };
+  }
+
+  /** The folder stands with its id, unmarked (but by the move `job`). */
+  private standing(drive: string, folder: FolderNode, job?: string): boolean {
+    const held = this.nodes.peek(drive, folder.path);
+    return held?.kind === 'folder' && held.id === folder.id && held.deleting === undefined && (held.moving === undefined || (job !== undefined && held.moving === job));
+  }
+}
+
+/**
+ * The trash's items in the nodes table: rows (`<drive>#trash`, by id), members (`<drive>#trash#<id>`, by relative
+ * path), due entries (by purge time), with the adapter's conditions.
+ */
+export class MemoryTrashStore implements TrashStore {
+  readonly rows = new Map<string, Map<string, TrashRow>>();
+  readonly memberItems = new Map<string, Map<string, TrashMember>>();
+  /** Due entries by `<purgeAt>#<drive>#<id>`. */
+  readonly dueEntries = new Map<string, { drive: string; id: string; purgeAt: string }>();
+
+  /** The stored row (not a copy). */
+  peek(drive: string, id: string): TrashRow | undefined {
+    return this.rows.get(drive)?.get(id);
+  }
+
+  writeRow(drive: string, row: TrashRow, due: boolean): void {
+    const rows = this.rows.get(drive) ?? new Map<string, TrashRow>();
+    rows.set(row.id, { ...row, ...(row.file ? { file: { ...row.file } } : {}) });
+    this.rows.set(drive, rows);
+    if (due) this.dueEntries.set(`${row.purgeAt}#${drive}#${row.id}`, { drive, id: row.id, purgeAt: row.purgeAt });
+  }
+
+  writeMember(drive: string, id: string, member: TrashMember): void {
+    const key = `${drive}#${id}`;
+    const members = this.memberItems.get(key) ?? new Map<string, TrashMember>();
+    members.set(member.relative, { ...member });
+    this.memberItems.set(key, members);
+  }
+
+  /** Removes a row and its due entry (its members stay: a purge removes them first). */
+  drop(drive: string, id: string): void {
+    const row = this.peek(drive, id);
+    if (!row) return;
+    this.rows.get(drive)!.delete(id);
+    this.dueEntries.delete(`${row.purgeAt}#${drive}#${id}`);
+  }
+
+  /** Every row of `drive` (copies), and every member of each, for the checks. */
+  all(drive: string): { row: TrashRow; members: TrashMember[] }[] {
+    return [...(this.rows.get(drive)?.values() ?? [])].map((row) => ({ row: { ...row }, members: [...(this.memberItems.get(`${drive}#${row.id}`)?.values() ?? [])] }));
+  }
+
+  /** Every object key a row or member names, with what names it. */
+  *namedKeys(): Generator<[string, string]> {
+    for (const [drive, rows] of this.rows) {
+      for (const row of rows.values()) {
+        if (row.file) yield [row.file.objectKey, `trash row ${row.id} (${row.path})`];
+        for (const member of this.memberItems.get(`${drive}#${row.id}`)?.values() ?? []) if (member.file) yield [member.file.objectKey, `trash member ${row.path}/${member.relative}`];
+      }
+    }
+    for (const [key, members] of this.memberItems) {
+      const [drive, id] = [key.slice(0, key.indexOf('#')), key.slice(key.indexOf('#') + 1)];
+      if (this.peek(drive, id)) continue;
+      for (const member of members.values()) if (member.file) yield [member.file.objectKey, `trash member ${member.relative} of a row gone`];
+    }
+  }
+
+  async get(drive: string, id: string): Promise<TrashRow | undefined> {
+    const row = this.peek(drive, id);
+    return row && { ...row };
+  }
+
+  async list(drive: string, limit: number, after?: string): Promise<{ rows: TrashRow[]; last?: string }> {
+    const ids = [...(this.rows.get(drive)?.keys() ?? [])].sort(byBytes).reverse().filter((id) => after === undefined || byBytes(id, after) < 0);
+    const rows = ids.slice(0, limit).map((id) => ({ ...this.peek(drive, id)! }));
+    return ids.length > limit ? { rows, last: rows.at(-1)!.id } : { rows };
+  }
+
+  async members(drive: string, id: string, limit: number, after?: string): Promise<{ members: TrashMember[]; last?: string }> {
+    const all = this.memberItems.get(`${drive}#${id}`) ?? new Map<string, TrashMember>();
+    const names = [...all.keys()].sort(byBytes).filter((name) => after === undefined || byBytes(name, after) > 0);
+    const members = names.slice(0, limit).map((name) => ({ ...all.get(name)! }));
+    return names.length > limit ? { members, last: members.at(-1)!.relative } : { members };
+  }
+
+  async begin(drive: string, row: TrashRow): Promise<void> {
+    if (!this.peek(drive, row.id)) this.writeRow(drive, row, false);
+  }
+
+  async abandon(drive: string, id: string): Promise<boolean> {
+    if (this.peek(drive, id)?.state !== 'filling' || (this.memberItems.get(`${drive}#${id}`)?.size ?? 0) > 0) return false;
+    this.drop(drive, id);
+    return true;
+  }
+
+  async putMember(drive: string, id: string, member: TrashMember): Promise<void> {
+    this.writeMember(drive, id, member);
+  }
+
+  async filled(drive: string, id: string, counts: { files: number; bytes: number; purgeAt: string }): Promise<boolean> {
+    const row = this.peek(drive, id);
+    if (row?.state !== 'filling') return row?.state === 'trashed' && row.purgeAt === counts.purgeAt;
+    this.writeRow(drive, { ...row, ...counts, state: 'trashed' }, true);
+    return true;
+  }
+
+  async claim(drive: string, id: string, kind: 'purge' | 'restore', by: string, now: Date, leaseMs: number): Promise<TrashRow | undefined> {
+    const row = this.peek(drive, id);
+    if (!row || row.state !== 'trashed') return undefined;
+    const free = row.purging === undefined && row.restoring === undefined;
+    const own = kind === 'restore' ? row.purging === undefined && row.restoring === by : row.restoring === undefined && row.purging !== undefined && (row.purging === by || Date.parse(row.claimedAt ?? '') + leaseMs < now.getTime());
+    if (!free && !own) return undefined;
+    if (kind === 'purge') {
+      row.purging = by;
+      // Due now, with a due entry of its own (the adapter's PutItem beside the claim): a purge that dies is the sweep's.
+      if (Date.parse(row.purgeAt) > now.getTime()) row.purgeAt = now.toISOString();
+      this.dueEntries.set(`${row.purgeAt}#${drive}#${id}`, { drive, id, purgeAt: row.purgeAt });
+    } else row.restoring = by;
+    row.claimedAt = now.toISOString();
+    return { ...row };
+  }
+
+  async release(drive: string, id: string, by: string, counts?: { files: number; bytes: number }): Promise<boolean> {
+    const row = this.peek(drive, id);
+    if (row?.restoring !== by) return false;
+    delete row.restoring;
+    delete row.claimedAt;
+    if (counts) Object.assign(row, counts);
+    return true;
+  }
+
+  async removeMembers(drive: string, id: string, relatives: readonly string[]): Promise<void> {
+    const members = this.memberItems.get(`${drive}#${id}`);
+    for (const relative of relatives) members?.delete(relative);
+    if (members?.size === 0) this.memberItems.delete(`${drive}#${id}`);
+  }
+
+  async remove(drive: string, id: string, by: string): Promise<boolean> {
+    const row = this.peek(drive, id);
+    if (!row || (row.purging !== by && row.restoring !== by)) return false;
+    this.drop(drive, id);
+    return true;
+  }
+
+  async due(now: Date, limit: number): Promise<{ drive: string; id: string; purgeAt: string }[]> {
+    return [...this.dueEntries.entries()]
+      .sort(([a], [b]) => byBytes(a, b))
+      .filter(([, entry]) => Date.parse(entry.purgeAt) <= now.getTime())
+      .slice(0, limit)
+      .map(([, entry]) => ({ ...entry }));
+  }
+
+  async dropDue(entry: { drive: string; id: string; purgeAt: string }): Promise<void> {
+    this.dueEntries.delete(`${entry.purgeAt}#${entry.drive}#${entry.id}`);
   }
 }
 
@@ -452,12 +687,13 @@ export class ModelClock {
 export function memoryPorts() {
   const nodes = new MemoryNodeStore();
   const journal = new MemoryUploadJournal();
-  const records = new MemoryFileRecords(nodes, journal);
+  const trash = new MemoryTrashStore();
+  const records = new MemoryFileRecords(nodes, journal, undefined, trash);
   const objects = new MemoryObjectStore();
   const clock = new ModelClock();
   const jobs = new MemoryJobStore(clock.now);
   const queue = new MemoryJobQueue();
-  return { nodes, journal, records, objects, jobs, queue, clock };
+  return { nodes, journal, records, objects, jobs, queue, clock, trash };
 }
 
 export type MemoryPorts = ReturnType<typeof memoryPorts>;

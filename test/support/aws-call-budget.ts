@@ -60,8 +60,10 @@ export const PINNED_CALLS: readonly PinnedRequest[] = [
   { request: 'upload 1 MiB into an existing folder', route: 'POST /drive/upload', status: 200, dynamodb: { BatchGetItem: 2, PutItem: 1, UpdateItem: 1 }, s3: { PutObject: 1 }, sqs: {}, sequential: 4, rru: 3, wru: 2 },
   { request: 'upload 10 files of 4 KiB into an existing folder', route: 'POST /drive/upload', status: 200, dynamodb: { BatchGetItem: 2, BatchWriteItem: 1, PutItem: 11, UpdateItem: 1 }, s3: { PutObject: 10 }, sqs: {}, sequential: 9, sideBySide: true, rru: 12, wru: 13 },
   { request: 'upload 4 KiB into 3 new folders', route: 'POST /drive/upload', status: 200, dynamodb: { BatchGetItem: 2, PutItem: 1, UpdateItem: 4 }, s3: { PutObject: 1 }, sqs: {}, sequential: 7, rru: 7, wru: 5 },
-  // A condition rides on the record's write: the calls of the same upload without one (replacing, the old bytes deleted after).
-  { request: 'upload 4 KiB with if_match, replacing', route: 'POST /drive/upload', status: 200, dynamodb: { BatchGetItem: 2, PutItem: 1, UpdateItem: 1 }, s3: { DeleteObjects: 1, PutObject: 1 }, sqs: {}, sequential: 5, rru: 3, wru: 2 },
+  // A condition rides on the record's write: the calls of the same upload without one (replacing). With the trash
+  // on (issue 28, as route-calls.ts sets it) the old version becomes a trash row and its due entry in one TransactWriteItems
+  // where its bytes were deleted (DeleteObjects): the same 6 calls, 5 sequential; 4 WRU more (2 items, transactional).
+  { request: 'upload 4 KiB with if_match, replacing', route: 'POST /drive/upload', status: 200, dynamodb: { BatchGetItem: 2, PutItem: 1, TransactWriteItems: 1, UpdateItem: 1 }, s3: { PutObject: 1 }, sqs: {}, sequential: 5, rru: 3, wru: 6 },
   { request: 'upload 4 KiB with if_none_match, new', route: 'POST /drive/upload', status: 200, dynamodb: { BatchGetItem: 2, PutItem: 1, UpdateItem: 1 }, s3: { PutObject: 1 }, sqs: {}, sequential: 4, rru: 3, wru: 2 },
   // Refused on the read: no record written; its bytes deleted, the folders read again by the withdrawal.
   { request: 'upload 4 KiB with a stale if_match', route: 'POST /drive/upload', status: 412, dynamodb: { BatchGetItem: 2, UpdateItem: 1 }, s3: { DeleteObjects: 1, PutObject: 1 }, sqs: {}, sequential: 4, rru: 3, wru: 1 },
@@ -78,8 +80,11 @@ export const PINNED_CALLS: readonly PinnedRequest[] = [
   { request: 'create a folder', route: 'POST /drive/folders', status: 200, dynamodb: { BatchGetItem: 1, UpdateItem: 2 }, s3: {}, sqs: {}, sequential: 3, rru: 1, wru: 2 },
   { request: 'create a 3-deep folder', route: 'POST /drive/folders', status: 200, dynamodb: { BatchGetItem: 2, UpdateItem: 4 }, s3: {}, sqs: {}, sequential: 6, rru: 5, wru: 4 },
   { request: 'create a folder that exists', route: 'POST /drive/folders', status: 200, dynamodb: { BatchGetItem: 1, UpdateItem: 2 }, s3: {}, sqs: {}, sequential: 3, rru: 1, wru: 2 },
-  { request: 'delete 3 files', route: 'DELETE /drive/files', status: 200, dynamodb: { BatchGetItem: 1, BatchWriteItem: 1, TransactWriteItems: 1, UpdateItem: 1 }, s3: { DeleteObjects: 1 }, sqs: {}, sequential: 5, rru: 4, wru: 10 },
-  { request: 'delete a folder of 2 files', route: 'DELETE /drive/folders', status: 200, dynamodb: { DeleteItem: 3, GetItem: 2, PutItem: 1, Query: 2, UpdateItem: 6 }, s3: { DeleteObjects: 1 }, sqs: {}, sequential: 14, rru: 4, wru: 10 },
+  // With the trash on: the records become rows and due entries in the one transaction; no DeleteObjects, no journal close.
+  { request: 'delete 3 files', route: 'DELETE /drive/files', status: 200, dynamodb: { BatchGetItem: 1, TransactWriteItems: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 3, rru: 4, wru: 25 },
+  // With the trash on: the folder's row (PutItem) before the mark, the files into it (TransactWriteItems), its
+  // members counted (Query) and the row filled with its due entry (TransactWriteItems); no DeleteObjects.
+  { request: 'delete a folder of 2 files', route: 'DELETE /drive/folders', status: 200, dynamodb: { DeleteItem: 1, GetItem: 2, PutItem: 2, Query: 3, TransactWriteItems: 2, UpdateItem: 6 }, s3: {}, sqs: {}, sequential: 16, rru: 5, wru: 27 },
   { request: 'delete an empty folder', route: 'DELETE /drive/folders', status: 200, dynamodb: { DeleteItem: 1, GetItem: 1, PutItem: 1, Query: 1, UpdateItem: 3 }, s3: {}, sqs: {}, sequential: 7, rru: 2, wru: 5 },
   { request: 'move a file', route: 'POST /drive/move', status: 200, dynamodb: { BatchGetItem: 3, TransactWriteItems: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 5, rru: 7, wru: 9 },
   { request: 'move a folder (handed to a job)', route: 'POST /drive/move', status: 202, dynamodb: { BatchGetItem: 1, PutItem: 2, UpdateItem: 5 }, s3: {}, sqs: { SendMessage: 1 }, sequential: 9, rru: 2, wru: 7 },
@@ -87,6 +92,13 @@ export const PINNED_CALLS: readonly PinnedRequest[] = [
   { request: 'copy a file', route: 'POST /drive/copy', status: 200, dynamodb: { BatchGetItem: 4, BatchWriteItem: 1, PutItem: 2, UpdateItem: 1 }, s3: { CopyObject: 1 }, sqs: {}, sequential: 9, rru: 9, wru: 4 },
   { request: 'copy a folder of 2 files', route: 'POST /drive/copy', status: 200, dynamodb: { BatchGetItem: 7, BatchWriteItem: 1, GetItem: 2, PutItem: 4, Query: 1, UpdateItem: 6 }, s3: { CopyObject: 2 }, sqs: {}, sequential: 18, sideBySide: true, rru: 14, wru: 11 },
   { request: 'whoami', route: 'GET /drive/whoami', status: 200, dynamodb: { UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 1, rru: 0, wru: 1 },
+  // The trash (issue 28): a page is one Query of the rows (the usage summed from it); a restore is a writer of one
+  // file (row, folders above and destination, one transaction, folders again); a purge claims the row (GetItem,
+  // UpdateItem, the due entry PutItem), deletes the bytes, reads the members (none) and removes the row.
+  { request: 'list the trash, one page', route: 'GET /drive/trash', status: 200, dynamodb: { Query: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 1, wru: 1 },
+  { request: 'restore a file', route: 'POST /drive/trash/restore', status: 200, dynamodb: { BatchGetItem: 3, GetItem: 1, TransactWriteItems: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 6, rru: 5, wru: 9 },
+  { request: 'purge a file', route: 'DELETE /drive/trash/{item_id}', status: 200, dynamodb: { GetItem: 3, PutItem: 1, Query: 1, TransactWriteItems: 1, UpdateItem: 2 }, s3: { DeleteObjects: 1 }, sqs: {}, sequential: 9, rru: 4, wru: 7 },
+  { request: 'empty the trash of a folder', route: 'DELETE /drive/trash', status: 200, dynamodb: { GetItem: 2, PutItem: 1, Query: 2, TransactWriteItems: 1, UpdateItem: 2 }, s3: { DeleteObjects: 1 }, sqs: {}, sequential: 9, rru: 4, wru: 7 },
   // With an Idempotency-Key (issue 26): +2 UpdateItem, +1 sequential. The key is taken beside the rate-limit
   // bucket (one depth, no call added before the handler) and the answer kept after it (the one added depth).
   // A replay is the refused take, which returns the record, beside the bucket: one depth, no handler.

@@ -212,6 +212,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/drive/trash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the trash
+         * @description What deletes and replacements put in the trash, newest first: the items in the key's folder (with `path`, at or below it, and a deleted folder above it that held it), until their `purge_at`. `usage` is what the trash holds in that scope. Empty when the trash is off (`DRIVE_TRASH_DAYS=0`).
+         */
+        get: operations["listTrash"];
+        put?: never;
+        post?: never;
+        /**
+         * Empty the trash of a folder
+         * @description Purges now every trash item taken from `path` or below it (`/`: all of them), oldest first. Items being restored or purged are left.
+         */
+        delete: operations["emptyTrash"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/drive/trash/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a trash item
+         * @description Puts the trashed file back where it was taken from (or at `to`), with its id, bytes and ETag; missing folders above are made. Something at the destination is a 409 unless `overwrite` is true (a file there then goes to the trash in turn). An item outside the key's folder, or past its `purge_at`, is a 404.
+         */
+        post: operations["restoreFromTrash"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/drive/trash/{item_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Purge a trash item now
+         * @description Deletes the item's bytes and records for good, before its `purge_at`. An item outside the key's folder is a 404; one being restored or purged, a 409.
+         */
+        delete: operations["purgeTrashItem"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/drive/whoami": {
         parameters: {
             query?: never;
@@ -916,6 +980,75 @@ export interface components {
             /** @description A cursor at the feed's present position, for GET /drive/changes. */
             cursor: string;
         };
+        /** @description Something a delete or a replacement put in the trash. */
+        TrashItem: {
+            /** @description The item's id (a UUIDv7: ids sort by the time they were made). */
+            id: string;
+            /** @enum {string} */
+            type: "file" | "folder";
+            /**
+             * @description A canonical absolute path: "/" then names joined by "/", no trailing slash.
+             * @example /reports/q3.pdf
+             */
+            path: string;
+            /** @description Bytes (a folder: its files' sum). */
+            size: number;
+            /** @description For a folder: how many files it held. */
+            files?: number;
+            /** @description A file's content hash, as its download's ETag gives it. */
+            etag?: string;
+            /**
+             * Format: date-time
+             * @description When it was deleted or replaced.
+             */
+            deleted_at: string;
+            /**
+             * Format: date-time
+             * @description When it is purged for good (then it is no longer listed nor restorable).
+             */
+            purge_at: string;
+            deleted_by: string | null;
+            /** @enum {string} */
+            reason: "deleted" | "replaced";
+            /**
+             * @description `deleting` while a folder's delete job runs (not restorable yet).
+             * @enum {string}
+             */
+            state: "trashed" | "deleting" | "restoring" | "purging";
+        };
+        /** @description What the trash holds in the scope asked (`path`, else the key's folder): summed from the rows the request read. */
+        TrashUsage: {
+            /** @description Items in the trash in the scope asked. */
+            items: number;
+            /** @description Files they hold. */
+            files: number;
+            /** @description Bytes they hold (billed until purged). */
+            bytes: number;
+        };
+        TrashPage: {
+            items: components["schemas"]["TrashItem"][];
+            next_cursor: string | null;
+            usage: components["schemas"]["TrashUsage"];
+        };
+        PurgedItem: {
+            /** @constant */
+            purged: true;
+            id: string;
+            files: number;
+            bytes: number;
+        };
+        EmptiedTrash: {
+            /** @constant */
+            purged: true;
+            /**
+             * @description A canonical absolute path: "/" then names joined by "/", no trailing slash.
+             * @example /reports/q3.pdf
+             */
+            path: string;
+            items: number;
+            files: number;
+            bytes: number;
+        };
         /** @enum {string} */
         Role: "admin" | "read-write" | "read-only" | "upload-only";
         Whoami: {
@@ -1325,6 +1458,14 @@ export interface components {
             path?: string;
             /** @description The kinds of change it is sent (default: all seven). */
             types?: components["schemas"]["ChangeType"][];
+        };
+        RestoreRequest: {
+            /** @description The trash item's id, as GET /drive/trash lists it. */
+            id: string;
+            /** @description Where to restore it; by default where it was taken from. */
+            to?: string;
+            /** @description Replace a file at the destination (which goes to the trash in turn). Default false. */
+            overwrite?: boolean;
         };
     };
     responses: {
@@ -2666,6 +2807,243 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    listTrash: {
+        parameters: {
+            query?: {
+                /** @description Only what was taken from this folder or below it (and a deleted folder above it that held it). */
+                path?: string;
+                /** @description Items a page (1 to 1,000; default 100). */
+                limit?: number;
+                /** @description The `next_cursor` of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the trash, and its usage. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": "0193a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b",
+                     *             "type": "file",
+                     *             "path": "/reports/q3.pdf",
+                     *             "size": 48213,
+                     *             "etag": "9b2cf535f27731c974343645a3985328",
+                     *             "deleted_at": "2026-03-02T09:30:00.000Z",
+                     *             "purge_at": "2026-03-09T09:30:00.000Z",
+                     *             "deleted_by": "3f9a1c7e5b2d8046",
+                     *             "reason": "deleted",
+                     *             "state": "trashed"
+                     *           }
+                     *         ],
+                     *         "next_cursor": null,
+                     *         "usage": {
+                     *           "items": 1,
+                     *           "files": 1,
+                     *           "bytes": 48213
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["TrashPage"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    emptyTrash: {
+        parameters: {
+            query: {
+                /** @description The folder whose trashed items (at or below it) are purged; `/` for the whole trash. */
+                path: string;
+            };
+            header?: {
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429, 409 or one that says to retry is not kept: a retry runs anew. Keys are scoped to the API key and its reach (drive, role, folder); a kept answer is sealed under the caller's own secret. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was purged. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "purged": true,
+                     *         "path": "/reports",
+                     *         "items": 3,
+                     *         "files": 122,
+                     *         "bytes": 1050000
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["EmptiedTrash"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    restoreFromTrash: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429, 409 or one that says to retry is not kept: a retry runs anew. Keys are scoped to the API key and its reach (drive, role, folder); a kept answer is sealed under the caller's own secret. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "0193a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RestoreRequest"];
+            };
+        };
+        responses: {
+            /** @description The restored file. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f",
+                     *         "name": "q3.pdf",
+                     *         "path": "/reports/q3.pdf",
+                     *         "url": "https://api.example.com/v1/drive/download?path=/reports/q3.pdf",
+                     *         "size": 48213,
+                     *         "created_at": "2026-03-02T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["File"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    purgeTrashItem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Names this attempt, 1 to 255 printable ASCII characters (a random UUID will do); a retry sends the same. Within 24 hours the same key (of the same API key) with the same method, path, query and body answers what the first request answered, status and body, with `Idempotent-Replayed: true`, and does nothing again; with another request it is a 422 (reason `idempotency_key_reused`); while the first still runs, a 409 (reason `idempotency_in_progress`) with `Retry-After`. An answer of 5xx, 429, 409 or one that says to retry is not kept: a retry runs anew. Keys are scoped to the API key and its reach (drive, role, folder); a kept answer is sealed under the caller's own secret. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The trash item's id. */
+                item_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was purged. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "purged": true,
+                     *         "id": "0193a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b",
+                     *         "files": 1,
+                     *         "bytes": 48213
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PurgedItem"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             502: components["responses"]["Error502"];

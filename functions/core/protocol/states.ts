@@ -1,4 +1,4 @@
-import type { FileNode, FolderNode, Job } from '../ports';
+import type { FileNode, FolderNode, Job, TrashRow } from '../ports';
 
 // The states of the write-ordering protocol (README.md beside this file) as types, each derived from the
 // fields stored today (no storage format change): a reader sees every state of a folder, a file's bytes or a
@@ -42,6 +42,10 @@ export type BytesState =
   | { state: 'journaled'; entry: string }
   | { state: 'recorded'; record: RecordState; path: string }
   | { state: 'journaled for removal'; entry: string }
+  /** Named by a trash row (a file's) or a member of one not claimed by a purge: restorable until its `purgeAt`. */
+  | { state: 'trashed'; row: string }
+  /** Named by a trash row claimed by a purge (or a member under one): deleted, then its items. */
+  | { state: 'purging'; row: string }
   | { state: 'gone' };
 
 /**
@@ -50,10 +54,12 @@ export type BytesState =
  * a removal's). `orphaned`: stored and named by nothing, which only an interrupted clean-up leaves (fsck's).
  */
 export function bytesState(
-  found: { record?: FileNode; entries: readonly string[]; stored: boolean; everRecorded: boolean },
+  found: { record?: FileNode; entries: readonly string[]; stored: boolean; everRecorded: boolean; trash?: Pick<TrashRow, 'id' | 'purging'> },
   open: (item: string) => boolean,
 ): BytesState | { state: 'orphaned' } {
   if (found.record) return { state: 'recorded', record: recordState(found.record, open), path: found.record.path };
+  // A trash item and an open entry may name one key (a pending record trashed): the trash item holds it.
+  if (found.trash) return found.trash.purging !== undefined ? { state: 'purging', row: found.trash.id } : { state: 'trashed', row: found.trash.id };
   if (found.entries.length > 0) return found.everRecorded ? { state: 'journaled for removal', entry: found.entries[0] } : { state: 'journaled', entry: found.entries[0] };
   return found.stored ? { state: 'orphaned' } : { state: 'gone' };
 }
@@ -92,3 +98,32 @@ export const FOLDER_TRANSITIONS = {
    */
   removeIfSame: { from: ['live', 'moving', 'deleting'], to: ['absent'] },
 } as const satisfies Record<string, { from: readonly (FolderState['state'] | 'absent')[]; to: readonly (FolderState['state'] | 'absent')[] }>;
+
+/**
+ * A trash row's state (protocol/README.md, "Trash"): a folder's row fills while its delete job runs; a row
+ * is then trashed, and a restore or a purge claims it (one of them: each claim refuses the other).
+ */
+export type TrashState = { state: 'filling'; job?: string } | { state: 'trashed' } | { state: 'restoring'; job: string } | { state: 'purging'; by: string };
+
+export function trashState(row: Pick<TrashRow, 'state' | 'job' | 'restoring' | 'purging'>): TrashState {
+  if (row.state === 'filling') return { state: 'filling', ...(row.job !== undefined ? { job: row.job } : {}) };
+  if (row.purging !== undefined) return { state: 'purging', by: row.purging };
+  if (row.restoring !== undefined) return { state: 'restoring', job: row.restoring };
+  return { state: 'trashed' };
+}
+
+/** The protocol's transitions of a trash row, by the call that makes each (each one conditional write). */
+export const TRASH_TRANSITIONS = {
+  /** A file delete or replacement writes a file's row trashed; a recursive delete writes its folder's row filling. */
+  trashMany: { from: ['absent'], to: ['trashed'] },
+  begin: { from: ['absent'], to: ['filling'] },
+  /** The delete job is done: the row counts its files and gets its due entry. */
+  filled: { from: ['filling'], to: ['trashed'] },
+  /** A purge or a restore job claims the row (a purge that died is taken over past its lease). */
+  claim: { from: ['trashed', 'purging', 'restoring'], to: ['purging', 'restoring'] },
+  /** A restore job ends with members left (they stayed: their paths were taken). */
+  release: { from: ['restoring'], to: ['trashed'] },
+  /** A file's restore (its transaction), a purge after the bytes, a restore job that emptied the row. */
+  restore: { from: ['trashed'], to: ['absent'] },
+  remove: { from: ['purging', 'restoring'], to: ['absent'] },
+} as const satisfies Record<string, { from: readonly (TrashState['state'] | 'absent')[]; to: readonly (TrashState['state'] | 'absent')[] }>;

@@ -18,6 +18,10 @@ const ISSUE_26_ROUTES = [
   'POST /drive/keys',
   // Issue 27: registering a webhook, as every mutating route (docs/change-feed-design.md, "Routes, roles, limits").
   'POST /drive/webhooks',
+  // The trash's mutating routes (issue 28), as every mutating route since issue 26.
+  'POST /drive/trash/restore',
+  'DELETE /drive/trash/{item_id}',
+  'DELETE /drive/trash',
 ];
 
 const savedEnv = { ...process.env };
