@@ -161,16 +161,9 @@ async function run(upload) {
   const { file, folder, key, controller } = upload;
   const started = generation;
   setState(upload, 'running', `0 B of ${formatBytes(file.size)}`);
-  let quarterSaid = 0;
   const onProgress = (/** @type {number} */ loaded) => {
     upload.bar.value = loaded;
     upload.status.textContent = `${formatBytes(loaded)} of ${formatBytes(file.size)}`;
-    // A large file's progress is said at each quarter it passes, the furthest only (a bar alone is silent).
-    const quarter = Math.floor((loaded / Math.max(file.size, 1)) * 4);
-    if (file.size > LARGE_FILE_BYTES && quarter > quarterSaid && quarter < 4) {
-      quarterSaid = quarter;
-      announce(`${file.name}: ${quarter * 25} % uploaded.`);
-    }
   };
   try {
     const stored = file.size > LARGE_FILE_BYTES

@@ -383,8 +383,6 @@ describe('the dashboard, in Chromium', () => {
     await page.locator('.upload[data-state="done"]').nth(1).waitFor();
     await page.locator('tr', { hasText: 'big.bin' }).waitFor();
     await screenshot('09-uploaded');
-    // The large file's progress was said as it passed a quarter (its first 8 MiB part alone is 89 %), not only at its start and end.
-    expect((await page.evaluate(() => driveMessages)).filter((message) => message.startsWith('big.bin: '))).toContainEqual(expect.stringMatching(/^big\.bin: (25|50|75) % uploaded\.$/));
 
     const calls = requested.slice(firstUpload);
     expect(calls.filter((url) => url === `${host.url}/drive/upload`)).toHaveLength(1);
