@@ -50,7 +50,16 @@ function watchRun(cursorFile: string, lines: number, done: (printed: string[]) =
 
 it('misses no change across SIGKILLs of drive watch, resumed from its cursor file', async () => {
   const admin = new DriveClient(host.url, KEY);
+  // The folder's own change reaches the log a moment after its request answers (the stream, then the
+  // sequencer): a cursor taken at once may come before it. Wait (long polls) until it is logged, then take
+  // the cursor, so that what follows it is exactly the files.
+  const before = await json<{ data: { cursor: string } }>(admin.request('GET', '/drive/changes/latest?path=/'));
   expect((await admin.createFolder({ path: '/x' })).status).toBe(200);
+  for (let cursor = before.body.data.cursor; ; ) {
+    const page = await json<{ data: { changes: { path: string }[]; next_cursor: string } }>(admin.request('GET', `/drive/changes?cursor=${cursor}&timeout=25`));
+    if (page.body.data.changes.some((change) => change.path === '/x')) break;
+    cursor = page.body.data.next_cursor;
+  }
   const latest = await json<{ data: { cursor: string } }>(admin.request('GET', '/drive/changes/latest?path=/x'));
   const cursorFile = join(dir, 'cursor');
   await writeFile(cursorFile, `${latest.body.data.cursor}\n`);

@@ -107,8 +107,13 @@ describe('SIGKILL during writes', () => {
         const folder = `/doomed-${round}`;
         const names = Array.from({ length: 300 }, (_, i) => `f-${String(i).padStart(3, '0')}.txt`);
         const replacing = names.filter((_, i) => i % 30 === 7);
-        let host = await startHost(env, dataDir);
-        let drive = new DriveClient(host.url, KEY);
+        // Each round on a drive of its own: a killed delete's job may still be running in a later round (its
+        // queue message waits out its visibility on the next host), and a drive runs at most 4 jobs at once,
+        // so a shared drive's delete could be refused (429) for the earlier rounds' jobs, not for this one.
+        const roundEnv = { ...env, DRIVE_API_KEYS: `chaos-${round}:${KEY}-r${round}` };
+        const roundKey = `${KEY}-r${round}`;
+        let host = await startHost(roundEnv, dataDir);
+        let drive = new DriveClient(host.url, roundKey);
         // A file outside the doomed folders: with no file record at all, the check deletes nothing (its brake).
         if (round === 0) expect((await drive.upload([{ data: 'kept', filename: 'kept.txt' }])).status).toBe(200);
         expect((await drive.upload(names.map((filename) => ({ data: filename, filename })), names.map(() => ({ folder })))).status).toBe(200);
@@ -122,8 +127,8 @@ describe('SIGKILL during writes', () => {
         expect(await host.stop('SIGKILL')).toBeNull();
         await killed;
 
-        host = await startHost(env, dataDir);
-        drive = new DriveClient(host.url, KEY);
+        host = await startHost(roundEnv, dataDir);
+        drive = new DriveClient(host.url, roundKey);
         let summary: string;
         let before: string[];
         try {
@@ -148,9 +153,9 @@ describe('SIGKILL during writes', () => {
         expect(collected).toBe(orphans);
         const after = await expectClean(dataDir);
         // No record lost to the repair: the same files, by path and id.
-        host = await startHost(env, dataDir);
+        host = await startHost(roundEnv, dataDir);
         try {
-          expect(await filesBelow(new DriveClient(host.url, KEY), folder)).toEqual(before);
+          expect(await filesBelow(new DriveClient(host.url, roundKey), folder)).toEqual(before);
         } finally {
           await host.stop();
         }
