@@ -72,11 +72,15 @@ function create(client: DriveClient, body: unknown) {
   return json<Created>(client.request('POST', '/drive/webhooks', { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }));
 }
 
+/** The last sequence given to a message this file queued: it only grows, as the queue's own (two sends in one millisecond keep their order). */
+let lastSequence = 0;
+
 /** Queues a delivery as the dispatcher would: a message file in the embedded FIFO queue, in its webhook's group. */
 async function queueDelivery(message: DeliveryMessage): Promise<void> {
   const dir = join(host.dataDir, 'queues', 'deliveries');
   const id = randomUUID();
-  const stored = { id, body: JSON.stringify(message), sentAt: Date.now(), receiveCount: 0, visibleAt: 0, groupId: message.webhookId, sequence: Date.now() * 1000 };
+  lastSequence = Math.max(lastSequence + 1, Date.now() * 1000);
+  const stored = { id, body: JSON.stringify(message), sentAt: Date.now(), receiveCount: 0, visibleAt: 0, groupId: message.webhookId, sequence: lastSequence };
   await writeFile(join(dir, `.${id}.tmp`), JSON.stringify(stored));
   await rename(join(dir, `.${id}.tmp`), join(dir, `${id}.json`));
 }
