@@ -19,13 +19,15 @@ export const MESSAGE_SHOWN_MS = 8000;
 
 /**
  * A queue that writes each message said into a region through `write`, in order, each after the one before has
- * had its MESSAGE_GAP_MS; a message identical to the last one still waiting is not queued again.
+ * had its MESSAGE_GAP_MS; a message identical to the last one still waiting is not queued again. A message said
+ * with a `topic` (an upload's progress) takes the place of one of the same topic still waiting, which would only
+ * be stale by the time it was read: a batch of many files does not leave a minute of old counts to listen to.
  * @param {(text: string) => void} write puts `text` in the region ('' empties it)
  * @param {Timers} timers
- * @returns {{ say(message: string): void, clear(): void }}
+ * @returns {{ say(message: string, topic?: string): void, clear(): void }}
  */
 export function createMessageQueue(write, timers) {
-  /** @type {string[]} messages waiting, the first of them being written while `filling` */
+  /** @type {{ text: string, topic: string | undefined }[]} messages waiting, the first of them being written while `filling` */
   const waiting = [];
   /** @type {'idle' | 'filling' | 'shown'} idle: the next message is written at once; shown: not before the gap ends */
   let phase = 'idle';
@@ -44,7 +46,7 @@ export function createMessageQueue(write, timers) {
     phase = 'filling';
     write('');
     stepTimer = timers.setTimeout(() => {
-      write(waiting.shift() ?? '');
+      write(waiting.shift()?.text ?? '');
       phase = 'shown';
       stepTimer = timers.setTimeout(next, MESSAGE_GAP_MS);
       emptyTimer = timers.setTimeout(() => write(''), MESSAGE_SHOWN_MS);
@@ -52,9 +54,10 @@ export function createMessageQueue(write, timers) {
   };
 
   return {
-    say(message) {
-      if (waiting.at(-1) === message) return;
-      waiting.push(message);
+    say(message, topic) {
+      const stale = topic === undefined ? undefined : waiting.find((waits) => waits.topic === topic);
+      if (stale) stale.text = message;
+      else if (waiting.at(-1)?.text !== message) waiting.push({ text: message, topic });
       if (phase === 'idle') next();
     },
     clear() {

@@ -84,11 +84,12 @@ const statusMessages = createMessageQueue((text) => {
 
 /**
  * Says `message` in the polite status region (read by screen readers, shown for a few seconds), after the
- * messages said before it have each had their turn.
+ * messages said before it have each had their turn; one of the same `topic` still waiting is replaced by it.
  * @param {string} message
+ * @param {string} [topic]
  */
-export function announce(message) {
-  statusMessages.say(message);
+export function announce(message, topic) {
+  statusMessages.say(message, topic);
 }
 
 /**

@@ -168,7 +168,7 @@ async function run(upload) {
     upload.bar.value = loaded;
     upload.status.textContent = `${formatBytes(loaded)} of ${formatBytes(file.size)}`;
     const percent = quarterToSay(loaded, performance.now());
-    if (percent !== undefined && started === generation) announce(`${file.name}: ${percent} % uploaded.`);
+    if (percent !== undefined && started === generation) announce(`${file.name}: ${percent} % uploaded.`, `progress of ${folder}/${file.name}`);
   };
   try {
     const stored = file.size > LARGE_FILE_BYTES
@@ -178,7 +178,7 @@ async function run(upload) {
     upload.bar.value = upload.bar.max;
     setState(upload, 'done', `Uploaded, ${formatBytes(stored.size)}`);
     // Each file that lands is said while others still run (the last is said by "Uploads finished").
-    if (uploadsRunning()) announce(`Uploaded ${file.name}: ${byId('uploads-summary', HTMLElement).textContent}.`);
+    if (uploadsRunning()) announce(`Uploaded ${file.name}: ${byId('uploads-summary', HTMLElement).textContent}.`, 'uploads landed');
     document.dispatchEvent(new CustomEvent('drive:uploaded', { detail: { folder, path: stored.path } }));
   } catch (error) {
     if (started !== generation) return;

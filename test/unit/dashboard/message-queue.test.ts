@@ -129,6 +129,26 @@ describe('Module: dashboard/message-queue', () => {
       expect(region.text).toBe('');
     });
 
+    it('puts a message of a topic in the place of one of the same topic still waiting, never of one shown', () => {
+      // Prepare
+      const timers = manualTimers();
+      const { region, write } = recordingRegion();
+      const queue = createMessageQueue(write, timers);
+      queue.say('Uploaded a.txt: 1 of 9 done.', 'uploads landed');
+      timers.advance(MESSAGE_FILL_MS);
+
+      // Act: while the first count shows, three more come; another message comes between them.
+      queue.say('Uploaded b.txt: 2 of 9 done.', 'uploads landed');
+      queue.say('big.bin: 25 % uploaded.', 'progress of /big.bin');
+      queue.say('Uploaded c.txt: 3 of 9 done.', 'uploads landed');
+      queue.say('Deleted /old.txt.');
+      queue.say('Uploaded d.txt: 4 of 9 done.', 'uploads landed');
+      timers.advance(10 * (MESSAGE_GAP_MS + MESSAGE_FILL_MS));
+
+      // Assess: the count shown is kept; of those waiting, the newest count is said, where the first of them waited.
+      expect(region.heard).toEqual(['Uploaded a.txt: 1 of 9 done.', 'Uploaded d.txt: 4 of 9 done.', 'big.bin: 25 % uploaded.', 'Deleted /old.txt.']);
+    });
+
     it('forgets every message waiting on clear (signing out), and says the next one said', () => {
       // Prepare
       const timers = manualTimers();
