@@ -4,6 +4,8 @@
  * HTML from strings, so nothing a file or key is named can become markup.
  */
 
+import { createMessageQueue } from './message-queue.js';
+
 /**
  * @typedef {string | number | boolean | null | undefined | EventListener} PropValue
  * @typedef {Node | string | null | undefined | false} Child
@@ -75,21 +77,19 @@ export function fromTemplate(id) {
   return /** @type {DocumentFragment} */ (byId(id, HTMLTemplateElement).content.cloneNode(true));
 }
 
-let statusTimer = 0;
+/** The status region's messages, in order (message-queue.js), on the page's timers. */
+const statusMessages = createMessageQueue((text) => {
+  byId('status', HTMLElement).textContent = text;
+}, window);
 
 /**
- * Says `message` in the polite status region (read by screen readers, shown for a few seconds).
+ * Says `message` in the polite status region (read by screen readers, shown for a few seconds), after the
+ * messages said before it have each had their turn; one of the same `topic` still waiting is replaced by it.
  * @param {string} message
+ * @param {string} [topic]
  */
-export function announce(message) {
-  const status = byId('status', HTMLElement);
-  clearTimeout(statusTimer);
-  // Emptied first, and filled a moment later, so that the same message said twice is announced twice.
-  status.textContent = '';
-  statusTimer = window.setTimeout(() => {
-    status.textContent = message;
-    statusTimer = window.setTimeout(() => (status.textContent = ''), 8000);
-  }, 50);
+export function announce(message, topic) {
+  statusMessages.say(message, topic);
 }
 
 /**
@@ -113,8 +113,7 @@ export function clearError() {
 
 /** Empties the status and alert regions, a message about to be shown included (signing out). */
 export function clearMessages() {
-  clearTimeout(statusTimer);
-  byId('status', HTMLElement).textContent = '';
+  statusMessages.clear();
   clearError();
 }
 

@@ -8,6 +8,7 @@ import { ApiError, abortUpload, completeUpload, partUrls, sendWithProgress, star
 import { mapLimit } from './map-limit.js';
 import { readKey } from './session.js';
 import { alertError, announce, byId, focusFirst, focusLost, formatBytes, h, messageOf, plural } from './ui.js';
+import { quarterTracker } from './upload-progress.js';
 
 /**
  * Above this, a file goes in parts: one API request carries at most 4,500,000 bytes, its multipart framing
@@ -161,9 +162,13 @@ async function run(upload) {
   const { file, folder, key, controller } = upload;
   const started = generation;
   setState(upload, 'running', `0 B of ${formatBytes(file.size)}`);
+  // The bar is silent: the quarters it passes are said too, through the status queue (upload-progress.js).
+  const quarterToSay = quarterTracker(file.size, performance.now());
   const onProgress = (/** @type {number} */ loaded) => {
     upload.bar.value = loaded;
     upload.status.textContent = `${formatBytes(loaded)} of ${formatBytes(file.size)}`;
+    const percent = quarterToSay(loaded, performance.now());
+    if (percent !== undefined && started === generation) announce(`${file.name}: ${percent} % uploaded.`, `progress of ${folder}/${file.name}`);
   };
   try {
     const stored = file.size > LARGE_FILE_BYTES
@@ -173,7 +178,7 @@ async function run(upload) {
     upload.bar.value = upload.bar.max;
     setState(upload, 'done', `Uploaded, ${formatBytes(stored.size)}`);
     // Each file that lands is said while others still run (the last is said by "Uploads finished").
-    if (uploadsRunning()) announce(`Uploaded ${file.name}: ${byId('uploads-summary', HTMLElement).textContent}.`);
+    if (uploadsRunning()) announce(`Uploaded ${file.name}: ${byId('uploads-summary', HTMLElement).textContent}.`, 'uploads landed');
     document.dispatchEvent(new CustomEvent('drive:uploaded', { detail: { folder, path: stored.path } }));
   } catch (error) {
     if (started !== generation) return;

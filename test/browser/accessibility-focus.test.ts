@@ -3,6 +3,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page, Route } from 'playwright-core';
+import { PROGRESS_EVERY_MS } from '../../dashboard/upload-progress.js';
+import { MIN_PART_BYTES } from '../../functions/core/multipart-rules';
 import { PAGE_TIMEOUT_MS, launchChromium } from '../support/browser';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 import { recordPageMessages } from '../support/page-checks';
@@ -45,8 +47,11 @@ const ADMIN = `drv_admin_${randomBytes(16).toString('hex')}`;
 const READER = `drv_reader_${randomBytes(16).toString('hex')}`;
 /** Over the dashboard's 4 MiB threshold: it goes in parts to S3, which a step holds on their way. */
 const LARGE = randomBytes(5 * 1024 * 1024);
+/** Four parts of the API's smallest part size: each part sent is a quarter of it, which a step lets go one by one. */
+const QUARTERED_BYTES = 4 * MIN_PART_BYTES;
 let largeFile: string;
 let smallFile: string;
+let quarteredFile: string;
 
 let host: RunningHost;
 let s3Origin: string;
@@ -75,6 +80,8 @@ beforeAll(async () => {
   await writeFile(largeFile, LARGE);
   smallFile = join(largeFile, '..', 'small.txt');
   await writeFile(smallFile, 'small\n');
+  quarteredFile = join(largeFile, '..', 'quartered.bin');
+  await writeFile(quarteredFile, Buffer.alloc(QUARTERED_BYTES, 'q'));
   host = await startHost({ DRIVE_API_KEYS: `default:${ADMIN}:admin,default:${READER}:read-only`, DRIVE_RATE_LIMITS: 'off' });
   s3Origin = (JSON.parse(await readFile(join(host.dataDir, 'endpoints.json'), 'utf8')) as { s3: string }).s3;
   expect((await api('/drive/folders', ADMIN, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path: '/focus/sub' }) })).status).toBe(200);
@@ -122,19 +129,49 @@ async function said(message: string): Promise<void> {
   await page.waitForFunction((text) => driveMessages.some((shown) => shown.includes(text)), message);
 }
 
+/** Stops the page's clock (a second on from now, the timers due by then run): its timers run only as a step moves it. */
+async function stopClock(): Promise<void> {
+  const now = await page.evaluate(() => Date.now());
+  await page.clock.pauseAt(now + 1000);
+}
+
+/**
+ * Moves the stopped clock on a little at a time until `message` (or one containing it) is said, as the `from`th
+ * message or a later one (at most a minute of the page's time: a message that does not come fails the step,
+ * saying what came instead); it stays shown until the clock moves on.
+ */
+async function runClockUntilSaid(message: string, from = 0): Promise<void> {
+  for (let step = 0; !(await page.evaluate(([text, at]) => driveMessages.slice(at).some((shown) => shown.includes(text)), [message, from] as const)); step++) {
+    if (step === 600) throw new Error(`the page did not say "${message}"; it said: ${JSON.stringify(await page.evaluate(() => driveMessages))}`);
+    await page.clock.runFor(100);
+  }
+}
+
 /**
  * Runs `action` with the page's clock stopped, and moves the clock on a little at a time until `message` is said;
  * the clock stays stopped (so the message stays shown) until `resume`.
  */
 async function saidWhileStopped(action: () => Promise<void>, message: string): Promise<void> {
-  const now = await page.evaluate(() => Date.now());
-  await page.clock.pauseAt(now + 1000);
+  await stopClock();
   await action();
-  // At most a minute of the page's time: a message that does not come fails the step, saying what came instead.
-  for (let step = 0; !(await page.evaluate((text) => driveMessages.some((shown) => shown.includes(text)), message)); step++) {
-    if (step === 600) throw new Error(`the page did not say "${message}"; it said: ${JSON.stringify(await page.evaluate(() => driveMessages))}`);
-    await page.clock.runFor(100);
+  await runClockUntilSaid(message);
+}
+
+/**
+ * Waits for what the page does in real time (its requests) while its clock is stopped: `check` is polled from
+ * here, not in the page, whose timers stand. The deadline guards against a hang; it is no pace.
+ */
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + PAGE_TIMEOUT_MS;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`waited ${PAGE_TIMEOUT_MS} ms for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Whether the tray shows the upload of `name` in `state`. */
+async function uploadIs(name: string, state: string): Promise<boolean> {
+  return (await page.locator(`.upload[data-state="${state}"]`, { hasText: name }).count()) === 1;
 }
 
 interface AXNode {
@@ -170,6 +207,22 @@ async function inTree(roles: string[]): Promise<{ role: string; text: string }[]
 /** Checks that `message` is in the status region as Chromium's accessibility tree has it. */
 async function expectStatusInTree(message: string): Promise<void> {
   expect((await liveRegions()).filter((region) => region.role === 'status').map((region) => region.text)).toContainEqual(expect.stringContaining(message));
+}
+
+/**
+ * With the clock stopped, moves it on until `message` is said (the `from`th message or a later one), and checks it
+ * is then in the status region of the accessibility tree; returns the index just after it in `driveMessages`.
+ */
+async function heard(message: string, from: number): Promise<number> {
+  await runClockUntilSaid(message, from);
+  await expectStatusInTree(message);
+  return from + (await page.evaluate(([text, at]) => driveMessages.slice(at).findIndex((shown) => shown.includes(text)), [message, from] as const)) + 1;
+}
+
+/** What the page said from `from` on (an index into `driveMessages`), starting at `first`. */
+async function saidFrom(from: number, first: string): Promise<string[]> {
+  const messages = await page.evaluate((at) => driveMessages.slice(at), from);
+  return messages.slice(Math.max(0, messages.indexOf(first)));
 }
 
 /** Runs axe-core on the page as it is, and records what it finds under `where`. */
@@ -417,6 +470,78 @@ describe('the dashboard by keyboard and screen reader, in Chromium', () => {
       await page.unroute(`${s3Origin}/**`);
       for (const route of held) await route.abort().catch(() => undefined);
     }
+  });
+
+  it('says two messages sent back to back both, in order, each in the accessibility tree as it is shown', async () => {
+    /** The two uploads' requests, held, then let go one at a time. */
+    const held: Route[] = [];
+    await page.route('**/drive/upload', (route) => void held.push(route));
+    try {
+      const from = await page.evaluate(() => driveMessages.length);
+      // The clock stands while both files land: their messages come within the same instant of the page's time.
+      await stopClock();
+      await page.locator('input[type=file]').setInputFiles([
+        { name: 'first.txt', mimeType: 'text/plain', buffer: Buffer.from('first\n') },
+        { name: 'second.txt', mimeType: 'text/plain', buffer: Buffer.from('second\n') },
+      ]);
+      await until(async () => held.length === 2, 'both uploads to be sent');
+      const done = page.locator('.upload[data-state="done"]');
+      await held[0].continue();
+      await until(async () => (await done.count()) === 1, 'one upload to land');
+      const firstName = await done.locator('.upload-name').textContent();
+      await held[1].continue();
+      await until(async () => (await done.count()) === 2, 'the other upload to land');
+
+      const expected = ['Uploading 2 files to /focus.', `Uploaded ${firstName}: 1 of 2 done.`, 'Uploads finished: 2 files uploaded.'];
+      // Each in turn, after the one before: a message of an earlier step still on its way comes first.
+      let next = from;
+      for (const message of expected) next = await heard(message, next);
+      await expect(saidFrom(from, expected[0])).resolves.toEqual(expected);
+    } finally {
+      await page.unroute('**/drive/upload');
+      for (const route of held) await route.abort().catch(() => undefined);
+      await page.clock.resume();
+    }
+    await page.locator('#uploads-clear').click();
+    await page.locator('#uploads').waitFor({ state: 'hidden' });
+  });
+
+  it('says a large upload\'s 25, 50 and 75 % as it passes them, in order, each in the accessibility tree', async () => {
+    /** The file's four parts, held on their way to S3, then let go one at a time. */
+    const held: Route[] = [];
+    await page.route(`${s3Origin}/**`, (route) => (route.request().method() === 'PUT' ? void held.push(route) : route.continue()));
+    try {
+      const from = await page.evaluate(() => driveMessages.length);
+      await stopClock();
+      await page.locator('input[type=file]').setInputFiles([quarteredFile]);
+      await until(async () => held.length === 4, 'the four parts to be sent');
+      const bar = page.locator('.upload', { hasText: 'quartered.bin' }).locator('progress');
+      let next = await heard('Uploading 1 file to /focus.', from);
+      for (let part = 1; part <= 4; part++) {
+        // The page's time an upload lets pass before it says its progress again (upload-progress.js), then a part.
+        await page.clock.runFor(PROGRESS_EVERY_MS);
+        await held[part - 1].continue();
+        if (part === 4) break;
+        await until(async () => (await bar.evaluate((element) => Number(element.getAttribute('value')))) >= part * MIN_PART_BYTES, `part ${part} to be sent`);
+        next = await heard(`quartered.bin: ${part * 25} % uploaded.`, next);
+      }
+      await until(() => uploadIs('quartered.bin', 'done'), 'quartered.bin to land');
+      await heard('Uploads finished: 1 file uploaded.', next);
+
+      await expect(saidFrom(from, 'Uploading 1 file to /focus.')).resolves.toEqual([
+        'Uploading 1 file to /focus.',
+        'quartered.bin: 25 % uploaded.',
+        'quartered.bin: 50 % uploaded.',
+        'quartered.bin: 75 % uploaded.',
+        'Uploads finished: 1 file uploaded.',
+      ]);
+    } finally {
+      await page.unroute(`${s3Origin}/**`);
+      for (const route of held) await route.abort().catch(() => undefined);
+      await page.clock.resume();
+    }
+    await page.locator('#uploads-clear').click();
+    await page.locator('#uploads').waitFor({ state: 'hidden' });
   });
 
   it('shows an error toast whose focus ring is 3:1 on it, light and dark; Dismiss sends focus back', async () => {
