@@ -73,21 +73,40 @@ export async function parseUploadForm(body: Buffer, contentType: string | undefi
   });
 
   // busboy passes over a part without a form-data Content-Disposition; a file must not vanish that way.
-  const sent = countParts(body, contentType);
+  const sent = countParts(body, contentType, parts.map((part) => rangeIn(body, part.data)));
   const read = parts.length + (metadata === undefined ? 0 : 1);
   if (sent !== read) throw badRequest(`multipart body has ${sent} parts but only ${read} are form-data parts named ${listed(PARTS, 'or')}`);
   return { parts, targets: metadata === undefined ? undefined : targetsOf(metadata) };
 }
 
-/** The number of parts in a multipart body: its delimiter lines, less the closing one. */
-function countParts(body: Buffer, contentType: string): number {
+/** Where `data` lies in `body`, if it is a view of `body`'s own bytes (busboy hands a part in one piece so). */
+function rangeIn(body: Buffer, data: Buffer): [number, number] | undefined {
+  const start = data.byteOffset - body.byteOffset;
+  return data.buffer === body.buffer && start >= 0 && start + data.length <= body.length ? [start, start + data.length] : undefined;
+}
+
+/**
+ * The number of parts in a multipart body: its delimiter lines, less the closing one. The bytes of the files
+ * busboy read (`files`: where each lies in the body, when it is a view of it) are not searched again: a
+ * delimiter line inside one would have ended it there (busboy splits at every CRLF and delimiter), so none is in
+ * them, and an upload's megabytes are scanned once, not twice.
+ */
+function countParts(body: Buffer, contentType: string, files: readonly ([number, number] | undefined)[] = []): number {
   const boundary = /;\s*boundary=(?:"([^"]+)"|([^\s;]+))/i.exec(contentType);
   const delimiter = Buffer.from(`--${boundary?.[1] ?? boundary?.[2] ?? ''}`);
+  const skipped = files.filter((range) => range !== undefined).sort((a, b) => a[0] - b[0]);
   let count = 0;
-  for (let at = body.indexOf(delimiter); at >= 0; at = body.indexOf(delimiter, at + delimiter.length)) {
-    const atLineStart = at === 0 || (body[at - 1] === 0x0a && body[at - 2] === 0x0d);
-    const closing = body[at + delimiter.length] === 0x2d && body[at + delimiter.length + 1] === 0x2d;
-    if (atLineStart && !closing) count++;
+  let from = 0;
+  for (const [start, end] of [...skipped, [body.length, body.length] as [number, number]]) {
+    // The stretch before a file's bytes, searched as far as a delimiter starting in it could reach: one that starts
+    // there is counted there, once, and the search never runs on through the file.
+    const stretch = body.subarray(0, Math.min(start + delimiter.length - 1, body.length));
+    for (let at = stretch.indexOf(delimiter, from); at >= 0 && at < start; at = stretch.indexOf(delimiter, at + delimiter.length)) {
+      const atLineStart = at === 0 || (body[at - 1] === 0x0a && body[at - 2] === 0x0d);
+      const closing = body[at + delimiter.length] === 0x2d && body[at + delimiter.length + 1] === 0x2d;
+      if (atLineStart && !closing) count++;
+    }
+    from = Math.max(from, end);
   }
   return count;
 }

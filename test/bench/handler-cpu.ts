@@ -4,14 +4,16 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mkdtemp } from 'node:fs/promises';
+import { PerformanceObserver, constants as perfConstants, performance } from 'node:perf_hooks';
 import { join, resolve } from 'node:path';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
 import { signWithContentMd5 } from '../../functions/aws/s3-object-store';
 import { QUIET_SDK_LOGGER } from '../../functions/aws/sdk-logger';
+import { DEFAULT_TRACING } from '../../lib/aws-limits';
 import { LOCAL_REGION, LOCAL_RESOURCES } from '../../lib/local/emulators';
 import { deliver, isFailure } from '../../lib/local/invoke';
 import { LocalResponseStream, installLambdaGlobals } from '../../lib/local/lambda-runtime';
-import { lambdaContext, toProxyEvent } from '../../lib/local/proxy-event';
+import { lambdaContext, toProxyEvent, traceSampler } from '../../lib/local/proxy-event';
 import { ROUTES } from '../../lib/routes';
 import { removeDataDir } from '../support/local-host';
 import { DRIVE, FLOOR_DRIVE, benchDir, spawnUntil } from './environment';
@@ -21,10 +23,11 @@ import { Seeder } from './seed';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 /**
- * `node --import tsx test/bench/handler-cpu.ts [--only=upload-1mib,download-4kib,download-1mib,list-400] [--ops=60]`: the CPU of one
+ * `node --import tsx test/bench/handler-cpu.ts [--only=upload-4kib,upload-1mib,download-4kib,download-1mib,list-400] [--ops=60]`: the CPU of one
  * handler invocation, as Lambda bills it, against the floor's client doing the same job — each operation run
  * alone in this process, one at a time, over the storage in a process of its own. Timing-free: CPU time is
  * what the shared machine's load changes least. `node --cpu-prof --import tsx …` profiles the handlers alone.
+ * Requests are traced as the stack's sampling rule traces them, and each line prints the collector's pauses.
  */
 const ROOT = resolve(__dirname, '..', '..');
 const MiB1 = randomBytes(1024 * 1024);
@@ -94,18 +97,20 @@ async function main(): Promise<void> {
         if (read !== size) throw new Error(`the floor read ${read} bytes`);
       },
     });
-    const operations: Operation[] = [
-      {
-        id: 'upload-1mib',
-        drive: async (i) => {
-          const event = uploadEvent(secret, `1m-${i}.bin`, MiB1);
-          await measure(async () => {
-            const res = await upload.handler(event);
-            if (res.statusCode !== 200) throw new Error(`upload answered ${res.statusCode}`);
-          });
-        },
-        floor: (i) => measure(() => floor.upload(FLOOR_DRIVE, '/up', [{ name: `1m-${i}.bin`, data: MiB1 }])),
+    const uploadOf = (id: string, prefix: string, data: Buffer): Operation => ({
+      id,
+      drive: async (i) => {
+        const event = uploadEvent(secret, `${prefix}-${i}.bin`, data);
+        await measure(async () => {
+          const res = await upload.handler(event);
+          if (res.statusCode !== 200) throw new Error(`upload answered ${res.statusCode}`);
+        });
       },
+      floor: (i) => measure(() => floor.upload(FLOOR_DRIVE, '/up', [{ name: `${prefix}-${i}.bin`, data }])),
+    });
+    const operations: Operation[] = [
+      uploadOf('upload-4kib', '4k', KiB4),
+      uploadOf('upload-1mib', '1m', MiB1),
       downloadOf('download-4kib', '/dl/4k.bin', KiB4.length),
       downloadOf('download-1mib', '/dl/1m.bin', MiB1.length),
       {
@@ -123,12 +128,14 @@ async function main(): Promise<void> {
       for (const side of sides as ('drive' | 'floor')[]) {
         for (let i = 0; i < 5; i++) await op[side](1_000_000 + i); // warm: clients connected, keys cached, code compiled
         samples.length = 0;
+        const from = performance.now();
         for (let i = 0; i < ops; i++) await op[side](i);
+        const gc = await pausesSince(from);
         const sorted = [...samples].sort((a, b) => a - b);
         const mean = sorted.reduce((a, b) => a + b, 0) / sorted.length;
         // The lowest tenth moves least when other processes load the machine: compare it too, run against run.
         const p10 = sorted[Math.floor(sorted.length / 10)];
-        console.log(`${op.id} ${side === 'drive' ? 'handler' : 'floor'}: median ${sorted[Math.floor(sorted.length / 2)].toFixed(2)} ms, mean ${mean.toFixed(2)} ms, p10 ${p10.toFixed(2)} ms of CPU per operation (${ops} runs)`);
+        console.log(`${op.id} ${side === 'drive' ? 'handler' : 'floor'}: median ${sorted[Math.floor(sorted.length / 2)].toFixed(2)} ms, mean ${mean.toFixed(2)} ms, p10 ${p10.toFixed(2)} ms of CPU per operation (${ops} runs); GC pauses ${(gc.ms / ops).toFixed(2)} ms per operation, ${gc.major} full collections`);
       }
     }
     s3.destroy();
@@ -142,6 +149,22 @@ async function main(): Promise<void> {
 
 const samples: number[] = [];
 
+// The process's garbage-collection pauses (wall time on this thread), to tell the collector's share of a line's CPU
+// from the code's: a full mark-compact every few 1 MiB uploads is most of the difference between median and mean.
+const pauses: { at: number; ms: number; major: boolean }[] = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    pauses.push({ at: entry.startTime, ms: entry.duration, major: (entry as unknown as { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR });
+  }
+}).observe({ entryTypes: ['gc'] });
+
+/** The pauses that began since `from` (entries arrive a turn late: one is waited for). */
+async function pausesSince(from: number): Promise<{ ms: number; major: number }> {
+  await new Promise((resolve) => setImmediate(resolve));
+  const since = pauses.filter((pause) => pause.at >= from);
+  return { ms: since.reduce((sum, pause) => sum + pause.ms, 0), major: since.filter((pause) => pause.major).length };
+}
+
 /** Runs `op` and notes the CPU this process used meanwhile (nothing else runs in it). */
 async function measure(op: () => Promise<unknown>): Promise<void> {
   const before = process.cpuUsage();
@@ -150,13 +173,16 @@ async function measure(op: () => Promise<unknown>): Promise<void> {
   samples.push((used.user + used.system) / 1000);
 }
 
+// Requests traced as the stack's sampling rule traces them (and the bench's host): a request a second, 1 % of the rest.
+const sampled = traceSampler(DEFAULT_TRACING);
+
 /** The event API Gateway would deliver for this request, built by the local host's own code. */
 function proxyEvent(method: 'GET' | 'POST', path: string, query: Record<string, string>, secret: string, body = Buffer.alloc(0), headers: Record<string, string> = {}): APIGatewayProxyEvent {
   const url = new URL(`http://localhost${path}?${new URLSearchParams(query)}`);
   const route = ROUTES.find((r) => r.method === method && r.path === path)!;
   const all = { Host: '127.0.0.1', Authorization: `Bearer ${secret}`, 'Content-Length': String(body.length), ...headers };
   const req = { rawHeaders: Object.entries(all).flat(), headers: {}, httpVersion: '1.1', socket: { localAddress: '127.0.0.1', localPort: 3000, remoteAddress: '127.0.0.1' } } as unknown as IncomingMessage;
-  const event = deliver(toProxyEvent(req, url, route, body));
+  const event = deliver(toProxyEvent(req, url, route, body, null, undefined, sampled()));
   if (isFailure(event)) throw new Error(event.reason);
   return event;
 }

@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 
 /**
- * `node --import tsx test/bench/profile-summary.ts <file.cpuprofile> [top]`: where a process's CPU went, from
- * a V8 CPU profile (`BENCH_PROFILE_DIR=<dir> npm run bench`): the functions with the most self time, and
- * the total (self and below) of the project's own functions.
+ * `node --import tsx test/bench/profile-summary.ts <file.cpuprofile> [top] [from-function]`: where a process's
+ * CPU went, from a V8 CPU profile (`BENCH_PROFILE_DIR=<dir> npm run bench`): the functions with the most self
+ * time, and the total (self and below) of the project's own functions; from the first sample inside
+ * `from-function` (`uploadFiles`, say), if named.
  */
 interface ProfileNode {
   id: number;
@@ -21,16 +22,24 @@ interface Profile {
 const ROOT = resolve(__dirname, '..', '..');
 
 function main(): void {
-  const [file, topArg] = process.argv.slice(2);
-  if (!file) throw new Error('usage: profile-summary.ts <file.cpuprofile> [top]');
+  const [file, topArg, from] = process.argv.slice(2);
+  if (!file) throw new Error('usage: profile-summary.ts <file.cpuprofile> [top] [from-function]');
   const top = Number(topArg ?? 25);
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
 
+  // With a function named, the samples before the first one inside it (start-up, a bench's seeding) are left out.
+  const inside = (id: number) => {
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) if (byId.get(at)!.callFrame.functionName === from) return true;
+    return false;
+  };
+  const first = from ? Math.max(0, profile.samples.findIndex(inside)) : 0;
   const selfMicros = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  profile.samples.forEach((id, i) => {
+    if (i >= first) selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   const busy = [...selfMicros].filter(([id]) => !['(idle)', '(program)'].includes(byId.get(id)!.callFrame.functionName)).reduce((sum, [, us]) => sum + us, 0);
 
   const self = new Map<string, number>();

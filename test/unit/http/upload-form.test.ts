@@ -65,6 +65,18 @@ describe('Function: parseUploadForm', () => {
     expect(await failure(skipped)).toEqual({ code: 'bad_request', message: 'multipart body has 2 parts but only 1 are form-data parts named "files" or "metadata"' });
   });
 
+  it('counts a part busboy passed over wherever it stands among large files, whose bytes it does not search again', async () => {
+    const noDisposition = `--${BOUNDARY}\r\nContent-Type: text/plain\r\n\r\nno disposition\r\n`;
+    // File bytes that hold the delimiter's text, though never at a line's start, so never a delimiter.
+    const big = `x--${BOUNDARY}${'y'.repeat(200_000)}\r\nz--${BOUNDARY}`;
+    const refused = { code: 'bad_request', message: 'multipart body has 3 parts but only 2 are form-data parts named "files" or "metadata"' };
+    expect(await failure(form(file('a.txt', big), noDisposition, file('b.txt', big)))).toEqual(refused);
+    expect(await failure(form(file('a.txt', big), file('b.txt', big), noDisposition))).toEqual(refused);
+    expect(await failure(form(noDisposition, file('a.txt', big), file('b.txt', '')))).toEqual(refused);
+    const parsed = await parseUploadForm(form(file('a.txt', big), file('b.txt', ''), metadata('[{}, {}]')), TYPE);
+    expect(parsed.parts.map(({ data }) => data.toString())).toEqual([big, '']);
+  });
+
   it('takes as many files as the schema allows (1,000) and refuses one more as invalid', async () => {
     const files = (count: number) => form(...Array.from({ length: count }, (_, i) => file(`f${i}.txt`, 'x')));
     expect((await parseUploadForm(files(1000), TYPE)).parts).toHaveLength(1000);
