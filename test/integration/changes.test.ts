@@ -1,3 +1,4 @@
+import { Drive } from '../../client/src/drive';
 import { DriveClient, json } from '../support/api-client';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 import { putFiles, seedFolders, untilDone } from '../support/seeding';
@@ -269,6 +270,12 @@ describe('GET /drive/changes/recent', () => {
     const { changes: fed } = await follow(admin, cursor, 3);
     const page = await recent(admin, { path: '/recent2' });
     expect(page.changes.map(brief)).toEqual(fed.map(brief).reverse());
+    // The client library's read gives the same, and pages on through `before`.
+    const drive = new Drive({ baseUrl: host.url, apiKey: ADMIN });
+    expect((await drive.recentChanges('/recent2')).changes).toEqual(page.changes);
+    const newest = await drive.recentChanges('/recent2', { limit: 1 });
+    expect(newest.changes.map(brief)).toEqual([brief(fed[2])]);
+    expect((await drive.recentChanges('/recent2', { limit: 2, before: newest.next_before! })).changes.map(brief)).toEqual([brief(fed[1]), brief(fed[0])]);
     await putFiles(admin, ['/recent2/c.txt']);
     const { changes } = await follow(admin, page.cursor, 1);
     expect(changes.map((change) => [change.type, change.path])).toEqual([['file.created', '/recent2/c.txt']]);
