@@ -17,6 +17,9 @@ import { readKey, sessionSignal } from './session.js';
  * @typedef {Wire['ApiKey']} ApiKey
  * @typedef {Wire['UploadSession']} UploadSession
  * @typedef {Wire['TrustRole']} TrustRole
+ * @typedef {Wire['Change']} Change
+ * @typedef {Wire['RecentChanges']} RecentChanges
+ * @typedef {Wire['ChangesPage']} ChangesPage
  */
 
 /**
@@ -175,6 +178,31 @@ export async function waitOut(seconds, message, signal) {
 export function listPage(folder, options) {
   const query = { folder, limit: String(options.limit), ...(options.cursor ? { cursor: options.cursor } : {}), ...(options.recursive ? { recursive: 'true' } : {}) };
   return data('drive/list', { query, signal: options.signal });
+}
+
+/**
+ * A page of `folder`'s recent activity (its changes and those below it, newest first, at most `limit`), or with
+ * `before` (a `next_before`) the page of older ones.
+ * @param {string} folder
+ * @param {{ limit: number, before?: string | null, signal?: AbortSignal }} options
+ * @returns {Promise<RecentChanges>}
+ */
+export function recentChanges(folder, options) {
+  /** @type {Record<string, string>} */
+  const query = options.before ? { before: options.before, limit: String(options.limit) } : { path: folder, limit: String(options.limit) };
+  return data('drive/changes/recent', { query, signal: options.signal });
+}
+
+/**
+ * The changes after a feed `cursor`, oldest first; with none yet, waits up to `timeout` seconds for one (a
+ * long poll), else answers none and the same position.
+ * @param {string} cursor
+ * @param {number} timeout
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<ChangesPage>}
+ */
+export function changesAfter(cursor, timeout, signal) {
+  return data('drive/changes', { query: { cursor, limit: '100', timeout: String(timeout) }, signal });
 }
 
 /**

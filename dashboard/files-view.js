@@ -5,6 +5,7 @@
  * on them (new folder, upload by picker or drop, download, delete a folder after showing what it holds, and
  * the row actions of entry-actions.js), each shown only to a key whose role may use it.
  */
+import { showActivity } from './activity.js';
 import { ApiError, createFolder, deleteFolder, downloadFile, fileExists, listPage, waitForJob } from './api.js';
 import { confirmDeleteFile, entryActions, moreMenu } from './entry-actions.js';
 import { nextOrder, sortRows } from './listing-order.js';
@@ -126,6 +127,8 @@ export async function renderFiles(main, folder, signal) {
     settle = setTimeout(reload, UPLOADED_SETTLE_MS);
   };
   document.addEventListener('drive:uploaded', onUploaded);
+  // The folder's recent activity, kept current while it is shown (a key that may list may read the feed).
+  showActivity(view, folder, signal);
   signal.addEventListener('abort', () => {
     document.removeEventListener('drive:uploaded', onUploaded);
     clearTimeout(settle);

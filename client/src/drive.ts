@@ -12,7 +12,7 @@ import { type OidcOptions, OidcKeySource } from './oidc';
 import { mapLimit } from './pool';
 import type { Clock } from './rate-limit-pacer';
 import { DEFAULT_RETRY, type RetryNotice, type RetryOptions, Transport, type TransportStats, discard } from './transport';
-import type { CopyJob, DeleteJob, DirectDownload, DriveChange, DriveEntry, DriveFile, DriveFolder, DriveJob, FileHead, KeyIdentity, FilesDeletion, FolderDeletion, Listing, MoveJob, ShareLink, ShareLinkEntry } from './types';
+import type { CopyJob, DeleteJob, DirectDownload, DriveChange, DriveEntry, DriveFile, DriveFolder, DriveJob, FileHead, KeyIdentity, FilesDeletion, FolderDeletion, Listing, MoveJob, RecentChanges, ShareLink, ShareLinkEntry } from './types';
 import { type SyncEndpoint, type SyncOptions, type SyncReport, sync as runSync } from './sync/sync';
 import { type FormFile, METADATA_FIXED_BYTES, REQUEST_FIXED_BYTES, fileCost, uploadForm } from './upload-form';
 
@@ -317,6 +317,18 @@ export class Drive {
       cursor = page.next_cursor;
       await options.onCursor?.(cursor);
     }
+  }
+
+  /**
+   * The most recent changes below `path`, newest first, at most `limit` (1 to 100; the server's default 20):
+   * one request. `before` (a `next_before` of the page before) reads the page of older ones; a page may hold
+   * fewer than `limit`, even none, while `next_before` is not null. `cursor`, given to `changes()`, follows on
+   * with every change after the page.
+   */
+  async recentChanges(path = '/', options: { limit?: number; before?: string; signal?: AbortSignal } = {}): Promise<RecentChanges> {
+    const query = options.before === undefined ? { path, limit: options.limit?.toString() } : { before: options.before, limit: options.limit?.toString() };
+    const url = this.transport.url('/drive/changes/recent', query);
+    return this.json<RecentChanges>({ method: 'GET', url, bucket: 'changes', signal: options.signal }, `GET /drive/changes/recent of ${path}`);
   }
 
   /** Creates a folder and its missing parents; a folder that exists is returned as it is, so a retry is harmless. */

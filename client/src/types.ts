@@ -25,6 +25,12 @@ export type Listing = Wire['Listing'];
 /** One change in the drive, as the change feed gives it (GET /drive/changes). */
 export type DriveChange = Wire['Change'];
 
+/**
+ * A page of a folder's recent activity (GET /drive/changes/recent): its changes newest first, a feed cursor
+ * that follows on after them, and `next_before` for the page of older ones (null when none is older).
+ */
+export type RecentChanges = Wire['RecentChanges'];
+
 /** A folder, as creating it returns it. */
 export type DriveFolder = Wire['Folder'];
 

@@ -131,6 +131,21 @@ export class DynamoChangeLog implements ChangeLog {
     return changes;
   }
 
+  async readBefore(drive: string, before: number | undefined, limit: number): Promise<{ changes: LoggedChange[]; more: boolean }> {
+    const out = await this.client.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: before === undefined ? '#pk = :drive' : '#pk = :drive AND #sk < :before',
+        ExpressionAttributeNames: before === undefined ? { '#pk': PK } : { '#pk': PK, '#sk': SK },
+        ExpressionAttributeValues: { ':drive': { S: drive }, ...(before === undefined ? {} : { ':before': { S: positionKey(before) } }) },
+        ConsistentRead: true,
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    return { changes: (out.Items ?? []).map((item) => JSON.parse(item.doc.S!) as LoggedChange), more: out.LastEvaluatedKey !== undefined };
+  }
+
   async newest(drive: string): Promise<number> {
     const out = await this.client.send(
       new QueryCommand({

@@ -368,6 +368,31 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     },
     errors: [400, 410, 422],
   }),
+  // A folder's recent activity (issue 27's "the dashboard shows a folder's recent activity"): the log read backwards.
+  route({
+    method: 'GET',
+    path: '/drive/changes/recent',
+    handler: 'changes',
+    permission: 'changes',
+    streaming: false,
+    operationId: 'recentChanges',
+    summary: 'Read a folder\'s most recent changes',
+    description:
+      'The most recent changes made in `path` and below it, newest first, at most `limit`, as GET /drive/changes gives them (a move in from outside is a `created`, out of it a `deleted`). `next_before`, passed as `before`, gives the page of older ones; `cursor`, followed with GET /drive/changes, gives every change newer than this page, none missed or repeated. A request reads at most 1,000 changes of the drive\'s log in at most 2 DynamoDB queries: in a folder whose changes are few among the drive\'s, a page may hold fewer than `limit`, even none, and still have a `next_before`. Changes are kept 7 days by default.',
+    tags: ['files', 'folders'],
+    parameters: queryParameters(R.ChangesRecentQuery),
+    answers: {
+      200: ok('The changes, newest first; a feed cursor after them; the page of older ones.', ref(S.RecentChanges), {
+        changes: [
+          { id: '44', type: 'file.moved', path: '/reports/2025/q3.pdf', from: '/reports/q3.pdf', at: LATER, file: { ...FILE_ENTRY, path: '/reports/2025/q3.pdf', etag: 'a3f5c7e9b1d3f5a7c9e1b3d5f7a9c1e3' } },
+          { id: '43', type: 'file.created', path: '/reports/q3.pdf', at: AT, file: { ...FILE_ENTRY, etag: 'a3f5c7e9b1d3f5a7c9e1b3d5f7a9c1e3' } },
+        ],
+        cursor: 'eyJ2IjoxLCJkIjoiZHJpdmUiLCJwIjoiL3JlcG9ydHMiLCJzIjo0NCwidCI6MTc3MjQ0MzgwNH0',
+        next_before: 'eyJ2IjoxLCJrIjoicmVjZW50IiwiZCI6ImRyaXZlIiwicCI6Ii9yZXBvcnRzIiwiYiI6NDMsImwiOjE3NzI0NDM4MDAwMDB9',
+      }),
+    },
+    errors: [400, 422],
+  }),
   // A delete or move too big for one request answers 202 with a job (an extension); its client reads the job here.
   route({
     method: 'GET',

@@ -162,6 +162,11 @@ export const ChangesQuery = object({
   limit: optional(integer('Changes an answer (1 to 1,000; default 100).', { minimum: 1, maximum: 1000 })),
   timeout: optional(integer('Seconds to wait for a change when none is waiting (0 to 25; default 0): a long poll.', { minimum: 0, maximum: 25 })),
 });
+export const ChangesRecentQuery = object({
+  path: optional(string('The folder whose recent changes to read (default "/"); within the key\'s folder. With `before`, the folder of that page, or left out.')),
+  before: optional(string('The `next_before` of the answer before: the page of older changes it starts.', { minLength: 1 })),
+  limit: optional(integer('Changes an answer at most (1 to 100; default 20).', { minimum: 1, maximum: 100 })),
+});
 export const DeleteFolderQuery = object({ path: string('The folder.', { minLength: 1 }), recursive: optional(enumOf(['true', 'false'], 'Delete what it holds too.')) });
 export const DeleteFilesQuery = object({ path: optional(array(string(), { description: 'A file to delete (repeat for more).', maxItems: 1000 })) });
 export const PartUrlsQuery = object({

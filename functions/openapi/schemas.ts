@@ -155,6 +155,17 @@ export const ChangesPage = component(
     has_more: boolean('More changes wait: ask again at once.'),
   }),
 );
+export const RecentChanges = component(
+  'RecentChanges',
+  object(
+    {
+      changes: array(ref(Change)),
+      cursor: string('A cursor for GET /drive/changes just after the newest change this page could hold: following it gives every change after these, none missed or repeated.'),
+      next_before: nullable(string('Pass as `before` for the page of older changes; null when the log holds none older. A page may hold fewer than `limit` changes, even none, with more to come.')),
+    },
+    'A folder\'s most recent changes, newest first, as GET /drive/changes gives them (a move in from outside is a `created`, out of it a `deleted`).',
+  ),
+);
 export const ChangesCursor = component('ChangesCursor', object({ cursor: string('A cursor at the feed\'s present position, for GET /drive/changes.') }));
 export const TrashItem = component(
   'TrashItem',
@@ -360,7 +371,7 @@ export const RestoreRequest = component('RestoreRequest', R.RestoreRequest);
 /** The TypeScript type of each wire shape, by its component name in the document. */
 export type Wire<K extends keyof typeof SHAPES> = Static<(typeof SHAPES)[K]>;
 const SHAPES = {
-  ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, Job, JobAnswer, ChangeType, Change, ChangesPage, ChangesCursor, Role, Whoami, PartUrl, DirectDownload,
+  ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, Job, JobAnswer, ChangeType, Change, ChangesPage, RecentChanges, ChangesCursor, Role, Whoami, PartUrl, DirectDownload,
   UploadSession, PartUrlPage, AbortedUpload, ApiKey, KeyList, CreatedKey, RevokedKey, CreatedLink, Link, LinkList, RevokedLink, RevokedLinks, UploadTarget, UploadForm, CreateFolderRequest, DeleteFilesRequest, TransferRequest,
   StartUploadRequest, CompleteUploadRequest, CreateKeyRequest, CreateLinkRequest, TrustRole, TrustRule, TrustAnswer, TrustList, MintedKey, CreateTrustRequest, TokenRequest,
   Webhook, CreatedWebhook, WebhookList, DeletedWebhook, Delivery, DeliveryList, CreateWebhookRequest,

@@ -24,6 +24,8 @@ export const DRIVE = 'bench';
 export const FLOOR_DRIVE = 'floor';
 
 export interface BenchEnvironment {
+  /** The API's address, for a client of the bench's own (the change feed's follower). */
+  url: string;
   api: BenchClient;
   /** A client with a key of its own for `drive`, made on first use. */
   clientFor(drive: string): Promise<BenchClient>;
@@ -213,6 +215,7 @@ function environment(url: string, clients: { s3: S3Client; dynamodb: DynamoDBCli
   const others = new Map<string, BenchClient>();
   const api = new BenchClient(url, BENCH_KEY);
   return {
+    url,
     api,
     clientFor: async (drive: string) => {
       let client = others.get(drive);

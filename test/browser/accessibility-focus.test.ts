@@ -638,6 +638,42 @@ describe('the dashboard by keyboard and screen reader, in Chromium', () => {
     await checkAxe('read-only files');
   });
 
+  it("shows a change made just before in the folder's Recent activity, then one made while it is shown; Refresh keeps focus", async () => {
+    // The change is in the feed's log before the folder is opened (the feed gives it): the panel's first read must show it.
+    const latest = await api('/drive/changes/latest?path=/focus', ADMIN);
+    let { data: { cursor } } = (await latest.json()) as { data: { cursor: string } };
+    await uploadTo('/focus/sub', ['activity-note.txt']);
+    const fed: string[] = [];
+    for (let polls = 0; polls < 20 && !fed.includes('/focus/sub/activity-note.txt'); polls++) {
+      const feed = (await (await api(`/drive/changes?${new URLSearchParams({ cursor, timeout: '25' })}`, ADMIN)).json()) as { data: { changes: { path: string }[]; next_cursor: string } };
+      fed.push(...feed.data.changes.map((change) => change.path));
+      cursor = feed.data.next_cursor;
+    }
+    expect(fed).toContain('/focus/sub/activity-note.txt');
+
+    await page.goto(`${host.url}/#/files/focus`);
+    await page.getByRole('heading', { level: 1, name: 'focus' }).waitFor();
+    const panel = page.getByRole('region', { name: 'Recent activity' });
+    const first = panel.getByRole('listitem').first();
+    await expect(first.textContent()).resolves.toMatch(/^Added \/focus\/sub\/activity-note\.txt, /);
+    // When, as text and as the instant in a <time>.
+    await expect(first.locator('time').getAttribute('datetime')).resolves.toMatch(/^\d{4}-\d\d-\d\dT/);
+    await checkAxe('files, recent activity');
+
+    // A change made while the panel is shown comes to it through the feed, without a reload.
+    await uploadTo('/focus', ['activity-live.txt']);
+    await panel.getByRole('listitem').filter({ hasText: 'Added /focus/activity-live.txt' }).waitFor();
+    await expect(panel.getByRole('listitem').first().textContent()).resolves.toMatch(/^Added \/focus\/activity-live\.txt, /);
+
+    // By keyboard: Refresh reads the panel again and keeps the focus.
+    await panel.getByRole('button', { name: 'Refresh' }).focus();
+    await page.keyboard.press('Enter');
+    await page.locator('.activity[aria-busy]').waitFor({ state: 'detached' });
+    await expect(panel.getByRole('listitem').first().textContent()).resolves.toMatch(/^Added \/focus\/activity-live\.txt, /);
+    await expect(focused()).resolves.toBe('Refresh');
+    await checkAxe('files, recent activity refreshed');
+  });
+
   it('found no axe-core violation on any view or dialog, and the page logged no error', () => {
     expect(axeFindings).toEqual([]);
     expect(pageErrors).toEqual([]);

@@ -44,16 +44,16 @@ describe('DriveStack', () => {
       });
     }
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).map((m) => (m as { Properties: { HttpMethod: string } }).Properties.HttpMethod);
-    // The API's thirty-five (three of them trust rules, four webhooks, two the change feed's, four the trash's), a
+    // The API's thirty-six (three of them trust rules, four webhooks, three the change feed's, four the trash's), a
     // share link's GET and HEAD, the token exchange's POST, GET /openapi.json, and the dashboard's GET / and GET /{file}.
     expect(methods.filter((m) => m !== 'OPTIONS').sort()).toEqual([
       ...['DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE', 'DELETE'],
-      ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
+      ...['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'GET'],
       ...['HEAD', 'HEAD'],
       ...['POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST', 'POST'],
     ]);
     const resources = Object.values(template.findResources('AWS::ApiGateway::Resource')).map((r) => (r as { Properties: { PathPart: string } }).Properties.PathPart);
-    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'parts', 'keys', '{key_id}', 'jobs', '{job_id}', '{file}', 'links', '{link_id}', 's', '{token}', 'whoami', 'openapi.json', 'trust', '{trust_id}', 'token', 'webhooks', '{webhook_id}', 'deliveries', 'trash', 'restore', '{item_id}']));
+    expect(resources).toEqual(expect.arrayContaining(['uploads', '{upload_id}', 'complete', 'parts', 'keys', '{key_id}', 'jobs', '{job_id}', '{file}', 'links', '{link_id}', 's', '{token}', 'whoami', 'openapi.json', 'trust', '{trust_id}', 'token', 'webhooks', '{webhook_id}', 'deliveries', 'trash', 'restore', '{item_id}', 'changes', 'latest', 'recent']));
   });
 
   it('streams GET and HEAD of downloads from the one download function, of share links from the open-link function, and listings from the list function; buffers the rest', () => {
@@ -576,10 +576,10 @@ describe('DriveStack', () => {
   it('answers CORS preflight for the configured origins on every resource, and on API Gateway\'s own errors', () => {
     const options = Object.values(template.findResources('AWS::ApiGateway::Method', { Properties: { HttpMethod: 'OPTIONS' } }));
     // /, /drive, the four resources of the spec, /drive/files, /drive/move, /drive/copy, /drive/whoami, four of large
-    // uploads, two of keys, two of trust rules, /drive/token, two of jobs, two of links, three of webhooks, two of
-    // the change feed, /s and /s/{token}, /openapi.json, the dashboard's /{file}, and the trash's three
-    // (/drive/trash, its /restore and /{item_id})
-    expect(options).toHaveLength(35);
+    // uploads, two of keys, two of trust rules, /drive/token, two of jobs, two of links, three of webhooks, three of
+    // the change feed (/drive/changes, its /latest and /recent), /s and /s/{token}, /openapi.json, the dashboard's
+    // /{file}, and the trash's three (/drive/trash, its /restore and /{item_id})
+    expect(options).toHaveLength(36);
     for (const method of options) expect(JSON.stringify(method)).toContain('https://app.example.com');
     // Preflights allow HEAD and the request headers of ranged and conditional downloads.
     for (const method of options) {

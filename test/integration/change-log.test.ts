@@ -73,4 +73,20 @@ describe('the stream tap and the change log on the embedded DynamoDB', () => {
     expect((await log.read('v', 0, 10)).map((read) => read.position)).toEqual([1, 2]);
     expect((await log.read('v', 1, 10)).map((read) => read.position)).toEqual([2]);
   });
+
+  it('reads a drive\'s changes backwards from the newest or below a position, saying when older ones may follow', async () => {
+    const log = new DynamoChangeLog(dynamo.client, T.changesTable, 86400);
+    const change = { type: 'file.created' as const, path: '/a', at: 'now', node: file('/a', 'a'), loggedAt: 0 };
+    for (let position = 1; position <= 5; position++) {
+      expect(await log.commit('back', { ...EMPTY_STATE, head: position, version: position }, [{ ...change, position }], [])).toBe(true);
+    }
+    // Another drive's log and the drive's own state item are no part of it.
+    expect(await log.commit('back-other', { ...EMPTY_STATE, head: 1, version: 1 }, [{ ...change, position: 1 }], [])).toBe(true);
+    const positions = (read: { changes: { position: number }[]; more: boolean }) => [read.changes.map((c) => c.position), read.more];
+    expect(positions(await log.readBefore('back', undefined, 2))).toEqual([[5, 4], true]);
+    expect(positions(await log.readBefore('back', 4, 2))).toEqual([[3, 2], true]);
+    expect(positions(await log.readBefore('back', 3, 10))).toEqual([[2, 1], false]);
+    expect(positions(await log.readBefore('back', 1, 10))).toEqual([[], false]);
+    expect(positions(await log.readBefore('back', undefined, 10))).toEqual([[5, 4, 3, 2, 1], false]);
+  });
 });

@@ -1,3 +1,4 @@
+import { Drive } from '../../client/src/drive';
 import { DriveClient, json } from '../support/api-client';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 import { putFiles, seedFolders, untilDone } from '../support/seeding';
@@ -208,5 +209,117 @@ describe('GET /drive/changes', () => {
     expect(res.status).toBe(410);
     expect(res.body.error.code).toBe('cursor_expired');
     expect((await admin.request('GET', '/drive/changes?cursor=garbage')).status).toBe(422);
+  });
+});
+
+interface RecentJson {
+  data: { changes: ChangeJson[]; cursor: string; next_before: string | null };
+}
+
+/** GET /drive/changes/recent with `query`, expecting a 200. */
+async function recent(client: DriveClient, query: Record<string, string>): Promise<RecentJson['data']> {
+  const res = await json<RecentJson>(client.request('GET', `/drive/changes/recent?${new URLSearchParams(query)}`));
+  expect(res.status).toBe(200);
+  return res.body.data;
+}
+
+/** Every page of `path`'s recent activity, `limit` a page, as a reader paging with `next_before` gets them. */
+async function allRecent(client: DriveClient, path: string, limit: number): Promise<{ changes: ChangeJson[]; pages: number }> {
+  const changes: ChangeJson[] = [];
+  let page = await recent(client, { path, limit: String(limit) });
+  let pages = 1;
+  for (; ; pages++) {
+    expect(page.changes.length).toBeLessThanOrEqual(limit);
+    changes.push(...page.changes);
+    if (page.next_before === null || pages > 100) break;
+    page = await recent(client, { before: page.next_before, limit: String(limit) });
+  }
+  return { changes, pages };
+}
+
+const move = (from: string, to: string) => admin.request('POST', '/drive/move', { body: JSON.stringify({ from, to }), headers: { 'Content-Type': 'application/json' } });
+const brief = (change: ChangeJson) => [change.id, change.type, change.path, change.from];
+
+describe('GET /drive/changes/recent', () => {
+  it("gives a folder's changes newest first (the feed's order reversed), limit a page, and older pages through next_before", async () => {
+    const cursor = await latest(admin, '/recent');
+    await putFiles(admin, ['/recent/a.txt', '/recent/b.txt', '/recent-not/x.txt']);
+    await putFiles(admin, ['/recent/b.txt']);
+    expect((await move('/recent/a.txt', '/recent/c.txt')).status).toBe(200);
+    expect((await admin.request('DELETE', '/drive/files?path=/recent/b.txt')).status).toBe(200);
+    // Made: /recent, a and b created; b replaced; a moved to c; b deleted.
+    const { changes: fed } = await follow(admin, cursor, 6);
+    expect(fed).toHaveLength(6);
+
+    const { changes, pages } = await allRecent(admin, '/recent', 2);
+    expect(changes.map(brief)).toEqual(fed.map(brief).reverse());
+    expect(pages).toBeGreaterThanOrEqual(3);
+    const first = await recent(admin, { path: '/recent', limit: '2' });
+    expect(first.changes.map(brief)).toEqual(fed.slice(-2).reverse().map(brief));
+    // Each path's changes newest first: b's delete before its replacement before its creation.
+    expect(changes.filter((change) => change.path === '/recent/b.txt').map((change) => change.type)).toEqual(['file.deleted', 'file.replaced', 'file.created']);
+    expect(JSON.stringify(changes)).not.toContain('/recent-not');
+    // The default is 20 a page: all six, and no older page (the log's first change is older than them, but
+    // none older is in /recent).
+    expect((await recent(admin, { path: '/recent' })).changes.map(brief)).toEqual(fed.map(brief).reverse());
+  });
+
+  it('gives a cursor that GET /drive/changes follows on from: the changes after the page, none of it again', async () => {
+    const cursor = await latest(admin, '/recent2');
+    await putFiles(admin, ['/recent2/a.txt', '/recent2/b.txt']);
+    const { changes: fed } = await follow(admin, cursor, 3);
+    const page = await recent(admin, { path: '/recent2' });
+    expect(page.changes.map(brief)).toEqual(fed.map(brief).reverse());
+    // The client library's read gives the same, and pages on through `before`.
+    const drive = new Drive({ baseUrl: host.url, apiKey: ADMIN });
+    expect((await drive.recentChanges('/recent2')).changes).toEqual(page.changes);
+    const newest = await drive.recentChanges('/recent2', { limit: 1 });
+    expect(newest.changes.map(brief)).toEqual([brief(fed[2])]);
+    expect((await drive.recentChanges('/recent2', { limit: 2, before: newest.next_before! })).changes.map(brief)).toEqual([brief(fed[1]), brief(fed[0])]);
+    await putFiles(admin, ['/recent2/c.txt']);
+    const { changes } = await follow(admin, page.cursor, 1);
+    expect(changes.map((change) => [change.type, change.path])).toEqual([['file.created', '/recent2/c.txt']]);
+  });
+
+  it("shows a /team key only /team (a move in as created, out as deleted); refuses it another folder's, and an upload-only key", async () => {
+    const team = new DriveClient(host.url, TEAM);
+    const cursor = await latest(team, '/team/rt');
+    await putFiles(admin, ['/team/rt/r1.txt', '/other/r2.txt']);
+    expect((await move('/other/r2.txt', '/team/rt/r2.txt')).status).toBe(200);
+    expect((await move('/team/rt/r1.txt', '/other/r1.txt')).status).toBe(200);
+    const { changes: fed } = await follow(team, cursor, 4);
+    expect(fed.map((change) => `${change.type} ${change.path}`).sort()).toEqual(['file.created /team/rt/r1.txt', 'file.created /team/rt/r2.txt', 'file.deleted /team/rt/r1.txt', 'folder.created /team/rt']);
+    const page = await recent(team, { path: '/team/rt', limit: '4' });
+    expect(page.changes.map(brief)).toEqual(fed.map(brief).reverse());
+    const { changes: all } = await allRecent(team, '/team', 100);
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    for (const change of all) expect(change.path === '/team' || change.path.startsWith('/team/')).toBe(true);
+    expect(JSON.stringify(all)).not.toContain('/other');
+
+    for (const path of ['/', '/other', '/teams']) {
+      const res = await json<{ error: { code: string } }>(team.request('GET', `/drive/changes/recent?${new URLSearchParams({ path })}`));
+      expect([path, res.status, res.body.error.code]).toEqual([path, 403, 'forbidden']);
+    }
+    expect((await team.request('GET', '/drive/changes/recent')).status).toBe(403);
+    // A page of the admin's, outside the key's folder, is refused too.
+    const outside = await recent(admin, { path: '/other', limit: '1' });
+    expect(outside.next_before).not.toBeNull();
+    expect((await team.request('GET', `/drive/changes/recent?${new URLSearchParams({ before: outside.next_before! })}`)).status).toBe(403);
+    const uploader = new DriveClient(host.url, UPLOADER);
+    expect((await uploader.request('GET', '/drive/changes/recent')).status).toBe(403);
+    expect((await uploader.request('GET', '/drive/changes/recent?path=/')).status).toBe(403);
+  });
+
+  it('answers 422 to a limit out of range, a page it did not give, and a page given with another folder', async () => {
+    for (const limit of ['0', '101', 'x']) expect((await admin.request('GET', `/drive/changes/recent?limit=${limit}`)).status).toBe(422);
+    expect((await admin.request('GET', '/drive/changes/recent?before=garbage')).status).toBe(422);
+    // A feed cursor is no page.
+    expect((await admin.request('GET', `/drive/changes/recent?${new URLSearchParams({ before: await latest(admin) })}`)).status).toBe(422);
+    const page = await recent(admin, { path: '/', limit: '1' });
+    expect(page.next_before).not.toBeNull();
+    const res = await json<{ error: { code: string; message: string } }>(admin.request('GET', `/drive/changes/recent?${new URLSearchParams({ path: '/team', before: page.next_before! })}`));
+    expect(res.status).toBe(422);
+    expect(res.body.error.message).toBe('before is a page of /, not of /team: give before alone');
+    expect((await admin.request('GET', `/drive/changes/recent?${new URLSearchParams({ path: '/', before: page.next_before! })}`)).status).toBe(200);
   });
 });

@@ -97,6 +97,7 @@ function mortal(log: ChangeLog, next: () => number): ChangeLog {
     readMarks: (drive, keys) => log.readMarks(drive, keys),
     read: (drive, after, limit) => log.read(drive, after, limit),
     newest: (drive) => log.newest(drive),
+    readBefore: (drive, before, limit) => log.readBefore(drive, before, limit),
     commit: async (drive, state, changes, marks) => {
       if (next() < 0.1) throw new Error('died before the commit');
       const made = await log.commit(drive, state, changes, marks);

@@ -69,6 +69,12 @@ export class MemoryChangeLog implements ChangeLog {
       .map((change) => structuredClone(change));
   }
 
+  async readBefore(drive: string, before: number | undefined, limit: number): Promise<{ changes: LoggedChange[]; more: boolean }> {
+    await this.pause('readBefore');
+    const older = [...(this.logs.get(drive)?.values() ?? [])].filter((change) => before === undefined || change.position < before).sort((a, b) => b.position - a.position);
+    return { changes: older.slice(0, limit).map((change) => structuredClone(change)), more: older.length > limit };
+  }
+
   async newest(drive: string): Promise<number> {
     await this.pause('newest');
     const positions = [...(this.logs.get(drive)?.keys() ?? [])];

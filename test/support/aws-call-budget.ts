@@ -56,6 +56,7 @@ export function totalCalls(calls: Pick<PinnedRequest, 'dynamodb' | 's3' | 'sqs'>
 export const PINNED_CALLS: readonly PinnedRequest[] = [
   { request: 'take a change feed cursor', route: 'GET /drive/changes/latest', status: 200, dynamodb: { Query: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 1, wru: 1 },
   { request: 'read the change feed, nothing new', route: 'GET /drive/changes', status: 200, dynamodb: { Query: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 1, wru: 1 },
+  { request: "read a folder's recent changes, none yet", route: 'GET /drive/changes/recent', status: 200, dynamodb: { Query: 1, UpdateItem: 1 }, s3: {}, sqs: {}, sequential: 2, rru: 1, wru: 1 },
   { request: 'upload 4 KiB into an existing folder', route: 'POST /drive/upload', status: 200, dynamodb: { BatchGetItem: 2, PutItem: 1, UpdateItem: 1 }, s3: { PutObject: 1 }, sqs: {}, sequential: 4, rru: 3, wru: 2 },
   { request: 'upload 1 MiB into an existing folder', route: 'POST /drive/upload', status: 200, dynamodb: { BatchGetItem: 2, PutItem: 1, UpdateItem: 1 }, s3: { PutObject: 1 }, sqs: {}, sequential: 4, rru: 3, wru: 2 },
   { request: 'upload 10 files of 4 KiB into an existing folder', route: 'POST /drive/upload', status: 200, dynamodb: { BatchGetItem: 2, BatchWriteItem: 1, PutItem: 11, UpdateItem: 1 }, s3: { PutObject: 10 }, sqs: {}, sequential: 9, sideBySide: true, rru: 12, wru: 13 },

@@ -292,6 +292,7 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
       return res;
     });
     await measure('read the change feed, nothing new', () => ok(send('GET', `/drive/changes?cursor=${feedCursor}`)));
+    await measure("read a folder's recent changes, none yet", () => ok(send('GET', '/drive/changes/recent?path=/up')));
     await ok(send('POST', '/drive/folders', { path: '/up' }));
     await ok(upload([{ name: 'a.bin', bytes: 4096 }, { name: 'b.bin', bytes: 4096 }, { name: 'c.bin', bytes: 4096 }], '/files'));
     await ok(upload([{ name: '4k.bin', bytes: 4096 }, { name: '1m.bin', bytes: 1024 * 1024 }], '/dl'));

@@ -192,6 +192,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/drive/changes/recent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a folder's most recent changes
+         * @description The most recent changes made in `path` and below it, newest first, at most `limit`, as GET /drive/changes gives them (a move in from outside is a `created`, out of it a `deleted`). `next_before`, passed as `before`, gives the page of older ones; `cursor`, followed with GET /drive/changes, gives every change newer than this page, none missed or repeated. A request reads at most 1,000 changes of the drive's log in at most 2 DynamoDB queries: in a folder whose changes are few among the drive's, a page may hold fewer than `limit`, even none, and still have a `next_before`. Changes are kept 7 days by default.
+         */
+        get: operations["recentChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/drive/jobs/{job_id}": {
         parameters: {
             query?: never;
@@ -975,6 +995,13 @@ export interface components {
             next_cursor: string;
             /** @description More changes wait: ask again at once. */
             has_more: boolean;
+        };
+        /** @description A folder's most recent changes, newest first, as GET /drive/changes gives them (a move in from outside is a `created`, out of it a `deleted`). */
+        RecentChanges: {
+            changes: components["schemas"]["Change"][];
+            /** @description A cursor for GET /drive/changes just after the newest change this page could hold: following it gives every change after these, none missed or repeated. */
+            cursor: string;
+            next_before: string | null;
         };
         ChangesCursor: {
             /** @description A cursor at the feed's present position, for GET /drive/changes. */
@@ -2747,6 +2774,87 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             410: components["responses"]["Error410"];
+            413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            504: components["responses"]["Error504"];
+        };
+    };
+    recentChanges: {
+        parameters: {
+            query?: {
+                /** @description The folder whose recent changes to read (default "/"); within the key's folder. With `before`, the folder of that page, or left out. */
+                path?: string;
+                /** @description The `next_before` of the answer before: the page of older changes it starts. */
+                before?: string;
+                /** @description Changes an answer at most (1 to 100; default 20). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes, newest first; a feed cursor after them; the page of older ones. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "changes": [
+                     *           {
+                     *             "id": "44",
+                     *             "type": "file.moved",
+                     *             "path": "/reports/2025/q3.pdf",
+                     *             "from": "/reports/q3.pdf",
+                     *             "at": "2026-03-02T09:30:04.000Z",
+                     *             "file": {
+                     *               "id": "6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f",
+                     *               "name": "q3.pdf",
+                     *               "path": "/reports/2025/q3.pdf",
+                     *               "size": 48213,
+                     *               "created_at": "2026-03-02T09:30:00.000Z",
+                     *               "etag": "a3f5c7e9b1d3f5a7c9e1b3d5f7a9c1e3"
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": "43",
+                     *             "type": "file.created",
+                     *             "path": "/reports/q3.pdf",
+                     *             "at": "2026-03-02T09:30:00.000Z",
+                     *             "file": {
+                     *               "id": "6f1c2a4e-8b3d-4c5e-9f70-1a2b3c4d5e6f",
+                     *               "name": "q3.pdf",
+                     *               "path": "/reports/q3.pdf",
+                     *               "size": 48213,
+                     *               "created_at": "2026-03-02T09:30:00.000Z",
+                     *               "etag": "a3f5c7e9b1d3f5a7c9e1b3d5f7a9c1e3"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "cursor": "eyJ2IjoxLCJkIjoiZHJpdmUiLCJwIjoiL3JlcG9ydHMiLCJzIjo0NCwidCI6MTc3MjQ0MzgwNH0",
+                     *         "next_before": "eyJ2IjoxLCJrIjoicmVjZW50IiwiZCI6ImRyaXZlIiwicCI6Ii9yZXBvcnRzIiwiYiI6NDMsImwiOjE3NzI0NDM4MDAwMDB9"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RecentChanges"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];

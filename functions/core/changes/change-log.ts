@@ -122,6 +122,12 @@ export interface ChangeLog {
   read(drive: string, after: number, limit: number): Promise<LoggedChange[]>;
   /** The last position the drive's log holds (0 if none). */
   newest(drive: string): Promise<number>;
+  /**
+   * In one call (one `Query`, newest first): at most `limit` changes of the drive before position `before`
+   * (all, when undefined), in descending position order. DynamoDB may give fewer (its 1 MB page); `more` when
+   * the log may hold older ones than those given.
+   */
+  readBefore(drive: string, before: number | undefined, limit: number): Promise<{ changes: LoggedChange[]; more: boolean }>;
 }
 
 /** DynamoDB's limit of items in one transaction. */
