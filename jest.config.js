@@ -1,6 +1,9 @@
 // The suite in four projects, by cost (docs/testing.md). `npm test` runs them all; `npm run test:unit` and the
 // like run one; `npm run test:chaos` (jest.chaos.config.js) runs the slow chaos tests, which none of these holds.
 
+// Before any worker starts, so that the workers and the hosts they start inherit it (test/support/memory-tmpdir.js).
+require('./test/support/memory-tmpdir.js').useMemoryTmpdir();
+
 /** What every project shares: Node, TypeScript through esbuild, and the environment of test/setup-env.ts. */
 const shared = {
   testEnvironment: 'node',
