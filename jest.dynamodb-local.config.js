@@ -3,6 +3,8 @@
  * DynamoDB Local (one JVM for the run, started by the global setup); any difference fails. Its files end in
  * `.compare.ts`, so the main suite never starts a JVM.
  */
+require('./test/support/memory-tmpdir.js').useMemoryTmpdir();
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',

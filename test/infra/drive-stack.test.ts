@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Alarm, CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { gatewayErrorBody } from '../../lib/aws-limits';
 import { DriveStack } from '../../lib/drive-stack';
 import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, ROUTES, TOKEN_ROUTES } from '../../lib/routes';
@@ -14,6 +15,9 @@ import { CONTRACT_ROUTES, DASHBOARD_ROUTES, LINK_ROUTES, ROUTES, TOKEN_ROUTES } 
 // a key that includes the output folder, so the second and third app reuse the first one's bundles instead
 // of running esbuild over the 34 handlers again.
 const outdir = mkdtempSync(join(tmpdir(), 'drive-stack-test-'));
+
+/** An app whose stacks are not bundled (only the template matters), its assembly inside `outdir`, which the file removes. */
+const templateApp = () => new App({ outdir: mkdtempSync(join(outdir, 'template-')), context: { 'aws:cdk:bundling-stacks': [] } });
 
 // One synthesis shared by every assertion.
 const app = new App({ outdir });
@@ -420,7 +424,7 @@ describe('DriveStack', () => {
     });
 
     it('refuses a grace period under 15 minutes while repair deletes, naming the context key; passes one it takes to the function', () => {
-      const app = () => new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+      const app = () => templateApp();
       expect(() => new DriveStack(app(), 'NoGrace', { consistencyCheck: { graceMinutes: 0 } })).toThrow(
         'fsckGraceMinutes must be at least 15 while fsckRepair deletes orphans (got 0); set fsckRepair=off to report only',
       );
@@ -432,7 +436,7 @@ describe('DriveStack', () => {
     });
 
     it('reports only, and may then delete nothing, when fsckRepair is off', () => {
-      const reporting = new DriveStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Reporting', { consistencyCheck: { repair: 'off' } });
+      const reporting = new DriveStack(templateApp(), 'Reporting', { consistencyCheck: { repair: 'off' } });
       const reported = Template.fromStack(reporting);
       reported.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ DRIVE_FSCK_REPAIR: 'off' }) } });
       const roleId = reporting.getLogicalId(reporting.functions['consistency-check'].role!.node.defaultChild as never);
@@ -444,7 +448,7 @@ describe('DriveStack', () => {
 
     it('also makes folders when fsckRepair is true, on the period fsckEveryHours gives', () => {
       // Not bundled: only the template matters here.
-      const repairing = new DriveStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Repairing', { consistencyCheck: { everyHours: 6, repair: 'all' } });
+      const repairing = new DriveStack(templateApp(), 'Repairing', { consistencyCheck: { everyHours: 6, repair: 'all' } });
       const repaired = Template.fromStack(repairing);
       const fnId = repairing.getLogicalId(repairing.functions['consistency-check'].node.defaultChild as never);
       repaired.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(6 hours)', Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [fnId, 'Arn'] } })] });
@@ -456,7 +460,7 @@ describe('DriveStack', () => {
         .flatMap((s) => ([] as string[]).concat(s.Action as string | string[]));
       expect(actions).toEqual(expect.arrayContaining(['s3:DeleteObject', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:DeleteItem']));
       expect(actions).not.toContain('s3:PutObject');
-      expect(() => new DriveStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'TooRare', { consistencyCheck: { everyHours: 100 } })).toThrow(/fsckEveryHours/);
+      expect(() => new DriveStack(templateApp(), 'TooRare', { consistencyCheck: { everyHours: 100 } })).toThrow(/fsckEveryHours/);
     });
   });
 
@@ -515,7 +519,7 @@ describe('DriveStack', () => {
       CorsConfiguration: { CorsRules: [Match.objectLike({ AllowedMethods: ['PUT'], AllowedOrigins: ['https://app.example.com', apiOrigin], ExposedHeaders: ['ETag'] })] },
     });
     // Without configured origins, the dashboard (served by the API) still may.
-    const bare = new DriveStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Bare');
+    const bare = new DriveStack(templateApp(), 'Bare');
     Template.fromStack(bare).hasResourceProperties('AWS::S3::Bucket', {
       CorsConfiguration: { CorsRules: [Match.objectLike({ AllowedMethods: ['PUT'], AllowedOrigins: [Match.objectLike({ 'Fn::Join': Match.anyValue() })] })] },
     });
@@ -608,8 +612,8 @@ describe('DriveStack', () => {
 
   describe('observability', () => {
     // A stack as cdk context configures it, with alarms added after it is built; not bundled (its code is the main stack's).
-    const variant = new DriveStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Variant', { logLevel: 'WARN', alarmEmail: 'ops@example.com', tracing: { sampleRate: 0.05, reservoirPerSecond: 0 } });
-    const verbose = Template.fromStack(new DriveStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Verbose', { extraLogs: { accessLogs: true, platformLogs: true } }));
+    const variant = new DriveStack(templateApp(), 'Variant', { logLevel: 'WARN', alarmEmail: 'ops@example.com', tracing: { sampleRate: 0.05, reservoirPerSecond: 0 } });
+    const verbose = Template.fromStack(new DriveStack(templateApp(), 'Verbose', { extraLogs: { accessLogs: true, platformLogs: true } }));
     new Alarm(variant, 'AddedLater', { metric: variant.functions.upload.metricErrors(), threshold: 1, evaluationPeriods: 1 });
     new CfnAlarm(variant, 'AddedBare', { comparisonOperator: 'GreaterThanThreshold', evaluationPeriods: 1, threshold: 0, metricName: 'Findings', namespace: 'Drive', period: 300, statistic: 'Sum' });
     const variantTemplate = Template.fromStack(variant);
@@ -657,7 +661,7 @@ describe('DriveStack', () => {
     });
 
     it('refuses a sampling rate outside 0 to 1 and a reservoir that is not a whole number', () => {
-      const make = (tracing: { sampleRate?: number; reservoirPerSecond?: number }) => () => new DriveStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'BadTracing', { tracing });
+      const make = (tracing: { sampleRate?: number; reservoirPerSecond?: number }) => () => new DriveStack(templateApp(), 'BadTracing', { tracing });
       expect(make({ sampleRate: 5 })).toThrow('tracing.sampleRate must be between 0 and 1 (got 5)');
       expect(make({ sampleRate: Number.NaN })).toThrow('tracing.sampleRate');
       expect(make({ reservoirPerSecond: 0.5 })).toThrow('tracing.reservoirPerSecond must be a whole number (got 0.5)');
@@ -739,6 +743,27 @@ describe('DriveStack', () => {
     disposable.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Delete', Properties: Match.objectLike({ LoggingConfiguration: Match.anyValue() }) });
     // S3 goes on delivering access logs, so their bucket is kept whatever the policy.
     disposable.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain', Properties: Match.objectLike({ LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 90 })] } }) });
+  });
+});
+
+// Review of issue 27 (c27-hooks): each webhook function may call on the changes table what its store calls there
+// (functions/aws/dynamo-webhooks.ts). Registering ends in DynamoWebhookStore.create, which puts the webhook
+// (PutItem) and then notes its drive in the `hookdrives` item (UpdateItem ADD), both in the changes table.
+describe('DriveStack: webhook functions on the changes table', () => {
+  /** The actions the function's role may call on the changes table. */
+  function changesActionsOf(fn: keyof DriveStack['functions']): string[] {
+    const roleId = stack.getLogicalId(stack.functions[fn].role!.node.defaultChild as never);
+    const changesId = stack.getLogicalId((stack.node.findChild('Changes') as Table).node.defaultChild as never);
+    const policies = template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } });
+    return Object.values(policies)
+      .flatMap((p) => (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement)
+      .filter((s) => JSON.stringify(s.Resource).includes(changesId))
+      .flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]))
+      .sort();
+  }
+
+  it('lets create-webhook note its drive among those with webhooks (UpdateItem of the hookdrives item)', () => {
+    expect(changesActionsOf('create-webhook')).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']));
   });
 });
 
