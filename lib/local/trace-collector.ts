@@ -8,6 +8,8 @@ import { join } from 'node:path';
 export const TRACES_FILE = 'traces.jsonl';
 /** Past this the file becomes `traces.1.jsonl` (the one before is dropped): a host left running keeps 2 × this at most. */
 const ROTATE_BYTES = 8 * 1024 * 1024;
+/** How long a document waits to be written with those after it (a host killed loses these, as UDP may). */
+const FLUSH_MS = 100;
 
 /** The local host's X-Ray daemon: where the functions' subsegments go, and the host's own segments. */
 export interface TraceCollector {
@@ -38,12 +40,27 @@ export async function startTraceCollector(dataDir: string, rotateBytes = ROTATE_
     return stream;
   }
 
+  // The documents of the last FLUSH_MS, written together: a write per document (one per AWS call) was 9.6 % of
+  // the host's main-thread CPU in delete-files.test.ts (a --cpu-prof of the host), 2 % so.
+  let pending: string[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  function flush(): void {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (pending.length === 0) return;
+    out.write(pending.join(''));
+    pending = [];
+  }
+
   function keep(segment: Record<string, unknown>): void {
     const line = `${JSON.stringify(segment)}\n`;
     if (rotating) return; // the few documents that arrive while the file turns over are dropped, as UDP may drop them
-    out.write(line);
+    pending.push(line);
     size += Buffer.byteLength(line);
-    if (size > rotateBytes) {
+    if (size <= rotateBytes) {
+      timer ??= setTimeout(flush, FLUSH_MS).unref();
+    } else {
+      flush();
       const full = out;
       rotating = new Promise<void>((done) => full.end(done))
         .then(() => rename(path, join(dataDir, 'traces.1.jsonl')))
@@ -85,6 +102,7 @@ export async function startTraceCollector(dataDir: string, rotateBytes = ROTATE_
       closed = true;
       await new Promise<void>((resolve) => socket.close(() => resolve()));
       await rotating;
+      flush();
       await new Promise<void>((resolve) => out.end(resolve));
     },
   };
