@@ -64,7 +64,7 @@ function encodeQueryValue(value: string): string {
  * move's or copy's Folder entry at its new path. A move or copy that stopped short has `result: null` and an
  * `error`.
  */
-export function jobView(job: Job, baseUrl: string): Wire<'Job'> {
+export function jobView(job: Job, baseUrl: string): Wire<'Job'> | Wire<'RestoreJob'> {
   const common = { id: job.id, status: job.status, created_at: job.createdAt, updated_at: job.updatedAt, url: jobUrl(job, baseUrl) };
   if (job.kind === 'copy') {
     const done = job.status === 'done';
@@ -77,6 +77,20 @@ export function jobView(job: Job, baseUrl: string): Wire<'Job'> {
       result: done && job.ended !== 'stopped' ? folderEntryView({ kind: 'folder', id: job.toId!, path: job.to!, createdAt: job.createdAt }) : null,
       ...(done && job.ended === 'stopped'
         ? { error: { code: 'conflict', message: `the copy stopped: ${job.path} or ${job.to} was deleted or taken by another request meanwhile; what had been copied is in ${job.to}` } }
+        : {}),
+    };
+  }
+  if (job.kind === 'restore') {
+    const done = job.status === 'done';
+    return {
+      ...common,
+      type: 'restore-folder' as const,
+      path: job.path,
+      to: job.to!,
+      files_restored: job.files,
+      result: done && job.ended !== 'stopped' ? folderEntryView({ kind: 'folder', id: job.toId!, path: job.to!, createdAt: job.toCreatedAt ?? job.createdAt }) : null,
+      ...(done && job.ended === 'stopped'
+        ? { error: { code: 'conflict', message: `the restore stopped: ${job.to} was deleted or moved by another request meanwhile; what was not restored is still in the trash` } }
         : {}),
     };
   }
