@@ -7,7 +7,6 @@ import {
   directDownloadAnswer,
   downloadAnswers,
   jobAccepted,
-  restoreJobAccepted,
   jsonBody,
   ok,
   pathParam,
@@ -379,7 +378,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     operationId: 'getJob',
     summary: 'Read a job',
     description:
-      'A job whose folder (for a move or copy, either end) lies outside the key\'s folder does not exist for it (404, as an unknown id). A folder restore\'s job (`type: restore-folder`, the 202 of `POST /drive/trash/restore`) is read here too, in the shape of `RestoreJob`.',
+      'A job whose folder (for a move or copy, either end) lies outside the key\'s folder does not exist for it (404, as an unknown id). A folder restore\'s job (`type: restore-folder`) is read here too.',
     tags: ['jobs'],
     parameters: [pathParam('job_id', 'The job\'s id.')],
     answers: {
@@ -449,7 +448,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     requestBody: jsonBody(ref(S.RestoreRequest), { id: TRASH_ID }),
     answers: {
       200: ok('The restored file, or folder.', oneOf([ref(S.File), ref(S.Folder)]), FILE),
-      202: restoreJobAccepted('The folder restore', {
+      202: jobAccepted('The folder restore', {
         job: { id: JOB_ID, type: 'restore-folder', status: 'running', created_at: AT, updated_at: LATER, url: `${BASE}/drive/jobs/${JOB_ID}`, path: '/reports', to: '/reports', files_restored: 800, result: null },
       }),
     },

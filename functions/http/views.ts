@@ -64,7 +64,7 @@ function encodeQueryValue(value: string): string {
  * move's or copy's Folder entry at its new path. A move or copy that stopped short has `result: null` and an
  * `error`.
  */
-export function jobView(job: Job, baseUrl: string): Wire<'Job'> | Wire<'RestoreJob'> {
+export function jobView(job: Job, baseUrl: string): Wire<'Job'> {
   const common = { id: job.id, status: job.status, created_at: job.createdAt, updated_at: job.updatedAt, url: jobUrl(job, baseUrl) };
   if (job.kind === 'copy') {
     const done = job.status === 'done';

@@ -1,6 +1,6 @@
 import type { Schema, Static, TObject, TSchema } from './schema-kit';
 import { envelope, plainSchema, ref } from './schema-kit';
-import { DirectDownload, JobAnswer, RestoreJobAnswer } from './schemas';
+import { DirectDownload, JobAnswer } from './schemas';
 
 /** The parts an operation of the OpenAPI document is made of: parameters, bodies and answers. */
 
@@ -51,19 +51,10 @@ export function ok<T extends TSchema>(description: string, data: T, example: Sta
 
 /** The 202 of a delete, move or copy too big for one request, with `example` as its job. */
 export function jobAccepted(what: string, example: Static<typeof JobAnswer>): Answer {
-  return jobAnswer(what, ref(JobAnswer), example);
-}
-
-/** The 202 of a folder restore: its job is a `RestoreJob`. */
-export function restoreJobAccepted(what: string, example: Static<typeof RestoreJobAnswer>): Answer {
-  return jobAnswer(what, ref(RestoreJobAnswer), example);
-}
-
-function jobAnswer(what: string, schema: Parameters<typeof envelope>[0], example: unknown): Answer {
   return {
     description: `${what} is too big for one request: it goes on as a job; \`Location\` and \`job.url\` read it.`,
     headers: { Location: { $ref: '#/components/headers/Location' }, ...apiHeaders, ...limitHeaders },
-    content: { 'application/json': { schema: plainSchema(envelope(schema)), example: { data: example } } },
+    content: { 'application/json': { schema: plainSchema(envelope(ref(JobAnswer))), example: { data: example } } },
   };
 }
 

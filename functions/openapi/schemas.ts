@@ -136,13 +136,14 @@ export const RestoreJob = component(
 );
 export const Job = component(
   'Job',
-  oneOf([ref(DeleteJob), ref(MoveJob), ref(CopyJob)], {
-    discriminator: { propertyName: 'type', mapping: { 'delete-folder': '#/components/schemas/DeleteJob', 'move-folder': '#/components/schemas/MoveJob', 'copy-folder': '#/components/schemas/CopyJob' } },
+  oneOf([ref(DeleteJob), ref(MoveJob), ref(CopyJob), ref(RestoreJob)], {
+    discriminator: {
+      propertyName: 'type',
+      mapping: { 'delete-folder': '#/components/schemas/DeleteJob', 'move-folder': '#/components/schemas/MoveJob', 'copy-folder': '#/components/schemas/CopyJob', 'restore-folder': '#/components/schemas/RestoreJob' },
+    },
   }),
 );
 export const JobAnswer = component('JobAnswer', object({ job: ref(Job) }));
-/** A folder restore's job (`POST /drive/trash/restore`, 202): kept beside `Job`, whose published variants a client may switch on. */
-export const RestoreJobAnswer = component('RestoreJobAnswer', object({ job: ref(RestoreJob) }));
 export const ChangeType = component('ChangeType', R.ChangeType);
 export const Change = component(
   'Change',
@@ -372,7 +373,7 @@ export const RestoreRequest = component('RestoreRequest', R.RestoreRequest);
 /** The TypeScript type of each wire shape, by its component name in the document. */
 export type Wire<K extends keyof typeof SHAPES> = Static<(typeof SHAPES)[K]>;
 const SHAPES = {
-  ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, RestoreJob, Job, JobAnswer, RestoreJobAnswer, ChangeType, Change, ChangesPage, ChangesCursor, Role, Whoami, PartUrl, DirectDownload,
+  ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, RestoreJob, Job, JobAnswer, ChangeType, Change, ChangesPage, ChangesCursor, Role, Whoami, PartUrl, DirectDownload,
   UploadSession, PartUrlPage, AbortedUpload, ApiKey, KeyList, CreatedKey, RevokedKey, CreatedLink, Link, LinkList, RevokedLink, RevokedLinks, UploadTarget, UploadForm, CreateFolderRequest, DeleteFilesRequest, TransferRequest,
   StartUploadRequest, CompleteUploadRequest, CreateKeyRequest, CreateLinkRequest, TrustRole, TrustRule, TrustAnswer, TrustList, MintedKey, CreateTrustRequest, TokenRequest,
   Webhook, CreatedWebhook, WebhookList, DeletedWebhook, Delivery, DeliveryList, CreateWebhookRequest,

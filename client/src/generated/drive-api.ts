@@ -201,7 +201,7 @@ export interface paths {
         };
         /**
          * Read a job
-         * @description A job whose folder (for a move or copy, either end) lies outside the key's folder does not exist for it (404, as an unknown id). A folder restore's job (`type: restore-folder`, the 202 of `POST /drive/trash/restore`) is read here too, in the shape of `RestoreJob`.
+         * @description A job whose folder (for a move or copy, either end) lies outside the key's folder does not exist for it (404, as an unknown id). A folder restore's job (`type: restore-folder`) is read here too.
          */
         get: operations["getJob"];
         put?: never;
@@ -949,7 +949,10 @@ export interface components {
              * @description An opaque identifier (a UUID).
              */
             id: string;
-            /** @constant */
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
             type: "restore-folder";
             status: components["schemas"]["JobStatus"];
             /**
@@ -982,12 +985,9 @@ export interface components {
             result: components["schemas"]["FolderEntry"] | null;
             error?: components["schemas"]["JobFailure"];
         };
-        Job: components["schemas"]["DeleteJob"] | components["schemas"]["MoveJob"] | components["schemas"]["CopyJob"];
+        Job: components["schemas"]["DeleteJob"] | components["schemas"]["MoveJob"] | components["schemas"]["CopyJob"] | components["schemas"]["RestoreJob"];
         JobAnswer: {
             job: components["schemas"]["Job"];
-        };
-        RestoreJobAnswer: {
-            job: components["schemas"]["RestoreJob"];
         };
         /** @enum {string} */
         ChangeType: "file.created" | "file.replaced" | "file.deleted" | "file.moved" | "folder.created" | "folder.deleted" | "folder.moved";
@@ -3056,7 +3056,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        data: components["schemas"]["RestoreJobAnswer"];
+                        data: components["schemas"]["JobAnswer"];
                     };
                 };
             };
