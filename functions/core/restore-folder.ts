@@ -47,7 +47,7 @@ export async function acceptRestore(
   const trash = deps.trash;
   const now = nowOf(deps.trashPolicy);
   const row = checkRestorable(await trash.get(drive, id), id, now, options.visible);
-  if (row.type === 'file') return { done: true, node: await restoreFile(deps, drive, id, options) };
+  if (row.type === 'file') return { done: true, node: await restoreFile(deps, drive, id, options, row) };
   const to = options.to ?? row.path;
 
   const read = await nodes.getMany(drive, [to, ...ancestorsOf(to)]);

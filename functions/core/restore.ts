@@ -40,11 +40,13 @@ export async function restoreFile(
   drive: string,
   id: string,
   options: { to?: string; overwrite?: boolean; visible?: (row: TrashRow) => boolean },
+  /** The row as the caller just read it (`acceptRestore`): the first attempt does not read it again. */
+  given?: TrashRow,
 ): Promise<FileNode> {
   const { nodes, trash } = deps;
   for (let attempt = 1; ; attempt++) {
     const now = nowOf(deps.trashPolicy);
-    const row = checkRestorable(await trash.get(drive, id), id, now, options.visible);
+    const row = checkRestorable(attempt === 1 && given ? given : await trash.get(drive, id), id, now, options.visible);
     if (row.type !== 'file' || !row.file) throw conflict(`trash item ${id} (${row.path}) is a folder; folders are restored by a job`, [row.path]);
     const to = options.to ?? row.path;
 
