@@ -39,7 +39,7 @@ beforeAll(async () => {
   host = await startHost({
     DRIVE_API_KEYS: [`trash:${ADMIN}:admin`, `trash:${WRITER}:read-write:/mine`, `trash:${READER}:read-only`, `trash:${UPLOADER}:upload-only`].join(','),
     DRIVE_RATE_LIMITS: 'off',
-    // The trash is off by default until folder restore lands (docs/trash-design.md): this host turns it on.
+    // The default (7 days), named: the purge_at the tests read is deleted_at plus these days.
     DRIVE_TRASH_DAYS: '7',
   });
   admin = new DriveClient(host.url, ADMIN);
