@@ -200,11 +200,11 @@ export const SETTINGS = {
 
   // The trash (issue 28).
   trashDays: entry({
-    name: 'DRIVE_TRASH_DAYS', type: 'whole number, 0 to 365', default: '0 (off until folder restore lands; then 7)', unit: 'days', readBy: ['handler', 'stack', 'local host'],
+    name: 'DRIVE_TRASH_DAYS', type: 'whole number, 0 to 365', default: '7', unit: 'days', readBy: ['handler', 'stack', 'local host'],
     description:
-      'how long deleted and replaced files stay in the trash (cdk context `trashDays`) before the sweep purges them; `0` turns the trash off, and deletes are final as before (items trashed earlier keep their own purge time). Off by default until folder restore (a job) is built',
+      'how long deleted and replaced files (and deleted folders, restored whole) stay in the trash (cdk context `trashDays`) before the sweep purges them; `0` turns the trash off, and deletes are final as the spec has them (items trashed earlier keep their own purge time)',
     parse: (raw: string | undefined, name: string): number => {
-      const value = wholeNumber(raw, name) ?? 0;
+      const value = wholeNumber(raw, name) ?? 7;
       if (value > 365) throw new Error(`${name} must be a whole number from 0 to 365 (got ${JSON.stringify(raw)})`);
       return value;
     },

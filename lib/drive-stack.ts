@@ -50,7 +50,7 @@ export interface DriveStackProps extends StackProps {
   bucketVersioning?: boolean;
   /** How many days the change feed keeps changes (`DRIVE_CHANGES_RETENTION_DAYS`). @default 7 */
   changesRetentionDays?: number;
-  /** Days a deleted or replaced file stays in the drive's trash (cdk context `trashDays`; `0` deletes at once). @default 0 (off until folder restore lands; then 7) */
+  /** Days a deleted or replaced file stays in the drive's trash (cdk context `trashDays`; `0` deletes at once). @default 7 */
   trashDays?: number;
   /**
    * Origins allowed to call the API from a browser (CORS, preflight included), and to PUT large-upload parts

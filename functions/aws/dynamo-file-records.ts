@@ -5,22 +5,25 @@ import {
   type FileRecords,
   type FolderNode,
   MAX_FILES_PER_REMOVE,
+  type MembersExpectation,
+  type MembersOutcome,
   MAX_FILES_PER_TRASH,
   type MoveExpectation,
   type MoveOutcome,
   type RestoreExpectation,
   type RestoreOutcome,
   type TrashInto,
+  type TrashMember,
   type TrashRow,
   type TrashStamp,
 } from '../core/ports';
-import { fileMember, fileRow } from '../core/trash';
+import { fileMember, fileRow, restoredRecord } from '../core/trash';
 import { BATCH_ATTEMPTS, backoff } from './batches';
 import { keyOf, toItem } from './dynamo-node-store';
-import { dueItem, dueKey, memberItem, rowItem, rowKey, restorableCondition } from './dynamo-trash';
+import { dueItem, dueKey, memberItem, membersPartition, rowItem, rowKey, restorableCondition } from './dynamo-trash';
 import { markItem } from './dynamo-change-log';
 import { journalItem, trashNoteItem } from './dynamo-upload-journal';
-import { UPLOADS_PARTITION_KEY } from './schema';
+import { NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY } from './schema';
 
 type Item = Record<string, AttributeValue>;
 
@@ -166,6 +169,36 @@ export class DynamoFileRecords implements FileRecords {
     const rows = files.map((file) => fileRow(file, stamp));
     await this.transact(files.flatMap((file, i) => this.rowItems(drive, file, rows[i])));
     return rows;
+  }
+
+  async restoreMembers(drive: string, row: TrashRow, files: readonly { member: TrashMember; to: string }[], expected: MembersExpectation): Promise<MembersOutcome> {
+    if (files.length < 1 || files.length > MAX_FILES_PER_TRASH) throw new RangeError(`restoreMembers takes 1 to ${MAX_FILES_PER_TRASH} files (got ${files.length})`);
+    // Per file its record and its member (2 items), then each parent once and the row: at most 25 × 2 + 25 + 1 items.
+    const written: FileNode[] = [];
+    const items: TransactWriteItem[] = [];
+    for (const { member, to } of files) {
+      const record = restoredRecord(row, member, to, expected.now);
+      written.push(record);
+      items.push(
+        { Put: { TableName: this.nodesTable, Item: toItem(drive, record), ConditionExpression: 'attribute_not_exists(#id)', ExpressionAttributeNames: { '#id': 'id' } } },
+        {
+          Delete: {
+            TableName: this.nodesTable,
+            Key: { [NODES_PARTITION_KEY]: { S: membersPartition(drive, row.id) }, [NODES_SORT_KEY]: { S: member.relative } },
+            ConditionExpression: 'attribute_exists(#file)',
+            ExpressionAttributeNames: { '#file': 'file' },
+          },
+        },
+      );
+    }
+    const firstParent = items.length;
+    for (const folder of expected.parents) items.push({ ConditionCheck: { TableName: this.nodesTable, Key: keyOf(drive, folder.path), ...standing(folder) } });
+    items.push({ ConditionCheck: { TableName: this.nodesTable, Key: rowKey(drive, row.id), ...restorableCondition(expected.now, expected.job) } });
+    const failed = await this.transact(items);
+    if (failed === undefined) return { restored: written };
+    if (failed.includes(items.length - 1)) return { restored: false, changed: 'item' };
+    if (failed.some((i) => i >= firstParent)) return { restored: false, changed: 'folders' };
+    return { restored: false, taken: [...new Set(failed.map((i) => Math.floor(i / 2)))] };
   }
 
   /** A file's row, its due entry, and (a pending record) its note: the items that make a file a trash row. */

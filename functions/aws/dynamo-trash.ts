@@ -266,9 +266,9 @@ export class DynamoTrashStore implements TrashStore {
         new UpdateItemCommand({
           TableName: this.table,
           Key: rowKey(drive, id),
-          UpdateExpression: counts ? 'REMOVE #restoring, #claimedAt SET #files = :files, #bytes = :bytes' : 'REMOVE #restoring, #claimedAt',
+          UpdateExpression: counts ? 'REMOVE #restoring, #claimedAt, #folderId SET #files = :files, #bytes = :bytes' : 'REMOVE #restoring, #claimedAt',
           ConditionExpression: '#restoring = :by',
-          ExpressionAttributeNames: { '#restoring': 'restoring', '#claimedAt': 'claimedAt', ...(counts ? { '#files': 'files', '#bytes': 'bytes' } : {}) },
+          ExpressionAttributeNames: { '#restoring': 'restoring', '#claimedAt': 'claimedAt', ...(counts ? { '#files': 'files', '#bytes': 'bytes', '#folderId': 'folderId' } : {}) },
           ExpressionAttributeValues: { ':by': { S: by }, ...(counts ? { ':files': { N: String(counts.files) }, ':bytes': { N: String(counts.bytes) } } : {}) },
         }),
       );

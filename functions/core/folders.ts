@@ -43,8 +43,9 @@ export async function ensureFolders(
    * `beforeCreate`: waited for before the first folder is made, only if one is missing (an upload of one
    * file: its put, in flight during the read; a folder is made only once its bytes are stored, and a put
    * that failed makes none).
+   * `made`: the id and creation time a missing folder is made with (a restore's: the folder it was), else new.
    */
-  options: { jobs?: JobStore; beforeCreate?: () => Promise<void> } = {},
+  options: { jobs?: JobStore; beforeCreate?: () => Promise<void>; made?: MadeAs } = {},
 ): Promise<{ folders: Map<string, FolderNode>; created: FolderNode[]; read: Map<string, DriveNode> }> {
   const wanted = [...new Set(paths.flatMap((path) => (path === ROOT ? [] : [...ancestorsOf(path), path])))].filter((path) => path !== ROOT);
   const found = await nodes.getMany(drive, [...wanted, ...alsoRead]);
@@ -62,7 +63,7 @@ export async function ensureFolders(
     for (const level of byDepth(missing, (path) => path, 'shallowest first')) {
       // Every create of a depth settles before a failure is thrown, so `created` names all that were made.
       const results = await settleLimit(level, CREATE_CONCURRENCY, async (path) => {
-        const folder: FolderNode = { kind: 'folder', id: randomUUID(), path, createdAt: now };
+        const folder: FolderNode = { kind: 'folder', id: randomUUID(), path, createdAt: now, ...options.made?.(path) };
         const held = await nodes.createFolder(drive, folder);
         if (held?.id === folder.id) created.push(folder);
         folders.set(path, usable(held ?? { kind: 'file', path }, paths));
@@ -76,6 +77,9 @@ export async function ensureFolders(
   }
   return { folders, created, read: found };
 }
+
+/** The id and creation time the folder at a path is made with, if not new ones (a restore keeps its folders'). */
+export type MadeAs = (path: string) => { id: string; createdAt: string } | undefined;
 
 /** Times folders are made again that a delete removed while they were made, before the request gives up. */
 const MAKE_ATTEMPTS = 3;
@@ -95,13 +99,14 @@ export async function makeFolders(
   /**
    * `keep`: a path of `paths` the caller answers for (a mkdir's): found there, made by another request, the
    * folder is noted `kept` once the read above passed, so that that request, failing, leaves it
-   * (`removeUnused`). `jobs`: where a failure that removes what it made notes its `empty` jobs.
+   * (`removeUnused`). `jobs`: where a failure that removes what it made notes its `empty` jobs. `made`: as
+   * `ensureFolders`'.
    */
-  options: { keep?: string; jobs?: JobStore } = {},
+  options: { keep?: string; jobs?: JobStore; made?: MadeAs } = {},
 ): Promise<Map<string, FolderNode>> {
-  const { keep, jobs } = options;
+  const { keep, jobs, made } = options;
   for (let attempt = 1; ; attempt++) {
-    const { folders, created } = await ensureFolders(nodes, drive, paths, now, [], { jobs });
+    const { folders, created } = await ensureFolders(nodes, drive, paths, now, [], { jobs, made });
     const { missing, deleting, moving } = await recheckFolders(nodes, drive, paths.map(parentOf));
     if (deleting.length > 0 || moving.length > 0) {
       await removeUnused({ nodes, jobs }, drive, created);

@@ -3,6 +3,7 @@ import { copyJob } from './copy';
 import { deleteJob } from './delete-folder';
 import { emptyJob } from './folders';
 import { type MoveDeps, moveJob } from './move';
+import { restoreJob } from './restore-folder';
 import type { Job, JobStore, ObjectCopier, TrashStore } from './ports';
 
 /** What a step of any kind of job may use. */
@@ -14,4 +15,5 @@ export const JOB_KINDS: Record<Job['kind'], JobKind<JobStepDeps>> = {
   move: moveJob,
   copy: copyJob,
   empty: emptyJob,
+  restore: restoreJob,
 };

@@ -199,7 +199,26 @@ export interface FileRecords {
    * nothing else.
    */
   keepReplaced(drive: string, files: readonly FileNode[], stamp: TrashStamp): Promise<TrashRow[]>;
+  /**
+   * Puts the files of members of the folder row `row` back as records at their `to` paths (a folder restore's
+   * page, at most `MAX_FILES_PER_TRASH`; the same id, key, ETag, size and creation time) and removes those
+   * members, in one write, if: at each `to` stands nothing; each member stands; each of `expected.parents`
+   * stands unmarked; the row stands `trashed`, claimed by `expected.job`, before its `purgeAt`. Returns the
+   * records written; or, writing nothing, the indexes of the files whose destination is taken or whose member
+   * is gone (`taken`: tried again without them, they stay in the trash), or the first other condition that failed.
+   */
+  restoreMembers(drive: string, row: TrashRow, files: readonly { member: TrashMember; to: string }[], expected: MembersExpectation): Promise<MembersOutcome>;
 }
+
+/** What a folder restore's page expects: the folders its files go into, its job's claim on the row, its clock. */
+export interface MembersExpectation {
+  parents: readonly FolderNode[];
+  job: string;
+  now: Date;
+}
+
+/** A folder restore's page written, or what refused it. */
+export type MembersOutcome = { restored: FileNode[] } | { restored: false; taken: number[] } | { restored: false; changed: 'folders' | 'item' };
 
 /** Records one `FileRecords.trashMany` takes: with a row and a due entry each, 75 of a transaction's 100 items. */
 export const MAX_FILES_PER_TRASH = 25;
@@ -298,7 +317,10 @@ export interface TrashStore {
    * claimed, or undefined (nothing written).
    */
   claim(drive: string, id: string, kind: 'purge' | 'restore', by: string, now: Date, leaseMs: number): Promise<TrashRow | undefined>;
-  /** Gives up a restore's claim `by` (the row stays, with what is left of it: `counts`). */
+  /**
+   * Gives up a restore's claim `by` (the row stays, with what is left of it: `counts`; given counts, the row's
+   * folder was made by that restore, so its `folderId` goes: a later restore of what is left makes a new one).
+   */
   release(drive: string, id: string, by: string, counts?: { files: number; bytes: number }): Promise<boolean>;
   /** Removes members of the row `id` (a purge's, after their bytes). */
   removeMembers(drive: string, id: string, relatives: readonly string[]): Promise<void>;
@@ -452,13 +474,19 @@ export interface Job {
    * else its mark is cleared (noted before the mark, so that a request dying after it leaves the job to
    * finish it; never shown to clients, whose requests answer at once).
    */
-  kind: 'delete' | 'move' | 'copy' | 'empty';
+  kind: 'delete' | 'move' | 'copy' | 'empty' | 'restore';
   /** The folder the job works on, and the id of the folder it marked there. */
   path: string;
   folderId: string;
-  /** A move's or copy's destination (where a moved folder keeps its id), and the id of the folder a copy made there. */
+  /**
+   * A move's or copy's destination (where a moved folder keeps its id), and the id of the folder a copy made
+   * there; a restore's destination and the folder it restores into (`toCreatedAt`: that folder's creation time).
+   */
   to?: string;
   toId?: string;
+  toCreatedAt?: string;
+  /** A restore's trash row (`restore`: a trashed folder put back at `to`, `path` being where it was taken from). */
+  trashId?: string;
   /**
    * How far a copy has gone: the last path below `path` it copied, in the listing's order. A move notes
    * `MOVE_READ_ABOVE` here once its request has read the folders above both ends after its marks: a step of a
@@ -472,7 +500,7 @@ export interface Job {
    * How a move that is done ended: `moved`, or `stopped` when something it could not wait out blocked it (a
    * path in the destination taken by another request): what had moved stays moved, the rest stays put.
    */
-  ended?: 'moved' | 'copied' | 'stopped';
+  ended?: 'moved' | 'copied' | 'restored' | 'stopped';
   createdAt: string;
   /** When a request or the worker last advanced the job: one that stops advancing is resumed (`resumeStalledJobs`). */
   updatedAt: string;

@@ -9,6 +9,20 @@ export type RestoreDeps = { nodes: NodeStore; records: FileRecords; trash: Trash
 /** The 404 of a trash item the caller may not see, that is gone, or past its `purgeAt`. */
 export const noSuchItem = (id: string) => notFound(`trash item ${id} does not exist`);
 
+/**
+ * The row `id` as read (`row`), if a restore may begin on it: else the `404` of a row that is gone, that the
+ * caller may not see or that is past its `purgeAt`, or the `409` of one being deleted, purged or restored.
+ */
+export function checkRestorable(row: TrashRow | undefined, id: string, now: Date, visible?: (row: TrashRow) => boolean): TrashRow {
+  if (!row || (visible && !visible(row))) throw noSuchItem(id);
+  // A purge's claim makes the row due now: it is being purged (409), not merely past its time (404).
+  if (row.purging !== undefined) throw conflict(`trash item ${id} (${row.path}) is being purged`, [row.path]);
+  if (!restorable(row, now)) throw noSuchItem(id);
+  if (row.state === 'filling') throw conflict(`trash item ${id} (${row.path}) is still being deleted; try again once its delete is done`, [row.path]);
+  if (row.restoring !== undefined) throw conflict(`trash item ${id} (${row.path}) is being restored`, [row.path]);
+  return row;
+}
+
 /** Times a restore reads its destination again when a write there won the race, before it answers 409. */
 const ATTEMPTS = 3;
 
@@ -26,17 +40,13 @@ export async function restoreFile(
   drive: string,
   id: string,
   options: { to?: string; overwrite?: boolean; visible?: (row: TrashRow) => boolean },
+  /** The row as the caller just read it (`acceptRestore`): the first attempt does not read it again. */
+  given?: TrashRow,
 ): Promise<FileNode> {
   const { nodes, trash } = deps;
   for (let attempt = 1; ; attempt++) {
     const now = nowOf(deps.trashPolicy);
-    const row = await trash.get(drive, id);
-    if (!row || (options.visible && !options.visible(row))) throw noSuchItem(id);
-    // A purge's claim makes the row due now: it is being purged (409), not merely past its time (404).
-    if (row.purging !== undefined) throw conflict(`trash item ${id} (${row.path}) is being purged`, [row.path]);
-    if (!restorable(row, now)) throw noSuchItem(id);
-    if (row.state === 'filling') throw conflict(`trash item ${id} (${row.path}) is still being deleted; try again once its delete is done`, [row.path]);
-    if (row.restoring !== undefined) throw conflict(`trash item ${id} (${row.path}) is being restored`, [row.path]);
+    const row = checkRestorable(attempt === 1 && given ? given : await trash.get(drive, id), id, now, options.visible);
     if (row.type !== 'file' || !row.file) throw conflict(`trash item ${id} (${row.path}) is a folder; folders are restored by a job`, [row.path]);
     const to = options.to ?? row.path;
 

@@ -89,3 +89,13 @@ export function restorable(row: Pick<TrashRow, 'purgeAt'>, now: Date): boolean {
 
 /** How long a purge's claim holds before another purge (the sweep) may take the row over: one that died. */
 export const PURGE_LEASE_MS = 5 * 60_000;
+
+/**
+ * The record a folder restore writes for `member` of `row` at `to`: the member's file as it was trashed (its
+ * id, key, ETag, size and creation time), moved (`movedAt` now) unless it goes back where it was.
+ */
+export function restoredRecord(row: TrashRow, member: TrashMember, to: string, now: Date): FileNode {
+  const { movedAt, ...record } = member.file!;
+  const back = to === `${row.path}/${member.relative}`;
+  return { ...record, path: to, ...(back ? (movedAt ? { movedAt } : {}) : { movedAt: now.toISOString() }) };
+}

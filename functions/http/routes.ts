@@ -402,7 +402,8 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     streaming: false,
     operationId: 'getJob',
     summary: 'Read a job',
-    description: 'A job whose folder (for a move or copy, either end) lies outside the key\'s folder does not exist for it (404, as an unknown id).',
+    description:
+      'A job whose folder (for a move or copy, either end) lies outside the key\'s folder does not exist for it (404, as an unknown id). A folder restore\'s job (`type: restore-folder`) is read here too.',
     tags: ['jobs'],
     parameters: [pathParam('job_id', 'The job\'s id.')],
     answers: {
@@ -467,10 +468,15 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     operationId: 'restoreFromTrash',
     summary: 'Restore a trash item',
     description:
-      'Puts the trashed file back where it was taken from (or at `to`), with its id, bytes and ETag; missing folders above are made. Something at the destination is a 409 unless `overwrite` is true (a file there then goes to the trash in turn). An item outside the key\'s folder, or past its `purge_at`, is a 404.',
+      'Puts the trashed file back where it was taken from (or at `to`), with its id, bytes and ETag; missing folders above are made. A trashed folder comes back whole, with its folders\' ids and its files\' ids, bytes and ETags, except files whose path was taken since the delete, which stay in the trash; a folder too big for one request answers 202 with a job (`restore-folder`). Something at the destination is a 409 unless `overwrite` is true (a file there then goes to the trash in turn; a folder there is restored into). An item outside the key\'s folder, or past its `purge_at`, is a 404.',
     tags: ['trash'],
     requestBody: jsonBody(ref(S.RestoreRequest), { id: TRASH_ID }),
-    answers: { 200: ok('The restored file.', ref(S.File), FILE) },
+    answers: {
+      200: ok('The restored file, or folder.', oneOf([ref(S.File), ref(S.Folder)]), FILE),
+      202: jobAccepted('The folder restore', {
+        job: { id: JOB_ID, type: 'restore-folder', status: 'running', created_at: AT, updated_at: LATER, url: `${BASE}/drive/jobs/${JOB_ID}`, path: '/reports', to: '/reports', files_restored: 800, result: null },
+      }),
+    },
     errors: [400, 403, 404, 409, 422],
   }),
   route({

@@ -80,6 +80,20 @@ export function jobView(job: Job, baseUrl: string): Wire<'Job'> {
         : {}),
     };
   }
+  if (job.kind === 'restore') {
+    const done = job.status === 'done';
+    return {
+      ...common,
+      type: 'restore-folder' as const,
+      path: job.path,
+      to: job.to!,
+      files_restored: job.files,
+      result: done && job.ended !== 'stopped' ? folderEntryView({ kind: 'folder', id: job.toId!, path: job.to!, createdAt: job.toCreatedAt ?? job.createdAt }) : null,
+      ...(done && job.ended === 'stopped'
+        ? { error: { code: 'conflict', message: `the restore stopped: ${job.to} was deleted or moved by another request meanwhile; what was not restored is still in the trash` } }
+        : {}),
+    };
+  }
   if (job.kind === 'move') {
     const done = job.status === 'done';
     return {

@@ -8,7 +8,7 @@ export interface DocumentChange {
  * What `after` changes from `before`, JSON value by JSON value: a key only `after` has is added; one only
  * `before` has is removed; a value of another type or content (an array of another length or order, a string
  * reworded) is changed, but for an `enum` that keeps its values in order and gains more: each new value is
- * added (the client types a code as its known ones or any string). Key order is no change: JSON gives it no meaning. An operation's `parameters` are a
+ * added (the client types a code as its known ones or any string); a discriminated `oneOf` likewise. Key order is no change: JSON gives it no meaning. An operation's `parameters` are a
  * set keyed by `in` and `name` (OpenAPI 3.1 §4.8.10.1, whose order means nothing): one only `after` has is
  * added if a client may leave it out, and a change if it is `required` (a client that does not send it fails).
  */
@@ -23,6 +23,7 @@ export function documentChanges(before: unknown, after: unknown, pointer = ''): 
     for (const key of Object.keys(before)) {
       const at = `${pointer}/${segment(key)}`;
       if (!(key in after)) changes.push({ kind: 'removed', pointer: at });
+      else if (key === 'oneOf' && isDiscriminatedAppend(before, after)) changes.push(...(after.oneOf as unknown[]).slice((before.oneOf as unknown[]).length).map((_, i) => ({ kind: 'added' as const, pointer: `${at}/${(before.oneOf as unknown[]).length + i}` })));
       else changes.push(...documentChanges(before[key], after[key], at));
     }
     for (const key of Object.keys(after)) if (!(key in before)) changes.push({ kind: 'added', pointer: `${pointer}/${segment(key)}` });
@@ -38,6 +39,17 @@ export function documentChanges(before: unknown, after: unknown, pointer = ''): 
   }
   if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) return before.flatMap((value, i) => documentChanges(value, after[i], `${pointer}/${i}`));
   return JSON.stringify(before) === JSON.stringify(after) ? [] : [{ kind: 'changed', pointer: pointer || '/' }];
+}
+
+/**
+ * Whether `after` keeps `before`'s discriminated `oneOf` in order and appends members (a job type the API may
+ * now answer with): each is an addition, as an enum's new value is, since a client switching on the
+ * discriminator meets the new value only from a request of the new kind. The discriminator's mapping gains
+ * keys only (checked as any object is).
+ */
+function isDiscriminatedAppend(before: Record<string, unknown>, after: Record<string, unknown>): boolean {
+  const [was, is] = [before.oneOf, after.oneOf];
+  return isObject(before.discriminator) && isObject(after.discriminator) && Array.isArray(was) && Array.isArray(is) && is.length > was.length && JSON.stringify(is.slice(0, was.length)) === JSON.stringify(was);
 }
 
 /** Whether every value of `before` is in `after`, in the same order. */

@@ -124,10 +124,23 @@ export const CopyJob = component(
   'CopyJob',
   object({ ...jobFields('copy-folder'), to: PATH, files_copied: integer('Files copied so far.', { minimum: 0 }), result: nullable(ref(FolderEntry)), error: optional(ref(JobFailure)) }),
 );
+export const RestoreJob = component(
+  'RestoreJob',
+  object({
+    ...jobFields('restore-folder'),
+    to: PATH,
+    files_restored: integer('Files restored so far (a file whose path was taken since the delete stays in the trash, uncounted).', { minimum: 0 }),
+    result: nullable(ref(FolderEntry)),
+    error: optional(ref(JobFailure)),
+  }),
+);
 export const Job = component(
   'Job',
-  oneOf([ref(DeleteJob), ref(MoveJob), ref(CopyJob)], {
-    discriminator: { propertyName: 'type', mapping: { 'delete-folder': '#/components/schemas/DeleteJob', 'move-folder': '#/components/schemas/MoveJob', 'copy-folder': '#/components/schemas/CopyJob' } },
+  oneOf([ref(DeleteJob), ref(MoveJob), ref(CopyJob), ref(RestoreJob)], {
+    discriminator: {
+      propertyName: 'type',
+      mapping: { 'delete-folder': '#/components/schemas/DeleteJob', 'move-folder': '#/components/schemas/MoveJob', 'copy-folder': '#/components/schemas/CopyJob', 'restore-folder': '#/components/schemas/RestoreJob' },
+    },
   }),
 );
 export const JobAnswer = component('JobAnswer', object({ job: ref(Job) }));
@@ -371,7 +384,7 @@ export const RestoreRequest = component('RestoreRequest', R.RestoreRequest);
 /** The TypeScript type of each wire shape, by its component name in the document. */
 export type Wire<K extends keyof typeof SHAPES> = Static<(typeof SHAPES)[K]>;
 const SHAPES = {
-  ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, Job, JobAnswer, ChangeType, Change, ChangesPage, RecentChanges, ChangesCursor, Role, Whoami, PartUrl, DirectDownload,
+  ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, RestoreJob, Job, JobAnswer, ChangeType, Change, ChangesPage, RecentChanges, ChangesCursor, Role, Whoami, PartUrl, DirectDownload,
   UploadSession, PartUrlPage, AbortedUpload, ApiKey, KeyList, CreatedKey, RevokedKey, CreatedLink, Link, LinkList, RevokedLink, RevokedLinks, UploadTarget, UploadForm, CreateFolderRequest, DeleteFilesRequest, TransferRequest,
   StartUploadRequest, CompleteUploadRequest, CreateKeyRequest, CreateLinkRequest, TrustRole, TrustRule, TrustAnswer, TrustList, MintedKey, CreateTrustRequest, TokenRequest,
   Webhook, CreatedWebhook, WebhookList, DeletedWebhook, Delivery, DeliveryList, CreateWebhookRequest,

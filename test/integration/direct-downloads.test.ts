@@ -137,7 +137,7 @@ describe('GET /drive/download?redirect=true', () => {
     expect(await both.text()).toContain('<Code>InvalidArgument</Code>');
   });
 
-  it('names the version it authorised: once the file is replaced, the URL reads nothing (404) and a new one reads the new bytes', async () => {
+  it('names the version it authorised: once the file is replaced, the URL reads that version, never the new bytes, and nothing (404) once it is purged', async () => {
     // Prepare
     const path = '/reports/replaced.txt';
     await drive().upload({ path, data: 'first version' });
@@ -148,11 +148,18 @@ describe('GET /drive/download?redirect=true', () => {
     const stale = await fetch(first.url);
     const fresh = await linkOf(path);
 
-    // Assess
-    expect(stale.status).toBe(404);
-    expect(await stale.text()).toContain('<Code>NoSuchKey</Code>');
+    // Assess: the replaced version is in the trash (issue 28, on by default), its object kept: the URL still
+    // names it, and only it.
+    expect(stale.status).toBe(200);
+    expect(await stale.text()).toBe('first version');
     expect(await (await fetch(fresh.url)).text()).toBe('second version, longer');
     expect(fresh.etag).not.toBe(first.etag);
+    const listed = await json<{ data: { items: { id: string; reason: string }[] } }>(api(SECRETS.readWrite).request('GET', `/drive/trash?path=${path}`));
+    expect(listed.body.data.items).toMatchObject([{ reason: 'replaced' }]);
+    expect((await api(SECRETS.readWrite).request('DELETE', `/drive/trash/${listed.body.data.items[0].id}`)).status).toBe(200);
+    const purged = await fetch(first.url);
+    expect(purged.status).toBe(404);
+    expect(await purged.text()).toContain('<Code>NoSuchKey</Code>');
   });
 
   it('is followed by a fetch that follows redirects, which drops the API key at the other origin (as curl -L does)', async () => {

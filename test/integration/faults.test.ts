@@ -2,6 +2,7 @@ import { type FaultRule, faultControls } from '../support/fault-host';
 import { DriveClient, type DeletedJson, type ErrorJson, type ListingJson, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
+import { FINAL_DELETES } from '../support/trash';
 
 const KEY = 'faults-key-29hVHaTbDrEgNFVFcigNCYZW';
 
@@ -12,7 +13,9 @@ let inject: (rules: FaultRule[]) => Promise<void>;
 
 beforeAll(async () => {
   // Keys cached, rate limits off: the only AWS calls are the operation's own.
-  host = await startHost({ DRIVE_API_KEYS: `faults:${KEY}`, DRIVE_RATE_LIMITS: 'off', DRIVE_KEY_CACHE_SECONDS: '600' }, undefined, 'test/support/fault-host.ts');
+  // Final deletes (the trash off): the faults below are injected into the calls of the delete that destroys
+  // (DeleteItem, DeleteObjects), which a delete into the trash does not make.
+  host = await startHost({ DRIVE_API_KEYS: `faults:${KEY}`, DRIVE_RATE_LIMITS: 'off', DRIVE_KEY_CACHE_SECONDS: '600', ...FINAL_DELETES }, undefined, 'test/support/fault-host.ts');
   drive = new DriveClient(host.url, KEY);
   inject = faultControls(host.dataDir).inject;
   await drive.list();

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { DriveClient, type FileJson, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
 import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
+import { putFiles, treeOf, untilDone } from '../support/seeding';
 
 // The trash (issue 28) on the local host, against its embedded S3 and DynamoDB: deletes and replacements put
 // what they remove in the trash, which lists, restores and purges it (docs/trash-design.md, "How each 'Done
@@ -38,7 +39,7 @@ beforeAll(async () => {
   host = await startHost({
     DRIVE_API_KEYS: [`trash:${ADMIN}:admin`, `trash:${WRITER}:read-write:/mine`, `trash:${READER}:read-only`, `trash:${UPLOADER}:upload-only`].join(','),
     DRIVE_RATE_LIMITS: 'off',
-    // The trash is off by default until folder restore lands (docs/trash-design.md): this host turns it on.
+    // The default (7 days), named: the purge_at the tests read is deleted_at plus these days.
     DRIVE_TRASH_DAYS: '7',
   });
   admin = new DriveClient(host.url, ADMIN);
@@ -177,6 +178,94 @@ describe('the trash', () => {
     expect((await json(admin.request('DELETE', `/drive/trash/${item.id}`))).status).toBe(200);
     await fsckClean();
   });
+});
+
+// docs/trash-design.md's test 2: a folder of 1,000 files deleted as a job and restored as a job comes back
+// whole. No request budget (DRIVE_DELETE_BUDGET_MS=0): both answer 202 whatever the machine's speed.
+describe('a folder of 1,000 files, deleted and restored as jobs', () => {
+  let big: RunningHost;
+  let client: DriveClient;
+  beforeAll(async () => {
+    big = await startHost({ DRIVE_API_KEYS: `big:${ADMIN}:admin`, DRIVE_RATE_LIMITS: 'off', DRIVE_TRASH_DAYS: '7', DRIVE_DELETE_BUDGET_MS: '0' });
+    client = new DriveClient(big.url, ADMIN);
+  });
+  afterAll(() => stopHost(big));
+
+  /** Every node at or below `top` as the nodes table holds it: kind, path, id, creation time, and a file's size, ETag and key. */
+  async function nodesBelow(top: string): Promise<Record<string, string | undefined>[]> {
+    const { nodeItems } = await storedState(big.dataDir);
+    return nodeItems
+      .filter((item) => item.kind?.S !== undefined && (item.path?.S === top || item.path?.S?.startsWith(`${top}/`)))
+      .map((item) => ({ kind: item.kind.S, path: item.path.S, id: item.id.S, createdAt: item.createdAt.S, size: item.size?.N, etag: item.etag?.S, objectKey: item.objectKey?.S }))
+      .sort((a, b) => (a.path! < b.path! ? -1 : 1));
+  }
+
+  type RestoreJobJson = { id: string; type: string; status: string; url: string; path: string; to: string; files_restored: number; result: { id: string; path: string } | null };
+
+  it('comes back whole: the same paths, ids, sizes and ETags, the empty folder too; fsck clean', async () => {
+    await putFiles(client, Array.from({ length: 1000 }, (_, i) => `/thousand/d${i % 10}/f${String(i).padStart(4, '0')}.txt`));
+    expect((await client.createFolder({ path: '/thousand/empty' })).status).toBe(200);
+    const before = await nodesBelow('/thousand');
+    expect(before.filter((node) => node.kind === 'file')).toHaveLength(1000);
+    const tree = await treeOf(client, '/thousand');
+    const bytes = before.filter((node) => node.kind === 'file').reduce((sum, node) => sum + Number(node.size), 0);
+
+    const deleted = await json<{ data: { job: { url: string } } }>(client.deleteFolder({ path: '/thousand', recursive: 'true' }));
+    expect(deleted.status).toBe(202);
+    expect(await untilDone<{ status: string; files_deleted: number }>(deleted.body.data.job.url, client)).toMatchObject({ files_deleted: 1000 });
+    expect(await nodesBelow('/thousand')).toEqual([]);
+    // One folder item, its files counted; none of its files is an item of its own.
+    const page = await trash(client);
+    expect(page.body.data.items).toHaveLength(1);
+    const [item] = page.body.data.items;
+    expect(item).toMatchObject({ type: 'folder', path: '/thousand', files: 1000, size: bytes, state: 'trashed' });
+    await fsckClean();
+
+    const restored = await client.request('POST', '/drive/trash/restore', { body: JSON.stringify({ id: item.id }), headers: { 'Content-Type': 'application/json' } });
+    expect(restored.status).toBe(202);
+    const job = ((await restored.json()) as { data: { job: RestoreJobJson } }).data.job;
+    expect(job).toMatchObject({ type: 'restore-folder', status: 'running', path: '/thousand', to: '/thousand', result: null });
+    expect(restored.headers.get('location')).toBe(job.url);
+    // Being restored: a second restore and a purge are refused meanwhile (or find it gone, if the job was quick).
+    expect([404, 409]).toContain((await restore(client, { id: item.id })).status);
+    const done = await untilDone<RestoreJobJson>(job.url, client);
+    const root = before.find((node) => node.path === '/thousand')!;
+    expect(done).toMatchObject({ status: 'done', files_restored: 1000, result: { id: root.id, path: '/thousand' } });
+
+    expect(await nodesBelow('/thousand')).toEqual(before);
+    expect(await treeOf(client, '/thousand')).toEqual(tree);
+    const sample = await etagOf(client, '/thousand/d7/f0997.txt');
+    expect(sample.status).toBe(200);
+    expect(sample.etag).toContain(before.find((node) => node.path === '/thousand/d7/f0997.txt')!.etag);
+    expect((await trash(client)).body.data).toMatchObject({ items: [], usage: { items: 0, files: 0, bytes: 0 } });
+    expect((await restore(client, { id: item.id })).status).toBe(404);
+    expect((await runFsck(big.dataDir)).code).toBe(0);
+  });
+
+  it('leaves in the trash a file uploaded at one of its paths meanwhile, and restores the rest', async () => {
+    await putFiles(client, Array.from({ length: 30 }, (_, i) => `/some/d${i % 3}/f${i}.txt`));
+    const deleted = await json<{ data: { job: { url: string } } }>(client.deleteFolder({ path: '/some', recursive: 'true' }));
+    await untilDone(deleted.body.data.job.url, client);
+    const [item] = (await trash(client, { path: '/some' })).body.data.items;
+    const taken = await upload(client, '/some/d1/f1.txt', 'uploaded since');
+    const refused = await restore(client, { id: item.id });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error?.message).toBe('/some is taken; pass "overwrite": true to restore into the folder there');
+    const res = await json<{ data: { job: RestoreJobJson } }>(
+      client.request('POST', '/drive/trash/restore', { body: JSON.stringify({ id: item.id, overwrite: true }), headers: { 'Content-Type': 'application/json' } }),
+    );
+    expect(res.status).toBe(202);
+    expect(await untilDone<RestoreJobJson>(res.body.data.job.url, client)).toMatchObject({ files_restored: 29 });
+    expect(await textAtPath('/some/d1/f1.txt')).toBe('uploaded since');
+    expect(taken.path).toBe('/some/d1/f1.txt');
+    const [left] = (await trash(client, { path: '/some' })).body.data.items;
+    expect(left).toMatchObject({ id: item.id, type: 'folder', files: 1, state: 'trashed' });
+    expect((await runFsck(big.dataDir)).code).toBe(0);
+  });
+
+  async function textAtPath(path: string): Promise<string> {
+    return (await client.download({ path })).text();
+  }
 });
 
 describe('the trash turned off (DRIVE_TRASH_DAYS=0)', () => {

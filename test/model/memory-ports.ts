@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { ROOT, nameOf, parentOf } from '../../functions/core/paths';
-import { fileMember, fileRow, restorable } from '../../functions/core/trash';
+import { fileMember, fileRow, restorable, restoredRecord } from '../../functions/core/trash';
 import {
   type BackgroundEntry,
   type ByteRange,
@@ -14,6 +14,8 @@ import {
   type JobQueue,
   type JobStore,
   type JournalEntry,
+  type MembersExpectation,
+  type MembersOutcome,
   MAX_FILES_PER_REMOVE,
   type MoveExpectation,
   type MoveOutcome,
@@ -377,6 +379,21 @@ export class MemoryFileRecords implements FileRecords {
     return files.map((file) => this.trashRow(drive, file, stamp));
   }
 
+  async restoreMembers(drive: string, row: TrashRow, files: readonly { member: TrashMember; to: string }[], expected: MembersExpectation): Promise<MembersOutcome> {
+    if (files.length < 1 || files.length > MAX_FILES_PER_TRASH) throw new RangeError(`restoreMembers takes 1 to ${MAX_FILES_PER_TRASH} files (got ${files.length})`);
+    const members = this.trash.memberItems.get(`${drive}#${row.id}`);
+    // The adapter's order of items: each file's record and member, then the parents, then the row.
+    const taken = files.flatMap(({ member, to }, i) => (this.nodes.peek(drive, to) !== undefined || !members?.get(member.relative)?.file ? [i] : []));
+    const held = this.trash.peek(drive, row.id);
+    if (!held || held.state !== 'trashed' || held.purging !== undefined || held.restoring !== expected.job || !restorable(held, expected.now)) return { restored: false, changed: 'item' };
+    if (expected.parents.some((folder) => !this.standing(drive, folder))) return { restored: false, changed: 'folders' };
+    if (taken.length > 0) return { restored: false, taken };
+    const written = files.map(({ member, to }) => restoredRecord(held, member, to, expected.now));
+    for (const record of written) this.nodes.write(drive, record);
+    await this.trash.removeMembers(drive, row.id, files.map(({ member }) => member.relative));
+    return { restored: written };
+  }
+
   /** A row (and due entry) for `file`, with its pending record's note: a part of the caller's write. */
   private trashRow(drive: string, file: FileNode, stamp: Parameters<typeof fileRow>[1]): TrashRow {
     const row = fileRow(file, { reason: stamp.reason, deletedAt: stamp.deletedAt, purgeAt: stamp.purgeAt, ...(stamp.deletedBy ? { deletedBy: stamp.deletedBy } : {}) });
@@ -509,7 +526,11 @@ export class MemoryTrashStore implements TrashStore {
     if (row?.restoring !== by) return false;
     delete row.restoring;
     delete row.claimedAt;
-    if (counts) Object.assign(row, counts);
+    if (counts) {
+      Object.assign(row, counts);
+      // The restore made the row's folder: its id is spent (the adapter's REMOVE).
+      delete row.folderId;
+    }
     return true;
   }
 

@@ -4,13 +4,16 @@ import { acceptDelete } from '../../functions/core/delete-folder';
 import { advanceJob } from '../../functions/core/jobs';
 import { JOURNAL_SWEEP_AFTER_MS, sweepJournal } from '../../functions/core/journal';
 import { acceptMove } from '../../functions/core/move';
-import type { FileNode } from '../../functions/core/ports';
+import type { DriveNode, FileNode, FolderNode, Job } from '../../functions/core/ports';
 import { bytesState, trashState } from '../../functions/core/protocol/states';
 import { purgeClaimed, purgeItem, sweepTrash } from '../../functions/core/purge';
 import { restoreFile } from '../../functions/core/restore';
+import { type RestoreOutcome, acceptRestore } from '../../functions/core/restore-folder';
+import { DriveError } from '../../functions/core/errors';
+import { ROOT, parentOf } from '../../functions/core/paths';
 import { PURGE_LEASE_MS, type TrashPolicy, trashId } from '../../functions/core/trash';
 import { uploadFiles } from '../../functions/core/upload';
-import { type MemoryPorts, memoryPorts } from './memory-ports';
+import { type MemoryPorts, gatePorts, memoryPorts } from './memory-ports';
 
 // The trash (issue 28, docs/trash-design.md) on the in-memory ports, one request at a time: what each write
 // into or out of the trash promises when nothing races it. The races are interleavings.test.ts's ("trash").
@@ -206,5 +209,297 @@ describe('the trash on memory ports', () => {
     const ids = [trashId(1), trashId(2), trashId(1e12), trashId(2e12)];
     expect([...ids].sort()).toEqual(ids);
     expect(ids[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+// A trashed folder's restore (restore-folder.ts): the tree back whole, as the request (200) or as a job (202).
+describe('a folder restore on memory ports', () => {
+  const BIG = 60_000;
+
+  /** /r with files in two subfolders and at its top, and an empty folder, as `snapshot` shows it. */
+  async function makeTree(): Promise<void> {
+    await upload('/r/a/1', 'one');
+    await upload('/r/a/2', 'two');
+    await upload('/r/b/3', 'three');
+    await upload('/r/4', 'four');
+    await ports.nodes.createFolder(DRIVE, { kind: 'folder', id: 'empty-e', path: '/r/e', createdAt: '2026-11-01T00:00:00.000Z' });
+  }
+
+  /** Every node at or below `top`: path, kind, id, creation time, and a file's size, ETag and key. */
+  function snapshot(top = '/r', as = top): unknown[] {
+    return ports.nodes
+      .all(DRIVE)
+      .filter((node) => node.path === top || node.path.startsWith(`${top}/`))
+      .map((node) => ({ ...shape(node), path: `${as}${node.path.slice(top.length)}` }))
+      .sort((a, b) => (a.path < b.path ? -1 : 1));
+  }
+  const shape = (node: DriveNode) =>
+    node.kind === 'file'
+      ? { kind: 'file', path: node.path, id: node.id, size: node.size, etag: node.etag, objectKey: node.objectKey, createdAt: node.createdAt }
+      : { kind: 'folder', path: node.path, id: node.id, createdAt: node.createdAt };
+
+  /** Runs every queued job step to its end (a cap on steps, not on time). */
+  async function drainJobs(): Promise<void> {
+    for (let message = ports.queue.take(), steps = 0; message; message = ports.queue.take(), steps++) {
+      if (steps === 200) throw new Error('jobs did not end in 200 steps');
+      await advanceJob(deps(), message.id, message.drive, 0);
+    }
+  }
+
+  /** Deletes /r recursively as a job (budget 0) and runs it to its end: the folder's row, trashed. */
+  async function trashTree(): Promise<string> {
+    const outcome = await acceptDelete(deps(), DRIVE, '/r', true, 0);
+    expect(outcome.done).toBe(false);
+    await drainJobs();
+    const [row] = rows().filter((r) => r.type === 'folder');
+    expect(row).toMatchObject({ path: '/r', state: 'trashed', files: 4 });
+    return row.id;
+  }
+
+  /**
+   * The invariants of the protocol's README once everything has ended: each object named by exactly one of a
+   * record, a row and a member, and every one of those with its bytes; every node below a folder; no folder
+   * marked; no row left claimed or filling; no member without its row; no job running.
+   */
+  function checkQuiet(): string[] {
+    const problems: string[] = [];
+    const nodes = ports.nodes.all(DRIVE);
+    const byPath = new Map(nodes.map((node) => [node.path, node]));
+    const names = new Map<string, string[]>();
+    const name = (key: string, by: string) => names.set(key, [...(names.get(key) ?? []), by]);
+    for (const node of nodes) {
+      if (parentOf(node.path) !== ROOT && byPath.get(parentOf(node.path))?.kind !== 'folder') problems.push(`${node.path} has no folder above it`);
+      if (node.kind === 'folder' && (node.deleting || node.moving)) problems.push(`folder ${node.path} is left marked`);
+      if (node.kind === 'file') name(node.objectKey, `record ${node.path}`);
+    }
+    for (const [key, by] of ports.trash.namedKeys()) name(key, by);
+    for (const [key, by] of names) {
+      if (by.length > 1) problems.push(`${key} is named by ${by.join(' and ')}`);
+      if (!ports.objects.objects.has(key)) problems.push(`${by[0]} has no bytes`);
+      if (by.some((what) => what.includes('of a row gone'))) problems.push(`${by.join(', ')}`);
+    }
+    for (const key of ports.objects.objects.keys()) if (!names.has(key)) problems.push(`object ${key} is named by nothing`);
+    for (const { row } of ports.trash.all(DRIVE)) {
+      if (row.restoring !== undefined || row.purging !== undefined) problems.push(`row ${row.path} is left claimed`);
+      if (row.state !== 'trashed') problems.push(`row ${row.path} is left ${row.state}`);
+    }
+    for (const job of ports.jobs.jobs.values()) if (job.status !== 'done') problems.push(`job ${job.kind} ${job.path} is still running`);
+    return problems;
+  }
+
+  it('restores a deleted folder whole in the request: the same folders, files, ids, ETags and keys (200)', async () => {
+    await makeTree();
+    const before = snapshot();
+    const id = await trashTree();
+    const row = ports.trash.peek(DRIVE, id)!;
+    const outcome = await acceptRestore(deps(), DRIVE, id, {}, BIG);
+    expect(outcome).toEqual({ done: true, node: { kind: 'folder', id: row.folderId, path: '/r', createdAt: row.folderCreatedAt } });
+    expect(snapshot()).toEqual(before);
+    expect(rows()).toEqual([]);
+    expect(ports.trash.memberItems.size).toBe(0);
+    expect(ports.trash.dueEntries.size).toBe(0);
+    expect(await bytesOf((await ports.nodes.get(DRIVE, '/r/b/3')) as FileNode)).toBe('three');
+    expect(checkQuiet()).toEqual([]);
+    await expect(acceptRestore(deps(), DRIVE, id, {}, BIG)).rejects.toThrow(`trash item ${id} does not exist`);
+  });
+
+  it('restores a deleted folder as a job (202) and elsewhere, making the missing parents', async () => {
+    await makeTree();
+    const before = snapshot('/r', '/x/y/r');
+    const id = await trashTree();
+    const outcome = await acceptRestore(deps(), DRIVE, id, { to: '/x/y/r' }, 0);
+    expect(outcome.done).toBe(false);
+    const job = (outcome as { job: Job }).job;
+    expect(job).toMatchObject({ kind: 'restore', path: '/r', to: '/x/y/r', trashId: id, status: 'running' });
+    // Claimed while it runs: a second restore and a purge are refused.
+    expect(ports.trash.peek(DRIVE, id)?.restoring).toBe(job.id);
+    await expect(acceptRestore(deps(), DRIVE, id, { to: '/z' }, BIG)).rejects.toThrow(`trash item ${id} (/r) is being restored`);
+    await expect(purgeItem(deps(), DRIVE, id, 'p')).rejects.toThrow();
+    await drainJobs();
+    expect(await ports.jobs.get(DRIVE, job.id)).toMatchObject({ status: 'done', ended: 'restored', files: 4 });
+    // Elsewhere: the same ids, keys and ETags; the folders below keep theirs.
+    expect(snapshot('/x/y/r').map((node) => ({ ...(node as object), createdAt: undefined }))).toEqual(before.map((node) => ({ ...(node as object), createdAt: undefined })));
+    expect(await ports.nodes.get(DRIVE, '/x/y')).toMatchObject({ kind: 'folder' });
+    expect(rows()).toEqual([]);
+    expect(checkQuiet()).toEqual([]);
+  });
+
+  it('leaves in the trash a file whose path was taken since the delete, and restores it later elsewhere', async () => {
+    await makeTree();
+    const id = await trashTree();
+    const trashed = ports.trash.all(DRIVE)[0].members.find((member) => member.relative === 'a/1')!.file!;
+    const taken = await upload('/r/a/1', 'new one');
+    // The folder stands again (made by the upload): restored into it only with overwrite.
+    await expect(acceptRestore(deps(), DRIVE, id, {}, BIG)).rejects.toThrow('/r is taken; pass "overwrite": true to restore into the folder there');
+    expect(ports.trash.peek(DRIVE, id)?.restoring).toBeUndefined();
+    const outcome = (await acceptRestore(deps(), DRIVE, id, { overwrite: true }, BIG)) as { done: true; node: FolderNode };
+    expect(outcome.node.id).toBe(((await ports.nodes.get(DRIVE, '/r')) as FolderNode).id);
+    expect(((await ports.nodes.get(DRIVE, '/r/a/1')) as FileNode).id).toBe(taken.id);
+    expect(((await ports.nodes.get(DRIVE, '/r/a/2')) as FileNode).etag).toBeDefined();
+    // What is left stays restorable: one file, its bytes; the row's folder id is spent.
+    const [left] = rows();
+    expect(left).toMatchObject({ id, type: 'folder', files: 1, bytes: trashed.size, state: 'trashed' });
+    expect(left.folderId).toBeUndefined();
+    expect(ports.trash.all(DRIVE)[0].members.map((member) => member.relative)).toEqual(['a/1']);
+    expect(checkQuiet()).toEqual([]);
+    const again = (await acceptRestore(deps(), DRIVE, id, { to: '/old' }, BIG)) as { done: true; node: FolderNode };
+    expect(again.node.path).toBe('/old');
+    expect(await ports.nodes.get(DRIVE, '/old/a/1')).toMatchObject({ id: trashed.id, etag: trashed.etag });
+    expect(rows()).toEqual([]);
+    expect(checkQuiet()).toEqual([]);
+  });
+
+  it('trashes a file standing at the destination with overwrite, and refuses it without', async () => {
+    await makeTree();
+    const id = await trashTree();
+    const file = await upload('/r', 'a file where the folder was');
+    await expect(acceptRestore(deps(), DRIVE, id, {}, BIG)).rejects.toThrow('/r is taken; pass "overwrite": true to replace the file there');
+    now += 1;
+    await acceptRestore(deps(), DRIVE, id, { overwrite: true }, BIG);
+    expect(await ports.nodes.get(DRIVE, '/r')).toMatchObject({ kind: 'folder' });
+    expect(rows()).toMatchObject([{ type: 'file', path: '/r', reason: 'replaced', file: { id: file.id } }]);
+    expect(checkQuiet()).toEqual([]);
+  });
+
+  /**
+   * Runs `restore` on ports gated so that `rival` runs whole just before the restore's `at`-th port call (or
+   * after its last), once for every position: every order of the two at the restore's steps. Each run starts
+   * from `setup` on fresh ports; `check` judges the answers and the stores.
+   */
+  async function everyOrder(
+    setup: () => Promise<string>,
+    restore: (gated: ReturnType<typeof deps>, id: string) => Promise<RestoreOutcome>,
+    rival: (id: string) => Promise<unknown>,
+    check: (answers: { restore: Settled; rival: Settled }, id: string) => void,
+  ): Promise<number> {
+    // Every position up to the most calls a run made (a restore the rival refused early makes few).
+    let positions = 0;
+    for (let at = 0; at <= positions; at++) {
+      ports = memoryPorts();
+      const id = await setup();
+      let calls = 0;
+      let rivalRun: Promise<Settled> | undefined;
+      const gated = gatePorts({ nodes: ports.nodes, records: ports.records, trash: ports.trash, jobs: ports.jobs, queue: ports.queue, objects: ports.objects, journal: ports.journal }, async () => {
+        if (calls++ === at) rivalRun = settle(rival(id));
+        if (rivalRun) await rivalRun;
+      });
+      const restored = await settle(restore({ ...ports, ...gated, trashPolicy: policy }, id));
+      rivalRun ??= settle(rival(id));
+      const rivalAnswer = await rivalRun;
+      positions = Math.max(positions, calls);
+      await drainJobs();
+      check({ restore: restored, rival: rivalAnswer }, id);
+      expect(checkQuiet()).toEqual([]);
+    }
+    return positions;
+  }
+
+  type Settled = { ok: true; value: unknown } | { ok: false; code: string; message: string };
+  const settle = (work: Promise<unknown>): Promise<Settled> =>
+    work.then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => {
+        if (error instanceof DriveError) return { ok: false as const, code: error.code, message: error.message };
+        throw error;
+      },
+    );
+
+  it.each([false, true])('races a restore with an upload to one of its paths at every step (overwrite %s): one wins, nothing is lost', async (overwrite) => {
+    const setup = async () => {
+      await makeTree();
+      return trashTree();
+    };
+    const seen = new Set<string>();
+    const steps = await everyOrder(
+      setup,
+      (gated, id) => acceptRestore(gated, DRIVE, id, { overwrite }, BIG),
+      () => upload('/r/a/1', 'uploaded'),
+      ({ restore, rival }, id) => {
+        expect(rival.ok).toBe(true);
+        const uploaded = (rival as { value: FileNode }).value;
+        // The upload answered 200: its file stands at its path whichever came first.
+        expect(((ports.nodes.all(DRIVE).find((node) => node.path === '/r/a/1')) as FileNode | undefined)?.id).toBe(uploaded.id);
+        const trashed = ports.trash.all(DRIVE);
+        if (!restore.ok) {
+          // Refused: the upload made /r first (seen at the read, without overwrite; or between the read and the
+          // restore's make): the row is whole, unclaimed (checkQuiet).
+          expect(restore).toMatchObject({ code: 'conflict' });
+          expect([...(overwrite ? [] : ['/r is taken; pass "overwrite": true to restore into the folder there']), '/r changed while the restore was being made; try again']).toContain((restore as { message: string }).message);
+          expect(trashed.find(({ row }) => row.id === id)?.row).toMatchObject({ files: 4, folderId: expect.any(String) });
+          seen.add('refused');
+          return;
+        }
+        // Restored: every other file is back, and the trashed version of /r/a/1 is still in the trash, as the
+        // row's member (the upload came first) or as a row of its own (the upload replaced the restored file).
+        for (const path of ['/r/a/2', '/r/b/3', '/r/4']) expect(ports.nodes.all(DRIVE).some((node) => node.path === path)).toBe(true);
+        expect(ports.nodes.all(DRIVE).some((node) => node.path === '/r/e' && node.kind === 'folder')).toBe(true);
+        const kept = trashed.flatMap(({ row, members }) => [...(row.file ? [row.file] : []), ...members.flatMap((member) => (member.file ? [member.file] : []))]);
+        expect(kept.map((file) => file.path)).toEqual(['/r/a/1']);
+        seen.add(trashed.some(({ row }) => row.id === id) ? 'upload first: a member left' : 'restore first: replaced into a row');
+      },
+    );
+    expect(steps).toBeGreaterThan(10);
+    // Each way the race can go came up among the orders.
+    expect([...seen].sort()).toEqual(['refused', 'restore first: replaced into a row', 'upload first: a member left']);
+  });
+
+  it('races two restores of one folder at every step: one restores it whole, the other is refused', async () => {
+    const setup = async () => {
+      await makeTree();
+      return trashTree();
+    };
+    let before: unknown[] = [];
+    await everyOrder(
+      async () => {
+        const id = await setup();
+        // The tree as it was, for the check: restored on a scratch copy of the stores would cost a second setup.
+        before = ports.trash.all(DRIVE)[0].members.map((member) => `/r/${member.relative}`).sort();
+        return id;
+      },
+      (gated, id) => acceptRestore(gated, DRIVE, id, {}, BIG),
+      (id) => acceptRestore(deps(), DRIVE, id, {}, BIG),
+      ({ restore, rival }, id) => {
+        const answers = [restore, rival];
+        expect(answers.filter((answer) => answer.ok)).toHaveLength(1);
+        for (const answer of answers) {
+          if (answer.ok) continue;
+          // Refused: being restored, gone, or the folder standing again (made by the other).
+          expect(answer.code === 'conflict' || answer.code === 'not_found').toBe(true);
+          expect([`trash item ${id} (/r) is being restored`, `trash item ${id} does not exist`, '/r is taken; pass "overwrite": true to restore into the folder there']).toContain(answer.message);
+        }
+        expect(ports.nodes.all(DRIVE).filter((node) => node.path.startsWith('/r/')).map((node) => node.path).sort()).toEqual(before);
+        expect(rows()).toEqual([]);
+      },
+    );
+  });
+
+  it('races two restores of one folder as jobs: the second is refused while the first runs, and finds nothing after', async () => {
+    await makeTree();
+    const id = await trashTree();
+    const first = await acceptRestore(deps(), DRIVE, id, {}, 0);
+    expect(first.done).toBe(false);
+    await expect(acceptRestore(deps(), DRIVE, id, { to: '/elsewhere' }, 0)).rejects.toThrow(`trash item ${id} (/r) is being restored`);
+    await drainJobs();
+    await expect(acceptRestore(deps(), DRIVE, id, { to: '/elsewhere' }, 0)).rejects.toThrow(`trash item ${id} does not exist`);
+    expect(checkQuiet()).toEqual([]);
+  });
+
+  it('stops when a delete takes the destination meanwhile: what is left stays in the trash, restorable', async () => {
+    await makeTree();
+    const id = await trashTree();
+    const outcome = await acceptRestore(deps(), DRIVE, id, {}, 0);
+    expect(outcome.done).toBe(false);
+    // No budget: the request made /r (with the folder's id) and restored nothing more; the job has not run yet.
+    expect(ports.nodes.all(DRIVE).filter((node) => node.path.startsWith('/r'))).toMatchObject([{ kind: 'folder', path: '/r' }]);
+    await acceptDelete(deps(), DRIVE, '/r', true, BIG);
+    await drainJobs();
+    const job = (outcome as { job: Job }).job;
+    expect(await ports.jobs.get(DRIVE, job.id)).toMatchObject({ status: 'done' });
+    expect(ports.nodes.all(DRIVE).filter((node) => node.path.startsWith('/r'))).toEqual([]);
+    // Every file is in the trash: those restored in the delete's new row, the others still in the first row.
+    const files = ports.trash.all(DRIVE).flatMap(({ members }) => members.filter((member) => member.file));
+    expect(files).toHaveLength(4);
+    expect(rows().find((row) => row.id === id)).toMatchObject({ files: 4, state: 'trashed' });
+    expect(checkQuiet()).toEqual([]);
   });
 });

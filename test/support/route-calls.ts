@@ -201,8 +201,8 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
     DRIVE_MOVE_BUDGET_MS: '0',
     DRIVE_LOCAL_SWEEP_SECONDS: '3600',
     DRIVE_LOCAL_FSCK_SECONDS: '86400',
-    // The trash on (issue 28; off by default until folder restore lands): the delete and replace pins below are
-    // the trash's, and the deletes fill the trash that its four routes' pins read.
+    // The trash on (issue 28; the default, 7 days, named so that the pins never follow a change of the default):
+    // the delete and replace pins below are the trash's, and the deletes fill the trash that its routes' pins read.
     DRIVE_TRASH_DAYS: '7',
   });
   // The request log lines the handlers write, by request id: a request is over when its line is out.

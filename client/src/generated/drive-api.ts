@@ -221,7 +221,7 @@ export interface paths {
         };
         /**
          * Read a job
-         * @description A job whose folder (for a move or copy, either end) lies outside the key's folder does not exist for it (404, as an unknown id).
+         * @description A job whose folder (for a move or copy, either end) lies outside the key's folder does not exist for it (404, as an unknown id). A folder restore's job (`type: restore-folder`) is read here too.
          */
         get: operations["getJob"];
         put?: never;
@@ -267,7 +267,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a trash item
-         * @description Puts the trashed file back where it was taken from (or at `to`), with its id, bytes and ETag; missing folders above are made. Something at the destination is a 409 unless `overwrite` is true (a file there then goes to the trash in turn). An item outside the key's folder, or past its `purge_at`, is a 404.
+         * @description Puts the trashed file back where it was taken from (or at `to`), with its id, bytes and ETag; missing folders above are made. A trashed folder comes back whole, with its folders' ids and its files' ids, bytes and ETags, except files whose path was taken since the delete, which stay in the trash; a folder too big for one request answers 202 with a job (`restore-folder`). Something at the destination is a 409 unless `overwrite` is true (a file there then goes to the trash in turn; a folder there is restored into). An item outside the key's folder, or past its `purge_at`, is a 404.
          */
         post: operations["restoreFromTrash"];
         delete?: never;
@@ -963,7 +963,49 @@ export interface components {
             result: components["schemas"]["FolderEntry"] | null;
             error?: components["schemas"]["JobFailure"];
         };
-        Job: components["schemas"]["DeleteJob"] | components["schemas"]["MoveJob"] | components["schemas"]["CopyJob"];
+        RestoreJob: {
+            /**
+             * Format: uuid
+             * @description An opaque identifier (a UUID).
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "restore-folder";
+            status: components["schemas"]["JobStatus"];
+            /**
+             * Format: date-time
+             * @description When it was accepted.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last advanced.
+             */
+            updated_at: string;
+            /**
+             * Format: uri
+             * @description Where GET /drive/jobs/{job_id} reads it.
+             */
+            url: string;
+            /**
+             * @description A canonical absolute path: "/" then names joined by "/", no trailing slash.
+             * @example /reports/q3.pdf
+             */
+            path: string;
+            /**
+             * @description A canonical absolute path: "/" then names joined by "/", no trailing slash.
+             * @example /reports/q3.pdf
+             */
+            to: string;
+            /** @description Files restored so far (a file whose path was taken since the delete stays in the trash, uncounted). */
+            files_restored: number;
+            result: components["schemas"]["FolderEntry"] | null;
+            error?: components["schemas"]["JobFailure"];
+        };
+        Job: components["schemas"]["DeleteJob"] | components["schemas"]["MoveJob"] | components["schemas"]["CopyJob"] | components["schemas"]["RestoreJob"];
         JobAnswer: {
             job: components["schemas"]["Job"];
         };
@@ -3063,7 +3105,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The restored file. */
+            /** @description The restored file, or folder. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3087,7 +3129,42 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        data: components["schemas"]["File"];
+                        data: components["schemas"]["File"] | components["schemas"]["Folder"];
+                    };
+                };
+            };
+            /** @description The folder restore is too big for one request: it goes on as a job; `Location` and `job.url` read it. */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "job": {
+                     *           "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "type": "restore-folder",
+                     *           "status": "running",
+                     *           "created_at": "2026-03-02T09:30:00.000Z",
+                     *           "updated_at": "2026-03-02T09:30:04.000Z",
+                     *           "url": "https://api.example.com/v1/drive/jobs/9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "path": "/reports",
+                     *           "to": "/reports",
+                     *           "files_restored": 800,
+                     *           "result": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["JobAnswer"];
                     };
                 };
             };

@@ -121,8 +121,13 @@ export const TRASH_TRANSITIONS = {
   filled: { from: ['filling'], to: ['trashed'] },
   /** A purge or a restore job claims the row (a purge that died is taken over past its lease). */
   claim: { from: ['trashed', 'purging', 'restoring'], to: ['purging', 'restoring'] },
-  /** A restore job ends with members left (they stayed: their paths were taken). */
+  /**
+   * A restore job ends with members left (they stayed: their paths were taken, or the job stopped), or its
+   * request gives up its claim before any write into the tree (the destination changed meanwhile).
+   */
   release: { from: ['restoring'], to: ['trashed'] },
+  /** A restore job's page: its files' members leave the row (records in); the row stays claimed. */
+  restoreMembers: { from: ['restoring'], to: ['restoring'] },
   /** A file's restore (its transaction), a purge after the bytes, a restore job that emptied the row. */
   restore: { from: ['trashed'], to: ['absent'] },
   remove: { from: ['purging', 'restoring'], to: ['absent'] },

@@ -139,6 +139,21 @@ describe('Function: documentChanges (bin/openapi-diff.ts)', () => {
     expect(documentChanges(before, { tags: [{ name: 'files' }] })).toEqual([{ kind: 'changed', pointer: '/tags' }]);
   });
 
+  it('sees a member appended to a discriminated oneOf as an addition, and one reordered, removed or undiscriminated as a change', () => {
+    const a = { $ref: '#/components/schemas/A' };
+    const b = { $ref: '#/components/schemas/B' };
+    const c = { $ref: '#/components/schemas/C' };
+    const job = (members: unknown[], mapping: Record<string, string>, discriminated = true) => ({ components: { schemas: { Job: { oneOf: members, ...(discriminated ? { discriminator: { propertyName: 'type', mapping } } : {}) } } } });
+    const before = job([a, b], { a: a.$ref, b: b.$ref });
+    expect(documentChanges(before, job([a, b, c], { a: a.$ref, b: b.$ref, c: c.$ref }))).toEqual([
+      { kind: 'added', pointer: '/components/schemas/Job/oneOf/2' },
+      { kind: 'added', pointer: '/components/schemas/Job/discriminator/mapping/c' },
+    ]);
+    expect(documentChanges(before, job([b, a, c], { a: a.$ref, b: b.$ref, c: c.$ref }))).toContainEqual({ kind: 'changed', pointer: '/components/schemas/Job/oneOf' });
+    expect(documentChanges(before, job([a], { a: a.$ref }))).toContainEqual({ kind: 'changed', pointer: '/components/schemas/Job/oneOf' });
+    expect(documentChanges(job([a, b], {}, false), job([a, b, c], {}, false))).toEqual([{ kind: 'changed', pointer: '/components/schemas/Job/oneOf' }]);
+  });
+
   it('reads an operation\'s parameters as a set by location and name: an optional one is an addition, a required one or a removal a change', () => {
     const path = { in: 'query', name: 'path', required: false, schema: { type: 'string' } };
     const range = { in: 'header', name: 'Range', required: false, schema: { type: 'string' } };

@@ -1,0 +1,266 @@
+import { randomUUID } from 'node:crypto';
+import { type JobKind, MOVE_WAIT_SECONDS, admitJob, handOff, releaseJob } from './background-jobs';
+import { cleanUp } from './clean-up';
+import { DriveError, conflict } from './errors';
+import { FolderBeingMoved, beingDeleted, beingMoved, makeFolders, recheckFolders } from './folders';
+import { ancestorsOf, parentOf } from './paths';
+import { type FileNode, type FileRecords, type FolderNode, type Job, type JobQueue, type JobStore, MAX_FILES_PER_TRASH, type NodeStore, type TrashMember, type TrashRow, type TrashStore } from './ports';
+import { type RestoreDeps, checkRestorable, restoreFile } from './restore';
+import { nowOf, stampOf } from './trash';
+import { type StepOutcome, outOfTimeIn } from './tree-walk';
+
+// A trashed folder's restore (issue 28; protocol/README.md, "Trash"; docs/trash-design.md, "Restore"): a job
+// shaped like a folder copy. The row is claimed `restoring` by the job (noted first), the destination folder
+// made, then the row's members are put back a page at a time in path order (parents first): folders made with
+// their ids, files by `FileRecords.restoreMembers` (record in, member out, each parent standing unmarked, the
+// row still the job's, one write). A file whose path is taken since the delete stays a member; the end removes
+// the row (nothing left) or releases it with what is left.
+
+/** Members read at a time by a restore step. */
+const RESTORE_PAGE = 200;
+/** Members counted at a time at a restore's end. */
+const COUNT_PAGE = 1000;
+/** Times a page's folders are made again after finding a file where one of them goes (that subtree stays in the trash). */
+const BLOCKED_ATTEMPTS = 3;
+
+export type RestoreJobDeps = { nodes: NodeStore; records: FileRecords; trash?: TrashStore; jobs: JobStore; trashPolicy?: RestoreDeps['trashPolicy'] };
+type RequestDeps = RestoreDeps & { jobs: JobStore; queue: JobQueue };
+
+/** What a restore request gets: the File or Folder restored, or the job that restores a big folder (`202`). */
+export type RestoreOutcome = { done: true; node: FileNode | FolderNode } | { done: false; job: Job };
+
+/**
+ * `POST /drive/trash/restore`: a file as `restoreFile` restores it; a folder, with everything trashed with it,
+ * as a job that works for at most `budgetMs` in the request (then `202`, and the worker goes on), as a
+ * recursive delete does. The destination (the row's path, or `to`): nothing there, the folder is made with its
+ * own id; a folder there, only with `overwrite` (restored into); a file there, only with `overwrite` (trashed,
+ * `replaced`); otherwise `409`. Missing parents are made, as a writer makes them.
+ */
+export async function acceptRestore(
+  deps: RequestDeps,
+  drive: string,
+  id: string,
+  options: { to?: string; overwrite?: boolean; visible?: (row: TrashRow) => boolean },
+  budgetMs: number,
+): Promise<RestoreOutcome> {
+  const { nodes } = deps;
+  const trash = deps.trash;
+  const now = nowOf(deps.trashPolicy);
+  const row = checkRestorable(await trash.get(drive, id), id, now, options.visible);
+  if (row.type === 'file') return { done: true, node: await restoreFile(deps, drive, id, options, row) };
+  const to = options.to ?? row.path;
+
+  const read = await nodes.getMany(drive, [to, ...ancestorsOf(to)]);
+  for (const folder of ancestorsOf(to)) {
+    const node = read.get(folder);
+    if (node?.kind === 'file') throw conflict(`${folder} is a file, so nothing can be stored below it`, [folder]);
+    if (node?.deleting) throw beingDeleted(folder);
+    if (node?.moving) throw beingMoved(folder);
+  }
+  const there = read.get(to);
+  if (there?.kind === 'folder') {
+    if (there.deleting) throw beingDeleted(to);
+    if (there.moving) throw beingMoved(to);
+    if (options.overwrite !== true) throw conflict(`${to} is taken; pass "overwrite": true to restore into the folder there`, [to]);
+  }
+  if (there?.kind === 'file' && options.overwrite !== true) throw conflict(`${to} is taken; pass "overwrite": true to replace the file there`, [to]);
+
+  // The id first: its place among the drive's running jobs is reserved under it, before any write.
+  const jobId = randomUUID();
+  await admitJob(deps.jobs, { id: jobId, drive });
+  const at = new Date().toISOString();
+  // Restored into the folder that stands there, or made with the trashed folder's id (a restore of what a
+  // partial restore left makes a new one: that id is in the tree already).
+  const into = there?.kind === 'folder' ? { id: there.id, createdAt: there.createdAt } : { id: row.folderId ?? randomUUID(), createdAt: row.folderCreatedAt ?? now.toISOString() };
+  const job: Job = { id: jobId, drive, kind: 'restore', path: row.path, folderId: into.id, to, toId: into.id, toCreatedAt: into.createdAt, trashId: row.id, status: 'running', files: 0, createdAt: at, updatedAt: at };
+  // Noted before the claim: a request that dies after it leaves a job that the sweep sends on, which ends the claim.
+  await deps.jobs.create(job);
+  const giveUp = async () => {
+    await cleanUp(async () => {
+      await trash.release(drive, row.id, jobId);
+      await deps.jobs.finish(jobId, 0, 'stopped');
+    });
+    await releaseJob(deps.jobs, job);
+  };
+  const claimed = await trash.claim(drive, row.id, 'restore', jobId, now, 0);
+  if (!claimed) {
+    await giveUp();
+    // Claimed by another restore or a purge meanwhile, or gone: read again, it answers 404 or 409.
+    checkRestorable(await trash.get(drive, id), id, nowOf(deps.trashPolicy), options.visible);
+    throw conflict(`trash item ${id} (${row.path}) is being restored`, [row.path]);
+  }
+
+  let made: FolderNode;
+  try {
+    if (there?.kind === 'file') {
+      const stamp = deps.trashPolicy ? stampOf(deps.trashPolicy, 'replaced') : { reason: 'replaced' as const, deletedAt: now.toISOString(), purgeAt: row.purgeAt };
+      const outcome = await deps.records.trashMany(drive, [there], { rows: stamp });
+      if (!('trashed' in outcome)) throw changedWhileRestored(to);
+    }
+    const folders = await makeFolders(nodes, drive, [to], at, () => conflict(`the folders above ${to} were deleted while the restore made them; try again`, [to]), {
+      jobs: deps.jobs,
+      made: (path) => (path === to ? into : undefined),
+    });
+    made = folders.get(to)!;
+    // Another request made a folder there between the read and the make: this restore answered for nothing yet.
+    if (made.id !== into.id) throw changedWhileRestored(to);
+  } catch (error) {
+    await giveUp();
+    throw error;
+  }
+
+  const outcome = await restoreStep({ ...deps, trash }, job, budgetMs, false);
+  if (outcome === 'done') {
+    await deps.jobs.finish(job.id, 0, 'restored');
+    await releaseJob(deps.jobs, job);
+    return { done: true, node: made };
+  }
+  if (outcome === 'stopped') {
+    await deps.jobs.finish(job.id, 0, 'stopped');
+    await releaseJob(deps.jobs, job);
+    throw conflict(`the restore stopped: ${to} was deleted or moved by another request meanwhile; what was not restored is still in the trash`, [to]);
+  }
+  await handOff(deps, job, outcome === 'waiting' ? { delaySeconds: MOVE_WAIT_SECONDS } : {});
+  return { done: false, job: (await deps.jobs.get(drive, job.id)) ?? job };
+}
+
+const changedWhileRestored = (to: string) => conflict(`${to} changed while the restore was being made; try again`, [to]);
+
+/**
+ * One step of the restore job `job`, for at most `budgetMs`: pages of the row's members from the job's cursor,
+ * each restored (`restorePage`) and the cursor noted after it, so that a step that dies is followed by one that
+ * goes on from there (restored members are gone from the row; a step that runs a page again finds its folders
+ * standing and its files' members gone). `stopped` when the destination folder is gone or taken by a delete, or
+ * a delete took a folder of the page; `waiting` when a move holds one. `stopped` ends the restore as `done`
+ * does: the row goes if nothing is left in it, else it is released with what is left (restorable again). A job
+ * step restores a page before it looks at the time (`mustProgress`); a request may hand off at once, as a
+ * recursive delete's does (tests give it no budget to make every folder restore a job).
+ */
+export async function restoreStep(deps: RestoreJobDeps, job: Job, budgetMs: number, mustProgress = true): Promise<StepOutcome> {
+  const trash = deps.trash!;
+  const outOfTime = outOfTimeIn(budgetMs);
+  const row = await trash.get(job.drive, job.trashId!);
+  // Gone, or no longer this job's: an earlier step ended the restore and died before the job's end.
+  if (!row || row.restoring !== job.id) return 'done';
+  let after = job.cursor;
+  for (let first = true; ; first = false) {
+    if (first && !mustProgress && outOfTime()) return 'out of time';
+    const destination = await deps.nodes.get(job.drive, job.to!);
+    if (destination?.kind !== 'folder' || destination.id !== job.toId || destination.deleting) return endRestore(deps, job, row, 'stopped');
+    if (destination.moving) return 'waiting';
+    const page = await trash.members(job.drive, row.id, RESTORE_PAGE, after);
+    if (page.members.length === 0) return endRestore(deps, job, row, 'done');
+    const { restored, stop } = await restorePage(deps, job, row, page.members);
+    if (stop) {
+      if (restored > 0) await deps.jobs.advanced(job.id, restored);
+      return stop === 'stopped' ? endRestore(deps, job, row, 'stopped') : 'waiting';
+    }
+    after = page.members.at(-1)!.relative;
+    await deps.jobs.advanced(job.id, restored, after);
+    if (page.last === undefined) return endRestore(deps, job, row, 'done');
+    if (outOfTime()) return 'out of time';
+  }
+}
+
+/** Folder restores as the worker runs them. */
+export const restoreJob: JobKind<RestoreJobDeps> = { step: restoreStep, ended: (outcome) => (outcome === 'done' ? 'restored' : 'stopped') };
+
+/** Whether `path` is `top` or below it. */
+const within = (path: string, top: string) => path === top || path.startsWith(`${top}/`);
+
+/**
+ * Restores one page of members: their folders (and the folders of their files) made as a writer makes them,
+ * each trashed folder with its id and creation time, then their members removed (the folders stand: a later
+ * restore of what is left makes missing ones anew); then their files, `MAX_FILES_PER_TRASH` a write. A path
+ * where a file stands now keeps the member there and below it in the trash, as does a file's path taken.
+ */
+async function restorePage(deps: RestoreJobDeps, job: Job, row: TrashRow, members: readonly TrashMember[]): Promise<{ restored: number; stop?: 'stopped' | 'waiting' }> {
+  const { nodes, records } = deps;
+  const trash = deps.trash!;
+  const to = job.to!;
+  const mapped = (member: TrashMember) => `${to}/${member.relative}`;
+  const blocked: string[] = [];
+  let folders: Map<string, FolderNode> | undefined;
+  let folderMembers: TrashMember[] = [];
+  let fileMembers: TrashMember[] = [];
+  for (let attempt = 1; folders === undefined; attempt++) {
+    const live = members.filter((member) => !blocked.some((path) => within(member.file ? parentOf(mapped(member)) : mapped(member), path)));
+    folderMembers = live.filter((member) => member.folder !== undefined);
+    fileMembers = live.filter((member) => member.file !== undefined);
+    const ids = new Map(folderMembers.map((member) => [mapped(member), member.folder!]));
+    const wanted = [...new Set([to, ...folderMembers.map(mapped), ...fileMembers.map((member) => parentOf(mapped(member)))])];
+    try {
+      folders = await makeFolders(nodes, job.drive, wanted, new Date().toISOString(), () => conflict(`the folders in ${to} were deleted while the restore made them`, [to]), {
+        jobs: deps.jobs,
+        made: (path) => ids.get(path),
+      });
+    } catch (error) {
+      if (error instanceof FolderBeingMoved) return { restored: 0, stop: 'waiting' };
+      if (!(error instanceof DriveError && error.code === 'conflict') || attempt === BLOCKED_ATTEMPTS) return stopOn(error);
+      // A file where a folder of the page goes: that subtree stays in the trash. No file: a delete took one.
+      const read = await nodes.getMany(job.drive, wanted.flatMap((path) => [path, ...ancestorsOf(path)]).filter((path, i, all) => all.indexOf(path) === i && within(path, to) && path !== to));
+      const files = [...read.values()].filter((node) => node.kind === 'file').map((node) => node.path);
+      if (files.length === 0) return stopOn(error);
+      blocked.push(...files);
+    }
+  }
+  await trash.removeMembers(job.drive, row.id, folderMembers.map((member) => member.relative));
+
+  let restored = 0;
+  for (let start = 0; start < fileMembers.length; start += MAX_FILES_PER_TRASH) {
+    let batch = fileMembers.slice(start, start + MAX_FILES_PER_TRASH).map((member) => ({ member, to: mapped(member) }));
+    while (batch.length > 0) {
+      const parents = [...new Set(batch.map((file) => parentOf(file.to)))].map((path) => folders.get(path)!);
+      const outcome = await records.restoreMembers(job.drive, row, batch, { parents, job: job.id, now: nowOf(deps.trashPolicy) });
+      if (outcome.restored) {
+        restored += outcome.restored.length;
+        break;
+      }
+      if ('changed' in outcome) {
+        if (outcome.changed === 'item') return { restored, stop: 'stopped' };
+        const { moving } = await recheckFolders(nodes, job.drive, parents.map((folder) => folder.path));
+        return { restored, stop: moving.length > 0 ? 'waiting' : 'stopped' };
+      }
+      // Taken since the delete (or restored by an earlier step): those stay; the rest are written without them.
+      const taken = new Set(outcome.taken);
+      batch = batch.filter((_, i) => !taken.has(i));
+    }
+  }
+  return { restored };
+}
+
+/** A page's folders refused for good (a delete took one, or they keep being taken): the restore stops. */
+function stopOn(error: unknown): { restored: number; stop: 'stopped' } {
+  if (error instanceof DriveError && error.code === 'conflict') return { restored: 0, stop: 'stopped' };
+  throw error;
+}
+
+/**
+ * Ends the restore: what is left in the row counted; the row (and its due entry) removed when no file is left
+ * (and, done, no folder either: a folder left then is one a file stands in the way of), else released with
+ * what is left, restorable again until its `purgeAt`.
+ */
+async function endRestore(deps: RestoreJobDeps, job: Job, row: TrashRow, outcome: 'done' | 'stopped'): Promise<StepOutcome> {
+  const trash = deps.trash!;
+  let files = 0;
+  let bytes = 0;
+  const folders: string[] = [];
+  let after: string | undefined;
+  do {
+    const page = await trash.members(job.drive, row.id, COUNT_PAGE, after);
+    for (const member of page.members) {
+      if (member.file) {
+        files++;
+        bytes += member.file.size;
+      } else folders.push(member.relative);
+    }
+    after = page.last;
+  } while (after !== undefined);
+  if (files === 0 && (outcome === 'done' || folders.length === 0)) {
+    if (folders.length > 0) await trash.removeMembers(job.drive, row.id, folders);
+    await trash.remove(job.drive, row.id, job.id);
+  } else {
+    await trash.release(job.drive, row.id, job.id, { files, bytes });
+  }
+  return outcome;
+}
