@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { DriveClient, type FileJson, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
 import { type RunningHost, startHost, stopHost, storedState } from '../support/local-host';
-import { putFiles, treeOf, untilDone } from '../support/seeding';
+import { putFiles, untilDone } from '../support/seeding';
+import { type RestoreJobJson, deleteAndRestoreWhole, restoreItem, trashPage } from '../support/trash';
 
 // The trash (issue 28) on the local host, against its embedded S3 and DynamoDB: deletes and replacements put
 // what they remove in the trash, which lists, restores and purges it (docs/trash-design.md, "How each 'Done
@@ -12,25 +13,6 @@ const ADMIN = 'trash-admin-q8Zr2WbVNUe0p7LJ4s1TdXk';
 const WRITER = 'trash-writer-M3hQ9cPzA1sB6nYt0kVfRwE';
 const READER = 'trash-reader-Xw7Lq2EoN5aD9fJ3uHc8GmB';
 const UPLOADER = 'trash-uploader-Tb4Kc9VxP2eR7yL1nQ6sWz';
-
-interface TrashItemJson {
-  id: string;
-  type: 'file' | 'folder';
-  path: string;
-  size: number;
-  files?: number;
-  etag?: string;
-  deleted_at: string;
-  purge_at: string;
-  deleted_by: string | null;
-  reason: 'deleted' | 'replaced';
-  state: string;
-}
-interface TrashPageJson {
-  items: TrashItemJson[];
-  next_cursor: string | null;
-  usage: { items: number; files: number; bytes: number };
-}
 
 let host: RunningHost;
 let admin: DriveClient;
@@ -55,13 +37,8 @@ async function upload(client: DriveClient, path: string, data: Uint8Array | stri
   return res.body.data[0];
 }
 
-async function trash(client: DriveClient, query: Record<string, string> = {}): Promise<{ status: number; body: { data: TrashPageJson } }> {
-  return json<{ data: TrashPageJson }>(client.request('GET', `/drive/trash?${new URLSearchParams(query)}`));
-}
-
-function restore(client: DriveClient, body: unknown) {
-  return json<{ data: FileJson; error?: { code: string; message: string } }>(client.request('POST', '/drive/trash/restore', { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }));
-}
+const trash = trashPage;
+const restore = restoreItem;
 
 async function etagOf(client: DriveClient, path: string): Promise<{ status: number; etag: string | null; hash?: string }> {
   const res = await client.download({ path });
@@ -182,7 +159,7 @@ describe('the trash', () => {
 
 // docs/trash-design.md's test 2: a folder of 1,000 files deleted as a job and restored as a job comes back
 // whole. No request budget (DRIVE_DELETE_BUDGET_MS=0): both answer 202 whatever the machine's speed.
-describe('a folder of 1,000 files, deleted and restored as jobs', () => {
+describe('a folder deleted and restored as jobs', () => {
   let big: RunningHost;
   let client: DriveClient;
   beforeAll(async () => {
@@ -191,55 +168,9 @@ describe('a folder of 1,000 files, deleted and restored as jobs', () => {
   });
   afterAll(() => stopHost(big));
 
-  /** Every node at or below `top` as the nodes table holds it: kind, path, id, creation time, and a file's size, ETag and key. */
-  async function nodesBelow(top: string): Promise<Record<string, string | undefined>[]> {
-    const { nodeItems } = await storedState(big.dataDir);
-    return nodeItems
-      .filter((item) => item.kind?.S !== undefined && (item.path?.S === top || item.path?.S?.startsWith(`${top}/`)))
-      .map((item) => ({ kind: item.kind.S, path: item.path.S, id: item.id.S, createdAt: item.createdAt.S, size: item.size?.N, etag: item.etag?.S, objectKey: item.objectKey?.S }))
-      .sort((a, b) => (a.path! < b.path! ? -1 : 1));
-  }
-
-  type RestoreJobJson = { id: string; type: string; status: string; url: string; path: string; to: string; files_restored: number; result: { id: string; path: string } | null };
-
+  // 100 files here; 1,000 in the chaos tier (test/chaos/trash-restore.test.ts), a size test.
   it('comes back whole: the same paths, ids, sizes and ETags, the empty folder too; fsck clean', async () => {
-    await putFiles(client, Array.from({ length: 1000 }, (_, i) => `/thousand/d${i % 10}/f${String(i).padStart(4, '0')}.txt`));
-    expect((await client.createFolder({ path: '/thousand/empty' })).status).toBe(200);
-    const before = await nodesBelow('/thousand');
-    expect(before.filter((node) => node.kind === 'file')).toHaveLength(1000);
-    const tree = await treeOf(client, '/thousand');
-    const bytes = before.filter((node) => node.kind === 'file').reduce((sum, node) => sum + Number(node.size), 0);
-
-    const deleted = await json<{ data: { job: { url: string } } }>(client.deleteFolder({ path: '/thousand', recursive: 'true' }));
-    expect(deleted.status).toBe(202);
-    expect(await untilDone<{ status: string; files_deleted: number }>(deleted.body.data.job.url, client)).toMatchObject({ files_deleted: 1000 });
-    expect(await nodesBelow('/thousand')).toEqual([]);
-    // One folder item, its files counted; none of its files is an item of its own.
-    const page = await trash(client);
-    expect(page.body.data.items).toHaveLength(1);
-    const [item] = page.body.data.items;
-    expect(item).toMatchObject({ type: 'folder', path: '/thousand', files: 1000, size: bytes, state: 'trashed' });
-    await fsckClean();
-
-    const restored = await client.request('POST', '/drive/trash/restore', { body: JSON.stringify({ id: item.id }), headers: { 'Content-Type': 'application/json' } });
-    expect(restored.status).toBe(202);
-    const job = ((await restored.json()) as { data: { job: RestoreJobJson } }).data.job;
-    expect(job).toMatchObject({ type: 'restore-folder', status: 'running', path: '/thousand', to: '/thousand', result: null });
-    expect(restored.headers.get('location')).toBe(job.url);
-    // Being restored: a second restore and a purge are refused meanwhile (or find it gone, if the job was quick).
-    expect([404, 409]).toContain((await restore(client, { id: item.id })).status);
-    const done = await untilDone<RestoreJobJson>(job.url, client);
-    const root = before.find((node) => node.path === '/thousand')!;
-    expect(done).toMatchObject({ status: 'done', files_restored: 1000, result: { id: root.id, path: '/thousand' } });
-
-    expect(await nodesBelow('/thousand')).toEqual(before);
-    expect(await treeOf(client, '/thousand')).toEqual(tree);
-    const sample = await etagOf(client, '/thousand/d7/f0997.txt');
-    expect(sample.status).toBe(200);
-    expect(sample.etag).toContain(before.find((node) => node.path === '/thousand/d7/f0997.txt')!.etag);
-    expect((await trash(client)).body.data).toMatchObject({ items: [], usage: { items: 0, files: 0, bytes: 0 } });
-    expect((await restore(client, { id: item.id })).status).toBe(404);
-    expect((await runFsck(big.dataDir)).code).toBe(0);
+    await deleteAndRestoreWhole(client, big.dataDir, '/hundred', 100);
   });
 
   it('leaves in the trash a file uploaded at one of its paths meanwhile, and restores the rest', async () => {
