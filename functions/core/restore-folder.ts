@@ -3,6 +3,7 @@ import { type JobKind, MOVE_WAIT_SECONDS, admitJob, handOff, releaseJob } from '
 import { cleanUp } from './clean-up';
 import { DriveError, conflict } from './errors';
 import { FolderBeingMoved, beingDeleted, beingMoved, makeFolders, recheckFolders } from './folders';
+import { checkAbove } from './move';
 import { ancestorsOf, parentOf } from './paths';
 import { type FileNode, type FileRecords, type FolderNode, type Job, type JobQueue, type JobStore, MAX_FILES_PER_TRASH, type NodeStore, type TrashMember, type TrashRow, type TrashStore } from './ports';
 import { type RestoreDeps, checkRestorable, restoreFile } from './restore';
@@ -51,12 +52,7 @@ export async function acceptRestore(
   const to = options.to ?? row.path;
 
   const read = await nodes.getMany(drive, [to, ...ancestorsOf(to)]);
-  for (const folder of ancestorsOf(to)) {
-    const node = read.get(folder);
-    if (node?.kind === 'file') throw conflict(`${folder} is a file, so nothing can be stored below it`, [folder]);
-    if (node?.deleting) throw beingDeleted(folder);
-    if (node?.moving) throw beingMoved(folder);
-  }
+  checkAbove(read, to);
   const there = read.get(to);
   if (there?.kind === 'folder') {
     if (there.deleting) throw beingDeleted(to);

@@ -1,5 +1,6 @@
 import { conflict, notFound } from './errors';
 import { beingDeleted, beingMoved, ensureFolders, recheckFolders, removeUnused } from './folders';
+import { checkAbove } from './move';
 import { ancestorsOf, parentOf } from './paths';
 import type { FileNode, FileRecords, FolderNode, JobStore, NodeStore, TrashRow, TrashStore } from './ports';
 import { type TrashPolicy, nowOf, restorable, stampOf } from './trash';
@@ -51,12 +52,7 @@ export async function restoreFile(
     const to = options.to ?? row.path;
 
     const read = await nodes.getMany(drive, [to, ...ancestorsOf(to)]);
-    for (const folder of ancestorsOf(to)) {
-      const node = read.get(folder);
-      if (node?.kind === 'file') throw conflict(`${folder} is a file, so nothing can be stored below it`, [folder]);
-      if (node?.deleting) throw beingDeleted(folder);
-      if (node?.moving) throw beingMoved(folder);
-    }
+    checkAbove(read, to);
     const there = read.get(to);
     if (there?.kind === 'folder') throw conflict(`${to} is a folder, so a file cannot be restored there`, [to]);
     if (there && options.overwrite !== true) throw conflict(`${to} is taken; pass "overwrite": true to replace the file there`, [to]);
