@@ -1,6 +1,6 @@
 import { type RunningHost, startHost, stopHost } from '../../../test/support/local-host';
 import { Drive } from '../../src/drive';
-import type { RestoreJob, TrashItem } from '../../src/types';
+import type { TrashItem } from '../../src/types';
 import { driveEnv, runCli } from '../support/cli-process';
 
 // The trash (issue 28) through the library and `drive trash`. DRIVE_DELETE_BUDGET_MS=0 makes every recursive
