@@ -12,7 +12,7 @@ import { type OidcOptions, OidcKeySource } from './oidc';
 import { mapLimit } from './pool';
 import type { Clock } from './rate-limit-pacer';
 import { DEFAULT_RETRY, type RetryNotice, type RetryOptions, Transport, type TransportStats, discard } from './transport';
-import type { CopyJob, DeleteJob, DirectDownload, DriveChange, DriveEntry, DriveFile, DriveFolder, DriveJob, FileHead, KeyIdentity, FilesDeletion, FolderDeletion, Listing, MoveJob, RecentChanges, ShareLink, ShareLinkEntry } from './types';
+import type { CopyJob, DeleteJob, DirectDownload, DriveChange, DriveEntry, DriveFile, DriveFolder, DriveJob, EmptiedTrash, FileHead, KeyIdentity, FilesDeletion, FolderDeletion, Listing, MoveJob, PurgedItem, RecentChanges, RestoreJob, RestoredEntry, ShareLink, ShareLinkEntry, TrashPage } from './types';
 import { type SyncEndpoint, type SyncOptions, type SyncReport, sync as runSync } from './sync/sync';
 import { type FormFile, METADATA_FIXED_BYTES, REQUEST_FIXED_BYTES, fileCost, uploadForm } from './upload-form';
 
@@ -115,6 +115,20 @@ export interface TransferOptions<J extends MoveJob | CopyJob> {
   signal?: AbortSignal;
   /** Called with each read of a big folder's job, the last one `done`. */
   onProgress?: (job: J) => void;
+}
+
+/** Options of `restore`. */
+export interface RestoreOptions {
+  /** Where to restore the item (missing folders above are made). Default: the path it was taken from. */
+  to?: string;
+  /**
+   * Restore over what stands at the destination: a file there goes to the trash in turn, a folder there is
+   * restored into. Default false: a taken destination is a `409 conflict`.
+   */
+  overwrite?: boolean;
+  signal?: AbortSignal;
+  /** Called with each read of a big folder's restore job, the last one `done`. */
+  onProgress?: (job: RestoreJob) => void;
 }
 
 /** The defaults of the numeric options; docs/client.md states them, and its smoke test compares. */
@@ -411,6 +425,68 @@ export class Drive {
   async job(id: string, signal?: AbortSignal): Promise<{ job: DriveJob }> {
     const route = `/drive/jobs/${encodeURIComponent(id)}`;
     return this.json<{ job: DriveJob }>({ method: 'GET', url: this.transport.url(route), bucket: 'jobs', signal }, `GET ${route}`);
+  }
+
+  /**
+   * One page of the trash (`GET /drive/trash`): what deletes and replacements removed, newest first, within
+   * the key's folder; with `path`, only what was taken from that folder or below it. `limit` items a page (1
+   * to 1,000; the server's default 100); `cursor` is the `next_cursor` of the page before. Each page carries
+   * the trash's `usage` (items, files, bytes) in that scope.
+   */
+  async listTrash(path?: string, options: { limit?: number; cursor?: string; signal?: AbortSignal } = {}): Promise<TrashPage> {
+    const url = this.transport.url('/drive/trash', { path, limit: options.limit?.toString(), cursor: options.cursor });
+    return this.json<TrashPage>({ method: 'GET', url, bucket: 'trash', signal: options.signal }, `GET /drive/trash${path === undefined ? '' : ` of ${path}`}`);
+  }
+
+  /** Every page of the trash (see `listTrash`), following the API's cursors: memory holds one page. */
+  async *trashPages(path?: string, options: { limit?: number; signal?: AbortSignal } = {}): AsyncGenerator<TrashPage> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.listTrash(path, { limit: options.limit, cursor, signal: options.signal });
+      cursor = page.next_cursor ?? undefined;
+      yield page;
+    } while (cursor);
+  }
+
+  /**
+   * Restores the trash item `id` (`POST /drive/trash/restore`) where it was taken from, or at `to`: a file with
+   * its id, bytes and ETag; a folder whole, with its ids (a file whose path was taken since stays in the
+   * trash). Something at the destination is a `409 conflict` unless `overwrite`. A folder too big for one
+   * request answers `202` with a job, followed as `deleteFolder` follows one (`onProgress` sees each read); a
+   * job that stops short (a delete or move of the destination) rejects with its error, what it did not
+   * restore still in the trash. Resolves with the restored File or Folder.
+   */
+  async restore(id: string, options: RestoreOptions = {}): Promise<RestoredEntry> {
+    const what = `POST /drive/trash/restore of ${id}`;
+    const body = JSON.stringify({
+      id,
+      ...(options.to === undefined ? {} : { to: options.to }),
+      ...(options.overwrite === undefined ? {} : { overwrite: options.overwrite }),
+    });
+    const { response } = await this.transport.send({
+      method: 'POST',
+      url: this.transport.url('/drive/trash/restore'),
+      bucket: 'restore',
+      headers: { 'Content-Type': 'application/json' },
+      body,
+      signal: options.signal,
+    });
+    if (response.status !== 202) return this.data<RestoredEntry>(response, what);
+    const { job: first } = await this.data<{ job: RestoreJob }>(response, what);
+    const job = await this.followJob(first, options);
+    if (job.result) return job.result;
+    throw job.error ? jobFailure(job.error) : new DriveError('unexpected_response', `job ${job.id} of ${what} ended with neither a result nor an error`, 200);
+  }
+
+  /** Purges the trash item `id` now (`DELETE /drive/trash/{id}`): its bytes and records gone for good. */
+  async purge(id: string, options: { signal?: AbortSignal } = {}): Promise<PurgedItem> {
+    const route = `/drive/trash/${encodeURIComponent(id)}`;
+    return this.json<PurgedItem>({ method: 'DELETE', url: this.transport.url(route), bucket: 'purge', signal: options.signal }, `DELETE ${route}`);
+  }
+
+  /** Purges now every trash item taken from `path` or below it (`DELETE /drive/trash?path=`; `/` empties the whole trash; admin keys only). */
+  async purgePath(path: string, options: { signal?: AbortSignal } = {}): Promise<EmptiedTrash> {
+    return this.json<EmptiedTrash>({ method: 'DELETE', url: this.transport.url('/drive/trash', { path }), bucket: 'empty-trash', signal: options.signal }, `DELETE /drive/trash of ${path}`);
   }
 
   /** `POST /drive/move` or `/drive/copy`, and the job of a `202` followed to its result. */

@@ -6,9 +6,10 @@ import { type Clock, RateLimitPacer, systemClock } from './rate-limit-pacer';
 
 /**
  * The API's rate-limit buckets (one per endpoint and key); the large-upload routes take `upload` tokens.
+ * The trash's routes take `trash` (listing), `restore`, `purge` (one item) and `empty-trash` (a folder's) tokens.
  * `token` is the keyless exchange's (`POST /drive/token`, kept per source address): paced, sent with no key.
  */
-export type Bucket = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'jobs' | 'links' | 'whoami' | 'token' | 'changes';
+export type Bucket = 'upload' | 'download' | 'list' | 'create-folder' | 'delete-folder' | 'files' | 'jobs' | 'links' | 'whoami' | 'token' | 'changes' | 'trash' | 'restore' | 'purge' | 'empty-trash';
 
 /** How failed attempts are retried. */
 export interface RetryOptions {

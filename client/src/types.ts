@@ -71,8 +71,33 @@ export type MoveJob = Wire['MoveJob'];
 /** A folder copy too big for one request, as `GET /drive/jobs/{id}` reports it (the server answered `202`). */
 export type CopyJob = Wire['CopyJob'];
 
+/**
+ * A folder restore too big for one request, as `GET /drive/jobs/{id}` reports it (the server answered `202`):
+ * `result` is the restored folder once done; a restore a delete or move of the destination stopped ends
+ * `done` with `result: null` and an `error`, what it did not restore still in the trash.
+ */
+export type RestoreJob = Wire['RestoreJob'];
+
 /** Any job `GET /drive/jobs/{id}` reports. */
-export type DriveJob = DeleteJob | MoveJob | CopyJob;
+export type DriveJob = DeleteJob | MoveJob | CopyJob | RestoreJob;
+
+/** Something a delete or a replacement put in the trash (issue 28), as `GET /drive/trash` lists it. */
+export type TrashItem = Wire['TrashItem'];
+
+/** One page of the trash: its items newest first, the cursor of the next page, and what the trash holds in the scope asked. */
+export type TrashPage = Wire['TrashPage'];
+
+/**
+ * What a restore answers: the File, or the Folder (a folder item comes back whole, with its ids); a folder
+ * restored by a job, the job's `result`: the Folder entry (`id`, `name`, `path`), as a move's job gives it.
+ */
+export type RestoredEntry = DriveFile | DriveFolder | DriveFolderEntry;
+
+/** What purging one trash item freed (`DELETE /drive/trash/{id}`). */
+export type PurgedItem = Wire['PurgedItem'];
+
+/** What emptying a folder's trash purged (`DELETE /drive/trash?path=`). */
+export type EmptiedTrash = Wire['EmptiedTrash'];
 
 /**
  * The answer to `POST /drive/uploads`: a large-upload session with a presigned URL per part. `part_count` and

@@ -42,6 +42,7 @@ export type Command =
   | ({ name: 'rm'; paths: string[]; recursive: boolean } & Globals)
   | ({ name: 'mv' | 'cp'; from: string; to: string; overwrite: boolean } & Globals)
   | ({ name: 'link' } & LinkAction & Globals)
+  | ({ name: 'trash' } & TrashAction & Globals)
   | ({ name: 'sync' } & SyncArgs & Globals)
   | ({ name: 'watch'; folder: string; cursorFile?: string } & Globals);
 
@@ -60,6 +61,13 @@ export interface SyncArgs {
 
 /** What `drive link` does: make a link to a file, list links (of one file, or all), or revoke one. */
 export type LinkAction = { action: 'create'; path: string; expiresIn?: number } | { action: 'list'; path?: string } | { action: 'revoke'; id: string };
+
+/** What `drive trash` does: list the trash (below a folder), restore an item, purge an item, or empty a folder's trash. */
+export type TrashAction =
+  | { action: 'ls'; path?: string }
+  | { action: 'restore'; id: string; to?: string; overwrite: boolean }
+  | { action: 'purge'; id: string }
+  | { action: 'purge-path'; path: string };
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -87,6 +95,7 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   cp: { overwrite: { type: 'boolean', short: 'f' } },
   link: { expires: { type: 'string', short: 'e' }, list: { type: 'boolean', short: 'l' }, revoke: { type: 'string' } },
   watch: { 'cursor-file': { type: 'string' } },
+  trash: { to: { type: 'string', short: 't' }, overwrite: { type: 'boolean', short: 'f' }, path: { type: 'string' } },
   sync: {
     delete: { type: 'boolean' },
     'max-delete': { type: 'string' },
@@ -144,6 +153,8 @@ export function parseCommand(argv: readonly string[]): Command {
       return { name, ...globals, paths: positionals.map((path) => drivePath(path, 'folder')) };
     case 'link':
       return { name, ...globals, ...linkAction(positionals, values) };
+    case 'trash':
+      return { name, ...globals, ...trashAction(positionals, values) };
     case 'mv':
     case 'cp':
       return { name, ...globals, ...fromTo(positionals, name), overwrite: values.overwrite === true };
@@ -245,6 +256,36 @@ function linkAction(positionals: string[], values: Record<string, string | boole
 }
 
 /**
+ * `drive trash ls [/path]`, `drive trash restore <id> [--to /path] [-f]`, `drive trash purge <id>` or
+ * `drive trash purge --path /folder`.
+ */
+function trashAction(positionals: string[], values: Record<string, string | boolean | undefined>): TrashAction {
+  const [verb, ...rest] = positionals;
+  const to = str(values.to);
+  const path = str(values.path);
+  if (verb !== 'restore' && (to !== undefined || values.overwrite !== undefined)) throw new UsageError('--to and -f (--overwrite) go with trash restore');
+  if (verb !== 'purge' && path !== undefined) throw new UsageError('--path goes with trash purge (trash ls takes the folder as its argument)');
+  switch (verb) {
+    case 'ls': {
+      const folder = rest.length === 0 ? undefined : single(rest, 'trash ls', 'folder');
+      return { action: 'ls', ...(folder === undefined ? {} : { path: driveFolder(folder, 'folder') }) };
+    }
+    case 'restore':
+      return { action: 'restore', id: single(rest, 'trash restore', 'trash item id (see drive trash ls)'), ...(to === undefined ? {} : { to: drivePath(to, '--to') }), overwrite: values.overwrite === true };
+    case 'purge':
+      if (path !== undefined) {
+        if (rest.length > 0) throw new UsageError('trash purge takes an item id or --path /folder, not both');
+        return { action: 'purge-path', path: driveFolder(path, '--path') };
+      }
+      return { action: 'purge', id: single(rest, 'trash purge', 'trash item id (see drive trash ls), or --path /folder') };
+    case undefined:
+      throw new UsageError('trash needs ls, restore or purge');
+    default:
+      throw new UsageError(`unknown trash command "${verb}": ls, restore or purge`);
+  }
+}
+
+/**
  * `<from> <to>` of `mv` and `cp`. A `to` ending in `/` is a folder to put `from` in, keeping its name
  * (`/a/b.txt /c/` → `/c/b.txt`), as `mv` and `cp` do on a disk.
  */
@@ -311,6 +352,8 @@ Usage:
   drive link /path [--expires 7d]  |  drive link --list [/path]  |  drive link --revoke <id>
   drive sync <local folder> /folder  |  drive sync /folder <local folder>   [--delete] [--dry-run] …
   drive watch [/folder] [--cursor-file file]
+  drive trash ls [/folder]  |  drive trash restore <id> [--to /path] [-f]
+  drive trash purge <id>  |  drive trash purge --path /folder
 
 Options everywhere:
   --url <url>        the API's base URL (default: $DRIVE_URL)
@@ -362,6 +405,17 @@ watch:  prints the folder's changes as they are made, a line each (--json: one J
         interrupted
   --cursor-file <file>    resume from the cursor kept in <file>, and keep the cursor there after each page
                           printed: a watch stopped and started again misses nothing (repeats at most a page)
+
+trash:  what deletes and replacements removed, kept for the drive's trash days (7 by default)
+  ls [/folder]            the items, newest first (of what was taken from /folder or below it): id,
+                          kind, size, when deleted, when purged, path; then the trash's totals
+  restore <id>            put the item back where it was taken from, with its id, bytes and ETag (a
+                          folder whole; a big one goes on in a job on the server, its progress shown)
+  -t, --to <path>         restore it at <path> instead (missing folders above are made)
+  -f, --overwrite         replace a file at the destination (it goes to the trash in turn), or restore
+                          into a folder there; without it a taken path fails
+  purge <id>              delete the item for good now
+  purge --path <folder>   delete for good everything taken from <folder> or below it (admin keys)
 
 Exit codes: 0 done; 1 a file or the operation failed (a summary says which); 2 bad usage;
 130 interrupted (SIGINT/SIGTERM; what finished is reported).

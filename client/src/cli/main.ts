@@ -9,6 +9,7 @@ import { getCommand, lsCommand, mkdirCommand, rmCommand } from './ls-get-mkdir-r
 import { mvCpCommand } from './mv-cp-command';
 import { type CliIo, Output } from './output';
 import { syncCommand } from './sync-command';
+import { trashCommand } from './trash-command';
 import { watchCommand } from './watch-command';
 import { EXIT_INTERRUPTED, uploadCommand } from './upload-command';
 
@@ -78,6 +79,8 @@ export async function run(argv: readonly string[], io: CliIo = { stdout: process
         return await syncCommand(command, drive, out, interrupt.signal);
       case 'watch':
         return await watchCommand(command, drive, out, interrupt.signal);
+      case 'trash':
+        return await trashCommand(command, drive, out, interrupt.signal);
     }
   } catch (error) {
     if (error instanceof UsageError || error instanceof SyncUsageError || error instanceof SyncRefusedError) {

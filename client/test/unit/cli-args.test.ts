@@ -56,6 +56,16 @@ describe('Function: parseCommand', () => {
     expect(parseCommand(['mv', '/a', '/b', '--overwrite'])).toMatchObject({ name: 'mv', overwrite: true });
   });
 
+  it('reads trash: ls (of a folder or all), restore with --to and -f, purge of an id or of --path', () => {
+    expect(parseCommand(['trash', 'ls'])).toEqual({ name: 'trash', action: 'ls', json: false, url: undefined, apiKey: undefined });
+    expect(parseCommand(['trash', 'ls', '/reports/', '--json'])).toMatchObject({ name: 'trash', action: 'ls', path: '/reports', json: true });
+    expect(parseCommand(['trash', 'restore', 'item-1'])).toMatchObject({ name: 'trash', action: 'restore', id: 'item-1', overwrite: false });
+    expect(parseCommand(['trash', 'restore', '-f', 'item-1', '--to', '/old/a.txt'])).toMatchObject({ action: 'restore', id: 'item-1', to: '/old/a.txt', overwrite: true });
+    expect(parseCommand(['trash', 'restore', 'item-1', '--overwrite'])).toMatchObject({ overwrite: true });
+    expect(parseCommand(['trash', 'purge', 'item-1'])).toMatchObject({ name: 'trash', action: 'purge', id: 'item-1' });
+    expect(parseCommand(['trash', 'purge', '--path', '/reports/'])).toMatchObject({ name: 'trash', action: 'purge-path', path: '/reports' });
+  });
+
   it('puts the source inside a destination that ends in "/", keeping its name', () => {
     expect(parseCommand(['mv', '/a/b.txt', '/archive/'])).toMatchObject({ from: '/a/b.txt', to: '/archive/b.txt' });
     expect(parseCommand(['cp', '/reports/2026/', '/backup/'])).toMatchObject({ from: '/reports/2026', to: '/backup/2026' });
@@ -96,6 +106,16 @@ describe('Function: parseCommand', () => {
     [['cp', '/a.txt', 'b.txt'], /to must be a drive path/],
     [['mv', '/', '/b'], /mv cannot take the root folder/],
     [['mv', '-r', '/a', '/b'], /Unknown option '-r'/],
+    [['trash'], /trash needs ls, restore or purge/],
+    [['trash', 'empty'], /unknown trash command "empty": ls, restore or purge/],
+    [['trash', 'ls', 'reports'], /folder must be a drive path/],
+    [['trash', 'restore'], /trash restore needs a trash item id/],
+    [['trash', 'restore', 'a', 'b'], /trash restore takes one trash item id/],
+    [['trash', 'restore', 'a', '--to', 'b.txt'], /--to must be a drive path/],
+    [['trash', 'purge'], /trash purge needs a trash item id \(see drive trash ls\), or --path \/folder/],
+    [['trash', 'purge', 'a', '--path', '/r'], /an item id or --path \/folder, not both/],
+    [['trash', 'ls', '--path', '/r'], /--path goes with trash purge/],
+    [['trash', 'purge', 'a', '-f'], /--to and -f \(--overwrite\) go with trash restore/],
   ])('refuses %j with a UsageError', (argv, message) => {
     expect(() => parseCommand(argv)).toThrow(UsageError);
     expect(() => parseCommand(argv)).toThrow(message);

@@ -199,6 +199,62 @@ describe('Class: Drive', () => {
     });
   });
 
+  describe('Methods: listTrash, restore, purge, purgePath', () => {
+    const restoreJob = (status: 'running' | 'done', filesRestored: number, end: object = {}) => ({
+      id: 'j2', type: 'restore-folder', status, path: '/gone', to: '/back', files_restored: filesRestored,
+      created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:01.000Z', url: `${BASE}/drive/jobs/j2`, result: null, ...end,
+    });
+
+    it('asks for a page of the trash with path, limit and cursor, and purges by id and by path', async () => {
+      const page = { items: [], next_cursor: null, usage: { items: 0, files: 0, bytes: 0 } };
+      const fetcher = fakeFetch((request) => jsonResponse(200, { data: request.method === 'GET' ? page : { purged: true } }));
+      const drive = driveWith(fetcher);
+
+      expect(await drive.listTrash('/r', { limit: 2, cursor: 'c1' })).toEqual(page);
+      await drive.purge('a/b');
+      await drive.purgePath('/r');
+
+      expect(fetcher.requests.map((r) => `${r.method} ${r.url.pathname}${r.url.search}`)).toEqual(['GET /drive/trash?path=%2Fr&limit=2&cursor=c1', 'DELETE /drive/trash/a%2Fb', 'DELETE /drive/trash?path=%2Fr']);
+    });
+
+    it('posts the id with to and overwrite only when given, and passes a refusal on as a DriveError', async () => {
+      const message = '/back is taken; pass "overwrite": true to replace the file there';
+      const fetcher = fakeFetch((_, i) => (i === 0 ? jsonResponse(200, { data: stored('/a.txt') }) : jsonResponse(409, { error: { code: 'conflict', message } })));
+      const drive = driveWith(fetcher);
+
+      expect(await drive.restore('t1')).toEqual(stored('/a.txt'));
+      await expect(drive.restore('t1', { to: '/back', overwrite: false })).rejects.toMatchObject({ code: 'conflict', status: 409, message });
+      expect(await Promise.all(fetcher.requests.map(async (r) => JSON.parse(await r.body!.text())))).toEqual([{ id: 't1' }, { id: 't1', to: '/back', overwrite: false }]);
+    });
+
+    it('follows a folder restore’s 202 job to its end, telling onProgress each read, and resolves with its result', async () => {
+      const folder = { id: 'd1', name: 'back', path: '/back' };
+      const answers = [
+        jsonResponse(202, { data: { job: restoreJob('running', 0) } }, { Location: `${BASE}/drive/jobs/j2` }),
+        jsonResponse(200, { data: { job: restoreJob('done', 30, { result: folder }) } }),
+      ];
+      const fetcher = fakeFetch((_, i) => answers[i]);
+      const seen: number[] = [];
+
+      const restored = await driveWith(fetcher).restore('t2', { to: '/back', onProgress: (job) => seen.push(job.files_restored) });
+
+      expect(restored).toEqual(folder);
+      expect(seen).toEqual([0, 30]);
+      expect(fetcher.requests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual(['POST /drive/trash/restore', 'GET /drive/jobs/j2']);
+    });
+
+    it('rejects with the error of a restore job that stopped short', async () => {
+      const message = 'the restore stopped: /back was deleted or moved by another request meanwhile; what was not restored is still in the trash';
+      const answers = [
+        jsonResponse(202, { data: { job: restoreJob('running', 0) } }),
+        jsonResponse(200, { data: { job: restoreJob('done', 4, { error: { code: 'conflict', message } }) } }),
+      ];
+      const fetcher = fakeFetch((_, i) => answers[i]);
+
+      await expect(driveWith(fetcher).restore('t2')).rejects.toMatchObject({ name: 'DriveError', code: 'conflict', status: 409, message });
+    });
+  });
+
   describe('Method: move', () => {
     const fileEntry = { id: 'f1', name: 'b.txt', path: '/to/b.txt', size: 3, created_at: '2026-01-01T00:00:00.000Z' };
     const moveJob = (status: 'running' | 'done', filesMoved: number, end: object = {}) => ({
