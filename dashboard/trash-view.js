@@ -112,6 +112,8 @@ export async function renderTrash(main, signal) {
   const tbody = find(view, 'tbody', HTMLElement);
   const more = find(view, '[data-action="more-trash"]', HTMLButtonElement);
   const heading = find(view, 'h1', HTMLElement);
+  // A key that may not restore nor purge has no Actions column.
+  find(view, '[data-actions-column]', HTMLElement).hidden = !abilities().modify;
   /** @type {TrashItem[]} */
   let items = [];
   /** @type {string | null} */
