@@ -338,7 +338,7 @@ export async function confirmDeleteFile(path, onChanged) {
   const gone = result.not_found.includes(path);
   announce(gone ? `${path} was already gone.` : `Deleted ${path}.`);
   onChanged();
-  if (!gone) showUndoNotice(path, onChanged);
+  if (!gone) void showUndoNotice(path, onChanged);
 }
 
 /**

@@ -487,7 +487,7 @@ async function confirmDeleteFolder(path, afterDelete, afterRestore = afterDelete
   if (!done || !result || session.aborted) return;
   if ('done' in result) {
     announce(`Deleted ${path} and ${plural(result.done.files_deleted, 'file')} in it.`);
-    showUndoNotice(path, afterRestore);
+    void showUndoNotice(path, afterRestore);
     return afterDelete();
   }
   // Gone for readers already; the server deletes the rest, and this page follows it.
@@ -495,7 +495,7 @@ async function confirmDeleteFolder(path, afterDelete, afterRestore = afterDelete
   try {
     const finished = await waitForJob(result.job, (job) => announce(`Deleting ${path}: ${plural(job.files_deleted, 'file')} deleted so far…`), session);
     announce(`Deleted ${path} and ${plural(finished.files_deleted, 'file')} in it.`);
-    showUndoNotice(path, afterRestore);
+    void showUndoNotice(path, afterRestore);
   } catch (failure) {
     if (isAbort(failure)) return;
     alertError(`${path} is gone, but following its delete failed: ${messageOf(failure)}. The delete goes on without this page.`);

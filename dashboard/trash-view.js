@@ -25,14 +25,26 @@ export function hideUndoNotice() {
 }
 
 /**
- * Shows "Deleted `path` — Undo" above the view: Undo restores the newest trash item taken from `path` and calls
- * `onRestored` (which redraws what shows it); focus then goes to the view's heading, never to the page's body.
+ * Shows "Deleted `path` — Undo" above the view, once the trash holds what was deleted there (with the trash off,
+ * `DRIVE_TRASH_DAYS=0`, it does not, and no notice shows): Undo restores that item and calls `onRestored` (which
+ * redraws what shows it); focus then goes to the view's heading when the redraw leaves it nowhere.
  * @param {string} path
  * @param {() => Promise<void> | void} onRestored
+ * @returns {Promise<void>}
  */
-export function showUndoNotice(path, onRestored) {
+export async function showUndoNotice(path, onRestored) {
   hideUndoNotice();
   const { signal } = noticeLifetime;
+  /** @type {TrashItem | undefined} */
+  let item;
+  try {
+    item = await newestAt(path);
+  } catch {
+    // The trash could not be read (or the key may not): the delete stands, without an Undo.
+    return;
+  }
+  if (!item || signal.aborted) return;
+  const found = item;
   const notice = byId('undo-notice', HTMLElement);
   const undo = find(notice, '[data-action="undo"]', HTMLButtonElement);
   const dismiss = find(notice, '[data-action="dismiss-undo"]', HTMLButtonElement);
@@ -47,13 +59,7 @@ export function showUndoNotice(path, onRestored) {
   undo.addEventListener('click', async () => {
     undo.disabled = true;
     try {
-      const item = await newestAt(path);
-      if (!item) {
-        alertError(`${path} is no longer in the trash: it was restored or purged.`);
-        return leave();
-      }
-      const restored = await restoreItem(item);
-      if (!restored) return;
+      await restoreItem(found);
       leave();
       await onRestored();
       if (focusLost()) focusFirst(document.querySelector('#main h1'), document.getElementById('main'));
