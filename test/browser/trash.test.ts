@@ -12,7 +12,17 @@ import { recordPageMessages } from '../support/page-checks';
  */
 
 // The few browser globals the callbacks given to page.evaluate touch (the project compiles without the DOM's types).
-declare const document: { readonly activeElement: { readonly tagName: string } | null };
+interface PageElement {
+  readonly tagName: string;
+  getBoundingClientRect(): { readonly left: number; readonly top: number; readonly width: number; readonly height: number };
+  contains(other: PageElement | null): boolean;
+}
+declare const document: {
+  readonly activeElement: PageElement | null;
+  readonly documentElement: { readonly scrollWidth: number };
+  elementFromPoint(x: number, y: number): PageElement | null;
+};
+declare const innerWidth: number;
 declare const driveMessages: string[];
 declare const axe: { run(context: unknown, options: { resultTypes: string[] }): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } | undefined;
 
@@ -126,6 +136,26 @@ describe('the trash in the dashboard', () => {
     await signIn(UPLOADER, '#/files/');
     await tab.getByRole('button', { name: 'Sign out' }).waitFor();
     await expect(tab.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Trash' }).isVisible()).resolves.toBe(false);
+  }, 60_000);
+
+  it('on a 390 px phone, the Trash view is no wider than the screen and its buttons are uncovered', async () => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, reducedMotion: 'reduce' });
+    try {
+      tab = await phone.newPage();
+      tab.setDefaultTimeout(PAGE_TIMEOUT_MS);
+      await signIn(ADMIN, '#/trash');
+      const restore = tab.getByRole('button', { name: 'Restore /t/a.txt' });
+      for (const button of [restore, tab.getByRole('button', { name: 'Purge /t/a.txt' })]) {
+        await button.scrollIntoViewIfNeeded();
+        await expect(button.evaluate((element: PageElement) => {
+          const box = element.getBoundingClientRect();
+          return element.contains(document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2));
+        })).resolves.toBe(true);
+      }
+      await expect(tab.evaluate(() => document.documentElement.scrollWidth <= innerWidth)).resolves.toBe(true);
+    } finally {
+      await phone.close();
+    }
   }, 60_000);
 });
 
