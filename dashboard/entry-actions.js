@@ -327,7 +327,7 @@ export async function confirmDeleteFile(path, onChanged) {
     title: `Delete “${nameOf(path)}”?`,
     body: [
       h('p', {}, h('span', { class: 'path' }, path), ' will be deleted.'),
-      h('p', { class: 'warning-text' }, 'Deleting is permanent: Drive keeps no copy, and its share links stop working.'),
+      h('p', { class: 'warning-text' }, 'It goes to the Trash, where it can be restored until it is purged (unless the drive keeps no trash); its share links stop working.'),
     ],
     confirmLabel: 'Delete file',
     action: async () => {

@@ -477,7 +477,7 @@ async function confirmDeleteFolder(path, afterDelete, afterRestore = afterDelete
       h('p', { 'data-summary': true }, summary),
       entries.length > 0 && h('ul', { class: 'doomed' }, ...entries.slice(0, NAMED_IN_CONFIRMATION).map((entry) => h('li', {}, h('span', { class: 'path' }, inside(entry.path)), ' ', h('span', { class: 'muted' }, entry.detail)))),
       tree.next_cursor && h('p', { class: 'muted' }, '…and more.'),
-      h('p', { class: 'warning-text' }, 'Deleting is permanent: Drive keeps no copy.'),
+      h('p', { class: 'warning-text' }, 'It all goes to the Trash, where it can be restored until it is purged (unless the drive keeps no trash).'),
     ],
     confirmLabel: 'Delete folder',
     action: async () => {
