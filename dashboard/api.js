@@ -20,6 +20,8 @@ import { readKey, sessionSignal } from './session.js';
  * @typedef {Wire['Change']} Change
  * @typedef {Wire['RecentChanges']} RecentChanges
  * @typedef {Wire['ChangesPage']} ChangesPage
+ * @typedef {Wire['TrashItem']} TrashItem
+ * @typedef {Wire['TrashPage']} TrashPage
  */
 
 /**
@@ -451,6 +453,42 @@ export function createKey(key) {
  */
 export function revokeKey(id) {
   return data(`drive/keys/${encodeURIComponent(id)}`, { method: 'DELETE' });
+}
+
+/**
+ * A page of the trash, newest first, within the key's folder; `path` narrows it to what was taken from that
+ * folder or below it. Its `usage` sums what the trash holds in that scope.
+ * @param {{ path?: string, cursor?: string, limit?: number, signal?: AbortSignal }} [options]
+ * @returns {Promise<TrashPage>}
+ */
+export function listTrash(options = {}) {
+  /** @type {Record<string, string>} */
+  const query = {};
+  if (options.path) query.path = options.path;
+  if (options.cursor) query.cursor = options.cursor;
+  if (options.limit) query.limit = String(options.limit);
+  return data('drive/trash', { query, signal: options.signal });
+}
+
+/**
+ * Restores a trash item to where it was taken from, or `to`: the File or Folder when done within the request,
+ * else (a big folder, `202`) the job restoring it; `followJob` follows that to its end.
+ * @param {{ id: string, to?: string, overwrite?: boolean }} restore
+ * @returns {Promise<{ done: { path: string } } | { job: Job }>}
+ */
+export async function restoreFromTrash(restore) {
+  const response = await request('drive/trash/restore', { method: 'POST', json: restore });
+  const body = await response.json();
+  return response.status === 202 ? { job: body.data.job } : { done: body.data };
+}
+
+/**
+ * Purges a trash item now: its bytes are gone for good.
+ * @param {string} id
+ * @returns {Promise<{ purged: true, id: string, files: number, bytes: number }>}
+ */
+export function purgeTrashItem(id) {
+  return data(`drive/trash/${encodeURIComponent(id)}`, { method: 'DELETE' });
 }
 
 /**

@@ -8,11 +8,12 @@ import { ApiError, accessOf, apiEvents } from './api.js';
 import { folderHref, renderFiles, resetFilesView } from './files-view.js';
 import { renderKeys } from './keys-view.js';
 import { renderTrust } from './trust-view.js';
+import { hideUndoNotice, renderTrash } from './trash-view.js';
 import { abilities, forgetKey, readAccess, readKey, storeAccess, storeKey } from './session.js';
 import { alertError, announce, byId, clearDialogs, clearMessages, find, fromTemplate, h, messageOf, showFormError, wireDialogCloseButtons, wireFocusAndMessages } from './ui.js';
 import { resetUploads, uploadsRunning, wireUploadsPanel } from './uploads.js';
 
-/** @typedef {{ view: 'files', folder: string } | { view: 'keys' } | { view: 'trust' }} Route */
+/** @typedef {{ view: 'files', folder: string } | { view: 'keys' } | { view: 'trust' } | { view: 'trash' }} Route */
 
 /** The settings pages, admins' only, by view: what the page says to another key that asks for one. */
 const SETTINGS = /** @type {const} */ ({ keys: 'Settings → API Keys', trust: 'Settings → Trust rules' });
@@ -30,6 +31,7 @@ let viewLifetime = new AbortController();
 function routeOf(hash) {
   if (hash === '#/settings/api-keys') return { view: 'keys' };
   if (hash === '#/settings/trust') return { view: 'trust' };
+  if (hash === '#/trash') return { view: 'trash' };
   if (!hash.startsWith('#/files/')) return { view: 'files', folder: '/' };
   try {
     const segments = hash.slice('#/files/'.length).split('/').filter((segment) => segment !== '').map(decodeURIComponent);
@@ -54,20 +56,26 @@ function render(options = {}) {
   if (!readAccess()) return readAccessThenRender(key, options);
   const may = abilities();
   find(document, '[data-nav="keys"]', HTMLElement).closest('li')?.toggleAttribute('hidden', !may.manageKeys);
+  // An upload-only key sees none of the trash (the API answers it 403).
+  find(document, '[data-nav="trash"]', HTMLElement).closest('li')?.toggleAttribute('hidden', !may.list);
 
   let route = routeOf(location.hash);
   // Another key never renders a settings page: nothing of it is asked of the API.
-  if (route.view !== 'files' && !may.manageKeys) {
+  if (route.view === 'trash' && !may.list) {
+    alertError('The trash needs a key that may list files; this key can only upload.');
+    route = { view: 'files', folder: '/' };
+  }
+  if (route.view !== 'files' && route.view !== 'trash' && !may.manageKeys) {
     alertError(`${SETTINGS[route.view]} needs an admin key; this key can only reach its files.`);
     route = { view: 'files', folder: '/' };
   }
   // Both settings pages are under the one Settings link.
-  const section = route.view === 'files' ? 'files' : 'keys';
+  const section = route.view === 'files' || route.view === 'trash' ? route.view : 'keys';
   for (const link of document.querySelectorAll('[data-nav]')) {
     if (link.getAttribute('data-nav') === section) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
-  const shown = route.view === 'keys' ? renderKeys(main, viewLifetime.signal) : route.view === 'trust' ? renderTrust(main, viewLifetime.signal) : renderFiles(main, route.folder, viewLifetime.signal);
+  const shown = route.view === 'keys' ? renderKeys(main, viewLifetime.signal) : route.view === 'trust' ? renderTrust(main, viewLifetime.signal) : route.view === 'trash' ? renderTrash(main, viewLifetime.signal) : renderFiles(main, route.folder, viewLifetime.signal);
   if (options.focus) main.querySelector('h1')?.focus();
   return shown;
 }
@@ -146,6 +154,7 @@ function endSession(notice) {
   forgetKey();
   clearDialogs();
   clearMessages();
+  hideUndoNotice();
   resetFilesView();
   // The address names the folder shown; the next key starts at its own root.
   if (location.hash !== '') history.replaceState(null, '', `${location.pathname}${location.search}`);

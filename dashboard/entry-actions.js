@@ -7,6 +7,7 @@
 import { ApiError, createLink, deleteFile, followJob, listLinks, listPage, moveOrCopy, revokeLink } from './api.js';
 import { destinationOf, isWithin, nameOf, parentOf, stemRange } from './paths.js';
 import { sessionSignal } from './session.js';
+import { showUndoNotice } from './trash-view.js';
 import { alertError, announce, byId, confirmAction, find, focusFirst, h, isAbort, messageOf, openDialog, setBusy, setUnavailable, showFormError, timeElement } from './ui.js';
 
 /** @typedef {{ path: string, kind: 'file' | 'folder' }} Entry */
@@ -326,7 +327,7 @@ export async function confirmDeleteFile(path, onChanged) {
     title: `Delete “${nameOf(path)}”?`,
     body: [
       h('p', {}, h('span', { class: 'path' }, path), ' will be deleted.'),
-      h('p', { class: 'warning-text' }, 'Deleting is permanent: Drive keeps no copy, and its share links stop working.'),
+      h('p', { class: 'warning-text' }, 'It goes to the Trash, where it can be restored until it is purged (unless the drive keeps no trash); its share links stop working.'),
     ],
     confirmLabel: 'Delete file',
     action: async () => {
@@ -334,8 +335,10 @@ export async function confirmDeleteFile(path, onChanged) {
     },
   });
   if (!done || !result) return;
-  announce(result.not_found.includes(path) ? `${path} was already gone.` : `Deleted ${path}.`);
+  const gone = result.not_found.includes(path);
+  announce(gone ? `${path} was already gone.` : `Deleted ${path}.`);
   onChanged();
+  if (!gone) void showUndoNotice(path, onChanged);
 }
 
 /**

@@ -13,6 +13,7 @@ import { childPath, nameOf, parentOf } from './paths.js';
 import { abilities, sessionSignal } from './session.js';
 import { alertError, announce, breakable, byId, confirmAction, find, focusFirst, focusLost, formatBytes, fromTemplate, h, isAbort, messageOf, openDialog, plural, replaceRows, setBusy, setUnavailable, showFormError, timeElement, trackRowFocus } from './ui.js';
 import { enqueueUploads, focusTray } from './uploads.js';
+import { showUndoNotice } from './trash-view.js';
 
 /** @typedef {import('./api.js').Listing} Listing */
 /** @typedef {import('./api.js').FileEntry} FileEntry */
@@ -110,7 +111,7 @@ export async function renderFiles(main, folder, signal) {
   find(view, '[data-action="new-folder"]', HTMLButtonElement).addEventListener('click', () => newFolder(folder, (path) => (may.list ? reload() : (location.hash = folderHref(path)))));
   const deleteButton = find(view, '[data-action="delete-folder"]', HTMLButtonElement);
   deleteButton.hidden = folder === '/' || !may.modify;
-  deleteButton.addEventListener('click', () => confirmDeleteFolder(folder, () => (location.hash = folderHref(parentOf(folder)))));
+  deleteButton.addEventListener('click', () => confirmDeleteFolder(folder, () => (location.hash = folderHref(parentOf(folder))), () => { location.hash = folderHref(folder); }));
   const picker = find(view, '[data-input="upload"]', HTMLInputElement);
   picker.addEventListener('change', () => {
     if (picker.files && picker.files.length > 0) upload([...picker.files]);
@@ -445,8 +446,9 @@ async function newFolder(parent, onCreated) {
  * too big for one request goes on in a job: the folder is gone at once, and the job's progress is announced.
  * @param {string} path
  * @param {() => void} afterDelete
+ * @param {() => Promise<void> | void} [afterRestore] what the Undo notice does once the folder is back (`afterDelete`)
  */
-async function confirmDeleteFolder(path, afterDelete) {
+async function confirmDeleteFolder(path, afterDelete, afterRestore = afterDelete) {
   const session = sessionSignal();
   /** @type {Listing & { next_cursor: string | null }} */
   let tree;
@@ -475,7 +477,7 @@ async function confirmDeleteFolder(path, afterDelete) {
       h('p', { 'data-summary': true }, summary),
       entries.length > 0 && h('ul', { class: 'doomed' }, ...entries.slice(0, NAMED_IN_CONFIRMATION).map((entry) => h('li', {}, h('span', { class: 'path' }, inside(entry.path)), ' ', h('span', { class: 'muted' }, entry.detail)))),
       tree.next_cursor && h('p', { class: 'muted' }, '…and more.'),
-      h('p', { class: 'warning-text' }, 'Deleting is permanent: Drive keeps no copy.'),
+      h('p', { class: 'warning-text' }, 'It all goes to the Trash, where it can be restored until it is purged (unless the drive keeps no trash).'),
     ],
     confirmLabel: 'Delete folder',
     action: async () => {
@@ -485,6 +487,7 @@ async function confirmDeleteFolder(path, afterDelete) {
   if (!done || !result || session.aborted) return;
   if ('done' in result) {
     announce(`Deleted ${path} and ${plural(result.done.files_deleted, 'file')} in it.`);
+    void showUndoNotice(path, afterRestore);
     return afterDelete();
   }
   // Gone for readers already; the server deletes the rest, and this page follows it.
@@ -492,6 +495,7 @@ async function confirmDeleteFolder(path, afterDelete) {
   try {
     const finished = await waitForJob(result.job, (job) => announce(`Deleting ${path}: ${plural(job.files_deleted, 'file')} deleted so far…`), session);
     announce(`Deleted ${path} and ${plural(finished.files_deleted, 'file')} in it.`);
+    void showUndoNotice(path, afterRestore);
   } catch (failure) {
     if (isAbort(failure)) return;
     alertError(`${path} is gone, but following its delete failed: ${messageOf(failure)}. The delete goes on without this page.`);
