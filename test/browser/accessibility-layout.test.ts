@@ -191,8 +191,7 @@ describe.each(SIZES)('the dashboard on $name', (size) => {
     } finally {
       await context.close();
     }
-    // Three sweeps of some 50 stops and four axe runs: more than Jest's 60 s for one step on a busy machine.
-  }, 5 * 60_000);
+  });
 });
 
 /** Uploads empty-ish files named `names` into `folder` through the API. */
