@@ -6,6 +6,7 @@ import { DriveClient, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
 import { removeDataDir, startHost, storedState } from '../support/local-host';
 import { expectNoOrphans, seedFolders, untilDone } from '../support/seeding';
+import { FINAL_DELETES } from '../support/trash';
 
 // Recursive delete jobs across a host killed with SIGKILL (moved here from test/integration/delete-jobs.test.ts,
 // which keeps the jobs' answers, visibility and steps): the job goes on after a restart, a dead step's claim
@@ -15,7 +16,10 @@ const ADMIN = 'jobs-admin-f6UrpcrOhwuH2C8YgGgAiPrZeO';
 
 type JobJson = DeleteJob;
 
+// Final deletes: the tests find the deleted tree's bytes gone from the bucket (with the trash on, the job
+// keeps them for the trash, and test/integration/trash.test.ts checks that).
 const env = {
+  ...FINAL_DELETES,
   DRIVE_API_KEYS: `jobs:${ADMIN}:admin`,
   DRIVE_RATE_LIMITS: 'off',
   DRIVE_DELETE_BUDGET_MS: '0',

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DriveClient } from '../support/api-client';
 import { runFsck } from '../support/fsck';
 import { removeDataDir, startHost } from '../support/local-host';
+import { FINAL_DELETES } from '../support/trash';
 
 const KEY = 'chaos-kill-key-HUjHPIBAxHnYhF53JE196';
 const ROUNDS = 3;
@@ -14,7 +15,8 @@ describe('SIGKILL in the middle of a recursive delete of 1,000 files', () => {
   it(`leaves nothing half-visible, and a second delete after a restart finishes the job (${ROUNDS} rounds)`, async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'drive-chaos-'));
     const outcomes: string[] = [];
-    const env = { DRIVE_API_KEYS: `chaos:${KEY}`, DRIVE_RATE_LIMITS: 'off' };
+    // Final deletes: the rounds check the bytes go before the records (with the trash on, a delete keeps them).
+    const env = { ...FINAL_DELETES, DRIVE_API_KEYS: `chaos:${KEY}`, DRIVE_RATE_LIMITS: 'off' };
     try {
       for (let round = 0; round < ROUNDS; round++) {
         let host = await startHost(env, dataDir);
