@@ -72,11 +72,15 @@ function apply(state: string[], changes: ChangeJson[]): string[] {
   return [...held].sort();
 }
 
-/** Long-polls from `cursor` until `want` changes came (at most `requests` requests), then checks nothing more waits. */
-async function follow(client: DriveClient, cursor: string, want: number, requests = 60): Promise<{ changes: ChangeJson[]; cursor: string }> {
+/**
+ * Long-polls from `cursor`, `limit` changes a page, until `want` changes came (at most `requests` requests),
+ * then checks nothing more waits.
+ */
+async function follow(client: DriveClient, cursor: string, want: number, { requests = 60, limit = 1000 } = {}): Promise<{ changes: ChangeJson[]; cursor: string }> {
   const changes: ChangeJson[] = [];
   for (let i = 0; i < requests && changes.length < want; i++) {
-    const res = await json<PageJson>(client.request('GET', `/drive/changes?${new URLSearchParams({ cursor, limit: '1000', timeout: '25' })}`));
+    const res = await json<PageJson>(client.request('GET', `/drive/changes?${new URLSearchParams({ cursor, limit: String(limit), timeout: '25' })}`));
+    expect(res.body.data.changes.length).toBeLessThanOrEqual(limit);
     expect(res.status).toBe(200);
     changes.push(...res.body.data.changes);
     cursor = res.body.data.next_cursor;
@@ -162,20 +166,24 @@ describe('GET /drive/changes', () => {
     expect(apply([], changes)).toEqual(await tree('/m'));
   });
 
-  it('gives a recursive delete of 1,000 files as a job 1,001 changes, the folder last', async () => {
+  it('gives a recursive delete of 150 files as a job 151 changes, the folder last, over pages of 100', async () => {
+    // 150 files take the same paths as 1,000 would: the walk reads a folder 1,000 children a page, so either is
+    // one page; the feed's paging is crossed by following it 100 changes a page (302 changes, four pages).
+    const files = 150;
     const cursor = await latest(admin, '/big');
-    await putFiles(admin, Array.from({ length: 1000 }, (_, i) => `/big/f${String(i).padStart(4, '0')}.txt`));
+    await putFiles(admin, Array.from({ length: files }, (_, i) => `/big/f${String(i).padStart(4, '0')}.txt`));
     const res = await json<{ data: { job: { url: string } } }>(admin.deleteFolder({ path: '/big', recursive: 'true' }));
     expect(res.status).toBe(202);
     await untilDone(res.body.data.job.url, admin);
-    // The upload's 1,001 (the folder, then its files), then the delete's.
-    const all = (await follow(admin, cursor, 2002)).changes;
-    expect(all).toHaveLength(2002);
-    expect(all.slice(0, 1001).filter((change) => change.type.endsWith('.created'))).toHaveLength(1001);
-    const changes = all.slice(1001);
-    expect(changes.slice(0, 1000).every((change) => change.type === 'file.deleted')).toBe(true);
-    expect(new Set(changes.slice(0, 1000).map((change) => change.path)).size).toBe(1000);
-    expect(changes[1000]).toMatchObject({ type: 'folder.deleted', path: '/big', folder: { path: '/big' } });
+    // The upload's 151 (the folder, then its files), then the delete's.
+    const all = (await follow(admin, cursor, 2 * (files + 1), { limit: 100 })).changes;
+    expect(all).toHaveLength(2 * (files + 1));
+    expect(new Set(all.map((change) => change.id)).size).toBe(all.length);
+    expect(all.slice(0, files + 1).filter((change) => change.type.endsWith('.created'))).toHaveLength(files + 1);
+    const changes = all.slice(files + 1);
+    expect(changes.slice(0, files).every((change) => change.type === 'file.deleted')).toBe(true);
+    expect(new Set(changes.slice(0, files).map((change) => change.path)).size).toBe(files);
+    expect(changes[files]).toMatchObject({ type: 'folder.deleted', path: '/big', folder: { path: '/big' } });
   });
 
   it('shows a /team key only /team: a move in as created, a move out as deleted; an upload-only key none', async () => {
