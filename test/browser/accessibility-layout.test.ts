@@ -134,6 +134,8 @@ describe.each(SIZES)('the dashboard on $name', (size) => {
       await tab.locator('.upload[data-state="done"]').nth(PICKED.length - 1).waitFor();
       for (const name of PICKED) await tab.locator('tr', { hasText: name }).waitFor();
       await rowsSettled(tab);
+      // The tray's header fits it: its Clear finished button is not cut off at its edge.
+      await expect(tab.locator('#uploads').evaluate((tray) => tray.scrollWidth - tray.clientWidth)).resolves.toBe(0);
       expect((await api(`/drive/files?path=${encodeURIComponent(`${folder}/${GONE}`)}`, { method: 'DELETE' })).status).toBe(200);
       // By keyboard: on main's dashboard the tray lay over this last row, and a click could not reach it.
       await tab.getByRole('button', { name: `Download ${GONE}` }).focus();
@@ -187,6 +189,21 @@ describe.each(SIZES)('the dashboard on $name', (size) => {
       expect(trust.stops).toEqual(expect.arrayContaining(['Add trust rule', 'Clear finished', 'Dismiss']));
       await expect(widths(tab)).resolves.toEqual({ scrollWidth: size.viewport.width, innerWidth: size.viewport.width });
       await expect(axeViolations(tab)).resolves.toEqual([]);
+
+      // The Trash (issue 28): the file deleted above, by its long path, with its Restore and Purge.
+      await tab.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Trash' }).click();
+      await tab.getByRole('heading', { level: 1, name: 'Trash' }).waitFor();
+      const gone = `${folder}/${GONE}`;
+      await tab.getByRole('button', { name: `Restore ${gone}` }).waitFor();
+      // The path has the row's width, not a column of a few letters, and the table does not scroll sideways.
+      await expect(nameWidthInCharacters(tab.locator('tr', { hasText: gone }).locator('th.path'))).resolves.toBeGreaterThanOrEqual(20);
+      await expect(tab.locator('.trash-view .table-wrap').evaluate((wrap) => wrap.scrollWidth - wrap.clientWidth)).resolves.toBe(0);
+      const trash = await tabThrough(tab);
+      expect(trash.covered).toEqual([]);
+      expect(trash.stops).toEqual(expect.arrayContaining([`Restore ${gone}`, `Purge ${gone}`, 'Clear finished', 'Dismiss']));
+      await expect(widths(tab)).resolves.toEqual({ scrollWidth: size.viewport.width, innerWidth: size.viewport.width });
+      await expect(axeViolations(tab)).resolves.toEqual([]);
+      await shot('trash');
       expect(pageErrors).toEqual([]);
     } finally {
       await context.close();
@@ -271,7 +288,7 @@ function coverOfFocused(tab: Page): Promise<string | null> {
 /** How many characters of the name's own font fit the width its text is given (the widest of "0" to "9", as `ch` measures). */
 function nameWidthInCharacters(cell: Locator): Promise<number> {
   return cell.evaluate((root) => {
-    const name = root.querySelector('.entry-name');
+    const name = root.querySelector('.entry-name') ?? root;
     const probe = name.ownerDocument.createElement('span');
     probe.textContent = '0';
     probe.style.position = 'absolute';
