@@ -8,10 +8,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DynamoKeyAdmin } from '../../functions/aws/api-key-admin';
 import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
+import { DynamoTrashStore } from '../../functions/aws/dynamo-trash';
 import { S3ObjectStore } from '../../functions/aws/s3-object-store';
 import { SETTINGS } from '../../functions/config';
 import type { Role } from '../../functions/core/access';
 import { ancestorsOf } from '../../functions/core/paths';
+import { type TrashSwept, sweepTrash } from '../../functions/core/purge';
 import { mapLimit } from '../../functions/core/concurrency';
 import { LOCAL_REGION, LOCAL_RESOURCES, S3_WRITES_DIR, localCredentials, runningHost, startEmbeddedDynamo } from '../../lib/local/emulators';
 import { markJournalInUse } from '../../lib/local/s3rver-recovery';
@@ -343,6 +345,20 @@ export async function setKeyExpiry(dataDir: string, keyId: string, at: Date): Pr
         ExpressionAttributeValues: { ':at': { S: at.toISOString() } },
       }),
     );
+  } finally {
+    destroy();
+  }
+}
+
+/**
+ * Runs the trash's part of the scheduled sweep (functions/sweep.ts) on the running host's embedded S3 and
+ * DynamoDB, through the same adapters, with its clock at `now`: purge times pass without waiting for them.
+ * The host's own sweep runs meanwhile on the machine's clock, as a second scheduled run would.
+ */
+export async function sweepTrashAt(dataDir: string, now: Date): Promise<TrashSwept> {
+  const { endpoints, s3, dynamodb, destroy } = await storageOf(dataDir);
+  try {
+    return await sweepTrash({ trash: new DynamoTrashStore(dynamodb, endpoints.nodesTable), objects: new S3ObjectStore(s3, endpoints.bucket) }, now);
   } finally {
     destroy();
   }
