@@ -1,6 +1,7 @@
 import { Drive } from '../../client/src/drive';
 import { DriveClient, json } from '../support/api-client';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
+import { type ChangeJson, followFeed, latestCursor } from '../support/change-feed';
 import { putFiles, seedFolders, untilDone } from '../support/seeding';
 
 // The change feed (issue 27) on the local host: the embedded DynamoDB's stream tap feeds the sequencer, and
@@ -18,18 +19,6 @@ const env = {
   DRIVE_COPY_BUDGET_MS: '0',
 };
 
-interface ChangeJson {
-  id: string;
-  type: string;
-  path: string;
-  from?: string;
-  at: string;
-  file?: { id: string; path: string; etag?: string };
-  folder?: { id: string; path: string };
-}
-interface PageJson {
-  data: { changes: ChangeJson[]; next_cursor: string; has_more: boolean };
-}
 
 let host: RunningHost;
 let admin: DriveClient;
@@ -41,11 +30,7 @@ beforeAll(async () => {
 
 afterAll(() => stopHost(host));
 
-async function latest(client: DriveClient, path = '/'): Promise<string> {
-  const res = await json<{ data: { cursor: string } }>(client.request('GET', `/drive/changes/latest?${new URLSearchParams({ path })}`));
-  expect(res.status).toBe(200);
-  return res.body.data.cursor;
-}
+const latest = latestCursor;
 
 /** Every file and folder below `folder` (and it), as `file <path>` and `folder <path>`, sorted. */
 async function tree(folder: string): Promise<string[]> {
@@ -72,22 +57,9 @@ function apply(state: string[], changes: ChangeJson[]): string[] {
   return [...held].sort();
 }
 
-/**
- * Long-polls from `cursor`, `limit` changes a page, until `want` changes came (at most `requests` requests),
- * then checks nothing more waits.
- */
-async function follow(client: DriveClient, cursor: string, want: number, { requests = 60, limit = 1000 } = {}): Promise<{ changes: ChangeJson[]; cursor: string }> {
-  const changes: ChangeJson[] = [];
-  for (let i = 0; i < requests && changes.length < want; i++) {
-    const res = await json<PageJson>(client.request('GET', `/drive/changes?${new URLSearchParams({ cursor, limit: String(limit), timeout: '25' })}`));
-    expect(res.body.data.changes.length).toBeLessThanOrEqual(limit);
-    expect(res.status).toBe(200);
-    changes.push(...res.body.data.changes);
-    cursor = res.body.data.next_cursor;
-  }
-  const after = await json<PageJson>(client.request('GET', `/drive/changes?${new URLSearchParams({ cursor, timeout: '0' })}`));
-  expect(after.body.data.changes).toEqual([]);
-  return { changes, cursor };
+/** Follows the feed from `cursor` until `want` changes came, then checks nothing more waits. */
+function follow(client: DriveClient, cursor: string, want: number, options: { requests?: number; limit?: number } = {}): Promise<{ changes: ChangeJson[]; cursor: string }> {
+  return followFeed(client, cursor, (changes) => changes.length >= want, options);
 }
 
 describe('GET /drive/changes', () => {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { verify } from '../../client/src/webhook-verify';
 import { DriveClient, type ErrorJson, json } from '../support/api-client';
 import { type RunningHost, startHost, stopHost, untilHost } from '../support/local-host';
+import { type ChangeJson, followFeed, latestCursor } from '../support/change-feed';
 import { putFiles } from '../support/seeding';
 
 // Webhooks on the change feed (issue 27, Done when): on the local host the sequencer logs each write, the
@@ -13,18 +14,6 @@ import { putFiles } from '../support/seeding';
 
 const ADMIN = 'hooksfeed-admin-Vq8Lm2Xr7Tn4Wz9Kc3Pd6Yb';
 
-interface ChangeJson {
-  id: string;
-  type: string;
-  path: string;
-  from?: string;
-  at: string;
-  file?: Record<string, unknown>;
-  folder?: Record<string, unknown>;
-}
-interface PageJson {
-  data: { changes: ChangeJson[]; next_cursor: string; has_more: boolean };
-}
 type Created = { data: { webhook: { id: string }; secret: string } } & ErrorJson;
 interface Arrival {
   webhookId: string;
@@ -68,24 +57,11 @@ afterAll(async () => {
 const send = (method: string, path: string, body?: unknown) =>
   json<ErrorJson & { data: unknown }>(admin.request(method, path, body === undefined ? {} : { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }));
 
-async function latest(path: string): Promise<string> {
-  const res = await json<{ data: { cursor: string } }>(admin.request('GET', `/drive/changes/latest?${new URLSearchParams({ path })}`));
-  expect(res.status).toBe(200);
-  return res.body.data.cursor;
-}
+const latest = (path: string) => latestCursor(admin, path);
 
 /** Follows the feed from `cursor` until a change at `last` came (at most `requests` long polls), then checks nothing more waits. */
 async function follow(cursor: string, last: string, requests = 40): Promise<ChangeJson[]> {
-  const changes: ChangeJson[] = [];
-  for (let i = 0; i < requests && !changes.some((change) => change.path === last); i++) {
-    const res = await json<PageJson>(admin.request('GET', `/drive/changes?${new URLSearchParams({ cursor, limit: '1000', timeout: '25' })}`));
-    expect(res.status).toBe(200);
-    changes.push(...res.body.data.changes);
-    cursor = res.body.data.next_cursor;
-  }
-  const after = await json<PageJson>(admin.request('GET', `/drive/changes?${new URLSearchParams({ cursor, timeout: '0' })}`));
-  expect(after.body.data.changes).toEqual([]);
-  return changes;
+  return (await followFeed(admin, cursor, (changes) => changes.some((change) => change.path === last), { requests })).changes;
 }
 
 describe('Webhooks on the change feed (local host)', () => {
