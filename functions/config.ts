@@ -426,6 +426,23 @@ export function setting<K extends SettingKey>(key: K, env: Environment = process
   return entry.parse(rawSetting(key, env), formerUsed ? entry.formerly! : entry.name) as Parsed<K>;
 }
 
+/**
+ * What Lambda's runtime (or the local host, as it) sets in the environment: not Drive's settings, but read in one
+ * place as they are. Read at the time it is needed: `_X_AMZN_TRACE_ID` changes with each invocation.
+ */
+export type RuntimeVariable =
+  | 'AWS_LAMBDA_FUNCTION_NAME'
+  | 'AWS_LAMBDA_MAX_CONCURRENCY'
+  | 'AWS_LAMBDA_LOG_LEVEL'
+  | 'AWS_REGION'
+  | 'AWS_XRAY_DAEMON_ADDRESS'
+  | '_X_AMZN_TRACE_ID';
+
+/** The runtime's value of `name`, or undefined when unset. */
+export function runtimeVariable(name: RuntimeVariable, env: Environment = process.env): string | undefined {
+  return env[name];
+}
+
 /** The environment that gives these settings these values (for the stack and the local host to hand to the functions). */
 export function environmentOf(values: { readonly [K in SettingKey]?: string }): Record<string, string> {
   const environment: Record<string, string> = {};

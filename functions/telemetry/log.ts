@@ -1,4 +1,4 @@
-import { type Environment, setting } from '../config';
+import { type Environment, runtimeVariable, setting } from '../config';
 
 /** Log levels, lowest first, as Lambda names them in its JSON log format. */
 export const LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -8,8 +8,8 @@ export type Level = (typeof LEVELS)[number];
  * The lowest level written: Lambda's application log level (`AWS_LAMBDA_LOG_LEVEL`, which the stack sets from
  * the `logLevel` context), or `DRIVE_LOG_LEVEL` on the local host; INFO when neither is set or either is unknown.
  */
-export function configuredLevel(env: Environment = process.env): Level {
-  const named = (env.AWS_LAMBDA_LOG_LEVEL ?? setting('logLevel', env) ?? 'INFO').toUpperCase();
+export function configuredLevel(env?: Environment): Level {
+  const named = (runtimeVariable('AWS_LAMBDA_LOG_LEVEL', env) ?? setting('logLevel', env) ?? 'INFO').toUpperCase();
   // Lambda's TRACE and FATAL have no line of their own here: TRACE shows everything, FATAL errors only.
   if (named === 'TRACE') return 'DEBUG';
   if (named === 'FATAL') return 'ERROR';

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { type Environment, runtimeVariable } from '../config';
 import { type TraceContext, forcedTrace, traceContextOf } from './trace';
 
 /** What one invocation notes as it runs, for its log line: AWS calls by service, and objects it left behind. */
@@ -18,8 +19,8 @@ export interface RequestContext {
  * several at once (they set `AWS_LAMBDA_MAX_CONCURRENCY`), the test the runtime's own InvokeStore makes
  * (@aws/lambda-invoke-store). The local host, and tests, run many at once.
  */
-export function runsOneAtATime(env: Record<string, string | undefined> = process.env): boolean {
-  return env.AWS_LAMBDA_FUNCTION_NAME !== undefined && !('AWS_LAMBDA_MAX_CONCURRENCY' in env);
+export function runsOneAtATime(env?: Environment): boolean {
+  return runtimeVariable('AWS_LAMBDA_FUNCTION_NAME', env) !== undefined && runtimeVariable('AWS_LAMBDA_MAX_CONCURRENCY', env) === undefined;
 }
 
 // The counts of one request must never land in another's line. Where many run at once, each runs in its own

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Socket, createSocket } from 'node:dgram';
+import { runtimeVariable } from '../config';
 
 /**
  * X-Ray subsegments for the AWS calls a function makes, sent to the X-Ray daemon as the X-Ray SDK sends them
@@ -66,7 +67,7 @@ export const FORCE_TRACE_HEADER = 'X-Drive-Trace';
 
 /** Lambda's `_X_AMZN_TRACE_ID`: the trace of this invocation, set by the runtime (undefined off Lambda). */
 export function lambdaTraceHeader(): string | undefined {
-  return process.env._X_AMZN_TRACE_ID;
+  return runtimeVariable('_X_AMZN_TRACE_ID');
 }
 
 /**
@@ -99,13 +100,13 @@ export function stopwatch(): { start: number; stop(): number } {
 
 /** The daemon's address, `host:port` in `AWS_XRAY_DAEMON_ADDRESS` (Lambda sets it when tracing is active). */
 function daemonAddress(): { host: string; port: number } | undefined {
-  const match = /^([0-9.]+|localhost):(\d{1,5})$/.exec(process.env.AWS_XRAY_DAEMON_ADDRESS ?? '');
+  const match = /^([0-9.]+|localhost):(\d{1,5})$/.exec(runtimeVariable('AWS_XRAY_DAEMON_ADDRESS') ?? '');
   const port = Number(match?.[2]);
   return match && port >= 1 && port <= 65535 ? { host: match[1], port } : undefined;
 }
 
 /** A subsegment document for `call`, as the X-Ray SDK writes one for an AWS call. */
-export function subsegmentOf(trace: TraceContext, call: AwsCall, region = process.env.AWS_REGION): Record<string, unknown> {
+export function subsegmentOf(trace: TraceContext, call: AwsCall, region = runtimeVariable('AWS_REGION')): Record<string, unknown> {
   const status = call.status;
   return {
     name: SERVICE_NAMES[call.service] ?? call.service,
@@ -154,7 +155,7 @@ export interface ForcedRequest {
 /** The segment document of a forced trace: the invocation as Lambda's own segment would show it, annotated as forced. */
 export function forcedSegmentOf(trace: TraceContext, request: ForcedRequest): Record<string, unknown> {
   return {
-    name: process.env.AWS_LAMBDA_FUNCTION_NAME ?? request.name,
+    name: runtimeVariable('AWS_LAMBDA_FUNCTION_NAME') ?? request.name,
     id: trace.parent,
     trace_id: trace.root,
     start_time: request.start / 1000,

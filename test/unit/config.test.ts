@@ -41,10 +41,10 @@ describe('the table of settings (functions/config.ts)', () => {
     expect(table).toBe(settingsTable());
   });
 
-  it('is the only place under functions/ that reads the environment, beside the telemetry of Lambda\'s own variables', () => {
+  it("is the only place under functions/ that reads the environment, Lambda's own variables included", () => {
     const readers = filesBelow('functions', ['.ts']).filter((file) => readFileSync(join(ROOT, file), 'utf8').includes('process.env'));
-    // request-context.ts reads whether Lambda runs invocations one at a time (AWS_LAMBDA_FUNCTION_NAME, AWS_LAMBDA_MAX_CONCURRENCY).
-    expect(readers.sort()).toEqual(['functions/config.ts', 'functions/telemetry/log.ts', 'functions/telemetry/request-context.ts', 'functions/telemetry/trace.ts']);
+    // Lambda's variables (the trace header, the function's name, its log level) through `runtimeVariable`.
+    expect(readers.sort()).toEqual(['functions/config.ts']);
   });
 });
 
