@@ -722,6 +722,37 @@ describe('5. a restore into a folder being deleted or moved', () => {
     expect(stored.rows).toEqual([row]);
   });
 
+  it('an empty-folder delete\'s mark set after the restore\'s write, its look for children after the withdrawal: the restore 409, the folder deleted, the item back under its id', async () => {
+    const row = await trashedFile('/e/z', 'old');
+    const markSet = gate();
+    const restoreEnded = gate();
+    const deleterNodes = interceptedNodes(store, () => undefined, async (method) => {
+      if (method !== 'markDeleting') return;
+      markSet.open();
+      await restoreEnded.opened;
+    });
+    let deleting: Promise<Settled> | undefined;
+    const racing = intercepted(
+      records,
+      () => undefined,
+      async (method) => {
+        if (method !== 'restore' || deleting) return;
+        deleting = settle(acceptDelete(deps({ nodes: deleterNodes }), drive, '/e', false, BIG));
+        await markSet.opened;
+      },
+    );
+
+    // Only the restore's read above after its write keeps its file from being left without its folder.
+    const restored = await settle(restoreFile(deps({ records: racing }), drive, row.id, {}));
+    restoreEnded.open();
+
+    expect(restored).toEqual({ ok: false, code: 'conflict', message: 'folder /e is being deleted; it takes no new files or folders' });
+    expect(await deleting).toEqual({ ok: true, value: { done: true, filesDeleted: 0 } });
+    const stored = await expectConsistent();
+    expect(stored.nodes.size).toBe(0);
+    expect(stored.rows).toEqual([row]);
+  });
+
   it('the move\'s mark seen at the read: 409; after the move, the same restore makes the folder again', async () => {
     const row = await setup();
     await expect(acceptMove(deps(), drive, '/d', '/m', {}, 0)).resolves.toMatchObject({ done: false });
