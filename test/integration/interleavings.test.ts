@@ -15,9 +15,10 @@ import { listFolder, listPage } from '../../functions/core/list-folder';
 import { commitFiles, uploadFiles } from '../../functions/core/upload';
 import { completeUpload, startUpload } from '../../functions/core/large-upload';
 import { ROOT, parentOf } from '../../functions/core/paths';
-import type { Job, DriveNode, FileNode, FolderNode, FileRecords, JobStore, ObjectCopier, MultipartStore, NodeStore, ObjectStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
+import type { Job, DriveNode, FileNode, FolderNode, FileRecords, JobStore, MultipartStore, NodeStore, ObjectStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
 import { LOCAL_REGION, LOCAL_RESOURCES } from '../../lib/local/emulators';
 import { useEmbeddedDynamo } from '../support/embedded-dynamo';
+import { type Hook, intercepted, interceptedNodes, mortal as dyingProcess, objectStore } from '../support/interleave';
 
 // The rare interleavings of racing writers, forced step by step on the embedded DynamoDB: a store that
 // runs a rival's calls at one exact point of the operation under test.
@@ -39,48 +40,9 @@ beforeEach(() => {
   drive = `interleave-${++driveCount}`;
 });
 
-type Hook = (method: keyof NodeStore, args: unknown[]) => Promise<void> | void;
-
-/** `target` (the real store by default), with `before` and `after` run around each call the operation makes (not the rival's own calls). */
+/** The real store (by default), with `before` and `after` run around each call the operation makes (not the rival's own calls). */
 function interceptedStore(before: Hook, after: Hook = () => undefined, target: NodeStore = store): NodeStore {
-  return new Proxy(target, {
-    get(t, method: keyof NodeStore) {
-      const real = t[method] as (...args: unknown[]) => Promise<unknown>;
-      return async (...args: unknown[]) => {
-        await before(method, args);
-        const result = await real.apply(t, args);
-        await after(method, args);
-        return result;
-      };
-    },
-  });
-}
-
-/** `target` with `before` and `after` run around each of its calls: `interceptedStore` for any port. */
-function intercepted<T extends object>(target: T, before: (method: string) => Promise<void> | void, after: (method: string) => Promise<void> | void = () => undefined): T {
-  return new Proxy(target, {
-    get(t, method: string) {
-      const real = Reflect.get(t, method) as (...args: unknown[]) => Promise<unknown>;
-      return async (...args: unknown[]) => {
-        await before(method);
-        const result = await real.apply(t, args);
-        await after(method);
-        return result;
-      };
-    },
-  });
-}
-
-/** Objects in memory: which keys exist, so a test can count what no record points to. */
-function objectStore(): ObjectStore & ObjectCopier & { keys: Set<string> } {
-  const keys = new Set<string>();
-  return {
-    keys,
-    put: async (key) => void keys.add(key),
-    open: async () => undefined,
-    deleteMany: async (gone) => gone.forEach((key) => keys.delete(key)),
-    copy: async (from, to) => (keys.has(from) ? (keys.add(to), 'copied') : undefined),
-  };
+  return interceptedNodes(target, before, after);
 }
 
 function file(path: string, id = `id-${path}`): FileNode {
@@ -112,21 +74,9 @@ async function expectNothingOrphaned(objects: { keys: Set<string> }): Promise<vo
   expect([...objects.keys].filter((key) => !referenced.has(key))).toEqual([]);
 }
 
-/** A process that dies at a point: once `kill()` is called, every later call of the store or the bucket fails. */
+/** A process that dies at a point (test/support/interleave.ts), its records the real adapter's by default. */
 function mortal(nodes: NodeStore, objects: ObjectStore & { keys: Set<string> }, fileRecords: FileRecords = records) {
-  let dead = false;
-  const guard = <T extends object>(target: T): T =>
-    new Proxy(target, {
-      get(t, name: string | symbol) {
-        const value = Reflect.get(t, name) as unknown;
-        if (typeof value !== 'function') return value;
-        return async (...args: unknown[]) => {
-          if (dead) throw new Error('killed');
-          return (value as (...a: unknown[]) => Promise<unknown>).apply(t, args);
-        };
-      },
-    });
-  return { nodes: guard(nodes), objects: guard(objects), records: guard(fileRecords), kill: () => void (dead = true) };
+  return dyingProcess(nodes, objects, fileRecords);
 }
 
 describe('the write-ordering protocol (functions/core/ports.ts), forced step by step on the embedded DynamoDB', () => {
