@@ -185,12 +185,17 @@ async function restorePage(deps: RestoreJobDeps, job: Job, row: TrashRow, member
     fileMembers = live.filter((member) => member.file !== undefined);
     const ids = new Map(folderMembers.map((member) => [mapped(member), member.folder!]));
     const wanted = [...new Set([to, ...folderMembers.map(mapped), ...fileMembers.map((member) => parentOf(mapped(member)))])];
+    const gone = conflict(`${to} was deleted or moved while the restore made its folders`, [to]);
     try {
+      // The destination is the request's to make (acceptRestore): a step never makes it again. Found gone (a
+      // delete or a move took it since the step read it), the restore stops; nothing is made below it.
       folders = await makeFolders(nodes, job.drive, wanted, new Date().toISOString(), () => conflict(`the folders in ${to} were deleted while the restore made them`, [to]), {
         jobs: deps.jobs,
         made: (path) => ids.get(path),
+        standing: { path: to, id: job.toId!, gone: () => gone },
       });
     } catch (error) {
+      if (error === gone) return { restored: 0, stop: 'stopped' };
       if (error instanceof FolderBeingMoved) return { restored: 0, stop: 'waiting' };
       if (!(error instanceof DriveError && error.code === 'conflict') || attempt === BLOCKED_ATTEMPTS) return stopOn(error);
       // A file where a folder of the page goes: that subtree stays in the trash. No file: a delete took one.

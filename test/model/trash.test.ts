@@ -484,6 +484,49 @@ describe('a folder restore on memory ports', () => {
     expect(checkQuiet()).toEqual([]);
   });
 
+  /**
+   * Runs the queued job steps to their end with `rival` run whole once, just before the first port call that
+   * follows the first call `after` matches (a step's read of its destination, say).
+   */
+  async function drainWithRival(after: (call: { port: string; method: string; args: unknown[] }) => boolean, rival: () => Promise<unknown>): Promise<void> {
+    let seen = false;
+    let ran = false;
+    const gated = gatePorts({ nodes: ports.nodes, records: ports.records, trash: ports.trash, jobs: ports.jobs, queue: ports.queue, objects: ports.objects, journal: ports.journal }, async (_, call) => {
+      if (seen && !ran) {
+        ran = true;
+        await rival();
+      }
+      if (after(call)) seen = true;
+    });
+    for (let message = ports.queue.take(), steps = 0; message; message = ports.queue.take(), steps++) {
+      if (steps === 200) throw new Error('jobs did not end in 200 steps');
+      await advanceJob({ ...ports, ...gated, trashPolicy: policy }, message.id, message.drive, 0);
+    }
+    expect(ran).toBe(true);
+  }
+
+  it('never makes the destination again in a job step: a delete of it after the step read it stops the job', async () => {
+    await makeTree();
+    const id = await trashTree();
+    const outcome = await acceptRestore(deps(), DRIVE, id, {}, 0);
+    expect(outcome.done).toBe(false);
+    const job = (outcome as { job: Job }).job;
+    // The step reads /r (standing, the job's), then a recursive delete takes /r whole before the step's next call.
+    const deleted = drainWithRival(
+      (call) => call.port === 'nodes' && call.method === 'get' && call.args[1] === '/r',
+      () => acceptDelete(deps(), DRIVE, '/r', true, BIG),
+    );
+    await deleted;
+    await drainJobs();
+    // The delete answered for /r: nothing stands there again, not even an empty folder.
+    expect(ports.nodes.all(DRIVE).filter((node) => node.path === '/r' || node.path.startsWith('/r/'))).toEqual([]);
+    expect(await ports.jobs.get(DRIVE, job.id)).toMatchObject({ status: 'done', ended: 'stopped' });
+    // Nothing was restored: the row is whole, released, restorable again.
+    expect(rows().find((row) => row.id === id)).toMatchObject({ files: 4, state: 'trashed' });
+    expect(ports.trash.peek(DRIVE, id)?.restoring).toBeUndefined();
+    expect(checkQuiet()).toEqual([]);
+  });
+
   it('stops when a delete takes the destination meanwhile: what is left stays in the trash, restorable', async () => {
     await makeTree();
     const id = await trashTree();
