@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mapLimit } from './concurrency';
 import { DriveError, conflict, invalid, notFound } from './errors';
-import { FolderBeingMoved, makeFolders } from './folders';
+import { FolderBeingMoved, type Standing, makeFolders } from './folders';
 import { listPage } from './list-folder';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
 import { checkAbove, checkSourceEtag, folderHasNoEtag } from './move';
@@ -138,7 +138,8 @@ export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, bu
     }
     try {
       // Empty folders too, as a writer makes them; a file's folders are made by its commit.
-      if (page.folders.length > 0) await makeFolders(deps.nodes, job.drive, page.folders.map((folder) => mapped(folder.path)), new Date().toISOString(), () => foldersGone(job.to!), { jobs: deps.jobs });
+      // The destination is the request's to make: a step never makes it again (found gone, the copy stops).
+      if (page.folders.length > 0) await makeFolders(deps.nodes, job.drive, page.folders.map((folder) => mapped(folder.path)), new Date().toISOString(), () => foldersGone(job.to!), { jobs: deps.jobs, standing: destinationOf(job) });
     } catch (error) {
       if (error instanceof FolderBeingMoved) return 'waiting';
       if (error instanceof DriveError && error.code === 'conflict') return 'stopped';
@@ -149,7 +150,7 @@ export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, bu
     const files = [...page.files].sort((a, b) => comparePaths(a.path, b.path));
     for (let start = 0; start < files.length; start += COPY_CONCURRENCY) {
       const run = files.slice(start, start + COPY_CONCURRENCY);
-      const { copied, waitingAt } = await copyFiles(deps, job.drive, run, mapped);
+      const { copied, waitingAt } = await copyFiles(deps, job.drive, run, mapped, destinationOf(job));
       const doneUpTo = waitingAt === undefined ? run.at(-1)!.path : start + waitingAt > 0 ? files[start + waitingAt - 1].path : after;
       if (copied > 0 || doneUpTo !== after) await deps.jobs.advanced(job.id, copied, doneUpTo);
       after = doneUpTo;
@@ -164,6 +165,9 @@ export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, bu
   }
 }
 
+/** A copy job's destination, which its steps need standing and never make. */
+const destinationOf = (job: Job): Standing => ({ path: job.to!, id: job.toId!, gone: () => conflict(`${job.to} was deleted or moved while the copy ran`, [job.to!]) });
+
 /** The 409 of a copy whose folders a delete removed again and again while it made them. */
 const foldersGone = (to: string) => conflict(`the folders above ${to} were deleted while the copy made them; try again`, [to]);
 
@@ -176,7 +180,7 @@ export const copyJob: JobKind<CopyDeps & { jobs: JobStore }> = { step: copyStep,
  * request) is not copied again. Returns how many were copied, and the index of the first that met a folder a
  * move has taken, if one did (it and those after it wait for the move; those before it are done).
  */
-async function copyFiles(deps: CopyDeps, drive: string, files: readonly FileNode[], mapped: (path: string) => string): Promise<{ copied: number; waitingAt?: number }> {
+async function copyFiles(deps: CopyDeps, drive: string, files: readonly FileNode[], mapped: (path: string) => string, standing: Standing): Promise<{ copied: number; waitingAt?: number }> {
   const there = await deps.nodes.getMany(drive, files.map((file) => mapped(file.path)));
   const now = new Date().toISOString();
   const copies = files.map((file): FileNode => {
@@ -193,7 +197,7 @@ async function copyFiles(deps: CopyDeps, drive: string, files: readonly FileNode
     // Deleted since the page was read: nothing to copy.
     if (etag === undefined) return 'skipped';
     try {
-      await commitFiles(deps, drive, [{ ...copy, etag, pending: entry }], { replace: false });
+      await commitFiles(deps, drive, [{ ...copy, etag, pending: entry }], { replace: false, standing });
       return 'copied';
     } catch (error) {
       // A move has a folder of it: the commit kept nothing (its bytes deleted), and the file is copied later.

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { deleteFiles } from '../../functions/core/delete-files';
+import { acceptCopy } from '../../functions/core/copy';
 import { acceptDelete } from '../../functions/core/delete-folder';
 import { advanceJob } from '../../functions/core/jobs';
 import { JOURNAL_SWEEP_AFTER_MS, sweepJournal } from '../../functions/core/journal';
@@ -524,6 +525,30 @@ describe('a folder restore on memory ports', () => {
     // Nothing was restored: the row is whole, released, restorable again.
     expect(rows().find((row) => row.id === id)).toMatchObject({ files: 4, state: 'trashed' });
     expect(ports.trash.peek(DRIVE, id)?.restoring).toBeUndefined();
+    expect(checkQuiet()).toEqual([]);
+  });
+
+  // The same class in a folder copy's step (copy.ts): its destination is its request's to make, never a step's.
+  it('never makes a copy’s destination again in its step: a delete of it after the step read it stops the copy', async () => {
+    await makeTree();
+    let seen = false;
+    let ran = false;
+    const gated = gatePorts({ nodes: ports.nodes, records: ports.records, trash: ports.trash, jobs: ports.jobs, queue: ports.queue, objects: ports.objects, journal: ports.journal }, async (_, call) => {
+      if (seen && !ran) {
+        ran = true;
+        await acceptDelete(deps(), DRIVE, '/c', true, BIG);
+      }
+      // The step's read of its destination (the request read it with getMany before it made it).
+      if (call.port === 'nodes' && call.method === 'get' && call.args[1] === '/c') seen = true;
+    });
+    const answer = await acceptCopy({ ...ports, ...gated, trashPolicy: policy }, DRIVE, '/r', '/c', {}, 0).then(
+      () => 'copied',
+      (error: unknown) => (error as Error).message,
+    );
+    expect(ran).toBe(true);
+    await drainJobs();
+    expect(answer).toBe('the copy stopped: /r or /c was deleted or taken by another request meanwhile');
+    expect(ports.nodes.all(DRIVE).filter((node) => node.path === '/c' || node.path.startsWith('/c/'))).toEqual([]);
     expect(checkQuiet()).toEqual([]);
   });
 
