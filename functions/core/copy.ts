@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { mapLimit } from './concurrency';
 import { DriveError, conflict, invalid, notFound } from './errors';
-import { FolderBeingMoved, type Standing, makeFolders } from './folders';
+import { FolderBeingMoved, type Standing, makeFolders, onlyEmptyMarks } from './folders';
 import { listPage } from './list-folder';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
 import { checkAbove, checkSourceEtag, folderHasNoEtag } from './move';
-import { ROOT, ancestorsOf, comparePaths } from './paths';
+import { ROOT, ancestorsOf, comparePaths, parentOf } from './paths';
 import type { FileNode, FileRecords, FolderNode, Job, JobQueue, JobStore, NodeStore, ObjectCopier, ObjectStore, UploadJournal } from './ports';
 import type { TrashPolicy } from './trash';
 import { commitFiles } from './upload';
@@ -128,7 +128,10 @@ export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, bu
   const mapped = (path: string) => `${job.to}${path.slice(job.path.length)}`;
   for (;;) {
     const destination = await deps.nodes.get(job.drive, job.to!);
-    if (destination?.kind !== 'folder' || destination.id !== job.toId || destination.deleting) return 'stopped';
+    if (destination?.kind !== 'folder' || destination.id !== job.toId) return 'stopped';
+    // An `empty` mark is brief (an empty-folder delete looking for children): waited out, as a move is.
+    if (destination.deleting === 'empty') return 'waiting';
+    if (destination.deleting) return 'stopped';
     let page;
     try {
       page = await listPage(deps.nodes, job.drive, job.path, { recursive: true, limit: COPY_PAGE, after });
@@ -142,7 +145,7 @@ export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, bu
       if (page.folders.length > 0) await makeFolders(deps.nodes, job.drive, page.folders.map((folder) => mapped(folder.path)), new Date().toISOString(), () => foldersGone(job.to!), { jobs: deps.jobs, standing: destinationOf(job) });
     } catch (error) {
       if (error instanceof FolderBeingMoved) return 'waiting';
-      if (error instanceof DriveError && error.code === 'conflict') return 'stopped';
+      if (error instanceof DriveError && error.code === 'conflict') return (await onlyEmptyMarks(deps.nodes, job.drive, page.folders.map((folder) => mapped(folder.path)), job.to!)) ? 'waiting' : 'stopped';
       throw error;
     }
     // Files in path order, a few at a time: the cursor may rest after any of them, as every folder of the
@@ -202,6 +205,8 @@ async function copyFiles(deps: CopyDeps, drive: string, files: readonly FileNode
     } catch (error) {
       // A move has a folder of it: the commit kept nothing (its bytes deleted), and the file is copied later.
       if (error instanceof FolderBeingMoved) return 'waiting';
+      // So with a brief `empty` mark on a folder of it (an empty-folder delete looking for children).
+      if (error instanceof DriveError && error.code === 'conflict' && (await onlyEmptyMarks(deps.nodes, drive, [parentOf(copy.path)], standing.path))) return 'waiting';
       // Taken (its commit deleted the bytes it copied) or being deleted: the copy goes on without it.
       if (error instanceof DriveError && error.code === 'conflict') return 'skipped';
       throw error;

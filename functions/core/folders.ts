@@ -180,6 +180,17 @@ export async function recheckFolders(nodes: NodeStore, drive: string, paths: rea
   };
 }
 
+/**
+ * Whether the folders `paths` (and those above them) are held only by `empty` marks at or below `top` (an
+ * empty-folder delete looking for children, or a writer letting go of a folder it made): brief, cleared once
+ * children are found, so a job waits and tries again instead of stopping. False when none is so marked, or a
+ * recursive delete's mark, or any mark above `top`, is among them.
+ */
+export async function onlyEmptyMarks(nodes: NodeStore, drive: string, paths: readonly string[], top: string): Promise<boolean> {
+  const { deleting, recursive } = await recheckFolders(nodes, drive, paths);
+  return deleting.length > 0 && recursive.length === 0 && deleting.every((path) => path === top || path.startsWith(`${top}/`));
+}
+
 /** The state of the folder at `path` among `nodes` (README.md in protocol/), or undefined if no folder is there. */
 function stateAt(nodes: ReadonlyMap<string, DriveNode>, path: string): FolderState['state'] | undefined {
   const node = nodes.get(path);

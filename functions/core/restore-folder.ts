@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type JobKind, MOVE_WAIT_SECONDS, admitJob, handOff, releaseJob } from './background-jobs';
 import { cleanUp } from './clean-up';
 import { DriveError, conflict } from './errors';
-import { FolderBeingMoved, beingDeleted, beingMoved, makeFolders, recheckFolders } from './folders';
+import { FolderBeingMoved, beingDeleted, beingMoved, makeFolders, onlyEmptyMarks, recheckFolders } from './folders';
 import { checkAbove } from './move';
 import { ancestorsOf, parentOf } from './paths';
 import { type FileNode, type FileRecords, type FolderNode, type Job, type JobQueue, type JobStore, MAX_FILES_PER_TRASH, type NodeStore, type TrashMember, type TrashRow, type TrashStore } from './ports';
@@ -142,8 +142,10 @@ export async function restoreStep(deps: RestoreJobDeps, job: Job, budgetMs: numb
   for (let first = true; ; first = false) {
     if (first && !mustProgress && outOfTime()) return 'out of time';
     const destination = await deps.nodes.get(job.drive, job.to!);
-    if (destination?.kind !== 'folder' || destination.id !== job.toId || destination.deleting) return endRestore(deps, job, row, 'stopped');
-    if (destination.moving) return 'waiting';
+    if (destination?.kind !== 'folder' || destination.id !== job.toId) return endRestore(deps, job, row, 'stopped');
+    // An `empty` mark is brief (an empty-folder delete looking for children): waited out, as a move is.
+    if (destination.moving || destination.deleting === 'empty') return 'waiting';
+    if (destination.deleting) return endRestore(deps, job, row, 'stopped');
     const page = await trash.members(job.drive, row.id, RESTORE_PAGE, after);
     if (page.members.length === 0) return endRestore(deps, job, row, 'done');
     const { restored, stop } = await restorePage(deps, job, row, page.members);
@@ -197,6 +199,7 @@ async function restorePage(deps: RestoreJobDeps, job: Job, row: TrashRow, member
     } catch (error) {
       if (error === gone) return { restored: 0, stop: 'stopped' };
       if (error instanceof FolderBeingMoved) return { restored: 0, stop: 'waiting' };
+      if (await onlyEmptyMarks(nodes, job.drive, wanted, to)) return { restored: 0, stop: 'waiting' };
       if (!(error instanceof DriveError && error.code === 'conflict') || attempt === BLOCKED_ATTEMPTS) return stopOn(error);
       // A file where a folder of the page goes: that subtree stays in the trash. No file: a delete took one.
       const read = await nodes.getMany(job.drive, wanted.flatMap((path) => [path, ...ancestorsOf(path)]).filter((path, i, all) => all.indexOf(path) === i && within(path, to) && path !== to));
@@ -220,7 +223,9 @@ async function restorePage(deps: RestoreJobDeps, job: Job, row: TrashRow, member
       if ('changed' in outcome) {
         if (outcome.changed === 'item') return { restored, stop: 'stopped' };
         const { moving } = await recheckFolders(nodes, job.drive, parents.map((folder) => folder.path));
-        return { restored, stop: moving.length > 0 ? 'waiting' : 'stopped' };
+        // A move, or only `empty` marks (brief: cleared once children are found), is waited out.
+        const waits = moving.length > 0 || (await onlyEmptyMarks(nodes, job.drive, parents.map((folder) => folder.path), to));
+        return { restored, stop: waits ? 'waiting' : 'stopped' };
       }
       // Taken since the delete (or restored by an earlier step): those stay; the rest are written without them.
       const taken = new Set(outcome.taken);

@@ -552,6 +552,60 @@ describe('a folder restore on memory ports', () => {
     expect(checkQuiet()).toEqual([]);
   });
 
+  // An empty-folder delete (or a writer letting go of a folder it made) marks a folder `empty` while it looks
+  // for children, and clears the mark when it finds some: a restore job meeting that mark waits and goes on.
+  it.each([
+    ['the destination', '/r', false],
+    ['a folder of its page', '/r/a', true],
+  ])('waits out a brief empty mark on %s instead of stopping, then restores whole', async (_, marked, overwrite) => {
+    await makeTree();
+    const before = snapshot();
+    const id = await trashTree();
+    if (overwrite) {
+      // /r and /r/a stand again (a file in /r/a keeps the empty delete from removing it); restored into them.
+      await upload('/r/a/other', 'other');
+    }
+    const outcome = await acceptRestore(deps(), DRIVE, id, { overwrite }, 0);
+    expect(outcome.done).toBe(false);
+    const job = (outcome as { job: Job }).job;
+    const folder = (await ports.nodes.get(DRIVE, marked)) as FolderNode;
+    expect(await ports.nodes.markDeleting(DRIVE, folder, 'empty')).toMatchObject({ deleting: 'empty' });
+    // A step while the mark holds: the job waits (sent again with a delay), nothing stops, nothing is lost.
+    const message = ports.queue.take()!;
+    await advanceJob(deps(), message.id, message.drive, 0);
+    expect(await ports.jobs.get(DRIVE, job.id)).toMatchObject({ status: 'running' });
+    expect(ports.trash.peek(DRIVE, id)?.restoring).toBe(job.id);
+    expect(ports.queue.messages).toMatchObject([{ id: job.id, delaySeconds: expect.any(Number) }]);
+    // The empty delete finds children (or the restore's own folder, which holds the restore) and clears its mark.
+    await ports.nodes.unmarkDeleting(DRIVE, { ...folder, deleting: 'empty' });
+    await drainJobs();
+    expect(await ports.jobs.get(DRIVE, job.id)).toMatchObject({ status: 'done', ended: 'restored', files: 4 });
+    const restored = snapshot().filter((node) => (node as { path: string }).path !== '/r/a/other');
+    if (!overwrite) expect(restored).toEqual(before);
+    else expect(restored.map((node) => (node as { path: string }).path)).toEqual(before.map((node) => (node as { path: string }).path));
+    expect(rows()).toEqual([]);
+    expect(checkQuiet()).toEqual([]);
+  });
+
+  // The same in a folder copy's step: a brief `empty` mark on its destination is waited out, not a stop.
+  it('waits out a brief empty mark on a copy’s destination, then copies whole', async () => {
+    await makeTree();
+    let seen = false;
+    let marked: FolderNode | undefined;
+    const gated = gatePorts({ nodes: ports.nodes, records: ports.records, trash: ports.trash, jobs: ports.jobs, queue: ports.queue, objects: ports.objects, journal: ports.journal }, async (_, call) => {
+      if (seen && !marked) marked = (await ports.nodes.markDeleting(DRIVE, (await ports.nodes.get(DRIVE, '/c')) as FolderNode, 'empty'))!;
+      if (call.port === 'nodes' && call.method === 'get' && call.args[1] === '/c') seen = true;
+    });
+    const outcome = await acceptCopy({ ...ports, ...gated, trashPolicy: policy }, DRIVE, '/r', '/c', {}, 0);
+    expect(marked).toMatchObject({ deleting: 'empty' });
+    expect(outcome.done).toBe(false);
+    await ports.nodes.unmarkDeleting(DRIVE, marked!);
+    await drainJobs();
+    expect(await ports.jobs.get(DRIVE, (outcome as { job: Job }).job.id)).toMatchObject({ status: 'done', ended: 'copied', files: 4 });
+    expect(snapshot('/c').map((node) => (node as { path: string }).path)).toEqual(snapshot('/r', '/c').map((node) => (node as { path: string }).path));
+    expect(checkQuiet()).toEqual([]);
+  });
+
   it('stops when a delete takes the destination meanwhile: what is left stays in the trash, restorable', async () => {
     await makeTree();
     const id = await trashTree();
