@@ -139,16 +139,22 @@ export async function restoreStep(deps: RestoreJobDeps, job: Job, budgetMs: numb
   // Gone, or no longer this job's: an earlier step ended the restore and died before the job's end.
   if (!row || row.restoring !== job.id) return 'done';
   let after = job.cursor;
+  // Whether this restore has put anything back yet (a page noted, a file counted, or one of this step's).
+  let progressed = job.cursor !== undefined || job.files > 0;
   for (let first = true; ; first = false) {
     if (first && !mustProgress && outOfTime()) return 'out of time';
     const destination = await deps.nodes.get(job.drive, job.to!);
+    // Its destination gone before anything was restored (its request may have died after the claim, before it
+    // made the folder): the row is released as it was, whole, never dropped, and is restorable again.
+    if ((destination?.kind !== 'folder' || destination.id !== job.toId) && !progressed) return releaseWhole(deps, job, row);
     if (destination?.kind !== 'folder' || destination.id !== job.toId) return endRestore(deps, job, row, 'stopped');
     // An `empty` mark is brief (an empty-folder delete looking for children): waited out, as a move is.
     if (destination.moving || destination.deleting === 'empty') return 'waiting';
     if (destination.deleting) return endRestore(deps, job, row, 'stopped');
     const page = await trash.members(job.drive, row.id, RESTORE_PAGE, after);
     if (page.members.length === 0) return endRestore(deps, job, row, 'done');
-    const { restored, stop } = await restorePage(deps, job, row, page.members);
+    const { restored, stop, touched } = await restorePage(deps, job, row, page.members);
+    if (touched) progressed = true;
     if (stop) {
       if (restored > 0) await deps.jobs.advanced(job.id, restored);
       return stop === 'stopped' ? endRestore(deps, job, row, 'stopped') : 'waiting';
@@ -172,7 +178,7 @@ const within = (path: string, top: string) => path === top || path.startsWith(`$
  * restore of what is left makes missing ones anew); then their files, `MAX_FILES_PER_TRASH` a write. A path
  * where a file stands now keeps the member there and below it in the trash, as does a file's path taken.
  */
-async function restorePage(deps: RestoreJobDeps, job: Job, row: TrashRow, members: readonly TrashMember[]): Promise<{ restored: number; stop?: 'stopped' | 'waiting' }> {
+async function restorePage(deps: RestoreJobDeps, job: Job, row: TrashRow, members: readonly TrashMember[]): Promise<{ restored: number; stop?: 'stopped' | 'waiting'; touched?: true }> {
   const { nodes, records } = deps;
   const trash = deps.trash!;
   const to = job.to!;
@@ -209,6 +215,8 @@ async function restorePage(deps: RestoreJobDeps, job: Job, row: TrashRow, member
     }
   }
   await trash.removeMembers(job.drive, row.id, folderMembers.map((member) => member.relative));
+  // From here the page has put folders back (their members gone): what follows it counts as restored.
+  const touched = true as const;
 
   let restored = 0;
   for (let start = 0; start < fileMembers.length; start += MAX_FILES_PER_TRASH) {
@@ -221,24 +229,34 @@ async function restorePage(deps: RestoreJobDeps, job: Job, row: TrashRow, member
         break;
       }
       if ('changed' in outcome) {
-        if (outcome.changed === 'item') return { restored, stop: 'stopped' };
+        if (outcome.changed === 'item') return { restored, stop: 'stopped', touched };
         const { moving } = await recheckFolders(nodes, job.drive, parents.map((folder) => folder.path));
         // A move, or only `empty` marks (brief: cleared once children are found), is waited out.
         const waits = moving.length > 0 || (await onlyEmptyMarks(nodes, job.drive, parents.map((folder) => folder.path), to));
-        return { restored, stop: waits ? 'waiting' : 'stopped' };
+        return { restored, stop: waits ? 'waiting' : 'stopped', touched };
       }
       // Taken since the delete (or restored by an earlier step): those stay; the rest are written without them.
       const taken = new Set(outcome.taken);
       batch = batch.filter((_, i) => !taken.has(i));
     }
   }
-  return { restored };
+  return { restored, touched };
 }
 
 /** A page's folders refused for good (a delete took one, or they keep being taken): the restore stops. */
 function stopOn(error: unknown): { restored: number; stop: 'stopped' } {
   if (error instanceof DriveError && error.code === 'conflict') return { restored: 0, stop: 'stopped' };
   throw error;
+}
+
+/**
+ * Ends a restore that put nothing back: the row released as it stands (its counts, and its folder's id, kept),
+ * restorable again. An empty folder's row in particular: `endRestore` would remove it, having nothing left in
+ * it, though its folder was never made (a request that died after its claim, before it made the folder).
+ */
+async function releaseWhole(deps: RestoreJobDeps, job: Job, row: TrashRow): Promise<StepOutcome> {
+  await deps.trash!.release(job.drive, row.id, job.id);
+  return 'stopped';
 }
 
 /**

@@ -2,7 +2,8 @@ import { Readable } from 'node:stream';
 import { deleteFiles } from '../../functions/core/delete-files';
 import { acceptCopy } from '../../functions/core/copy';
 import { acceptDelete } from '../../functions/core/delete-folder';
-import { advanceJob } from '../../functions/core/jobs';
+import { JOB_STALL_MS } from '../../functions/core/background-jobs';
+import { advanceJob, resumeStalledJobs } from '../../functions/core/jobs';
 import { JOURNAL_SWEEP_AFTER_MS, sweepJournal } from '../../functions/core/journal';
 import { acceptMove } from '../../functions/core/move';
 import type { DriveNode, FileNode, FolderNode, Job } from '../../functions/core/ports';
@@ -603,6 +604,49 @@ describe('a folder restore on memory ports', () => {
     await drainJobs();
     expect(await ports.jobs.get(DRIVE, (outcome as { job: Job }).job.id)).toMatchObject({ status: 'done', ended: 'copied', files: 4 });
     expect(snapshot('/c').map((node) => (node as { path: string }).path)).toEqual(snapshot('/r', '/c').map((node) => (node as { path: string }).path));
+    expect(checkQuiet()).toEqual([]);
+  });
+
+  /** `acceptRestore` on ports where the request dies (its next port call throws) right after its claim of the row. */
+  async function restoreDyingAfterClaim(id: string, options: { to?: string; attempt?: string } = {}): Promise<void> {
+    // Its clean-ups fail too (the request is dead), and say so.
+    jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    let claimed = false;
+    const gated = gatePorts({ nodes: ports.nodes, records: ports.records, trash: ports.trash, jobs: ports.jobs, queue: ports.queue, objects: ports.objects, journal: ports.journal }, async (_, call) => {
+      if (claimed) throw new Error('the request died');
+      if (call.port === 'trash' && call.method === 'claim') claimed = true;
+    });
+    await expect(acceptRestore({ ...ports, ...gated, trashPolicy: policy }, DRIVE, id, options, BIG)).rejects.toThrow('the request died');
+    jest.restoreAllMocks();
+    expect(ports.trash.peek(DRIVE, id)?.restoring).toEqual(expect.any(String));
+  }
+
+  /** The sweep's resumption of stalled jobs, a job stall later, then every step to its end. */
+  async function sweepStalled(): Promise<void> {
+    expect(await resumeStalledJobs(ports, new Date(Date.now() + 2 * JOB_STALL_MS))).toBeGreaterThan(0);
+    await drainJobs();
+  }
+
+  it.each([
+    ['an empty folder', false],
+    ['a folder with files', true],
+  ])('keeps %s in the trash when its restore request dies after the claim: the sweep releases it, restorable', async (_, withFiles) => {
+    if (withFiles) await makeTree();
+    else await ports.nodes.createFolder(DRIVE, { kind: 'folder', id: 'empty-r', path: '/r', createdAt: '2026-11-01T00:00:00.000Z' });
+    const outcome = await acceptDelete(deps(), DRIVE, '/r', true, 0);
+    expect(outcome.done).toBe(false);
+    await drainJobs();
+    const [row] = rows();
+    expect(row).toMatchObject({ type: 'folder', path: '/r', state: 'trashed', files: withFiles ? 4 : 0 });
+    await restoreDyingAfterClaim(row.id);
+    await sweepStalled();
+    // Never dropped: the row stands, released, with its folder's id, and restores the folder (with that id).
+    expect(ports.trash.peek(DRIVE, row.id)).toMatchObject({ id: row.id, state: 'trashed', files: row.files, folderId: row.folderId });
+    expect(ports.trash.peek(DRIVE, row.id)?.restoring).toBeUndefined();
+    expect(checkQuiet()).toEqual([]);
+    const again = (await acceptRestore(deps(), DRIVE, row.id, {}, BIG)) as { done: true; node: FolderNode };
+    expect(again.node).toMatchObject({ kind: 'folder', path: '/r', id: row.folderId });
+    expect(rows()).toEqual([]);
     expect(checkQuiet()).toEqual([]);
   });
 
