@@ -608,12 +608,16 @@ describe('a folder restore on memory ports', () => {
   });
 
   /** `acceptRestore` on ports where the request dies (its next port call throws) right after its claim of the row. */
-  async function restoreDyingAfterClaim(id: string, options: { to?: string; attempt?: string } = {}): Promise<void> {
+  async function restoreDyingAfterClaim(id: string, options: { to?: string; attempt?: string } = {}, diesAt: (call: { port: string; method: string }) => boolean = () => true): Promise<void> {
     // Its clean-ups fail too (the request is dead), and say so.
     jest.spyOn(console, 'warn').mockImplementation(() => undefined);
     let claimed = false;
+    let dead = false;
     const gated = gatePorts({ nodes: ports.nodes, records: ports.records, trash: ports.trash, jobs: ports.jobs, queue: ports.queue, objects: ports.objects, journal: ports.journal }, async (_, call) => {
-      if (claimed) throw new Error('the request died');
+      if (dead || (claimed && diesAt(call))) {
+        dead = true;
+        throw new Error('the request died');
+      }
       if (call.port === 'trash' && call.method === 'claim') claimed = true;
     });
     await expect(acceptRestore({ ...ports, ...gated, trashPolicy: policy }, DRIVE, id, options, BIG)).rejects.toThrow('the request died');
@@ -648,6 +652,36 @@ describe('a folder restore on memory ports', () => {
     expect(again.node).toMatchObject({ kind: 'folder', path: '/r', id: row.folderId });
     expect(rows()).toEqual([]);
     expect(checkQuiet()).toEqual([]);
+  });
+
+  // A retry of a restore (the same Idempotency-Key: `attempt`) after a failure that came after its claim: the
+  // key was freed by the 5xx, so the retry runs anew; it answers for the first try's job, never 409 or 404.
+  it.each([
+    ['before it made the folder', BIG, () => true, 'restored in the retry (200)'],
+    ['before it made the folder, no budget', 0, () => true, 'a job (202)'],
+    ['after it made the folder, in its first step', BIG, (call: { port: string; method: string }) => call.port === 'trash' && call.method === 'members', 'a job (202)'],
+  ])('answers a retry of a restore that failed after its claim (%s): %s, then restores whole', async (_, budget, diesAt, answer) => {
+    await makeTree();
+    const before = snapshot();
+    const id = await trashTree();
+    await restoreDyingAfterClaim(id, { attempt: 'key-1' }, diesAt);
+    const first = ports.trash.peek(DRIVE, id)!.restoring!;
+    // Another attempt (another key, or none) is a second restore: refused while the first holds the row.
+    await expect(acceptRestore(deps(), DRIVE, id, { attempt: 'key-2' }, BIG)).rejects.toThrow(`trash item ${id} (/r) is being restored`);
+    await expect(acceptRestore(deps(), DRIVE, id, {}, BIG)).rejects.toThrow(`trash item ${id} (/r) is being restored`);
+    const retry = await acceptRestore(deps(), DRIVE, id, { attempt: 'key-1' }, budget);
+    if (answer === 'a job (202)') {
+      expect(retry).toMatchObject({ done: false, job: { id: first, kind: 'restore', status: 'running' } });
+      await drainJobs();
+    } else expect(retry).toEqual({ done: true, node: expect.objectContaining({ kind: 'folder', path: '/r' }) });
+    expect(await ports.jobs.get(DRIVE, first)).toMatchObject({ status: 'done', ended: 'restored', files: 4 });
+    expect(snapshot()).toEqual(before);
+    expect(rows()).toEqual([]);
+    expect(checkQuiet()).toEqual([]);
+    // Once restored, the same retry again answers the restored folder (200); any other request, 404.
+    expect(await acceptRestore(deps(), DRIVE, id, { attempt: 'key-1' }, BIG)).toEqual({ done: true, node: expect.objectContaining({ kind: 'folder', path: '/r' }) });
+    await expect(acceptRestore(deps(), DRIVE, id, { attempt: 'key-2' }, BIG)).rejects.toThrow(`trash item ${id} does not exist`);
+    await expect(acceptRestore(deps(), DRIVE, id, {}, BIG)).rejects.toThrow(`trash item ${id} does not exist`);
   });
 
   it('stops when a delete takes the destination meanwhile: what is left stays in the trash, restorable', async () => {
