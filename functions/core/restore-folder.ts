@@ -52,9 +52,12 @@ export async function acceptRestore(
   const { nodes } = deps;
   const trash = deps.trash;
   const now = nowOf(deps.trashPolicy);
+  const stored = await trash.get(drive, id);
   // A retry of an attempt whose job is noted: answered for that job (202 running, 200 restored), or resumed.
-  let jobId = options.attempt !== undefined ? attemptJobId(drive, id, options) : randomUUID();
-  let earlier = options.attempt !== undefined ? await deps.jobs.get(drive, jobId) : undefined;
+  // Only a folder's restore has a job (a file's costs no read more); a row gone may be one its job emptied.
+  const named = options.attempt !== undefined && stored?.type !== 'file';
+  let jobId = named ? attemptJobId(drive, id, options) : randomUUID();
+  let earlier = named ? await deps.jobs.get(drive, jobId) : undefined;
   if (earlier && (earlier.kind !== 'restore' || earlier.trashId !== id)) earlier = undefined;
   if (earlier?.status === 'done') {
     if (earlier.ended === 'restored') {
@@ -65,7 +68,6 @@ export async function acceptRestore(
     jobId = randomUUID();
     earlier = undefined;
   }
-  const stored = await trash.get(drive, id);
   if (earlier && stored && (!options.visible || options.visible(stored)) && stored.restoring === jobId) return resumeRestore(deps, earlier, stored, options, budgetMs);
   if (earlier && !stored) {
     // Its row gone and its folder standing: the first try's job put everything back and died before its end.

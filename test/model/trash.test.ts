@@ -10,7 +10,7 @@ import type { DriveNode, FileNode, FolderNode, Job } from '../../functions/core/
 import { bytesState, trashState } from '../../functions/core/protocol/states';
 import { purgeClaimed, purgeItem, sweepTrash } from '../../functions/core/purge';
 import { restoreFile } from '../../functions/core/restore';
-import { type RestoreOutcome, acceptRestore } from '../../functions/core/restore-folder';
+import { type RestoreOutcome, acceptRestore, attemptJobId } from '../../functions/core/restore-folder';
 import { DriveError } from '../../functions/core/errors';
 import { ROOT, parentOf } from '../../functions/core/paths';
 import { PURGE_LEASE_MS, type TrashPolicy, trashId } from '../../functions/core/trash';
@@ -205,6 +205,20 @@ describe('the trash on memory ports', () => {
     expect(rows()).toEqual([]);
     expect(ports.objects.objects.has(file.objectKey)).toBe(false);
     expect(ports.objects.objects.has(replaced.objectKey)).toBe(false);
+  });
+
+  it('names a restore attempt’s job the same for every retry of it, and another for any other request', () => {
+    const first = attemptJobId('d', 'item', { attempt: 'scope+key' });
+    expect(first).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(attemptJobId('d', 'item', { attempt: 'scope+key' })).toBe(first);
+    const others = [
+      attemptJobId('e', 'item', { attempt: 'scope+key' }),
+      attemptJobId('d', 'other', { attempt: 'scope+key' }),
+      attemptJobId('d', 'item', { attempt: 'scope+key', to: '/x' }),
+      attemptJobId('d', 'item', { attempt: 'scope+key', overwrite: true }),
+      attemptJobId('d', 'item', { attempt: 'scope+other key' }),
+    ];
+    expect(new Set([first, ...others]).size).toBe(6);
   });
 
   it('makes ids that sort by time', () => {
