@@ -323,6 +323,8 @@ async function finish(kind, entry, to, result, onChanged) {
 export async function confirmDeleteFile(path, onChanged) {
   /** @type {{ deleted: string[], not_found: string[] } | undefined} */
   let result;
+  // When the delete set out: its trash item is deleted at or after it (the Undo is tied to this delete).
+  let since = 0;
   const done = await confirmAction({
     title: `Delete “${nameOf(path)}”?`,
     body: [
@@ -331,6 +333,7 @@ export async function confirmDeleteFile(path, onChanged) {
     ],
     confirmLabel: 'Delete file',
     action: async () => {
+      since = Date.now();
       result = await deleteFile(path);
     },
   });
@@ -338,7 +341,7 @@ export async function confirmDeleteFile(path, onChanged) {
   const gone = result.not_found.includes(path);
   announce(gone ? `${path} was already gone.` : `Deleted ${path}.`);
   onChanged();
-  if (!gone) void showUndoNotice(path, onChanged);
+  if (!gone) void showUndoNotice(path, onChanged, since);
 }
 
 /**

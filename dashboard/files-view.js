@@ -471,6 +471,8 @@ async function confirmDeleteFolder(path, afterDelete, afterRestore = afterDelete
       : `${plural(tree.files.length, 'file')} (${formatBytes(bytes)}) and ${plural(tree.folders.length, 'folder')} will be deleted with it.`;
   /** @type {Awaited<ReturnType<typeof deleteFolder>> | undefined} */
   let result;
+  // When the delete set out: its trash item is deleted at or after it (the Undo is tied to this delete).
+  let since = 0;
   const done = await confirmAction({
     title: `Delete “${nameOf(path)}” and everything in it?`,
     body: [
@@ -481,13 +483,14 @@ async function confirmDeleteFolder(path, afterDelete, afterRestore = afterDelete
     ],
     confirmLabel: 'Delete folder',
     action: async () => {
+      since = Date.now();
       result = await deleteFolder(path);
     },
   });
   if (!done || !result || session.aborted) return;
   if ('done' in result) {
     announce(`Deleted ${path} and ${plural(result.done.files_deleted, 'file')} in it.`);
-    void showUndoNotice(path, afterRestore);
+    void showUndoNotice(path, afterRestore, since);
     return afterDelete();
   }
   // Gone for readers already; the server deletes the rest, and this page follows it.
@@ -495,7 +498,7 @@ async function confirmDeleteFolder(path, afterDelete, afterRestore = afterDelete
   try {
     const finished = await waitForJob(result.job, (job) => announce(`Deleting ${path}: ${plural(job.files_deleted, 'file')} deleted so far…`), session);
     announce(`Deleted ${path} and ${plural(finished.files_deleted, 'file')} in it.`);
-    void showUndoNotice(path, afterRestore);
+    void showUndoNotice(path, afterRestore, since);
   } catch (failure) {
     if (isAbort(failure)) return;
     alertError(`${path} is gone, but following its delete failed: ${messageOf(failure)}. The delete goes on without this page.`);

@@ -25,20 +25,23 @@ export function hideUndoNotice() {
 }
 
 /**
- * Shows "Deleted `path` — Undo" above the view, once the trash holds what was deleted there (with the trash off,
- * `DRIVE_TRASH_DAYS=0`, it does not, and no notice shows): Undo restores that item and calls `onRestored` (which
- * redraws what shows it); focus then goes to the view's heading when the redraw leaves it nowhere.
+ * Shows "Deleted `path` — Undo" above the view, once the trash holds what this delete put there (with the trash
+ * off, `DRIVE_TRASH_DAYS=0`, it does not, and no notice shows): the item deleted from `path` at or after
+ * `since`, when the delete request set out (an older delete of the same path is never the one undone). Undo
+ * restores that item and calls `onRestored` (which redraws what shows it); focus then goes to the view's
+ * heading when the redraw leaves it nowhere.
  * @param {string} path
  * @param {() => Promise<void> | void} onRestored
+ * @param {number} since when the delete request was sent (milliseconds since the epoch)
  * @returns {Promise<void>}
  */
-export async function showUndoNotice(path, onRestored) {
+export async function showUndoNotice(path, onRestored, since) {
   hideUndoNotice();
   const { signal } = noticeLifetime;
   /** @type {TrashItem | undefined} */
   let item;
   try {
-    item = await newestAt(path);
+    item = await deletedSince(path, since);
   } catch {
     // The trash could not be read (or the key may not): the delete stands, without an Undo.
     return;
@@ -73,15 +76,18 @@ export async function showUndoNotice(path, onRestored) {
 }
 
 /**
- * The newest trash item taken from `path` itself (not from below it).
+ * The newest trash item deleted from `path` itself (not from below it) at or after `since`: the one the delete
+ * that set out at `since` made. None (no Undo) if that delete's item is not there (purged or restored already
+ * by another request), whatever older deletes of the path the trash holds.
  * @param {string} path
+ * @param {number} since
  * @returns {Promise<TrashItem | undefined>}
  */
-async function newestAt(path) {
+async function deletedSince(path, since) {
   let cursor;
   do {
     const page = await listTrash({ path, cursor, signal: sessionSignal() });
-    const item = page.items.find((candidate) => candidate.path === path && candidate.reason === 'deleted');
+    const item = page.items.find((candidate) => candidate.path === path && candidate.reason === 'deleted' && Date.parse(candidate.deleted_at) >= since);
     if (item) return item;
     cursor = page.next_cursor ?? undefined;
   } while (cursor);

@@ -13,6 +13,7 @@ import { REQUEST_DELETE_BUDGET_MS } from './core/background-jobs';
 import { acceptRestore } from './core/restore-folder';
 import { jsonHandler } from './http/api-handler';
 import { baseUrlOf, bodyOf } from './http/event';
+import { idempotencyKeyOf, scopeOf } from './http/idempotency';
 import { jsonInput } from './http/request-input';
 import { Reply } from './http/respond';
 import { fileView, folderView, jobUrl, jobView } from './http/views';
@@ -39,7 +40,11 @@ export const handler = jsonHandler({ permission: 'restore', guard, idempotency, 
     confine(caller, to, 'to');
   }
   try {
-    const outcome = await acceptRestore({ ...stores, trashPolicy: trashPolicy(caller) }, drive, body.id, { to, overwrite: body.overwrite === true, visible: (row) => withinPrefix(caller, row.path) }, budgetMs);
+    // With an Idempotency-Key, a retry after a failure that came after the claim (a 5xx frees the key, so the
+    // retry runs anew) is the same attempt: it finds the first try's job (202, or 200 once it restored).
+    const key = idempotencyKeyOf(event);
+    const attempt = key === undefined ? undefined : JSON.stringify([scopeOf(caller), key]);
+    const outcome = await acceptRestore({ ...stores, trashPolicy: trashPolicy(caller) }, drive, body.id, { to, overwrite: body.overwrite === true, visible: (row) => withinPrefix(caller, row.path), attempt }, budgetMs);
     const baseUrl = baseUrlOf(event);
     if (!outcome.done) return new Reply(202, { job: jobView(outcome.job, baseUrl) }, { Location: jobUrl(outcome.job, baseUrl) });
     return outcome.node.kind === 'file' ? fileView(outcome.node, baseUrl) : folderView(outcome.node);

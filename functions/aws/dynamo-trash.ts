@@ -114,10 +114,14 @@ export function fromMemberItem(item: Item): TrashMember {
   };
 }
 
-/** The condition a restore's transaction puts on the row: standing, trashed, unclaimed (or by `job`), before `purgeAt`. */
+/**
+ * The condition a restore's transaction puts on the row: standing, trashed, not being purged, before
+ * `purgeAt`, and unclaimed (a request's restore of a file) or, given `job`, claimed by that restore job and
+ * no other: a job's write never lands on a row it has not claimed (one released, or never claimed by it).
+ */
 export function restorableCondition(now: Date, job?: string): { ConditionExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Item } {
   return {
-    ConditionExpression: `attribute_exists(#pk) AND #state = :trashed AND attribute_not_exists(#purging) AND ${job ? '(attribute_not_exists(#restoring) OR #restoring = :job)' : 'attribute_not_exists(#restoring)'} AND #purgeAt > :now`,
+    ConditionExpression: `attribute_exists(#pk) AND #state = :trashed AND attribute_not_exists(#purging) AND ${job ? '#restoring = :job' : 'attribute_not_exists(#restoring)'} AND #purgeAt > :now`,
     ExpressionAttributeNames: { '#pk': PK, '#state': 'state', '#purging': 'purging', '#restoring': 'restoring', '#purgeAt': 'purgeAt' },
     ExpressionAttributeValues: { ':trashed': { S: 'trashed' }, ':now': { S: now.toISOString() }, ...(job ? { ':job': { S: job } } : {}) },
   };

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { mapLimit } from './concurrency';
 import { DriveError, conflict, invalid, notFound } from './errors';
-import { FolderBeingMoved, makeFolders } from './folders';
+import { FolderBeingMoved, type Standing, makeFolders, onlyEmptyMarks } from './folders';
 import { listPage } from './list-folder';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
 import { checkAbove, checkSourceEtag, folderHasNoEtag } from './move';
-import { ROOT, ancestorsOf, comparePaths } from './paths';
+import { ROOT, ancestorsOf, comparePaths, parentOf } from './paths';
 import type { FileNode, FileRecords, FolderNode, Job, JobQueue, JobStore, NodeStore, ObjectCopier, ObjectStore, UploadJournal } from './ports';
 import type { TrashPolicy } from './trash';
 import { commitFiles } from './upload';
@@ -128,7 +128,10 @@ export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, bu
   const mapped = (path: string) => `${job.to}${path.slice(job.path.length)}`;
   for (;;) {
     const destination = await deps.nodes.get(job.drive, job.to!);
-    if (destination?.kind !== 'folder' || destination.id !== job.toId || destination.deleting) return 'stopped';
+    if (destination?.kind !== 'folder' || destination.id !== job.toId) return 'stopped';
+    // An `empty` mark is brief (an empty-folder delete looking for children): waited out, as a move is.
+    if (destination.deleting === 'empty') return 'waiting';
+    if (destination.deleting) return 'stopped';
     let page;
     try {
       page = await listPage(deps.nodes, job.drive, job.path, { recursive: true, limit: COPY_PAGE, after });
@@ -138,10 +141,11 @@ export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, bu
     }
     try {
       // Empty folders too, as a writer makes them; a file's folders are made by its commit.
-      if (page.folders.length > 0) await makeFolders(deps.nodes, job.drive, page.folders.map((folder) => mapped(folder.path)), new Date().toISOString(), () => foldersGone(job.to!), { jobs: deps.jobs });
+      // The destination is the request's to make: a step never makes it again (found gone, the copy stops).
+      if (page.folders.length > 0) await makeFolders(deps.nodes, job.drive, page.folders.map((folder) => mapped(folder.path)), new Date().toISOString(), () => foldersGone(job.to!), { jobs: deps.jobs, standing: destinationOf(job) });
     } catch (error) {
       if (error instanceof FolderBeingMoved) return 'waiting';
-      if (error instanceof DriveError && error.code === 'conflict') return 'stopped';
+      if (error instanceof DriveError && error.code === 'conflict') return (await onlyEmptyMarks(deps.nodes, job.drive, page.folders.map((folder) => mapped(folder.path)), job.to!)) ? 'waiting' : 'stopped';
       throw error;
     }
     // Files in path order, a few at a time: the cursor may rest after any of them, as every folder of the
@@ -149,7 +153,7 @@ export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, bu
     const files = [...page.files].sort((a, b) => comparePaths(a.path, b.path));
     for (let start = 0; start < files.length; start += COPY_CONCURRENCY) {
       const run = files.slice(start, start + COPY_CONCURRENCY);
-      const { copied, waitingAt } = await copyFiles(deps, job.drive, run, mapped);
+      const { copied, waitingAt } = await copyFiles(deps, job.drive, run, mapped, destinationOf(job));
       const doneUpTo = waitingAt === undefined ? run.at(-1)!.path : start + waitingAt > 0 ? files[start + waitingAt - 1].path : after;
       if (copied > 0 || doneUpTo !== after) await deps.jobs.advanced(job.id, copied, doneUpTo);
       after = doneUpTo;
@@ -164,6 +168,9 @@ export async function copyStep(deps: CopyDeps & { jobs: JobStore }, job: Job, bu
   }
 }
 
+/** A copy job's destination, which its steps need standing and never make. */
+const destinationOf = (job: Job): Standing => ({ path: job.to!, id: job.toId!, gone: () => conflict(`${job.to} was deleted or moved while the copy ran`, [job.to!]) });
+
 /** The 409 of a copy whose folders a delete removed again and again while it made them. */
 const foldersGone = (to: string) => conflict(`the folders above ${to} were deleted while the copy made them; try again`, [to]);
 
@@ -176,7 +183,7 @@ export const copyJob: JobKind<CopyDeps & { jobs: JobStore }> = { step: copyStep,
  * request) is not copied again. Returns how many were copied, and the index of the first that met a folder a
  * move has taken, if one did (it and those after it wait for the move; those before it are done).
  */
-async function copyFiles(deps: CopyDeps, drive: string, files: readonly FileNode[], mapped: (path: string) => string): Promise<{ copied: number; waitingAt?: number }> {
+async function copyFiles(deps: CopyDeps, drive: string, files: readonly FileNode[], mapped: (path: string) => string, standing: Standing): Promise<{ copied: number; waitingAt?: number }> {
   const there = await deps.nodes.getMany(drive, files.map((file) => mapped(file.path)));
   const now = new Date().toISOString();
   const copies = files.map((file): FileNode => {
@@ -193,11 +200,13 @@ async function copyFiles(deps: CopyDeps, drive: string, files: readonly FileNode
     // Deleted since the page was read: nothing to copy.
     if (etag === undefined) return 'skipped';
     try {
-      await commitFiles(deps, drive, [{ ...copy, etag, pending: entry }], { replace: false });
+      await commitFiles(deps, drive, [{ ...copy, etag, pending: entry }], { replace: false, standing });
       return 'copied';
     } catch (error) {
       // A move has a folder of it: the commit kept nothing (its bytes deleted), and the file is copied later.
       if (error instanceof FolderBeingMoved) return 'waiting';
+      // So with a brief `empty` mark on a folder of it (an empty-folder delete looking for children).
+      if (error instanceof DriveError && error.code === 'conflict' && (await onlyEmptyMarks(deps.nodes, drive, [parentOf(copy.path)], standing.path))) return 'waiting';
       // Taken (its commit deleted the bytes it copied) or being deleted: the copy goes on without it.
       if (error instanceof DriveError && error.code === 'conflict') return 'skipped';
       throw error;

@@ -44,11 +44,18 @@ export async function ensureFolders(
    * file: its put, in flight during the read; a folder is made only once its bytes are stored, and a put
    * that failed makes none).
    * `made`: the id and creation time a missing folder is made with (a restore's: the folder it was), else new.
+   * `standing`: a folder that must stand, with its id, and is never made (a restore job's destination, which
+   * only its request makes): it missing (or another folder there) throws `standing.gone()`, nothing made.
    */
-  options: { jobs?: JobStore; beforeCreate?: () => Promise<void>; made?: MadeAs } = {},
+  options: { jobs?: JobStore; beforeCreate?: () => Promise<void>; made?: MadeAs; standing?: Standing } = {},
 ): Promise<{ folders: Map<string, FolderNode>; created: FolderNode[]; read: Map<string, DriveNode> }> {
   const wanted = [...new Set(paths.flatMap((path) => (path === ROOT ? [] : [...ancestorsOf(path), path])))].filter((path) => path !== ROOT);
   const found = await nodes.getMany(drive, [...wanted, ...alsoRead]);
+  const { standing } = options;
+  if (standing) {
+    const there = found.get(standing.path) ?? (await nodes.get(drive, standing.path));
+    if (there?.kind !== 'folder' || there.id !== standing.id) throw standing.gone();
+  }
   const folders = new Map<string, FolderNode>();
   const missing: string[] = [];
   for (const path of wanted) {
@@ -56,6 +63,8 @@ export async function ensureFolders(
     if (node) folders.set(path, usable(node, paths));
     else missing.push(path);
   }
+  // Missing at or above the folder that must stand: it went after the read above; nothing is made.
+  if (standing && missing.some((path) => isAtOrAbove(path, standing.path))) throw standing.gone();
 
   const created: FolderNode[] = [];
   try {
@@ -77,6 +86,12 @@ export async function ensureFolders(
   }
   return { folders, created, read: found };
 }
+
+/** A folder a caller needs standing and never makes (`ensureFolders`' `standing`), and the error if it is gone. */
+export type Standing = { path: string; id: string; gone: () => Error };
+
+/** Whether `path` is `other` or a folder above it. */
+const isAtOrAbove = (path: string, other: string) => path === other || other.startsWith(path === ROOT ? ROOT : `${path}/`);
 
 /** The id and creation time the folder at a path is made with, if not new ones (a restore keeps its folders'). */
 export type MadeAs = (path: string) => { id: string; createdAt: string } | undefined;
@@ -102,15 +117,20 @@ export async function makeFolders(
    * (`removeUnused`). `jobs`: where a failure that removes what it made notes its `empty` jobs. `made`: as
    * `ensureFolders`'.
    */
-  options: { keep?: string; jobs?: JobStore; made?: MadeAs } = {},
+  options: { keep?: string; jobs?: JobStore; made?: MadeAs; standing?: Standing } = {},
 ): Promise<Map<string, FolderNode>> {
-  const { keep, jobs, made } = options;
+  const { keep, jobs, made, standing } = options;
   for (let attempt = 1; ; attempt++) {
-    const { folders, created } = await ensureFolders(nodes, drive, paths, now, [], { jobs, made });
+    const { folders, created } = await ensureFolders(nodes, drive, paths, now, [], { jobs, made, standing });
     const { missing, deleting, moving } = await recheckFolders(nodes, drive, paths.map(parentOf));
     if (deleting.length > 0 || moving.length > 0) {
       await removeUnused({ nodes, jobs }, drive, created);
       throw deleting.length > 0 ? beingDeleted(deleting[0]) : beingMoved(moving[0]);
+    }
+    // The folder that must stand went meanwhile: what was made below it goes, and it is not made again.
+    if (standing && missing.some((path) => isAtOrAbove(path, standing.path))) {
+      await removeUnused({ nodes, jobs }, drive, created);
+      throw standing.gone();
     }
     if (missing.length === 0 && (keep === undefined || (await noteKept({ nodes, jobs }, drive, folders, created, keep)))) return folders;
     if (attempt === MAKE_ATTEMPTS) throw gone();
@@ -158,6 +178,17 @@ export async function recheckFolders(nodes: NodeStore, drive: string, paths: rea
     }),
     moving: wanted.filter((path) => stateAt(now, path) === 'moving'),
   };
+}
+
+/**
+ * Whether the folders `paths` (and those above them) are held only by `empty` marks at or below `top` (an
+ * empty-folder delete looking for children, or a writer letting go of a folder it made): brief, cleared once
+ * children are found, so a job waits and tries again instead of stopping. False when none is so marked, or a
+ * recursive delete's mark, or any mark above `top`, is among them.
+ */
+export async function onlyEmptyMarks(nodes: NodeStore, drive: string, paths: readonly string[], top: string): Promise<boolean> {
+  const { deleting, recursive } = await recheckFolders(nodes, drive, paths);
+  return deleting.length > 0 && recursive.length === 0 && deleting.every((path) => path === top || path.startsWith(`${top}/`));
 }
 
 /** The state of the folder at `path` among `nodes` (README.md in protocol/), or undefined if no folder is there. */

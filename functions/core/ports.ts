@@ -188,8 +188,8 @@ export interface FileRecords {
    * Puts the file of the trash row `row` back as a record at `to` (the same id, key, ETag, size and creation
    * time; `movedAt` set when `to` is not where it was taken from) and removes the row and its due entry, in
    * one write, if: at `to` stands nothing (or `expected.replacing`, which becomes a row of its own, `replaced`);
-   * the parent (`expected.parent`, none for the root) stands unmarked; the row stands unclaimed (or claimed by
-   * `expected.job`) and before its `purgeAt` at `expected.now`.
+   * the parent (`expected.parent`, none for the root) stands unmarked; the row stands unclaimed (given
+   * `expected.job`: claimed by that job, and no other) and before its `purgeAt` at `expected.now`.
    */
   restore(drive: string, row: TrashRow, to: string, expected: RestoreExpectation): Promise<RestoreOutcome>;
   /**
@@ -285,7 +285,7 @@ export interface RestoreExpectation {
   stamp?: TrashStamp;
   /** When the restore is made: a row at or past its `purgeAt` is no longer restorable. */
   now: Date;
-  /** A restore job holding the row's claim. */
+  /** A restore job holding the row's claim: the row must be claimed by it (an unclaimed row refuses it too). */
   job?: string;
 }
 

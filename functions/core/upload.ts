@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { mapLimit, settleLimit } from './concurrency';
 import { contentTypeFor } from './content-type';
 import { DriveError, badRequest, conflict, forbidden, invalid, preconditionFailed } from './errors';
-import { beingDeleted, beingMoved, ensureFolders, recheckFolders, removeUnused } from './folders';
+import { type Standing, beingDeleted, beingMoved, ensureFolders, recheckFolders, removeUnused } from './folders';
 import { ROOT, ancestorsOf, childPath, joinPath, nameOf, parentOf, parseName, parsePath } from './paths';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal, putBackWithdrawn } from './journal';
 import { type DriveNode, type FileNode, type FileRecords, type FolderNode, type JobStore, MAX_FILES_PER_TRASH, type NodeStore, type ObjectStore, type PutFileResult, type UploadJournal, type WriteCondition } from './ports';
@@ -169,8 +169,10 @@ export async function commitFiles(
    * path, and the commit withdraws as from a conflict.
    * `entries`: the journal entries the records of `files` name in `pending`, which no other commit's records
    * name (an upload of several files, a file copy): a withdrawal notes them withdrawn before its undo.
+   * `standing`: a folder above the files that must stand and is never made (a folder copy's destination,
+   * which only its request makes): found gone, the commit withdraws with `standing.gone()`.
    */
-  options: { keepBytes?: boolean; replace?: boolean; takenIsStored?: boolean; conditions?: readonly (WriteCondition | undefined)[]; entries?: readonly string[] } = {},
+  options: { keepBytes?: boolean; replace?: boolean; takenIsStored?: boolean; conditions?: readonly (WriteCondition | undefined)[]; entries?: readonly string[]; standing?: Standing } = {},
   /** The first pass's `ensureFolders`, already made (the one-file upload makes it while its bytes are stored). */
   first?: Awaited<ReturnType<typeof ensureFolders>>,
 ): Promise<FileNode[]> {
@@ -185,7 +187,7 @@ export async function commitFiles(
     for (let attempt = 1; ; attempt++) {
       // The first pass also reads what stands at each destination: a folder there fails the upload before
       // any write, and a failed write is judged against it (see writeRecord).
-      const ensured = attempt === 1 && first ? first : await ensureFolders(nodes, drive, parents, now, attempt === 1 ? files.map((file) => file.path) : [], { jobs: deps.jobs });
+      const ensured = attempt === 1 && first ? first : await ensureFolders(nodes, drive, parents, now, attempt === 1 ? files.map((file) => file.path) : [], { jobs: deps.jobs, standing: options.standing });
       created.push(...ensured.created);
       if (attempt === 1) {
         // A record of this very file (a completion tried again after its record was saved) is no rival.
@@ -211,6 +213,7 @@ export async function commitFiles(
       if (deleting.length > 0) throw beingDeleted(deleting[0]);
       if (moving.length > 0) throw beingMoved(moving[0]);
       if (missing.length === 0) break;
+      if (options.standing && missing.includes(options.standing.path)) throw options.standing.gone();
       if (attempt === FOLDER_ATTEMPTS) throw conflict(`the folders of this upload were deleted while it ran; try again`, []);
     }
   } catch (error) {

@@ -129,6 +129,50 @@ describe('the trash in the dashboard', () => {
     expect(listed.data.items).toEqual([]);
   });
 
+  it('ties the Undo to the delete it follows, never to an older delete of the same path', async () => {
+    // An older delete of /u/z.txt is in the trash; a new file stands there.
+    await uploadTo('/u', 'z.txt', 'old version\n');
+    expect((await api('/drive/files?path=/u/z.txt', { method: 'DELETE' })).status).toBe(200);
+    await uploadTo('/u', 'z.txt', 'new version\n');
+    await tab.goto(`${host.url}/#/files/u`);
+    await tab.getByRole('button', { name: 'Delete z.txt' }).waitFor();
+
+    // The notice's read of the trash is held until this delete's own item has been purged by another request.
+    let held: () => void = () => undefined;
+    const release = new Promise<void>((resolve) => (held = resolve));
+    let asked: () => void = () => undefined;
+    const askedOnce = new Promise<void>((resolve) => (asked = resolve));
+    await tab.route(
+      (url) => url.pathname === '/drive/trash',
+      async (route) => {
+        asked();
+        await release;
+        await route.continue();
+      },
+      { times: 1 },
+    );
+    await tab.getByRole('button', { name: 'Delete z.txt' }).click();
+    await tab.getByRole('button', { name: 'Delete file' }).click();
+    await said('Deleted /u/z.txt.');
+    await askedOnce;
+    const listed = (await (await api('/drive/trash?path=/u/z.txt')).json()) as { data: { items: { id: string; deleted_at: string }[] } };
+    expect(listed.data.items).toHaveLength(2);
+    const [newest, older] = listed.data.items;
+    expect(newest.deleted_at > older.deleted_at).toBe(true);
+    expect((await api(`/drive/trash/${newest.id}`, { method: 'DELETE' })).status).toBe(200);
+    const answered = tab.waitForResponse((response) => new URL(response.url()).pathname === '/drive/trash');
+    held();
+    await (await answered).finished();
+    // The page has read the answer (a task after it): no notice, so no Undo of the older delete.
+    await tab.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
+    await tab.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
+    await expect(tab.getByRole('region', { name: 'Undo delete' }).isVisible()).resolves.toBe(false);
+    expect((await api('/drive/download?path=/u/z.txt')).status).toBe(404);
+
+    // (A delete whose item is there gets its Undo: the first test.) The older item goes, for the tests after.
+    expect((await api(`/drive/trash/${older.id}`, { method: 'DELETE' })).status).toBe(200);
+  });
+
   it('shows a read-only key the trash without Restore or Purge, and an upload-only key no Trash at all', async () => {
     expect((await api('/drive/files?path=/t/a.txt', { method: 'DELETE' })).status).toBe(200);
     await tab.getByRole('button', { name: 'Sign out' }).click();

@@ -363,7 +363,7 @@ export class MemoryFileRecords implements FileRecords {
     if (expected.replacing ? atDestination?.id !== expected.replacing.id : atDestination !== undefined) return { restored: false, changed: 'destination' };
     if (expected.parent && !this.standing(drive, expected.parent)) return { restored: false, changed: 'folders' };
     const held = this.trash.peek(drive, row.id);
-    const claimOk = held !== undefined && held.purging === undefined && (held.restoring === undefined || held.restoring === expected.job);
+    const claimOk = held !== undefined && held.purging === undefined && held.restoring === expected.job;
     if (!held || !claimOk || held.state !== 'trashed' || !restorable(held, expected.now) || !held.file) return { restored: false, changed: 'item' };
     const movedAt = to === held.path ? held.file.movedAt : expected.now.toISOString();
     const { movedAt: _, ...record } = held.file;

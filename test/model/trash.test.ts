@@ -1,14 +1,16 @@
 import { Readable } from 'node:stream';
 import { deleteFiles } from '../../functions/core/delete-files';
+import { acceptCopy } from '../../functions/core/copy';
 import { acceptDelete } from '../../functions/core/delete-folder';
-import { advanceJob } from '../../functions/core/jobs';
+import { JOB_STALL_MS } from '../../functions/core/background-jobs';
+import { advanceJob, resumeStalledJobs } from '../../functions/core/jobs';
 import { JOURNAL_SWEEP_AFTER_MS, sweepJournal } from '../../functions/core/journal';
 import { acceptMove } from '../../functions/core/move';
 import type { DriveNode, FileNode, FolderNode, Job } from '../../functions/core/ports';
 import { bytesState, trashState } from '../../functions/core/protocol/states';
 import { purgeClaimed, purgeItem, sweepTrash } from '../../functions/core/purge';
 import { restoreFile } from '../../functions/core/restore';
-import { type RestoreOutcome, acceptRestore } from '../../functions/core/restore-folder';
+import { type RestoreOutcome, acceptRestore, attemptJobId } from '../../functions/core/restore-folder';
 import { DriveError } from '../../functions/core/errors';
 import { ROOT, parentOf } from '../../functions/core/paths';
 import { PURGE_LEASE_MS, type TrashPolicy, trashId } from '../../functions/core/trash';
@@ -203,6 +205,20 @@ describe('the trash on memory ports', () => {
     expect(rows()).toEqual([]);
     expect(ports.objects.objects.has(file.objectKey)).toBe(false);
     expect(ports.objects.objects.has(replaced.objectKey)).toBe(false);
+  });
+
+  it('names a restore attempt’s job the same for every retry of it, and another for any other request', () => {
+    const first = attemptJobId('d', 'item', { attempt: 'scope+key' });
+    expect(first).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(attemptJobId('d', 'item', { attempt: 'scope+key' })).toBe(first);
+    const others = [
+      attemptJobId('e', 'item', { attempt: 'scope+key' }),
+      attemptJobId('d', 'other', { attempt: 'scope+key' }),
+      attemptJobId('d', 'item', { attempt: 'scope+key', to: '/x' }),
+      attemptJobId('d', 'item', { attempt: 'scope+key', overwrite: true }),
+      attemptJobId('d', 'item', { attempt: 'scope+other key' }),
+    ];
+    expect(new Set([first, ...others]).size).toBe(6);
   });
 
   it('makes ids that sort by time', () => {
@@ -482,6 +498,204 @@ describe('a folder restore on memory ports', () => {
     await drainJobs();
     await expect(acceptRestore(deps(), DRIVE, id, { to: '/elsewhere' }, 0)).rejects.toThrow(`trash item ${id} does not exist`);
     expect(checkQuiet()).toEqual([]);
+  });
+
+  /**
+   * Runs the queued job steps to their end with `rival` run whole once, just before the first port call that
+   * follows the first call `after` matches (a step's read of its destination, say).
+   */
+  async function drainWithRival(after: (call: { port: string; method: string; args: unknown[] }) => boolean, rival: () => Promise<unknown>): Promise<void> {
+    let seen = false;
+    let ran = false;
+    const gated = gatePorts({ nodes: ports.nodes, records: ports.records, trash: ports.trash, jobs: ports.jobs, queue: ports.queue, objects: ports.objects, journal: ports.journal }, async (_, call) => {
+      if (seen && !ran) {
+        ran = true;
+        await rival();
+      }
+      if (after(call)) seen = true;
+    });
+    for (let message = ports.queue.take(), steps = 0; message; message = ports.queue.take(), steps++) {
+      if (steps === 200) throw new Error('jobs did not end in 200 steps');
+      await advanceJob({ ...ports, ...gated, trashPolicy: policy }, message.id, message.drive, 0);
+    }
+    expect(ran).toBe(true);
+  }
+
+  it('never makes the destination again in a job step: a delete of it after the step read it stops the job', async () => {
+    await makeTree();
+    const id = await trashTree();
+    const outcome = await acceptRestore(deps(), DRIVE, id, {}, 0);
+    expect(outcome.done).toBe(false);
+    const job = (outcome as { job: Job }).job;
+    // The step reads /r (standing, the job's), then a recursive delete takes /r whole before the step's next call.
+    const deleted = drainWithRival(
+      (call) => call.port === 'nodes' && call.method === 'get' && call.args[1] === '/r',
+      () => acceptDelete(deps(), DRIVE, '/r', true, BIG),
+    );
+    await deleted;
+    await drainJobs();
+    // The delete answered for /r: nothing stands there again, not even an empty folder.
+    expect(ports.nodes.all(DRIVE).filter((node) => node.path === '/r' || node.path.startsWith('/r/'))).toEqual([]);
+    expect(await ports.jobs.get(DRIVE, job.id)).toMatchObject({ status: 'done', ended: 'stopped' });
+    // Nothing was restored: the row is whole, released, restorable again.
+    expect(rows().find((row) => row.id === id)).toMatchObject({ files: 4, state: 'trashed' });
+    expect(ports.trash.peek(DRIVE, id)?.restoring).toBeUndefined();
+    expect(checkQuiet()).toEqual([]);
+  });
+
+  // The same class in a folder copy's step (copy.ts): its destination is its request's to make, never a step's.
+  it('never makes a copy’s destination again in its step: a delete of it after the step read it stops the copy', async () => {
+    await makeTree();
+    let seen = false;
+    let ran = false;
+    const gated = gatePorts({ nodes: ports.nodes, records: ports.records, trash: ports.trash, jobs: ports.jobs, queue: ports.queue, objects: ports.objects, journal: ports.journal }, async (_, call) => {
+      if (seen && !ran) {
+        ran = true;
+        await acceptDelete(deps(), DRIVE, '/c', true, BIG);
+      }
+      // The step's read of its destination (the request read it with getMany before it made it).
+      if (call.port === 'nodes' && call.method === 'get' && call.args[1] === '/c') seen = true;
+    });
+    const answer = await acceptCopy({ ...ports, ...gated, trashPolicy: policy }, DRIVE, '/r', '/c', {}, 0).then(
+      () => 'copied',
+      (error: unknown) => (error as Error).message,
+    );
+    expect(ran).toBe(true);
+    await drainJobs();
+    expect(answer).toBe('the copy stopped: /r or /c was deleted or taken by another request meanwhile');
+    expect(ports.nodes.all(DRIVE).filter((node) => node.path === '/c' || node.path.startsWith('/c/'))).toEqual([]);
+    expect(checkQuiet()).toEqual([]);
+  });
+
+  // An empty-folder delete (or a writer letting go of a folder it made) marks a folder `empty` while it looks
+  // for children, and clears the mark when it finds some: a restore job meeting that mark waits and goes on.
+  it.each([
+    ['the destination', '/r', false],
+    ['a folder of its page', '/r/a', true],
+  ])('waits out a brief empty mark on %s instead of stopping, then restores whole', async (_, marked, overwrite) => {
+    await makeTree();
+    const before = snapshot();
+    const id = await trashTree();
+    if (overwrite) {
+      // /r and /r/a stand again (a file in /r/a keeps the empty delete from removing it); restored into them.
+      await upload('/r/a/other', 'other');
+    }
+    const outcome = await acceptRestore(deps(), DRIVE, id, { overwrite }, 0);
+    expect(outcome.done).toBe(false);
+    const job = (outcome as { job: Job }).job;
+    const folder = (await ports.nodes.get(DRIVE, marked)) as FolderNode;
+    expect(await ports.nodes.markDeleting(DRIVE, folder, 'empty')).toMatchObject({ deleting: 'empty' });
+    // A step while the mark holds: the job waits (sent again with a delay), nothing stops, nothing is lost.
+    const message = ports.queue.take()!;
+    await advanceJob(deps(), message.id, message.drive, 0);
+    expect(await ports.jobs.get(DRIVE, job.id)).toMatchObject({ status: 'running' });
+    expect(ports.trash.peek(DRIVE, id)?.restoring).toBe(job.id);
+    expect(ports.queue.messages).toMatchObject([{ id: job.id, delaySeconds: expect.any(Number) }]);
+    // The empty delete finds children (or the restore's own folder, which holds the restore) and clears its mark.
+    await ports.nodes.unmarkDeleting(DRIVE, { ...folder, deleting: 'empty' });
+    await drainJobs();
+    expect(await ports.jobs.get(DRIVE, job.id)).toMatchObject({ status: 'done', ended: 'restored', files: 4 });
+    const restored = snapshot().filter((node) => (node as { path: string }).path !== '/r/a/other');
+    if (!overwrite) expect(restored).toEqual(before);
+    else expect(restored.map((node) => (node as { path: string }).path)).toEqual(before.map((node) => (node as { path: string }).path));
+    expect(rows()).toEqual([]);
+    expect(checkQuiet()).toEqual([]);
+  });
+
+  // The same in a folder copy's step: a brief `empty` mark on its destination is waited out, not a stop.
+  it('waits out a brief empty mark on a copy’s destination, then copies whole', async () => {
+    await makeTree();
+    let seen = false;
+    let marked: FolderNode | undefined;
+    const gated = gatePorts({ nodes: ports.nodes, records: ports.records, trash: ports.trash, jobs: ports.jobs, queue: ports.queue, objects: ports.objects, journal: ports.journal }, async (_, call) => {
+      if (seen && !marked) marked = (await ports.nodes.markDeleting(DRIVE, (await ports.nodes.get(DRIVE, '/c')) as FolderNode, 'empty'))!;
+      if (call.port === 'nodes' && call.method === 'get' && call.args[1] === '/c') seen = true;
+    });
+    const outcome = await acceptCopy({ ...ports, ...gated, trashPolicy: policy }, DRIVE, '/r', '/c', {}, 0);
+    expect(marked).toMatchObject({ deleting: 'empty' });
+    expect(outcome.done).toBe(false);
+    await ports.nodes.unmarkDeleting(DRIVE, marked!);
+    await drainJobs();
+    expect(await ports.jobs.get(DRIVE, (outcome as { job: Job }).job.id)).toMatchObject({ status: 'done', ended: 'copied', files: 4 });
+    expect(snapshot('/c').map((node) => (node as { path: string }).path)).toEqual(snapshot('/r', '/c').map((node) => (node as { path: string }).path));
+    expect(checkQuiet()).toEqual([]);
+  });
+
+  /** `acceptRestore` on ports where the request dies (its next port call throws) right after its claim of the row. */
+  async function restoreDyingAfterClaim(id: string, options: { to?: string; attempt?: string } = {}, diesAt: (call: { port: string; method: string }) => boolean = () => true): Promise<void> {
+    // Its clean-ups fail too (the request is dead), and say so.
+    jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    let claimed = false;
+    let dead = false;
+    const gated = gatePorts({ nodes: ports.nodes, records: ports.records, trash: ports.trash, jobs: ports.jobs, queue: ports.queue, objects: ports.objects, journal: ports.journal }, async (_, call) => {
+      if (dead || (claimed && diesAt(call))) {
+        dead = true;
+        throw new Error('the request died');
+      }
+      if (call.port === 'trash' && call.method === 'claim') claimed = true;
+    });
+    await expect(acceptRestore({ ...ports, ...gated, trashPolicy: policy }, DRIVE, id, options, BIG)).rejects.toThrow('the request died');
+    jest.restoreAllMocks();
+    expect(ports.trash.peek(DRIVE, id)?.restoring).toEqual(expect.any(String));
+  }
+
+  /** The sweep's resumption of stalled jobs, a job stall later, then every step to its end. */
+  async function sweepStalled(): Promise<void> {
+    expect(await resumeStalledJobs(ports, new Date(Date.now() + 2 * JOB_STALL_MS))).toBeGreaterThan(0);
+    await drainJobs();
+  }
+
+  it.each([
+    ['an empty folder', false],
+    ['a folder with files', true],
+  ])('keeps %s in the trash when its restore request dies after the claim: the sweep releases it, restorable', async (_, withFiles) => {
+    if (withFiles) await makeTree();
+    else await ports.nodes.createFolder(DRIVE, { kind: 'folder', id: 'empty-r', path: '/r', createdAt: '2026-11-01T00:00:00.000Z' });
+    const outcome = await acceptDelete(deps(), DRIVE, '/r', true, 0);
+    expect(outcome.done).toBe(false);
+    await drainJobs();
+    const [row] = rows();
+    expect(row).toMatchObject({ type: 'folder', path: '/r', state: 'trashed', files: withFiles ? 4 : 0 });
+    await restoreDyingAfterClaim(row.id);
+    await sweepStalled();
+    // Never dropped: the row stands, released, with its folder's id, and restores the folder (with that id).
+    expect(ports.trash.peek(DRIVE, row.id)).toMatchObject({ id: row.id, state: 'trashed', files: row.files, folderId: row.folderId });
+    expect(ports.trash.peek(DRIVE, row.id)?.restoring).toBeUndefined();
+    expect(checkQuiet()).toEqual([]);
+    const again = (await acceptRestore(deps(), DRIVE, row.id, {}, BIG)) as { done: true; node: FolderNode };
+    expect(again.node).toMatchObject({ kind: 'folder', path: '/r', id: row.folderId });
+    expect(rows()).toEqual([]);
+    expect(checkQuiet()).toEqual([]);
+  });
+
+  // A retry of a restore (the same Idempotency-Key: `attempt`) after a failure that came after its claim: the
+  // key was freed by the 5xx, so the retry runs anew; it answers for the first try's job, never 409 or 404.
+  it.each([
+    ['before it made the folder', BIG, () => true, 'restored in the retry (200)'],
+    ['before it made the folder, no budget', 0, () => true, 'a job (202)'],
+    ['after it made the folder, in its first step', BIG, (call: { port: string; method: string }) => call.port === 'trash' && call.method === 'members', 'a job (202)'],
+  ])('answers a retry of a restore that failed after its claim (%s): %s, then restores whole', async (_, budget, diesAt, answer) => {
+    await makeTree();
+    const before = snapshot();
+    const id = await trashTree();
+    await restoreDyingAfterClaim(id, { attempt: 'key-1' }, diesAt);
+    const first = ports.trash.peek(DRIVE, id)!.restoring!;
+    // Another attempt (another key, or none) is a second restore: refused while the first holds the row.
+    await expect(acceptRestore(deps(), DRIVE, id, { attempt: 'key-2' }, BIG)).rejects.toThrow(`trash item ${id} (/r) is being restored`);
+    await expect(acceptRestore(deps(), DRIVE, id, {}, BIG)).rejects.toThrow(`trash item ${id} (/r) is being restored`);
+    const retry = await acceptRestore(deps(), DRIVE, id, { attempt: 'key-1' }, budget);
+    if (answer === 'a job (202)') {
+      expect(retry).toMatchObject({ done: false, job: { id: first, kind: 'restore', status: 'running' } });
+      await drainJobs();
+    } else expect(retry).toEqual({ done: true, node: expect.objectContaining({ kind: 'folder', path: '/r' }) });
+    expect(await ports.jobs.get(DRIVE, first)).toMatchObject({ status: 'done', ended: 'restored', files: 4 });
+    expect(snapshot()).toEqual(before);
+    expect(rows()).toEqual([]);
+    expect(checkQuiet()).toEqual([]);
+    // Once restored, the same retry again answers the restored folder (200); any other request, 404.
+    expect(await acceptRestore(deps(), DRIVE, id, { attempt: 'key-1' }, BIG)).toEqual({ done: true, node: expect.objectContaining({ kind: 'folder', path: '/r' }) });
+    await expect(acceptRestore(deps(), DRIVE, id, { attempt: 'key-2' }, BIG)).rejects.toThrow(`trash item ${id} does not exist`);
+    await expect(acceptRestore(deps(), DRIVE, id, {}, BIG)).rejects.toThrow(`trash item ${id} does not exist`);
   });
 
   it('stops when a delete takes the destination meanwhile: what is left stays in the trash, restorable', async () => {
