@@ -108,6 +108,17 @@ export class DynamoFileRecords implements FileRecords {
     if ('back' in into) {
       // A withdrawing restore: the row as it was, unclaimed, and its due entry.
       const { restoring: _, purging: __, claimedAt: ___, ...row } = into.back;
+      const putBack = into.putBack;
+      if (putBack?.row.file) {
+        // What the restore overwrote takes the path again, in place of the restored record (still its own),
+        // its row and due entry gone: only while that row stands restorable and unclaimed.
+        if (putBack.row.file.path !== files[0].path) throw new RangeError(`a restore puts back only what stood at ${files[0].path} (got ${putBack.row.file.path})`);
+        items[0] = { Put: { TableName: this.nodesTable, Item: toItem(drive, putBack.row.file), ...sameId(files[0].id) } };
+        items.push(
+          { Delete: { TableName: this.nodesTable, Key: rowKey(drive, putBack.row.id), ...restorableCondition(putBack.now) } },
+          { Delete: { TableName: this.nodesTable, Key: dueKey(drive, putBack.row.id, putBack.row.purgeAt) } },
+        );
+      }
       items.push({ Put: { TableName: this.nodesTable, Item: rowItem(drive, row) } }, { Put: { TableName: this.nodesTable, Item: dueItem(drive, row.id, row.purgeAt) } });
       trashed.push(row);
     } else if ('rows' in into) {

@@ -237,9 +237,12 @@ export interface TrashStamp {
 
 /**
  * Where `trashMany` puts the records: rows of their own, members of a folder row, or (one record, a restore
- * withdrawing) back into the row it was restored from, as that row was.
+ * withdrawing) back into the row it was restored from, as that row was. With `putBack`, the row the restore
+ * made of the file it overwrote: that file's record takes the path again in the same write (in place of the
+ * restored one, not removed), and its row and due entry go, if that row still stands restorable at `now` and
+ * unclaimed (else nothing is written: a restore or purge of it explains it).
  */
-export type TrashInto = { rows: TrashStamp } | { folder: TrashRow } | { back: TrashRow };
+export type TrashInto = { rows: TrashStamp } | { folder: TrashRow } | { back: TrashRow; putBack?: { row: TrashRow; now: Date } };
 
 /**
  * An item the trash lists (protocol/README.md, "Trash"): a file deleted or replaced (its record kept whole), or

@@ -74,9 +74,11 @@ export async function restoreFile(
 
     // The read above after the write (step 5): a mark seen withdraws the restore, and the file goes back to
     // the trash under its own id, unless a later request took it (then that request explains the path).
-    const { deleting, moving, missing } = await recheckFolders(nodes, drive, [parentOf(to)]);
+    const { deleting, moving, missing, recursive } = await recheckFolders(nodes, drive, [parentOf(to)]);
     if (deleting.length > 0 || moving.length > 0 || missing.length > 0) {
-      const back = await withdraw(deps, drive, row, outcome.file);
+      // What it overwrote is put back, unless a recursive delete has the folder: then it stays in the trash,
+      // as an upload's undo leaves what it replaced to such a delete (protocol/README.md, "Writers", step 6).
+      const back = await withdraw(deps, drive, row, outcome.file, recursive.length > 0 ? undefined : outcome.replaced, now);
       await removeUnused(deps, drive, created);
       // Taken by a later request (a delete put it in its own row, a move moved it, an upload replaced it into
       // the trash): that request explains what stands, as if the restore had ended just before it (200).
@@ -91,12 +93,18 @@ export async function restoreFile(
 
 /**
  * A restore withdrawing (a mark seen after its write): its record goes back into the trash as the row it was
- * (same id and stamp), in one write conditional on the record still being its own. Taken by another request
- * meanwhile (a delete took it into the trash, an upload replaced it into the trash, a move moved it): that
- * request explains what stands, and nothing is undone (false). What the restore overwrote stays in the trash (a
- * row of its own, `replaced`): it is not put back.
+ * (same id and stamp), in one write conditional on the record still being its own; what it overwrote
+ * (`replaced`, the row the restore made of it) takes the path again in that same write. Taken by another
+ * request meanwhile (a delete took it into the trash, an upload replaced it into the trash, a move moved it):
+ * that request explains what stands, and nothing is undone (false). A row of what it overwrote that a restore
+ * or purge claimed meanwhile stays that request's: the withdrawal is made without it. A replaced record still
+ * `pending` (another writer's, noted where its row is) stays in the trash: putting it back is that writer's.
  */
-async function withdraw(deps: RestoreDeps, drive: string, row: TrashRow, file: FileNode): Promise<boolean> {
+async function withdraw(deps: RestoreDeps, drive: string, row: TrashRow, file: FileNode, replaced: TrashRow | undefined, now: Date): Promise<boolean> {
+  if (replaced?.file && replaced.file.pending === undefined) {
+    if ('trashed' in (await deps.records.trashMany(drive, [file], { back: row, putBack: { row: replaced, now } }))) return true;
+    // Refused: ours was taken (so is the write below), or what it overwrote was claimed: withdraw without it.
+  }
   const outcome = await deps.records.trashMany(drive, [file], { back: row });
   return 'trashed' in outcome;
 }

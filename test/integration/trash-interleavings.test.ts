@@ -689,16 +689,10 @@ describe('5. a restore into a folder being deleted or moved', () => {
     expect(stored.rows.find((one) => one.id === row.id)).toBeUndefined();
   });
 
-  // BUG (reported; not fixed here, restore code is branch c28-fix's): `withdraw` in functions/core/restore.ts
-  // puts the restored record back into its row but leaves what the restore overwrote in the trash, so a restore
-  // that answers 409 has still taken the file that stood at its destination out of the tree. The design says
-  // otherwise (docs/trash-design.md, "Restore", a file, step 5: the withdrawal puts back "what it replaced
-  // (conditional on that one's row standing unclaimed)", "and answers 409 as an upload would"; a withdrawing
-  // upload puts back what it replaced unless a recursive delete's mark dooms it). Here a move marks /d after the
-  // restore's write: the restore answers 409, and /d/z ('new', which stood there and was never deleted by any
-  // request that succeeded) is not moved to /m/z but left in the trash as `replaced`. The protocol README
-  // ("A restore of a file": "What it overwrote stays in the trash") describes the code, not the design.
-  it.failing('a restore with "overwrite", the move\'s mark set after its write: it withdraws (409) and the file it replaced stands again', async () => {
+  // Found by this test (it was marked failing): the withdrawal left what the restore overwrote in the trash, so
+  // a restore that answered 409 had still taken the file at its destination out of the tree (docs/trash-design.md,
+  // "Restore", a file, step 5: the withdrawal puts back what it replaced, its row standing unclaimed).
+  it('a restore with "overwrite", the move\'s mark set after its write: it withdraws (409) and the file it replaced stands again', async () => {
     const row = await setup();
     await upload([file('/d/z', 'new')]);
     let marked: Promise<unknown> | undefined;

@@ -544,6 +544,7 @@ describe('the write-ordering protocol, over generated interleavings', () => {
     ['a restore whose parent is deleted meanwhile', [{ kind: 'delete', path: '/a', recursive: true, budget: BIG }, { kind: 'restore', path: '/a/z', overwrite: false }]],
     ['a restore into a folder being deleted', [{ kind: 'delete', path: '/d', recursive: true, budget: 0 }, { kind: 'restore', path: '/d/z', overwrite: true }]],
     ['a restore into a folder being moved', [{ kind: 'move', from: '/a', to: '/m', budget: 0 }, { kind: 'restore', path: '/a/z', overwrite: false }]],
+    ['a restore with overwrite into a folder being moved, over a file uploaded there', [{ kind: 'upload', paths: ['/a/z'] }, { kind: 'move', from: '/a', to: '/m', budget: 0 }, { kind: 'restore', path: '/a/z', overwrite: true }]],
     // An empty-folder delete removes a folder it found empty: only the restore's read above after its write
     // (a writer's step 5) keeps its file from being left without its folder.
     ['a restore into a folder an empty-folder delete takes', [{ kind: 'deleteFiles', paths: ['/a/b/g', '/d/h'] }, { kind: 'delete', path: '/d', recursive: false, budget: 0 }, { kind: 'restore', path: '/d/z', overwrite: false }]],

@@ -341,7 +341,15 @@ export class MemoryFileRecords implements FileRecords {
     if ('back' in into) {
       // A withdrawing restore: the row as it was, unclaimed, with its due entry (the adapter's Put, unconditional: its id was removed by the restore).
       const { restoring: _, purging: __, claimedAt: ___, ...row } = into.back;
-      this.nodes.remove(drive, files[0].path);
+      if (into.putBack) {
+        // What the restore overwrote, back at the path in the same write: only while its row stands restorable
+        // and unclaimed (the adapter's condition on the row's delete).
+        const held = this.trash.peek(drive, into.putBack.row.id);
+        if (!held?.file || held.state !== 'trashed' || held.purging !== undefined || held.restoring !== undefined || !restorable(held, into.putBack.now)) return { changed: [...files] };
+        if (held.file.path !== files[0].path) throw new RangeError(`a restore puts back only what stood at ${files[0].path} (got ${held.file.path})`);
+        this.nodes.write(drive, held.file);
+        this.trash.drop(drive, held.id);
+      } else this.nodes.remove(drive, files[0].path);
       this.trash.writeRow(drive, row, true);
       if (row.file?.pending) this.journal.note(row.file.pending, row.file.objectKey, { drive, id: row.id });
       return { trashed: [{ ...row }] };
