@@ -1,3 +1,4 @@
+import type { RestoreJob as RestoreJobJson, TrashPage as TrashPageJson } from '../../client/src/types';
 import { type DriveClient, type FileJson, json } from './api-client';
 import { runFsck } from './fsck';
 import { storedState } from './local-host';
@@ -13,27 +14,8 @@ import { putFiles, treeOf, untilDone } from './seeding';
  */
 export const FINAL_DELETES = { DRIVE_TRASH_DAYS: '0' } as const;
 
-export interface TrashItemJson {
-  id: string;
-  type: 'file' | 'folder';
-  path: string;
-  size: number;
-  files?: number;
-  etag?: string;
-  deleted_at: string;
-  purge_at: string;
-  deleted_by: string | null;
-  reason: 'deleted' | 'replaced';
-  state: string;
-}
-
-export interface TrashPageJson {
-  items: TrashItemJson[];
-  next_cursor: string | null;
-  usage: { items: number; files: number; bytes: number };
-}
-
-export type RestoreJobJson = { id: string; type: string; status: string; url: string; path: string; to: string; files_restored: number; result: { id: string; path: string } | null };
+/** The trash's wire shapes, as the OpenAPI document (and so the client) has them. */
+export type { RestoreJob as RestoreJobJson, TrashItem as TrashItemJson, TrashPage as TrashPageJson } from '../../client/src/types';
 
 /** GET /drive/trash with `query`. */
 export function trashPage(client: DriveClient, query: Record<string, string> = {}): Promise<{ status: number; body: { data: TrashPageJson } }> {
