@@ -45,6 +45,9 @@ import updateTableValidation from 'dynalite/validations/updateTable';
  * in its order, with its actions and validations: the JSON parse, the target, the Authorization header's form,
  * `checkTypes`, `checkValidations`, the action. Only the transport is gone: before, each call was an HTTP
  * request over a unix socket (a request and a response to build and parse on both sides, in the same thread).
+ *
+ * Table descriptions are cached (`cacheTables`): dynalite read a table's description from LevelDB on every
+ * item request (`getTable`), and tables change only by CreateTable, UpdateTable and DeleteTable.
  */
 export interface EmbeddedDynalite {
   /** Answers one request as dynalite's HTTP server would. */
@@ -103,15 +106,63 @@ const OPERATIONS: Record<string, { action: Action; validation: ActionValidation 
 
 /** The part of dynalite's store (its db/index.js `create`) this module touches. */
 interface Store {
+  tableDb: { put(key: string, value: unknown, cb: (error?: Error | null) => void): void; del(key: string, cb: (error?: Error | null) => void): void };
+  getTable(name: string, checkStatus: unknown, cb?: (error: Error | null, table?: unknown) => void): void;
   lifecycleManager: { gracefulClose(cb: (error?: Error | null) => void): void };
 }
 
 /** Opens dynalite's store on `path` (in memory without one; the options are dynalite's own). */
 export function embeddedDynalite(options: { path?: string; createTableMs?: number; deleteTableMs?: number; updateTableMs?: number }): EmbeddedDynalite {
   const store = createStore(options) as Store;
+  cacheTables(store);
   return {
     serve: (request) => serve(store, request),
     close: () => new Promise<void>((resolve, reject) => store.lifecycleManager.gracefulClose((error) => (error ? reject(error) : resolve()))),
+  };
+}
+
+/**
+ * Keeps each table's description in memory for item requests (`getTable` with its status checked, which
+ * every item action asks for and none changes). Whatever changes a table (CreateTable, UpdateTable,
+ * DeleteTable, and the timers that finish them) writes it with `tableDb.put` or `tableDb.del`: each empties
+ * the cache, before the write and again once it is done, and a read from LevelDB that one of them overlapped
+ * is not kept. The requests that describe or change a table (`checkStatus` false) read LevelDB as before and
+ * get their own copy, which UpdateTable and DeleteTable change in place.
+ */
+export function cacheTables(store: Store): void {
+  const cached = new Map<string, unknown>();
+  let generation = 0;
+  const changed = () => {
+    generation++;
+    cached.clear();
+  };
+  const { put, del } = store.tableDb;
+  store.tableDb.put = (key, value, cb) => {
+    changed();
+    put.call(store.tableDb, key, value, (error) => {
+      changed();
+      cb(error);
+    });
+  };
+  store.tableDb.del = (key, cb) => {
+    changed();
+    del.call(store.tableDb, key, (error) => {
+      changed();
+      cb(error);
+    });
+  };
+  const getTable = store.getTable.bind(store);
+  store.getTable = (name, checkStatus, cb) => {
+    const done = (typeof checkStatus === 'function' ? checkStatus : cb) as (error: Error | null, table?: unknown) => void;
+    // dynalite's own rule: a callback in the place of `checkStatus` leaves it truthy.
+    if (!checkStatus) return getTable(name, checkStatus, done);
+    const hit = cached.get(name);
+    if (hit !== undefined) return done(null, hit);
+    const from = generation;
+    getTable(name, true, (error, table) => {
+      if (!error && generation === from) cached.set(name, table);
+      done(error, table);
+    });
   };
 }
 

@@ -7,7 +7,8 @@ import { type DynaliteRequest, type DynaliteResponse, type EmbeddedDynalite, emb
 
 // dynalite called in-process (lib/local/embedded-dynalite.ts) answers as its own HTTP server does: the same
 // requests, sent to both (each its own in-memory store), get the same status, headers and body. Only the
-// request id (random) and what Node's HTTP server adds (Date, Connection, Keep-Alive) are left out.
+// request id (random) and what Node's HTTP server adds (Date, Connection, Keep-Alive) are left out, and a
+// BatchGetItem's items are compared in any order (dynalite gives them as its reads end).
 
 const AUTH = {
   authorization: 'AWS4-HMAC-SHA256 Credential=AKID/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=abc',
@@ -71,8 +72,16 @@ function comparable(answer: DynaliteResponse) {
       if (name === 'Content-Length') return [name, value === String(Buffer.byteLength(answer.body))];
       return [name, value];
     });
-  const body = answer.body.replace(/("(?:CreationDateTime|LastIncreaseDateTime|LastDecreaseDateTime|LastUpdateToPayPerRequestDateTime)":)[0-9.]+/g, '$1T').replace(/("TableId":)"[0-9a-f-]+"/g, '$1"ID"');
+  const body = inAnyOrder(answer.body).replace(/("(?:CreationDateTime|LastIncreaseDateTime|LastDecreaseDateTime|LastUpdateToPayPerRequestDateTime)":)[0-9.]+/g, '$1T').replace(/("TableId":)"[0-9a-f-]+"/g, '$1"ID"');
   return { status: answer.status, headers, body };
+}
+
+/** A BatchGetItem's items, which dynalite gives in the order its reads end, sorted. */
+function inAnyOrder(body: string): string {
+  if (!body.startsWith('{"Responses":')) return body;
+  const parsed = JSON.parse(body) as { Responses: Record<string, unknown[]> };
+  for (const items of Object.values(parsed.Responses)) items.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+  return JSON.stringify(parsed);
 }
 
 const call = (target: string, input: unknown, headers: Record<string, string> = AUTH): DynaliteRequest => ({
@@ -136,4 +145,22 @@ test('every answer in-process is the one dynalite\'s HTTP server gives', async (
     await settled((req) => embedded.serve(req));
     expect({ what, ...comparable(inProcess) }).toEqual({ what, ...comparable(viaHttp) });
   }
+});
+
+test('an item request after its table changed sees the change (the tables cache is emptied)', async () => {
+  const serve = (target: string, input: unknown) => embedded.serve(call(`DynamoDB_20120810.${target}`, input));
+  await serve('CreateTable', { ...TABLE, TableName: 'cached' });
+  await settled((req) => embedded.serve(req), 'cached');
+  expect((await serve('PutItem', { TableName: 'cached', Item: item('a') })).status).toBe(200);
+  await serve('DeleteTable', { TableName: 'cached' });
+  await settled((req) => embedded.serve(req), 'cached');
+  const gone = await serve('GetItem', { TableName: 'cached', Key: item('a') });
+  expect({ status: gone.status, body: JSON.parse(gone.body) }).toEqual({ status: 400, body: { __type: 'com.amazonaws.dynamodb.v20120810#ResourceNotFoundException', message: 'Requested resource not found' } });
+  // Made again with another key: an item of the old key's shape is refused by the new table's schema.
+  await serve('CreateTable', { ...TABLE, TableName: 'cached', KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }], AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }] });
+  await settled((req) => embedded.serve(req), 'cached');
+  const refused = await serve('GetItem', { TableName: 'cached', Key: item('a') });
+  expect(refused.status).toBe(400);
+  expect(JSON.parse(refused.body).message).toBe('The provided key element does not match the schema');
+  expect((await serve('PutItem', { TableName: 'cached', Item: { pk: { S: 'a' } } })).status).toBe(200);
 });
