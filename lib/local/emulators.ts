@@ -24,6 +24,7 @@ import { type WritingStore, journalWrites, recoverInterruptedWrites } from './s3
 import { type ListingStore, listingsThroughDeletes } from './s3rver-listing';
 import { type CopyingStore, faithfulCopies, uploadPartCopy } from './s3rver-copy';
 import { type MetadataStore, conditionalReads } from './s3rver-conditional';
+import { type ConfigStore, cacheBucketConfigs } from './s3rver-bucket-config';
 import { dynamoTransactions, recoverTransactions } from './dynamo-transactions';
 import { embeddedDynalite } from './embedded-dynalite';
 import { streamTap } from './dynamo-stream';
@@ -99,6 +100,7 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
     deleteInConstantTime(s3.store as unknown as DeletingStore);
     journalWrites(s3.store as unknown as WritingStore, journalDir);
     listingsThroughDeletes(s3.store as unknown as ListingStore);
+    cacheBucketConfigs(s3.store as unknown as ConfigStore);
     // s3rver looks the signing key up by its id (it checks no V4 signature itself; the gateway does).
     DUMMY_ACCOUNT.createKeyPair(dynamo.credentials.accessKeyId, dynamo.credentials.secretAccessKey);
     await s3.configureBuckets();
