@@ -492,6 +492,7 @@ function caller(dynalite: EmbeddedDynalite): Call {
         'content-type': 'application/x-amz-json-1.0',
       },
       body: Buffer.from(JSON.stringify(input)),
+      internal: true,
     });
     let json: Record<string, unknown> = {};
     try {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { create as createStore } from 'dynalite/db';
 import { checkTypes, checkValidations } from 'dynalite/validations';
@@ -63,6 +63,11 @@ export interface DynaliteRequest {
   /** Header names in lower case, as Node gives them. */
   headers: Record<string, string | string[] | undefined>;
   body: Buffer;
+  /**
+   * A call of the host's own (the transaction layer's), whose answer's headers nobody reads: they are not made
+   * (no request id, no checksum). Its status and body are the same.
+   */
+  internal?: boolean;
 }
 
 export interface DynaliteResponse {
@@ -171,7 +176,7 @@ function serve(store: Store, request: DynaliteRequest): Promise<DynaliteResponse
   const headers: [string, string][] = [];
   const send = (data: unknown, status = 200, contentType = 'application/json'): DynaliteResponse => {
     const body = JSON.stringify(data);
-    headers.push(['x-amz-crc32', String(crc32(body))], ['Content-Type', contentType], ['Content-Length', String(Buffer.byteLength(body, 'utf8'))]);
+    if (!request.internal) headers.push(['x-amz-crc32', String(crc32(body))], ['Content-Type', contentType], ['Content-Length', String(Buffer.byteLength(body, 'utf8'))]);
     return { status, headers, body };
   };
   const header = (name: string): string | undefined => {
@@ -180,7 +185,7 @@ function serve(store: Store, request: DynaliteRequest): Promise<DynaliteResponse
   };
   if (request.body.length > MAX_REQUEST_BYTES) return Promise.resolve({ status: 413, headers: [['Transfer-Encoding', 'chunked']], body: '' });
   const text = request.body.toString();
-  headers.push(['x-amzn-RequestId', rand52CharId()]);
+  if (!request.internal) headers.push(['x-amzn-RequestId', rand52CharId()]);
   if (header('origin')) {
     headers.push(['Access-Control-Allow-Origin', '*']);
     if (request.method === 'OPTIONS') {
@@ -216,7 +221,8 @@ function serve(store: Store, request: DynaliteRequest): Promise<DynaliteResponse
   if (target.length !== 2 || !VALID_APIS.includes(target[0]) || !Object.hasOwn(OPERATIONS, target[1])) return answer({ __type: 'com.amazon.coral.service#UnknownOperationException' }, 400);
 
   const authHeader = header('authorization');
-  const query = new URL(request.url, 'http://localhost').searchParams;
+  // A URL with no query has no parameters (the SDK's and the transaction layer's are `/`).
+  const query = request.url.includes('?') ? new URL(request.url, 'http://localhost').searchParams : NO_QUERY;
   const authQuery = query.has('X-Amz-Algorithm');
   if (authHeader && authQuery) {
     return answer({ __type: 'com.amazon.coral.service#InvalidSignatureException', message: "Found both 'X-Amz-Algorithm' as a query-string param and 'Authorization' as HTTP header." }, 400);
@@ -259,7 +265,20 @@ function serve(store: Store, request: DynaliteRequest): Promise<DynaliteResponse
   });
 }
 
-/** dynalite's request id: 52 characters of base64, upper case, `+` and `/` made `0`. */
+const NO_QUERY = new URLSearchParams();
+
+/** Random bytes for request ids, drawn 64 ids at a time (one call of the system's generator rather than 64). */
+const ID_BYTES = 39;
+const idPool = Buffer.alloc(ID_BYTES * 64);
+let idPoolUsed = idPool.length;
+
+/** dynalite's request id: 52 characters of base64 (39 random bytes), upper case, `+` and `/` made `0`. */
 function rand52CharId(): string {
-  return randomBytes(39).toString('base64').toUpperCase().replace(/\+|\//g, '0');
+  if (idPoolUsed === idPool.length) {
+    randomFillSync(idPool);
+    idPoolUsed = 0;
+  }
+  const bytes = idPool.subarray(idPoolUsed, idPoolUsed + ID_BYTES);
+  idPoolUsed += ID_BYTES;
+  return bytes.toString('base64').toUpperCase().replace(/\+|\//g, '0');
 }

@@ -30,17 +30,21 @@ const TABLE = {
 let server: Server;
 let port: number;
 let embedded: EmbeddedDynalite;
+/** A third store, called as the transaction layer calls it (`internal`: no headers made). */
+let internal: EmbeddedDynalite;
 
 beforeAll(async () => {
   server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   port = (server.address() as AddressInfo).port;
   embedded = embeddedDynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  internal = embeddedDynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
 });
 
 afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await embedded.close();
+  await internal.close();
 });
 
 function overHttp(req: DynaliteRequest): Promise<DynaliteResponse> {
@@ -140,10 +144,14 @@ test('every answer in-process is the one dynalite\'s HTTP server gives', async (
   for (const [what, req] of STEPS) {
     const viaHttp = await overHttp(req);
     const inProcess = await embedded.serve(req);
-    // The tables' timers (0 ms) settle before the next step, on both.
+    const own = await internal.serve({ ...req, internal: true });
+    // The tables' timers (0 ms) settle before the next step, on all three.
     await settled(overHttp);
     await settled((req) => embedded.serve(req));
+    await settled((req) => internal.serve(req));
     expect({ what, ...comparable(inProcess) }).toEqual({ what, ...comparable(viaHttp) });
+    // The host's own calls (no headers made): the same status and body.
+    expect({ what, status: own.status, body: comparable(own).body }).toEqual({ what, status: viaHttp.status, body: comparable(viaHttp).body });
   }
 });
 
