@@ -1,4 +1,4 @@
-import { appendFile, mkdir, open, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, open, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 
@@ -118,12 +118,24 @@ export function feedStream(file: string, checkpoint: string, handler: (event: Dy
   };
 }
 
-/** Up to `limit` whole records from `offset`, with the offset each ends at. */
+/** The most bytes of the stream read at once. */
+const READ_BYTES = 1 << 20;
+
+/**
+ * Up to `limit` whole records from `offset`, with the offset each ends at. The feed polls 20 times a second:
+ * a file no longer than `offset` (nothing new) is answered from its size, without opening it or a buffer.
+ */
 async function readRecords(file: string, offset: number, limit: number): Promise<{ records: DynamoDBRecord[]; ends: number[] }> {
+  const size = await stat(file).then(
+    (info) => info.size,
+    () => 0,
+  );
+  if (size <= offset) return { records: [], ends: [] };
   const handle = await open(file, 'r').catch(() => undefined);
   if (!handle) return { records: [], ends: [] };
   try {
-    const buffer = Buffer.alloc(1 << 20);
+    // Only the bytes read are looked at: the buffer need not be zeroed.
+    const buffer = Buffer.allocUnsafe(Math.min(READ_BYTES, size - offset));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
     const records: DynamoDBRecord[] = [];
     const ends: number[] = [];

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import { batchGet } from './dynamo-batch-get';
 import type { StreamTap } from './dynamo-stream';
+import type { EmbeddedDynalite } from './embedded-dynalite';
 
 /**
  * DynamoDB's `TransactWriteItems`, which dynalite lacks, made of its single-item writes: all of a
@@ -93,10 +93,10 @@ interface Image {
   before?: Attributes;
 }
 
-export function dynamoTransactions(socketPath: string, walDir: string, tap?: StreamTap): Transactions {
+export function dynamoTransactions(dynalite: EmbeddedDynalite, walDir: string, tap?: StreamTap): Transactions {
   const lock = new SharedLock();
   const keyLocks = new KeyLocks();
-  const call = caller(socketPath);
+  const call = caller(dynalite);
   const keyNames = new Map<string, string[]>();
   /** The transactions made in the last `TOKEN_MS`, by token: their request, without the token. */
   const made = new Map<string, { request: string; at: number }>();
@@ -376,14 +376,14 @@ export function dynamoTransactions(socketPath: string, walDir: string, tap?: Str
  * Puts back the images of transactions a killed host left half-applied (see `dynamoTransactions`), before
  * the emulator serves any request.
  */
-export async function recoverTransactions(socketPath: string, walDir: string): Promise<number> {
+export async function recoverTransactions(dynalite: EmbeddedDynalite, walDir: string): Promise<number> {
   let files: string[];
   try {
     files = (await readdir(walDir)).filter((name) => name.startsWith('tx-') && name.endsWith('.json'));
   } catch {
     return 0;
   }
-  const call = caller(socketPath);
+  const call = caller(dynalite);
   for (const name of files) {
     let images: Image[] | undefined;
     try {
@@ -476,43 +476,32 @@ const RECOVERY_HEADERS = {
   'x-amz-date': '20260101T000000Z',
 };
 
-/** Calls dynalite on its socket, with the signing headers of the request being served. */
-function caller(socketPath: string): Call {
-  return (action, input, headers) =>
-    new Promise((resolve, reject) => {
-      const payload = Buffer.from(JSON.stringify(input));
-      const req = request(
-        {
-          socketPath,
-          method: 'POST',
-          path: '/',
-          headers: {
-            authorization: headers.authorization ?? RECOVERY_HEADERS.authorization,
-            'x-amz-date': headers['x-amz-date'] ?? RECOVERY_HEADERS['x-amz-date'],
-            'x-amz-target': `DynamoDB_20120810.${action}`,
-            'content-type': 'application/x-amz-json-1.0',
-            'content-length': payload.length,
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('error', reject);
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let json: Record<string, unknown> = {};
-            try {
-              json = JSON.parse(text) as Record<string, unknown>;
-            } catch {
-              // An empty or non-JSON answer: its status says enough.
-            }
-            resolve({ status: res.statusCode ?? 500, text, json });
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
+/**
+ * Calls dynalite (in this thread: lib/local/embedded-dynalite.ts) with the signing headers of the request being
+ * served, as the HTTP request its server took: the input as JSON text, the answer's text and its parse.
+ */
+function caller(dynalite: EmbeddedDynalite): Call {
+  return async (action, input, headers) => {
+    const answer = await dynalite.serve({
+      method: 'POST',
+      url: '/',
+      headers: {
+        authorization: headers.authorization ?? RECOVERY_HEADERS.authorization,
+        'x-amz-date': headers['x-amz-date'] ?? RECOVERY_HEADERS['x-amz-date'],
+        'x-amz-target': `DynamoDB_20120810.${action}`,
+        'content-type': 'application/x-amz-json-1.0',
+      },
+      body: Buffer.from(JSON.stringify(input)),
+      internal: true,
     });
+    let json: Record<string, unknown> = {};
+    try {
+      json = JSON.parse(answer.body) as Record<string, unknown>;
+    } catch {
+      // An empty or non-JSON answer: its status says enough.
+    }
+    return { status: answer.status, text: answer.body, json };
+  };
 }
 
 interface GetOperation {

@@ -10,10 +10,9 @@ import {
   ScanCommand,
 } from '@aws-sdk/client-dynamodb';
 import { PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
-import dynalite from 'dynalite';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import { DUMMY_ACCOUNT } from 's3rver/lib/models/account';
@@ -25,7 +24,9 @@ import { type WritingStore, journalWrites, recoverInterruptedWrites } from './s3
 import { type ListingStore, listingsThroughDeletes } from './s3rver-listing';
 import { type CopyingStore, faithfulCopies, uploadPartCopy } from './s3rver-copy';
 import { type MetadataStore, conditionalReads } from './s3rver-conditional';
+import { type ConfigStore, cacheBucketConfigs } from './s3rver-bucket-config';
 import { dynamoTransactions, recoverTransactions } from './dynamo-transactions';
+import { embeddedDynalite } from './embedded-dynalite';
 import { streamTap } from './dynamo-stream';
 import { openDataDir } from './data-dir';
 import { makeSocketDir } from './socket-dir';
@@ -76,13 +77,15 @@ export async function localCredentials(dataDir: string): Promise<Credentials> {
 
 /**
  * Starts embedded DynamoDB (dynalite, LevelDB under `<dataDir>/dynamodb`) and S3 (s3rver, files under
- * `<dataDir>/s3`), with the tables and bucket created if missing. Neither listens on a port of its own:
- * each sits on a socket in a private folder behind a gateway on 127.0.0.1 that admits only requests signed
- * with the data dir's credentials (lib/local/signed-gateway.ts).
+ * `<dataDir>/s3`), with the tables and bucket created if missing. Neither listens on a port of its own: each
+ * sits behind a gateway on 127.0.0.1 that admits only requests signed with the data dir's credentials
+ * (lib/local/signed-gateway.ts), S3 on a socket in a private folder, DynamoDB called in this thread.
  */
 export async function startEmulators(dataDir: string): Promise<Emulators> {
   const dynamo = await startEmbeddedDynamo(dataDir);
+  let socketDir: string | undefined;
   try {
+    socketDir = await makeSocketDir(dataDir, 's3.sock');
     await mkdir(join(dataDir, 's3'), { recursive: true });
     const s3 = new S3rver({ directory: join(dataDir, 's3'), silent: true, configureBuckets: [{ name: LOCAL_RESOURCES.bucket, configs: [] }] });
     // A host killed mid-write leaves half-written objects that S3 would never show: the journal names them.
@@ -97,10 +100,11 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
     deleteInConstantTime(s3.store as unknown as DeletingStore);
     journalWrites(s3.store as unknown as WritingStore, journalDir);
     listingsThroughDeletes(s3.store as unknown as ListingStore);
+    cacheBucketConfigs(s3.store as unknown as ConfigStore);
     // s3rver looks the signing key up by its id (it checks no V4 signature itself; the gateway does).
     DUMMY_ACCOUNT.createKeyPair(dynamo.credentials.accessKeyId, dynamo.credentials.secretAccessKey);
     await s3.configureBuckets();
-    const socketPath = join(dynamo.socketDir, 's3.sock');
+    const socketPath = join(socketDir, 's3.sock');
     s3.httpServer = await s3.listen(socketPath);
     const gateway = await startGateway({ service: 's3', socketPath, region: LOCAL_REGION, credentials: dynamo.credentials, refuse: refuseUnsafeS3 });
     return {
@@ -110,10 +114,12 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
       close: async () => {
         await gateway.close();
         await new Promise<void>((resolve) => s3.close(() => resolve()));
+        await rm(socketDir!, { recursive: true, force: true });
         await dynamo.close();
       },
     };
   } catch (error) {
+    if (socketDir) await rm(socketDir, { recursive: true, force: true });
     await dynamo.close();
     throw error;
   }
@@ -179,38 +185,38 @@ export async function allowBrowserUploads(s3Endpoint: string, credentials: Crede
 /**
  * Starts only the embedded DynamoDB on the data dir, behind its signing gateway, with the tables created if
  * missing. LevelDB admits one process at a time: while `npm start` runs, use the endpoint it records instead
- * (`runningHost`). `socketDir` is the private folder its socket is in, for the other emulator's.
+ * (`runningHost`). dynalite serves no socket of its own: the gateway and the transaction layer call it in
+ * this thread (lib/local/embedded-dynalite.ts), so the gateway is the only way to it.
  */
-export async function startEmbeddedDynamo(dataDir: string): Promise<{ endpoint: string; credentials: Credentials; socketDir: string; close(): Promise<void> }> {
+export async function startEmbeddedDynamo(dataDir: string): Promise<{ endpoint: string; credentials: Credentials; close(): Promise<void> }> {
   // The host opened it already (and said whether it had to be made private); keys and fsck open it here.
   await openDataDir(dataDir);
   await mkdir(join(dataDir, 'dynamodb'), { recursive: true });
   const credentials = await localCredentials(dataDir);
-  const socketDir = await makeSocketDir(dataDir, 'dynamodb.sock');
-  const socketPath = join(socketDir, 'dynamodb.sock');
-  const dynamo: Server = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve, reject) => {
-    dynamo.once('error', reject);
-    dynamo.listen(socketPath, () => resolve());
-  });
-  // Before any request: a host killed mid-transaction left its writes half-applied.
-  const walDir = join(dataDir, 'dynamodb-transactions');
-  await recoverTransactions(socketPath, walDir);
-  // The nodes table's stream, as the stack's (lib/local/dynamo-stream.ts): the change feed's source.
-  const tap = streamTap(join(dataDir, STREAM_DIR), [LOCAL_RESOURCES.nodesTable]);
-  const gateway = await startGateway({ service: 'dynamodb', socketPath, region: LOCAL_REGION, credentials, transactions: dynamoTransactions(socketPath, walDir, tap) });
+  const dynamo = embeddedDynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  let gateway: Awaited<ReturnType<typeof startGateway>> | undefined;
   const close = async () => {
-    await gateway.close();
-    await new Promise<void>((resolve) => dynamo.close(() => resolve()));
-    await rm(socketDir, { recursive: true, force: true });
+    await gateway?.close();
+    await dynamo.close();
   };
+  try {
+    // Before any request: a host killed mid-transaction left its writes half-applied.
+    const walDir = join(dataDir, 'dynamodb-transactions');
+    await recoverTransactions(dynamo, walDir);
+    // The nodes table's stream, as the stack's (lib/local/dynamo-stream.ts): the change feed's source.
+    const tap = streamTap(join(dataDir, STREAM_DIR), [LOCAL_RESOURCES.nodesTable]);
+    gateway = await startGateway({ service: 'dynamodb', emulator: dynamo, region: LOCAL_REGION, credentials, transactions: dynamoTransactions(dynamo, walDir, tap) });
+  } catch (error) {
+    await close();
+    throw error;
+  }
   try {
     await createTables(gateway.endpoint, credentials);
   } catch (error) {
     await close();
     throw error;
   }
-  return { endpoint: gateway.endpoint, credentials, socketDir, close };
+  return { endpoint: gateway.endpoint, credentials, close };
 }
 
 /**

@@ -74,6 +74,26 @@ declare module 's3rver/lib/models/object' {
 }
 
 declare module 'dynalite/db' {
+  /** Opens dynalite's store (LevelDB at `path`), as its server does (lib/local/embedded-dynalite.ts). */
+  export function create(options: object): unknown;
   /** An item's size as DynamoDB counts it toward its limits: attribute names and values, in bytes. */
   export function itemSize(item: Record<string, unknown>): number;
+}
+
+declare module 'dynalite/validations' {
+  /** dynalite's request checks: a body's types (coerced), then its constraints. */
+  export function checkTypes(data: unknown, types: unknown): unknown;
+  export function checkValidations(data: unknown, types: unknown, custom: unknown, store: unknown): void;
+}
+
+declare module 'dynalite/actions/*' {
+  /** One of dynalite's operations on its store (lib/local/embedded-dynalite.ts calls them). */
+  const action: (store: never, data: unknown, cb: (error: (Error & { statusCode?: number; body?: unknown }) | null, data?: unknown) => void) => void;
+  export = action;
+}
+
+declare module 'dynalite/validations/*' {
+  /** The types and constraints of one operation's request. */
+  const validation: { types: unknown; custom?: unknown };
+  export = validation;
 }

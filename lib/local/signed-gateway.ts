@@ -3,16 +3,19 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Transactions } from './dynamo-transactions';
+import type { EmbeddedDynalite } from './embedded-dynalite';
 
 export interface Credentials {
   accessKeyId: string;
   secretAccessKey: string;
 }
 
-/** What the gateway stands in front of: its AWS service name, and the private socket its emulator listens on. */
-export interface GatewayTarget {
+/**
+ * What the gateway stands in front of: its AWS service name, and the private socket its emulator listens on or
+ * the emulator itself, called in this thread (the embedded DynamoDB: lib/local/embedded-dynalite.ts).
+ */
+export type GatewayTarget = {
   service: 's3' | 'dynamodb' | 'sqs';
-  socketPath: string;
   region: string;
   credentials: Credentials;
   /** A refusal of a request that is signed but asks for what no Drive call asks (an id or key a path could escape with). */
@@ -21,7 +24,7 @@ export interface GatewayTarget {
   transactions?: Transactions;
   /** The service's limits, by default `GATEWAY_LIMITS[service]` (tests set small ones). */
   limits?: Partial<GatewayLimits>;
-}
+} & ({ socketPath: string; emulator?: undefined } | { emulator: Pick<EmbeddedDynalite, 'serve'>; socketPath?: undefined });
 
 /** What one gateway takes before it refuses. */
 export interface GatewayLimits {
@@ -115,7 +118,7 @@ export async function startGateway(target: GatewayTarget): Promise<{ endpoint: s
 async function handle(target: GatewayTarget, limits: GatewayLimits, budget: ByteBudget, signer: SignatureV4, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(`http://localhost${req.url ?? '/'}`);
   const preflight = req.method === 'OPTIONS' && target.service === 's3' && req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined;
-  if (preflight) return forward(target.socketPath, req, res, undefined);
+  if (preflight) return pass(target, req, res, undefined);
   // Everything but the signature itself is checked before a byte of the body is read.
   const auth = readAuthorization(target, req, url);
   if ('status' in auth) return refuse(req, res, target.service, auth, limits.drainBytes);
@@ -134,7 +137,7 @@ async function handle(target: GatewayTarget, limits: GatewayLimits, budget: Byte
     const refusal = target.refuse?.(req, url);
     if (refusal) return refuse(req, res, target.service, refusal, limits.drainBytes);
     const { transactions } = target;
-    if (!transactions) return await forward(target.socketPath, req, res, body);
+    if (!transactions) return await pass(target, req, res, body);
     const action = String(req.headers['x-amz-target'] ?? '').replace(/^DynamoDB_20120810\./, '');
     const answering = transactions.answer(action, body ?? Buffer.alloc(0), { authorization: String(req.headers.authorization), 'x-amz-date': String(req.headers['x-amz-date']) });
     if (answering) {
@@ -142,7 +145,7 @@ async function handle(target: GatewayTarget, limits: GatewayLimits, budget: Byte
       res.writeHead(answer.status, { 'Content-Type': 'application/x-amz-json-1.0', ...(answer.errorType ? { 'x-amzn-ErrorType': answer.errorType } : {}) });
       return void res.end(answer.body);
     }
-    await transactions.shared(() => forward(target.socketPath, req, res, body));
+    await transactions.shared(() => pass(target, req, res, body));
   } finally {
     held?.release();
   }
@@ -346,6 +349,14 @@ function holdBody(req: IncomingMessage, limits: GatewayLimits, budget: ByteBudge
     req.once('end', onEnd);
     req.once('close', onClose);
   });
+}
+
+/** Sends the request on to the emulator, in this thread or on its socket, and its answer back. */
+async function pass(target: GatewayTarget, req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): Promise<void> {
+  if (target.socketPath !== undefined) return forward(target.socketPath, req, res, body);
+  const answer = await target.emulator.serve({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: body ?? Buffer.alloc(0) });
+  res.writeHead(answer.status, answer.headers.flat());
+  res.end(answer.body);
 }
 
 /** Sends the request on to the emulator's socket and its answer back, every stream with its error path. */
