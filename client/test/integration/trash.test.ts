@@ -132,6 +132,8 @@ describe('drive trash against the local host', () => {
     expect({ code: one.code, out: String(one.stdout) }).toEqual({ code: 0, out: `purged ${a.id} (1 file(s), 2 B)\n` });
     expect(rest.code).toBe(0);
     expect(rest.json()).toEqual({ purged: true, path: '/pr', items: 1, files: 2, bytes: 7 });
+    // No request budget: the emptying went on as a job, followed to its end, its progress on stderr.
+    expect(rest.stderr).toMatch(/^the trash below \/pr is being emptied \(job [0-9a-f-]+\): \d+ file\(s\) so far\n/);
     expect((await drive.listTrash('/pr')).items).toEqual([]);
   });
 });
