@@ -3,7 +3,7 @@ import { type JobKind, admitJob, handOff } from './background-jobs';
 import type { Job, JobQueue, JobStore, ObjectStore, TrashRow, TrashStore } from './ports';
 import { type PurgeDeps, purgeContents } from './purge';
 import { PURGE_LEASE_MS, type TrashPolicy, nowOf, trashIdBound } from './trash';
-import { type StepOutcome, outOfTimeIn } from './tree-walk';
+import { HEARTBEAT_MS, type StepOutcome, outOfTimeIn } from './tree-walk';
 
 // Emptying the trash of a subtree (issue 28; docs/trash-design.md, "Purge, the sweep and fsck"): the rows at or
 // below a path, trashed by the request's time, each purged as `purgeItem` purges one (claimed, bytes, members,
@@ -46,6 +46,8 @@ interface EmptyRun {
   note?: (purged: Emptied, cursor: string) => Promise<void>;
   /** The cursor as the job last noted it. */
   noted?: string;
+  /** The job's: told after each page of a folder row's members, to note now and then that the job is alive. */
+  paged?: () => Promise<void>;
 }
 
 /**
@@ -98,8 +100,9 @@ export async function emptyTrashStep(deps: EmptyStepDeps, job: Job, budgetMs: nu
     emptied: { items: 0, files: 0, bytes: 0 },
     note: (purged, cursor) => deps.jobs.advanced(job.id, purged.files, cursor, { items: purged.items, bytes: purged.bytes }),
     noted: job.cursor,
+    paged: heartbeat(deps.jobs, job.id),
   };
-  const outcome = (await finishNoted(purging, job, outOfTime)) ? await emptySome(purging, run, outOfTime, true, nowOf(deps.trashPolicy)) : 'out of time';
+  const outcome = (await finishNoted(purging, job, outOfTime, run.paged!)) ? await emptySome(purging, run, outOfTime, true, nowOf(deps.trashPolicy)) : 'out of time';
   // Rows passed since the last note (none purged): noted, so that the next step reads on after them.
   if (run.cursor !== run.noted) await deps.jobs.advanced(job.id, 0, run.cursor);
   return outcome;
@@ -109,10 +112,10 @@ export async function emptyTrashStep(deps: EmptyStepDeps, job: Job, budgetMs: nu
  * The row at the job's cursor, if it still stands claimed by the job: its totals were noted and the step
  * died before it went. Finished without counting it again; false if the time ran out part-way.
  */
-async function finishNoted(deps: PurgeDeps, job: Job, outOfTime: () => boolean): Promise<boolean> {
+async function finishNoted(deps: PurgeDeps, job: Job, outOfTime: () => boolean, paged: () => Promise<void>): Promise<boolean> {
   const row = await deps.trash.get(job.drive, job.cursor!);
   if (row?.purging !== job.id) return true;
-  if (!(await purgeContents(deps, job.drive, row, outOfTime))) return false;
+  if (!(await purgeContents(deps, job.drive, row, outOfTime, paged))) return false;
   await deps.trash.remove(job.drive, row.id, job.id);
   return true;
 }
@@ -140,7 +143,7 @@ async function emptySome(deps: PurgeDeps, run: EmptyRun, outOfTime: () => boolea
         continue;
       }
       worked = true;
-      if (!(await purgeContents(deps, run.drive, claimed, outOfTime))) return 'out of time';
+      if (!(await purgeContents(deps, run.drive, claimed, outOfTime, run.paged))) return 'out of time';
       const purged = purgedOf(claimed);
       if (run.note) {
         await run.note(purged, row.id);
@@ -156,6 +159,19 @@ async function emptySome(deps: PurgeDeps, run: EmptyRun, outOfTime: () => boolea
     // A page passed moved the cursor: progress, even if none of it was in the path.
     if (outOfTime()) return 'out of time';
   }
+}
+
+/**
+ * Notes that the job `id` is alive once `HEARTBEAT_MS` passed since the last time: a folder row of a million
+ * members takes a step's whole budget, and a job that does not advance for `JOB_STALL_MS` is sent again.
+ */
+function heartbeat(jobs: JobStore, id: string): () => Promise<void> {
+  let last = Date.now();
+  return async () => {
+    if (Date.now() - last < HEARTBEAT_MS) return;
+    await jobs.advanced(id, 0);
+    last = Date.now();
+  };
 }
 
 function purgedOf(row: TrashRow): Emptied {

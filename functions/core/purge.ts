@@ -47,9 +47,9 @@ export async function purgeClaimed(deps: PurgeDeps, drive: string, row: TrashRow
  * The bytes and members of a row its caller's purge claimed, a page of members at a time; with `outOfTime`,
  * stops between pages once it is true (after the first: every call advances) and answers false, the rest left
  * for the next purge of the row (the claim's owner again, or the sweep once its lease lapsed). True when all
- * are gone: only the row (and its due entry) are left.
+ * are gone: only the row (and its due entry) are left. `paged` is told after each page (a job's heartbeat).
  */
-export async function purgeContents(deps: PurgeDeps, drive: string, row: TrashRow, outOfTime: () => boolean = () => false): Promise<boolean> {
+export async function purgeContents(deps: PurgeDeps, drive: string, row: TrashRow, outOfTime: () => boolean = () => false, paged: () => Promise<void> = async () => undefined): Promise<boolean> {
   if (row.file) await deps.objects.deleteMany([row.file.objectKey]);
   for (let first = true; ; first = false) {
     if (!first && outOfTime()) return false;
@@ -60,6 +60,7 @@ export async function purgeContents(deps: PurgeDeps, drive: string, row: TrashRo
     const keys = members.flatMap((member) => (member.file ? [member.file.objectKey] : []));
     if (keys.length > 0) await deps.objects.deleteMany(keys);
     await deps.trash.removeMembers(drive, row.id, members.map((member) => member.relative));
+    await paged();
   }
 }
 

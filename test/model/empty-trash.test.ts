@@ -5,7 +5,7 @@ import { reportCleanUpsTo } from '../../functions/core/clean-up';
 import { stepLeaseMs } from '../../functions/core/background-jobs';
 import { advanceJob } from '../../functions/core/jobs';
 import type { FileNode, Job } from '../../functions/core/ports';
-import type { TrashPolicy } from '../../functions/core/trash';
+import { type TrashPolicy, trashId } from '../../functions/core/trash';
 import { uploadFiles } from '../../functions/core/upload';
 import { type MemoryPorts, gatePorts, memoryPorts } from './memory-ports';
 
@@ -36,11 +36,13 @@ async function upload(path: string, body: string): Promise<FileNode> {
 }
 
 /** Runs every queued job step to its end, each with no budget (a step still purges something): a cap on steps, not on time. */
-async function drainJobs(): Promise<void> {
-  for (let message = ports.queue.take(), steps = 0; message; message = ports.queue.take(), steps++) {
+async function drainJobs(): Promise<number> {
+  let steps = 0;
+  for (let message = ports.queue.take(); message; message = ports.queue.take(), steps++) {
     if (steps === 200) throw new Error('jobs did not end in 200 steps');
     await advanceJob(deps(), message.id, message.drive, 0);
   }
+  return steps;
 }
 
 /**
@@ -122,6 +124,32 @@ describe('Function: acceptEmptyTrash', () => {
     expect(outcome).toEqual({ done: true, emptied: { items: 2, files: 4, bytes: TOTALS.bytes - 2 } });
     expect(ports.trash.all(DRIVE).map(({ row }) => row.path).sort()).toEqual(['/o/x', '/t/a']);
     expect(ports.objects.objects.has(outside.objectKey)).toBe(true);
+  });
+
+  it('purges a folder item of 2,500 files a page of members a step, and goes on with it in the next', async () => {
+    // Prepare: a trashed folder's row, written as a delete's job leaves it, its files' bytes stored.
+    const at = new Date(now).toISOString();
+    const row = { id: trashId(now), type: 'folder' as const, path: '/big', bytes: 0, files: 0, folderId: 'big', folderCreatedAt: at, state: 'filling' as const, reason: 'deleted' as const, deletedAt: at, purgeAt: new Date(now + 7 * 86_400_000).toISOString() };
+    await ports.trash.begin(DRIVE, row);
+    const keys: string[] = [];
+    for (let i = 0; i < 2500; i++) {
+      const key = `${DRIVE}/member-${i}`;
+      await ports.objects.put(key, Buffer.from('m'), 'text/plain');
+      keys.push(key);
+      const file: FileNode = { kind: 'file', id: `member-${i}`, path: `/big/f${i}`, objectKey: key, etag: 'e', size: 1, contentType: 'text/plain', createdAt: at };
+      await ports.trash.putMember(DRIVE, row.id, { relative: `f${i}`, file });
+    }
+    expect(await ports.trash.filled(DRIVE, row.id, { files: 2500, bytes: 2500, purgeAt: row.purgeAt })).toBe(true);
+
+    // Act
+    const job = jobOf(await acceptEmptyTrash(deps(), DRIVE, '/big', new Date(), 0));
+    const steps = await drainJobs();
+
+    // Assess: three pages of members, each in a step of its own (a step with no budget does one and sends the job on).
+    expect(steps).toBeGreaterThanOrEqual(3);
+    expect(await ports.jobs.get(DRIVE, job.id)).toMatchObject({ status: 'done', items: 1, files: 2500, bytes: 2500 });
+    expect(ports.trash.all(DRIVE)).toEqual([]);
+    for (const key of keys) expect(ports.objects.objects.has(key)).toBe(false);
   });
 
   // Every port call of the first step, in turn, is where it dies (it and every call after it throw, its job
