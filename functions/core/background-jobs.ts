@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { cleanUp } from './clean-up';
 import { DriveError } from './errors';
 import type { Job, JobQueue, JobStore } from './ports';
@@ -89,4 +90,13 @@ export async function releaseJob(jobs: JobStore, job: Pick<Job, 'id' | 'drive'>)
 export async function handOff(deps: { jobs: JobStore; queue: JobQueue }, job: Job, options: { delaySeconds?: number } = {}): Promise<void> {
   await deps.jobs.toBackground(job);
   await deps.queue.send(job, options);
+}
+
+/**
+ * A job id named by `parts` (what one attempt at an operation is, across its retries): the same for the same
+ * parts, another for any other; a UUID (version 8, RFC 9562's custom kind; variant 10) of their SHA-256.
+ */
+export function namedJobId(parts: readonly unknown[]): string {
+  const hex = createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex.slice(16, 17), 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

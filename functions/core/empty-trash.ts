@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type JobKind, admitJob, handOff } from './background-jobs';
+import { type JobKind, admitJob, handOff, namedJobId } from './background-jobs';
 import type { Job, JobQueue, JobStore, ObjectStore, TrashRow, TrashStore } from './ports';
 import { type PurgeDeps, purgeContents } from './purge';
 import { PURGE_LEASE_MS, type TrashPolicy, nowOf, trashIdBound } from './trash';
@@ -58,8 +58,31 @@ interface EmptyRun {
  * last row passed, its totals so far noted; a row the request was part-way through is claimed under the job's
  * id, which the job takes on. A request that dies leaves its claimed row to the sweep, past the claim's lease.
  */
-export async function acceptEmptyTrash(deps: EmptyTrashDeps, drive: string, path: string, now: Date, budgetMs: number): Promise<EmptyOutcome> {
-  const run: EmptyRun = { drive, path, by: randomUUID(), cursor: trashIdBound(now), emptied: { items: 0, files: 0, bytes: 0 } };
+export async function acceptEmptyTrash(
+  deps: EmptyTrashDeps,
+  drive: string,
+  path: string,
+  now: Date,
+  budgetMs: number,
+  /**
+   * `attempt`: what names this attempt across its retries (the handler's: the caller's idempotency scope and
+   * `Idempotency-Key`). Its job is named after it, so that a retry after a `5xx` that came after the job was
+   * written answers for that job (`202` running, `200` with its totals once done) instead of starting a second
+   * one, and one after a `5xx` before it takes over the first try's claims at once (the same owner).
+   */
+  options: { attempt?: string } = {},
+): Promise<EmptyOutcome> {
+  const id = options.attempt === undefined ? randomUUID() : namedJobId(['empty-trash', drive, path, options.attempt]);
+  if (options.attempt !== undefined) {
+    const earlier = await deps.jobs.get(drive, id);
+    if (earlier?.kind === 'empty-trash') {
+      if (earlier.status === 'done') return { done: true, emptied: { items: earlier.items ?? 0, files: earlier.files, bytes: earlier.bytes ?? 0 } };
+      // Running: the worker has it (or, if the first try died between writing it and queueing it, the sweep
+      // sends it on once it has not advanced for JOB_STALL_MS).
+      return { done: false, job: earlier };
+    }
+  }
+  const run: EmptyRun = { drive, path, by: id, cursor: trashIdBound(now), emptied: { items: 0, files: 0, bytes: 0 } };
   const outcome = await emptySome(deps, run, outOfTimeIn(budgetMs), false, now);
   if (outcome === 'done') return { done: true, emptied: run.emptied };
   await admitJob(deps.jobs, { id: run.by, drive });

@@ -152,6 +152,39 @@ describe('Function: acceptEmptyTrash', () => {
     for (const key of keys) expect(ports.objects.objects.has(key)).toBe(false);
   });
 
+  it('answers a retry of the same attempt for its job: 202 while it runs, then 200 with its totals', async () => {
+    const { inside, outside } = await fillTrash();
+    const first = jobOf(await acceptEmptyTrash(deps(), DRIVE, '/t', new Date(), 0, { attempt: 'scope+key' }));
+
+    const again = await acceptEmptyTrash(deps(), DRIVE, '/t', new Date(), 0, { attempt: 'scope+key' });
+    expect(jobOf(again).id).toBe(first.id);
+    expect([...ports.jobs.jobs.values()].filter((job) => job.kind === 'empty-trash')).toHaveLength(1);
+    await drainJobs();
+
+    expect(await acceptEmptyTrash(deps(), DRIVE, '/t', new Date(), 0, { attempt: 'scope+key' })).toEqual({ done: true, emptied: TOTALS });
+    // Another attempt is another emptying: nothing is left for it.
+    expect(await acceptEmptyTrash(deps(), DRIVE, '/t', new Date(), 0, { attempt: 'scope+other' })).toEqual({ done: true, emptied: { items: 0, files: 0, bytes: 0 } });
+    expectEmptied(inside, outside);
+  });
+
+  it('takes over at once the item a first try of the same attempt died in (its claim is the attempt’s)', async () => {
+    const { inside, outside } = await fillTrash();
+    // The first try dies at its second row's removal: that row's bytes are gone, its claim holds.
+    let removes = 0;
+    const { clock: _, ...stores } = ports;
+    const dying = { ...gatePorts(stores, async (_label, call) => {
+      if (call.port === 'trash' && call.method === 'remove' && ++removes === 2) throw new Error('killed');
+    }), trashPolicy: policy };
+    await expect(acceptEmptyTrash(dying, DRIVE, '/t', new Date(), 60_000, { attempt: 'scope+key' })).rejects.toThrow('killed');
+    expect(ports.trash.all(DRIVE).filter(({ row }) => row.purging !== undefined)).toHaveLength(1);
+
+    const retried = await acceptEmptyTrash(deps(), DRIVE, '/t', new Date(), 60_000, { attempt: 'scope+key' });
+
+    // What the first try freed was never answered for; the retry answers for the other two, the held one included.
+    expect(retried).toMatchObject({ done: true, emptied: { items: 2 } });
+    expectEmptied(inside, outside);
+  });
+
   // Every port call of the first step, in turn, is where it dies (it and every call after it throw, its job
   // claim never given back): the next step, once that claim lapsed, finishes the job with the same totals.
   it('finishes the job after a step killed at any port call, with exact totals', async () => {
