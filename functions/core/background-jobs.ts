@@ -6,9 +6,9 @@ import type { StepOutcome } from './tree-walk';
 
 /**
  * The most jobs a drive has running (in their request, or handed to the worker and not yet done) before a new
- * recursive delete, folder move or folder copy is refused with `429`: a request costs one rate-limit token
- * however big its folder, so the work a drive can set going is capped here instead. Each job runs one step at
- * a time.
+ * recursive delete, folder move, folder copy, folder restore or emptying of the trash is refused with `429`: a
+ * request costs one rate-limit token however big its folder, so the work a drive can set going is capped here
+ * instead. Each job runs one step at a time.
  */
 export const MAX_BACKGROUND_JOBS = 4;
 /** What a refused job is told to wait: about a worker step's first stretch. */
