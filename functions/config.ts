@@ -213,7 +213,7 @@ export const SETTINGS = {
   // Background jobs: how long each piece of work runs.
   deleteBudgetMs: entry({
     name: 'DRIVE_DELETE_BUDGET_MS', type: 'whole number', default: '10000', unit: 'milliseconds', readBy: ['handler'],
-    description: 'how long a recursive delete request deletes before it answers 202 with a job; tests set 0',
+    description: 'how long a recursive delete request deletes (a folder restore restores, emptying the trash purges) before it answers 202 with a job; tests set 0',
     parse: milliseconds,
   }),
   moveBudgetMs: entry({

@@ -6,7 +6,7 @@ import { jsonHandler } from './http/api-handler';
 import { baseUrlOf, jobIdOf } from './http/event';
 import { jobView } from './http/views';
 
-/** GET /drive/jobs/{job_id} → where a delete, move or copy that answered `202` stands; at the end, its result. */
+/** GET /drive/jobs/{job_id} → where a delete, move, copy, folder restore or emptying of the trash that answered `202` stands; at the end, its result. */
 export const handler = jsonHandler({ permission: 'jobs', guard, stores: { jobs } }, async (event, { caller, drive, stores }) => {
   const id = jobIdOf(event);
   const job = await stores.jobs.get(drive, id);

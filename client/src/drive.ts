@@ -12,7 +12,7 @@ import { type OidcOptions, OidcKeySource } from './oidc';
 import { mapLimit } from './pool';
 import type { Clock } from './rate-limit-pacer';
 import { DEFAULT_RETRY, type RetryNotice, type RetryOptions, Transport, type TransportStats, discard } from './transport';
-import type { CopyJob, DeleteJob, DirectDownload, DriveChange, DriveEntry, DriveFile, DriveFolder, DriveJob, EmptiedTrash, FileHead, KeyIdentity, FilesDeletion, FolderDeletion, Listing, MoveJob, PurgedItem, RecentChanges, RestoreJob, RestoredEntry, ShareLink, ShareLinkEntry, TrashPage } from './types';
+import type { CopyJob, DeleteJob, DirectDownload, DriveChange, DriveEntry, DriveFile, DriveFolder, DriveJob, EmptiedTrash, EmptyTrashJob, FileHead, KeyIdentity, FilesDeletion, FolderDeletion, Listing, MoveJob, PurgedItem, RecentChanges, RestoreJob, RestoredEntry, ShareLink, ShareLinkEntry, TrashPage } from './types';
 import { type SyncEndpoint, type SyncOptions, type SyncReport, sync as runSync } from './sync/sync';
 import { type FormFile, METADATA_FIXED_BYTES, REQUEST_FIXED_BYTES, fileCost, uploadForm } from './upload-form';
 
@@ -484,9 +484,19 @@ export class Drive {
     return this.json<PurgedItem>({ method: 'DELETE', url: this.transport.url(route), bucket: 'purge', signal: options.signal }, `DELETE ${route}`);
   }
 
-  /** Purges now every trash item taken from `path` or below it (`DELETE /drive/trash?path=`; `/` empties the whole trash; admin keys only). */
-  async purgePath(path: string, options: { signal?: AbortSignal } = {}): Promise<EmptiedTrash> {
-    return this.json<EmptiedTrash>({ method: 'DELETE', url: this.transport.url('/drive/trash', { path }), bucket: 'empty-trash', signal: options.signal }, `DELETE /drive/trash of ${path}`);
+  /**
+   * Purges now every trash item taken from `path` or below it (`DELETE /drive/trash?path=`; `/` empties the
+   * whole trash; admin keys only). Too much for one request, it answers `202` with a job, followed as
+   * `deleteFolder` follows one (`onProgress` sees each read); its result is the answer.
+   */
+  async purgePath(path: string, options: { signal?: AbortSignal; onProgress?: (job: EmptyTrashJob) => void } = {}): Promise<EmptiedTrash> {
+    const what = `DELETE /drive/trash of ${path}`;
+    const { response } = await this.transport.send({ method: 'DELETE', url: this.transport.url('/drive/trash', { path }), bucket: 'empty-trash', signal: options.signal });
+    if (response.status !== 202) return this.data<EmptiedTrash>(response, what);
+    const { job: first } = await this.data<{ job: EmptyTrashJob }>(response, what);
+    const job = await this.followJob(first, options);
+    if (job.result) return job.result;
+    throw new DriveError('unexpected_response', `job ${job.id} of ${what} ended with no result`, 200);
   }
 
   /** `POST /drive/move` or `/drive/copy`, and the job of a `202` followed to its result. */

@@ -8,7 +8,7 @@ export { SyncRefusedError, SyncUsageError } from './sync/sync';
 export type { SyncChange, SyncEndpoint, SyncOptions, SyncReport } from './sync/sync';
 export type { Plan as SyncPlan, Transfer as SyncTransfer } from './sync/plan';
 export type { FilterRule } from './sync/filter';
-export type { CopyJob, DeleteJob, DirectDownload, DriveChange, DriveEntry, DriveFile, DriveFileEntry, DriveFolder, DriveFolderEntry, DriveJob, FileHead, FilesDeletion, KeyIdentity, FolderDeletion, JobError, Listing, MoveJob, RecentChanges, RestoreJob, RestoredEntry, PurgedItem, EmptiedTrash, ShareLink, ShareLinkEntry, TrashItem, TrashPage, UploadSession } from './types';
+export type { CopyJob, DeleteJob, DirectDownload, DriveChange, DriveEntry, DriveFile, DriveFileEntry, DriveFolder, DriveFolderEntry, DriveJob, FileHead, FilesDeletion, KeyIdentity, FolderDeletion, JobError, Listing, MoveJob, RecentChanges, RestoreJob, RestoredEntry, PurgedItem, EmptiedTrash, EmptyTrashJob, ShareLink, ShareLinkEntry, TrashItem, TrashPage, UploadSession } from './types';
 export { ContentEtagHash, contentEtag, etagForm, fileContentEtag, multipartEtag, partSizeFor, partsOf } from './content-etag';
 export type { Clock } from './rate-limit-pacer';
 export { githubActionsToken, tokenFile } from './oidc';

@@ -78,8 +78,14 @@ export type CopyJob = Wire['CopyJob'];
  */
 export type RestoreJob = Wire['RestoreJob'];
 
+/**
+ * Emptying a folder's trash, too much for one request, as `GET /drive/jobs/{id}` reports it (the server
+ * answered `202`): `files_purged` so far, and once done the `result` the request would have answered.
+ */
+export type EmptyTrashJob = Wire['EmptyTrashJob'];
+
 /** Any job `GET /drive/jobs/{id}` reports. */
-export type DriveJob = DeleteJob | MoveJob | CopyJob | RestoreJob;
+export type DriveJob = DeleteJob | MoveJob | CopyJob | RestoreJob | EmptyTrashJob;
 
 /** Something a delete or a replacement put in the trash (issue 28), as `GET /drive/trash` lists it. */
 export type TrashItem = Wire['TrashItem'];

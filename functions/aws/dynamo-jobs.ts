@@ -44,9 +44,14 @@ export class DynamoJobStore implements JobStore {
     await releaseItem(this.client, this.table, keyOf(id));
   }
 
-  async advanced(id: string, files: number, cursor?: string): Promise<void> {
-    if (cursor === undefined) return this.update(id, 'SET #updated = :now ADD #files :files', { ':files': { N: String(files) } });
-    await this.update(id, 'SET #updated = :now, #cursor = :cursor ADD #files :files', { ':files': { N: String(files) }, ':cursor': { S: cursor } });
+  async advanced(id: string, files: number, cursor?: string, more?: { items: number; bytes: number }): Promise<void> {
+    const set = cursor === undefined ? 'SET #updated = :now' : 'SET #updated = :now, #cursor = :cursor';
+    const add = more === undefined ? 'ADD #files :files' : 'ADD #files :files, #items :items, #bytes :bytes';
+    await this.update(id, `${set} ${add}`, {
+      ':files': { N: String(files) },
+      ...(cursor === undefined ? {} : { ':cursor': { S: cursor } }),
+      ...(more === undefined ? {} : { ':items': { N: String(more.items) }, ':bytes': { N: String(more.bytes) } }),
+    });
   }
 
   async finish(id: string, files: number, ended?: Job['ended']): Promise<void> {
@@ -137,7 +142,7 @@ export class DynamoJobStore implements JobStore {
         Key: { [PK]: { S: `${JOB_ID_PREFIX}${id}` } },
         UpdateExpression: expression,
         ConditionExpression: 'attribute_exists(#id)',
-        ExpressionAttributeNames: { '#id': PK, '#updated': 'updatedAt', '#files': 'filesDeleted', ...(expression.includes('#status') ? { '#status': 'status', '#ttl': TTL } : {}), ...(expression.includes('#ended') ? { '#ended': 'ended' } : {}), ...(expression.includes('#cursor') ? { '#cursor': 'cursor' } : {}) },
+        ExpressionAttributeNames: { '#id': PK, '#updated': 'updatedAt', '#files': 'filesDeleted', ...(expression.includes('#status') ? { '#status': 'status', '#ttl': TTL } : {}), ...(expression.includes('#ended') ? { '#ended': 'ended' } : {}), ...(expression.includes('#cursor') ? { '#cursor': 'cursor' } : {}), ...(expression.includes('#items') ? { '#items': 'items', '#bytes': 'bytes' } : {}) },
         ExpressionAttributeValues: { ':now': { S: new Date().toISOString() }, ...values },
       }),
     );
@@ -153,7 +158,8 @@ function toItem(job: Job): Item {
     [PK]: { S: `${JOB_ID_PREFIX}${job.id}` },
     drive: { S: job.drive },
     path: { S: job.path },
-    folderId: { S: job.folderId },
+    // An empty-trash job works on no folder: '' is not written (and read back as '').
+    ...(job.folderId ? { folderId: { S: job.folderId } } : {}),
     status: { S: job.status },
     // `filesDeleted`: the name from before moves, kept so that jobs in flight across an update read on.
     filesDeleted: { N: String(job.files) },
@@ -162,6 +168,9 @@ function toItem(job: Job): Item {
     ...(job.toId ? { toId: { S: job.toId } } : {}),
     ...(job.toCreatedAt ? { toCreatedAt: { S: job.toCreatedAt } } : {}),
     ...(job.trashId ? { trashId: { S: job.trashId } } : {}),
+    ...(job.cursor !== undefined ? { cursor: { S: job.cursor } } : {}),
+    ...(job.items !== undefined ? { items: { N: String(job.items) } } : {}),
+    ...(job.bytes !== undefined ? { bytes: { N: String(job.bytes) } } : {}),
     createdAt: { S: job.createdAt },
     updatedAt: { S: job.updatedAt },
   };
@@ -172,15 +181,17 @@ function fromItem(item: Item): Job {
     id: item[PK].S!.slice(JOB_ID_PREFIX.length),
     drive: item.drive.S!,
     path: item.path.S!,
-    folderId: item.folderId.S!,
+    folderId: item.folderId?.S ?? '',
     status: item.status.S === 'done' ? 'done' : 'running',
-    kind: item.kind?.S === 'move' || item.kind?.S === 'copy' || item.kind?.S === 'empty' || item.kind?.S === 'restore' ? item.kind.S : 'delete',
+    kind: item.kind?.S === 'move' || item.kind?.S === 'copy' || item.kind?.S === 'empty' || item.kind?.S === 'restore' || item.kind?.S === 'empty-trash' ? item.kind.S : 'delete',
     ...(item.to?.S ? { to: item.to.S } : {}),
     ...(item.toId?.S ? { toId: item.toId.S } : {}),
     ...(item.toCreatedAt?.S ? { toCreatedAt: item.toCreatedAt.S } : {}),
     ...(item.trashId?.S ? { trashId: item.trashId.S } : {}),
     ...(item.cursor?.S ? { cursor: item.cursor.S } : {}),
     files: Number(item.filesDeleted.N),
+    ...(item.items?.N !== undefined ? { items: Number(item.items.N) } : {}),
+    ...(item.bytes?.N !== undefined ? { bytes: Number(item.bytes.N) } : {}),
     ...(item.ended?.S ? { ended: item.ended.S as Job['ended'] } : {}),
     createdAt: item.createdAt.S!,
     updatedAt: item.updatedAt.S!,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { cleanUp } from './clean-up';
 import { DriveError } from './errors';
 import type { Job, JobQueue, JobStore } from './ports';
@@ -5,9 +6,9 @@ import type { StepOutcome } from './tree-walk';
 
 /**
  * The most jobs a drive has running (in their request, or handed to the worker and not yet done) before a new
- * recursive delete, folder move or folder copy is refused with `429`: a request costs one rate-limit token
- * however big its folder, so the work a drive can set going is capped here instead. Each job runs one step at
- * a time.
+ * recursive delete, folder move, folder copy, folder restore or emptying of the trash is refused with `429`: a
+ * request costs one rate-limit token however big its folder, so the work a drive can set going is capped here
+ * instead. Each job runs one step at a time.
  */
 export const MAX_BACKGROUND_JOBS = 4;
 /** What a refused job is told to wait: about a worker step's first stretch. */
@@ -89,4 +90,13 @@ export async function releaseJob(jobs: JobStore, job: Pick<Job, 'id' | 'drive'>)
 export async function handOff(deps: { jobs: JobStore; queue: JobQueue }, job: Job, options: { delaySeconds?: number } = {}): Promise<void> {
   await deps.jobs.toBackground(job);
   await deps.queue.send(job, options);
+}
+
+/**
+ * A job id named by `parts` (what one attempt at an operation is, across its retries): the same for the same
+ * parts, another for any other; a UUID (version 8, RFC 9562's custom kind; variant 10) of their SHA-256.
+ */
+export function namedJobId(parts: readonly unknown[]): string {
+  const hex = createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex.slice(16, 17), 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

@@ -1,6 +1,7 @@
 import type { JobKind } from './background-jobs';
 import { copyJob } from './copy';
 import { deleteJob } from './delete-folder';
+import { emptyTrashJob } from './empty-trash';
 import { emptyJob } from './folders';
 import { type MoveDeps, moveJob } from './move';
 import { restoreJob } from './restore-folder';
@@ -16,4 +17,5 @@ export const JOB_KINDS: Record<Job['kind'], JobKind<JobStepDeps>> = {
   copy: copyJob,
   empty: emptyJob,
   restore: restoreJob,
+  'empty-trash': emptyTrashJob,
 };

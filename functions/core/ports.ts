@@ -475,9 +475,10 @@ export interface Job {
    * `copy`: everything in `path` is copied below `to`. `empty`: the folder at `path` (`folderId`) goes if it
    * has no children, as an empty-folder delete (or a writer letting go of a folder it made) marked it `empty`;
    * else its mark is cleared (noted before the mark, so that a request dying after it leaves the job to
-   * finish it; never shown to clients, whose requests answer at once).
+   * finish it; never shown to clients, whose requests answer at once). `empty-trash`: every trash row at or
+   * below `path` trashed by the request's time purged (`DELETE /drive/trash?path=`; no folder: `folderId` is '').
    */
-  kind: 'delete' | 'move' | 'copy' | 'empty' | 'restore';
+  kind: 'delete' | 'move' | 'copy' | 'empty' | 'restore' | 'empty-trash';
   /** The folder the job works on, and the id of the folder it marked there. */
   path: string;
   folderId: string;
@@ -491,7 +492,8 @@ export interface Job {
   /** A restore's trash row (`restore`: a trashed folder put back at `to`, `path` being where it was taken from). */
   trashId?: string;
   /**
-   * How far a copy has gone: the last path below `path` it copied, in the listing's order. A move notes
+   * How far a copy has gone: the last path below `path` it copied, in the listing's order (an empty-trash
+   * job: the last trash row id it passed, newest first; rows after it in that order are left to do). A move notes
    * `MOVE_READ_ABOVE` here once its request has read the folders above both ends after its marks: a step of a
    * move without it reads them itself (protocol/README.md, "A folder move", step 5).
    */
@@ -499,6 +501,9 @@ export interface Job {
   status: 'running' | 'done';
   /** Files deleted (or moved) so far; at the end, all of them. */
   files: number;
+  /** An empty-trash job's trash items purged so far, and the bytes they held (`files` counts their files). */
+  items?: number;
+  bytes?: number;
   /**
    * How a move that is done ended: `moved`, or `stopped` when something it could not wait out blocked it (a
    * path in the destination taken by another request): what had moved stays moved, the rest stays put.
@@ -521,8 +526,8 @@ export interface JobStore {
   claim(drive: string, id: string, leaseMs: number): Promise<Job | 'busy' | undefined>;
   /** Gives up a claim. */
   release(id: string): Promise<void>;
-  /** Adds `files` to the job's count and notes it advanced now (to `cursor`, for a copy). */
-  advanced(id: string, files: number, cursor?: string): Promise<void>;
+  /** Adds `files` to the job's count and notes it advanced now (to `cursor`, for a copy; `more`: an empty-trash job's items and bytes). */
+  advanced(id: string, files: number, cursor?: string, more?: { items: number; bytes: number }): Promise<void>;
   /** Ends the job: done, with `files` more deleted or moved (and, for a move, how it `ended`). */
   finish(id: string, files: number, ended?: Job['ended']): Promise<void>;
   /** Running jobs that have not advanced since `before`. */

@@ -38,18 +38,30 @@ export async function purgeItem(deps: PurgeDeps, drive: string, id: string, by: 
 
 /** A row claimed by `by`'s purge: its bytes first (a page of members at a time), then its items. */
 export async function purgeClaimed(deps: PurgeDeps, drive: string, row: TrashRow, by: string): Promise<Purged> {
+  await purgeContents(deps, drive, row);
+  await deps.trash.remove(drive, row.id, by);
+  return { id: row.id, path: row.path, files: row.files, bytes: row.bytes };
+}
+
+/**
+ * The bytes and members of a row its caller's purge claimed, a page of members at a time; with `outOfTime`,
+ * stops between pages once it is true (after the first: every call advances) and answers false, the rest left
+ * for the next purge of the row (the claim's owner again, or the sweep once its lease lapsed). True when all
+ * are gone: only the row (and its due entry) are left. `paged` is told after each page (a job's heartbeat).
+ */
+export async function purgeContents(deps: PurgeDeps, drive: string, row: TrashRow, outOfTime: () => boolean = () => false, paged: () => Promise<void> = async () => undefined): Promise<boolean> {
   if (row.file) await deps.objects.deleteMany([row.file.objectKey]);
-  for (;;) {
+  for (let first = true; ; first = false) {
+    if (!first && outOfTime()) return false;
     // Each page's members go once their bytes are gone: a purge that dies here leaves members with bytes, or
     // members without (under a row claimed by a purge, which fsck allows), for the next purge of the row.
     const { members } = await deps.trash.members(drive, row.id, MEMBERS_PER_PAGE);
-    if (members.length === 0) break;
+    if (members.length === 0) return true;
     const keys = members.flatMap((member) => (member.file ? [member.file.objectKey] : []));
     if (keys.length > 0) await deps.objects.deleteMany(keys);
     await deps.trash.removeMembers(drive, row.id, members.map((member) => member.relative));
+    await paged();
   }
-  await deps.trash.remove(drive, row.id, by);
-  return { id: row.id, path: row.path, files: row.files, bytes: row.bytes };
 }
 
 /** What one run of the trash sweep did. */
@@ -83,29 +95,4 @@ export async function sweepTrash(deps: PurgeDeps, now: Date, limit = 1000): Prom
     swept.purged++;
   }
   return swept;
-}
-
-/**
- * Purges every trash row of `drive` at or below `path` (oldest first), each as `purgeItem` does (claimed by
- * `by`); rows a restore or another purge holds are left. Returns what it freed.
- */
-export async function emptyTrash(deps: PurgeDeps, drive: string, path: string, by: string, now: Date): Promise<{ items: number; files: number; bytes: number }> {
-  const inside = (p: string) => path === '/' || p === path || p.startsWith(`${path}/`);
-  const ids: string[] = [];
-  let after: string | undefined;
-  do {
-    const page = await deps.trash.list(drive, 1000, after);
-    for (const row of page.rows) if (inside(row.path)) ids.push(row.id);
-    after = page.last;
-  } while (after !== undefined);
-  const emptied = { items: 0, files: 0, bytes: 0 };
-  for (const id of ids.reverse()) {
-    const claimed = await deps.trash.claim(drive, id, 'purge', by, now, PURGE_LEASE_MS);
-    if (!claimed) continue;
-    const purged = await purgeClaimed(deps, drive, claimed, by);
-    emptied.items++;
-    emptied.files += purged.files;
-    emptied.bytes += purged.bytes;
-  }
-  return emptied;
 }

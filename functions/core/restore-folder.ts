@@ -1,5 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { type JobKind, MOVE_WAIT_SECONDS, admitJob, handOff, releaseJob, stepLeaseMs } from './background-jobs';
+import { randomUUID } from 'node:crypto';
+import { type JobKind, MOVE_WAIT_SECONDS, admitJob, handOff, namedJobId, releaseJob, stepLeaseMs } from './background-jobs';
 import { cleanUp } from './clean-up';
 import { DriveError, conflict } from './errors';
 import { FolderBeingMoved, beingDeleted, beingMoved, makeFolders, onlyEmptyMarks, recheckFolders } from './folders';
@@ -230,11 +230,7 @@ async function resumeRestore(deps: RequestDeps, earlier: Job, row: TrashRow, opt
  * SHA-256 of them all).
  */
 export function attemptJobId(drive: string, id: string, options: { to?: string; overwrite?: boolean; attempt?: string }): string {
-  const hex = createHash('sha256')
-    .update(JSON.stringify(['restore', drive, id, options.to ?? null, options.overwrite === true, options.attempt ?? null]))
-    .digest('hex');
-  // Shaped as a UUID (version 8, RFC 9562's custom kind; variant 10).
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex.slice(16, 17), 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return namedJobId(['restore', drive, id, options.to ?? null, options.overwrite === true, options.attempt ?? null]);
 }
 
 const changedWhileRestored = (to: string) => conflict(`${to} changed while the restore was being made; try again`, [to]);

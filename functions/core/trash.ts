@@ -52,6 +52,15 @@ export function trashId(now: number = Date.now()): string {
 }
 
 /**
+ * An id that sorts after every `trashId` made at or before `now` and before every one made later: where a
+ * newest-first read of the rows starts to see only what was trashed by then (an empty-trash's first cursor).
+ */
+export function trashIdBound(now: Date): string {
+  const hex = (Math.max(0, Math.floor(now.getTime())) % 2 ** 48).toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-ffff-ffff-ffffffffffff`;
+}
+
+/**
  * The id of the folder row a recursive delete's job fills: a UUIDv7 of the job's creation time whose random
  * bits are the job id's hash, so every step of the job (and the request) names the same row.
  */

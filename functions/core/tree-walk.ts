@@ -6,7 +6,7 @@ export const WALK_PAGE = 1000;
 /** Pages in a row that do nothing before a walk gives up (files replaced, or paths taken, as fast as it goes). */
 const IDLE_PAGES = 5;
 /** How often a long walk notes that its job is alive, when it counts no files. */
-const HEARTBEAT_MS = 15_000;
+export const HEARTBEAT_MS = 15_000;
 
 /**
  * How a step of a job ended: the job is `done`; `out of time` (another step goes on); `waiting` when all that

@@ -503,10 +503,16 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     streaming: false,
     operationId: 'emptyTrash',
     summary: 'Empty the trash of a folder',
-    description: 'Purges now every trash item taken from `path` or below it (`/`: all of them), oldest first. Items being restored or purged are left.',
+    description:
+      'Purges now every trash item taken from `path` or below it (`/`: all of them) that was in the trash when the request came, newest first. Items being restored or purged are left. A trash too big to empty in one request answers 202 with a job (`empty-trash`) whose `result` is these totals.',
     tags: ['trash'],
     parameters: queryParameters(R.EmptyTrashQuery),
-    answers: { 200: ok('What was purged.', ref(S.EmptiedTrash), { purged: true, path: '/reports', items: 3, files: 122, bytes: 1050000 }) },
+    answers: {
+      200: ok('What was purged.', ref(S.EmptiedTrash), { purged: true, path: '/reports', items: 3, files: 122, bytes: 1050000 }),
+      202: jobAccepted('Emptying the trash', {
+        job: { id: JOB_ID, type: 'empty-trash', status: 'running', created_at: AT, updated_at: LATER, url: `${BASE}/drive/jobs/${JOB_ID}`, path: '/reports', files_purged: 800, result: null },
+      }),
+    },
     errors: [422],
   }),
   // What the caller's key may do (an extension): the dashboard asks at sign-in, to offer only what the role allows.

@@ -61,7 +61,7 @@ function encodeQueryValue(value: string): string {
 /**
  * A job (an extension of the spec): where it stands, its own URL, and once done the `result` the
  * synchronous answer would have carried (`null` until then): a delete's `{deleted, path, files_deleted}`, a
- * move's or copy's Folder entry at its new path. A move or copy that stopped short has `result: null` and an
+ * move's or copy's Folder entry at its new path; an empty-trash's `{purged, path, items, files, bytes}`. A move or copy that stopped short has `result: null` and an
  * `error`.
  */
 export function jobView(job: Job, baseUrl: string): Wire<'Job'> {
@@ -92,6 +92,15 @@ export function jobView(job: Job, baseUrl: string): Wire<'Job'> {
       ...(done && job.ended === 'stopped'
         ? { error: { code: 'conflict', message: `the restore stopped: ${job.to} was deleted or moved by another request meanwhile; what was not restored is still in the trash` } }
         : {}),
+    };
+  }
+  if (job.kind === 'empty-trash') {
+    return {
+      ...common,
+      type: 'empty-trash' as const,
+      path: job.path,
+      files_purged: job.files,
+      result: job.status === 'done' ? { purged: true as const, path: job.path, items: job.items ?? 0, files: job.files, bytes: job.bytes ?? 0 } : null,
     };
   }
   if (job.kind === 'move') {

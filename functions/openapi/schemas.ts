@@ -134,12 +134,28 @@ export const RestoreJob = component(
     error: optional(ref(JobFailure)),
   }),
 );
+// Declared here, before the jobs, for the empty-trash job's `result`.
+export const EmptiedTrash = component('EmptiedTrash', object({ purged: constant(true), path: PATH, items: integer(undefined, { minimum: 0 }), files: integer(undefined, { minimum: 0 }), bytes: integer(undefined, { minimum: 0 }) }));
+export const EmptyTrashJob = component(
+  'EmptyTrashJob',
+  object({
+    ...jobFields('empty-trash'),
+    files_purged: integer('Files purged so far (in the trash items purged so far).', { minimum: 0 }),
+    result: nullable(ref(EmptiedTrash)),
+  }),
+);
 export const Job = component(
   'Job',
-  oneOf([ref(DeleteJob), ref(MoveJob), ref(CopyJob), ref(RestoreJob)], {
+  oneOf([ref(DeleteJob), ref(MoveJob), ref(CopyJob), ref(RestoreJob), ref(EmptyTrashJob)], {
     discriminator: {
       propertyName: 'type',
-      mapping: { 'delete-folder': '#/components/schemas/DeleteJob', 'move-folder': '#/components/schemas/MoveJob', 'copy-folder': '#/components/schemas/CopyJob', 'restore-folder': '#/components/schemas/RestoreJob' },
+      mapping: {
+        'delete-folder': '#/components/schemas/DeleteJob',
+        'move-folder': '#/components/schemas/MoveJob',
+        'copy-folder': '#/components/schemas/CopyJob',
+        'restore-folder': '#/components/schemas/RestoreJob',
+        'empty-trash': '#/components/schemas/EmptyTrashJob',
+      },
     },
   }),
 );
@@ -215,7 +231,6 @@ export const TrashPage = component(
   object({ items: array(ref(TrashItem)), next_cursor: nullable(string('Pass as `cursor` for the next page; null after the last.')), usage: ref(TrashUsage) }),
 );
 export const PurgedItem = component('PurgedItem', object({ purged: constant(true), id: string(), files: integer(undefined, { minimum: 0 }), bytes: integer(undefined, { minimum: 0 }) }));
-export const EmptiedTrash = component('EmptiedTrash', object({ purged: constant(true), path: PATH, items: integer(undefined, { minimum: 0 }), files: integer(undefined, { minimum: 0 }), bytes: integer(undefined, { minimum: 0 }) }));
 export const Role = component('Role', R.Role);
 export const Whoami = component('Whoami', object({ role: ref(Role), prefix: PATH, drive: string('The drive the key belongs to.'), key_id: string('The key\'s id (never its secret).') }));
 export const PartUrl = component('PartUrl', object({ number: integer('The part number, from 1.', { minimum: 1 }), url: string('A presigned S3 URL to PUT the part\'s bytes to.', { format: 'uri' }) }));
@@ -384,7 +399,7 @@ export const RestoreRequest = component('RestoreRequest', R.RestoreRequest);
 /** The TypeScript type of each wire shape, by its component name in the document. */
 export type Wire<K extends keyof typeof SHAPES> = Static<(typeof SHAPES)[K]>;
 const SHAPES = {
-  ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, RestoreJob, Job, JobAnswer, ChangeType, Change, ChangesPage, RecentChanges, ChangesCursor, Role, Whoami, PartUrl, DirectDownload,
+  ErrorCode, ErrorReason, Error: ErrorBody, File, FileEntry, FolderEntry, Folder, Listing, DeletedFolder, DeletedFiles, JobStatus, JobFailure, DeleteJob, MoveJob, CopyJob, RestoreJob, EmptyTrashJob, Job, JobAnswer, ChangeType, Change, ChangesPage, RecentChanges, ChangesCursor, Role, Whoami, PartUrl, DirectDownload,
   UploadSession, PartUrlPage, AbortedUpload, ApiKey, KeyList, CreatedKey, RevokedKey, CreatedLink, Link, LinkList, RevokedLink, RevokedLinks, UploadTarget, UploadForm, CreateFolderRequest, DeleteFilesRequest, TransferRequest,
   StartUploadRequest, CompleteUploadRequest, CreateKeyRequest, CreateLinkRequest, TrustRole, TrustRule, TrustAnswer, TrustList, MintedKey, CreateTrustRequest, TokenRequest,
   Webhook, CreatedWebhook, WebhookList, DeletedWebhook, Delivery, DeliveryList, CreateWebhookRequest,

@@ -609,7 +609,7 @@ export class MemoryJobStore implements JobStore {
 
   async create(job: Job): Promise<void> {
     if (this.jobs.has(job.id)) throw new Error(`job ${job.id} exists`);
-    const { cursor: _, ended: __, ...stored } = job;
+    const { ended: _, ...stored } = job;
     this.jobs.set(job.id, stored);
   }
 
@@ -632,9 +632,13 @@ export class MemoryJobStore implements JobStore {
     if (job) delete job.claimedUntil;
   }
 
-  async advanced(id: string, files: number, cursor?: string): Promise<void> {
+  async advanced(id: string, files: number, cursor?: string, more?: { items: number; bytes: number }): Promise<void> {
     const job = this.existing(id);
     job.files += files;
+    if (more) {
+      job.items = (job.items ?? 0) + more.items;
+      job.bytes = (job.bytes ?? 0) + more.bytes;
+    }
     job.updatedAt = new Date(this.now()).toISOString();
     if (cursor !== undefined) job.cursor = cursor;
   }

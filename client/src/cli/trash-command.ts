@@ -1,6 +1,6 @@
 import type { Drive } from '../drive';
 import { DriveError } from '../errors';
-import type { RestoreJob, TrashItem, TrashPage } from '../types';
+import type { EmptyTrashJob, RestoreJob, TrashItem, TrashPage } from '../types';
 import type { Command } from './args';
 import type { Output } from './output';
 import { formatBytes } from './progress';
@@ -8,7 +8,7 @@ import { formatBytes } from './progress';
 /**
  * `drive trash`: `ls [/folder]` lists the trash a page at a time (`--json`: every item and the usage, in the
  * API's shape), `restore <id> [--to /path] [-f]` puts an item back (a big folder's job followed, its progress on
- * stderr), `purge <id>` and `purge --path /folder` delete for good.
+ * stderr), `purge <id>` and `purge --path /folder` delete for good (a big emptying's job followed, its progress on stderr).
  */
 export async function trashCommand(command: Extract<Command, { name: 'trash' }>, drive: Drive, out: Output, signal: AbortSignal): Promise<number> {
   switch (command.action) {
@@ -50,7 +50,14 @@ export async function trashCommand(command: Extract<Command, { name: 'trash' }>,
       return 0;
     }
     case 'purge-path': {
-      const emptied = await drive.purgePath(command.path, { signal });
+      let reported = -1;
+      // Say once that the emptying goes on in a job, then each time its count moves.
+      const onProgress = (job: EmptyTrashJob) => {
+        if (job.status === 'done' || job.files_purged === reported) return;
+        out.warn(reported < 0 ? `the trash below ${job.path} is being emptied (job ${job.id}): ${job.files_purged} file(s) so far` : `  ${job.files_purged} file(s) purged`);
+        reported = job.files_purged;
+      };
+      const emptied = await drive.purgePath(command.path, { signal, onProgress });
       out.line(`purged ${emptied.items} item(s) taken from ${emptied.path} (${emptied.files} file(s), ${formatBytes(emptied.bytes)})`);
       out.document(emptied);
       return 0;

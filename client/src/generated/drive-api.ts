@@ -248,7 +248,7 @@ export interface paths {
         post?: never;
         /**
          * Empty the trash of a folder
-         * @description Purges now every trash item taken from `path` or below it (`/`: all of them), oldest first. Items being restored or purged are left.
+         * @description Purges now every trash item taken from `path` or below it (`/`: all of them) that was in the trash when the request came, newest first. Items being restored or purged are left. A trash too big to empty in one request answers 202 with a job (`empty-trash`) whose `result` is these totals.
          */
         delete: operations["emptyTrash"];
         options?: never;
@@ -1005,7 +1005,55 @@ export interface components {
             result: components["schemas"]["FolderEntry"] | null;
             error?: components["schemas"]["JobFailure"];
         };
-        Job: components["schemas"]["DeleteJob"] | components["schemas"]["MoveJob"] | components["schemas"]["CopyJob"] | components["schemas"]["RestoreJob"];
+        EmptiedTrash: {
+            /** @constant */
+            purged: true;
+            /**
+             * @description A canonical absolute path: "/" then names joined by "/", no trailing slash.
+             * @example /reports/q3.pdf
+             */
+            path: string;
+            items: number;
+            files: number;
+            bytes: number;
+        };
+        EmptyTrashJob: {
+            /**
+             * Format: uuid
+             * @description An opaque identifier (a UUID).
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "empty-trash";
+            status: components["schemas"]["JobStatus"];
+            /**
+             * Format: date-time
+             * @description When it was accepted.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last advanced.
+             */
+            updated_at: string;
+            /**
+             * Format: uri
+             * @description Where GET /drive/jobs/{job_id} reads it.
+             */
+            url: string;
+            /**
+             * @description A canonical absolute path: "/" then names joined by "/", no trailing slash.
+             * @example /reports/q3.pdf
+             */
+            path: string;
+            /** @description Files purged so far (in the trash items purged so far). */
+            files_purged: number;
+            result: components["schemas"]["EmptiedTrash"] | null;
+        };
+        Job: components["schemas"]["DeleteJob"] | components["schemas"]["MoveJob"] | components["schemas"]["CopyJob"] | components["schemas"]["RestoreJob"] | components["schemas"]["EmptyTrashJob"];
         JobAnswer: {
             job: components["schemas"]["Job"];
         };
@@ -1103,18 +1151,6 @@ export interface components {
             /** @constant */
             purged: true;
             id: string;
-            files: number;
-            bytes: number;
-        };
-        EmptiedTrash: {
-            /** @constant */
-            purged: true;
-            /**
-             * @description A canonical absolute path: "/" then names joined by "/", no trailing slash.
-             * @example /reports/q3.pdf
-             */
-            path: string;
-            items: number;
             files: number;
             bytes: number;
         };
@@ -3069,6 +3105,40 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["EmptiedTrash"];
+                    };
+                };
+            };
+            /** @description Emptying the trash is too big for one request: it goes on as a job; `Location` and `job.url` read it. */
+            202: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "job": {
+                     *           "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "type": "empty-trash",
+                     *           "status": "running",
+                     *           "created_at": "2026-03-02T09:30:00.000Z",
+                     *           "updated_at": "2026-03-02T09:30:04.000Z",
+                     *           "url": "https://api.example.com/v1/drive/jobs/9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "path": "/reports",
+                     *           "files_purged": 800,
+                     *           "result": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["JobAnswer"];
                     };
                 };
             };

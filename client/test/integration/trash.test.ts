@@ -134,4 +134,18 @@ describe('drive trash against the local host', () => {
     expect(rest.json()).toEqual({ purged: true, path: '/pr', items: 1, files: 2, bytes: 7 });
     expect((await drive.listTrash('/pr')).items).toEqual([]);
   });
+
+  it('follows an emptying that goes on as a job to its end, its progress on stderr', async () => {
+    // Prepare: no request budget, so the emptying of a trash that is not empty is a job.
+    await drive.uploadMany([{ path: '/pj/a.txt', data: 'aa' }, { path: '/pj/b.txt', data: 'bbb' }]);
+    await drive.deleteFiles(['/pj/a.txt', '/pj/b.txt']);
+
+    // Act
+    const emptied = await runCli(['trash', 'purge', '--path', '/pj'], env);
+
+    // Assess
+    expect({ code: emptied.code, out: String(emptied.stdout) }).toEqual({ code: 0, out: 'purged 2 item(s) taken from /pj (2 file(s), 5 B)\n' });
+    expect(emptied.stderr).toMatch(/^the trash below \/pj is being emptied \(job [0-9a-f-]+\): \d+ file\(s\) so far\n/);
+    expect((await drive.listTrash('/pj')).items).toEqual([]);
+  });
 });

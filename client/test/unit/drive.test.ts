@@ -243,6 +243,27 @@ describe('Class: Drive', () => {
       expect(fetcher.requests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual(['POST /drive/trash/restore', 'GET /drive/jobs/j2']);
     });
 
+    it('follows an emptying’s 202 job to its end, telling onProgress each read, and resolves with its result', async () => {
+      const emptyJob = (status: 'running' | 'done', filesPurged: number, result: object | null = null) => ({
+        id: 'j3', type: 'empty-trash', status, path: '/r', files_purged: filesPurged,
+        created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:01.000Z', url: `${BASE}/drive/jobs/j3`, result,
+      });
+      const emptied = { purged: true, path: '/r', items: 3, files: 40, bytes: 4096 };
+      const answers = [
+        jsonResponse(202, { data: { job: emptyJob('running', 10) } }, { Location: `${BASE}/drive/jobs/j3` }),
+        jsonResponse(200, { data: { job: emptyJob('running', 25) } }),
+        jsonResponse(200, { data: { job: emptyJob('done', 40, emptied) } }),
+      ];
+      const fetcher = fakeFetch((_, i) => answers[i]);
+      const seen: number[] = [];
+
+      const answer = await driveWith(fetcher).purgePath('/r', { onProgress: (job) => seen.push(job.files_purged) });
+
+      expect(answer).toEqual(emptied);
+      expect(seen).toEqual([10, 25, 40]);
+      expect(fetcher.requests.map((r) => `${r.method} ${r.url.pathname}${r.url.search}`)).toEqual(['DELETE /drive/trash?path=%2Fr', 'GET /drive/jobs/j3', 'GET /drive/jobs/j3']);
+    });
+
     it('rejects with the error of a restore job that stopped short', async () => {
       const message = 'the restore stopped: /back was deleted or moved by another request meanwhile; what was not restored is still in the trash';
       const answers = [
