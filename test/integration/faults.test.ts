@@ -41,9 +41,9 @@ async function expectInternalError(response: Promise<Response>): Promise<void> {
 
 describe('faults in upload', () => {
   it.each<[string, FaultRule[]]>([
-    ['a failing S3 put (the second of three)', [{ command: 'PutObject', skip: 1, times: 1, mode: 'error' }]],
-    ['a failing record write after the bytes are stored', [{ command: 'PutItem', skip: 1, times: 1, mode: 'error' }]],
-    ['a failing folder write', [{ command: 'UpdateItem', times: 1, mode: 'error' }]],
+    ['a failing S3 put (the second of three)', [{ command: 'PutObject', skip: 1, times: 1, mode: 'error', match: 'faults/' }]],
+    ['a failing record write after the bytes are stored', [{ command: 'PutItem', skip: 1, times: 1, mode: 'error', match: '/up-PutItem' }]],
+    ['a failing folder write', [{ command: 'UpdateItem', times: 1, mode: 'error', match: '/up-UpdateItem' }]],
   ])('%s: 500 internal_error, nothing stored, fsck clean', async (_, rules) => {
     const folder = `/up-${rules[0].command}`;
     await inject(rules);
@@ -55,7 +55,7 @@ describe('faults in upload', () => {
 
   it('a failing replacement keeps the file it would have replaced', async () => {
     await drive.upload([{ data: 'original', filename: 'keep.txt' }], [{ folder: '/replace' }]);
-    await inject([{ command: 'GetItem', times: 1, mode: 'error' }, { command: 'PutItem', times: 1, mode: 'error' }]);
+    await inject([{ command: 'GetItem', times: 1, mode: 'error', match: '/replace' }, { command: 'PutItem', times: 1, mode: 'error', match: '/replace' }]);
     await expectInternalError(drive.upload([{ data: 'new', filename: 'keep.txt' }, { data: 'other', filename: 'other.txt' }], [{ folder: '/replace' }, { folder: '/replace' }]));
     await inject([]);
     expect(await (await drive.download({ path: '/replace/keep.txt' })).text()).toBe('original');
@@ -72,15 +72,15 @@ describe('faults in recursive delete', () => {
 
   it('DeleteObjects with a partial error: retried, the delete succeeds', async () => {
     await seed('/partial');
-    await inject([{ command: 'DeleteObjects', times: 1, mode: 'partial' }]);
+    await inject([{ command: 'DeleteObjects', times: 1, mode: 'partial', match: 'faults/' }]);
     expect((await drive.deleteFolder({ path: '/partial', recursive: 'true' })).status).toBe(200);
     await expectClean();
   });
 
   it.each<[string, FaultRule[]]>([
-    ['a failing query mid-walk', [{ command: 'Query', skip: 2, times: 1, mode: 'error' }]],
-    ['a failing record delete part-way', [{ command: 'DeleteItem', skip: 20, times: 1, mode: 'error' }]],
-    ['a failing DeleteObjects', [{ command: 'DeleteObjects', times: 1, mode: 'error' }]],
+    ['a failing query mid-walk', [{ command: 'Query', skip: 2, times: 1, mode: 'error', match: '/failed-Query' }]],
+    ['a failing record delete part-way', [{ command: 'DeleteItem', skip: 20, times: 1, mode: 'error', match: '/failed-DeleteItem' }]],
+    ['a failing DeleteObjects', [{ command: 'DeleteObjects', times: 1, mode: 'error', match: 'faults/' }]],
   ])('%s: 500; the folder is gone for readers, fsck names the delete, and the same delete again finishes it', async (_, rules) => {
     const root = `/failed-${rules[0].command}`;
     await seed(root);
@@ -104,7 +104,7 @@ describe('faults in listing', () => {
     const all = files('l', 3);
     expect((await drive.upload(all, all.map(() => ({ folder: '/listed/deep' })))).status).toBe(200);
     for (const query of [{ folder: '/listed' }, { folder: '/listed', recursive: 'true' }, { folder: '/listed', limit: '2' }] as Record<string, string>[]) {
-      await inject([{ command: 'Query', times: 1, mode: 'error' }]);
+      await inject([{ command: 'Query', times: 1, mode: 'error', match: '/listed' }]);
       await expectInternalError(drive.list(query));
       await inject([]);
       expect((await drive.list(query)).status).toBe(200);
@@ -117,7 +117,7 @@ describe('faults in a streamed answer', () => {
     const all = files('s', 2);
     expect((await drive.upload(all, all.map(() => ({ folder: '/streamed/deep' })))).status).toBe(200);
     // The first Query (of /streamed) is made before the answer starts; the second (of /streamed/deep) fails mid-answer.
-    await inject([{ command: 'Query', skip: 1, times: 1, mode: 'error' }]);
+    await inject([{ command: 'Query', skip: 1, times: 1, mode: 'error', match: '/streamed' }]);
     const res = await drive.list({ folder: '/streamed', recursive: 'true' });
     expect(res.status).toBe(200);
     await expect(res.text()).rejects.toThrow();
