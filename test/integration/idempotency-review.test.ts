@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { localCredentials } from '../../lib/local/emulators';
+import { LOCAL_RESOURCES, localCredentials } from '../../lib/local/emulators';
 import { faultControls } from '../support/fault-host';
 import { idempotentRequests } from '../support/idempotent-requests';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
@@ -83,7 +83,8 @@ describe('Idempotency-Key, reviewed on the local host', () => {
 
   it('does not keep a 409 that says "try again in a minute": the retry with the same key, after the minute, moves the file', async () => {
     // Prepare: an upload of two files held after its records are written (pending), before its journal closes
-    await faults.inject([{ command: 'BatchWriteItem', times: 1, mode: 'hold' }]);
+    // The journal's close (the uploads table), not a BatchWriteItem of the host's own work.
+    await faults.inject([{ command: 'BatchWriteItem', times: 1, mode: 'hold', match: LOCAL_RESOURCES.uploadsTable }]);
     const uploading = upload(
       [
         { name: 'a.txt', data: 'a' },
