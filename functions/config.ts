@@ -133,6 +133,11 @@ export const SETTINGS = {
     description: 'how long a warm function trusts a verified key; 0 checks every request',
     parse: (raw: string | undefined, name: string): number => wholeNumber(raw, name) ?? 30,
   }),
+  folderCacheSeconds: entry({
+    name: 'DRIVE_FOLDER_CACHE_SECONDS', type: 'whole number', default: '30', unit: 'seconds', readBy: ['handler', 'local host'],
+    description: 'how long a warm upload function trusts a folder it found live after writing a file into it: an upload of one file there skips its first read (docs/hot-path-design.md); 0 reads every time',
+    parse: (raw: string | undefined, name: string): number => wholeNumber(raw, name) ?? 30,
+  }),
   rateLimits: entry({
     name: 'DRIVE_RATE_LIMITS', type: '`off`, or `permission=n,…`', default: "the spec's", unit: 'requests per minute', readBy: ['handler', 'local host'],
     description: '`off` for none (benchmarks only), or overrides such as `upload=10,list=600` (`download` sets each share link\'s bucket too)',

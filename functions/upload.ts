@@ -4,6 +4,7 @@ import { trashPolicy } from './wiring/trash';
 import { idempotency } from './wiring/idempotency';
 import { jobs } from './wiring/jobs';
 import { journal } from './wiring/journal';
+import { liveFolders } from './wiring/live-folders';
 import { nodes } from './wiring/nodes';
 import { objects } from './wiring/objects';
 import { confine, mayReplace } from './core/access';
@@ -16,7 +17,7 @@ import { fileView } from './http/views';
 /** POST /drive/upload: multipart `files` (+ optional `metadata`) → the stored Files. */
 export const handler = jsonHandler({ permission: 'upload', guard, idempotency, stores: { nodes, objects, journal, jobs, records } }, async (event, { caller, drive, stores }) => {
   const form = await parseUploadForm(bodyOf(event), headerOf(event, 'content-type'));
-  const files = await uploadFiles({ ...stores, trashPolicy: trashPolicy(caller) }, drive, form.parts, form.targets, (path, i) => confine(caller, path, `files[${i}] destination`), {
+  const files = await uploadFiles({ ...stores, trashPolicy: trashPolicy(caller), liveFolders }, drive, form.parts, form.targets, (path, i) => confine(caller, path, `files[${i}] destination`), {
     replace: mayReplace(caller),
   });
   const baseUrl = baseUrlOf(event);

@@ -168,7 +168,8 @@ async function noteKept(deps: EmptyDeps, drive: string, folders: Map<string, Fol
  */
 export async function recheckFolders(nodes: NodeStore, drive: string, paths: readonly string[]): Promise<{ missing: string[]; deleting: string[]; recursive: string[]; moving: string[] }> {
   const wanted = [...new Set(paths.flatMap((path) => [...ancestorsOf(path), path]))].filter((path) => path !== ROOT);
-  const now = await nodes.getMany(drive, wanted);
+  // Only the root, which always stands: nothing to read.
+  const now = wanted.length > 0 ? await nodes.getMany(drive, wanted) : new Map<string, DriveNode>();
   return {
     missing: wanted.filter((path) => now.get(path)?.kind !== 'folder'),
     deleting: wanted.filter((path) => stateAt(now, path) === 'deleting'),

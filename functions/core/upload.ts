@@ -8,6 +8,7 @@ import { ROOT, ancestorsOf, childPath, joinPath, nameOf, parentOf, parseName, pa
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal, putBackWithdrawn } from './journal';
 import { type DriveNode, type FileNode, type FileRecords, type FolderNode, type JobStore, MAX_FILES_PER_TRASH, type NodeStore, type ObjectStore, type PutFileResult, type UploadJournal, type WriteCondition } from './ports';
 import { cleanUp } from './clean-up';
+import type { LiveFolders } from './live-folders';
 import { type TrashPolicy, stampOf, trashOn } from './trash';
 
 /** One `files` part of an upload. */
@@ -50,8 +51,10 @@ export async function uploadFiles(
    * notes the jobs that remove the folders it made (`removeUnused`); without one, a request dying as it
    * removes them leaves a folder marked until fsck --repair. `records` and `trashPolicy`: with trash on, the
    * files replaced go into the trash (`FileRecords.keepReplaced`) where their bytes were deleted.
+   * `liveFolders`: the folders this process found live after a write (`LiveFolders`); an upload of one file
+   * into one skips its first read, and every commit notes what its read after the write found.
    */
-  deps: { nodes: NodeStore; objects: ObjectStore; journal?: UploadJournal; jobs?: JobStore; records?: FileRecords; trashPolicy?: TrashPolicy },
+  deps: { nodes: NodeStore; objects: ObjectStore; journal?: UploadJournal; jobs?: JobStore; records?: FileRecords; trashPolicy?: TrashPolicy; liveFolders?: LiveFolders },
   drive: string,
   parts: readonly UploadPart[],
   targets: readonly UploadTarget[] | undefined,
@@ -111,7 +114,7 @@ export async function uploadFiles(
  * path (`takenIsStored`).
  */
 async function uploadOne(
-  deps: { nodes: NodeStore; objects: ObjectStore; journal?: UploadJournal; jobs?: JobStore; records?: FileRecords; trashPolicy?: TrashPolicy },
+  deps: { nodes: NodeStore; objects: ObjectStore; journal?: UploadJournal; jobs?: JobStore; records?: FileRecords; trashPolicy?: TrashPolicy; liveFolders?: LiveFolders },
   drive: string,
   file: FileNode,
   part: UploadPart,
@@ -121,6 +124,18 @@ async function uploadOne(
     () => undefined,
     (error: unknown) => ({ error }),
   );
+  // Into a folder found live after a recent write (or the root, which always is): no first read. The record's
+  // own condition refuses a folder at the path, a key that may not replace, and the request's condition; the
+  // read after the write refuses a marked folder above, or makes missing ones (docs/hot-path-design.md).
+  const parent = parentOf(file.path);
+  if (parent === ROOT || deps.liveFolders?.has(drive, parent)) {
+    const failed = await put;
+    if (failed) {
+      await cleanUp(() => deps.objects.deleteMany([file.objectKey]), () => ({ keys: [file.objectKey] }));
+      throw failed.error;
+    }
+    return commitFiles(deps, drive, [file], { ...options, takenIsStored: true }, 'live');
+  }
   // Missing folders are made once the bytes are stored (and not at all if the put failed): one chain of calls.
   const beforeCreate = async () => {
     const failed = await put;
@@ -157,7 +172,7 @@ export async function commitFiles(
    * `journal`: on a failure only, notes `entries` withdrawn before the undo, and asks whether the writer of a
    * record this one replaced and puts back withdrew (see `undo`).
    */
-  deps: { nodes: NodeStore; objects: ObjectStore; jobs?: JobStore; journal?: UploadJournal; records?: FileRecords; trashPolicy?: TrashPolicy },
+  deps: { nodes: NodeStore; objects: ObjectStore; jobs?: JobStore; journal?: UploadJournal; records?: FileRecords; trashPolicy?: TrashPolicy; liveFolders?: LiveFolders },
   drive: string,
   files: readonly FileNode[],
   /**
@@ -173,8 +188,12 @@ export async function commitFiles(
    * which only its request makes): found gone, the commit withdraws with `standing.gone()`.
    */
   options: { keepBytes?: boolean; replace?: boolean; takenIsStored?: boolean; conditions?: readonly (WriteCondition | undefined)[]; entries?: readonly string[]; standing?: Standing } = {},
-  /** The first pass's `ensureFolders`, already made (the one-file upload makes it while its bytes are stored). */
-  first?: Awaited<ReturnType<typeof ensureFolders>>,
+  /**
+   * The first pass's `ensureFolders`, already made (the one-file upload makes it while its bytes are stored),
+   * or `live`: the folders above were found live after a recent write (`LiveFolders`), so the first pass reads
+   * nothing, and what stands at each destination is unknown until its write.
+   */
+  first?: Awaited<ReturnType<typeof ensureFolders>> | 'live',
 ): Promise<FileNode[]> {
   const { nodes } = deps;
   const conditions = options.conditions ?? [];
@@ -187,19 +206,22 @@ export async function commitFiles(
     for (let attempt = 1; ; attempt++) {
       // The first pass also reads what stands at each destination: a folder there fails the upload before
       // any write, and a failed write is judged against it (see writeRecord).
-      const ensured = attempt === 1 && first ? first : await ensureFolders(nodes, drive, parents, now, attempt === 1 ? files.map((file) => file.path) : [], { jobs: deps.jobs, standing: options.standing });
-      created.push(...ensured.created);
+      const ensured =
+        attempt === 1 && first !== undefined ? (first === 'live' ? undefined : first) : await ensureFolders(nodes, drive, parents, now, attempt === 1 ? files.map((file) => file.path) : [], { jobs: deps.jobs, standing: options.standing });
+      if (ensured) created.push(...ensured.created);
       if (attempt === 1) {
+        // Unread (`live`): each write's own condition refuses what this read would have.
+        const read = ensured?.read;
         // A record of this very file (a completion tried again after its record was saved) is no rival.
         const blocked = files.find((file) => {
-          const there = ensured.read.get(file.path);
+          const there = read?.get(file.path);
           return there?.kind === 'folder' || (options.replace === false && there !== undefined && there.id !== file.id);
         });
         if (blocked) throw taken(blocked.path);
         // A condition the read already fails needs no write; one that holds here is held by the write.
-        const unmet = files.flatMap((file, i) => (holds(conditions[i], ensured.read.get(file.path), file.id) ? [] : [i]));
+        const unmet = read ? files.flatMap((file, i) => (holds(conditions[i], read.get(file.path), file.id) ? [] : [i])) : [];
         if (unmet.length > 0) throw conditionFailed(files.map((file) => file.path), conditions, unmet);
-        results = await settleLimit(files, WRITE_CONCURRENCY, (file, i) => writeRecord(nodes, drive, file, ensured.read.get(file.path), options.replace, conditions[i]));
+        results = await settleLimit(files, WRITE_CONCURRENCY, (file, i) => writeRecord(nodes, drive, file, read ? { node: read.get(file.path) } : undefined, options.replace, conditions[i]));
         const refused: number[] = [];
         results.forEach((result, i) => {
           if (result.status === 'rejected') throw result.reason;
@@ -210,9 +232,13 @@ export async function commitFiles(
         if (refused.length > 0) throw conditionFailed(files.map((file) => file.path), conditions, refused);
       }
       const { missing, deleting, moving } = await recheckFolders(nodes, drive, parents);
+      if (deleting.length > 0 || moving.length > 0 || missing.length > 0) deps.liveFolders?.forget(drive, parents);
       if (deleting.length > 0) throw beingDeleted(deleting[0]);
       if (moving.length > 0) throw beingMoved(moving[0]);
-      if (missing.length === 0) break;
+      if (missing.length === 0) {
+        deps.liveFolders?.note(drive, parents);
+        break;
+      }
       if (options.standing && missing.includes(options.standing.path)) throw options.standing.gone();
       if (attempt === FOLDER_ATTEMPTS) throw conflict(`the folders of this upload were deleted while it ran; try again`, []);
     }
@@ -353,14 +379,15 @@ type WrittenRecord = (PutFileResult & { replacedUnknown?: true; error?: undefine
  * record, once replaced, never comes back), so its bytes are free, as they are if the path is empty; one whose path holds another record may
  * have been saved and replaced by an upload that puts it back if that upload fails, so its bytes stay.
  */
-async function writeRecord(nodes: NodeStore, drive: string, file: FileNode, before: DriveNode | undefined, replace?: boolean, condition?: WriteCondition): Promise<WrittenRecord> {
+async function writeRecord(nodes: NodeStore, drive: string, file: FileNode, before: { node: DriveNode | undefined } | undefined, replace?: boolean, condition?: WriteCondition): Promise<WrittenRecord> {
   try {
     return await nodes.putFile(drive, file, condition ? { replace, condition } : { replace });
   } catch (error) {
     const now = await readBack(nodes, drive, file.path);
     if (now !== 'empty' && now !== 'unknown' && now.id === file.id) return { ok: true, replacedUnknown: true };
-    // An empty path frees them too: nothing can put a record back there that points to them.
-    return { ok: false, error, bytesFree: now === 'empty' || (now !== 'unknown' && now.id === before?.id) };
+    // An empty path frees them too: nothing can put a record back there that points to them. What stood there
+    // unread (`before` undefined), only an empty path does.
+    return { ok: false, error, bytesFree: now === 'empty' || (now !== 'unknown' && before !== undefined && now.id === before.node?.id) };
   }
 }
 

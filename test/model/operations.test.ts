@@ -4,6 +4,7 @@ import { acceptCopy } from '../../functions/core/copy';
 import { acceptDelete } from '../../functions/core/delete-folder';
 import { DriveError } from '../../functions/core/errors';
 import { ensureFolders, recheckFolders, removeUnused } from '../../functions/core/folders';
+import { LiveFolders } from '../../functions/core/live-folders';
 import { advanceJob, resumeStalledJobs } from '../../functions/core/jobs';
 import { JOURNAL_SWEEP_AFTER_MS, sweepJournal } from '../../functions/core/journal';
 import { acceptMove } from '../../functions/core/move';
@@ -245,6 +246,42 @@ describe('the hot path (docs/hot-path-design.md)', () => {
     const seen = await rounds((gated) => uploadFiles(gated, DRIVE, [{ filename: 'x', data: Buffer.from('x') }], [{ path: '/a/x' }]));
     expect(seen).toEqual([['nodes.getMany', 'objects.put'], ['nodes.putFile'], ['nodes.getMany']]);
     expect(((await ports.nodes.get(DRIVE, '/a/x')) as FileNode).pending).toBeUndefined();
+  });
+
+  it('stores one file into a folder found live after a recent write in 3 calls, 3 round trips: bytes, record, read again', async () => {
+    const liveFolders = new LiveFolders(60_000);
+    await uploadFiles({ ...ports, liveFolders }, DRIVE, [{ filename: 'x', data: Buffer.from('x') }], [{ path: '/a/first' }]);
+    expect(liveFolders.has(DRIVE, '/a')).toBe(true);
+    const seen = await rounds((gated) => uploadFiles({ ...gated, liveFolders }, DRIVE, [{ filename: 'x', data: Buffer.from('x') }], [{ path: '/a/x' }]));
+    expect(seen).toEqual([['objects.put'], ['nodes.putFile'], ['nodes.getMany']]);
+    // Into the root, which always stands: no folder to read before or after.
+    expect(await rounds((gated) => uploadFiles(gated, DRIVE, [{ filename: 'x', data: Buffer.from('x') }], [{ path: '/top' }]))).toEqual([['objects.put'], ['nodes.putFile']]);
+  });
+
+  it('answers a warm upload as the first read would have, with nothing of it left', async () => {
+    const liveFolders = new LiveFolders(60_000);
+    const [old] = await uploadFiles({ ...ports, liveFolders }, DRIVE, [{ filename: 'x', data: Buffer.from('old') }], [{ path: '/a/f' }]);
+    await ensureFolders(ports.nodes, DRIVE, ['/a/sub'], 'now');
+    liveFolders.note(DRIVE, ['/a/sub', '/gone']);
+    const warm = (path: string, data: string, target: { path: string; ifMatch?: string; ifNoneMatch?: '*' } = { path }, replace?: boolean) =>
+      uploadFiles({ ...ports, liveFolders }, DRIVE, [{ filename: 'x', data: Buffer.from(data) }], [target], undefined, replace === undefined ? {} : { replace });
+    const objectsBefore = new Set(ports.objects.objects.keys());
+    // A folder at the path, a stale if_match, if_none_match over a file, a key that may not replace.
+    await expect(warm('/a/sub', 'a')).rejects.toThrow('/a/sub is a folder, so a file cannot be stored there');
+    await expect(warm('/a/f', 'b', { path: '/a/f', ifMatch: 'stale' })).rejects.toMatchObject({ code: 'precondition_failed' });
+    await expect(warm('/a/f', 'c', { path: '/a/f', ifNoneMatch: '*' })).rejects.toMatchObject({ code: 'precondition_failed' });
+    await expect(warm('/a/f', 'd', { path: '/a/f' }, false)).rejects.toThrow('/a/f is taken; this key may not replace what is there');
+    // A folder marked by a delete since it was cached: written, read again, withdrawn; the cache forgets it.
+    await ports.nodes.markDeleting(DRIVE, await folder('/a'), 'recursive');
+    await expect(warm('/a/g', 'e')).rejects.toThrow('folder /a is being deleted');
+    expect(liveFolders.has(DRIVE, '/a')).toBe(false);
+    expect(await ports.nodes.get(DRIVE, '/a/g')).toBeUndefined();
+    expect((await ports.nodes.get(DRIVE, '/a/f'))?.id).toBe(old.id);
+    expect(new Set(ports.objects.objects.keys())).toEqual(objectsBefore);
+    // A cached folder deleted since: the read after the write finds it missing and makes it.
+    const [made] = await warm('/gone/h', 'f');
+    expect((await ports.nodes.get(DRIVE, '/gone'))?.kind).toBe('folder');
+    expect(await bytesOf(made)).toBe('f');
   });
 
   it('makes missing folders of a one-file upload after its bytes are stored, top-down: one chain of calls', async () => {

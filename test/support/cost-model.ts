@@ -55,6 +55,7 @@ interface CostRow {
 export const COST_ROWS: readonly CostRow[] = [
   { label: 'upload 4 KiB', request: 'upload 4 KiB into an existing folder', handler: 'upload', mib: 0, bytesOut: 0 },
   { label: 'upload 1 MiB', request: 'upload 1 MiB into an existing folder', handler: 'upload', mib: 1, bytesOut: 0 },
+  { label: 'upload 4 KiB, folder written into in the last 30 s', request: 'upload 4 KiB into a folder written into in the last 30 s', handler: 'upload', mib: 0, bytesOut: 0 },
   { label: 'upload 4 KiB with an Idempotency-Key', request: 'upload 4 KiB with an Idempotency-Key', handler: 'upload', mib: 0, bytesOut: 0 },
   { label: 'download 4 KiB', request: 'download 4 KiB', handler: 'download', mib: 0, bytesOut: 4096 },
   { label: 'download 1 MiB', request: 'download 1 MiB', handler: 'download', mib: 1, bytesOut: 1024 * 1024 },

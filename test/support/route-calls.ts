@@ -197,6 +197,7 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
     DRIVE_RATE_LIMITS: Object.keys(SPEC_RATE_LIMITS).map((name) => `${name}=1000000`).join(','),
     // A warm container's key cache, longer than the run.
     DRIVE_KEY_CACHE_SECONDS: '3600',
+    DRIVE_FOLDER_CACHE_SECONDS: '3600',
     // Every folder move a job, so that a job exists to read (GET /drive/jobs/{id}); file moves are unchanged.
     DRIVE_MOVE_BUDGET_MS: '0',
     DRIVE_LOCAL_SWEEP_SECONDS: '3600',
@@ -294,6 +295,8 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
     await measure('read the change feed, nothing new', () => ok(send('GET', `/drive/changes?cursor=${feedCursor}`)));
     await measure("read a folder's recent changes, none yet", () => ok(send('GET', '/drive/changes/recent?path=/up')));
     await ok(send('POST', '/drive/folders', { path: '/up' }));
+    await ok(send('POST', '/drive/folders', { path: '/up1m' }));
+    await ok(send('POST', '/drive/folders', { path: '/idem' }));
     await ok(upload([{ name: 'a.bin', bytes: 4096 }, { name: 'b.bin', bytes: 4096 }, { name: 'c.bin', bytes: 4096 }], '/files'));
     await ok(upload([{ name: '4k.bin', bytes: 4096 }, { name: '1m.bin', bytes: 1024 * 1024 }], '/dl'));
     await ok(upload(Array.from({ length: 10 }, (_, i) => ({ name: `f${i}.bin`, bytes: 16 })), '/list10'));
@@ -302,7 +305,10 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
     for (const dir of ['/gone', '/moving', '/copying']) await ok(upload([{ name: '1.bin', bytes: 16 }, { name: '2.bin', bytes: 16 }], dir));
 
     await measure('upload 4 KiB into an existing folder', () => ok(upload([{ name: 'u4k.bin', bytes: 4096 }], '/up')));
-    await measure('upload 1 MiB into an existing folder', () => ok(upload([{ name: 'u1m.bin', bytes: 1024 * 1024 }], '/up')));
+    await measure('upload 1 MiB into an existing folder', () => ok(upload([{ name: 'u1m.bin', bytes: 1024 * 1024 }], '/up1m')));
+    // Into a folder this container's uploads found live after writing into it (DRIVE_FOLDER_CACHE_SECONDS): no first read.
+    await measure('upload 4 KiB into a folder written into in the last 30 s', () => ok(upload([{ name: 'w4k.bin', bytes: 4096 }], '/up')));
+    await measure('upload 1 MiB into a folder written into in the last 30 s', () => ok(upload([{ name: 'w1m.bin', bytes: 1024 * 1024 }], '/up1m')));
     await measure('upload 10 files of 4 KiB into an existing folder', () => ok(upload(Array.from({ length: 10 }, (_, i) => ({ name: `u10-${i}.bin`, bytes: 4096 })), '/up')));
     await measure('upload 4 KiB into 3 new folders', () => ok(upload([{ name: 'n.bin', bytes: 4096 }], '/new/a/b')));
     // Conditions ride on the record's write (protocol/README.md, "Transitions"): no call more; a stale one is refused on the read, before any write.
@@ -354,8 +360,8 @@ export async function measureRoutes(): Promise<Record<string, Measured>> {
     // Idempotency-Key (issue 26): the key taken beside the rate-limit bucket, the answer kept after the handler;
     // a replay is the refused take alone (the record comes back with the refusal), beside the bucket.
     const idem = (key: string) => ({ 'Idempotency-Key': key });
-    await measure('upload 4 KiB with an Idempotency-Key', () => ok(upload([{ name: 'idem.bin', bytes: 4096 }], '/up', {}, idem('route-calls-upload'))));
-    await measure('upload 4 KiB with an Idempotency-Key, replayed', () => ok(upload([{ name: 'idem.bin', bytes: 4096 }], '/up', {}, idem('route-calls-upload'))));
+    await measure('upload 4 KiB with an Idempotency-Key', () => ok(upload([{ name: 'idem.bin', bytes: 4096 }], '/idem', {}, idem('route-calls-upload'))));
+    await measure('upload 4 KiB with an Idempotency-Key, replayed', () => ok(upload([{ name: 'idem.bin', bytes: 4096 }], '/idem', {}, idem('route-calls-upload'))));
     await measure('create a folder with an Idempotency-Key', () => ok(send('POST', '/drive/folders', { path: '/idem-made' }, idem('route-calls-folder'))));
 
     let uploadId = '';
