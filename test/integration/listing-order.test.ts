@@ -1,10 +1,10 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
+import { BatchWriteItemCommand, type BatchWriteItemCommandOutput, type DynamoDBClient, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import { chunk } from '../../functions/aws/batches';
+import { DynamoNodeStore, toItem } from '../../functions/aws/dynamo-node-store';
 import { mapLimit } from '../../functions/core/concurrency';
-import { ensureFolders } from '../../functions/core/folders';
 import { listFolder, listPage } from '../../functions/core/list-folder';
-import { parentOf } from '../../functions/core/paths';
-import type { FileNode, NodeStore } from '../../functions/core/ports';
+import { ROOT, ancestorsOf, parentOf } from '../../functions/core/paths';
+import type { DriveNode, FileNode, FolderNode, NodeStore } from '../../functions/core/ports';
 import { LOCAL_RESOURCES } from '../../lib/local/emulators';
 import { useEmbeddedDynamo } from '../support/embedded-dynamo';
 
@@ -23,15 +23,28 @@ beforeAll(async () => {
 
 const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
-/** A new drive holding files at `paths` (their folders made first, as uploads make them). */
+/**
+ * Writes `nodes` into `drive` as the store keeps them, 25 a BatchWriteItem: the listings read them, and how they
+ * were made is not what these tests prove (thousands of single writes were most of this file's CPU).
+ */
+async function seed(drive: string, nodes: readonly DriveNode[]): Promise<void> {
+  await mapLimit(chunk(nodes, 25), 4, async (batch) => {
+    let requests: WriteRequest[] | undefined = batch.map((node) => ({ PutRequest: { Item: toItem(drive, node) } }));
+    while (requests && requests.length > 0) {
+      const written: BatchWriteItemCommandOutput = await client.send(new BatchWriteItemCommand({ RequestItems: { [LOCAL_RESOURCES.nodesTable]: requests } }));
+      requests = written.UnprocessedItems?.[LOCAL_RESOURCES.nodesTable];
+    }
+  });
+}
+
+const folderAt = (path: string): FolderNode => ({ kind: 'folder', id: `folder${path}`, path, createdAt: '2026-11-25T00:00:00.000Z' });
+
+/** A new drive holding files at `paths`, and every folder above them and `folders`. */
 async function driveWith(paths: readonly string[], folders: readonly string[] = []): Promise<string> {
   const drive = `order-${++driveCount}`;
-  const parents = [...new Set([...paths.map(parentOf), ...folders])].filter((folder) => folder !== '/');
-  await ensureFolders(store, drive, parents, new Date().toISOString());
-  await mapLimit(paths, 32, (path) => {
-    const file: FileNode = { kind: 'file', id: path, path, size: 1, contentType: 'text/plain', createdAt: '2026-11-25T00:00:00.000Z', objectKey: `${drive}/${path}`, etag: 'e' };
-    return store.putFile(drive, file);
-  });
+  const above = [...new Set([...paths.map(parentOf), ...folders].flatMap((folder) => [...ancestorsOf(folder), folder]))].filter((folder) => folder !== ROOT);
+  const files = paths.map((path): FileNode => ({ kind: 'file', id: path, path, size: 1, contentType: 'text/plain', createdAt: '2026-11-25T00:00:00.000Z', objectKey: `${drive}/${path}`, etag: 'e' }));
+  await seed(drive, [...above.map(folderAt), ...files]);
   return drive;
 }
 
@@ -135,9 +148,8 @@ describe('the whole listing is read as it is sent', () => {
   });
 
   it('walks again for the folders when it met more than it holds, and keeps the order', async () => {
-    const drive = `order-${++driveCount}`;
     const folders = Array.from({ length: 1200 }, (_, i) => `/many/d${String(i).padStart(6, '0')}`);
-    await ensureFolders(store, drive, ['/many', ...folders], new Date().toISOString());
+    const drive = await driveWith([], folders);
     const { nodes, seen } = counting(store);
     const listing = await listFolder(nodes, drive, '/many', false, 1000);
     expect(await collect(listing.files)).toEqual([]);
