@@ -8,6 +8,7 @@ import { ROOT, ancestorsOf, childPath, joinPath, nameOf, parentOf, parseName, pa
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal, putBackWithdrawn } from './journal';
 import { type DriveNode, type FileNode, type FileRecords, type FolderNode, type JobStore, MAX_FILES_PER_TRASH, type NodeStore, type ObjectStore, type PutFileResult, type UploadJournal, type WriteCondition } from './ports';
 import { cleanUp } from './clean-up';
+import { depthOf } from './tree';
 import type { LiveFolders } from './live-folders';
 import { type TrashPolicy, stampOf, trashOn } from './trash';
 
@@ -202,6 +203,21 @@ export async function commitFiles(
   const now = files[0].createdAt;
   const created: FolderNode[] = [];
   let results: PromiseSettledResult<WrittenRecord>[] = [];
+  // What the first pass's read found that refuses the upload before any write: a folder at a destination (or,
+  // not replacing, anything there), then a condition it already fails (one that holds here, the write holds).
+  // A record of this very file (a completion tried again after its record was saved) is no rival.
+  const refuseAsRead = (read: ReadonlyMap<string, DriveNode>) => {
+    const blocked = files.find((file) => {
+      const there = read.get(file.path);
+      return there?.kind === 'folder' || (options.replace === false && there !== undefined && there.id !== file.id);
+    });
+    if (blocked) throw taken(blocked.path);
+    const unmet = files.flatMap((file, i) => (holds(conditions[i], read.get(file.path), file.id) ? [] : [i]));
+    if (unmet.length > 0) throw conditionFailed(files.map((file) => file.path), conditions, unmet);
+  };
+  // Unread, what stood at each path is unknown to a write whose outcome is (`writeRecord`).
+  const writeAll = (read: ReadonlyMap<string, DriveNode> | undefined) =>
+    settleLimit(files, WRITE_CONCURRENCY, (file, i) => writeRecord(nodes, drive, file, read ? { node: read.get(file.path) } : undefined, options.replace, conditions[i]));
   try {
     for (let attempt = 1; ; attempt++) {
       // The first pass also reads what stands at each destination: a folder there fails the upload before
@@ -212,16 +228,19 @@ export async function commitFiles(
       if (attempt === 1) {
         // Unread (`live`): each write's own condition refuses what this read would have.
         const read = ensured?.read;
-        // A record of this very file (a completion tried again after its record was saved) is no rival.
-        const blocked = files.find((file) => {
-          const there = read?.get(file.path);
-          return there?.kind === 'folder' || (options.replace === false && there !== undefined && there.id !== file.id);
-        });
-        if (blocked) throw taken(blocked.path);
-        // A condition the read already fails needs no write; one that holds here is held by the write.
-        const unmet = read ? files.flatMap((file, i) => (holds(conditions[i], read.get(file.path), file.id) ? [] : [i])) : [];
-        if (unmet.length > 0) throw conditionFailed(files.map((file) => file.path), conditions, unmet);
-        results = await settleLimit(files, WRITE_CONCURRENCY, (file, i) => writeRecord(nodes, drive, file, read ? { node: read.get(file.path) } : undefined, options.replace, conditions[i]));
+        if (read) refuseAsRead(read);
+        results = await writeAll(read);
+        // Unread and refused, nothing written: the first pass's read is made now, and the upload refused (or
+        // written, if the path changed meanwhile) as it judges, so that a refusal answers as it always did:
+        // a marked folder or a file above first, then a folder at the path, then the request's condition.
+        if (!read && results.every((result) => result.status === 'fulfilled' && !result.value.ok && result.value.error === undefined)) {
+          deps.liveFolders?.forget(drive, parents);
+          results = [];
+          const cold = await ensureFolders(nodes, drive, parents, now, files.map((file) => file.path), { jobs: deps.jobs, standing: options.standing });
+          created.push(...cold.created);
+          refuseAsRead(cold.read);
+          results = await writeAll(cold.read);
+        }
         const refused: number[] = [];
         results.forEach((result, i) => {
           if (result.status === 'rejected') throw result.reason;
@@ -233,8 +252,9 @@ export async function commitFiles(
       }
       const { missing, deleting, moving } = await recheckFolders(nodes, drive, parents);
       if (deleting.length > 0 || moving.length > 0 || missing.length > 0) deps.liveFolders?.forget(drive, parents);
-      if (deleting.length > 0) throw beingDeleted(deleting[0]);
-      if (moving.length > 0) throw beingMoved(moving[0]);
+      // The shallowest mark, as the first pass's read names it (top-down).
+      const marked = [...deleting, ...moving].sort((a, b) => depthOf(a) - depthOf(b))[0];
+      if (marked !== undefined) throw deleting.includes(marked) ? beingDeleted(marked) : beingMoved(marked);
       if (missing.length === 0) {
         deps.liveFolders?.note(drive, parents);
         break;
@@ -297,7 +317,7 @@ export class RecordTaken extends DriveError {
  * Returns the paths whose record another request had taken before the undo reached it.
  */
 async function undo(
-  deps: { nodes: NodeStore; objects: ObjectStore; journal?: UploadJournal },
+  deps: { nodes: NodeStore; objects: ObjectStore; journal?: UploadJournal; records?: FileRecords; trashPolicy?: TrashPolicy },
   drive: string,
   files: readonly FileNode[],
   results: readonly PromiseSettledResult<WrittenRecord>[],
@@ -313,14 +333,18 @@ async function undo(
     // `empty` mark (an empty-folder delete, or a writer's removeUnused) is cleared once it finds children, so
     // what ours replaced is put back as if no mark were there; freeing it would lose a file no success explains.
     // Unknown (the read failed): undo as if no delete had taken them; the delete finds what stays.
-    const { recursive } = await recheckFolders(nodes, drive, [...new Set(files.map((file) => parentOf(file.path)))]).catch(() => ({ recursive: [] as string[] }));
+    // No record written (refused, or failed before its write): nothing to judge, nothing to read.
+    const wrote = results.some((result) => result?.status === 'fulfilled' && result.value.ok);
+    const { recursive } = wrote
+      ? await recheckFolders(nodes, drive, [...new Set(files.map((file) => parentOf(file.path)))]).catch(() => ({ recursive: [] as string[] }))
+      : { recursive: [] as string[] };
     const doomed = (path: string) => recursive.some((folder) => path.startsWith(`${folder}/`));
     // Ours taken by another request: what it replaced. Noted, a writer that took ours may withdraw, put ours
     // back and, reading our note, put that back in its place (gap 12): its bytes are left to our entry's sweep,
     // which keeps them if a record at the path names them. Not noted, none can: they are freed.
-    const takenFrom = (replaced: FileNode | undefined): { replaced?: string; left?: FileNode } =>
-      !replaced ? {} : options.noted ? { left: replaced } : { replaced: replaced.objectKey };
-    const freed = await mapLimit(files, WRITE_CONCURRENCY, async (file, i): Promise<{ ours?: string; replaced?: string; more?: string[]; left?: FileNode }> => {
+    const takenFrom = (replaced: FileNode | undefined): { replaced?: FileNode; left?: FileNode } =>
+      !replaced ? {} : options.noted ? { left: replaced } : { replaced };
+    const freed = await mapLimit(files, WRITE_CONCURRENCY, async (file, i): Promise<{ ours?: string; replaced?: FileNode; more?: string[]; left?: FileNode }> => {
       const result = results[i];
       const ours = file.objectKey;
       // No record was written: the commit failed at its folders.
@@ -332,7 +356,7 @@ async function undo(
       // Once ours is gone by our undo, what it replaced can never come back: only this undo could have put it
       // back. Gone by another's hand (a delete took it, or a writer replaced it), it may: see `takenFrom`.
       if (doomed(file.path)) {
-        if (await nodes.removeIfSame(drive, file.path, file.id)) return { ours, replaced: replaced?.objectKey };
+        if (await nodes.removeIfSame(drive, file.path, file.id)) return { ours, replaced };
         taken.push(file.path);
         return takenFrom(replaced);
       }
@@ -355,11 +379,21 @@ async function undo(
       }
       return { ours };
     });
-    const keys = freed.flatMap(({ ours, replaced, more }) => [...(ours && !options.keepBytes ? [ours] : []), ...(replaced ? [replaced] : []), ...(more ?? [])]);
-    freeing = keys;
+    // What ours replaced and nothing names now (ours removed under a recursive mark, or taken unnoted): with the
+    // trash on it goes there as its own row (`replaced`), as on success (docs/trash-design.md, "Writes"); else freed.
+    const replaced = freed.flatMap(({ replaced }) => (replaced ? [replaced] : []));
+    const { records, trashPolicy } = deps;
+    const trashing = replaced.length > 0 && records !== undefined && trashPolicy !== undefined && trashOn(trashPolicy);
+    const keys = freed.flatMap(({ ours, more }) => [...(ours && !options.keepBytes ? [ours] : []), ...(more ?? [])]);
+    if (!trashing) keys.push(...replaced.map((file) => file.objectKey));
+    freeing = trashing ? [...keys, ...replaced.map((file) => file.objectKey)] : keys;
     const left = freed.map(({ left }) => left);
     // Not freed either way: a note that failed leaves them to fsck (named by nothing once the entry closes).
     if (options.noted && deps.journal && left.some((record) => record !== undefined)) await deps.journal.leave(options.noted, left).catch(() => undefined);
+    if (trashing) {
+      const stamp = stampOf(trashPolicy, 'replaced');
+      for (let i = 0; i < replaced.length; i += MAX_FILES_PER_TRASH) await records.keepReplaced(drive, replaced.slice(i, i + MAX_FILES_PER_TRASH), stamp);
+    }
     if (keys.length > 0) await objects.deleteMany(keys);
   }, () => ({ keys: freeing }));
   return taken;

@@ -8,6 +8,7 @@ import { LiveFolders } from '../../functions/core/live-folders';
 import { advanceJob, resumeStalledJobs } from '../../functions/core/jobs';
 import { JOURNAL_SWEEP_AFTER_MS, sweepJournal } from '../../functions/core/journal';
 import { acceptMove } from '../../functions/core/move';
+import { parentOf } from '../../functions/core/paths';
 import type { FileNode, FolderNode, Job } from '../../functions/core/ports';
 import { folderState, jobState } from '../../functions/core/protocol/states';
 import { uploadFiles } from '../../functions/core/upload';
@@ -282,6 +283,38 @@ describe('the hot path (docs/hot-path-design.md)', () => {
     const [made] = await warm('/gone/h', 'f');
     expect((await ports.nodes.get(DRIVE, '/gone'))?.kind).toBe('folder');
     expect(await bytesOf(made)).toBe('f');
+  });
+
+  // Review of the warm upload: a refused write, which wrote nothing, makes the first read then and answers as it
+  // does (before the fix: a folder at the path with a condition answered 412 "a file is there"; a marked folder
+  // above with a condition, 412; a file above with a condition, 412; a no-replace key under a mark, "is taken").
+  it('answers a refused warm or root upload as the first read does: marks and files above first, then a folder, then the condition', async () => {
+    const liveFolders = new LiveFolders(60_000);
+    await upload('/a/f', '/a/g');
+    await ensureFolders(ports.nodes, DRIVE, ['/docs', '/a/sub'], 'now');
+    const send = (path: string, target: { ifMatch?: string; ifNoneMatch?: '*' } = {}, replace?: boolean) => {
+      liveFolders.note(DRIVE, [parentOf(path)]);
+      return uploadFiles({ ...ports, liveFolders }, DRIVE, [{ filename: 'x', data: Buffer.from('new') }], [{ path, ...target }], undefined, replace === undefined ? {} : { replace });
+    };
+    const objectsBefore = new Set(ports.objects.objects.keys());
+    await expect(send('/docs', { ifNoneMatch: '*' })).rejects.toThrow('/docs is a folder, so a file cannot be stored there');
+    await expect(send('/docs', { ifMatch: 'abc' })).rejects.toThrow('/docs is a folder, so a file cannot be stored there');
+    await expect(send('/a/sub', { ifNoneMatch: '*' })).rejects.toThrow('/a/sub is a folder, so a file cannot be stored there');
+    await expect(send('/a/g/x', { ifMatch: 'abc' })).rejects.toThrow('/a/g is a file, so it cannot be a folder');
+    await ports.nodes.markDeleting(DRIVE, await folder('/a'), 'recursive');
+    await expect(send('/a/f', { ifNoneMatch: '*' })).rejects.toThrow('folder /a is being deleted');
+    await expect(send('/a/f', {}, false)).rejects.toThrow('folder /a is being deleted');
+    await expect(send('/a/sub')).rejects.toThrow('folder /a is being deleted');
+    expect(new Set(ports.objects.objects.keys())).toEqual(objectsBefore);
+  });
+
+  it('names the shallowest mark above a record it wrote, as the first read does', async () => {
+    await upload('/a/b/first');
+    const liveFolders = new LiveFolders(60_000);
+    liveFolders.note(DRIVE, ['/a/b']);
+    await ports.nodes.markDeleting(DRIVE, await folder('/a/b'), 'recursive');
+    await ports.nodes.markMoving(DRIVE, await folder('/a'), 'job-1');
+    await expect(uploadFiles({ ...ports, liveFolders }, DRIVE, [{ filename: 'x', data: Buffer.from('x') }], [{ path: '/a/b/x' }])).rejects.toThrow('folder /a is being moved');
   });
 
   it('makes missing folders of a one-file upload after its bytes are stored, top-down: one chain of calls', async () => {

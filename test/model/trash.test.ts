@@ -14,6 +14,7 @@ import { type RestoreOutcome, acceptRestore, attemptJobId } from '../../function
 import { DriveError } from '../../functions/core/errors';
 import { ROOT, parentOf } from '../../functions/core/paths';
 import { PURGE_LEASE_MS, type TrashPolicy, trashId } from '../../functions/core/trash';
+import { LiveFolders } from '../../functions/core/live-folders';
 import { uploadFiles } from '../../functions/core/upload';
 import { type MemoryPorts, gatePorts, memoryPorts } from './memory-ports';
 
@@ -193,6 +194,27 @@ describe('the trash on memory ports', () => {
     expect(await purgeItem(deps(), DRIVE, row.id, 'p')).toMatchObject({ files: 4 });
     for (const file of files) expect(ports.objects.objects.has(file.objectKey)).toBe(false);
     expect(ports.trash.all(DRIVE)).toEqual([]);
+  });
+
+  // Review of the warm upload (docs/hot-path-design.md): an upload into a folder it found live writes before it
+  // reads; replacing a file in a folder a recursive delete has taken, it withdraws (409), and what it replaced,
+  // which the delete can no longer find, goes into the trash as its own row, not freed (trash-design.md,
+  // "Writes": withdrawing under a `recursive` mark). Before the fix its bytes were deleted: a file lost.
+  it('trashes what a withdrawing upload replaced under a recursive mark, as its own row', async () => {
+    const v1 = await upload('/r/f', 'v1');
+    const outcome = await acceptDelete(deps(), DRIVE, '/r', true, 0);
+    expect(outcome.done).toBe(false);
+    // The folder found live before the delete: the upload writes, then reads the mark, and withdraws.
+    const liveFolders = new LiveFolders(60_000);
+    liveFolders.note(DRIVE, ['/r']);
+    const replacing = uploadFiles({ ...deps(), liveFolders }, DRIVE, [{ filename: 'x', data: Buffer.from('v2') }], [{ path: '/r/f' }]);
+    await expect(replacing).rejects.toThrow('folder /r is being deleted');
+    expect(rows().find((row) => row.file?.id === v1.id)).toMatchObject({ type: 'file', path: '/r/f', reason: 'replaced' });
+    expect(await bytesOf(v1)).toBe('v1');
+    for (let message = ports.queue.take(), steps = 0; message && steps < 50; message = ports.queue.take(), steps++) await advanceJob(deps(), message.id, message.drive, 0);
+    expect(ports.nodes.all(DRIVE).filter((node) => node.path.startsWith('/r'))).toEqual([]);
+    expect(await restoreFile(deps(), DRIVE, rows().find((row) => row.file?.id === v1.id)!.id, {})).toMatchObject({ id: v1.id });
+    expect(await bytesOf(v1)).toBe('v1');
   });
 
   it('deletes as before with DRIVE_TRASH_DAYS=0: nothing in the trash, the bytes gone', async () => {
