@@ -35,9 +35,18 @@ function send(method: string, target: string, headers: Record<string, string>, b
   });
 }
 
-/** Every answer is a success or a JSON error of the spec's shape, never a 5xx. */
+/**
+ * Every answer is a success or a JSON error of the spec's shape, never a 5xx. A success may be a 202: a recursive
+ * delete that outlasts its budget is handed to a job, which a busy machine's fuzzed delete does (it failed here,
+ * beside a second suite, as a 202 read for an error).
+ */
 function expectWellFormed(reply: Reply, what: string): void {
   if (reply.status === 200) return;
+  if (reply.status === 202) {
+    expect(reply.contentType).toContain('application/json');
+    expect((JSON.parse(reply.body) as { data?: { job?: unknown } }).data?.job).toBeDefined();
+    return;
+  }
   expect({ what, status: reply.status }).toEqual({ what, status: expect.any(Number) });
   expect(reply.status).toBeLessThan(500);
   expect(reply.contentType).toContain('application/json');
