@@ -51,7 +51,8 @@ describe(`a ${SECONDS}-second mixed load at concurrency ${WORKERS}`, () => {
             stats.refused++;
             continue;
           }
-          if (res.status !== 200 && res.status !== 404) stats.errors.push(`delete ${res.status}`);
+          // 202: a delete that outlasted its budget (a busy machine) goes on as a job; its files are gone for readers.
+          if (res.status !== 200 && res.status !== 202 && res.status !== 404) stats.errors.push(`delete ${res.status}`);
           for (const path of [...files.keys()]) if (path.startsWith(`${folder}/`)) files.delete(path);
           stats.deletes++;
         }
