@@ -121,6 +121,8 @@ async function uploadOne(
   part: UploadPart,
   options: { replace?: boolean; conditions?: readonly (WriteCondition | undefined)[] },
 ): Promise<FileNode[]> {
+  // A put that failed may still have stored its object (a lost reply): its key is named.
+  const dropBytes = () => cleanUp(() => deps.objects.deleteMany([file.objectKey]), () => ({ keys: [file.objectKey] }));
   const put = deps.objects.put(file.objectKey, part.data, file.contentType, file.etag).then(
     () => undefined,
     (error: unknown) => ({ error }),
@@ -132,7 +134,7 @@ async function uploadOne(
   if (parent === ROOT || deps.liveFolders?.has(drive, parent)) {
     const failed = await put;
     if (failed) {
-      await cleanUp(() => deps.objects.deleteMany([file.objectKey]), () => ({ keys: [file.objectKey] }));
+      await dropBytes();
       throw failed.error;
     }
     return commitFiles(deps, drive, [file], { ...options, takenIsStored: true }, 'live');
@@ -151,8 +153,7 @@ async function uploadOne(
   ]);
   if (stored || 'error' in read) {
     if ('ensured' in read) await removeUnused(deps, drive, read.ensured.created);
-    // A put that failed may still have stored its object (a lost reply): its key is named.
-    await cleanUp(() => deps.objects.deleteMany([file.objectKey]), () => ({ keys: [file.objectKey] }));
+    await dropBytes();
     throw stored ? stored.error : (read as { error: unknown }).error;
   }
   return commitFiles(deps, drive, [file], { ...options, takenIsStored: true }, read.ensured);
@@ -289,14 +290,27 @@ export async function commitFiles(
   const replaced = results.flatMap((r) => (r.status === 'fulfilled' && r.value.ok && r.value.replaced ? [r.value.replaced] : []));
   const replacedKeys = replaced.map((file) => file.objectKey);
   if (replaced.length > 0 && deps.records && trashOn(deps.trashPolicy)) {
-    const { records } = deps;
-    const stamp = stampOf(deps.trashPolicy, 'replaced');
-    for (let i = 0; i < replaced.length; i += MAX_FILES_PER_TRASH) {
-      const group = replaced.slice(i, i + MAX_FILES_PER_TRASH);
-      await cleanUp(() => records.keepReplaced(drive, group, stamp), () => ({ keys: group.map((file) => file.objectKey) }));
-    }
+    await trashReplaced(deps.records, deps.trashPolicy, drive, replaced, (write, group) => cleanUp(write, () => ({ keys: group.map((file) => file.objectKey) })));
   } else if (replacedKeys.length > 0) await cleanUp(() => deps.objects.deleteMany(replacedKeys), () => ({ keys: replacedKeys }));
   return [...files];
+}
+
+/**
+ * Puts the files records replaced into the trash, `replaced` rows of `MAX_FILES_PER_TRASH` a write; `each`
+ * wraps each write (step 7 reports a failed one and goes on).
+ */
+async function trashReplaced(
+  records: FileRecords,
+  policy: TrashPolicy,
+  drive: string,
+  replaced: readonly FileNode[],
+  each: (write: () => Promise<void>, group: readonly FileNode[]) => Promise<void> = (write) => write(),
+): Promise<void> {
+  const stamp = stampOf(policy, 'replaced');
+  for (let i = 0; i < replaced.length; i += MAX_FILES_PER_TRASH) {
+    const group = replaced.slice(i, i + MAX_FILES_PER_TRASH);
+    await each(async () => void (await records.keepReplaced(drive, group, stamp)), group);
+  }
 }
 
 /**
@@ -383,17 +397,15 @@ async function undo(
     // trash on it goes there as its own row (`replaced`), as on success (docs/trash-design.md, "Writes"); else freed.
     const replaced = freed.flatMap(({ replaced }) => (replaced ? [replaced] : []));
     const { records, trashPolicy } = deps;
-    const trashing = replaced.length > 0 && records !== undefined && trashPolicy !== undefined && trashOn(trashPolicy);
-    const keys = freed.flatMap(({ ours, more }) => [...(ours && !options.keepBytes ? [ours] : []), ...(more ?? [])]);
-    if (!trashing) keys.push(...replaced.map((file) => file.objectKey));
-    freeing = trashing ? [...keys, ...replaced.map((file) => file.objectKey)] : keys;
+    const trashing = replaced.length > 0 && records !== undefined && trashOn(trashPolicy);
+    const own = freed.flatMap(({ ours, more }) => [...(ours && !options.keepBytes ? [ours] : []), ...(more ?? [])]);
+    const replacedKeys = replaced.map((file) => file.objectKey);
+    const keys = trashing ? own : [...own, ...replacedKeys];
+    freeing = [...own, ...replacedKeys];
     const left = freed.map(({ left }) => left);
     // Not freed either way: a note that failed leaves them to fsck (named by nothing once the entry closes).
     if (options.noted && deps.journal && left.some((record) => record !== undefined)) await deps.journal.leave(options.noted, left).catch(() => undefined);
-    if (trashing) {
-      const stamp = stampOf(trashPolicy, 'replaced');
-      for (let i = 0; i < replaced.length; i += MAX_FILES_PER_TRASH) await records.keepReplaced(drive, replaced.slice(i, i + MAX_FILES_PER_TRASH), stamp);
-    }
+    if (trashing) await trashReplaced(records, trashPolicy, drive, replaced);
     if (keys.length > 0) await objects.deleteMany(keys);
   }, () => ({ keys: freeing }));
   return taken;
