@@ -1,4 +1,5 @@
 import { jobs } from './wiring/jobs';
+import { records } from './wiring/records';
 import { journal } from './wiring/journal';
 import { nodes } from './wiring/nodes';
 import { objects } from './wiring/objects';
@@ -7,7 +8,7 @@ import { JOB_STALL_MS } from './core/delete-folder';
 import { resumeStalledJobs } from './core/jobs';
 import { sweepJournal } from './core/journal';
 import { sweepTrash } from './core/purge';
-import { trash, trashClock } from './wiring/trash';
+import { trash, trashClock, trashPolicy } from './wiring/trash';
 import { log } from './telemetry/log';
 import { setting } from './config';
 
@@ -21,7 +22,7 @@ const stallMs = setting('jobStallMs') ?? JOB_STALL_MS;
  * purge time.
  */
 export const handler = async (): Promise<{ closed: number; resumed: number; purged: number }> => {
-  const closed = await sweepJournal({ nodes, objects, journal, trash });
+  const closed = await sweepJournal({ nodes, objects, journal, trash, records, trashPolicy: trashPolicy() });
   if (closed > 0) log('INFO', 'swept the journal entries of interrupted uploads', { closed });
   const resumed = await resumeStalledJobs({ jobs, queue: jobQueue }, new Date(), stallMs);
   if (resumed > 0) log('INFO', 'sent stalled delete jobs to the worker again', { resumed });

@@ -19,6 +19,8 @@ const WITHDRAWN = 'withdrawn';
 const REPLACED = 'replaced';
 /** Bytes of those records the writer left to the sweep (`leave`): a list of `{ path, objectKey }` maps. */
 const LEFT = 'left';
+/** The id of the key whose request opened the entry (`JournalEntry.createdBy`), kept in the room the id and dates take. */
+const CREATED_BY = 'createdBy';
 /**
  * Room an item keeps for each file's note, beyond a path and a key (an id, a size, a content type, dates, an
  * ETag, a `pending` id, and the JSON around them: about 350 bytes with a short content type); a replaced
@@ -39,10 +41,10 @@ export class DynamoUploadJournal implements UploadJournal {
     private readonly table: string,
   ) {}
 
-  async open(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date): Promise<string[]> {
+  async open(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date, by?: string): Promise<string[]> {
     const ids: string[] = [];
     for (const group of bySize(files)) {
-      const item = journalItem(drive, group, sweepAfter);
+      const item = journalItem(drive, group, sweepAfter, by);
       await this.client.send(new PutItemCommand({ TableName: this.table, Item: item }));
       for (let i = 0; i < group.length; i++) ids.push(item[PK].S!);
     }
@@ -158,18 +160,20 @@ export class DynamoUploadJournal implements UploadJournal {
 }
 
 /** A new journal entry's item, naming `files` (few enough for one item): for writes that open one in a transaction. */
-export function journalItem(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date): Item {
+export function journalItem(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date, by?: string): Item {
   return {
     [PK]: { S: `${ID_PREFIX}${randomUUID()}` },
     drive: { S: drive },
     files: { S: JSON.stringify(files.map((file) => [file.path, file.objectKey])) },
     sweepAfter: { S: sweepAfter.toISOString() },
+    ...(by !== undefined ? { [CREATED_BY]: { S: by } } : {}),
   };
 }
 
 function fromItem(item: Item): JournalEntry {
   const files = JSON.parse(item.files.S!) as [string, string][];
   const entry: JournalEntry = { id: item[PK].S!, drive: item.drive.S!, files: files.map(([path, objectKey]) => ({ path, objectKey })), sweepAfter: item.sweepAfter.S! };
+  if (item[CREATED_BY]?.S !== undefined) entry.createdBy = item[CREATED_BY].S;
   const left = leftOf(item);
   return { ...entry, ...(item[WITHDRAWN]?.BOOL === true ? { withdrawn: true as const, replaced: replacedOf(item) } : {}), ...(left.length > 0 ? { left } : {}) };
 }

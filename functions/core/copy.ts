@@ -38,7 +38,7 @@ export async function copyFile(deps: CopyDeps, drive: string, from: string, to: 
   const id = randomUUID();
   const copy: FileNode = { ...source, id, path: to, createdAt: new Date().toISOString(), objectKey: `${drive}/${id}` };
   delete copy.pending;
-  const [entry] = await deps.journal.open(drive, [copy], new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS));
+  const [entry] = await deps.journal.open(drive, [copy], new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS), deps.trashPolicy?.by);
   const etag = await deps.objects.copy(source.objectKey, copy.objectKey, source.size);
   if (etag === undefined) {
     await closeJournal(deps.journal, [entry]);
@@ -191,7 +191,7 @@ async function copyFiles(deps: CopyDeps, drive: string, files: readonly FileNode
     return { kind: 'file', id, path: mapped(file.path), size: file.size, contentType: file.contentType, createdAt: now, objectKey: `${drive}/${id}`, etag: file.etag };
   });
   const wanted = copies.filter((copy) => !there.has(copy.path));
-  const entries = wanted.length > 0 ? await deps.journal.open(drive, wanted, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS)) : [];
+  const entries = wanted.length > 0 ? await deps.journal.open(drive, wanted, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS), deps.trashPolicy?.by) : [];
   const entryOf = new Map(wanted.map((copy, i) => [copy.path, entries[i]]));
   const outcomes = await mapLimit(copies, COPY_CONCURRENCY, async (copy, i): Promise<'copied' | 'skipped' | 'waiting'> => {
     const entry = entryOf.get(copy.path);

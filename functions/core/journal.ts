@@ -1,7 +1,7 @@
 import { cleanUp } from './clean-up';
-import type { FileNode, JournalEntry, NodeStore, ObjectStore, TrashStore, UploadJournal } from './ports';
+import type { FileNode, FileRecords, JournalEntry, NodeStore, ObjectStore, TrashStore, UploadJournal } from './ports';
 import { purgeClaimed } from './purge';
-import { PURGE_LEASE_MS } from './trash';
+import { PURGE_LEASE_MS, type TrashPolicy, trashOn, trashReplaced } from './trash';
 
 /**
  * How long after an upload starts it has surely ended (Lambda stops it at its 29 s timeout), with room for
@@ -20,7 +20,10 @@ export const JOURNAL_SWEEP_AFTER_MS = 5 * 60_000;
  * trash's, not freed; unless the entry is noted withdrawn, when that trash item is purged (what a write
  * answered 409 for survives neither in the tree nor in the trash). Returns the entries closed.
  */
-export async function sweepJournal(deps: { nodes: NodeStore; objects: ObjectStore; journal: UploadJournal; trash?: TrashStore }, now = new Date()): Promise<number> {
+export async function sweepJournal(
+  deps: { nodes: NodeStore; objects: ObjectStore; journal: UploadJournal; trash?: TrashStore; records?: FileRecords; trashPolicy?: TrashPolicy },
+  now = new Date(),
+): Promise<number> {
   let closed = 0;
   for (const entry of await deps.journal.due(now)) {
     const paths = [...new Set([...entry.files, ...(entry.left ?? [])].map((file) => file.path))];
@@ -50,16 +53,30 @@ export async function sweepJournal(deps: { nodes: NodeStore; objects: ObjectStor
       if (record && isYoung(record, now)) settled = false;
       else free.push(file.objectKey);
     }
+    // What the writer left was a file clients saw, replaced by its withdrawn record: with the trash on it goes
+    // there (`replaced`, by the writer's key) as it would have on the writer's success, where the note holds it.
+    const trashing = trashOn(deps.trashPolicy) && deps.records !== undefined;
+    const kept: FileNode[] = [];
     for (const file of entry.left ?? []) {
       const record = standing.get(file.path);
       if (record?.objectKey === file.objectKey) continue;
-      if (record && isYoung(record, now)) settled = false;
-      else free.push(file.objectKey);
+      if (record && isYoung(record, now)) {
+        settled = false;
+        continue;
+      }
+      const noted = trashing ? entry.replaced?.find((replaced) => replaced.path === file.path && replaced.objectKey === file.objectKey) : undefined;
+      if (noted && !kept.some((other) => other.objectKey === noted.objectKey)) kept.push(noted);
+      else if (!noted) free.push(file.objectKey);
     }
     if (!settled) continue;
     const keys = deps.trash && free.length > 0 ? await keptInTrash({ ...deps, trash: deps.trash }, entry, [...new Set(free)], now) : [...new Set(free)];
     if (keys.length > 0) await deps.objects.deleteMany(keys);
     await deps.journal.close([entry.id]);
+    // After the close, so that a sweep run again never trashes them twice: stopped in between, they are named by
+    // nothing, for fsck, as a failed delete leaves them (the writer's own step 7 has the same moment).
+    if (kept.length > 0 && deps.records && deps.trashPolicy) {
+      await trashReplaced(deps.records, { ...deps.trashPolicy, by: entry.createdBy }, entry.drive, kept, (write, group) => cleanUp(write, () => ({ keys: group.map((file) => file.objectKey) })));
+    }
     closed++;
   }
   return closed;

@@ -387,13 +387,16 @@ export interface JournalEntry {
   files: { path: string; objectKey: string }[];
   /** When the upload that opened the entry has surely ended, whatever became of it. */
   sweepAfter: string;
+  /** The id of the key whose request opened it (`UploadJournal.open`'s `by`): who removed what its sweep trashes. */
+  createdBy?: string;
   /** Noted by `UploadJournal.withdraw`: the writer that opened it withdrew, so no record of its may stand. */
   withdrawn?: true;
   /** The note's records its own replaced (`WithdrawnNote`), each at its path: what goes back where its own goes. */
   replaced?: FileNode[];
   /**
    * Bytes of records in `replaced` that the writer, finding its own record taken, left to the sweep
-   * (`UploadJournal.leave`): kept if a record at the path names them then, else deleted (gap 12).
+   * (`UploadJournal.leave`): kept if a record at the path names them then; else, with the trash on, trashed
+   * (`replaced`, by `createdBy`) as the record `replaced` names, or deleted where the note could not hold it (gap 12).
    */
   left?: { path: string; objectKey: string }[];
 }
@@ -413,8 +416,11 @@ export interface WithdrawnNote {
  * crash) leaves its entry open, and the sweep (`sweepJournal`) deletes the bytes no record points to.
  */
 export interface UploadJournal {
-  /** Notes `files` of `drive`, to be swept after `sweepAfter` unless closed first; returns the id of each file's entry (files share one). */
-  open(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date): Promise<string[]>;
+  /**
+   * Notes `files` of `drive`, to be swept after `sweepAfter` unless closed first, by the request of the key `by`;
+   * returns the id of each file's entry (files share one).
+   */
+  open(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date, by?: string): Promise<string[]>;
   /** Closes entries whose bytes are accounted for (an id named twice is closed once). */
   close(ids: readonly string[]): Promise<void>;
   /** The open entries past their `sweepAfter`. */

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { FileNode, TrashMember, TrashReason, TrashRow, TrashStamp } from './ports';
+import { type FileNode, type FileRecords, MAX_FILES_PER_TRASH, type TrashMember, type TrashReason, type TrashRow, type TrashStamp } from './ports';
 
 // The trash (issue 28, docs/trash-design.md): what deletes and replacements take from the tree is kept as
 // trash items for `trashDays` days, then purged. The writes that move a record into or out of the trash are
@@ -36,6 +36,24 @@ export function stampOf(policy: TrashPolicy, reason: TrashReason): TrashStamp {
     purgeAt: new Date(now.getTime() + policy.days * DAY_MS).toISOString(),
     ...(policy.by !== undefined ? { deletedBy: policy.by } : {}),
   };
+}
+
+/**
+ * Puts the files records replaced into the trash, `replaced` rows of `MAX_FILES_PER_TRASH` a write; `each`
+ * wraps each write (step 7 reports a failed one and goes on).
+ */
+export async function trashReplaced(
+  records: FileRecords,
+  policy: TrashPolicy,
+  drive: string,
+  replaced: readonly FileNode[],
+  each: (write: () => Promise<void>, group: readonly FileNode[]) => Promise<void> = (write) => write(),
+): Promise<void> {
+  const stamp = stampOf(policy, 'replaced');
+  for (let i = 0; i < replaced.length; i += MAX_FILES_PER_TRASH) {
+    const group = replaced.slice(i, i + MAX_FILES_PER_TRASH);
+    await each(async () => void (await records.keepReplaced(drive, group, stamp)), group);
+  }
 }
 
 /**

@@ -6,11 +6,11 @@ import { DriveError, badRequest, conflict, forbidden, invalid, preconditionFaile
 import { type Standing, beingDeleted, beingMoved, ensureFolders, recheckFolders, removeUnused } from './folders';
 import { ROOT, ancestorsOf, childPath, joinPath, nameOf, parentOf, parseName, parsePath } from './paths';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal, putBackWithdrawn } from './journal';
-import { type DriveNode, type FileNode, type FileRecords, type FolderNode, type JobStore, MAX_FILES_PER_TRASH, type NodeStore, type ObjectStore, type PutFileResult, type UploadJournal, type WriteCondition } from './ports';
+import { type DriveNode, type FileNode, type FileRecords, type FolderNode, type JobStore, type NodeStore, type ObjectStore, type PutFileResult, type UploadJournal, type WriteCondition } from './ports';
 import { cleanUp } from './clean-up';
 import { depthOf } from './tree';
 import type { LiveFolders } from './live-folders';
-import { type TrashPolicy, stampOf, trashOn } from './trash';
+import { type TrashPolicy, trashOn, trashReplaced } from './trash';
 
 /** One `files` part of an upload. */
 export interface UploadPart {
@@ -87,7 +87,7 @@ export async function uploadFiles(
 
   // Several files: noted before the bytes are stored, so that whatever stops this request, the sweep finds what
   // it left. A failed request leaves its entry open too, for the sweep to check what its clean-up may have missed.
-  const entries = deps.journal ? await deps.journal.open(drive, files, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS)) : [];
+  const entries = deps.journal ? await deps.journal.open(drive, files, new Date(Date.now() + JOURNAL_SWEEP_AFTER_MS), deps.trashPolicy?.by) : [];
   // Each record names its entry until the entry closes: a move waits for that (FileRecords in ports.ts).
   entries.forEach((entry, i) => (files[i].pending = entry));
   const stored = await settleLimit(files, WRITE_CONCURRENCY, (file, i) => objects.put(file.objectKey, parts[i].data, file.contentType, file.etag));
@@ -293,24 +293,6 @@ export async function commitFiles(
     await trashReplaced(deps.records, deps.trashPolicy, drive, replaced, (write, group) => cleanUp(write, () => ({ keys: group.map((file) => file.objectKey) })));
   } else if (replacedKeys.length > 0) await cleanUp(() => deps.objects.deleteMany(replacedKeys), () => ({ keys: replacedKeys }));
   return [...files];
-}
-
-/**
- * Puts the files records replaced into the trash, `replaced` rows of `MAX_FILES_PER_TRASH` a write; `each`
- * wraps each write (step 7 reports a failed one and goes on).
- */
-async function trashReplaced(
-  records: FileRecords,
-  policy: TrashPolicy,
-  drive: string,
-  replaced: readonly FileNode[],
-  each: (write: () => Promise<void>, group: readonly FileNode[]) => Promise<void> = (write) => write(),
-): Promise<void> {
-  const stamp = stampOf(policy, 'replaced');
-  for (let i = 0; i < replaced.length; i += MAX_FILES_PER_TRASH) {
-    const group = replaced.slice(i, i + MAX_FILES_PER_TRASH);
-    await each(async () => void (await records.keepReplaced(drive, group, stamp)), group);
-  }
 }
 
 /**

@@ -48,7 +48,7 @@ describe('DynamoUploadJournal: an item with its note and its left bytes', () => 
     const journal = new DynamoUploadJournal(dynamo.client, LOCAL_RESOURCES.uploadsTable);
     const replaced = Array.from({ length: 1000 }, (_, i) => recordAt(longPath(i, 1024), i));
     const files = replaced.map((record, i) => ({ path: record.path, objectKey: `${DRIVE}/22222222-2222-4222-8222-${String(i).padStart(12, '0')}` }));
-    const ids = await journal.open(DRIVE, files, new Date(0));
+    const ids = await journal.open(DRIVE, files, new Date(0), '0123456789abcdef');
 
     // Act: the writer withdraws (its note carries what each record replaced), then finds each record taken
     // by another upload (a concurrent sync of the same folder), and names the replaced bytes for the sweep.
@@ -62,6 +62,10 @@ describe('DynamoUploadJournal: an item with its note and its left bytes', () => 
     expect(left).toBeUndefined();
     const entries = (await journal.due(new Date())).filter((entry) => ids.includes(entry.id));
     expect(entries.flatMap((entry) => entry.left ?? []).length).toBe(1000);
+    // What the sweep trashes them as: each left key's record in the note, under the key that opened the entry.
+    expect(entries.every((entry) => entry.createdBy === '0123456789abcdef')).toBe(true);
+    const noted = new Set(entries.flatMap((entry) => (entry.replaced ?? []).map((record) => record.objectKey)));
+    expect(entries.flatMap((entry) => entry.left ?? []).every((file) => noted.has(file.objectKey))).toBe(true);
   });
 
   it('notes what each record replaced on a withdrawal of 1,000 files whose 1 KB paths hold backslashes', async () => {

@@ -234,14 +234,14 @@ export class MemoryUploadJournal implements UploadJournal {
   }
 
   /** Opens one entry naming `files` (what a `FileRecords` transaction puts); returns its id. */
-  add(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date): string {
+  add(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date, by?: string): string {
     const id = `journal#${randomUUID()}`;
-    this.entries.set(id, { id, drive, files: files.map(({ path, objectKey }) => ({ path, objectKey })), sweepAfter: sweepAfter.toISOString() });
+    this.entries.set(id, { id, drive, files: files.map(({ path, objectKey }) => ({ path, objectKey })), sweepAfter: sweepAfter.toISOString(), ...(by !== undefined ? { createdBy: by } : {}) });
     return id;
   }
 
-  async open(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date): Promise<string[]> {
-    const id = this.add(drive, files, sweepAfter);
+  async open(drive: string, files: readonly { path: string; objectKey: string }[], sweepAfter: Date, by?: string): Promise<string[]> {
+    const id = this.add(drive, files, sweepAfter, by);
     return files.map(() => id);
   }
 

@@ -217,6 +217,56 @@ describe('the trash on memory ports', () => {
     expect(await bytesOf(v1)).toBe('v1');
   });
 
+  // Gap 12's `left` bytes (protocol/README.md, "The journal sweep"): a several-file upload X replaced P at /f,
+  // withdrew (its note names P), found its record taken by a writer Y that stands, and left P's bytes to its
+  // entry's sweep. P was a file clients saw, and nothing names it now: the trash keeps it, as X's success would.
+  async function leftBehind(by?: string): Promise<{ p: FileNode; entry: string }> {
+    const p = await upload('/f', 'p');
+    const [entry] = await ports.journal.open(DRIVE, [{ path: '/f', objectKey: `${DRIVE}/x` }], new Date(Date.now()), by);
+    const x: FileNode = { ...p, id: 'x', objectKey: `${DRIVE}/x`, etag: 'x', pending: entry, createdAt: new Date().toISOString() };
+    await ports.objects.put(x.objectKey, Buffer.from('x'), 'text/plain');
+    expect(await ports.nodes.putFile(DRIVE, x)).toMatchObject({ ok: true, replaced: { id: p.id } });
+    await ports.journal.withdraw([entry], [p]);
+    // Y takes X's record (its step 7 trashes X's record, which the sweep purges: X withdrew).
+    await upload('/f', 'y');
+    await ports.journal.leave([entry], [p]);
+    return { p, entry };
+  }
+
+  it("trashes the bytes a withdrawn writer left to the sweep as `replaced`, by the writer's key", async () => {
+    const { p } = await leftBehind('key_2');
+    expect(rows().filter((row) => row.file?.id === p.id)).toEqual([]);
+    expect(await sweepJournal(deps(), new Date(Date.now() + 2 * JOURNAL_SWEEP_AFTER_MS))).toBe(1);
+    const kept = rows().filter((row) => row.file?.id === p.id);
+    expect(kept).toEqual([expect.objectContaining({ type: 'file', path: '/f', reason: 'replaced', deletedBy: 'key_2' })]);
+    expect(await bytesOf(p)).toBe('p');
+    expect(ports.journal.entries.size).toBe(0);
+    // A second sweep finds nothing to do and trashes nothing twice.
+    expect(await sweepJournal(deps(), new Date(Date.now() + 3 * JOURNAL_SWEEP_AFTER_MS))).toBe(0);
+    expect(rows().filter((row) => row.file?.id === p.id)).toHaveLength(1);
+    expect(await restoreFile(deps(), DRIVE, kept[0].id, { to: '/back' })).toMatchObject({ id: p.id, path: '/back' });
+    expect(await bytesOf(p)).toBe('p');
+  });
+
+  it('deletes the bytes a withdrawn writer left with the trash off, as before', async () => {
+    const { p } = await leftBehind('key_2');
+    policy = { days: 0, by: 'key_1', now: () => now };
+    expect(await sweepJournal(deps(), new Date(Date.now() + 2 * JOURNAL_SWEEP_AFTER_MS))).toBe(1);
+    expect(rows().filter((row) => row.file?.id === p.id)).toEqual([]);
+    expect(ports.objects.objects.has(p.objectKey)).toBe(false);
+  });
+
+  it("opens a several-file upload's journal entry under the request's key", async () => {
+    const opened: (string | undefined)[] = [];
+    const open = ports.journal.open.bind(ports.journal);
+    ports.journal.open = async (drive, files, sweepAfter, by) => {
+      opened.push(by);
+      return open(drive, files, sweepAfter, by);
+    };
+    await uploadFiles(deps(), DRIVE, [{ filename: 'a', data: Buffer.from('a') }, { filename: 'b', data: Buffer.from('b') }], [{ path: '/m/a' }, { path: '/m/b' }]);
+    expect(opened).toEqual(['key_1']);
+  });
+
   it('deletes as before with DRIVE_TRASH_DAYS=0: nothing in the trash, the bytes gone', async () => {
     policy = { days: 0, by: 'key_1', now: () => now };
     const file = await upload('/a/f', 'v1');
