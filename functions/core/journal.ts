@@ -15,8 +15,8 @@ export const JOURNAL_SWEEP_AFTER_MS = 5 * 60_000;
  * record younger than `JOURNAL_SWEEP_AFTER_MS` waits for a later sweep: the upload that wrote it may yet fail
  * and put back the record it replaced, which may be the one this entry stored. An entry noted withdrawn: a
  * record of its own still standing goes, what it replaced back in its place (gap 13, gap 12), and the bytes
- * its writer left (`left`: what its records replaced, where it found them taken) stay only if a record at
- * the path names them. A key a trash item holds now (its note, `TrashNote`: a pending record trashed) is the
+ * its writer left (`left`: what its records replaced, where it found them taken) stay if a record at the
+ * path names them, else go to the trash or are deleted (`judgeLeft`). A key a trash item holds now (its note, `TrashNote`: a pending record trashed) is the
  * trash's, not freed; unless the entry is noted withdrawn, when that trash item is purged (what a write
  * answered 409 for survives neither in the tree nor in the trash). Returns the entries closed.
  */
@@ -53,33 +53,74 @@ export async function sweepJournal(
       if (record && isYoung(record, now)) settled = false;
       else free.push(file.objectKey);
     }
-    // What the writer left was a file clients saw, replaced by its withdrawn record: with the trash on it goes
-    // there (`replaced`, by the writer's key) as it would have on the writer's success, where the note holds it.
-    const trashing = trashOn(deps.trashPolicy) && deps.records !== undefined;
-    const kept: FileNode[] = [];
+    const left: { path: string; objectKey: string }[] = [];
     for (const file of entry.left ?? []) {
       const record = standing.get(file.path);
       if (record?.objectKey === file.objectKey) continue;
-      if (record && isYoung(record, now)) {
-        settled = false;
-        continue;
-      }
-      const noted = trashing ? entry.replaced?.find((replaced) => replaced.path === file.path && replaced.objectKey === file.objectKey) : undefined;
-      if (noted && !kept.some((other) => other.objectKey === noted.objectKey)) kept.push(noted);
-      else if (!noted) free.push(file.objectKey);
+      if (record && isYoung(record, now)) settled = false;
+      else left.push(file);
     }
     if (!settled) continue;
-    const keys = deps.trash && free.length > 0 ? await keptInTrash({ ...deps, trash: deps.trash }, entry, [...new Set(free)], now) : [...new Set(free)];
-    if (keys.length > 0) await deps.objects.deleteMany(keys);
-    await deps.journal.close([entry.id]);
-    // After the close, so that a sweep run again never trashes them twice: stopped in between, they are named by
-    // nothing, for fsck, as a failed delete leaves them (the writer's own step 7 has the same moment).
+    const { kept, deleted } = await judgeLeft(deps, entry, left, new Set(free));
+    // Rows before the close: each writes a trash note on its key, so a sweep run again after a stop in between
+    // finds the key the trash's and writes no second row.
     if (kept.length > 0 && deps.records && deps.trashPolicy) {
       await trashReplaced(deps.records, { ...deps.trashPolicy, by: entry.createdBy }, entry.drive, kept, (write, group) => cleanUp(write, () => ({ keys: group.map((file) => file.objectKey) })));
     }
+    const own = deps.trash && free.length > 0 ? await keptInTrash({ ...deps, trash: deps.trash }, entry, [...new Set(free)], now) : [...new Set(free)];
+    const keys = [...new Set([...own, ...deleted])];
+    if (keys.length > 0) await deps.objects.deleteMany(keys);
+    await deps.journal.close([entry.id]);
     closed++;
   }
   return closed;
+}
+
+/**
+ * What becomes of the bytes an entry's writer left (`left`, gap 12) that no record names now: each was a file
+ * clients saw, which the writer's withdrawn record replaced. Nothing of a key this sweep's own walk freed (`freed`:
+ * a withdrawn writer's record, its bytes deleted now), nor of one a trash item holds (its note: never purged here,
+ * even under a withdrawn entry). With the trash on, the record the note names goes there (`kept`: `replaced`),
+ * unless it was itself the record of a writer that withdrew (that writer's sweep or walk frees it) or its bytes
+ * are gone (such a writer's walk freed them first); it carries the entry that notes it (its own writer's, else
+ * this one), so that the row's trash note tells a later sweep the key is the trash's. Else, or where the note
+ * could not hold the record, deleted (`deleted`).
+ */
+async function judgeLeft(
+  deps: { objects: ObjectStore; journal: UploadJournal; trash?: TrashStore; records?: FileRecords; trashPolicy?: TrashPolicy },
+  entry: JournalEntry,
+  left: readonly { path: string; objectKey: string }[],
+  freed: ReadonlySet<string>,
+): Promise<{ kept: FileNode[]; deleted: string[] }> {
+  const candidates = [...new Map(left.filter((file) => !freed.has(file.objectKey)).map((file) => [file.objectKey, file])).values()];
+  if (candidates.length === 0) return { kept: [], deleted: [] };
+  const noted = deps.trash ? await deps.journal.trashNotes(entry.id, candidates.map((file) => file.objectKey)) : new Map<string, unknown>();
+  const trashing = trashOn(deps.trashPolicy) && deps.records !== undefined;
+  const kept: FileNode[] = [];
+  const deleted: string[] = [];
+  for (const file of candidates) {
+    if (noted.has(file.objectKey)) continue;
+    const record = trashing ? entry.replaced?.find((replaced) => replaced.path === file.path && replaced.objectKey === file.objectKey) : undefined;
+    if (!record) {
+      deleted.push(file.objectKey);
+      continue;
+    }
+    if (record.pending !== undefined) {
+      if (await deps.journal.withdrew(record.pending)) continue;
+      if ((await deps.journal.trashNotes(record.pending, [file.objectKey])).has(file.objectKey)) continue;
+    }
+    if (!(await stored(deps.objects, file.objectKey))) continue;
+    kept.push({ ...record, pending: record.pending ?? entry.id });
+  }
+  return { kept, deleted };
+}
+
+/** Whether an object is stored under `key` (opened, its stream let go unread). */
+async function stored(objects: ObjectStore, key: string): Promise<boolean> {
+  const opened = await objects.open(key);
+  if (!opened) return false;
+  opened.body.destroy();
+  return true;
 }
 
 /** A record written so lately that the upload that wrote it may still fail and put back what it replaced. */
