@@ -260,16 +260,14 @@ export async function abortUpload(deps: LargeUploadDeps, drive: string, id: stri
 }
 
 /**
- * Deletes what `session` left in the object store: the multipart upload and its parts, and an object a
- * failed completion assembled, unless a record points to it (a completion that stored the file and
- * then failed to end its session).
+ * Deletes what `session` left in the object store that no record can name: the multipart upload and its
+ * parts. An object a completion assembled stays: a completion that stored the file and then failed to end its
+ * session (a clean-up) answered 200, and its record may since have moved, or gone into the trash, where
+ * nothing here can find it by the session's path. The scheduled consistency check deletes the object once
+ * nothing names it, as it does one whose session expired (docs/operations.md).
  */
-export async function discardUpload(deps: Pick<LargeUploadDeps, 'nodes' | 'objects' | 'parts'>, session: UploadSession): Promise<void> {
+export async function discardUpload(deps: Pick<LargeUploadDeps, 'parts'>, session: UploadSession): Promise<void> {
   await deps.parts.abort(session.objectKey, session.multipartId);
-  if (!(await deps.parts.head(session.objectKey))) return;
-  const recorded = await deps.nodes.get(session.drive, session.path);
-  if (recorded?.kind === 'file' && recorded.id === session.fileId) return;
-  await deps.objects.deleteMany([session.objectKey]);
 }
 
 /**
