@@ -1,6 +1,7 @@
 import { guard } from './wiring/guard';
 import { idempotency } from './wiring/idempotency';
 import { largeUploads } from './wiring/large-uploads';
+import { trashPolicy } from './wiring/trash';
 import { mayReplace } from './core/access';
 import { completeUpload, sessionVisibleTo } from './core/large-upload';
 import { jsonHandler } from './http/api-handler';
@@ -31,6 +32,6 @@ const MESSAGES: Messages = {
 export const handler = jsonHandler({ permission: 'upload', guard, idempotency, stores: { largeUploads } }, async (event, { caller, drive, stores }) => {
   const id = uploadIdOf(event);
   const { parts } = jsonInput(bodyOf(event), CompleteUploadRequest, EXAMPLE, MESSAGES);
-  const file = await completeUpload(stores.largeUploads, drive, id, parts, sessionVisibleTo(caller), { replace: mayReplace(caller) });
+  const file = await completeUpload({ ...stores.largeUploads, trashPolicy: trashPolicy(caller) }, drive, id, parts, sessionVisibleTo(caller), { replace: mayReplace(caller) });
   return fileView(file, baseUrlOf(event));
 });

@@ -4,7 +4,8 @@ import { contentTypeFor } from './content-type';
 import { type Caller, withinPrefix } from './access';
 import { DriveError, conflict, invalid, notFound } from './errors';
 import { ROOT, nameOf, parentOf } from './paths';
-import type { DriveNode, FileNode, JobStore, MultipartStore, NodeStore, ObjectStore, StoredPart, UploadSession, UploadSessionStore, WriteCondition } from './ports';
+import type { DriveNode, FileNode, FileRecords, JobStore, MultipartStore, NodeStore, ObjectStore, StoredPart, UploadJournal, UploadSession, UploadSessionStore, WriteCondition } from './ports';
+import type { TrashPolicy } from './trash';
 import { RecordTaken, commitFiles, conditionFailed, holds } from './upload';
 import { FolderBeingMoved } from './folders';
 import { multipartEtag, partSizeFor, unquote } from './multipart-rules';
@@ -37,6 +38,14 @@ export interface LargeUploadDeps {
   sessions: UploadSessionStore;
   /** Where a failed completion notes the jobs that remove the folders it made (`removeUnused`). */
   jobs?: JobStore;
+  /**
+   * With trash on (`trashPolicy`), what a completion replaces goes into the trash (`records`), as an upload's
+   * does (its step 7); and the journal's trash notes tell a discard that the trash holds a file the session
+   * stored (a record trashed while it still named the session in `pending`).
+   */
+  records?: FileRecords;
+  trashPolicy?: TrashPolicy;
+  journal?: UploadJournal;
 }
 
 export interface LargeUploadLimits {
@@ -260,14 +269,18 @@ export async function abortUpload(deps: LargeUploadDeps, drive: string, id: stri
 }
 
 /**
- * Deletes what `session` left in the object store that no record can name: the multipart upload and its
- * parts. An object a completion assembled stays: a completion that stored the file and then failed to end its
- * session (a clean-up) answered 200, and its record may since have moved, or gone into the trash, where
- * nothing here can find it by the session's path. The scheduled consistency check deletes the object once
- * nothing names it, as it does one whose session expired (docs/operations.md).
+ * Deletes what `session` left in the object store: the multipart upload and its parts, and an object a
+ * failed completion assembled, unless something names it: a record at its path (a completion that stored
+ * the file and then failed to end its session), or a trash item (that file, replaced or deleted since while
+ * its record still named the session in `pending`, left a trash note under the session's id).
  */
-export async function discardUpload(deps: Pick<LargeUploadDeps, 'parts'>, session: UploadSession): Promise<void> {
+export async function discardUpload(deps: Pick<LargeUploadDeps, 'nodes' | 'objects' | 'parts' | 'journal'>, session: UploadSession): Promise<void> {
   await deps.parts.abort(session.objectKey, session.multipartId);
+  if (!(await deps.parts.head(session.objectKey))) return;
+  const recorded = await deps.nodes.get(session.drive, session.path);
+  if (recorded?.kind === 'file' && recorded.id === session.fileId) return;
+  if (deps.journal && (await deps.journal.trashNotes(session.id, [session.objectKey])).has(session.objectKey)) return;
+  await deps.objects.deleteMany([session.objectKey]);
 }
 
 /**

@@ -5,7 +5,9 @@ import type { LargeUploadDeps, LargeUploadLimits } from '../core/large-upload';
 import { MAX_UPLOAD_EXPIRY_SECONDS, S3_MAX_OBJECT_BYTES } from '../core/large-upload';
 import { dynamodb } from './dynamodb';
 import { jobs } from './jobs';
+import { journal } from './journal';
 import { nodes } from './nodes';
+import { records } from './records';
 import { bucket, objects, s3 } from './objects';
 import { signer } from './signer';
 
@@ -15,6 +17,8 @@ export const largeUploads: LargeUploadDeps = {
   parts: new S3MultipartStore(s3, bucket, signer),
   sessions: new DynamoUploadSessions(dynamodb, setting('uploadsTable')),
   jobs,
+  records,
+  journal,
 };
 
 /**

@@ -7,6 +7,7 @@ import { mapLimit } from '../../functions/core/concurrency';
 import { DriveClient, type ErrorJson, type FileJson, type ListingJson, json } from '../support/api-client';
 import { runFsck } from '../support/fsck';
 import { type RunningHost, setUploadExpiry, startHost, stopHost, storedState, untilHost } from '../support/local-host';
+import { restoreItem, trashPage } from '../support/trash';
 import { localCredentials } from '../../lib/local/emulators';
 
 const KEY_A = 'large-a-key-29hVHaTbDrEgNFVFcigNCYZW';
@@ -141,13 +142,18 @@ describe('large uploads: presigned multipart (an extension of the spec)', () => 
     expect(Buffer.from(await (await drive.download({ path: '/small/one.bin' })).arrayBuffer()).equals(data)).toBe(true);
   });
 
-  it('replaces a file at the destination and deletes the old bytes', async () => {
+  it('replaces a file at the destination and keeps the old version in the trash, as an upload does', async () => {
     await drive.upload([{ data: 'old', filename: 'r.txt' }], [{ path: '/replace/r.txt' }]);
     const data = randomBytes(2048);
     const { body } = await start(drive, { path: '/replace/r.txt', size: data.length });
     const done = await complete(drive, body.data.upload_id, await putAll(body.data, data));
     expect(done.status).toBe(200);
     expect(Buffer.from(await (await drive.download({ path: '/replace/r.txt' })).arrayBuffer()).equals(data)).toBe(true);
+    const { items } = (await trashPage(drive, { path: '/replace' })).body.data;
+    expect(items).toEqual([expect.objectContaining({ type: 'file', path: '/replace/r.txt', size: 3, reason: 'replaced' })]);
+    const back = await restoreItem(drive, { id: items[0].id, to: '/replace/old.txt' });
+    expect(back.status).toBe(200);
+    expect(await (await drive.download({ path: '/replace/old.txt' })).text()).toBe('old');
     await expectFsckClean();
   });
 

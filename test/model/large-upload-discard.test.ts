@@ -25,10 +25,10 @@ function multipart(ports: MemoryPorts): MultipartStore & { open: Set<string> } {
   };
 }
 
-// A completion that stored the file and answered 200 but failed to end its session (a clean-up, reported only)
-// leaves the session for the client to abort or retry. Found by a review of the trash: the abort deleted the
-// assembled object when the record at the session's path was no longer the session's file, though the trash
-// (or a record elsewhere) still named it. An assembled object is now left to the consistency check.
+// Large uploads with the trash on (docs/trash-design.md, "Every write that removes or replaces"). Found by a
+// review of the trash: a completion that stored the file and answered 200 but failed to end its session (a
+// clean-up, reported only) leaves the session; once the file was replaced into the trash, an abort of that
+// session deleted the bytes the trash row holds. And a completion's own step 7 deleted what it replaced.
 
 it("keeps the bytes of a stored large upload, replaced into the trash since, when its leftover session is aborted", async () => {
   const ports = memoryPorts();
@@ -60,4 +60,26 @@ it("keeps the bytes of a stored large upload, replaced into the trash since, whe
   expect(ports.objects.objects.has(file.objectKey)).toBe(true);
   expect(parts.open.size).toBe(0);
   expect(await restoreFile(deps, DRIVE, row.id, { to: '/back' })).toMatchObject({ id: file.id });
+});
+
+it('puts the file a completion replaces into the trash, as an upload does', async () => {
+  const ports = memoryPorts();
+  const trashPolicy = { days: 7, by: 'key_1' };
+  const held = new Map<string, UploadSession>();
+  const sessions: UploadSessionStore = {
+    put: async (session) => void held.set(session.id, session),
+    get: async (_drive, id) => held.get(id),
+    claim: async (_drive, id) => held.get(id),
+    release: async () => undefined,
+    remove: async (id) => void held.delete(id),
+  };
+  const parts = multipart(ports);
+  const deps = { ...ports, parts, sessions, trashPolicy };
+  const [before] = await uploadFiles(deps, DRIVE, [{ filename: 'x', data: Buffer.from('old') }], [{ path: '/big' }]);
+  const { session } = await startUpload(deps, DRIVE, { path: '/big', size: 1 }, { maxFileBytes: 10, expirySeconds: 3600 });
+  await completeUpload(deps, DRIVE, session.id, [{ number: 1, etag: '"p1"' }]);
+  const rows = ports.trash.all(DRIVE).map(({ row }) => row).filter((row) => row.file?.id === before.id);
+  expect(rows).toEqual([expect.objectContaining({ reason: 'replaced', deletedBy: 'key_1' })]);
+  expect(ports.objects.objects.has(before.objectKey)).toBe(true);
+  expect(await restoreFile(deps, DRIVE, rows[0].id, { to: '/old' })).toMatchObject({ id: before.id });
 });
