@@ -14,7 +14,7 @@ const ROOT = join(__dirname, '..', '..');
 // own, and reads the SDK clients they made.
 let measured: Record<string, Measured>;
 beforeAll(async () => {
-  const { stdout } = await promisify(execFile)(process.execPath, nodeArgs('test/support/route-calls.ts'), { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await promisify(execFile)(process.execPath, nodeArgs('test/support/route-calls.ts'), { cwd: ROOT, env: process.env, maxBuffer: 16 * 1024 * 1024 });
   measured = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, Measured>;
 });
 
