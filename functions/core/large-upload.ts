@@ -40,8 +40,7 @@ export interface LargeUploadDeps {
   jobs?: JobStore;
   /**
    * With trash on (`trashPolicy`), what a completion replaces goes into the trash (`records`), as an upload's
-   * does (its step 7); and the journal's trash notes tell a discard that the trash holds a file the session
-   * stored (a record trashed while it still named the session in `pending`).
+   * does (its step 7); the journal is what that step and its undo read (trash notes, withdrawn writers).
    */
   records?: FileRecords;
   trashPolicy?: TrashPolicy;
@@ -269,18 +268,15 @@ export async function abortUpload(deps: LargeUploadDeps, drive: string, id: stri
 }
 
 /**
- * Deletes what `session` left in the object store: the multipart upload and its parts, and an object a
- * failed completion assembled, unless something names it: a record at its path (a completion that stored
- * the file and then failed to end its session), or a trash item (that file, replaced or deleted since while
- * its record still named the session in `pending`, left a trash note under the session's id).
+ * Deletes what `session` left in the object store that no record can name: the multipart upload and its
+ * parts. An object a completion assembled stays: a completion that stored the file and then failed to end its
+ * session (a clean-up) answered 200, and its file may since have gone into the trash, been put back by another
+ * writer's walk (naming that writer's journal entry in `pending`, not the session) or moved, where nothing here
+ * can tell that the object is still named. The scheduled consistency check deletes it once nothing names it,
+ * as it does one whose session expired (docs/large-files.md).
  */
-export async function discardUpload(deps: Pick<LargeUploadDeps, 'nodes' | 'objects' | 'parts' | 'journal'>, session: UploadSession): Promise<void> {
+export async function discardUpload(deps: Pick<LargeUploadDeps, 'parts'>, session: UploadSession): Promise<void> {
   await deps.parts.abort(session.objectKey, session.multipartId);
-  if (!(await deps.parts.head(session.objectKey))) return;
-  const recorded = await deps.nodes.get(session.drive, session.path);
-  if (recorded?.kind === 'file' && recorded.id === session.fileId) return;
-  if (deps.journal && (await deps.journal.trashNotes(session.id, [session.objectKey])).has(session.objectKey)) return;
-  await deps.objects.deleteMany([session.objectKey]);
 }
 
 /**

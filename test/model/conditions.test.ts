@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { DriveError } from '../../functions/core/errors';
 import { completeUpload, startUpload } from '../../functions/core/large-upload';
-import type { FileNode, MultipartStore, UploadSession, UploadSessionStore, WriteCondition } from '../../functions/core/ports';
+import type { FileNode, WriteCondition } from '../../functions/core/ports';
 import { type UploadTarget, uploadFiles } from '../../functions/core/upload';
-import { type MemoryPorts, gatePorts, memoryPorts } from './memory-ports';
+import { type MemoryPorts, gatePorts, memoryMultipart, memoryPorts, memorySessions } from './memory-ports';
 import { StepScheduler } from './step-scheduler';
 
 // The conditions of an upload (`if_match`, `if_none_match`; protocol/README.md, "Transitions", `putFile`) held
@@ -116,38 +116,6 @@ describe('a condition checked against a concurrent replace', () => {
 // retry, the record `pending` on its session, no journal entry): the session's condition, held by the same
 // `putFile`, raced with a plain replace over every order of the port calls, assembly included.
 describe("a large upload's condition at completion, against a concurrent replace", () => {
-  /** The multipart store in memory: one part of one byte, assembled into `ports.objects` as `L`. */
-  function multipart(ports: MemoryPorts): MultipartStore & { open: Set<string> } {
-    const open = new Set<string>();
-    return {
-      open,
-      begin: async () => (open.add('mp'), 'mp'),
-      partUrls: async (_key, _id, first, count) => Array.from({ length: count }, (_, i) => `https://s3.test/${first + i}`),
-      listParts: async (_key, id) => (open.has(id) ? [{ number: 1, etag: '"p1"', size: 1 }] : undefined),
-      complete: async (key, id) => {
-        if (!open.delete(id)) return 'gone';
-        await ports.objects.put(key, Buffer.from('L'), 'application/octet-stream');
-        return 'done';
-      },
-      head: async (key) => {
-        const held = ports.objects.objects.get(key);
-        return held && { size: held.body.length, etag: 'e-1' };
-      },
-      abort: async (_key, id) => void open.delete(id),
-    };
-  }
-  function sessionStore(): UploadSessionStore & { held: Map<string, UploadSession> } {
-    const held = new Map<string, UploadSession>();
-    return {
-      held,
-      put: async (session) => void held.set(session.id, session),
-      get: async (_drive, id) => held.get(id),
-      claim: async (_drive, id) => held.get(id),
-      release: async () => undefined,
-      remove: async (id) => void held.delete(id),
-    };
-  }
-
   it.each([
     ['if_match', '/a/f', { ifMatch: md5('v0') }],
     ['if_none_match', '/a/n', { ifNoneMatch: '*' }],
@@ -160,8 +128,8 @@ describe("a large upload's condition at completion, against a concurrent replace
           const s = new StepScheduler(order);
           const ports = memoryPorts();
           await uploadFiles(ports, DRIVE, [{ filename: 'f', data: Buffer.from('v0') }], [{ path: '/a/f' }]);
-          const parts = multipart(ports);
-          const sessions = sessionStore();
+          const parts = memoryMultipart(ports);
+          const sessions = memorySessions();
           const { session } = await startUpload({ nodes: ports.nodes, objects: ports.objects, parts, sessions }, DRIVE, { path, size: 1, condition }, { maxFileBytes: 10, expirySeconds: 3600 });
           const gated = gatePorts({ nodes: ports.nodes, objects: ports.objects, parts }, (label) => s.gate(label));
           const answers: Answer[] = [];

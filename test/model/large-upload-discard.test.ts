@@ -1,29 +1,13 @@
+import { deleteFiles } from '../../functions/core/delete-files';
+import { JOURNAL_SWEEP_AFTER_MS, putBackWithdrawn, sweepJournal } from '../../functions/core/journal';
 import { abortUpload, completeUpload, startUpload } from '../../functions/core/large-upload';
-import type { MultipartStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
+import { acceptMove } from '../../functions/core/move';
+import type { FileNode } from '../../functions/core/ports';
 import { restoreFile } from '../../functions/core/restore';
 import { uploadFiles } from '../../functions/core/upload';
-import { type MemoryPorts, memoryPorts } from './memory-ports';
+import { memoryMultipart, memoryPorts, memorySessions } from './memory-ports';
 
 const DRIVE = 'd';
-function multipart(ports: MemoryPorts): MultipartStore & { open: Set<string> } {
-  const open = new Set<string>();
-  return {
-    open,
-    begin: async () => (open.add('mp'), 'mp'),
-    partUrls: async (_key, _id, first, count) => Array.from({ length: count }, (_, i) => `https://s3.test/${first + i}`),
-    listParts: async (_key, id) => (open.has(id) ? [{ number: 1, etag: '"p1"', size: 1 }] : undefined),
-    complete: async (key, id) => {
-      if (!open.delete(id)) return 'gone';
-      await ports.objects.put(key, Buffer.from('L'), 'application/octet-stream');
-      return 'done';
-    },
-    head: async (key) => {
-      const held = ports.objects.objects.get(key);
-      return held && { size: held.body.length, etag: 'e-1' };
-    },
-    abort: async (_key, id) => void open.delete(id),
-  };
-}
 
 // Large uploads with the trash on (docs/trash-design.md, "Every write that removes or replaces"). Found by a
 // review of the trash: a completion that stored the file and answered 200 but failed to end its session (a
@@ -33,19 +17,9 @@ function multipart(ports: MemoryPorts): MultipartStore & { open: Set<string> } {
 it("keeps the bytes of a stored large upload, replaced into the trash since, when its leftover session is aborted", async () => {
   const ports = memoryPorts();
   const trashPolicy = { days: 7, by: 'key_1' };
-  const held = new Map<string, UploadSession>();
-  let failRemove = 1;
-  const sessions: UploadSessionStore = {
-    put: async (session) => void held.set(session.id, session),
-    get: async (_drive, id) => held.get(id),
-    claim: async (_drive, id) => held.get(id),
-    release: async () => undefined,
-    remove: async (id) => {
-      if (failRemove-- > 0) throw new Error('throttled');
-      held.delete(id);
-    },
-  };
-  const parts = multipart(ports);
+  // Ending the completion's session fails once (a throttled write, reported only).
+  const sessions = memorySessions(1);
+  const parts = memoryMultipart(ports);
   const deps = { ...ports, parts, sessions, trashPolicy };
   const { session } = await startUpload(deps, DRIVE, { path: '/big', size: 1 }, { maxFileBytes: 10, expirySeconds: 3600 });
   // The completion stores the file and answers 200; ending its session failed (a clean-up, reported only).
@@ -65,15 +39,8 @@ it("keeps the bytes of a stored large upload, replaced into the trash since, whe
 it('puts the file a completion replaces into the trash, as an upload does', async () => {
   const ports = memoryPorts();
   const trashPolicy = { days: 7, by: 'key_1' };
-  const held = new Map<string, UploadSession>();
-  const sessions: UploadSessionStore = {
-    put: async (session) => void held.set(session.id, session),
-    get: async (_drive, id) => held.get(id),
-    claim: async (_drive, id) => held.get(id),
-    release: async () => undefined,
-    remove: async (id) => void held.delete(id),
-  };
-  const parts = multipart(ports);
+  const sessions = memorySessions();
+  const parts = memoryMultipart(ports);
   const deps = { ...ports, parts, sessions, trashPolicy };
   const [before] = await uploadFiles(deps, DRIVE, [{ filename: 'x', data: Buffer.from('old') }], [{ path: '/big' }]);
   const { session } = await startUpload(deps, DRIVE, { path: '/big', size: 1 }, { maxFileBytes: 10, expirySeconds: 3600 });
@@ -82,4 +49,52 @@ it('puts the file a completion replaces into the trash, as an upload does', asyn
   expect(rows).toEqual([expect.objectContaining({ reason: 'replaced', deletedBy: 'key_1' })]);
   expect(ports.objects.objects.has(before.objectKey)).toBe(true);
   expect(await restoreFile(deps, DRIVE, rows[0].id, { to: '/old' })).toMatchObject({ id: before.id });
+});
+
+// A second review: the leftover session's file may also come back under another writer's journal entry (gap 12's
+// walk puts it back naming that entry in `pending`), after which a trash note or a move says nothing of the
+// session. No abort deletes an assembled object any more: the consistency check does, once nothing names it.
+describe("a leftover session's file, put back under another writer's entry", () => {
+  const OLD = '2026-01-01T00:00:00.000Z';
+
+  /** The completion stores /big (its session left standing); X replaces it, T replaces X's; both withdraw and T walks. */
+  async function putBack() {
+    const ports = memoryPorts();
+    const now = Date.now();
+    const deps = { ...ports, parts: memoryMultipart(ports), sessions: memorySessions(1), trashPolicy: { days: 7, by: 'key_1', now: () => now } };
+    const { session } = await startUpload(deps, DRIVE, { path: '/big', size: 1 }, { maxFileBytes: 10, expirySeconds: 3600 });
+    const p = await completeUpload(deps, DRIVE, session.id, [{ number: 1, etag: '"p1"' }]);
+    const writer = async (name: string) => {
+      const [entry] = await ports.journal.open(DRIVE, [{ path: '/big', objectKey: `${DRIVE}/${name}` }], new Date(now), `key_${name}`);
+      const record: FileNode = { kind: 'file', id: name, path: '/big', size: 1, contentType: 'text/plain', createdAt: OLD, objectKey: `${DRIVE}/${name}`, etag: name, pending: entry };
+      await ports.objects.put(record.objectKey, Buffer.from(name), 'text/plain');
+      expect((await ports.nodes.putFile(DRIVE, record)).ok).toBe(true);
+      return { record, entry };
+    };
+    const x = await writer('x');
+    const t = await writer('t');
+    await ports.journal.withdraw([x.entry], [p]);
+    await ports.journal.leave([x.entry], [p]);
+    await ports.journal.withdraw([t.entry], [x.record]);
+    expect(await ports.nodes.restoreIfSame(DRIVE, '/big', t.record.id, x.record)).toBe(true);
+    await putBackWithdrawn(ports, DRIVE, '/big', x.record);
+    expect(await ports.nodes.get(DRIVE, '/big')).toMatchObject({ id: p.id, pending: x.entry });
+    return { ports, deps, now, session, p };
+  }
+
+  it('keeps its bytes when it was deleted into the trash before the abort', async () => {
+    const { ports, deps, session, p } = await putBack();
+    await deleteFiles(deps, DRIVE, ['/big']);
+    await abortUpload(deps, DRIVE, session.id);
+    expect(ports.objects.objects.get(p.objectKey)?.body.toString()).toBe('L');
+  });
+
+  it('keeps its bytes when it was moved before the abort', async () => {
+    const { ports, deps, now, session, p } = await putBack();
+    expect(await sweepJournal(deps, new Date(now + 2 * JOURNAL_SWEEP_AFTER_MS))).toBeGreaterThan(0);
+    await acceptMove(deps, DRIVE, '/big', '/moved', {}, 10_000);
+    expect(await ports.nodes.get(DRIVE, '/moved')).toMatchObject({ id: p.id });
+    await abortUpload(deps, DRIVE, session.id);
+    expect(ports.objects.objects.get(p.objectKey)?.body.toString()).toBe('L');
+  });
 });

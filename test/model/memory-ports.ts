@@ -36,6 +36,9 @@ import {
   type WriteCondition,
   type UploadJournal,
   type WithdrawnNote,
+  type MultipartStore,
+  type UploadSession,
+  type UploadSessionStore,
 } from '../../functions/core/ports';
 
 // The ports in memory, with the conditions of the DynamoDB and S3 adapters (functions/aws/), written as
@@ -759,4 +762,45 @@ function describe(arg: unknown): string {
   if (Array.isArray(arg)) return `[${arg.map(describe).join(' ')}]`;
   if (arg && typeof arg === 'object' && 'path' in arg) return String(arg.path);
   return '';
+}
+
+/**
+ * A large upload's multipart store in memory: one part of one byte, assembled into `ports.objects` as `L`
+ * (`open`: the multipart uploads begun and not yet completed or aborted).
+ */
+export function memoryMultipart(ports: Pick<MemoryPorts, 'objects'>): MultipartStore & { open: Set<string> } {
+  const open = new Set<string>();
+  return {
+    open,
+    begin: async () => (open.add('mp'), 'mp'),
+    partUrls: async (_key, _id, first, count) => Array.from({ length: count }, (_, i) => `https://s3.test/${first + i}`),
+    listParts: async (_key, id) => (open.has(id) ? [{ number: 1, etag: '"p1"', size: 1 }] : undefined),
+    complete: async (key, id) => {
+      if (!open.delete(id)) return 'gone';
+      await ports.objects.put(key, Buffer.from('L'), 'application/octet-stream');
+      return 'done';
+    },
+    head: async (key) => {
+      const held = ports.objects.objects.get(key);
+      return held && { size: held.body.length, etag: 'e-1' };
+    },
+    abort: async (_key, id) => void open.delete(id),
+  };
+}
+
+/** Large-upload sessions in memory; `failRemoves`: how many `remove` calls fail first (a throttled write). */
+export function memorySessions(failRemoves = 0): UploadSessionStore & { held: Map<string, UploadSession> } {
+  const held = new Map<string, UploadSession>();
+  let failing = failRemoves;
+  return {
+    held,
+    put: async (session) => void held.set(session.id, session),
+    get: async (_drive, id) => held.get(id),
+    claim: async (_drive, id) => held.get(id),
+    release: async () => undefined,
+    remove: async (id) => {
+      if (failing-- > 0) throw new Error('throttled');
+      held.delete(id);
+    },
+  };
 }

@@ -383,14 +383,16 @@ describe('Functions: startUpload and completeUpload, with a condition (if_match,
 });
 
 describe('Function: abortUpload', () => {
-  it('deletes an object that a failed completion assembled and nobody recorded', async () => {
+  it('leaves an object that a failed completion assembled to the consistency check, the session and parts gone', async () => {
     const { session, parts } = await uploaded();
     nodes.failPuts = 1;
     await expect(completeUpload(deps, 'd', session.id, parts)).rejects.toThrow('throttled');
 
     await abortUpload(deps, 'd', session.id);
 
-    expect(storage.objects.size).toBe(0);
+    // An abort cannot tell this object from one a completion stored and answered 200 for before failing to end
+    // its session, whose file may have moved or gone into the trash since: the check deletes it once nothing names it.
+    expect([...storage.objects.keys()]).toEqual([session.objectKey]);
     expect(sessions.sessions.size).toBe(0);
     expect(nodes.items.has('/dir/big.bin')).toBe(false);
   });
