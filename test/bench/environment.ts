@@ -233,3 +233,27 @@ function environment(url: string, clients: { s3: S3Client; dynamodb: DynamoDBCli
     },
   };
 }
+
+/**
+ * The environment a handler reads in Lambda, as the local host sets it, over the storage at `endpoints`: the
+ * bench's handlers in a process of their own (`handler-cpu.ts`, `handler-alone.ts`), keys cached 30 s as in a
+ * warm container, no rate limits, and the function's name (one invocation at a time, as in Lambda).
+ */
+export function handlerEnvironment(endpoints: { dynamodb: string; s3: string; credentials: { accessKeyId: string; secretAccessKey: string } }, functionName: string): Record<string, string> {
+  return {
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: endpoints.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: endpoints.credentials.secretAccessKey,
+    DRIVE_DYNAMODB_ENDPOINT: endpoints.dynamodb,
+    DRIVE_S3_ENDPOINT: endpoints.s3,
+    DRIVE_NODES_TABLE: LOCAL_RESOURCES.nodesTable,
+    DRIVE_ACCESS_TABLE: LOCAL_RESOURCES.accessTable,
+    DRIVE_BUCKET: LOCAL_RESOURCES.bucket,
+    DRIVE_UPLOADS_TABLE: LOCAL_RESOURCES.uploadsTable,
+    DRIVE_CHANGES_TABLE: LOCAL_RESOURCES.changesTable,
+    DRIVE_KEY_CACHE_SECONDS: '30',
+    DRIVE_RATE_LIMITS: 'off',
+    DRIVE_API_SCHEME: 'http',
+    AWS_LAMBDA_FUNCTION_NAME: functionName,
+  };
+}

@@ -2,9 +2,9 @@ import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { LOCAL_REGION, LOCAL_RESOURCES } from '../../lib/local/emulators';
+import { LOCAL_RESOURCES } from '../../lib/local/emulators';
 import { removeDataDir } from '../support/local-host';
-import { benchDir, spawnUntil } from './environment';
+import { benchDir, handlerEnvironment, spawnUntil } from './environment';
 
 /**
  * `node --import tsx test/bench/handler-alone.ts [--ops=200] [--bytes=1048576] [--rounds=2] [-- <node flags>]`:
@@ -29,24 +29,7 @@ async function main(): Promise<void> {
     // Beside node_modules, where the bundle's packages are found.
     const bundle = join(ROOT, 'node_modules', '.cache', 'drive-bench', 'handler-alone-child.js');
     await build({ entryPoints: [join(ROOT, 'test/bench/handler-alone-child.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', packages: 'external', outfile: bundle, logLevel: 'error' });
-    const env = {
-      ...process.env,
-      AWS_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: endpoints.credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: endpoints.credentials.secretAccessKey,
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      AWS_LAMBDA_FUNCTION_NAME: 'drive-upload',
-      DRIVE_DYNAMODB_ENDPOINT: endpoints.dynamodb,
-      DRIVE_S3_ENDPOINT: endpoints.s3,
-      DRIVE_NODES_TABLE: LOCAL_RESOURCES.nodesTable,
-      DRIVE_ACCESS_TABLE: LOCAL_RESOURCES.accessTable,
-      DRIVE_BUCKET: LOCAL_RESOURCES.bucket,
-      DRIVE_UPLOADS_TABLE: LOCAL_RESOURCES.uploadsTable,
-      DRIVE_CHANGES_TABLE: LOCAL_RESOURCES.changesTable,
-      DRIVE_KEY_CACHE_SECONDS: '30',
-      DRIVE_RATE_LIMITS: 'off',
-      DRIVE_API_SCHEME: 'http',
-    };
+    const env = { ...process.env, ...handlerEnvironment(endpoints, 'drive-upload'), AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
     for (let round = 1; round <= rounds; round++) {
       for (const [label, run] of [['bundled', [bundle]], ['tsx', ['--import', 'tsx', join(ROOT, 'test/bench/handler-alone-child.ts')]]] as const) {
         await child([...nodeFlags, ...run], { ...env, HANDLER_ALONE: JSON.stringify({ accessTable: LOCAL_RESOURCES.accessTable, bytes, ops, label: `${label}, round ${round}` }) });

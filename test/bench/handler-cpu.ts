@@ -16,7 +16,7 @@ import { LocalResponseStream, installLambdaGlobals } from '../../lib/local/lambd
 import { lambdaContext, toProxyEvent, traceSampler } from '../../lib/local/proxy-event';
 import { ROUTES } from '../../lib/routes';
 import { removeDataDir } from '../support/local-host';
-import { DRIVE, FLOOR_DRIVE, benchDir, spawnUntil } from './environment';
+import { DRIVE, FLOOR_DRIVE, benchDir, handlerEnvironment, spawnUntil } from './environment';
 import { Floor } from './floor';
 import { Seeder } from './seed';
 
@@ -49,23 +49,7 @@ async function main(): Promise<void> {
   const endpoints = JSON.parse(storage.match) as { dynamodb: string; s3: string; credentials: { accessKeyId: string; secretAccessKey: string } };
   try {
     // The handlers read their configuration as in Lambda (and as the local host sets it).
-    Object.assign(process.env, {
-      AWS_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: endpoints.credentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: endpoints.credentials.secretAccessKey,
-      DRIVE_DYNAMODB_ENDPOINT: endpoints.dynamodb,
-      DRIVE_S3_ENDPOINT: endpoints.s3,
-      DRIVE_NODES_TABLE: LOCAL_RESOURCES.nodesTable,
-      DRIVE_ACCESS_TABLE: LOCAL_RESOURCES.accessTable,
-      DRIVE_BUCKET: LOCAL_RESOURCES.bucket,
-      DRIVE_UPLOADS_TABLE: LOCAL_RESOURCES.uploadsTable,
-      DRIVE_CHANGES_TABLE: LOCAL_RESOURCES.changesTable,
-      DRIVE_KEY_CACHE_SECONDS: '30',
-      DRIVE_RATE_LIMITS: 'off',
-      DRIVE_API_SCHEME: 'http',
-      // As in Lambda, which runs one invocation at a time in a process (functions/telemetry/request-context.ts).
-      AWS_LAMBDA_FUNCTION_NAME: 'drive-handler-cpu',
-    });
+    Object.assign(process.env, handlerEnvironment(endpoints, 'drive-handler-cpu'));
     const config = { region: LOCAL_REGION, credentials: endpoints.credentials, cacheMiddleware: true, logger: QUIET_SDK_LOGGER };
     const s3 = signWithContentMd5(new S3Client({ ...config, endpoint: endpoints.s3, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' }));
     const dynamodb = new DynamoDBClient({ ...config, endpoint: endpoints.dynamodb });
