@@ -16,9 +16,10 @@ export const JOURNAL_SWEEP_AFTER_MS = 5 * 60_000;
  * and put back the record it replaced, which may be the one this entry stored. An entry noted withdrawn: a
  * record of its own still standing goes, what it replaced back in its place (gap 13, gap 12), and the bytes
  * its writer left (`left`: what its records replaced, where it found them taken) stay if a record at the
- * path names them, else go to the trash or are deleted (`judgeLeft`). A key a trash item holds now (its note, `TrashNote`: a pending record trashed) is the
- * trash's, not freed; unless the entry is noted withdrawn, when that trash item is purged (what a write
- * answered 409 for survives neither in the tree nor in the trash). Returns the entries closed.
+ * path names them, else go to the trash or are deleted (`judgeLeft`). A key a trash item holds now (its note,
+ * `TrashNote`: a pending record trashed) is the trash's, not freed; unless the entry is noted withdrawn, when
+ * that trash item is purged (what a write answered 409 for survives neither in the tree nor in the trash).
+ * Returns the entries closed.
  */
 export async function sweepJournal(
   deps: { nodes: NodeStore; objects: ObjectStore; journal: UploadJournal; trash?: TrashStore; records?: FileRecords; trashPolicy?: TrashPolicy },
