@@ -389,11 +389,10 @@ export class DriveStack extends Stack {
         .allowTable(nodes, 'BatchGetItem', 'PutItem', 'UpdateItem', 'GetItem', 'DeleteItem', 'Query')
         .allowObjects(bucket, 'ListMultipartUploadParts', 'PutObject', 'GetObject', 'DeleteObject', 'AbortMultipartUpload')
         .allowBucket(bucket, 'ListBucket'),
+      // The session claimed and ended; its parts aborted (an assembled object is the consistency check's).
       'abort-upload': make('abort-upload')
         .allowTable(uploads, 'UpdateItem', 'GetItem', 'DeleteItem')
-        .allowTable(nodes, 'GetItem')
-        .allowObjects(bucket, 'AbortMultipartUpload', 'GetObject', 'DeleteObject')
-        .allowBucket(bucket, 'ListBucket'),
+        .allowObjects(bucket, 'AbortMultipartUpload'),
       // A Query of the keys-by-drive index: the drive's keys, never a scan of every drive's.
       'list-keys': make('list-keys').allowTable(access, 'Query'),
       // The drive's roster of live admin keys (one item) keeps the last-admin rule atomic; a drive from before
@@ -440,10 +439,12 @@ export class DriveStack extends Stack {
       openapi,
       // The journal (Scan, BatchWriteItem) and the stalled jobs (the same Scan), sent again.
       // The trash's due entries and rows (GetItem, Query, PutItem of its cursor), each purged as a purge does.
+      // A withdrawn writer's note (GetItem) and what it left: put in the trash with its note (PutItem), once
+      // its bytes are found stored (GetObject).
       sweep: this.scheduled(SCHEDULED[0], environment, logRetention, { logLevel, platformLogs })
-        .allowTable(uploads, 'Scan', 'BatchWriteItem', 'UpdateItem', 'BatchGetItem')
+        .allowTable(uploads, 'Scan', 'BatchWriteItem', 'UpdateItem', 'BatchGetItem', 'GetItem', 'PutItem')
         .allowTable(nodes, 'BatchGetItem', 'GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem')
-        .allowObjects(bucket, 'DeleteObject')
+        .allowObjects(bucket, 'DeleteObject', 'GetObject')
         .allowSend(jobsQueue),
       'consistency-check': consistencyCheck.function,
       sequencer: this.sequencer(nodes, environment, logRetention, { logLevel, platformLogs })

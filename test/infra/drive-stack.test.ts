@@ -178,7 +178,7 @@ describe('DriveStack', () => {
         ...['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], // records
         ...['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket', 's3:ListMultipartUploadParts', 's3:PutObject'],
       ],
-      'abort-upload': ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:ListBucket'],
+      'abort-upload': ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:AbortMultipartUpload'],
       'list-keys': ['dynamodb:Query'],
       'create-key': ['dynamodb:PutItem', 'dynamodb:Scan'],
       'revoke-key': ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan'],
@@ -208,13 +208,14 @@ describe('DriveStack', () => {
     expect(actionsOf('openapi')).toEqual(logs);
     // The sweep reads the journal and the records it names, and deletes what no record points to.
     // and sends stalled delete jobs to the worker again.
-    // It purges the trash's due rows too (their due entries and rows, the trash notes of the journal's keys).
+    // It purges the trash's due rows too (their due entries and rows, the trash notes of the journal's keys), and
+    // reads a withdrawn writer's note and trashes what it left (a row and its note, once its bytes are found).
     expect(actionsOf('sweep')).toEqual(
       [
-        ...['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:Scan', 'dynamodb:UpdateItem'],
+        ...['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan', 'dynamodb:UpdateItem'],
         ...['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
         ...logs,
-        's3:DeleteObject',
+        ...['s3:DeleteObject', 's3:GetObject'],
         ...SEND,
       ].sort(),
     );
