@@ -120,6 +120,8 @@ async function judgeLeft(
 async function stored(objects: ObjectStore, key: string): Promise<boolean> {
   const opened = await objects.open(key);
   if (!opened) return false;
+  // Let go unread: a socket's error as it closes is no answer to the question, and must not go unheard.
+  opened.body.on('error', () => undefined);
   opened.body.destroy();
   return true;
 }
