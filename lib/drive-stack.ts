@@ -382,8 +382,8 @@ export class DriveStack extends Stack {
       'upload-parts': make('upload-parts').allowTable(uploads, 'GetItem').allowObjects(bucket, 'PutObject'),
       // ListMultipartUploadParts checks the parts, PutObject completes, GetObject is the HeadObject of the result
       // (ListBucket makes a missing object NotFound rather than AccessDenied); the rest writes the record as an
-      // upload does, or discards an expired upload. Sessions are claimed (UpdateItem), read when a claim is
-      // refused (GetItem), and ended (DeleteItem).
+      // upload does, or discards an expired upload. Sessions are claimed and marked `recording` (UpdateItem),
+      // read when a claim is refused (GetItem), and ended (DeleteItem).
       'complete-upload': make('complete-upload')
         .allowTable(uploads, 'UpdateItem', 'GetItem', 'DeleteItem', 'PutItem')
         .allowTable(nodes, 'BatchGetItem', 'PutItem', 'UpdateItem', 'GetItem', 'DeleteItem', 'Query')

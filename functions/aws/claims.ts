@@ -30,18 +30,21 @@ export async function claimItem(client: DynamoDBClient, table: string, key: Item
   return Item?.drive?.S === drive ? 'busy' : undefined;
 }
 
-/** Gives up a claim of the item at `key`, keeping the item; one removed meanwhile stays removed. */
-export async function releaseItem(client: DynamoDBClient, table: string, key: Item): Promise<void> {
+/**
+ * Gives up a claim of the item at `key`, keeping the item; one removed meanwhile stays removed. `clear`: an
+ * attribute removed in the same write.
+ */
+export async function releaseItem(client: DynamoDBClient, table: string, key: Item, clear?: string): Promise<void> {
   const [name] = Object.keys(key);
   try {
     await client.send(
       new UpdateItemCommand({
         TableName: table,
         Key: key,
-        UpdateExpression: 'REMOVE #claim',
+        UpdateExpression: clear ? 'REMOVE #claim, #clear' : 'REMOVE #claim',
         // An update of a missing key would create an item.
         ConditionExpression: 'attribute_exists(#key)',
-        ExpressionAttributeNames: { '#claim': 'claimedUntil', '#key': name },
+        ExpressionAttributeNames: { '#claim': 'claimedUntil', '#key': name, ...(clear ? { '#clear': clear } : {}) },
       }),
     );
   } catch (error) {

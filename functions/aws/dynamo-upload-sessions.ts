@@ -1,9 +1,12 @@
-import { type AttributeValue, DeleteItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, ConditionalCheckFailedException, DeleteItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { UploadSession, UploadSessionStore } from '../core/ports';
 import { claimItem, releaseItem } from './claims';
 import { UPLOADS_PARTITION_KEY as PK, UPLOADS_TTL_ATTRIBUTE as TTL } from './schema';
 
 type Item = Record<string, AttributeValue>;
+
+/** The attribute of `UploadSession.recording`: set before a completion's record write, removed by a release that knows none stands. */
+const RECORDING = 'recording';
 
 /**
  * Upload sessions in their own table, one item per `upload_id`, removed by DynamoDB's TTL once expired
@@ -33,8 +36,26 @@ export class DynamoUploadSessions implements UploadSessionStore {
     return Item?.drive?.S === drive ? fromSessionItem(Item) : undefined;
   }
 
-  async release(id: string): Promise<void> {
-    await releaseItem(this.client, this.table, { [PK]: { S: id } });
+  async markRecording(id: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.table,
+          Key: { [PK]: { S: id } },
+          UpdateExpression: 'SET #recording = :true',
+          // An update of a missing key would create an item.
+          ConditionExpression: 'attribute_exists(#pk)',
+          ExpressionAttributeNames: { '#recording': RECORDING, '#pk': PK },
+          ExpressionAttributeValues: { ':true': { BOOL: true } },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  async release(id: string, recordFree = false): Promise<void> {
+    await releaseItem(this.client, this.table, { [PK]: { S: id } }, recordFree ? RECORDING : undefined);
   }
 
   async remove(id: string): Promise<void> {
@@ -59,6 +80,7 @@ export function toSessionItem(session: UploadSession): Item {
     ...(session.condition ? ('ifMatch' in session.condition ? { ifMatch: { S: session.condition.ifMatch } } : { ifNoneMatch: { S: session.condition.ifNoneMatch } }) : {}),
     createdAt: { S: session.createdAt },
     expiresAtIso: { S: session.expiresAt },
+    ...(session.recording ? { [RECORDING]: { BOOL: true } } : {}),
     [TTL]: { N: String(Math.ceil(Date.parse(session.expiresAt) / 1000)) },
   };
 }
@@ -80,5 +102,6 @@ export function fromSessionItem(item: Item): UploadSession {
     ...(item.ifMatch?.S ? { condition: { ifMatch: item.ifMatch.S } } : item.ifNoneMatch?.S === '*' ? { condition: { ifNoneMatch: '*' as const } } : {}),
     createdAt: item.createdAt.S!,
     expiresAt: item.expiresAtIso.S!,
+    ...(item[RECORDING]?.BOOL ? { recording: true as const } : {}),
   };
 }

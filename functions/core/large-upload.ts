@@ -6,7 +6,8 @@ import { DriveError, conflict, invalid, notFound } from './errors';
 import { ROOT, nameOf, parentOf } from './paths';
 import type { DriveNode, FileNode, FileRecords, JobStore, MultipartStore, NodeStore, ObjectStore, StoredPart, UploadJournal, UploadSession, UploadSessionStore, WriteCondition } from './ports';
 import type { TrashPolicy } from './trash';
-import { RecordTaken, commitFiles, conditionFailed, holds } from './upload';
+import { RecordMayStand, RecordTaken, commitFiles, conditionFailed, holds } from './upload';
+import { type SessionState, sessionState } from './protocol/states';
 import { FolderBeingMoved } from './folders';
 import { multipartEtag, partSizeFor, unquote } from './multipart-rules';
 
@@ -191,6 +192,13 @@ export async function completeUpload(
   const session = await claimSession(deps.sessions, drive, id, visible);
   const condition = conditionAt(session.condition, options.replace);
   let ended = false;
+  // Whether a release may remove `recording`: from its mark (set just before a record is written) until the
+  // write, and after a commit that withdrew whole, no record of this session stands.
+  let recordFree = false;
+  const markRecording = async () => {
+    recordFree = true;
+    await deps.sessions.markRecording(id);
+  };
   /** Ends the session for good (its bytes already dealt with). */
   const end = async () => {
     ended = true;
@@ -202,7 +210,7 @@ export async function completeUpload(
       await end();
       throw notFound(`upload session ${id} expired at ${session.expiresAt}; start a new one`);
     }
-    const assembled = await assemble(deps, session, sent, condition).catch(async (error: unknown) => {
+    const assembled = await assemble(deps, session, sent, condition, markRecording).catch(async (error: unknown) => {
       // Refused before assembly: the parts go with the session.
       if (error instanceof DriveError && error.code === 'precondition_failed') {
         await discardUpload(deps, session);
@@ -214,7 +222,17 @@ export async function completeUpload(
       await end();
       throw notFound(`upload session ${id} no longer exists in storage; start a new one`);
     }
-    const { size, etag } = assembled;
+    const { size, etag, state } = assembled;
+    if (state.state === 'assembled' && state.record === 'unknown') {
+      // An earlier completion may have stored the file and not ended the session (it died, or the end failed).
+      // Its record standing at the path is that outcome; gone, it may have been deleted, moved or replaced since
+      // (into the trash, say), so writing it again would bring back what another request took away.
+      const standing = await deps.nodes.get(drive, session.path);
+      await end();
+      if (standing?.kind === 'file' && standing.id === session.fileId) return standing;
+      throw conflict(`upload session ${id} was completed before and its file is no longer at ${session.path} (deleted, moved or replaced since, or its completion was cut short); start a new upload to store it again`, [session.path]);
+    }
+    // Assembled now, or by a completion that left no record; marked `recording` since.
     if (size !== session.size) {
       await cleanUp(() => deps.objects.deleteMany([session.objectKey]), () => ({ keys: [session.objectKey] }));
       await end();
@@ -239,9 +257,12 @@ export async function completeUpload(
       // Another request took the record this completion wrote: the object is its to free (or to keep, for a
       // writer that may put the record back), and the session ends so that no retry records it again. A move
       // of a folder above is waited out: the object and the session stay for the next try. A failed condition
-      // (the write refused it: no record of ours was written) ends it as a conflict does.
+      // (the write refused it: no record of ours was written) ends it as a conflict does. A record of ours that
+      // may stand (`RecordMayStand`) keeps both, and the session stays `recording`: a retry only confirms it.
       if (error instanceof RecordTaken) {
         await end();
+      } else if (error instanceof RecordMayStand) {
+        recordFree = false;
       } else if (error instanceof DriveError && (error.code === 'precondition_failed' || (error.code === 'conflict' && !(error instanceof FolderBeingMoved)))) {
         await cleanUp(() => deps.objects.deleteMany([session.objectKey]), () => ({ keys: [session.objectKey] }));
         await end();
@@ -251,7 +272,7 @@ export async function completeUpload(
     await end();
     return file;
   } finally {
-    if (!ended) await cleanUp(() => deps.sessions.release(id));
+    if (!ended) await cleanUp(() => deps.sessions.release(id, recordFree));
   }
 }
 
@@ -323,25 +344,39 @@ function conditionAt(condition: WriteCondition | undefined, replace: boolean | u
 }
 
 /**
- * The size and content hash of the object `session` assembles: checks the client's list and the
- * destination (and `condition`), then has the store assemble the parts it holds (with its own ETags). If the
- * upload is gone from the store, an earlier attempt may have assembled it: that object's, or undefined if
- * there is none.
+ * The size and content hash of the object `session` assembles, and the session's state as found
+ * (`sessionState`): checks the client's list and the destination (and `condition`), then has the store
+ * assemble the parts it holds (with its own ETags). If the upload is gone from the store, an earlier attempt
+ * assembled it: that object's, or undefined if there is none. Unless that state is `unknown` (no record will be
+ * written), `markRecording` runs beside the read of the object: the mark stands before any record's write.
  */
 async function assemble(
   deps: LargeUploadDeps,
   session: UploadSession,
   sent: readonly { number: number; etag: string }[],
   condition: WriteCondition | undefined,
-): Promise<{ size: number; etag: string } | undefined> {
+  markRecording: () => Promise<void>,
+): Promise<{ size: number; etag: string; state: SessionState } | undefined> {
   const stored = await deps.parts.listParts(session.objectKey, session.multipartId);
-  if (!stored) return deps.parts.head(session.objectKey);
+  if (!stored) {
+    const state = sessionState(false, session);
+    const head = state.state === 'assembled' && state.record === 'unknown' ? await deps.parts.head(session.objectKey) : await beside(deps.parts.head(session.objectKey), markRecording());
+    return head && { ...head, state };
+  }
   const parts = checkParts(session, sent, stored);
   await checkDestination(deps.nodes, session.drive, session.path, condition, session.fileId);
   const outcome = await deps.parts.complete(session.objectKey, session.multipartId, parts);
   if (outcome === 'rejected') throw invalid('storage refused the parts: one was uploaded again after this request checked them; complete again with its new ETag');
-  const head = await deps.parts.head(session.objectKey);
-  return head && { size: head.size, etag: multipartEtag(parts) };
+  const head = await beside(deps.parts.head(session.objectKey), markRecording());
+  return head && { size: head.size, etag: multipartEtag(parts), state: sessionState(true, session) };
+}
+
+/** `first`'s value once `second` has settled too (a failure of either thrown after both): nothing left in flight. */
+async function beside<T>(first: Promise<T>, second: Promise<unknown>): Promise<T> {
+  const [a, b] = await Promise.allSettled([first, second]);
+  if (a.status === 'rejected') throw a.reason;
+  if (b.status === 'rejected') throw b.reason;
+  return a.value;
 }
 
 /** Checks the client's part list against the session's plan and the parts storage holds; returns those, in order. */

@@ -596,6 +596,13 @@ export interface UploadSession {
   condition?: WriteCondition;
   createdAt: string;
   expiresAt: string;
+  /**
+   * Set by a completion once the object is assembled, just before it writes the record (`markRecording`), and
+   * removed by its release when it ends knowing that no record of this session stands or can come back: while
+   * set, a record of it may have been written (and deleted, moved or replaced since), so no later completion
+   * writes one again (`sessionState`, protocol/README.md, "A large upload's session").
+   */
+  recording?: true;
 }
 
 /** Upload sessions, each removed by the store once past `expiresAt` (eventually). */
@@ -609,8 +616,13 @@ export interface UploadSessionStore {
    * A claim whose holder died lapses after `leaseMs`.
    */
   claim(drive: string, id: string, leaseMs: number): Promise<UploadSession | 'busy' | undefined>;
-  /** Gives up a claim and keeps the session, for another try. */
-  release(id: string): Promise<void>;
+  /** Sets `recording` on the session `id` (one conditional write; a session gone meanwhile stays gone). */
+  markRecording(id: string): Promise<void>;
+  /**
+   * Gives up a claim and keeps the session, for another try; `recordFree`: the holder knows that no record
+   * of the session stands or can come back, and `recording` is removed in the same write.
+   */
+  release(id: string, recordFree?: boolean): Promise<void>;
   /** Ends the session. */
   remove(id: string): Promise<void>;
 }

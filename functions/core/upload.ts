@@ -273,7 +273,7 @@ export async function commitFiles(
     const entries = results.length > 0 && !unknown ? (options.entries ?? []) : [];
     const replaced = results.map((result) => (result.status === 'fulfilled' && result.value.ok ? result.value.replaced : undefined));
     const unnoted = deps.journal && entries.length > 0 ? await deps.journal.withdraw(entries, replaced).then(() => undefined, (failure: unknown) => ({ failure })) : undefined;
-    const taken = await undo(deps, drive, files, results, { ...options, noted: deps.journal && entries.length > 0 && !unnoted ? entries : undefined });
+    const { taken, ownFree } = await undo(deps, drive, files, results, { ...options, noted: deps.journal && entries.length > 0 && !unnoted ? entries : undefined });
     await removeUnused(deps, drive, created);
     // Unnoted, a record of ours that a writer puts back stays: a 409 would be false, so the request fails.
     if (unnoted) throw unnoted.failure;
@@ -281,6 +281,7 @@ export async function commitFiles(
     if (options.takenIsStored && files.length === 1 && taken.length === 1 && error instanceof DriveError && error.code === 'conflict') return [...files];
     // Bytes kept for another try are not ours to keep once another request took the record that held them.
     if (options.keepBytes && taken.length > 0) throw new RecordTaken(taken[0]);
+    if (options.keepBytes && !ownFree) throw new RecordMayStand(error);
     throw error;
   }
 
@@ -307,10 +308,24 @@ export class RecordTaken extends DriveError {
 }
 
 /**
+ * A commit that keeps its bytes (a large upload's completion) failed, and a record of it may still stand: its
+ * write's reply was lost (what it replaced is unknown, so the undo leaves it), a failed write may have been
+ * saved and replaced since, or the undo did not finish. Whether the file is stored is unknown, so the request
+ * fails (500) rather than answer a refusal, and its caller keeps the bytes: another try judges by what stands.
+ */
+export class RecordMayStand extends Error {
+  constructor(readonly failure: unknown) {
+    super(`the file's record may stand after a failed commit: ${failure instanceof Error ? failure.message : String(failure)}`);
+    this.name = 'RecordMayStand';
+  }
+}
+
+/**
  * Undoes the record writes of a failed commit, where each still stands, and deletes the bytes no record
  * points to any more. A record in a folder a recursive delete has taken is removed, not put back: what it
  * replaced goes with the folder, bytes included (an `empty` mark takes nothing below it). Bytes whose record may still come back stay (see `writeRecord`).
- * Returns the paths whose record another request had taken before the undo reached it.
+ * Returns the paths whose record another request had taken before the undo reached it, and whether the undo
+ * ran to its end with every file's bytes named by no record of the commit, now or later (`ownFree`).
  */
 async function undo(
   deps: { nodes: NodeStore; objects: ObjectStore; journal?: UploadJournal; records?: FileRecords; trashPolicy?: TrashPolicy },
@@ -319,9 +334,10 @@ async function undo(
   results: readonly PromiseSettledResult<WrittenRecord>[],
   /** `noted`: the entry of each file, when the commit noted them withdrawn, with what its records replaced. */
   options: { keepBytes?: boolean; noted?: readonly string[] },
-): Promise<string[]> {
+): Promise<{ taken: string[]; ownFree: boolean }> {
   const { nodes, objects } = deps;
   const taken: string[] = [];
+  let ownFree = false;
   // What stays if the undo fails: this request's bytes until the undo knows better, then exactly what it frees.
   let freeing: readonly string[] = options.keepBytes ? [] : files.map((file) => file.objectKey);
   await cleanUp(async () => {
@@ -375,6 +391,8 @@ async function undo(
       }
       return { ours };
     });
+    // Known before the bytes' clean-up, which may fail on its own: every record of ours is undone, or never was.
+    ownFree = freed.every(({ ours }) => ours !== undefined);
     // What ours replaced and nothing names now (ours removed under a recursive mark, or taken unnoted): with the
     // trash on it goes there as its own row (`replaced`), as on success (docs/trash-design.md, "Writes"); else freed.
     const replaced = freed.flatMap(({ replaced }) => (replaced ? [replaced] : []));
@@ -390,7 +408,7 @@ async function undo(
     if (trashing) await trashReplaced(records, trashPolicy, drive, replaced);
     if (keys.length > 0) await objects.deleteMany(keys);
   }, () => ({ keys: freeing }));
-  return taken;
+  return { taken, ownFree };
 }
 
 /**

@@ -5,7 +5,8 @@ import { DynamoJobStore } from '../../functions/aws/dynamo-jobs';
 import { DynamoLinkStore } from '../../functions/aws/dynamo-links';
 import { DynamoNodeStore } from '../../functions/aws/dynamo-node-store';
 import { DynamoUploadJournal } from '../../functions/aws/dynamo-upload-journal';
-import type { FileNode, FolderNode, Job } from '../../functions/core/ports';
+import { DynamoUploadSessions } from '../../functions/aws/dynamo-upload-sessions';
+import type { FileNode, FolderNode, Job, UploadSession } from '../../functions/core/ports';
 import { type Backend, type Outcome, TABLES, canonicalNumbers, describeBoth, outcome, startBackends } from './backends';
 
 // Drive's own DynamoDB adapters (functions/aws/dynamo-*.ts), the same calls on the embedded DynamoDB and on
@@ -197,6 +198,36 @@ describeBoth("Drive's DynamoDB adapters do the same on the embedded DynamoDB and
       await step('from background on a drive with none', () => jobs.fromBackground({ id: 'b1', drive: 'drive-2' }));
       await step('in background', async () => (await jobs.inBackground(DRIVE)).map((entry) => ({ ...entry, reservedAt: entry.reservedAt && '<time>' })).sort((a, b) => a.id.localeCompare(b.id)));
     });
+  });
+
+  test('upload sessions: claimed, marked recording, released with and without the mark', async () => {
+    const log = await same(async (client, step) => {
+      const sessions = new DynamoUploadSessions(client, TABLES.uploadsTable);
+      const session: UploadSession = {
+        id: 'session-a', drive: DRIVE, path: '/big', size: 10, contentType: 'text/plain', fileId: 'file-a', objectKey: 'obj-file-a',
+        multipartId: 'mp-a', partSize: 5, partCount: 2, createdBy: 'key-a', createdAt: CREATED, expiresAt: '2100-01-01T00:00:00.000Z',
+      };
+      await step('put', () => sessions.put(session));
+      await step('claim', () => sessions.claim(DRIVE, 'session-a', 60_000));
+      await step('claim while held', () => sessions.claim(DRIVE, 'session-a', 60_000));
+      await step('mark recording', () => sessions.markRecording('session-a'));
+      await step('mark a missing session', () => sessions.markRecording('session-none'));
+      await step('get the missing session', () => sessions.get(DRIVE, 'session-none'));
+      await step('release, the mark kept', () => sessions.release('session-a'));
+      await step('get, marked', () => sessions.get(DRIVE, 'session-a'));
+      await step('claim a marked session', () => sessions.claim(DRIVE, 'session-a', 60_000));
+      await step('release, record free', () => sessions.release('session-a', true));
+      await step('get, unmarked', () => sessions.get(DRIVE, 'session-a'));
+      await step('release a missing session', () => sessions.release('session-none', true));
+      await step('claim from another drive', () => sessions.claim('drive-2', 'session-a', 60_000));
+      await step('remove', () => sessions.remove('session-a'));
+    });
+    const value = (label: string) => (log.find((entry) => entry.label === label)?.outcome as { value?: unknown }).value;
+    expect(value('get the missing session')).toBeUndefined();
+    expect(value('get, marked')).toMatchObject({ recording: true });
+    expect(value('claim a marked session')).toMatchObject({ recording: true });
+    expect(value('get, unmarked')).not.toHaveProperty('recording');
+    expect(value('claim')).not.toHaveProperty('recording');
   });
 
   test('share links: made, found, paged through the linksByDrive index, filtered and removed', async () => {

@@ -15,10 +15,11 @@ import { listFolder, listPage } from '../../functions/core/list-folder';
 import { commitFiles, uploadFiles } from '../../functions/core/upload';
 import { completeUpload, startUpload } from '../../functions/core/large-upload';
 import { ROOT, parentOf } from '../../functions/core/paths';
-import type { Job, DriveNode, FileNode, FolderNode, FileRecords, JobStore, MultipartStore, NodeStore, ObjectStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
+import type { Job, DriveNode, FileNode, FolderNode, FileRecords, JobStore, MultipartStore, NodeStore, ObjectStore } from '../../functions/core/ports';
 import { LOCAL_REGION, LOCAL_RESOURCES } from '../../lib/local/emulators';
 import { useEmbeddedDynamo } from '../support/embedded-dynamo';
 import { type Hook, intercepted, interceptedNodes, mortal as dyingProcess, objectStore } from '../support/interleave';
+import { leasedSessions } from '../model/memory-ports';
 
 // The rare interleavings of racing writers, forced step by step on the embedded DynamoDB: a store that
 // runs a rival's calls at one exact point of the operation under test.
@@ -768,20 +769,7 @@ describe('the write-ordering protocol (functions/core/ports.ts), forced step by 
       head: async (key) => (held.has(key) ? { size: held.get(key)!, etag: 'e-1' } : undefined),
       abort: async (_key, id) => void multipart.delete(id),
     };
-    const kept = new Map<string, { session: UploadSession; until: number }>();
-    const sessions: UploadSessionStore = {
-      put: async (session) => void kept.set(session.id, { session, until: 0 }),
-      get: async (_drive, id) => kept.get(id)?.session,
-      claim: async (_drive, id, lease) => {
-        const one = kept.get(id);
-        if (!one) return undefined;
-        if (one.until > Date.now()) return 'busy';
-        one.until = Date.now() + lease;
-        return one.session;
-      },
-      release: async (id) => void (kept.get(id) && (kept.get(id)!.until = 0)),
-      remove: async (id) => void kept.delete(id),
-    };
+    const sessions = leasedSessions();
     const { session } = await startUpload({ nodes: store, objects, parts, sessions }, drive, { path: '/lu/big.bin', size: 8 * MiB }, { maxFileBytes: 100 * MiB, expirySeconds: 3600 });
     // After the completion's record, a file delete removes it (its bytes wait until the retry has run); then
     // the completion's next read fails, as a throttled read would.

@@ -10,11 +10,12 @@ import { advanceJob } from '../../functions/core/jobs';
 import { acceptMove } from '../../functions/core/move';
 import { acceptCopy, copyStep } from '../../functions/core/copy';
 import { ROOT, parentOf } from '../../functions/core/paths';
-import type { DriveNode, FileNode, FileRecords, MultipartStore, NodeStore, ObjectCopier, ObjectStore, UploadSession, UploadSessionStore } from '../../functions/core/ports';
+import type { DriveNode, FileNode, FileRecords, MultipartStore, NodeStore, ObjectCopier, ObjectStore } from '../../functions/core/ports';
 import { commitFiles, uploadFiles } from '../../functions/core/upload';
 import { completeUpload, startUpload } from '../../functions/core/large-upload';
 import { LOCAL_RESOURCES } from '../../lib/local/emulators';
 import { useEmbeddedDynamo } from '../support/embedded-dynamo';
+import { leasedSessions } from '../model/memory-ports';
 
 // Folder moves against the write-ordering protocol (functions/core/ports.ts), forced step by step on the
 // embedded DynamoDB: what a move refuses while it runs, a folder move racing a file move, a move job resumed
@@ -314,20 +315,7 @@ describe('folder moves and the protocol', () => {
       head: async (key) => (held.has(key) ? { size: held.get(key)!, etag: 'e-1' } : undefined),
       abort: async (_key, id) => void multipart.delete(id),
     };
-    const kept = new Map<string, { session: UploadSession; until: number }>();
-    const sessions: UploadSessionStore = {
-      put: async (session) => void kept.set(session.id, { session, until: 0 }),
-      get: async (_drive, id) => kept.get(id)?.session,
-      claim: async (_drive, id, lease) => {
-        const one = kept.get(id);
-        if (!one) return undefined;
-        if (one.until > Date.now()) return 'busy';
-        one.until = Date.now() + lease;
-        return one.session;
-      },
-      release: async (id) => void (kept.get(id) && (kept.get(id)!.until = 0)),
-      remove: async (id) => void kept.delete(id),
-    };
+    const sessions = leasedSessions();
     const small = objectStore();
     await upload(small, [file('/lu/other.txt')]);
     const { session } = await startUpload({ nodes: store, objects, parts, sessions }, drive, { path: '/lu/big.bin', size: 8 * MiB }, { maxFileBytes: 100 * MiB, expirySeconds: 3600 });

@@ -98,3 +98,68 @@ describe("a leftover session's file, put back under another writer's entry", () 
     expect(ports.objects.objects.get(p.objectKey)?.body.toString()).toBe('L');
   });
 });
+
+// A completion that stored the file and then failed to end its session (it died, or the end failed) leaves the
+// session as it was. Another completion of it finds the multipart upload gone and the object there, and could
+// not tell that from a completion that died before its record: it wrote the record again, bringing back a file
+// another request had deleted or replaced since (a record and a trash row naming one object, or a record
+// whose bytes the journal sweep then deleted). Now a completion marks the session `recording` before it
+// writes the record (`UploadSession.recording`); a later one that finds the mark only confirms a record
+// standing at its path.
+describe('a completion tried again on a session whose file was stored', () => {
+  async function stored(trash: boolean) {
+    const ports = memoryPorts();
+    const sessions = memorySessions(1);
+    const deps = { ...ports, parts: memoryMultipart(ports), sessions, ...(trash ? { trashPolicy: { days: 7, by: 'key_1' } } : {}) };
+    const { session } = await startUpload(deps, DRIVE, { path: '/big', size: 1 }, { maxFileBytes: 10, expirySeconds: 3600 });
+    // Stored and answered 200; ending the session failed (reported only).
+    const file = await completeUpload(deps, DRIVE, session.id, [{ number: 1, etag: '"p1"' }]);
+    expect(sessions.held.has(session.id)).toBe(true);
+    return { ports, deps, sessions, session, file };
+  }
+  const complete = (deps: Parameters<typeof completeUpload>[0], id: string) => completeUpload(deps, DRIVE, id, [{ number: 1, etag: '"p1"' }]);
+
+  it('answers with the record still standing, and writes nothing', async () => {
+    const { ports, deps, sessions, session, file } = await stored(false);
+    const putFile = jest.spyOn(ports.nodes, 'putFile');
+    await expect(complete(deps, session.id)).resolves.toEqual(file);
+    expect(putFile).not.toHaveBeenCalled();
+    expect(sessions.held.has(session.id)).toBe(false);
+  });
+
+  it('does not bring back a file deleted into the trash since', async () => {
+    const { ports, deps, sessions, session, file } = await stored(true);
+    await deleteFiles(deps, DRIVE, ['/big']);
+    await expect(complete(deps, session.id)).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('no longer at /big') });
+    expect(await ports.nodes.get(DRIVE, '/big')).toBeUndefined();
+    expect(sessions.held.has(session.id)).toBe(false);
+    const [row] = ports.trash.all(DRIVE).map(({ row }) => row).filter((row) => row.file?.id === file.id);
+    expect(await restoreFile(deps, DRIVE, row.id, { to: '/back' })).toMatchObject({ id: file.id });
+    expect(ports.objects.objects.has(file.objectKey)).toBe(true);
+  });
+
+  it('does not put back a file replaced since', async () => {
+    const { ports, deps, session } = await stored(true);
+    const [newer] = await uploadFiles(deps, DRIVE, [{ filename: 'x', data: Buffer.from('new') }], [{ path: '/big' }]);
+    await expect(complete(deps, session.id)).rejects.toMatchObject({ code: 'conflict' });
+    expect(await ports.nodes.get(DRIVE, '/big')).toMatchObject({ id: newer.id });
+  });
+
+  it('with the trash off, leaves no record whose bytes the journal sweep deletes', async () => {
+    const { ports, deps, session, file } = await stored(false);
+    // The retry lands between the delete's removal of the record (its journal entry opened) and its deletion
+    // of the bytes.
+    const deleteMany = ports.objects.deleteMany.bind(ports.objects);
+    let retried: Promise<unknown> | undefined;
+    jest.spyOn(ports.objects, 'deleteMany').mockImplementationOnce(async (keys) => {
+      retried = complete(deps, session.id).catch((error: unknown) => error);
+      await retried;
+      return deleteMany(keys);
+    });
+    await deleteFiles(deps, DRIVE, ['/big']);
+    expect(await retried).toMatchObject({ code: 'conflict' });
+    await sweepJournal(deps, new Date(Date.now() + 2 * JOURNAL_SWEEP_AFTER_MS));
+    expect(ports.objects.objects.has(file.objectKey)).toBe(false);
+    expect(await ports.nodes.get(DRIVE, '/big')).toBeUndefined();
+  });
+});

@@ -788,6 +788,36 @@ export function memoryMultipart(ports: Pick<MemoryPorts, 'objects'>): MultipartS
   };
 }
 
+/** Large-upload sessions in memory whose claims hold for their lease, as the DynamoDB adapter's do. */
+export function leasedSessions(): UploadSessionStore {
+  const kept = new Map<string, { session: UploadSession; until: number }>();
+  return {
+    put: async (session) => void kept.set(session.id, { session, until: 0 }),
+    get: async (_drive, id) => kept.get(id)?.session,
+    claim: async (_drive, id, lease) => {
+      const one = kept.get(id);
+      if (!one) return undefined;
+      if (one.until > Date.now()) return 'busy';
+      one.until = Date.now() + lease;
+      return one.session;
+    },
+    markRecording: async (id) => {
+      const one = kept.get(id);
+      if (one) one.session = { ...one.session, recording: true };
+    },
+    release: async (id, recordFree = false) => {
+      const one = kept.get(id);
+      if (!one) return;
+      one.until = 0;
+      if (recordFree) {
+        const { recording: _, ...rest } = one.session;
+        one.session = rest;
+      }
+    },
+    remove: async (id) => void kept.delete(id),
+  };
+}
+
 /** Large-upload sessions in memory; `failRemoves`: how many `remove` calls fail first (a throttled write). */
 export function memorySessions(failRemoves = 0): UploadSessionStore & { held: Map<string, UploadSession> } {
   const held = new Map<string, UploadSession>();
@@ -797,7 +827,16 @@ export function memorySessions(failRemoves = 0): UploadSessionStore & { held: Ma
     put: async (session) => void held.set(session.id, session),
     get: async (_drive, id) => held.get(id),
     claim: async (_drive, id) => held.get(id),
-    release: async () => undefined,
+    markRecording: async (id) => {
+      const session = held.get(id);
+      if (session) held.set(id, { ...session, recording: true });
+    },
+    release: async (id, recordFree = false) => {
+      const session = held.get(id);
+      if (!session || !recordFree) return;
+      const { recording: _, ...rest } = session;
+      held.set(id, rest);
+    },
     remove: async (id) => {
       if (failing-- > 0) throw new Error('throttled');
       held.delete(id);

@@ -1,4 +1,4 @@
-import type { FileNode, FolderNode, Job, TrashRow } from '../ports';
+import type { FileNode, FolderNode, Job, TrashRow, UploadSession } from '../ports';
 
 // The states of the write-ordering protocol (README.md beside this file) as types, each derived from the
 // fields stored today (no storage format change): a reader sees every state of a folder, a file's bytes or a
@@ -62,6 +62,23 @@ export function bytesState(
   if (found.trash) return found.trash.purging !== undefined ? { state: 'purging', row: found.trash.id } : { state: 'trashed', row: found.trash.id };
   if (found.entries.length > 0) return found.everRecorded ? { state: 'journaled for removal', entry: found.entries[0] } : { state: 'journaled', entry: found.entries[0] };
   return found.stored ? { state: 'orphaned' } : { state: 'gone' };
+}
+
+/**
+ * A large upload's session as a completion finds it, once claimed: `open` while its multipart upload stands
+ * (nothing is assembled, so no record of it was ever written); `assembled` once an earlier completion put the
+ * parts together, with whether a record of it may have been written since: `none` (no completion marked it
+ * `recording` before a record write, or the last one released it knowing none of its records stands), or
+ * `unknown` (a completion may have written the record and then died, or failed to end the session, before it
+ * answered; the record may have been deleted, moved or replaced since). An `unknown` session's object is never
+ * recorded again: a completion only confirms a record of it standing at its path (protocol/README.md, "A large
+ * upload's session").
+ */
+export type SessionState = { state: 'open' } | { state: 'assembled'; record: 'none' | 'unknown' };
+
+export function sessionState(multipartStands: boolean, session: Pick<UploadSession, 'recording'>): SessionState {
+  if (multipartStands) return { state: 'open' };
+  return { state: 'assembled', record: session.recording ? 'unknown' : 'none' };
 }
 
 /** A job's state: one step at a time works on a running job; a done one says how it ended. */

@@ -28,9 +28,15 @@ class MemoryNodes implements NodeStore {
     this.items.set(folder.path, folder);
     return folder;
   }
+  /** Writes saved whose reply is lost: the caller sees the call fail. */
+  lostReplies = 0;
   async putFile(_: string, file: FileNode, options: { condition?: WriteCondition } = {}): Promise<PutFileResult> {
     if (this.failPuts-- > 0) throw new Error('throttled');
     this.beforePut?.();
+    if (this.lostReplies-- > 0) {
+      await this.putFile(_, file, options);
+      throw new Error('socket hang up');
+    }
     const held = this.items.get(file.path);
     // The DynamoDB adapter's condition: the request's, else no folder; the write's own record always passes.
     const { condition } = options;
@@ -138,9 +144,16 @@ class MemorySessions implements UploadSessionStore {
     held.claimedUntil = Date.now() + leaseMs;
     return held.session;
   }
-  async release(id: string) {
+  async markRecording(id: string) {
     const held = this.sessions.get(id);
-    if (held) held.claimedUntil = undefined;
+    if (held) held.session = { ...held.session, recording: true };
+  }
+  async release(id: string, recordFree = false) {
+    const held = this.sessions.get(id);
+    if (!held) return;
+    held.claimedUntil = undefined;
+    const { recording: _, ...rest } = held.session;
+    if (recordFree) held.session = rest;
   }
   async remove(id: string) {
     this.sessions.delete(id);
@@ -200,6 +213,63 @@ describe('Function: completeUpload, when something fails part-way', () => {
     expect(nodes.items.has('/dir/big.bin')).toBe(false);
 
     await expect(completeUpload(deps, 'd', session.id, parts)).resolves.toMatchObject({ size: 10 * MiB });
+  });
+
+  // The record's write was saved but its reply lost, then the commit withdrew (an empty-folder delete's mark
+  // above): the undo leaves a record whose write reply was lost. The completion answered 409 and deleted the
+  // object under it; now the request fails, both stay, and a retry finds the record.
+  it('a record that may stand after a failed commit keeps the object; a retry answers with the record', async () => {
+    const { session, parts } = await uploaded();
+    nodes.lostReplies = 1;
+    nodes.beforePut = () => {
+      nodes.beforePut = undefined;
+      nodes.items.set('/dir', { ...(nodes.items.get('/dir') as FolderNode), deleting: 'empty' });
+    };
+
+    await expect(completeUpload(deps, 'd', session.id, parts)).rejects.toMatchObject({ name: 'RecordMayStand' });
+    expect(nodes.items.get('/dir/big.bin')).toMatchObject({ id: session.fileId });
+    expect(storage.objects.has(session.objectKey)).toBe(true);
+    expect(sessions.sessions.get(session.id)?.session.recording).toBe(true);
+
+    const { deleting: _, ...live } = nodes.items.get('/dir') as FolderNode;
+    nodes.items.set('/dir', live);
+    const putFile = jest.spyOn(nodes, 'putFile');
+    await expect(completeUpload(deps, 'd', session.id, parts)).resolves.toMatchObject({ id: session.fileId, path: '/dir/big.bin' });
+    expect(putFile).not.toHaveBeenCalled();
+    expect(sessions.sessions.size).toBe(0);
+  });
+
+  it('marks the session recording beside the read of the assembled object, before the record is written', async () => {
+    const { session, parts } = await uploaded();
+    const order: string[] = [];
+    jest.spyOn(sessions, 'markRecording').mockImplementation(async (id) => {
+      order.push('mark');
+      sessions.sessions.get(id)!.session.recording = true;
+    });
+    nodes.beforePut = () => order.push('record');
+    await completeUpload(deps, 'd', session.id, parts);
+    expect(order).toEqual(['mark', 'record']);
+  });
+
+  it('a failed record write releases the session without its mark: the retry records the object', async () => {
+    const { session, parts } = await uploaded();
+    nodes.failPuts = 1;
+    await expect(completeUpload(deps, 'd', session.id, parts)).rejects.toThrow('throttled');
+    expect(sessions.sessions.get(session.id)?.session.recording).toBeUndefined();
+    await expect(completeUpload(deps, 'd', session.id, parts)).resolves.toMatchObject({ id: session.fileId });
+  });
+
+  // S3 may finish assembling after the request gave up (a big object takes minutes): a completion that died
+  // there marked nothing, and the next one records the object.
+  it('a completion that died during assembly leaves no mark: the retry records the object', async () => {
+    const { session, parts } = await uploaded();
+    const complete = storage.complete.bind(storage);
+    jest.spyOn(storage, 'complete').mockImplementationOnce(async (...args) => {
+      await complete(...args);
+      throw new Error('Lambda timed out');
+    });
+    await expect(completeUpload(deps, 'd', session.id, parts)).rejects.toThrow('timed out');
+    await expect(completeUpload(deps, 'd', session.id, parts)).resolves.toMatchObject({ id: session.fileId, size: 10 * MiB });
   });
 
   it('a folder at the destination is a 409 before assembly: the parts and the session stay', async () => {
