@@ -175,11 +175,11 @@ export class DynamoFileRecords implements FileRecords {
     return { restored: false, changed: items[failed[0]].changed };
   }
 
-  async keepReplaced(drive: string, files: readonly FileNode[], stamp: TrashStamp): Promise<TrashRow[]> {
+  async keepReplaced(drive: string, files: readonly FileNode[], stamp: TrashStamp, options: { once?: boolean } = {}): Promise<TrashRow[]> {
     if (files.length < 1 || files.length > MAX_FILES_PER_TRASH) throw new RangeError(`keepReplaced takes 1 to ${MAX_FILES_PER_TRASH} files (got ${files.length})`);
     const rows = files.map((file) => fileRow(file, stamp));
-    await this.transact(files.flatMap((file, i) => this.rowItems(drive, file, rows[i])));
-    return rows;
+    const failed = await this.transact(files.flatMap((file, i) => this.rowItems(drive, file, rows[i], options.once)));
+    return failed === undefined ? rows : [];
   }
 
   async restoreMembers(drive: string, row: TrashRow, files: readonly { member: TrashMember; to: string }[], expected: MembersExpectation): Promise<MembersOutcome> {
@@ -212,12 +212,16 @@ export class DynamoFileRecords implements FileRecords {
     return { restored: false, taken: [...new Set(failed.map((i) => Math.floor(i / 2)))] };
   }
 
-  /** A file's row, its due entry, and (a pending record) its note: the items that make a file a trash row. */
-  private rowItems(drive: string, file: FileNode, row: TrashRow): TransactWriteItem[] {
+  /**
+   * A file's row, its due entry, and (a pending record) its note: the items that make a file a trash row.
+   * `once`: the note only where none stands (`keepReplaced`).
+   */
+  private rowItems(drive: string, file: FileNode, row: TrashRow, once = false): TransactWriteItem[] {
+    const onlyNew = once ? { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': UPLOADS_PARTITION_KEY } } : {};
     return [
       { Put: { TableName: this.nodesTable, Item: rowItem(drive, row) } },
       { Put: { TableName: this.nodesTable, Item: dueItem(drive, row.id, row.purgeAt) } },
-      ...(file.pending ? [{ Put: { TableName: this.uploadsTable, Item: trashNoteItem(file.pending, file.objectKey, { drive, id: row.id }, row.purgeAt) } }] : []),
+      ...(file.pending ? [{ Put: { TableName: this.uploadsTable, Item: trashNoteItem(file.pending, file.objectKey, { drive, id: row.id }, row.purgeAt), ...onlyNew } }] : []),
     ];
   }
 

@@ -64,9 +64,10 @@ export async function sweepJournal(
     if (!settled) continue;
     const { kept, deleted } = await judgeLeft(deps, entry, left, new Set(free));
     // Rows before the close: each writes a trash note on its key, so a sweep run again after a stop in between
-    // finds the key the trash's and writes no second row.
+    // finds the key the trash's and writes no second row; and only where no note stands yet (`once`), so that
+    // of two runs at once (one past its schedule's interval) only one writes the row.
     if (kept.length > 0 && deps.records && deps.trashPolicy) {
-      await trashReplaced(deps.records, { ...deps.trashPolicy, by: entry.createdBy }, entry.drive, kept, (write, group) => cleanUp(write, () => ({ keys: group.map((file) => file.objectKey) })));
+      await trashReplaced(deps.records, { ...deps.trashPolicy, by: entry.createdBy }, entry.drive, kept, (write, group) => cleanUp(write, () => ({ keys: group.map((file) => file.objectKey) })), { once: true });
     }
     const own = deps.trash && free.length > 0 ? await keptInTrash({ ...deps, trash: deps.trash }, entry, [...new Set(free)], now) : [...new Set(free)];
     const keys = [...new Set([...own, ...deleted])];

@@ -196,9 +196,11 @@ export interface FileRecords {
    * Writes a row (stamped `stamp`) and its due entry for each of `files`, records a write has just replaced
    * (an upload's step 7, in place of deleting their bytes), with each pending record's note, in one write
    * (at most `MAX_FILES_PER_TRASH`). Unconditional: the records are gone already, and their keys are named by
-   * nothing else.
+   * nothing else. But `once` (the journal sweep's, whose runs may overlap): each note only where none stands
+   * yet, so that a key another run has just put into the trash gets no second row; where one stands, nothing
+   * is written and no row is returned.
    */
-  keepReplaced(drive: string, files: readonly FileNode[], stamp: TrashStamp): Promise<TrashRow[]>;
+  keepReplaced(drive: string, files: readonly FileNode[], stamp: TrashStamp, options?: { once?: boolean }): Promise<TrashRow[]>;
   /**
    * Puts the files of members of the folder row `row` back as records at their `to` paths (a folder restore's
    * page, at most `MAX_FILES_PER_TRASH`; the same id, key, ETag, size and creation time) and removes those

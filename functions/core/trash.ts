@@ -48,11 +48,13 @@ export async function trashReplaced(
   drive: string,
   replaced: readonly FileNode[],
   each: (write: () => Promise<void>, group: readonly FileNode[]) => Promise<void> = (write) => write(),
+  /** `once`: the journal sweep's (`FileRecords.keepReplaced`). */
+  options: { once?: boolean } = {},
 ): Promise<void> {
   const stamp = stampOf(policy, 'replaced');
   for (let i = 0; i < replaced.length; i += MAX_FILES_PER_TRASH) {
     const group = replaced.slice(i, i + MAX_FILES_PER_TRASH);
-    await each(async () => void (await records.keepReplaced(drive, group, stamp)), group);
+    await each(async () => void (await records.keepReplaced(drive, group, stamp, options)), group);
   }
 }
 

@@ -385,8 +385,10 @@ export class MemoryFileRecords implements FileRecords {
     return { restored: true, file, replaced: this.trashRow(drive, expected.replacing, expected.stamp ?? { ...row, reason: 'replaced' }) };
   }
 
-  async keepReplaced(drive: string, files: readonly FileNode[], stamp: TrashStamp): Promise<TrashRow[]> {
+  async keepReplaced(drive: string, files: readonly FileNode[], stamp: TrashStamp, options: { once?: boolean } = {}): Promise<TrashRow[]> {
     if (files.length < 1 || files.length > MAX_FILES_PER_TRASH) throw new RangeError(`keepReplaced takes 1 to ${MAX_FILES_PER_TRASH} files (got ${files.length})`);
+    // The adapter's `once`: a note standing on any pending record's key fails the whole write.
+    if (options.once && files.some((file) => file.pending !== undefined && this.journal.notes.has(`${file.pending}#${file.objectKey}`))) return [];
     return files.map((file) => this.trashRow(drive, file, stamp));
   }
 

@@ -144,4 +144,20 @@ describe("the journal sweep of a withdrawn writer's left bytes, with the trash o
     expect(rowsOf(p.objectKey)).toEqual([expect.objectContaining({ reason: 'replaced', deletedBy: 'key_2' })]);
     expect(await bytesOf(p)).toBe('p');
   });
+
+  // A sweep that runs past its schedule's interval overlaps the next: both judge the entry before either
+  // writes (a reserved concurrency of 1 would prevent it, but fails on accounts whose quota is 10).
+  it('writes one row for a left key when two sweeps run at once', async () => {
+    const p = (await uploadFiles(deps(), DRIVE, [{ filename: 'x', data: Buffer.from('p') }], [{ path: '/f' }]))[0];
+    const x = await writer('x', 'key_2');
+    await ports.journal.withdraw([x.entry], [p]);
+    await uploadFiles(deps(), DRIVE, [{ filename: 'y', data: Buffer.from('y') }], [{ path: '/f' }]);
+    await ports.journal.leave([x.entry], [p]);
+
+    const due = new Date(now + 2 * JOURNAL_SWEEP_AFTER_MS);
+    await Promise.all([sweepJournal(deps(), due), sweepJournal(deps(), due)]);
+
+    expect(rowsOf(p.objectKey)).toEqual([expect.objectContaining({ reason: 'replaced', deletedBy: 'key_2' })]);
+    expect(await bytesOf(p)).toBe('p');
+  });
 });
