@@ -421,9 +421,12 @@ type WrittenRecord = (PutFileResult & { replacedUnknown?: true; error?: undefine
 /**
  * Writes a file's record over `before` (what stood at its path just before). A write that fails may still
  * have been saved (a lost reply): one read tells. A saved write counts as done (what it replaced is then
- * unknown; its bytes are left for fsck). A failed one whose path still holds `before` was never saved (a
- * record, once replaced, never comes back), so its bytes are free, as they are if the path is empty; one whose path holds another record may
- * have been saved and replaced by an upload that puts it back if that upload fails, so its bytes stay.
+ * unknown; its bytes are left for fsck). A failed one whose path still holds the file `before` was never
+ * saved (a record, once replaced, never comes back), so its bytes are free; one whose path holds another
+ * record may have been saved and replaced by an upload that puts it back if that upload fails, so its bytes
+ * stay. An empty path proves nothing by itself: the record may have been saved and deleted since (into the
+ * trash, whose row then names the bytes); only a write the store refused outright (`refusedOutright`) was
+ * surely not saved. Bytes kept so are an orphan for the scheduled check if nothing names them.
  */
 async function writeRecord(nodes: NodeStore, drive: string, file: FileNode, before: { node: DriveNode | undefined } | undefined, replace?: boolean, condition?: WriteCondition): Promise<WrittenRecord> {
   try {
@@ -431,10 +434,18 @@ async function writeRecord(nodes: NodeStore, drive: string, file: FileNode, befo
   } catch (error) {
     const now = await readBack(nodes, drive, file.path);
     if (now !== 'empty' && now !== 'unknown' && now.id === file.id) return { ok: true, replacedUnknown: true };
-    // An empty path frees them too: nothing can put a record back there that points to them. What stood there
-    // unread (`before` undefined), only an empty path does.
-    return { ok: false, error, bytesFree: now === 'empty' || (now !== 'unknown' && before !== undefined && now.id === before.node?.id) };
+    const stillBefore = now !== 'empty' && now !== 'unknown' && before?.node !== undefined && now.id === before.node.id;
+    return { ok: false, error, bytesFree: stillBefore || (now === 'empty' && refusedOutright(error)) };
   }
+}
+
+/**
+ * Whether a store call's failure says that its write was not made: the store refused the request itself (a
+ * throttle after the SDK's retries, a malformed request: AWS's `$fault: 'client'`, a 4xx), as against a lost
+ * reply, a timeout or a server fault, after which the write may have been made.
+ */
+export function refusedOutright(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { $fault?: unknown }).$fault === 'client';
 }
 
 /**

@@ -163,3 +163,65 @@ describe('a completion tried again on a session whose file was stored', () => {
     expect(await ports.nodes.get(DRIVE, '/big')).toBeUndefined();
   });
 });
+
+// Review of fa3a510: the record's write is saved but its reply lost, and a delete takes the record into the
+// trash before the completion reads the path back. `writeRecord` finds the path empty (`bytesFree`), so the
+// undo reports `ownFree`, the completion releases the session removing `recording`, and the retry (state
+// `assembled`, record `none`) writes the record again: a record and a trash row naming one object.
+it('review fa3a510: a lost write reply, then a delete into the trash, does not let a retry record the file again', async () => {
+  const ports = memoryPorts();
+  const sessions = memorySessions();
+  const deps = { ...ports, parts: memoryMultipart(ports), sessions, trashPolicy: { days: 7, by: 'key_1' } };
+  const { session } = await startUpload(deps, DRIVE, { path: '/big', size: 1 }, { maxFileBytes: 10, expirySeconds: 3600 });
+  const putFile = ports.nodes.putFile.bind(ports.nodes);
+  jest.spyOn(ports.nodes, 'putFile').mockImplementationOnce(async (...args) => {
+    await putFile(...args);
+    // Another request deletes the file (into the trash) while the reply is on its way, and is lost.
+    await deleteFiles(deps, DRIVE, ['/big']);
+    throw new Error('socket hang up');
+  });
+  await expect(completeUpload(deps, DRIVE, session.id, [{ number: 1, etag: '"p1"' }])).rejects.toThrow();
+  const rows = ports.trash.all(DRIVE).map(({ row }) => row).filter((row) => row.file?.id === session.fileId);
+  expect(rows).toHaveLength(1);
+  // The retry.
+  await completeUpload(deps, DRIVE, session.id, [{ number: 1, etag: '"p1"' }]).catch(() => undefined);
+  // The trash row names the object; no record may name it too (purging the row would delete its bytes).
+  expect(await ports.nodes.get(DRIVE, '/big')).toBeUndefined();
+});
+
+// Review of fa3a510: a completion that marked its session and then failed before any record was written, and
+// whose release did not land (a throttled UpdateItem, reported only; or the Lambda timed out after the mark),
+// leaves `recording` standing. The retry cannot tell that from a record written and taken since, so it writes
+// nothing: 409, the session ended, the object left to the consistency check (docs/large-files.md). Before,
+// it recorded the file, as it would have recorded one taken since.
+it('review fa3a510: a retry after a refused write whose release failed writes nothing and answers 409', async () => {
+  const ports = memoryPorts();
+  const sessions = memorySessions();
+  const deps = { ...ports, parts: memoryMultipart(ports), sessions };
+  const { session } = await startUpload(deps, DRIVE, { path: '/big', size: 1 }, { maxFileBytes: 10, expirySeconds: 3600 });
+  jest.spyOn(ports.nodes, 'putFile').mockRejectedValueOnce(Object.assign(new Error('throttled'), { name: 'ThrottlingException', $fault: 'client' }));
+  jest.spyOn(sessions, 'release').mockRejectedValueOnce(new Error('throttled'));
+  await expect(completeUpload(deps, DRIVE, session.id, [{ number: 1, etag: '"p1"' }])).rejects.toThrow('throttled');
+  expect(sessions.held.get(session.id)?.recording).toBe(true);
+  await expect(completeUpload(deps, DRIVE, session.id, [{ number: 1, etag: '"p1"' }])).rejects.toMatchObject({ code: 'conflict' });
+  expect(await ports.nodes.get(DRIVE, '/big')).toBeUndefined();
+  expect(sessions.held.has(session.id)).toBe(false);
+  expect(ports.objects.objects.has(session.objectKey)).toBe(true);
+});
+
+// Review of fa3a510 (the same `bytesFree` judgement, pre-existing, for a small upload): a saved write whose reply
+// is lost, the record deleted into the trash before the read back; the undo frees the bytes the trash row holds.
+it('review fa3a510: an upload whose write reply was lost keeps the bytes a trash row took meanwhile', async () => {
+  const ports = memoryPorts();
+  const deps = { ...ports, trashPolicy: { days: 7, by: 'key_1' } };
+  const putFile = ports.nodes.putFile.bind(ports.nodes);
+  jest.spyOn(ports.nodes, 'putFile').mockImplementationOnce(async (...args) => {
+    await putFile(...args);
+    await deleteFiles(deps, DRIVE, ['/small']);
+    throw new Error('socket hang up');
+  });
+  await expect(uploadFiles(deps, DRIVE, [{ filename: 'x', data: Buffer.from('x') }], [{ path: '/small' }])).rejects.toThrow();
+  const [row] = ports.trash.all(DRIVE).map(({ row }) => row);
+  expect(row?.file).toBeDefined();
+  expect(ports.objects.objects.has(row.file!.objectKey)).toBe(true);
+});

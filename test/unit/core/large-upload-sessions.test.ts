@@ -31,7 +31,8 @@ class MemoryNodes implements NodeStore {
   /** Writes saved whose reply is lost: the caller sees the call fail. */
   lostReplies = 0;
   async putFile(_: string, file: FileNode, options: { condition?: WriteCondition } = {}): Promise<PutFileResult> {
-    if (this.failPuts-- > 0) throw new Error('throttled');
+    // A throttle after the SDK's retries: DynamoDB refused the request itself (a 4xx), so nothing was written.
+    if (this.failPuts-- > 0) throw Object.assign(new Error('throttled'), { name: 'ThrottlingException', $fault: 'client' });
     this.beforePut?.();
     if (this.lostReplies-- > 0) {
       await this.putFile(_, file, options);

@@ -1,4 +1,4 @@
-import { BatchGetItemCommand, ConditionalCheckFailedException, DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, ConditionalCheckFailedException, DeleteItemCommand, DynamoDBClient, GetItemCommand, ProvisionedThroughputExceededException, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectsCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DynamoNodeStore } from '../../../functions/aws/dynamo-node-store';
@@ -42,6 +42,8 @@ function loggedLines(): Record<string, unknown>[] {
   return (process.stdout.write as unknown as jest.Mock).mock.calls.map(([text]) => JSON.parse(String(text)) as Record<string, unknown>);
 }
 
+/** DynamoDB's throttle after the SDK's retries: a refusal of the request itself (`$fault: 'client'`), so nothing was written. */
+const throttled = (message: string) => new ProvisionedThroughputExceededException({ message, $metadata: {} });
 const deletedKeys = () => s3.commandCalls(DeleteObjectsCommand).flatMap((c) => c.args[0].input.Delete!.Objects!.map((o) => o.Key));
 const putKeys = () => s3.commandCalls(PutObjectCommand).map((c) => c.args[0].input.Key);
 
@@ -57,7 +59,7 @@ describe('Function: uploadFiles, when AWS fails part-way', () => {
 
   it('a failing record write after the bytes are stored: undoes the writes made, only where ours stands, then deletes every byte', async () => {
     s3.on(PutObjectCommand).resolves({});
-    dynamodb.on(PutItemCommand).resolvesOnce({}).rejectsOnce(new Error('throttled'));
+    dynamodb.on(PutItemCommand).resolvesOnce({}).rejectsOnce(throttled('throttled'));
     dynamodb.on(GetItemCommand).resolves({});
     dynamodb.on(DeleteItemCommand).resolves({});
 
@@ -111,9 +113,20 @@ describe('Function: uploadFiles, when AWS fails part-way', () => {
     expect(deletedKeys()).toEqual([]);
   });
 
+  // A lost reply with the path read back empty: the write may have been saved and the record deleted since
+  // (into the trash, whose row names the bytes), so they stay, for the scheduled check if nothing names them.
+  it('a write whose reply was lost, its path empty when read back: the upload fails and keeps the bytes', async () => {
+    s3.on(PutObjectCommand).resolves({});
+    dynamodb.on(PutItemCommand).rejects(new Error('socket hang up'));
+    dynamodb.on(GetItemCommand).resolves({});
+
+    await expect(uploadFiles(deps, 'd', [parts[0]], undefined)).rejects.toThrow('socket hang up');
+    expect(deletedKeys()).toEqual([]);
+  });
+
   it('a write that failed and was not saved: the upload fails, leaving nothing', async () => {
     s3.on(PutObjectCommand).resolves({});
-    dynamodb.on(PutItemCommand).rejects(new Error('throttled for good'));
+    dynamodb.on(PutItemCommand).rejects(throttled('throttled for good'));
     dynamodb.on(GetItemCommand).resolves({});
     dynamodb.on(DeleteItemCommand).resolves({});
 
@@ -169,7 +182,7 @@ describe('Function: uploadFiles, when AWS fails part-way', () => {
     s3.on(PutObjectCommand).resolves({});
     s3.on(DeleteObjectsCommand).rejects(new Error('S3 unavailable'));
     // a.txt replaces `old`; b.txt's write fails and its path reads empty: the undo puts `old` back and frees both new objects.
-    dynamodb.on(PutItemCommand).resolvesOnce({ Attributes: old }).rejectsOnce(new Error('throttled')).resolves({});
+    dynamodb.on(PutItemCommand).resolvesOnce({ Attributes: old }).rejectsOnce(throttled('throttled')).resolves({});
     dynamodb.on(GetItemCommand).resolves({});
 
     await expect(uploadFiles(deps, 'd', parts, undefined)).rejects.toThrow('throttled');
