@@ -172,6 +172,7 @@ function toItem(job: Job): Item {
     ...(job.items !== undefined ? { items: { N: String(job.items) } } : {}),
     ...(job.bytes !== undefined ? { bytes: { N: String(job.bytes) } } : {}),
     createdAt: { S: job.createdAt },
+    ...(job.createdBy ? { createdBy: { S: job.createdBy } } : {}),
     updatedAt: { S: job.updatedAt },
   };
 }
@@ -194,6 +195,7 @@ function fromItem(item: Item): Job {
     ...(item.bytes?.N !== undefined ? { bytes: Number(item.bytes.N) } : {}),
     ...(item.ended?.S ? { ended: item.ended.S as Job['ended'] } : {}),
     createdAt: item.createdAt.S!,
+    ...(item.createdBy?.S ? { createdBy: item.createdBy.S } : {}),
     updatedAt: item.updatedAt.S!,
   };
 }

@@ -7,7 +7,7 @@ import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
 import { checkAbove, checkSourceEtag, folderHasNoEtag } from './move';
 import { ROOT, ancestorsOf, comparePaths, parentOf } from './paths';
 import type { FileNode, FileRecords, FolderNode, Job, JobQueue, JobStore, NodeStore, ObjectCopier, ObjectStore, UploadJournal } from './ports';
-import type { TrashPolicy } from './trash';
+import { type TrashPolicy, startedBy } from './trash';
 import { commitFiles } from './upload';
 import { reachableIn } from './visibility';
 import { type JobKind, MOVE_WAIT_SECONDS, admitJob, handOff, releaseJob } from './background-jobs';
@@ -92,7 +92,7 @@ export async function acceptCopy(deps: JobDeps, drive: string, from: string, to:
     throw error;
   });
   const made = folders.get(to)!;
-  const job: Job = { id, drive, kind: 'copy', path: from, folderId: source.id, to, toId: made.id, status: 'running', files: 0, createdAt: now, updatedAt: now };
+  const job: Job = { id, drive, kind: 'copy', path: from, folderId: source.id, to, toId: made.id, status: 'running', files: 0, createdAt: now, ...startedBy(deps.trashPolicy), updatedAt: now };
   await deps.jobs.create(job);
   const deadline = Date.now() + budgetMs;
   const outcome = await copyStep(deps, job, Math.max(0, deadline - Date.now()));

@@ -3,7 +3,7 @@ import { mapLimit } from './concurrency';
 import { conflict, invalid, notFound } from './errors';
 import { ROOT, ancestorsOf } from './paths';
 import { type Job, type FileNode, type FileRecords, type FolderNode, type JobQueue, type JobStore, MAX_FILES_PER_TRASH, type NodeStore, type ObjectStore, type TrashRow, type TrashStore } from './ports';
-import { type TrashPolicy, relativeTo, stampOf, trashOn, trashIdOf } from './trash';
+import { type TrashPolicy, relativeTo, stampOf, startedBy, trashOn, trashIdOf } from './trash';
 import { WALK_CONCURRENCY } from './tree';
 import { type EmptyDeps, beingMoved, deleteIfEmpty } from './folders';
 import { reachableIn } from './visibility';
@@ -58,7 +58,7 @@ export async function acceptDelete(deps: JobDeps, drive: string, path: string, r
   // The job is noted before any write, the mark included: a request that dies at any point after it leaves it
   // running, and the sweep sends it to a worker, which marks the folder if the request did not get to.
   const now = new Date().toISOString();
-  const job: Job = { id, drive, kind: 'delete', path, folderId: found.id, status: 'running', files: 0, createdAt: now, updatedAt: now };
+  const job: Job = { id, drive, kind: 'delete', path, folderId: found.id, status: 'running', files: 0, createdAt: now, ...startedBy(deps.trashPolicy), updatedAt: now };
   await deps.jobs.create(job);
   // With trash on, the folder's row is written before the mark (filling), so that every file the walk takes
   // has a row to go into.

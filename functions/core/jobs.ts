@@ -2,6 +2,7 @@ import { JOB_STALL_MS, MOVE_WAIT_SECONDS, handOff, stepLeaseMs } from './backgro
 import { cleanUp } from './clean-up';
 import { JOB_KINDS, type JobStepDeps } from './job-kinds';
 import type { Job, JobQueue, JobStore } from './ports';
+import { policyOfJob } from './trash';
 import type { StepOutcome } from './tree-walk';
 
 type JobDeps = JobStepDeps & { queue: JobQueue };
@@ -25,7 +26,7 @@ export async function advanceJob(deps: JobDeps, id: string, drive: string, budge
   const kind = JOB_KINDS[job.kind];
   let outcome: StepOutcome;
   try {
-    outcome = await kind.step(deps, job, budgetMs);
+    outcome = await kind.step({ ...deps, trashPolicy: policyOfJob(deps.trashPolicy, job) }, job, budgetMs);
   } catch (error) {
     // The claim goes at once, so that the queue's next delivery or the sweep can go on.
     await cleanUp(() => deps.jobs.release(job.id));

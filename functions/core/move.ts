@@ -3,7 +3,7 @@ import { mapLimit } from './concurrency';
 import { badRequest, conflict, invalid, notFound, preconditionFailed } from './errors';
 import { beingDeleted, beingMoved, ensureFolders, recheckFolders, removeUnused } from './folders';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal } from './journal';
-import { type TrashPolicy, stampOf, trashOn } from './trash';
+import { type TrashPolicy, stampOf, startedBy, trashOn } from './trash';
 import { ROOT, ancestorsOf, joinPath, nameOf, parentOf } from './paths';
 import type { DriveNode, FileNode, FileRecords, FolderNode, Job, JobQueue, JobStore, NodeStore, ObjectStore, UploadJournal } from './ports';
 import { reachableIn } from './visibility';
@@ -137,7 +137,7 @@ async function moveFolder(deps: JobDeps, drive: string, source: FolderNode, to: 
     throw error;
   });
   // Noted before any mark: a request that dies after this leaves a running job, which the sweep sends on.
-  const job: Job = { id, drive, kind: 'move', path: from, to, folderId: source.id, status: 'running', files: 0, createdAt: now, updatedAt: now };
+  const job: Job = { id, drive, kind: 'move', path: from, to, folderId: source.id, status: 'running', files: 0, createdAt: now, ...startedBy(deps.trashPolicy), updatedAt: now };
   await deps.jobs.create(job);
   const refuse = async (error: Error): Promise<never> => {
     // Each on its own, so that a failure of one leaves no mark behind: the source's unmarked first.

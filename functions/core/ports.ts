@@ -518,6 +518,11 @@ export interface Job {
    */
   ended?: 'moved' | 'copied' | 'restored' | 'stopped';
   createdAt: string;
+  /**
+   * The id of the key whose request started it (never its secret), when that request had one: a step the
+   * worker runs writes trash rows and journal entries under it, as the request would have (`deleted_by`).
+   */
+  createdBy?: string;
   /** When a request or the worker last advanced the job: one that stops advancing is resumed (`resumeStalledJobs`). */
   updatedAt: string;
 }

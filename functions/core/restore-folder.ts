@@ -7,7 +7,7 @@ import { checkAbove } from './move';
 import { ancestorsOf, parentOf } from './paths';
 import { type DriveNode, type FileNode, type FileRecords, type FolderNode, type Job, type JobQueue, type JobStore, MAX_FILES_PER_TRASH, type NodeStore, type TrashMember, type TrashRow, type TrashStore } from './ports';
 import { type RestoreDeps, checkRestorable, noSuchItem, restoreFile } from './restore';
-import { nowOf, stampOf } from './trash';
+import { nowOf, stampOf, startedBy } from './trash';
 import { type StepOutcome, outOfTimeIn } from './tree-walk';
 
 // A trashed folder's restore (issue 28; protocol/README.md, "Trash"; docs/trash-design.md, "Restore"): a job
@@ -96,7 +96,7 @@ export async function acceptRestore(
   const into = there?.kind === 'folder' ? { id: there.id, createdAt: there.createdAt } : { id: row.folderId ?? randomUUID(), createdAt: row.folderCreatedAt ?? now.toISOString() };
   // The id first: its place among the drive's running jobs is reserved under it, before any write.
   await admitJob(deps.jobs, { id: jobId, drive });
-  const job: Job = { id: jobId, drive, kind: 'restore', path: row.path, folderId: into.id, to, toId: into.id, toCreatedAt: into.createdAt, trashId: row.id, status: 'running', files: 0, createdAt: at, updatedAt: at };
+  const job: Job = { id: jobId, drive, kind: 'restore', path: row.path, folderId: into.id, to, toId: into.id, toCreatedAt: into.createdAt, trashId: row.id, status: 'running', files: 0, createdAt: at, ...startedBy(deps.trashPolicy), updatedAt: at };
   // Noted before the claim: a request that dies after it leaves a job that the sweep sends on, which ends the claim.
   await deps.jobs.create(job);
   const giveUp = async () => {

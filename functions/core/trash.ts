@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type FileNode, type FileRecords, MAX_FILES_PER_TRASH, type TrashMember, type TrashReason, type TrashRow, type TrashStamp } from './ports';
+import { type FileNode, type FileRecords, type Job, MAX_FILES_PER_TRASH, type TrashMember, type TrashReason, type TrashRow, type TrashStamp } from './ports';
 
 // The trash (issue 28, docs/trash-design.md): what deletes and replacements take from the tree is kept as
 // trash items for `trashDays` days, then purged. The writes that move a record into or out of the trash are
@@ -56,6 +56,19 @@ export async function trashReplaced(
     const group = replaced.slice(i, i + MAX_FILES_PER_TRASH);
     await each(async () => void (await records.keepReplaced(drive, group, stamp, options)), group);
   }
+}
+
+/** Who starts a job, as `Job.createdBy` notes it: the key of the request's policy, if it has one. */
+export function startedBy(policy: Pick<TrashPolicy, 'by'> | undefined): Pick<Job, 'createdBy'> {
+  return policy?.by !== undefined ? { createdBy: policy.by } : {};
+}
+
+/**
+ * The policy a job's step runs under: the worker's (which has no caller), with the key that started the job as
+ * the one its rows and journal entries name, as the request's would.
+ */
+export function policyOfJob<P extends TrashPolicy | undefined>(policy: P, job: Pick<Job, 'createdBy'>): P {
+  return policy && policy.by === undefined && job.createdBy !== undefined ? { ...policy, by: job.createdBy } : policy;
 }
 
 /**

@@ -185,9 +185,9 @@ describeBoth("Drive's DynamoDB adapters do the same on the embedded DynamoDB and
   });
 
   test('jobs: create, claim, advance, finish, and the background list', async () => {
-    await same(async (client, step) => {
+    const log = await same(async (client, step) => {
       const jobs = new DynamoJobStore(client, TABLES.uploadsTable);
-      const job: Job = { id: 'job-a', drive: DRIVE, kind: 'move', path: '/x', folderId: 'id-x', to: '/y', status: 'running', files: 0, createdAt: CREATED, updatedAt: CREATED };
+      const job: Job = { id: 'job-a', drive: DRIVE, kind: 'move', path: '/x', folderId: 'id-x', to: '/y', status: 'running', files: 0, createdAt: CREATED, createdBy: 'key-a', updatedAt: CREATED };
       await step('create', () => jobs.create(job));
       await step('create again', () => jobs.create(job));
       await step('get', () => jobs.get(DRIVE, 'job-a'));
@@ -209,6 +209,8 @@ describeBoth("Drive's DynamoDB adapters do the same on the embedded DynamoDB and
       await step('from background on a drive with none', () => jobs.fromBackground({ id: 'b1', drive: 'drive-2' }));
       await step('in background', async () => (await jobs.inBackground(DRIVE)).map((entry) => ({ ...entry, reservedAt: entry.reservedAt && '<time>' })).sort((a, b) => a.id.localeCompare(b.id)));
     });
+    // The key that started it is kept (a step names it in what it writes).
+    expect((log.find((entry) => entry.label === 'get')?.outcome as { value?: unknown }).value).toMatchObject({ createdBy: 'key-a' });
   });
 
   test('upload sessions: claimed, marked recording, released with and without the mark', async () => {

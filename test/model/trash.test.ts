@@ -267,6 +267,27 @@ describe('the trash on memory ports', () => {
     expect(opened).toEqual(['key_1']);
   });
 
+  // The worker has no caller: a job's step names the key that started the job (`Job.createdBy`), so that what
+  // its entries leave to the sweep goes into the trash under that key, as the request's own would.
+  it("opens a folder copy's journal entries, in the worker's steps, under the key that started the copy", async () => {
+    // More than a step's page (200), so that the request's step leaves the rest to the worker.
+    const names = Array.from({ length: 201 }, (_, i) => `f${i}`);
+    await uploadFiles(deps(), DRIVE, names.map((name) => ({ filename: name, data: Buffer.from(name) })), names.map((name) => ({ path: `/src/${name}` })));
+    const opened: (string | undefined)[] = [];
+    const open = ports.journal.open.bind(ports.journal);
+    ports.journal.open = async (drive, files, sweepAfter, by) => {
+      opened.push(by);
+      return open(drive, files, sweepAfter, by);
+    };
+    const outcome = await acceptCopy(deps(), DRIVE, '/src', '/dst', {}, 0);
+    expect(outcome.done).toBe(false);
+    const worker = { ...ports, trashPolicy: { days: 7, now: () => now } };
+    for (let message = ports.queue.take(), steps = 0; message && steps < 50; message = ports.queue.take(), steps++) await advanceJob(worker, message.id, message.drive, 0);
+    expect(await ports.nodes.get(DRIVE, '/dst/f200')).toMatchObject({ kind: 'file' });
+    expect(opened.length).toBeGreaterThan(1);
+    expect(new Set(opened)).toEqual(new Set(['key_1']));
+  });
+
   it('deletes as before with DRIVE_TRASH_DAYS=0: nothing in the trash, the bytes gone', async () => {
     policy = { days: 0, by: 'key_1', now: () => now };
     const file = await upload('/a/f', 'v1');
