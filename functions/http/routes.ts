@@ -582,7 +582,7 @@ export const ROUTE_SPECS: readonly RouteSpec[] = [
     operationId: 'completeUpload',
     summary: 'Complete a large upload',
     description:
-      'A 409 with `reason: upload_busy` is another request completing or aborting the same session: wait and retry. Another key\'s session (unless the caller is an admin) is 404, as one never issued.',
+      'A 409 with `reason: upload_busy` is another request completing or aborting the same session: wait and retry. Completing again after an attempt that stored the file answers with it; if that file has since been deleted, moved or replaced, 409, and nothing is stored again: start a new upload. Another key\'s session (unless the caller is an admin) is 404, as one never issued.',
     tags: ['large uploads'],
     parameters: [pathParam('upload_id', 'The session.')],
     requestBody: jsonBody(ref(S.CompleteUploadRequest), { parts: [{ number: 1, etag: '"a54357aff0632cce46d942af68356b38"' }, { number: 2, etag: '"0c78aef83f66abc1fa1e8477f296d394"' }] }),

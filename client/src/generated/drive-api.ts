@@ -367,7 +367,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a large upload
-         * @description A 409 with `reason: upload_busy` is another request completing or aborting the same session: wait and retry. Another key's session (unless the caller is an admin) is 404, as one never issued.
+         * @description A 409 with `reason: upload_busy` is another request completing or aborting the same session: wait and retry. Completing again after an attempt that stored the file answers with it; if that file has since been deleted, moved or replaced, 409, and nothing is stored again: start a new upload. Another key's session (unless the caller is an admin) is 404, as one never issued.
          */
         post: operations["completeUpload"];
         delete?: never;
