@@ -177,9 +177,18 @@ export class DynamoFileRecords implements FileRecords {
 
   async keepReplaced(drive: string, files: readonly FileNode[], stamp: TrashStamp, options: { once?: boolean } = {}): Promise<TrashRow[]> {
     if (files.length < 1 || files.length > MAX_FILES_PER_TRASH) throw new RangeError(`keepReplaced takes 1 to ${MAX_FILES_PER_TRASH} files (got ${files.length})`);
-    const rows = files.map((file) => fileRow(file, stamp));
-    const failed = await this.transact(files.flatMap((file, i) => this.rowItems(drive, file, rows[i], options.once)));
-    return failed === undefined ? rows : [];
+    let pending = files.map((file) => ({ file, row: fileRow(file, stamp) }));
+    // `once`: a file whose note stands is left out and the rest written again, until none is refused; only notes
+    // carry a condition, so each round leaves out at least one file.
+    while (pending.length > 0) {
+      const owners: number[] = [];
+      const items = pending.flatMap(({ file, row }, i) => this.rowItems(drive, file, row, options.once).map((item) => (owners.push(i), item)));
+      const failed = await this.transact(items);
+      if (failed === undefined) return pending.map(({ row }) => row);
+      const refused = new Set(failed.map((index) => owners[index]));
+      pending = pending.filter((_, i) => !refused.has(i));
+    }
+    return [];
   }
 
   async restoreMembers(drive: string, row: TrashRow, files: readonly { member: TrashMember; to: string }[], expected: MembersExpectation): Promise<MembersOutcome> {

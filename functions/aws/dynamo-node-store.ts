@@ -14,6 +14,7 @@ import { mapLimit } from '../core/concurrency';
 import { ROOT, nameOf, parentOf } from '../core/paths';
 import type { DeleteMark, DriveNode, FileNode, FolderNode, NodeStore, PutFileResult, RemoveCondition, WriteCondition } from '../core/ports';
 import { BATCH_ATTEMPTS, backoff, chunk } from './batches';
+import { markRefusal, watchAttempts } from './refused-writes';
 import { NODES_PARTITION_KEY as PK, NODES_SORT_KEY as SK } from './schema';
 
 type Item = Record<string, AttributeValue>;
@@ -27,7 +28,10 @@ export class DynamoNodeStore implements NodeStore {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly table: string,
-  ) {}
+  ) {
+    // A failed record write tells whether it was refused outright (`putFile`).
+    watchAttempts(client);
+  }
 
   async get(drive: string, path: string): Promise<DriveNode | undefined> {
     // The root has no item (its name would be an empty sort key, which DynamoDB refuses).
@@ -143,17 +147,17 @@ export class DynamoNodeStore implements NodeStore {
 
   async putFile(drive: string, file: FileNode, options: { replace?: boolean; condition?: WriteCondition } = {}): Promise<PutFileResult> {
     const { condition } = options;
+    const input = { TableName: this.table, Item: toItem(drive, file), ...putCondition(file, options), ReturnValues: 'ALL_OLD' as const };
     try {
-      const { Attributes } = await this.client.send(
-        new PutItemCommand({ TableName: this.table, Item: toItem(drive, file), ...putCondition(file, options), ReturnValues: 'ALL_OLD' }),
-      );
+      const { Attributes } = await this.client.send(new PutItemCommand(input));
       const replaced = Attributes && fromItem(Attributes);
       // An SDK retry of a write that was saved finds our own record: nothing was replaced.
       return { ok: true, replaced: replaced?.kind === 'file' && replaced.id !== file.id ? replaced : undefined };
     } catch (error) {
       // Only a folder (or, not replacing, any node) fails the condition; with a request's condition, that condition.
       if (error instanceof ConditionalCheckFailedException) return condition ? { ok: false, precondition: true } : { ok: false };
-      throw error;
+      // Refused outright at every attempt (a throttle, say): surely not written, which the caller may rely on.
+      throw markRefusal(error, input);
     }
   }
 

@@ -160,6 +160,13 @@ export interface NodeStore {
 }
 
 /**
+ * Set (true) by a store's adapter on the error of a write that no attempt of can have made: the store refused
+ * each attempt outright (a throttle, a malformed request). Absent, the write may have been made: a lost reply,
+ * a timeout or a server fault on some attempt (`NodeStore.putFile`).
+ */
+export const WRITE_REFUSED = Symbol.for('drive.writeRefused');
+
+/**
  * Writes that change where a file's record is and the bookkeeping of its bytes at once: each is one
  * DynamoDB transaction, all or nothing, made with an idempotency token (a retry after a lost reply finds its
  * own write done, and an outcome never rests on reading an empty path, which a move also leaves). Their
@@ -197,8 +204,8 @@ export interface FileRecords {
    * (an upload's step 7, in place of deleting their bytes), with each pending record's note, in one write
    * (at most `MAX_FILES_PER_TRASH`). Unconditional: the records are gone already, and their keys are named by
    * nothing else. But `once` (the journal sweep's, whose runs may overlap): each note only where none stands
-   * yet, so that a key another run has just put into the trash gets no second row; where one stands, nothing
-   * is written and no row is returned.
+   * yet, so that a key another run has just put into the trash gets no second row: a file whose note stands is
+   * left out (no row), the others are written. Returns the rows written.
    */
   keepReplaced(drive: string, files: readonly FileNode[], stamp: TrashStamp, options?: { once?: boolean }): Promise<TrashRow[]>;
   /**

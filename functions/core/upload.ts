@@ -6,7 +6,7 @@ import { DriveError, badRequest, conflict, forbidden, invalid, preconditionFaile
 import { type Standing, beingDeleted, beingMoved, ensureFolders, recheckFolders, removeUnused } from './folders';
 import { ROOT, ancestorsOf, childPath, joinPath, nameOf, parentOf, parseName, parsePath } from './paths';
 import { JOURNAL_SWEEP_AFTER_MS, closeJournal, putBackWithdrawn } from './journal';
-import { type DriveNode, type FileNode, type FileRecords, type FolderNode, type JobStore, type NodeStore, type ObjectStore, type PutFileResult, type UploadJournal, type WriteCondition } from './ports';
+import { type DriveNode, type FileNode, type FileRecords, type FolderNode, type JobStore, type NodeStore, type ObjectStore, type PutFileResult, type UploadJournal, type WriteCondition, WRITE_REFUSED } from './ports';
 import { cleanUp } from './clean-up';
 import { depthOf } from './tree';
 import type { LiveFolders } from './live-folders';
@@ -440,12 +440,12 @@ async function writeRecord(nodes: NodeStore, drive: string, file: FileNode, befo
 }
 
 /**
- * Whether a store call's failure says that its write was not made: the store refused the request itself (a
- * throttle after the SDK's retries, a malformed request: AWS's `$fault: 'client'`, a 4xx), as against a lost
- * reply, a timeout or a server fault, after which the write may have been made.
+ * Whether a store call's failure says that its write was not made: the store refused every attempt of it
+ * outright (`WRITE_REFUSED`, which the adapter sets: a throttle, a malformed request), as against a lost reply,
+ * a timeout or a server fault on any attempt, after which the write may have been made.
  */
 export function refusedOutright(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { $fault?: unknown }).$fault === 'client';
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[WRITE_REFUSED] === true;
 }
 
 /**

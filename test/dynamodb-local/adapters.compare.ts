@@ -161,11 +161,15 @@ describeBoth("Drive's DynamoDB adapters do the same on the embedded DynamoDB and
       await step('keep a replaced pending record, once', () => records.keepReplaced(DRIVE, [replaced], stamp, { once: true }));
       await step('keep it again, once (its note stands)', () => records.keepReplaced(DRIVE, [replaced], stamp, { once: true }));
       await step('keep a replaced record, no note', () => records.keepReplaced(DRIVE, [file('/src/k2')], stamp, { once: true }));
+      // A group with one noted file: that one is left out, the others written (not the whole group refused).
+      const group = [{ ...file('/src/k3'), pending: 'entry-2' }, replaced, { ...file('/src/k4'), pending: 'entry-2' }];
+      await step('keep three, once, the middle one noted', async () => (await records.keepReplaced(DRIVE, group, stamp, { once: true })).map((row) => row.path));
     });
     const value = (label: string) => (log.find((entry) => entry.label === label)?.outcome as { value?: unknown }).value;
     expect(value('keep a replaced pending record, once')).toHaveLength(1);
     expect(value('keep it again, once (its note stands)')).toEqual([]);
     expect(value('keep a replaced record, no note')).toHaveLength(1);
+    expect(value('keep three, once, the middle one noted')).toEqual(['/src/k3', '/src/k4']);
   });
 
   test('upload journal: entries opened, due, and closed', async () => {

@@ -2,7 +2,7 @@ import { deleteFiles } from '../../functions/core/delete-files';
 import { JOURNAL_SWEEP_AFTER_MS, putBackWithdrawn, sweepJournal } from '../../functions/core/journal';
 import { abortUpload, completeUpload, startUpload } from '../../functions/core/large-upload';
 import { acceptMove } from '../../functions/core/move';
-import type { FileNode } from '../../functions/core/ports';
+import { type FileNode, WRITE_REFUSED } from '../../functions/core/ports';
 import { restoreFile } from '../../functions/core/restore';
 import { uploadFiles } from '../../functions/core/upload';
 import { memoryMultipart, memoryPorts, memorySessions } from './memory-ports';
@@ -199,7 +199,7 @@ it('review fa3a510: a retry after a refused write whose release failed writes no
   const sessions = memorySessions();
   const deps = { ...ports, parts: memoryMultipart(ports), sessions };
   const { session } = await startUpload(deps, DRIVE, { path: '/big', size: 1 }, { maxFileBytes: 10, expirySeconds: 3600 });
-  jest.spyOn(ports.nodes, 'putFile').mockRejectedValueOnce(Object.assign(new Error('throttled'), { name: 'ThrottlingException', $fault: 'client' }));
+  jest.spyOn(ports.nodes, 'putFile').mockRejectedValueOnce(Object.assign(new Error('throttled'), { name: 'ThrottlingException', $fault: 'client', [WRITE_REFUSED]: true }));
   jest.spyOn(sessions, 'release').mockRejectedValueOnce(new Error('throttled'));
   await expect(completeUpload(deps, DRIVE, session.id, [{ number: 1, etag: '"p1"' }])).rejects.toThrow('throttled');
   expect(sessions.held.get(session.id)?.recording).toBe(true);
@@ -224,4 +224,41 @@ it('review fa3a510: an upload whose write reply was lost keeps the bytes a trash
   const [row] = ports.trash.all(DRIVE).map(({ row }) => row);
   expect(row?.file).toBeDefined();
   expect(ports.objects.objects.has(row.file!.objectKey)).toBe(true);
+});
+
+// Review of 9eaf97a: the SDK retries a PutItem whose first attempt was saved but whose reply was lost (socket
+// hang up); the later attempts are throttled, so the error thrown is a throttle ($fault 'client'). The record,
+// saved by the first attempt, is deleted into the trash before the read back: `refusedOutright` says "not
+// saved", and the undo frees the bytes the trash row names.
+const savedThenThrottled = () => Object.assign(new Error('throughput exceeded'), { name: 'ProvisionedThroughputExceededException', $fault: 'client', $metadata: { attempts: 3 } });
+
+it('review 9eaf97a: a write saved by a first attempt and throttled on the retries keeps the bytes a trash row took', async () => {
+  const ports = memoryPorts();
+  const deps = { ...ports, trashPolicy: { days: 7, by: 'key_1' } };
+  const putFile = ports.nodes.putFile.bind(ports.nodes);
+  jest.spyOn(ports.nodes, 'putFile').mockImplementationOnce(async (...args) => {
+    await putFile(...args);
+    await deleteFiles(deps, DRIVE, ['/small']);
+    throw savedThenThrottled();
+  });
+  await expect(uploadFiles(deps, DRIVE, [{ filename: 'x', data: Buffer.from('x') }], [{ path: '/small' }])).rejects.toThrow();
+  const [row] = ports.trash.all(DRIVE).map(({ row }) => row);
+  expect(row?.file).toBeDefined();
+  expect(ports.objects.objects.has(row.file!.objectKey)).toBe(true);
+});
+
+it('review 9eaf97a: a large upload whose write was saved, then throttled on the retries, is not recorded again beside its trash row', async () => {
+  const ports = memoryPorts();
+  const sessions = memorySessions();
+  const deps = { ...ports, parts: memoryMultipart(ports), sessions, trashPolicy: { days: 7, by: 'key_1' } };
+  const { session } = await startUpload(deps, DRIVE, { path: '/big', size: 1 }, { maxFileBytes: 10, expirySeconds: 3600 });
+  const putFile = ports.nodes.putFile.bind(ports.nodes);
+  jest.spyOn(ports.nodes, 'putFile').mockImplementationOnce(async (...args) => {
+    await putFile(...args);
+    await deleteFiles(deps, DRIVE, ['/big']);
+    throw savedThenThrottled();
+  });
+  await expect(completeUpload(deps, DRIVE, session.id, [{ number: 1, etag: '"p1"' }])).rejects.toThrow();
+  await completeUpload(deps, DRIVE, session.id, [{ number: 1, etag: '"p1"' }]).catch(() => undefined);
+  expect(await ports.nodes.get(DRIVE, '/big')).toBeUndefined();
 });

@@ -387,9 +387,9 @@ export class MemoryFileRecords implements FileRecords {
 
   async keepReplaced(drive: string, files: readonly FileNode[], stamp: TrashStamp, options: { once?: boolean } = {}): Promise<TrashRow[]> {
     if (files.length < 1 || files.length > MAX_FILES_PER_TRASH) throw new RangeError(`keepReplaced takes 1 to ${MAX_FILES_PER_TRASH} files (got ${files.length})`);
-    // The adapter's `once`: a note standing on any pending record's key fails the whole write.
-    if (options.once && files.some((file) => file.pending !== undefined && this.journal.notes.has(`${file.pending}#${file.objectKey}`))) return [];
-    return files.map((file) => this.trashRow(drive, file, stamp));
+    // The adapter's `once`: a file whose pending record's note stands gets no row; the others are written.
+    const noted = (file: FileNode) => options.once === true && file.pending !== undefined && this.journal.notes.has(`${file.pending}#${file.objectKey}`);
+    return files.filter((file) => !noted(file)).map((file) => this.trashRow(drive, file, stamp));
   }
 
   async restoreMembers(drive: string, row: TrashRow, files: readonly { member: TrashMember; to: string }[], expected: MembersExpectation): Promise<MembersOutcome> {

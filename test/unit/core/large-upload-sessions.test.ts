@@ -1,6 +1,6 @@
 import { CLAIM_LEASE_MS, type LargeUploadDeps, abortUpload, completeUpload, startUpload } from '../../../functions/core/large-upload';
 import { parentOf } from '../../../functions/core/paths';
-import type { DriveNode, FileNode, FolderNode, MultipartStore, NodeStore, ObjectStore, PutFileResult, StoredPart, UploadSession, UploadSessionStore, WriteCondition } from '../../../functions/core/ports';
+import { type DriveNode, type FileNode, type FolderNode, type MultipartStore, type NodeStore, type ObjectStore, type PutFileResult, type StoredPart, type UploadSession, type UploadSessionStore, type WriteCondition, WRITE_REFUSED } from '../../../functions/core/ports';
 
 // In-memory stores with S3's and DynamoDB's semantics for what completion relies on, so each failure can be
 // placed exactly. The real adapters are tested against the emulators in test/integration/large-uploads.test.ts.
@@ -31,8 +31,8 @@ class MemoryNodes implements NodeStore {
   /** Writes saved whose reply is lost: the caller sees the call fail. */
   lostReplies = 0;
   async putFile(_: string, file: FileNode, options: { condition?: WriteCondition } = {}): Promise<PutFileResult> {
-    // A throttle after the SDK's retries: DynamoDB refused the request itself (a 4xx), so nothing was written.
-    if (this.failPuts-- > 0) throw Object.assign(new Error('throttled'), { name: 'ThrottlingException', $fault: 'client' });
+    // A throttle at every attempt, as the adapter marks it (`WRITE_REFUSED`): nothing was written.
+    if (this.failPuts-- > 0) throw Object.assign(new Error('throttled'), { name: 'ThrottlingException', $fault: 'client', [WRITE_REFUSED]: true });
     this.beforePut?.();
     if (this.lostReplies-- > 0) {
       await this.putFile(_, file, options);
