@@ -164,29 +164,47 @@ describe('a completion tried again on a session whose file was stored', () => {
   });
 });
 
-// Review of fa3a510: the record's write is saved but its reply lost, and a delete takes the record into the
-// trash before the completion reads the path back. `writeRecord` finds the path empty (`bytesFree`), so the
-// undo reports `ownFree`, the completion releases the session removing `recording`, and the retry (state
-// `assembled`, record `none`) writes the record again: a record and a trash row naming one object.
-it('review fa3a510: a lost write reply, then a delete into the trash, does not let a retry record the file again', async () => {
-  const ports = memoryPorts();
-  const sessions = memorySessions();
-  const deps = { ...ports, parts: memoryMultipart(ports), sessions, trashPolicy: { days: 7, by: 'key_1' } };
-  const { session } = await startUpload(deps, DRIVE, { path: '/big', size: 1 }, { maxFileBytes: 10, expirySeconds: 3600 });
-  const putFile = ports.nodes.putFile.bind(ports.nodes);
-  jest.spyOn(ports.nodes, 'putFile').mockImplementationOnce(async (...args) => {
-    await putFile(...args);
-    // Another request deletes the file (into the trash) while the reply is on its way, and is lost.
-    await deleteFiles(deps, DRIVE, ['/big']);
-    throw new Error('socket hang up');
+// Reviews of fa3a510 and 9eaf97a: a record's write is saved, but the writer sees an error (its reply lost; or,
+// after the SDK's retries, a throttle, its first attempt having been saved), and a delete takes the record into
+// the trash before the writer reads the path back. An empty path proves nothing then: the undo must not free
+// the bytes the trash row holds (a small upload; this predates fa3a510), and a large upload's completion must
+// keep its `recording` mark, so that its retry does not record the file again beside the row.
+const savedThenThrottled = () => Object.assign(new Error('throughput exceeded'), { name: 'ProvisionedThroughputExceededException', $fault: 'client', $metadata: { attempts: 3 } });
+describe.each([
+  ['its reply lost', () => new Error('socket hang up')],
+  ['throttled on the retries after a first attempt saved it', savedThenThrottled],
+])('a record write saved but %s, the record deleted into the trash before the read back', (_, failure) => {
+  /** `putFile` writes, then a delete of `path` into the trash runs, then the writer sees `failure`. */
+  function savedThenDeleted(ports: ReturnType<typeof memoryPorts>, deps: Parameters<typeof deleteFiles>[0], path: string) {
+    const putFile = ports.nodes.putFile.bind(ports.nodes);
+    jest.spyOn(ports.nodes, 'putFile').mockImplementationOnce(async (...args) => {
+      await putFile(...args);
+      await deleteFiles(deps, DRIVE, [path]);
+      throw failure();
+    });
+  }
+
+  it("keeps an upload's bytes, which the trash row holds", async () => {
+    const ports = memoryPorts();
+    const deps = { ...ports, trashPolicy: { days: 7, by: 'key_1' } };
+    savedThenDeleted(ports, deps, '/small');
+    await expect(uploadFiles(deps, DRIVE, [{ filename: 'x', data: Buffer.from('x') }], [{ path: '/small' }])).rejects.toThrow();
+    const [row] = ports.trash.all(DRIVE).map(({ row }) => row);
+    expect(row?.file).toBeDefined();
+    expect(ports.objects.objects.has(row.file!.objectKey)).toBe(true);
   });
-  await expect(completeUpload(deps, DRIVE, session.id, [{ number: 1, etag: '"p1"' }])).rejects.toThrow();
-  const rows = ports.trash.all(DRIVE).map(({ row }) => row).filter((row) => row.file?.id === session.fileId);
-  expect(rows).toHaveLength(1);
-  // The retry.
-  await completeUpload(deps, DRIVE, session.id, [{ number: 1, etag: '"p1"' }]).catch(() => undefined);
-  // The trash row names the object; no record may name it too (purging the row would delete its bytes).
-  expect(await ports.nodes.get(DRIVE, '/big')).toBeUndefined();
+
+  it('does not let a large upload\'s retry record the file again beside its trash row', async () => {
+    const ports = memoryPorts();
+    const deps = { ...ports, parts: memoryMultipart(ports), sessions: memorySessions(), trashPolicy: { days: 7, by: 'key_1' } };
+    const { session } = await startUpload(deps, DRIVE, { path: '/big', size: 1 }, { maxFileBytes: 10, expirySeconds: 3600 });
+    savedThenDeleted(ports, deps, '/big');
+    await expect(completeUpload(deps, DRIVE, session.id, [{ number: 1, etag: '"p1"' }])).rejects.toThrow();
+    expect(ports.trash.all(DRIVE).map(({ row }) => row).filter((row) => row.file?.id === session.fileId)).toHaveLength(1);
+    // The retry: the trash row names the object; no record may name it too (purging the row would delete its bytes).
+    await completeUpload(deps, DRIVE, session.id, [{ number: 1, etag: '"p1"' }]).catch(() => undefined);
+    expect(await ports.nodes.get(DRIVE, '/big')).toBeUndefined();
+  });
 });
 
 // Review of fa3a510: a completion that marked its session and then failed before any record was written, and
@@ -209,56 +227,3 @@ it('review fa3a510: a retry after a refused write whose release failed writes no
   expect(ports.objects.objects.has(session.objectKey)).toBe(true);
 });
 
-// Review of fa3a510 (the same `bytesFree` judgement, pre-existing, for a small upload): a saved write whose reply
-// is lost, the record deleted into the trash before the read back; the undo frees the bytes the trash row holds.
-it('review fa3a510: an upload whose write reply was lost keeps the bytes a trash row took meanwhile', async () => {
-  const ports = memoryPorts();
-  const deps = { ...ports, trashPolicy: { days: 7, by: 'key_1' } };
-  const putFile = ports.nodes.putFile.bind(ports.nodes);
-  jest.spyOn(ports.nodes, 'putFile').mockImplementationOnce(async (...args) => {
-    await putFile(...args);
-    await deleteFiles(deps, DRIVE, ['/small']);
-    throw new Error('socket hang up');
-  });
-  await expect(uploadFiles(deps, DRIVE, [{ filename: 'x', data: Buffer.from('x') }], [{ path: '/small' }])).rejects.toThrow();
-  const [row] = ports.trash.all(DRIVE).map(({ row }) => row);
-  expect(row?.file).toBeDefined();
-  expect(ports.objects.objects.has(row.file!.objectKey)).toBe(true);
-});
-
-// Review of 9eaf97a: the SDK retries a PutItem whose first attempt was saved but whose reply was lost (socket
-// hang up); the later attempts are throttled, so the error thrown is a throttle ($fault 'client'). The record,
-// saved by the first attempt, is deleted into the trash before the read back: `refusedOutright` says "not
-// saved", and the undo frees the bytes the trash row names.
-const savedThenThrottled = () => Object.assign(new Error('throughput exceeded'), { name: 'ProvisionedThroughputExceededException', $fault: 'client', $metadata: { attempts: 3 } });
-
-it('review 9eaf97a: a write saved by a first attempt and throttled on the retries keeps the bytes a trash row took', async () => {
-  const ports = memoryPorts();
-  const deps = { ...ports, trashPolicy: { days: 7, by: 'key_1' } };
-  const putFile = ports.nodes.putFile.bind(ports.nodes);
-  jest.spyOn(ports.nodes, 'putFile').mockImplementationOnce(async (...args) => {
-    await putFile(...args);
-    await deleteFiles(deps, DRIVE, ['/small']);
-    throw savedThenThrottled();
-  });
-  await expect(uploadFiles(deps, DRIVE, [{ filename: 'x', data: Buffer.from('x') }], [{ path: '/small' }])).rejects.toThrow();
-  const [row] = ports.trash.all(DRIVE).map(({ row }) => row);
-  expect(row?.file).toBeDefined();
-  expect(ports.objects.objects.has(row.file!.objectKey)).toBe(true);
-});
-
-it('review 9eaf97a: a large upload whose write was saved, then throttled on the retries, is not recorded again beside its trash row', async () => {
-  const ports = memoryPorts();
-  const sessions = memorySessions();
-  const deps = { ...ports, parts: memoryMultipart(ports), sessions, trashPolicy: { days: 7, by: 'key_1' } };
-  const { session } = await startUpload(deps, DRIVE, { path: '/big', size: 1 }, { maxFileBytes: 10, expirySeconds: 3600 });
-  const putFile = ports.nodes.putFile.bind(ports.nodes);
-  jest.spyOn(ports.nodes, 'putFile').mockImplementationOnce(async (...args) => {
-    await putFile(...args);
-    await deleteFiles(deps, DRIVE, ['/big']);
-    throw savedThenThrottled();
-  });
-  await expect(completeUpload(deps, DRIVE, session.id, [{ number: 1, etag: '"p1"' }])).rejects.toThrow();
-  await completeUpload(deps, DRIVE, session.id, [{ number: 1, etag: '"p1"' }]).catch(() => undefined);
-  expect(await ports.nodes.get(DRIVE, '/big')).toBeUndefined();
-});
