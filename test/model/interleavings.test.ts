@@ -26,16 +26,20 @@ import { StepScheduler } from './step-scheduler';
 
 const DRIVE = 'd';
 const BIG = 1e12;
-const RUNS = Number(process.env.MODEL_RUNS ?? 2000);
 /**
- * Runs of each fixed-seed race below (a closed gap's requests, in the orders seed 23 picks): 1,000 a race, 26
- * races, in `npm test`; `MODEL_RACE_RUNS=3000` replays each as far as it ran before issue 23. fast-check's runs
- * of one seed are one stream, so these are the first 1,000 of those 3,000. Every run whose values are new is an
- * order of its own (most races: 846 distinct port-call traces in the first 1,000 runs, 2,431 in 3,000, counted
- * 2026-11-27), so the lower count samples fewer orders; the search for new gaps is the generated runs' above,
- * with `MODEL_RUNS` and `MODEL_SEED=random`.
+ * Runs of each generated property: 500 in `npm test`, 2,000 in `npm run test:model-deep`, which `.ci/run` runs
+ * after the chaos tests (docs/testing.md). The first 500 of a seed's runs are the first quarter of its 2,000.
  */
-const RACE_RUNS = Number(process.env.MODEL_RACE_RUNS ?? 1000);
+const RUNS = Number(process.env.MODEL_RUNS ?? 500);
+/**
+ * Runs of each fixed-seed race below (a closed gap's requests, in the orders seed 23 picks): 300 a race in
+ * `npm test`, 1,000 in `npm run test:model-deep` (CI runs it), and `MODEL_RACE_RUNS=3000` replays each as far as it
+ * ran before issue 23. fast-check's runs of one seed are one stream, so the 300 are the first of the 1,000 and
+ * those the first of the 3,000. Every run whose values are new is an order of its own (most races: 846 distinct
+ * port-call traces in the first 1,000 runs, 2,431 in 3,000, counted 2026-11-27), so the lower count samples
+ * fewer orders; the search for new gaps is the generated runs' above, with `MODEL_RUNS` and `MODEL_SEED=random`.
+ */
+const RACE_RUNS = Number(process.env.MODEL_RACE_RUNS ?? 300);
 
 /** The tree every run starts from: folders /a, /a/b, /d; files /a/f, /a/b/g, /d/h. */
 const SEED_FOLDERS = ['/a', '/a/b', '/d'];
@@ -563,7 +567,7 @@ describe('the write-ordering protocol, over generated interleavings', () => {
     ['a restore into a folder an empty-folder delete takes', [{ kind: 'deleteFiles', paths: ['/a/b/g', '/d/h'] }, { kind: 'delete', path: '/d', recursive: false, budget: 0 }, { kind: 'restore', path: '/d/z', overwrite: false }]],
   ];
   it.each(trashRacesNamed)('trash race: %s', async (_name, ops) => {
-    await fc.assert(protocolHolds(fc.constant(ops), fc.constant([]), TRASH), { numRuns: 1000, seed: 23 });
+    await fc.assert(protocolHolds(fc.constant(ops), fc.constant([]), TRASH), { numRuns: RACE_RUNS, seed: 23 });
   });
 
   // Gaps fixed since the model found them: each scenario, in the orders the seed that showed it picks, now
