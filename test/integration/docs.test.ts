@@ -9,13 +9,14 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DEFAULT_OPTIONS } from '../../client/src/drive';
 import { ROLES, ROLE_PERMISSIONS } from '../../functions/core/access';
 import { ROUTES } from '../../lib/routes';
 import { runFsck } from '../support/fsck';
+import { HOST_BUNDLE_ENV, bundleFile } from '../support/host-bundle-files';
 import { type RunningHost, startHost, stopHost } from '../support/local-host';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -178,6 +179,18 @@ describe('what the docs say of the code', () => {
   });
 });
 
+/** A folder for the front of PATH, in `scratch`: with a `drive` that runs this run's bundle of the bin, if there is one (else empty). */
+async function driveOnPath(scratch: string): Promise<string> {
+  const bin = join(scratch, 'bin');
+  await mkdir(bin, { recursive: true });
+  const bundles = process.env[HOST_BUNDLE_ENV];
+  if (bundles) {
+    await writeFile(join(bin, 'drive'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(bundleFile(bundles, 'client/bin/drive.cjs'))} "$@"\n`);
+    await chmod(join(bin, 'drive'), 0o755);
+  }
+  return bin;
+}
+
 /** Every `*.test.ts` below `dir`. */
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -229,8 +242,10 @@ describe('every command in the docs', () => {
       .join('\n')
       .replaceAll('http://127.0.0.1:3000', host.url)
       .replaceAll('drv_…', secret);
-    // `drive` on the PATH, as the docs' install (`npm install -g ./client`) leaves it: the workspace's own bin.
-    const PATH = `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`;
+    // `drive` on the PATH, as the docs' install (`npm install -g ./client`) leaves it: the workspace's own bin,
+    // or this run's bundle of it where Jest's globalSetup built one (the same source, without tsx's start in each
+    // of client.md's 22 runs: client/test/support/cli-process.ts runs the CLI tests' the same way).
+    const PATH = `${await driveOnPath(scratch)}:${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`;
     const env = { ...process.env, PATH, DRIVE_DATA_DIR: host.dataDir, DRIVE_CLI_SOURCE: '1', NO_COLOR: '1' };
     try {
       await promisify(execFile)('bash', ['-c', script], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 });
