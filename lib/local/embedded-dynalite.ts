@@ -111,6 +111,12 @@ const OPERATIONS: Record<string, { action: Action; validation: ActionValidation 
 
 /** The part of dynalite's store (its db/index.js `create`) this module touches. */
 interface Store {
+  db: {
+    status: string;
+    supports?: { getSync?: boolean };
+    get(key: string, cb?: (error: Error | null, value?: unknown) => void): unknown;
+    getSync(key: string): unknown;
+  };
   tableDb: { put(key: string, value: unknown, cb: (error?: Error | null) => void): void; del(key: string, cb: (error?: Error | null) => void): void };
   getTable(name: string, checkStatus: unknown, cb?: (error: Error | null, table?: unknown) => void): void;
   lifecycleManager: { gracefulClose(cb: (error?: Error | null) => void): void };
@@ -120,9 +126,32 @@ interface Store {
 export function embeddedDynalite(options: { path?: string; createTableMs?: number; deleteTableMs?: number; updateTableMs?: number }): EmbeddedDynalite {
   const store = createStore(options) as Store;
   cacheTables(store);
+  readInThread(store);
   return {
     serve: (request) => serve(store, request),
     close: () => new Promise<void>((resolve, reject) => store.lifecycleManager.gracefulClose((error) => (error ? reject(error) : resolve()))),
+  };
+}
+
+/**
+ * Makes dynalite's reads (`get`: every GetItem, and the read before each PutItem, UpdateItem and DeleteItem)
+ * in this thread with LevelDB's `getSync`, instead of its `get`, which hands each read to libuv's pool and
+ * back: about 25 µs of CPU a read against 2. Each reads what it read before (LevelDB's `get` takes its snapshot
+ * as it is called, as `getSync` reads), and the callback still comes on a later turn. Until the database is
+ * open (its first requests may come while it opens) a read waits for it as before.
+ */
+function readInThread(store: Store): void {
+  const { db } = store;
+  const get = db.get;
+  db.get = (key, cb) => {
+    if (typeof cb !== 'function' || db.status !== 'open' || !db.supports?.getSync) return get.call(db, key, cb);
+    let value: unknown;
+    try {
+      value = db.getSync(key);
+    } catch (error) {
+      return void setImmediate(cb, error as Error);
+    }
+    return void setImmediate(cb, null, value);
   };
 }
 
