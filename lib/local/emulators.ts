@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import S3rver from 's3rver';
@@ -29,7 +29,6 @@ import { dynamoTransactions, recoverTransactions } from './dynamo-transactions';
 import { embeddedDynalite } from './embedded-dynalite';
 import { streamTap } from './dynamo-stream';
 import { openDataDir } from './data-dir';
-import { makeSocketDir } from './socket-dir';
 import { ACCESS_PARTITION_KEY, CHANGES_PARTITION_KEY, CHANGES_SORT_KEY, KEYS_BY_DRIVE_INDEX, LINKS_BY_DRIVE_INDEX, NODES_PARTITION_KEY, NODES_SORT_KEY, UPLOADS_PARTITION_KEY } from '../../functions/aws/schema';
 
 /** Where the embedded DynamoDB's streams are appended, in the data dir (lib/local/dynamo-stream.ts). */
@@ -79,13 +78,11 @@ export async function localCredentials(dataDir: string): Promise<Credentials> {
  * Starts embedded DynamoDB (dynalite, LevelDB under `<dataDir>/dynamodb`) and S3 (s3rver, files under
  * `<dataDir>/s3`), with the tables and bucket created if missing. Neither listens on a port of its own: each
  * sits behind a gateway on 127.0.0.1 that admits only requests signed with the data dir's credentials
- * (lib/local/signed-gateway.ts), S3 on a socket in a private folder, DynamoDB called in this thread.
+ * (lib/local/signed-gateway.ts), which calls both in this thread.
  */
 export async function startEmulators(dataDir: string): Promise<Emulators> {
   const dynamo = await startEmbeddedDynamo(dataDir);
-  let socketDir: string | undefined;
   try {
-    socketDir = await makeSocketDir(dataDir, 's3.sock');
     await mkdir(join(dataDir, 's3'), { recursive: true });
     const s3 = new S3rver({ directory: join(dataDir, 's3'), silent: true, configureBuckets: [{ name: LOCAL_RESOURCES.bucket, configs: [] }] });
     // A host killed mid-write leaves half-written objects that S3 would never show: the journal names them.
@@ -104,22 +101,27 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
     // s3rver looks the signing key up by its id (it checks no V4 signature itself; the gateway does).
     DUMMY_ACCOUNT.createKeyPair(dynamo.credentials.accessKeyId, dynamo.credentials.secretAccessKey);
     await s3.configureBuckets();
-    const socketPath = join(socketDir, 's3.sock');
-    s3.httpServer = await s3.listen(socketPath);
-    const gateway = await startGateway({ service: 's3', socketPath, region: LOCAL_REGION, credentials: dynamo.credentials, refuse: refuseUnsafeS3 });
+    // s3rver logs every request through koa-logger even when silent: the lines formatted and written into a
+    // silent winston logger, and each streamed answer (every GetObject) piped through a counting stream for
+    // its length. Nothing reads those lines.
+    s3.middleware = s3.middleware.filter((middleware) => (middleware as { name?: string }).name !== 'logger');
+    // The gateway hands each checked request to s3rver's Koa app in this thread, not over a socket: one HTTP
+    // exchange a request instead of two. The app is composed now, after every middleware above.
+    const s3Handler = s3.callback();
+    const gateway = await startGateway({ service: 's3', handler: s3Handler, region: LOCAL_REGION, credentials: dynamo.credentials, refuse: refuseUnsafeS3 });
     return {
       dynamodbEndpoint: dynamo.endpoint,
       s3Endpoint: gateway.endpoint,
       credentials: dynamo.credentials,
       close: async () => {
         await gateway.close();
-        await new Promise<void>((resolve) => s3.close(() => resolve()));
-        await rm(socketDir!, { recursive: true, force: true });
+        // What closing its own server would do (s3rver's listen): its logger let go.
+        s3.logger.exceptions.unhandle();
+        s3.logger.close();
         await dynamo.close();
       },
     };
   } catch (error) {
-    if (socketDir) await rm(socketDir, { recursive: true, force: true });
     await dynamo.close();
     throw error;
   }

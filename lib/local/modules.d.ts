@@ -22,8 +22,12 @@ declare module 's3rver' {
   }
   class S3rver {
     constructor(options: S3rverOptions);
-    /** Koa's middleware list (S3rver is a Koa app), composed when it starts listening. */
+    /** Koa's middleware list (S3rver is a Koa app), composed when it starts listening or by `callback()`. */
     middleware: unknown[];
+    /** Koa's request listener of the middleware as it is now. */
+    callback(): import('node:http').RequestListener;
+    /** Its winston logger, which its server's close lets go. */
+    logger: { exceptions: { unhandle(): void }; close(): void };
     /** Where it keeps buckets and objects (its filesystem store). */
     store: { putObjectMultipart(bucket: string, uploadId: string, parts: { number: number; etag: string }[]): Promise<unknown> };
     /** The server `run()` would keep; set it when listening by `listen()`, so that `close()` finds it. */

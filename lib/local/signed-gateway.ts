@@ -1,6 +1,6 @@
 import { SignatureV4 } from '@smithy/signature-v4';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from 'node:http';
+import { type IncomingMessage, type RequestListener, type Server, type ServerResponse, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Transactions } from './dynamo-transactions';
 import type { EmbeddedDynalite } from './embedded-dynalite';
@@ -24,7 +24,12 @@ export type GatewayTarget = {
   transactions?: Transactions;
   /** The service's limits, by default `GATEWAY_LIMITS[service]` (tests set small ones). */
   limits?: Partial<GatewayLimits>;
-} & ({ socketPath: string; emulator?: undefined } | { emulator: Pick<EmbeddedDynalite, 'serve'>; socketPath?: undefined });
+} & (
+  | { socketPath: string; emulator?: undefined; handler?: undefined }
+  | { emulator: Pick<EmbeddedDynalite, 'serve'>; socketPath?: undefined; handler?: undefined }
+  /** A Node request listener in this thread (the embedded S3's Koa app), handed the request and answer themselves. */
+  | { handler: RequestListener; socketPath?: undefined; emulator?: undefined }
+);
 
 /** What one gateway takes before it refuses. */
 export interface GatewayLimits {
@@ -354,9 +359,25 @@ function holdBody(req: IncomingMessage, limits: GatewayLimits, budget: ByteBudge
 /** Sends the request on to the emulator, in this thread or on its socket, and its answer back. */
 async function pass(target: GatewayTarget, req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): Promise<void> {
   if (target.socketPath !== undefined) return forward(target.socketPath, req, res, body);
+  if (target.handler !== undefined) {
+    if (body) throw new Error('a handler in this thread reads its own body: the gateway must not have read it');
+    return handOver(target.handler, req, res);
+  }
   const answer = await target.emulator.serve({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: body ?? Buffer.alloc(0) });
   res.writeHead(answer.status, answer.headers.flat());
   res.end(answer.body);
+}
+
+/**
+ * Hands the request (its body unread: only S3 has a handler, and the gateway reads no S3 body) and its answer to
+ * `handler`, as a server on a socket of its own would, without the second HTTP exchange; done when the answer is
+ * sent or its connection gone.
+ */
+function handOver(handler: RequestListener, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    res.once('close', () => resolve());
+    handler(req, res);
+  });
 }
 
 /** Sends the request on to the emulator's socket and its answer back, every stream with its error path. */
