@@ -112,7 +112,8 @@ describe.each(SIZES)('the dashboard on $name', (size) => {
     tab.setDefaultTimeout(PAGE_TIMEOUT_MS);
     const pageErrors: string[] = [];
     tab.on('pageerror', (error) => pageErrors.push(error.message));
-    const shot = (name: string) => tab.screenshot({ path: join(SCREENSHOTS, `layout-${size.viewport.width}-${scheme}-${name}.png`), fullPage: true });
+    // At CSS pixels, not the device pixels (2 or 3 to one): a ninth of the pixels to draw and encode at 390 px.
+    const shot = (name: string) => tab.screenshot({ path: join(SCREENSHOTS, `layout-${size.viewport.width}-${scheme}-${name}.png`), fullPage: true, scale: 'css' });
     try {
       await tab.goto(`${host.url}/#/files${folder}`);
       await tab.getByRole('textbox', { name: 'API key' }).fill(ADMIN);
@@ -242,11 +243,10 @@ async function tabThrough(tab: Page): Promise<{ stops: string[]; covered: string
   const covered: string[] = [];
   // A page of this test has fewer than 150 stops; more means focus is going round without coming back.
   for (let i = 0; i < 150; i++) {
-    const name = await focusedName(tab);
-    if (name === null) break;
-    if (i > 0 && (await tab.evaluate(() => document.activeElement === layoutSweepStart))) break;
+    // The stop's name, whether it is the first again, and what covers it: read in one call into the page, in that order.
+    const { name, again, cover } = await readFocus(tab, { sweep: i > 0, cover: true });
+    if (name === null || again) break;
     stops.push(name);
-    const cover = await coverOfFocused(tab);
     if (cover !== null) covered.push(`${name}: ${cover}`);
     await tab.keyboard.press('Tab');
   }
@@ -254,12 +254,8 @@ async function tabThrough(tab: Page): Promise<{ stops: string[]; covered: string
 }
 
 /** The accessible name of the focused control, as far as the page gives one (null: focus is on the page itself). */
-function focusedName(tab: Page): Promise<string | null> {
-  return tab.evaluate(() => {
-    const active = document.activeElement;
-    if (!active || active === document.body) return null;
-    return active.getAttribute('aria-label') ?? (active.closest('label') ?? active).textContent?.replace(/\s+/g, ' ').trim() ?? '';
-  });
+async function focusedName(tab: Page): Promise<string | null> {
+  return (await readFocus(tab, { sweep: false, cover: false })).name;
 }
 
 /**
@@ -267,22 +263,38 @@ function focusedName(tab: Page): Promise<string | null> {
  * the point hits the control or what is inside it). A visually hidden control (the file picker's input) is seen
  * as its label.
  */
-function coverOfFocused(tab: Page): Promise<string | null> {
-  return tab.evaluate(async () => {
-    for (let frame = 0; frame < 2; frame++) await new Promise<void>((done) => requestAnimationFrame(done));
-    const active = document.activeElement;
-    if (!active || active === document.body) return 'focus is on the page, not a control';
-    const own = active.getBoundingClientRect();
-    const seen = own.width > 1 && own.height > 1 ? active : (active.closest('label') ?? active);
-    const box = seen.getBoundingClientRect();
-    const x = box.left + box.width / 2;
-    const y = box.top + box.height / 2;
-    if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return `its centre (${Math.round(x)}, ${Math.round(y)}) is outside the window`;
-    const hit = document.elementFromPoint(x, y);
-    if (hit && seen.contains(hit)) return null;
-    const coverer = hit?.closest('.uploads, .toast, header, dialog, [popover]') ?? hit;
-    return `its centre (${Math.round(x)}, ${Math.round(y)}) is under ${coverer ? `${coverer.tagName.toLowerCase()}${coverer.id ? `#${coverer.id}` : ''}.${coverer.className}` : 'nothing'}`;
-  });
+async function coverOfFocused(tab: Page): Promise<string | null> {
+  return (await readFocus(tab, { sweep: false, cover: true })).cover;
+}
+
+/**
+ * In one call into the page (a sweep reads each stop so, not in three): the focused control's name (focusedName);
+ * with `sweep`, whether it is the sweep's first stop again; then, with `cover`, and only for a control that is not
+ * the first stop again, what covers it (coverOfFocused).
+ */
+function readFocus(tab: Page, ask: { sweep: boolean; cover: boolean }): Promise<{ name: string | null; again: boolean; cover: string | null }> {
+  return tab.evaluate(async ({ sweep, cover: withCover }) => {
+    const focusedNow = document.activeElement;
+    const name = !focusedNow || focusedNow === document.body ? null : (focusedNow.getAttribute('aria-label') ?? (focusedNow.closest('label') ?? focusedNow).textContent?.replace(/\s+/g, ' ').trim() ?? '');
+    const again = sweep && name !== null && focusedNow === layoutSweepStart;
+    if (!withCover || again || (sweep && name === null)) return { name, again, cover: null };
+    const cover = await (async (): Promise<string | null> => {
+      for (let frame = 0; frame < 2; frame++) await new Promise<void>((done) => requestAnimationFrame(done));
+      const active = document.activeElement;
+      if (!active || active === document.body) return 'focus is on the page, not a control';
+      const own = active.getBoundingClientRect();
+      const seen = own.width > 1 && own.height > 1 ? active : (active.closest('label') ?? active);
+      const box = seen.getBoundingClientRect();
+      const x = box.left + box.width / 2;
+      const y = box.top + box.height / 2;
+      if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return `its centre (${Math.round(x)}, ${Math.round(y)}) is outside the window`;
+      const hit = document.elementFromPoint(x, y);
+      if (hit && seen.contains(hit)) return null;
+      const coverer = hit?.closest('.uploads, .toast, header, dialog, [popover]') ?? hit;
+      return `its centre (${Math.round(x)}, ${Math.round(y)}) is under ${coverer ? `${coverer.tagName.toLowerCase()}${coverer.id ? `#${coverer.id}` : ''}.${coverer.className}` : 'nothing'}`;
+    })();
+    return { name, again, cover };
+  }, ask);
 }
 
 /** How many characters of the name's own font fit the width its text is given (the widest of "0" to "9", as `ch` measures). */
