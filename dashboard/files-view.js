@@ -124,6 +124,11 @@ export async function renderFiles(main, folder, signal) {
   let settle;
   const onUploaded = (/** @type {Event} */ event) => {
     if (/** @type {CustomEvent<{ folder: string }>} */ (event).detail.folder !== folder) return;
+    // Busy until that listing is drawn, and a listing still on its way (older than this file) dropped: else it
+    // would end the busy state while the page is still to change, and whoever acts on its rows then (a person,
+    // a test) would see them redrawn under them.
+    listing.abort();
+    view.setAttribute('aria-busy', 'true');
     clearTimeout(settle);
     settle = setTimeout(reload, UPLOADED_SETTLE_MS);
   };

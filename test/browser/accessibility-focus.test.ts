@@ -472,6 +472,28 @@ describe('the dashboard by keyboard and screen reader, in Chromium', () => {
     }
   });
 
+  it('is busy from the moment an upload lands until the listing that shows it is drawn', async () => {
+    await rowsSettled();
+    // The clock stands: the listing waits for the burst of uploads to end, on a timer that only the clock moves.
+    await stopClock();
+    try {
+      await page.locator('input[type=file]').setInputFiles([{ name: 'settling.txt', mimeType: 'text/plain', buffer: Buffer.from('settling\n') }]);
+      await page.locator('.upload[data-state="done"]', { hasText: 'settling.txt' }).waitFor();
+      // Its rows are about to be drawn again: a reader of them waits (rowsSettled), as a screen reader holds its
+      // announcements, rather than act on a row that the listing then replaces.
+      await expect(page.locator('.files-view[aria-busy]').count()).resolves.toBe(1);
+      await expect(page.locator('tr', { hasText: 'settling.txt' }).count()).resolves.toBe(0);
+      await page.clock.runFor(1000);
+      await page.locator('tr', { hasText: 'settling.txt' }).waitFor();
+      await rowsSettled();
+    } finally {
+      await page.clock.resume();
+    }
+    // The tray empty again, for the next tests' counts of uploads.
+    await page.locator('#uploads-clear').click();
+    await page.locator('#uploads').waitFor({ state: 'hidden' });
+  });
+
   it('says two messages sent back to back both, in order, each in the accessibility tree as it is shown', async () => {
     /** The two uploads' requests, held, then let go one at a time. */
     const held: Route[] = [];
