@@ -30,8 +30,6 @@ declare module 's3rver' {
     logger: { exceptions: { unhandle(): void }; close(): void };
     /** Where it keeps buckets and objects (its filesystem store). */
     store: { putObjectMultipart(bucket: string, uploadId: string, parts: { number: number; etag: string }[]): Promise<unknown> };
-    /** The server `run()` would keep; set it when listening by `listen()`, so that `close()` finds it. */
-    httpServer?: import('node:http').Server;
     run(): Promise<AddressInfo>;
     /** Creates the configured buckets (what `run()` does before it listens). */
     configureBuckets(): Promise<void>;

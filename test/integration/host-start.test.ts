@@ -147,8 +147,8 @@ describe('a stale endpoints.json', () => {
 describe('socket folders', () => {
   it.each([
     ['in the data dir', 'data', 0],
-    // Past a Unix socket path's ~107 bytes: the sockets go to the temp folder instead.
-    ['in the temp folder, for a data dir with a long path', 'd'.repeat(100), 2],
+    // Past a Unix socket path's ~107 bytes: the socket goes to the temp folder instead.
+    ['in the temp folder, for a data dir with a long path', 'd'.repeat(100), 1],
   ])('a host killed with SIGKILL leaves none behind (%s) once the next one has started and stopped', async (_, name, inTemp) => {
     const dataDir = join(await tempDir('drive-sockets-'), name);
     // The system temp folder the hosts see: their own, so that other processes' socket folders are not counted.
@@ -161,7 +161,8 @@ describe('socket folders', () => {
     } finally {
       expect(await killed.stop('SIGKILL')).toBeNull();
     }
-    expect(used).toEqual([inTemp, 2 - inTemp]);
+    // One folder: the embedded queue's (S3 and DynamoDB have no socket: their gateways call them in their thread).
+    expect(used).toEqual([inTemp, 1 - inTemp]);
 
     const next = await startHost(env, dataDir);
     expect(await next.stop()).toBe(0);
