@@ -80,7 +80,8 @@ const CLOCK_SKEW_MS = 15 * 60_000;
  * The only way to an emulator: a server on 127.0.0.1 that checks each request's SigV4 signature (header or
  * presigned query) with the SDK's own signer and the host's credentials, refuses anything else as the
  * service would (S3's XML errors, DynamoDB's JSON), and passes the rest to the emulator, which listens on no
- * port: it is called in this thread, or listens on a socket in a folder only this user may open. Browsers' CORS preflights (unsigned by design) pass to S3.
+ * port: it is called in this thread, or listens on a socket in a folder only this user may open. Browsers'
+ * CORS preflights (unsigned by design) pass to S3.
  * What the signature leaves out cannot change the request: an `x-amz-*` header it does not cover is refused, as
  * S3 refuses it, so a presigned part URL writes its one part and nothing else (an `x-amz-copy-source` added to
  * it would copy any object of the bucket into the part). A request whose Authorization names another key or
